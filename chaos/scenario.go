@@ -1,0 +1,150 @@
+package chaos
+
+import (
+	"time"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// Scenario is one scenario file, as DESIGN.md ("Scenario file") defines it.
+// LoadScenario fills it and reports errors by file, line and field.
+type Scenario struct {
+	Name        string  `yaml:"name"`
+	Description string  `yaml:"description"`
+	Provider    string  `yaml:"provider"` // "anthropic" (default) or "openai"
+	Model       string  `yaml:"model"`
+	Client      Client  `yaml:"client"`
+	Requests    int     `yaml:"requests"`  // logical requests, default 1
+	TimeScale   float64 `yaml:"timeScale"` // built-in client only; default 1.0
+	Attempts    []Fault `yaml:"attempts"`  // what the k-th arriving attempt meets; past the end: ok
+	Expect      Expect  `yaml:"expect"`
+
+	// File is the path the scenario was loaded from.
+	File string `yaml:"-"`
+}
+
+// Client says which client runs the scenario and with what policy.
+type Client struct {
+	// Policy is a preset name (scalar node) or an inline policy mapping; it is
+	// handed to the retry package to resolve.
+	Policy     yaml.Node `yaml:"policy"`
+	Timeout    Duration  `yaml:"timeout"`
+	Escalation []string  `yaml:"escalation"`
+	Command    []string  `yaml:"command"`
+}
+
+// Fault is what one arriving attempt meets. Exactly one kind is set; a Fault
+// with nothing set is "ok". Status may carry RetryAfter, ErrorType, Message
+// and Headers.
+type Fault struct {
+	Status     int               `yaml:"status"`
+	RetryAfter *string           `yaml:"retryAfter"` // header value, sent as written
+	ErrorType  string            `yaml:"errorType"`  // body error.type (default: the one the status has)
+	Message    string            `yaml:"message"`    // body error.message
+	Headers    map[string]string `yaml:"headers"`    // extra response headers
+
+	SSEError *SSEErrorFault `yaml:"sseError"`
+	Drop     *DropFault     `yaml:"drop"`
+	Hang     *struct{}      `yaml:"hang"`
+	Reset    *struct{}      `yaml:"reset"`
+	Latency  Duration       `yaml:"latency"`
+	Toxics   []Toxic        `yaml:"toxics"`
+	OK       *struct{}      `yaml:"ok"`
+
+	// Line is the line of the fault in its file, for error messages.
+	Line int `yaml:"-"`
+}
+
+// SSEErrorFault sends an SSE `error` event after AfterEvents events of a
+// normal stream, then ends the stream.
+type SSEErrorFault struct {
+	AfterEvents int    `yaml:"afterEvents"`
+	Type        string `yaml:"type"`    // error.type, e.g. overloaded_error
+	Message     string `yaml:"message"` // error.message
+}
+
+// DropFault cuts the connection after AfterBytes bytes of the response
+// body (Toxiproxy limit_data, which counts header bytes too).
+type DropFault struct {
+	AfterBytes int `yaml:"afterBytes"`
+}
+
+// Toxic is a raw Toxiproxy toxic applied for one attempt.
+type Toxic struct {
+	Type       string         `yaml:"type"`
+	Name       string         `yaml:"name"`
+	Stream     string         `yaml:"stream"` // upstream | downstream (default downstream)
+	Toxicity   float32        `yaml:"toxicity"`
+	Attributes map[string]any `yaml:"attributes"`
+}
+
+// Fault kinds, as Kind returns them and the journal records them.
+const (
+	FaultOK       = "ok"
+	FaultStatus   = "status"
+	FaultSSEError = "sseError"
+	FaultDrop     = "drop"
+	FaultHang     = "hang"
+	FaultReset    = "reset"
+	FaultLatency  = "latency"
+	FaultToxics   = "toxics"
+)
+
+// Kind names the fault's kind.
+func (f Fault) Kind() string {
+	switch {
+	case f.Status != 0:
+		return FaultStatus
+	case f.SSEError != nil:
+		return FaultSSEError
+	case f.Drop != nil:
+		return FaultDrop
+	case f.Hang != nil:
+		return FaultHang
+	case f.Reset != nil:
+		return FaultReset
+	case f.Latency != 0:
+		return FaultLatency
+	case len(f.Toxics) > 0:
+		return FaultToxics
+	}
+	return FaultOK
+}
+
+// Expect holds a scenario's expectations; a nil/zero field is not checked.
+type Expect struct {
+	Outcome      string       `yaml:"outcome"` // success | failure
+	Attempts     *int         `yaml:"attempts"`
+	FailureTypes []string     `yaml:"failureTypes"`
+	Delays       Delays       `yaml:"delays"`
+	Tolerance    Tolerance    `yaml:"tolerance"`
+	Escalations  []Escalation `yaml:"escalations"`
+	MaxDuration  Duration     `yaml:"maxDuration"`
+}
+
+// Delays is either an explicit list of waits or "policy" (each wait inside
+// the policy's envelope for that attempt).
+type Delays struct {
+	Set    bool // the key was present
+	Policy bool
+	List   []Duration
+}
+
+// Tolerance for delay checks: a wait w matches want when |w-want| <= Abs + Ratio*want.
+type Tolerance struct {
+	Ratio float64  `yaml:"ratio"`
+	Abs   Duration `yaml:"abs"`
+}
+
+// Escalation is one expected model switch.
+type Escalation struct {
+	From   string `yaml:"from"`
+	To     string `yaml:"to"`
+	Reason string `yaml:"reason"`
+}
+
+// Duration is a time.Duration written in YAML as a Go duration string ("2s", "300ms").
+type Duration time.Duration
+
+// D returns d as a time.Duration.
+func (d Duration) D() time.Duration { return time.Duration(d) }
