@@ -1,0 +1,431 @@
+package chaos
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"time"
+
+	"github.com/retrylab/retrylab/trace"
+)
+
+// Check is one verified expectation of a scenario. A failed check says what
+// was expected (Want), what was seen (Got) and where it was seen (Where:
+// the run file and the attempt).
+type Check struct {
+	Name   string `json:"name"`
+	Passed bool   `json:"passed"`
+	Want   string `json:"want"`
+	Got    string `json:"got"`
+	Where  string `json:"where,omitempty"`
+}
+
+// Default tolerances for delay checks. The client's delayMs is in policy time
+// and computed, not measured, so it is held tight. The server's gaps are
+// wall-clock measurements that include the client's reconnect and a busy
+// CI machine's scheduling, so they get a wider margin by default.
+var (
+	DefaultClientTolerance = Tolerance{Ratio: 0.02, Abs: Duration(5 * time.Millisecond)}
+	DefaultServerTolerance = Tolerance{Ratio: 0.05, Abs: Duration(50 * time.Millisecond)}
+)
+
+// Wait is one wait the server observed: the gap between the end of attempt
+// After and the arrival of attempt After+1, in wall-clock time.
+type Wait struct {
+	After int
+	Gap   time.Duration
+}
+
+// Observed is everything a scenario's run produced that the checks read.
+// It is plain data so that the checks are pure functions.
+type Observed struct {
+	Outcome string // success | failure
+
+	// ServerAttempts is the number of attempts the mock server saw.
+	ServerAttempts int
+	// ServerWaits are the gaps the server saw that were waits before a retry.
+	ServerWaits []Wait
+	// ServerFaults are the fault kinds the attempts met, in order.
+	ServerFaults []string
+
+	// ClientTrace reports whether the client wrote a trace; when false the
+	// failure types and waits come from the server (InferredTypes, InferredWaits).
+	ClientTrace bool
+	// Retries are the client's RetryAttempt events, in order.
+	Retries []trace.RetryAttempt
+	// Escalations are the client's RunEscalated events, in order.
+	Escalations []trace.RunEscalated
+
+	// InferredTypes are the failure types the server's faults imply, for
+	// clients that write no trace; InferredRetryAfter is the Retry-After
+	// each failed attempt carried.
+	InferredTypes      []string
+	InferredRetryAfter []*time.Duration
+
+	Duration  time.Duration // wall-clock
+	TimeScale float64
+
+	// Client is set for external clients: what happened to the process.
+	Client *ClientExit
+}
+
+// ClientExit is how an external client ended.
+type ClientExit struct {
+	Command  string
+	ExitCode int    // -1 if it did not exit by itself
+	Problem  string // "" if it exited by itself; else e.g. "killed after 30s: still running at maxDuration"
+}
+
+// EnvelopeFunc returns the range of waits a policy allows after attempt
+// (1-based) failed with failure type ft; ok is false when the policy does
+// not retry.
+type EnvelopeFunc func(ft string, attempt int, retryAfter time.Duration, hasRetryAfter bool) (lo, hi time.Duration, ok bool)
+
+// Evaluate runs every check the scenario's expect block asks for, in a fixed
+// order: client, outcome, attempts, failureTypes, delays.client,
+// delays.server, escalations, maxDuration. env may be nil when
+// expect.delays is not "policy".
+func Evaluate(sc *Scenario, ob Observed, env EnvelopeFunc) []Check {
+	var cs []Check
+	ex := sc.Expect
+	if ob.Client != nil && ob.Client.Problem != "" {
+		cs = append(cs, Check{Name: "client", Want: "the client exits by itself", Got: ob.Client.Problem,
+			Where: "stderr.txt (" + ob.Client.Command + ")"})
+	}
+	if ex.Outcome != "" {
+		cs = append(cs, Check{Name: "outcome", Passed: ob.Outcome == ex.Outcome, Want: ex.Outcome, Got: ob.Outcome,
+			Where: outcomeWhere(ob)})
+	}
+	if ex.Attempts != nil {
+		cs = append(cs, Check{Name: "attempts", Passed: ob.ServerAttempts == *ex.Attempts,
+			Want: fmt.Sprint(*ex.Attempts), Got: fmt.Sprint(ob.ServerAttempts),
+			Where: "server.jsonl: " + faultList(ob.ServerFaults)})
+	}
+	if ex.FailureTypes != nil {
+		got, where := ob.failureTypes()
+		c := Check{Name: "failureTypes", Passed: equalStrings(ex.FailureTypes, got),
+			Want: list(ex.FailureTypes), Got: list(got), Where: where}
+		if !c.Passed {
+			for i := 0; i < max(len(got), len(ex.FailureTypes)); i++ {
+				if i >= len(got) || i >= len(ex.FailureTypes) || got[i] != ex.FailureTypes[i] {
+					c.Where = fmt.Sprintf("%s, failed attempt %d", where, i+1)
+					break
+				}
+			}
+		}
+		cs = append(cs, c)
+	}
+	if ex.Delays.Set {
+		cs = append(cs, delayChecks(sc, ob, env)...)
+	}
+	if ex.Escalations != nil {
+		cs = append(cs, escalationCheck(ex.Escalations, ob))
+	}
+	if ex.MaxDuration > 0 {
+		cs = append(cs, Check{Name: "maxDuration", Passed: ob.Duration <= ex.MaxDuration.D(),
+			Want: "<= " + ex.MaxDuration.String(), Got: ob.Duration.Round(time.Millisecond).String(),
+			Where: "wall clock of the whole scenario"})
+	}
+	return cs
+}
+
+func outcomeWhere(ob Observed) string {
+	if ob.Client != nil {
+		return fmt.Sprintf("exit code %d of %s", ob.Client.ExitCode, ob.Client.Command)
+	}
+	return "trace.jsonl: ProviderRequestFinished.success"
+}
+
+func (ob Observed) failureTypes() ([]string, string) {
+	if ob.ClientTrace {
+		got := make([]string, 0, len(ob.Retries))
+		for _, r := range ob.Retries {
+			got = append(got, r.FailureType)
+		}
+		return got, "trace.jsonl: RetryAttempt.failureType"
+	}
+	got := ob.InferredTypes
+	if got == nil {
+		got = []string{}
+	}
+	return got, "server.jsonl: failure types the faults imply (the client wrote no trace)"
+}
+
+// clientWait is one wait the client recorded (or, without a client trace,
+// the server's inference of it).
+type clientWait struct {
+	ft            string
+	attempt       int
+	delay         time.Duration
+	retryAfter    time.Duration
+	hasRetryAfter bool
+}
+
+func (ob Observed) clientWaits() []clientWait {
+	var ws []clientWait
+	for _, r := range ob.Retries {
+		if !r.WillRetry {
+			continue
+		}
+		w := clientWait{ft: r.FailureType, attempt: r.Attempt, delay: time.Duration(r.DelayMs) * time.Millisecond}
+		if r.RetryAfterMs != nil {
+			w.retryAfter, w.hasRetryAfter = time.Duration(*r.RetryAfterMs)*time.Millisecond, true
+		}
+		ws = append(ws, w)
+	}
+	return ws
+}
+
+func delayChecks(sc *Scenario, ob Observed, env EnvelopeFunc) []Check {
+	ex := sc.Expect
+	ctol, stol := tolerances(ex.Tolerance)
+	scale := ob.TimeScale
+	if scale <= 0 {
+		scale = 1
+	}
+	var cs []Check
+	cw := ob.clientWaits()
+	if ex.Delays.Policy {
+		if env == nil {
+			return []Check{{Name: "delays", Want: "waits inside the policy's envelope", Got: "no policy to check against", Where: "client.policy"}}
+		}
+		// Server waits are paired with the client's waits; without a client
+		// trace, with the failure types the faults imply.
+		type envl struct {
+			lo, hi time.Duration
+			ok     bool
+		}
+		envs := func(ft string, attempt int, ra time.Duration, has bool) envl {
+			lo, hi, ok := env(ft, attempt, ra, has)
+			return envl{lo, hi, ok}
+		}
+		if ob.ClientTrace {
+			c := Check{Name: "delays.client", Passed: true, Want: "each wait inside the policy's envelope ± " + tolString(ctol), Where: "trace.jsonl: RetryAttempt.delayMs"}
+			var wants, gots []string
+			for i, w := range cw {
+				e := envs(w.ft, w.attempt, w.retryAfter, w.hasRetryAfter)
+				wants = append(wants, envString(e.lo, e.hi, e.ok))
+				gots = append(gots, fmtDur(w.delay))
+				if !e.ok || !inside(w.delay, e.lo, e.hi, ctol) {
+					if c.Passed {
+						c.Where = fmt.Sprintf("trace.jsonl: RetryAttempt attempt %d (%s), wait %d", w.attempt, w.ft, i+1)
+					}
+					c.Passed = false
+				}
+			}
+			c.Want, c.Got = strings.Join(wants, ", "), strings.Join(gots, ", ")
+			if len(cw) == 0 {
+				c.Want, c.Got = "waits inside the policy's envelope", "no waits"
+			}
+			cs = append(cs, c)
+		}
+		// Server side.
+		c := Check{Name: "delays.server", Passed: true, Where: "server.jsonl: gaps between attempts"}
+		var wants, gots []string
+		for i, sw := range ob.ServerWaits {
+			var e envl
+			switch {
+			case ob.ClientTrace && i < len(cw):
+				e = envs(cw[i].ft, cw[i].attempt, cw[i].retryAfter, cw[i].hasRetryAfter)
+			case !ob.ClientTrace && sw.After-1 < len(ob.InferredTypes):
+				var ra time.Duration
+				has := false
+				if k := sw.After - 1; k < len(ob.InferredRetryAfter) && ob.InferredRetryAfter[k] != nil {
+					ra, has = *ob.InferredRetryAfter[k], true
+				}
+				e = envs(ob.InferredTypes[sw.After-1], sw.After, ra, has)
+			}
+			lo, hi := scaleDur(e.lo, scale), scaleDur(e.hi, scale)
+			wants = append(wants, envString(lo, hi, e.ok))
+			gots = append(gots, fmtDur(sw.Gap))
+			if !e.ok || !inside(sw.Gap, lo, hi, stol) {
+				if c.Passed {
+					c.Where = fmt.Sprintf("server.jsonl: gap between attempts %d and %d (wall clock, timeScale %g)", sw.After, sw.After+1, scale)
+				}
+				c.Passed = false
+			}
+		}
+		if ob.ClientTrace && len(ob.ServerWaits) != len(cw) {
+			if c.Passed {
+				c.Where = fmt.Sprintf("server.jsonl saw %d waits, trace.jsonl recorded %d", len(ob.ServerWaits), len(cw))
+			}
+			c.Passed = false
+		}
+		c.Want = "wall-clock gaps inside the envelope × timeScale ± " + tolString(stol) + ": " + strings.Join(wants, ", ")
+		c.Got = strings.Join(gots, ", ")
+		if len(ob.ServerWaits) == 0 {
+			c.Got = "no waits"
+		}
+		return append(cs, c)
+	}
+
+	want := make([]time.Duration, len(ex.Delays.List))
+	for i, d := range ex.Delays.List {
+		want[i] = d.D()
+	}
+	if ob.ClientTrace {
+		got := make([]time.Duration, len(cw))
+		for i, w := range cw {
+			got[i] = w.delay
+		}
+		c := Check{Name: "delays.client", Passed: true, Want: durList(want), Got: durList(got), Where: "trace.jsonl: RetryAttempt.delayMs (policy time)"}
+		if len(got) != len(want) {
+			c.Passed = false
+			c.Where = fmt.Sprintf("trace.jsonl: %d waits recorded, %d expected", len(got), len(want))
+		} else {
+			for i := range want {
+				if !near(got[i], want[i], ctol) {
+					c.Passed = false
+					c.Where = fmt.Sprintf("trace.jsonl: RetryAttempt attempt %d (%s), wait %d, tolerance ± %s", cw[i].attempt, cw[i].ft, i+1, tolString(ctol))
+					break
+				}
+			}
+		}
+		cs = append(cs, c)
+	}
+	wantWall := make([]time.Duration, len(want))
+	for i, w := range want {
+		wantWall[i] = scaleDur(w, scale)
+	}
+	got := make([]time.Duration, len(ob.ServerWaits))
+	for i, w := range ob.ServerWaits {
+		got[i] = w.Gap
+	}
+	c := Check{Name: "delays.server", Passed: true, Want: durList(wantWall) + fmt.Sprintf(" (wall clock = policy × timeScale %g)", scale), Got: durList(got),
+		Where: "server.jsonl: gaps between attempts"}
+	if len(got) != len(want) {
+		c.Passed = false
+		c.Where = fmt.Sprintf("server.jsonl: %d waits seen, %d expected", len(got), len(want))
+	} else {
+		for i := range want {
+			if !near(got[i], wantWall[i], stol) {
+				c.Passed = false
+				c.Where = fmt.Sprintf("server.jsonl: gap between attempts %d and %d, tolerance ± %s", ob.ServerWaits[i].After, ob.ServerWaits[i].After+1, tolString(stol))
+				break
+			}
+		}
+	}
+	return append(cs, c)
+}
+
+// tolerances returns the client and server tolerances for a scenario's
+// tolerance block: the client uses it as written (default 2% + 5ms); the
+// server uses at least DefaultServerTolerance.
+func tolerances(t Tolerance) (client, server Tolerance) {
+	client = DefaultClientTolerance
+	if t.Ratio != 0 || t.Abs != 0 {
+		client = t
+	}
+	server = Tolerance{Ratio: math.Max(t.Ratio, DefaultServerTolerance.Ratio), Abs: max(t.Abs, DefaultServerTolerance.Abs)}
+	return client, server
+}
+
+func near(got, want time.Duration, t Tolerance) bool {
+	diff := got - want
+	if diff < 0 {
+		diff = -diff
+	}
+	return diff <= t.Abs.D()+time.Duration(t.Ratio*float64(want))
+}
+
+func inside(got, lo, hi time.Duration, t Tolerance) bool {
+	return got >= lo-t.Abs.D()-time.Duration(t.Ratio*float64(lo)) &&
+		got <= hi+t.Abs.D()+time.Duration(t.Ratio*float64(hi))
+}
+
+func scaleDur(d time.Duration, s float64) time.Duration { return time.Duration(float64(d) * s) }
+
+func escalationCheck(want []Escalation, ob Observed) Check {
+	var ws, gs []string
+	for _, e := range want {
+		ws = append(ws, escString(e.From, e.To, e.Reason))
+	}
+	pass := len(want) == len(ob.Escalations)
+	where := "trace.jsonl: RunEscalated"
+	for i, g := range ob.Escalations {
+		reason := ""
+		if i < len(want) && want[i].Reason != "" {
+			reason = g.Reason
+		}
+		gs = append(gs, escString(g.From, g.To, reason))
+		if i < len(want) && (g.From != want[i].From || g.To != want[i].To || (want[i].Reason != "" && g.Reason != want[i].Reason)) {
+			if pass {
+				where = fmt.Sprintf("trace.jsonl: RunEscalated #%d", i+1)
+			}
+			pass = false
+		}
+	}
+	if !ob.ClientTrace {
+		where = "trace.jsonl: the client wrote no trace"
+	}
+	return Check{Name: "escalations", Passed: pass, Want: orNone(strings.Join(ws, ", ")), Got: orNone(strings.Join(gs, ", ")), Where: where}
+}
+
+func escString(from, to, reason string) string {
+	s := from + " → " + to
+	if reason != "" {
+		s += " (" + reason + ")"
+	}
+	return s
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "none"
+	}
+	return s
+}
+
+func equalStrings(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func list(s []string) string {
+	if len(s) == 0 {
+		return "none"
+	}
+	return strings.Join(s, ", ")
+}
+
+func faultList(fs []string) string {
+	if len(fs) == 0 {
+		return "no attempts"
+	}
+	return strings.Join(fs, ", ")
+}
+
+func durList(ds []time.Duration) string {
+	if len(ds) == 0 {
+		return "none"
+	}
+	s := make([]string, len(ds))
+	for i, d := range ds {
+		s[i] = fmtDur(d)
+	}
+	return strings.Join(s, ", ")
+}
+
+// fmtDur prints d rounded to the millisecond.
+func fmtDur(d time.Duration) string { return d.Round(time.Millisecond).String() }
+
+func envString(lo, hi time.Duration, ok bool) string {
+	if !ok {
+		return "no retry"
+	}
+	if lo == hi {
+		return fmtDur(lo)
+	}
+	return "[" + fmtDur(lo) + ", " + fmtDur(hi) + "]"
+}
+
+func tolString(t Tolerance) string {
+	return fmt.Sprintf("%s + %g%%", fmtDur(t.Abs.D()), t.Ratio*100)
+}

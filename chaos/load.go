@@ -1,0 +1,649 @@
+package chaos
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"reflect"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// LoadError is one problem found in a scenario file. It names the file, the
+// line and column, the field path (e.g. "attempts[2].retryAfter") and says
+// what to do next.
+type LoadError struct {
+	File   string
+	Line   int
+	Column int
+	Field  string // field path; "" for the whole document
+	Msg    string
+	Hint   string
+}
+
+func (e *LoadError) Error() string {
+	var b strings.Builder
+	b.WriteString(e.File)
+	if e.Line > 0 {
+		fmt.Fprintf(&b, ":%d:%d", e.Line, e.Column)
+	}
+	b.WriteString(": ")
+	if e.Field != "" {
+		b.WriteString(e.Field)
+		b.WriteString(": ")
+	}
+	b.WriteString(e.Msg)
+	if e.Hint != "" {
+		b.WriteString(" (hint: ")
+		b.WriteString(e.Hint)
+		b.WriteString(")")
+	}
+	return b.String()
+}
+
+// LoadErrors is every problem found in one or more scenario files, in file
+// and line order.
+type LoadErrors []*LoadError
+
+func (es LoadErrors) Error() string {
+	s := make([]string, len(es))
+	for i, e := range es {
+		s[i] = e.Error()
+	}
+	return strings.Join(s, "\n")
+}
+
+// Hint is the first error's hint, for the CLI's "hint:" line.
+func (es LoadErrors) Hint() string {
+	if len(es) == 1 {
+		return es[0].Hint
+	}
+	return "fix the errors above; run 'retrylab chaos validate FILE' to check a file without running it"
+}
+
+// nodeError is returned by UnmarshalYAML methods so that the loader can
+// turn it into a LoadError with the node's position and field path.
+type nodeError struct {
+	node *yaml.Node
+	sub  string // appended to the field path, e.g. "[1]"
+	msg  string
+	hint string
+}
+
+func (e *nodeError) Error() string { return e.msg }
+
+// Defaults applied by the loader.
+const (
+	DefaultProvider       = "anthropic"
+	DefaultAnthropicModel = "claude-haiku-4-5"
+	DefaultOpenAIModel    = "gpt-4o-mini"
+)
+
+// Providers the mock speaks.
+var providers = []string{"anthropic", "openai"}
+
+// Toxic types Toxiproxy v2 knows.
+var toxicTypes = []string{"bandwidth", "latency", "limit_data", "noop", "reset_peer", "slicer", "slow_close", "timeout"}
+
+// faultKinds are the keys of a fault mapping that each name a kind.
+var faultKinds = []string{"status", "sseError", "drop", "hang", "reset", "latency", "toxics", "ok"}
+
+// statusOnly are fault keys that only make sense with status.
+var statusOnly = []string{"retryAfter", "errorType", "message", "headers"}
+
+// PolicyCheck validates client.policy (a preset name or an inline mapping).
+// The runner sets it to the retry package's decoder; nil skips the check.
+// It returns a hint-carrying error naming the problem.
+var PolicyCheck func(n *yaml.Node, file string) error
+
+// LoadScenario reads and strictly validates one scenario file. Every problem
+// is reported, as LoadErrors, with its file, line, field and a hint.
+func LoadScenario(path string) (*Scenario, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, LoadErrors{{File: path, Msg: err.Error(), Hint: "check the path; scenario files are YAML or JSON"}}
+	}
+	return ParseScenario(path, data)
+}
+
+// ParseScenario parses data as the scenario file path.
+func ParseScenario(path string, data []byte) (*Scenario, error) {
+	d := &decoder{file: path}
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		line := 0
+		msg := err.Error()
+		// yaml.v3 syntax errors read "yaml: line N: ..."
+		if rest, ok := strings.CutPrefix(msg, "yaml: line "); ok {
+			if i := strings.Index(rest, ":"); i > 0 {
+				if n, err := strconv.Atoi(rest[:i]); err == nil {
+					line, msg = n, strings.TrimSpace(rest[i+1:])
+				}
+			}
+		} else {
+			msg = strings.TrimPrefix(msg, "yaml: ")
+		}
+		return nil, LoadErrors{{File: path, Line: line, Column: 1, Msg: "invalid YAML: " + msg, Hint: "check indentation and quoting; JSON is valid YAML too"}}
+	}
+	if doc.Kind == 0 || len(doc.Content) == 0 {
+		return nil, LoadErrors{{File: path, Msg: "empty scenario file", Hint: "a scenario needs at least attempts and expect; see docs/chaos.md"}}
+	}
+	root := doc.Content[0]
+	if root.Kind != yaml.MappingNode {
+		d.errorf(root, "", "a scenario must be a mapping, got %s", kindName(root), "start the file with keys such as name:, attempts:, expect:")
+		return nil, d.errs
+	}
+	sc := &Scenario{File: path}
+	d.decode(root, reflect.ValueOf(sc).Elem(), "")
+	d.validate(root, sc)
+	if len(d.errs) > 0 {
+		sort.SliceStable(d.errs, func(i, j int) bool {
+			if d.errs[i].Line != d.errs[j].Line {
+				return d.errs[i].Line < d.errs[j].Line
+			}
+			return d.errs[i].Column < d.errs[j].Column
+		})
+		return nil, d.errs
+	}
+	return sc, nil
+}
+
+// LoadPaths loads every scenario named by paths: files, or folders whose
+// *.yaml, *.yml and *.json files are loaded in name order. Scenario names
+// must be unique (they name run folders). All problems are returned together.
+func LoadPaths(paths []string) ([]*Scenario, error) {
+	var files []string
+	var errs LoadErrors
+	for _, p := range paths {
+		fi, err := os.Stat(p)
+		if err != nil {
+			errs = append(errs, &LoadError{File: p, Msg: "cannot read: " + strings.TrimPrefix(err.Error(), "stat "+p+": "), Hint: "give scenario files or folders that hold them"})
+			continue
+		}
+		if !fi.IsDir() {
+			files = append(files, p)
+			continue
+		}
+		var found []string
+		_ = filepath.WalkDir(p, func(f string, de fs.DirEntry, err error) error {
+			if err != nil || de.IsDir() {
+				return nil
+			}
+			switch strings.ToLower(filepath.Ext(f)) {
+			case ".yaml", ".yml", ".json":
+				found = append(found, f)
+			}
+			return nil
+		})
+		sort.Strings(found)
+		if len(found) == 0 {
+			errs = append(errs, &LoadError{File: p, Msg: "no scenario files (*.yaml, *.yml, *.json) in this folder", Hint: "give scenario files or folders that hold them"})
+		}
+		files = append(files, found...)
+	}
+	var out []*Scenario
+	seen := map[string]string{}
+	for _, f := range files {
+		sc, err := LoadScenario(f)
+		if err != nil {
+			var le LoadErrors
+			if errors.As(err, &le) {
+				errs = append(errs, le...)
+			} else {
+				errs = append(errs, &LoadError{File: f, Msg: err.Error()})
+			}
+			continue
+		}
+		if prev, ok := seen[sc.Name]; ok {
+			errs = append(errs, &LoadError{File: f, Field: "name", Msg: fmt.Sprintf("scenario name %q is also used by %s", sc.Name, prev), Hint: "names must be unique: they name the run folders"})
+			continue
+		}
+		seen[sc.Name] = f
+		out = append(out, sc)
+	}
+	if len(errs) > 0 {
+		return out, errs
+	}
+	return out, nil
+}
+
+type decoder struct {
+	file string
+	errs LoadErrors
+}
+
+func (d *decoder) errorf(n *yaml.Node, field, format string, args ...any) {
+	hint := ""
+	if len(args) > 0 {
+		if h, ok := args[len(args)-1].(string); ok && strings.Count(format, "%") < len(args) {
+			hint = h
+			args = args[:len(args)-1]
+		}
+	}
+	e := &LoadError{File: d.file, Field: field, Msg: fmt.Sprintf(format, args...), Hint: hint}
+	if n != nil {
+		e.Line, e.Column = n.Line, n.Column
+	}
+	d.errs = append(d.errs, e)
+}
+
+func join(path, key string) string {
+	if path == "" {
+		return key
+	}
+	return path + "." + key
+}
+
+var (
+	nodeType        = reflect.TypeOf(yaml.Node{})
+	unmarshalerType = reflect.TypeOf((*yaml.Unmarshaler)(nil)).Elem()
+)
+
+// decode fills v from n, reporting every problem instead of stopping at the first.
+func (d *decoder) decode(n *yaml.Node, v reflect.Value, path string) {
+	if n.Kind == yaml.AliasNode && n.Alias != nil {
+		n = n.Alias
+	}
+	t := v.Type()
+	if t == nodeType {
+		v.Set(reflect.ValueOf(*n))
+		return
+	}
+	if v.CanAddr() && v.Addr().Type().Implements(unmarshalerType) {
+		if err := v.Addr().Interface().(yaml.Unmarshaler).UnmarshalYAML(n); err != nil {
+			var ne *nodeError
+			if errors.As(err, &ne) {
+				d.errorf(ne.node, path+ne.sub, "%s", ne.msg, ne.hint)
+			} else {
+				d.errorf(n, path, "%s", err.Error(), "")
+			}
+		}
+		return
+	}
+	isNull := n.Kind == yaml.ScalarNode && n.Tag == "!!null"
+	switch t.Kind() {
+	case reflect.Pointer:
+		if isNull {
+			if t.Elem().Kind() == reflect.Struct && t.Elem().NumField() == 0 {
+				v.Set(reflect.New(t.Elem())) // "hang:" means hang: {}
+			}
+			return
+		}
+		p := reflect.New(t.Elem())
+		d.decode(n, p.Elem(), path)
+		v.Set(p)
+	case reflect.Struct:
+		if isNull {
+			return
+		}
+		if n.Kind != yaml.MappingNode {
+			d.errorf(n, path, "want a mapping, got %s", kindName(n), "write key: value pairs (or {} for nothing)")
+			return
+		}
+		fields := map[string]int{}
+		var known []string
+		for i := 0; i < t.NumField(); i++ {
+			tag := strings.Split(t.Field(i).Tag.Get("yaml"), ",")[0]
+			if tag == "" || tag == "-" {
+				continue
+			}
+			fields[tag] = i
+			known = append(known, tag)
+		}
+		seen := map[string]bool{}
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k, val := n.Content[i], n.Content[i+1]
+			fp := join(path, k.Value)
+			idx, ok := fields[k.Value]
+			if !ok {
+				hint := "known keys: " + strings.Join(known, ", ")
+				if s := closest(k.Value, known); s != "" {
+					hint = "did you mean " + s + "?"
+				}
+				d.errorf(k, fp, "unknown key %q", k.Value, hint)
+				continue
+			}
+			if seen[k.Value] {
+				d.errorf(k, fp, "key %q appears twice", k.Value, "keep one of them")
+				continue
+			}
+			seen[k.Value] = true
+			d.decode(val, v.Field(idx), fp)
+		}
+	case reflect.Slice:
+		if isNull {
+			return
+		}
+		if n.Kind != yaml.SequenceNode {
+			d.errorf(n, path, "want a list, got %s", kindName(n), "write a list: [a, b] or one '- item' per line")
+			return
+		}
+		s := reflect.MakeSlice(t, len(n.Content), len(n.Content))
+		for i, c := range n.Content {
+			d.decode(c, s.Index(i), fmt.Sprintf("%s[%d]", path, i))
+		}
+		v.Set(s)
+	case reflect.Map:
+		if isNull {
+			return
+		}
+		if n.Kind != yaml.MappingNode {
+			d.errorf(n, path, "want a mapping, got %s", kindName(n), "write key: value pairs")
+			return
+		}
+		m := reflect.MakeMap(t)
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k, val := n.Content[i], n.Content[i+1]
+			ev := reflect.New(t.Elem()).Elem()
+			if t.Elem().Kind() == reflect.Interface {
+				var x any
+				if err := val.Decode(&x); err != nil {
+					d.errorf(val, join(path, k.Value), "%s", err.Error(), "")
+					continue
+				}
+				if x != nil {
+					ev.Set(reflect.ValueOf(x))
+				}
+			} else {
+				d.decode(val, ev, join(path, k.Value))
+			}
+			m.SetMapIndex(reflect.ValueOf(k.Value), ev)
+		}
+		v.Set(m)
+	case reflect.String:
+		if n.Kind != yaml.ScalarNode || isNull {
+			d.errorf(n, path, "want a string, got %s", kindName(n), "quote the value")
+			return
+		}
+		v.SetString(n.Value)
+	case reflect.Int, reflect.Int64:
+		i, err := strconv.ParseInt(n.Value, 0, 64)
+		if n.Kind != yaml.ScalarNode || err != nil {
+			d.errorf(n, path, "want a whole number, got %s", describe(n), "write a number such as 3")
+			return
+		}
+		if i < 0 {
+			d.errorf(n, path, "must not be negative, got %d", i, "use 0 or a positive number")
+			return
+		}
+		v.SetInt(i)
+	case reflect.Float32, reflect.Float64:
+		f, err := strconv.ParseFloat(n.Value, 64)
+		if n.Kind != yaml.ScalarNode || err != nil {
+			d.errorf(n, path, "want a number, got %s", describe(n), "write a number such as 0.1")
+			return
+		}
+		if f < 0 {
+			d.errorf(n, path, "must not be negative, got %v", f, "use 0 or a positive number")
+			return
+		}
+		v.SetFloat(f)
+	case reflect.Bool:
+		var b bool
+		if err := n.Decode(&b); err != nil {
+			d.errorf(n, path, "want true or false, got %s", describe(n), "")
+			return
+		}
+		v.SetBool(b)
+	default:
+		d.errorf(n, path, "cannot decode into %s", t, "")
+	}
+}
+
+// validate checks what the types alone cannot, and applies defaults.
+func (d *decoder) validate(root *yaml.Node, sc *Scenario) {
+	top := mapping(root)
+	if sc.Name == "" {
+		base := filepath.Base(d.file)
+		sc.Name = strings.TrimSuffix(base, filepath.Ext(base))
+	}
+	if strings.ContainsAny(sc.Name, `/\`) || sc.Name == "." || sc.Name == ".." {
+		d.errorf(top["name"], "name", "name %q cannot name a folder", sc.Name, "use letters, digits and dashes")
+	}
+	switch sc.Provider {
+	case "":
+		sc.Provider = DefaultProvider
+	case "anthropic", "openai":
+	default:
+		d.errorf(top["provider"], "provider", "unknown provider %q", sc.Provider, "providers: "+strings.Join(providers, ", "))
+	}
+	if sc.Model == "" {
+		sc.Model = DefaultAnthropicModel
+		if sc.Provider == "openai" {
+			sc.Model = DefaultOpenAIModel
+		}
+	}
+	if sc.Requests == 0 {
+		sc.Requests = 1
+	}
+	if n, ok := top["timeScale"]; ok && isZero(n) {
+		d.errorf(n, "timeScale", "timeScale must be above 0", "0.1 makes every wait ten times shorter")
+	}
+	if sc.TimeScale == 0 {
+		sc.TimeScale = 1
+	}
+	client := mapping(top["client"])
+	if n, ok := client["policy"]; ok && PolicyCheck != nil {
+		if err := PolicyCheck(n, d.file); err != nil {
+			hint := "use a preset name or an inline policy mapping"
+			var h interface{ Hint() string }
+			if errors.As(err, &h) && h.Hint() != "" {
+				hint = h.Hint()
+			}
+			d.errorf(n, "client.policy", "%s", err.Error(), hint)
+		}
+	}
+	if n, ok := client["command"]; ok && len(sc.Client.Command) == 0 && n.Kind == yaml.SequenceNode {
+		d.errorf(n, "client.command", "empty command", `write the program and its arguments: ["python3", "agent.py"]`)
+	}
+	if seq := top["attempts"]; seq != nil && seq.Kind == yaml.SequenceNode {
+		for i, fn := range seq.Content {
+			if i < len(sc.Attempts) {
+				sc.Attempts[i].Line = fn.Line
+				d.validateFault(fn, &sc.Attempts[i], fmt.Sprintf("attempts[%d]", i))
+			}
+		}
+	}
+	exp := mapping(top["expect"])
+	switch sc.Expect.Outcome {
+	case "", "success", "failure":
+	default:
+		d.errorf(exp["outcome"], "expect.outcome", "unknown outcome %q", sc.Expect.Outcome, "outcome is success or failure")
+	}
+	if seq := exp["escalations"]; seq != nil && seq.Kind == yaml.SequenceNode {
+		for i, e := range sc.Expect.Escalations {
+			if e.From == "" || e.To == "" {
+				d.errorf(seq.Content[i], fmt.Sprintf("expect.escalations[%d]", i), "an escalation needs from and to", "write {from: claude-haiku-4-5, to: claude-sonnet-4-5}")
+			}
+		}
+	}
+	if sc.Expect.Tolerance.Ratio > 1 {
+		d.errorf(mapping(exp["tolerance"])["ratio"], "expect.tolerance.ratio", "ratio %v is above 1", sc.Expect.Tolerance.Ratio, "ratio is a fraction: 0.05 means 5%")
+	}
+}
+
+func (d *decoder) validateFault(n *yaml.Node, f *Fault, path string) {
+	if n.Kind != yaml.MappingNode {
+		return
+	}
+	m := mapping(n)
+	var kinds []string
+	for _, k := range faultKinds {
+		if _, ok := m[k]; ok {
+			kinds = append(kinds, k)
+		}
+	}
+	if len(kinds) > 1 {
+		d.errorf(n, path, "one attempt has %d fault kinds (%s)", len(kinds), strings.Join(kinds, ", "), "give each attempt one kind; add another list item for the next attempt")
+	}
+	if len(kinds) == 0 && len(m) > 0 {
+		for _, k := range statusOnly {
+			if _, ok := m[k]; ok {
+				d.errorf(m[k], join(path, k), "%s needs status", k, "add status: 429 (or the status you want) to this attempt")
+			}
+		}
+	}
+	if f.Status != 0 && (f.Status < 100 || f.Status > 599) {
+		d.errorf(m["status"], join(path, "status"), "status %d is not an HTTP status", f.Status, "use a status between 100 and 599, e.g. 429 or 529")
+	}
+	for i, tx := range f.Toxics {
+		tp := fmt.Sprintf("%s.toxics[%d]", path, i)
+		tn := m["toxics"].Content[i]
+		tm := mapping(tn)
+		if !contains(toxicTypes, tx.Type) {
+			hint := "toxic types: " + strings.Join(toxicTypes, ", ")
+			if s := closest(tx.Type, toxicTypes); s != "" {
+				hint = "did you mean " + s + "?"
+			}
+			node := tm["type"]
+			if node == nil {
+				node = tn
+			}
+			d.errorf(node, join(tp, "type"), "unknown toxic type %q", tx.Type, hint)
+		}
+		switch tx.Stream {
+		case "", "upstream", "downstream":
+		default:
+			d.errorf(tm["stream"], join(tp, "stream"), "unknown stream %q", tx.Stream, "stream is upstream or downstream")
+		}
+		if tx.Toxicity > 1 {
+			d.errorf(tm["toxicity"], join(tp, "toxicity"), "toxicity %v is above 1", tx.Toxicity, "toxicity is a probability; leave it out for 1.0")
+		}
+	}
+}
+
+func isZero(n *yaml.Node) bool {
+	f, err := strconv.ParseFloat(n.Value, 64)
+	return n.Kind == yaml.ScalarNode && err == nil && f == 0
+}
+
+func mapping(n *yaml.Node) map[string]*yaml.Node {
+	m := map[string]*yaml.Node{}
+	if n == nil || n.Kind != yaml.MappingNode {
+		return m
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		m[n.Content[i].Value] = n.Content[i+1]
+	}
+	return m
+}
+
+func contains(s []string, x string) bool {
+	for _, v := range s {
+		if v == x {
+			return true
+		}
+	}
+	return false
+}
+
+func kindName(n *yaml.Node) string {
+	switch n.Kind {
+	case yaml.MappingNode:
+		return "a mapping"
+	case yaml.SequenceNode:
+		return "a list"
+	case yaml.ScalarNode:
+		if n.Tag == "!!null" {
+			return "nothing"
+		}
+		return fmt.Sprintf("%q", n.Value)
+	}
+	return "something else"
+}
+
+func describe(n *yaml.Node) string { return kindName(n) }
+
+// closest returns the known key nearest to s, if it is near enough to be a typo.
+func closest(s string, known []string) string {
+	best, bestD := "", 1<<30
+	for _, k := range known {
+		dist := levenshtein(strings.ToLower(s), strings.ToLower(k))
+		if dist < bestD {
+			best, bestD = k, dist
+		}
+	}
+	limit := max(2, len(s)/3)
+	if bestD <= limit {
+		return best
+	}
+	return ""
+}
+
+func levenshtein(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			c := 1
+			if a[i-1] == b[j-1] {
+				c = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+c)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
+
+// UnmarshalYAML reads a Go duration string ("2s", "300ms"); a bare 0 is
+// allowed. Negative durations are rejected.
+func (d *Duration) UnmarshalYAML(n *yaml.Node) error {
+	if n.Kind != yaml.ScalarNode || n.Tag == "!!null" {
+		return &nodeError{node: n, msg: "want a duration, got " + kindName(n), hint: "write a duration such as 2s, 300ms or 1m30s"}
+	}
+	if n.Value == "0" {
+		*d = 0
+		return nil
+	}
+	v, err := time.ParseDuration(n.Value)
+	if err != nil {
+		hint := "write a duration such as 2s, 300ms or 1m30s"
+		if _, nerr := strconv.ParseFloat(n.Value, 64); nerr == nil {
+			hint = fmt.Sprintf("add a unit: %ss or %sms", n.Value, n.Value)
+		}
+		return &nodeError{node: n, msg: fmt.Sprintf("bad duration %q", n.Value), hint: hint}
+	}
+	if v < 0 {
+		return &nodeError{node: n, msg: fmt.Sprintf("negative duration %q", n.Value), hint: "durations must be 0 or more"}
+	}
+	*d = Duration(v)
+	return nil
+}
+
+// UnmarshalYAML reads "policy" or a list of durations.
+func (ds *Delays) UnmarshalYAML(n *yaml.Node) error {
+	ds.Set = true
+	switch n.Kind {
+	case yaml.ScalarNode:
+		if n.Value == "policy" {
+			ds.Policy = true
+			return nil
+		}
+		return &nodeError{node: n, msg: fmt.Sprintf("delays must be a list of durations or \"policy\", got %q", n.Value), hint: "write delays: [2s, 4s] or delays: policy"}
+	case yaml.SequenceNode:
+		ds.List = make([]Duration, len(n.Content))
+		for i, c := range n.Content {
+			if err := ds.List[i].UnmarshalYAML(c); err != nil {
+				ne := err.(*nodeError)
+				ne.sub = fmt.Sprintf("[%d]", i)
+				return ne
+			}
+		}
+		return nil
+	}
+	return &nodeError{node: n, msg: "delays must be a list of durations or \"policy\"", hint: "write delays: [2s, 4s] or delays: policy"}
+}
+
+// String formats d like time.Duration.
+func (d Duration) String() string { return time.Duration(d).String() }

@@ -1,0 +1,169 @@
+package chaos
+
+import (
+	"errors"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+// TestLoadErrors checks every loader error message against a golden file:
+// file, line, column, field path and hint.
+func TestLoadErrors(t *testing.T) {
+	files, _ := filepath.Glob("testdata/load/*.yaml")
+	if len(files) == 0 {
+		t.Fatal("no test files")
+	}
+	for _, f := range files {
+		name := strings.TrimSuffix(filepath.Base(f), ".yaml")
+		t.Run(name, func(t *testing.T) {
+			_, err := LoadScenario(f)
+			if err == nil {
+				t.Fatalf("LoadScenario(%s) = nil error, want errors", f)
+			}
+			var le LoadErrors
+			if !errors.As(err, &le) {
+				t.Fatalf("error is %T, want LoadErrors", err)
+			}
+			got := err.Error() + "\n"
+			golden := strings.TrimSuffix(f, ".yaml") + ".golden"
+			if *update {
+				if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			want, err := os.ReadFile(golden)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(string(want), got); diff != "" {
+				t.Errorf("errors mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestLoadDefaultsAndJSON(t *testing.T) {
+	sc, err := LoadScenario("testdata/load/ok.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	three := 3
+	want := &Scenario{
+		Name: "ok", Provider: "openai", Model: DefaultOpenAIModel, Requests: 1, TimeScale: 1,
+		Attempts: []Fault{{Status: 503, Line: 1}, {Hang: &struct{}{}, Line: 1}, {OK: &struct{}{}, Line: 1}},
+		Expect:   Expect{Outcome: "success", Attempts: &three, Delays: Delays{Set: true, Policy: true}},
+		File:     "testdata/load/ok.json",
+	}
+	if diff := cmp.Diff(want, sc, cmp.FilterPath(func(p cmp.Path) bool { return p.String() == "Client.Policy" }, cmp.Ignore())); diff != "" {
+		t.Errorf("LoadScenario mismatch (-want +got):\n%s", diff)
+	}
+}
+
+func TestParseScenarioFields(t *testing.T) {
+	src := `
+name: full
+description: all fields
+provider: anthropic
+model: claude-haiku-4-5
+client:
+  policy: forgeflare
+  timeout: 5s
+  escalation: [a, b]
+  command: ["sh", "x.sh"]
+requests: 2
+timeScale: 0.1
+attempts:
+  - status: 429
+    retryAfter: "2"
+    errorType: rate_limit_error
+    message: slow down
+    headers: {x-should-retry: "true"}
+  - sseError: {afterEvents: 3, type: overloaded_error}
+  - drop: {afterBytes: 400}
+  - hang:
+  - reset: {}
+  - latency: 300ms
+  - toxics: [{type: bandwidth, stream: downstream, attributes: {rate: 1}}]
+  - ok: {}
+expect:
+  outcome: failure
+  attempts: 8
+  failureTypes: [rate_limit]
+  delays: [2s, 0, 1.5s]
+  tolerance: {ratio: 0.1, abs: 150ms}
+  escalations: [{from: a, to: b, reason: auto_after_retries}]
+  maxDuration: 30s
+`
+	sc, err := ParseScenario("full.yaml", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kinds []string
+	for _, f := range sc.Attempts {
+		kinds = append(kinds, f.Kind())
+	}
+	if diff := cmp.Diff([]string{"status", "sseError", "drop", "hang", "reset", "latency", "toxics", "ok"}, kinds); diff != "" {
+		t.Errorf("kinds mismatch (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]Duration{Duration(2 * time.Second), 0, Duration(1500 * time.Millisecond)}, sc.Expect.Delays.List); diff != "" {
+		t.Errorf("delays mismatch (-want +got):\n%s", diff)
+	}
+	if sc.Client.Policy.Value != "forgeflare" || sc.Client.Timeout.D() != 5*time.Second || sc.TimeScale != 0.1 || sc.Requests != 2 {
+		t.Errorf("client/timeScale/requests not decoded: %+v", sc)
+	}
+	if got := sc.Attempts[6].Toxics[0].Attributes["rate"]; got != 1 {
+		t.Errorf("toxic attribute rate = %v, want 1", got)
+	}
+	if sc.Attempts[1].Line != 19 {
+		t.Errorf("attempts[1].Line = %d, want 19", sc.Attempts[1].Line)
+	}
+}
+
+func TestLoadPaths(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, s string) {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("a.yaml", "name: same\n")
+	write("b.yml", "name: same\n")
+	write("notes.txt", "ignored\n")
+	scs, err := LoadPaths([]string{dir, filepath.Join(dir, "missing.yaml")})
+	if len(scs) != 1 {
+		t.Errorf("loaded %d scenarios, want 1", len(scs))
+	}
+	if err == nil || !strings.Contains(err.Error(), `scenario name "same" is also used by`) || !strings.Contains(err.Error(), "missing.yaml: cannot read") {
+		t.Errorf("LoadPaths error = %v, want duplicate name and missing file", err)
+	}
+}
+
+func FuzzParseScenario(f *testing.F) {
+	files, _ := filepath.Glob("testdata/load/*")
+	for _, p := range files {
+		if b, err := os.ReadFile(p); err == nil {
+			f.Add(b)
+		}
+	}
+	f.Add([]byte("attempts: [{status: 429, retryAfter: '1'}]\nexpect: {delays: [1s]}"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		sc, err := ParseScenario("fuzz.yaml", data)
+		if err == nil && sc == nil {
+			t.Fatal("nil scenario without error")
+		}
+		if err != nil {
+			var le LoadErrors
+			if !errors.As(err, &le) || len(le) == 0 {
+				t.Fatalf("error %T %v is not LoadErrors", err, err)
+			}
+		}
+	})
+}

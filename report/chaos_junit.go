@@ -1,0 +1,111 @@
+package report
+
+import (
+	"encoding/xml"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/retrylab/retrylab/chaos"
+)
+
+// junitSuites follows the Ant JUnit schema that CI systems read.
+type junitSuites struct {
+	XMLName  xml.Name     `xml:"testsuites"`
+	Name     string       `xml:"name,attr"`
+	Tests    int          `xml:"tests,attr"`
+	Failures int          `xml:"failures,attr"`
+	Errors   int          `xml:"errors,attr"`
+	Time     string       `xml:"time,attr"`
+	Suites   []junitSuite `xml:"testsuite"`
+}
+
+type junitSuite struct {
+	Name       string          `xml:"name,attr"`
+	Tests      int             `xml:"tests,attr"`
+	Failures   int             `xml:"failures,attr"`
+	Errors     int             `xml:"errors,attr"`
+	Time       string          `xml:"time,attr"`
+	Properties []junitProperty `xml:"properties>property,omitempty"`
+	Cases      []junitCase     `xml:"testcase"`
+	SystemOut  string          `xml:"system-out,omitempty"`
+}
+
+type junitProperty struct {
+	Name  string `xml:"name,attr"`
+	Value string `xml:"value,attr"`
+}
+
+type junitCase struct {
+	Name      string        `xml:"name,attr"`
+	Classname string        `xml:"classname,attr"`
+	Time      string        `xml:"time,attr"`
+	Failure   *junitFailure `xml:"failure,omitempty"`
+	Error     *junitFailure `xml:"error,omitempty"`
+}
+
+type junitFailure struct {
+	Message string `xml:"message,attr"`
+	Type    string `xml:"type,attr"`
+	Text    string `xml:",chardata"`
+}
+
+// ChaosJUnit renders a chaos run as Ant JUnit XML: one testsuite per
+// scenario file, one testcase per check, a failure element carrying want,
+// got and where, and the scenario's faults and settings as properties.
+func ChaosJUnit(w io.Writer, s *chaos.Summary) error {
+	out := junitSuites{Name: "retrylab chaos", Time: secs(s.DurationMs)}
+	for _, r := range s.Scenarios {
+		su := junitSuite{Name: r.File, Time: secs(r.DurationMs)}
+		if su.Name == "" {
+			su.Name = r.Name
+		}
+		su.Properties = append(su.Properties,
+			junitProperty{"scenario", r.Name},
+			junitProperty{"client", r.Client},
+			junitProperty{"seed", fmt.Sprint(r.Seed)},
+			junitProperty{"timeScale", fmt.Sprint(r.TimeScale)},
+			junitProperty{"runDir", r.Dir})
+		for i, f := range r.Faults {
+			su.Properties = append(su.Properties, junitProperty{fmt.Sprintf("attempt.%d", i+1), f})
+		}
+		class := "chaos." + r.Name
+		if r.Error != "" {
+			su.Tests++
+			su.Errors++
+			su.Cases = append(su.Cases, junitCase{Name: "run", Classname: class, Time: secs(r.DurationMs),
+				Error: &junitFailure{Message: r.Error, Type: "error", Text: r.Error}})
+		}
+		for _, c := range r.Checks {
+			tc := junitCase{Name: c.Name, Classname: class, Time: "0"}
+			su.Tests++
+			if !c.Passed {
+				su.Failures++
+				msg := fmt.Sprintf("want %s, got %s", c.Want, c.Got)
+				tc.Failure = &junitFailure{Message: msg, Type: c.Name,
+					Text: strings.Join([]string{"want:  " + c.Want, "got:   " + c.Got, "where: " + c.Where}, "\n")}
+			}
+			su.Cases = append(su.Cases, tc)
+		}
+		if len(r.Checks) == 0 && r.Error == "" {
+			su.Tests++
+			su.Cases = append(su.Cases, junitCase{Name: "run", Classname: class, Time: secs(r.DurationMs)})
+		}
+		out.Tests += su.Tests
+		out.Failures += su.Failures
+		out.Errors += su.Errors
+		out.Suites = append(out.Suites, su)
+	}
+	if _, err := io.WriteString(w, xml.Header); err != nil {
+		return err
+	}
+	enc := xml.NewEncoder(w)
+	enc.Indent("", "  ")
+	if err := enc.Encode(out); err != nil {
+		return err
+	}
+	_, err := io.WriteString(w, "\n")
+	return err
+}
+
+func secs(ms int64) string { return fmt.Sprintf("%.3f", float64(ms)/1000) }
