@@ -1,0 +1,156 @@
+package chaos
+
+import (
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/retrylab/retrylab/trace"
+)
+
+func ms(n int) time.Duration { return time.Duration(n) * time.Millisecond }
+
+func durs(ds ...time.Duration) []Duration {
+	out := make([]Duration, len(ds))
+	for i, d := range ds {
+		out[i] = Duration(d)
+	}
+	return out
+}
+
+func retries(ft string, delays ...int64) []trace.RetryAttempt {
+	var out []trace.RetryAttempt
+	for i, d := range delays {
+		out = append(out, trace.RetryAttempt{Attempt: i + 1, FailureType: ft, WillRetry: true, DelayMs: d})
+	}
+	return out
+}
+
+func intp(i int) *int { return &i }
+
+func TestEvaluate(t *testing.T) {
+	// A fixed envelope: [1s, 2s] for every attempt; "nope" is not retried.
+	env := func(ft string, attempt int, ra time.Duration, has bool) (time.Duration, time.Duration, bool) {
+		if ft == "nope" {
+			return 0, 0, false
+		}
+		if has {
+			return ra, ra, true
+		}
+		return time.Second, 2 * time.Second, true
+	}
+	base := Observed{
+		Outcome: "success", ServerAttempts: 3, ClientTrace: true, TimeScale: 0.1,
+		ServerFaults: []string{"529", "529", "ok"},
+		Retries:      retries("overloaded", 2000, 4000),
+		ServerWaits:  []Wait{{1, ms(203)}, {2, ms(405)}},
+		Duration:     ms(700),
+	}
+	tests := []struct {
+		name   string
+		expect Expect
+		ob     func(o *Observed)
+		want   []Check
+	}{
+		{
+			name:   "all pass",
+			expect: Expect{Outcome: "success", Attempts: intp(3), FailureTypes: []string{"overloaded", "overloaded"}, Delays: Delays{Set: true, List: durs(2*time.Second, 4*time.Second)}, MaxDuration: Duration(time.Second)},
+			want: []Check{
+				{Name: "outcome", Passed: true, Want: "success", Got: "success", Where: "trace.jsonl: ProviderRequestFinished.success"},
+				{Name: "attempts", Passed: true, Want: "3", Got: "3", Where: "server.jsonl: 529, 529, ok"},
+				{Name: "failureTypes", Passed: true, Want: "overloaded, overloaded", Got: "overloaded, overloaded", Where: "trace.jsonl: RetryAttempt.failureType"},
+				{Name: "delays.client", Passed: true, Want: "2s, 4s", Got: "2s, 4s", Where: "trace.jsonl: RetryAttempt.delayMs (policy time)"},
+				{Name: "delays.server", Passed: true, Want: "200ms, 400ms (wall clock = policy × timeScale 0.1)", Got: "203ms, 405ms", Where: "server.jsonl: gaps between attempts"},
+				{Name: "maxDuration", Passed: true, Want: "<= 1s", Got: "700ms", Where: "wall clock of the whole scenario"},
+			},
+		},
+		{
+			name:   "wrong delays fail on both sides with where",
+			expect: Expect{Delays: Delays{Set: true, List: durs(time.Second, 4*time.Second)}},
+			want: []Check{
+				{Name: "delays.client", Want: "1s, 4s", Got: "2s, 4s", Where: "trace.jsonl: RetryAttempt attempt 1 (overloaded), wait 1, tolerance ± 5ms + 2%"},
+				{Name: "delays.server", Want: "100ms, 400ms (wall clock = policy × timeScale 0.1)", Got: "203ms, 405ms", Where: "server.jsonl: gap between attempts 1 and 2, tolerance ± 50ms + 5%"},
+			},
+		},
+		{
+			name:   "wrong count of waits",
+			expect: Expect{Delays: Delays{Set: true, List: durs(2 * time.Second)}},
+			want: []Check{
+				{Name: "delays.client", Want: "2s", Got: "2s, 4s", Where: "trace.jsonl: 2 waits recorded, 1 expected"},
+				{Name: "delays.server", Want: "200ms (wall clock = policy × timeScale 0.1)", Got: "203ms, 405ms", Where: "server.jsonl: 2 waits seen, 1 expected"},
+			},
+		},
+		{
+			name:   "wrong outcome, attempts and types",
+			expect: Expect{Outcome: "failure", Attempts: intp(5), FailureTypes: []string{"overloaded", "rate_limit"}},
+			want: []Check{
+				{Name: "outcome", Want: "failure", Got: "success", Where: "trace.jsonl: ProviderRequestFinished.success"},
+				{Name: "attempts", Want: "5", Got: "3", Where: "server.jsonl: 529, 529, ok"},
+				{Name: "failureTypes", Want: "overloaded, rate_limit", Got: "overloaded, overloaded", Where: "trace.jsonl: RetryAttempt.failureType, failed attempt 2"},
+			},
+		},
+		{
+			name:   "policy envelope: second wait outside",
+			expect: Expect{Delays: Delays{Set: true, Policy: true}},
+			ob: func(o *Observed) {
+				o.Retries = retries("overloaded", 1500, 2500)
+				o.ServerWaits = []Wait{{1, ms(150)}, {2, ms(300)}}
+			},
+			want: []Check{
+				{Name: "delays.client", Want: "[1s, 2s], [1s, 2s]", Got: "1.5s, 2.5s", Where: "trace.jsonl: RetryAttempt attempt 2 (overloaded), wait 2"},
+				{Name: "delays.server", Want: "wall-clock gaps inside the envelope × timeScale ± 50ms + 5%: [100ms, 200ms], [100ms, 200ms]", Got: "150ms, 300ms", Where: "server.jsonl: gap between attempts 2 and 3 (wall clock, timeScale 0.1)"},
+			},
+		},
+		{
+			name:   "policy envelope without client trace uses inferred types",
+			expect: Expect{Delays: Delays{Set: true, Policy: true}},
+			ob: func(o *Observed) {
+				o.ClientTrace, o.Retries, o.TimeScale = false, nil, 1
+				o.InferredTypes = []string{"rate_limit", "overloaded"}
+				ra := 3 * time.Second
+				o.InferredRetryAfter = []*time.Duration{&ra, nil}
+				o.ServerWaits = []Wait{{1, ms(3010)}, {2, ms(1200)}}
+			},
+			want: []Check{
+				{Name: "delays.server", Passed: true, Want: "wall-clock gaps inside the envelope × timeScale ± 50ms + 5%: 3s, [1s, 2s]", Got: "3.01s, 1.2s", Where: "server.jsonl: gaps between attempts"},
+			},
+		},
+		{
+			name:   "escalations and crashed client",
+			expect: Expect{Escalations: []Escalation{{From: "haiku", To: "sonnet", Reason: "auto_after_retries"}}},
+			ob: func(o *Observed) {
+				o.Client = &ClientExit{Command: "agent", ExitCode: -1, Problem: "killed after 1s: still running at maxDuration"}
+				o.Escalations = []trace.RunEscalated{{From: "haiku", To: "opus", Reason: "auto_after_retries"}}
+			},
+			want: []Check{
+				{Name: "client", Want: "the client exits by itself", Got: "killed after 1s: still running at maxDuration", Where: "stderr.txt (agent)"},
+				{Name: "escalations", Want: "haiku → sonnet (auto_after_retries)", Got: "haiku → opus (auto_after_retries)", Where: "trace.jsonl: RunEscalated #1"},
+			},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ob := base
+			if tt.ob != nil {
+				tt.ob(&ob)
+			}
+			got := Evaluate(&Scenario{Expect: tt.expect}, ob, env)
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("Evaluate mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestTolerances(t *testing.T) {
+	c, s := tolerances(Tolerance{})
+	if diff := cmp.Diff([]Tolerance{DefaultClientTolerance, DefaultServerTolerance}, []Tolerance{c, s}); diff != "" {
+		t.Errorf("defaults mismatch (-want +got):\n%s", diff)
+	}
+	c, s = tolerances(Tolerance{Ratio: 0.1, Abs: Duration(150 * time.Millisecond)})
+	want := Tolerance{Ratio: 0.1, Abs: Duration(150 * time.Millisecond)}
+	if diff := cmp.Diff([]Tolerance{want, want}, []Tolerance{c, s}); diff != "" {
+		t.Errorf("scenario tolerance mismatch (-want +got):\n%s", diff)
+	}
+}
