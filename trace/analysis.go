@@ -1,0 +1,856 @@
+package trace
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/retrylab/retrylab/trace/internal/sketch"
+)
+
+// Schema is the "schema" of an Analysis.
+const Schema = "retrylab.analysis/v1"
+
+// Group dimensions accepted by Options.By.
+var Dimensions = []string{"provider", "model", "failureType", "run", "day"}
+
+// DefaultBy is the grouping used when Options.By is empty.
+var DefaultBy = []string{"provider", "model"}
+
+// Analysis is the result of Analyze: DESIGN.md's analysis contract
+// (schema retrylab.analysis/v1), field for field. Its semantics:
+//
+//   - A run is one runId, or one file for lines that carry none. Runs whose
+//     only events are the mock server's journal (MockRequest, MockResponse,
+//     as in server.jsonl) are not runs, and journal events never touch the
+//     request or attempt figures; they still count in inputs.events.
+//   - requests: over ProviderRequestFinished. retryRate = requests with
+//     retries > 0 / requests; failureRate = success false / requests;
+//     recoveredRate = requests with retries that succeeded / requests with
+//     retries; amplification = (requests + retries) / requests, retries being
+//     the sum of payload.retries. Every ratio with a zero denominator is 0.
+//   - Percentiles are nearest-rank (rank ceil(q·n)); exact up to 4096 values,
+//     then from a log-bucket sketch with ≤ 1 % relative error. count, total
+//     and max are always exact. Values are whole milliseconds.
+//   - attempts: failed = RetryAttempt events; byFailureType counts them (a
+//     missing failureType is "unknown"); byStatus counts those with a status;
+//     delayMs covers the ones with willRetry true.
+//   - escalations: total = RunEscalated events; runs = runs with one;
+//     rate = runs / inputs.runs (= escalation_rate); byPath sorted by count,
+//     then from, then to; a missing reason is "unknown".
+//   - groups: requests per value of the --by dimensions (provider, model,
+//     failureType — "none" when absent —, run, day — the UTC date of ts,
+//     "unknown" without one), sorted by those values.
+//   - metrics: l2_escalation_rate = runs with a RunEscalated from "L2" /
+//     runs with L2 activity (IterationStarted, RepairAttempted, or an
+//     escalation from L2); avg_repair_iterations = mean over runs with a
+//     RepairAttempted of the largest payload.iteration (the number of
+//     RepairAttempted events when none carries an iteration);
+//     diagnosis_rate = DiagnosisStarted / StepFinished.
+//   - alerts: see EvaluateAlerts; the samples n of each metric are given by
+//     Analysis.Metric.
+type Analysis struct {
+	Schema      string        `json:"schema"`
+	Inputs      Inputs        `json:"inputs"`
+	Requests    Requests      `json:"requests"`
+	Attempts    Attempts      `json:"attempts"`
+	Escalations Escalations   `json:"escalations"`
+	Groups      []Group       `json:"groups"`
+	Metrics     Metrics       `json:"metrics"`
+	Alerts      []AlertResult `json:"alerts"`
+
+	// Counts holds the denominators behind the metrics; it is not part of
+	// the JSON contract.
+	Counts Counts `json:"-"`
+	// Z is the normal quantile used for the Wilson bounds (1.645 for 95 %).
+	Z float64 `json:"-"`
+	// By is the grouping dimensions of Groups, in order.
+	By []string `json:"-"`
+	// Delays holds exact bucket counts of willRetry delays and request
+	// durations for histograms; it is not part of the JSON contract.
+	DelayHist, DurationHist Histogram `json:"-"`
+}
+
+// Inputs describes what was read.
+type Inputs struct {
+	Files          int            `json:"files"`
+	Runs           int            `json:"runs"`
+	Events         int64          `json:"events"`
+	MalformedLines int64          `json:"malformedLines"`
+	UnknownTypes   map[string]int `json:"unknownTypes"`
+}
+
+// Requests summarises ProviderRequestFinished events.
+type Requests struct {
+	Total         int64     `json:"total"`
+	Succeeded     int64     `json:"succeeded"`
+	Failed        int64     `json:"failed"`
+	WithRetries   int64     `json:"withRetries"`
+	Retries       int64     `json:"retries"`
+	RetryRate     float64   `json:"retryRate"`
+	FailureRate   float64   `json:"failureRate"`
+	RecoveredRate float64   `json:"recoveredRate"`
+	Amplification float64   `json:"amplification"`
+	DurationMs    Quantiles `json:"durationMs"`
+}
+
+// Quantiles are nearest-rank percentiles and the exact maximum, in ms.
+type Quantiles struct {
+	P50 int64 `json:"p50"`
+	P90 int64 `json:"p90"`
+	P99 int64 `json:"p99"`
+	Max int64 `json:"max"`
+}
+
+// Attempts summarises RetryAttempt events.
+type Attempts struct {
+	Failed        int64            `json:"failed"`
+	ByFailureType map[string]int64 `json:"byFailureType"`
+	ByStatus      map[string]int64 `json:"byStatus"`
+	DelayMs       Delays           `json:"delayMs"`
+}
+
+// Delays summarises the delayMs of RetryAttempt events with willRetry true.
+type Delays struct {
+	Count int64 `json:"count"`
+	Total int64 `json:"total"`
+	P50   int64 `json:"p50"`
+	P90   int64 `json:"p90"`
+	P99   int64 `json:"p99"`
+	Max   int64 `json:"max"`
+}
+
+// Escalations summarises RunEscalated events.
+type Escalations struct {
+	Total    int64            `json:"total"`
+	Runs     int              `json:"runs"`
+	Rate     float64          `json:"rate"`
+	ByPath   []EscalationPath `json:"byPath"`
+	ByReason map[string]int64 `json:"byReason"`
+}
+
+// EscalationPath counts the escalations from one model or level to another.
+type EscalationPath struct {
+	From  string `json:"from"`
+	To    string `json:"to"`
+	Count int64  `json:"count"`
+}
+
+// Group is the request summary of one value of the grouping dimensions.
+type Group struct {
+	Keys          map[string]string // dimension → value
+	Total         int64
+	Succeeded     int64
+	Failed        int64
+	WithRetries   int64
+	Retries       int64
+	RetryRate     float64
+	FailureRate   float64
+	RecoveredRate float64
+	by            []string
+}
+
+// MarshalJSON writes the dimensions first, in --by order, then the counts.
+func (g Group) MarshalJSON() ([]byte, error) {
+	var b []byte
+	b = append(b, '{')
+	for _, d := range g.by {
+		b = strconv.AppendQuote(b, d)
+		b = append(b, ':')
+		b = strconv.AppendQuote(b, g.Keys[d])
+		b = append(b, ',')
+	}
+	b = fmt.Appendf(b, `"total":%d,"succeeded":%d,"failed":%d,"withRetries":%d,"retries":%d,"retryRate":%s,"failureRate":%s,"recoveredRate":%s}`,
+		g.Total, g.Succeeded, g.Failed, g.WithRetries, g.Retries, fmtFloat(g.RetryRate), fmtFloat(g.FailureRate), fmtFloat(g.RecoveredRate))
+	return b, nil
+}
+
+func fmtFloat(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }
+
+// Metrics are the seed's dashboard metrics, the ones alerts refer to.
+type Metrics struct {
+	ProviderRetryRate   float64 `json:"provider_retry_rate"`
+	ProviderFailureRate float64 `json:"provider_failure_rate"`
+	EscalationRate      float64 `json:"escalation_rate"`
+	L2EscalationRate    float64 `json:"l2_escalation_rate"`
+	AvgRepairIterations float64 `json:"avg_repair_iterations"`
+	DiagnosisRate       float64 `json:"diagnosis_rate"`
+}
+
+// Counts are the numerators and denominators behind Metrics.
+type Counts struct {
+	EscalatedRuns    int   // runs with a RunEscalated
+	L2Runs           int   // runs with L2 activity
+	L2EscalatedRuns  int   // runs with a RunEscalated from L2
+	RepairRuns       int   // runs with a RepairAttempted
+	RepairIterations int64 // sum over RepairRuns of the largest iteration
+	DiagnosisStarted int64
+	StepFinished     int64
+	Recovered        int64 // requests with retries that succeeded
+}
+
+// Histogram holds exact cumulative-ready bucket counts of millisecond values
+// for the upper bounds HistogramBoundsMs, plus an implicit +Inf bucket.
+type Histogram struct {
+	Counts [len(HistogramBoundsMs) + 1]int64 // non-cumulative
+	SumMs  int64
+}
+
+// HistogramBoundsMs are the histogram upper bounds in milliseconds.
+var HistogramBoundsMs = [...]int64{100, 250, 500, 1000, 2000, 4000, 8000, 16000, 32000, 64000}
+
+func (h *Histogram) add(v int64) {
+	i, _ := slices.BinarySearch(HistogramBoundsMs[:], v)
+	h.Counts[i]++
+	h.SumMs += v
+}
+
+func (h *Histogram) merge(o *Histogram) {
+	for i := range h.Counts {
+		h.Counts[i] += o.Counts[i]
+	}
+	h.SumMs += o.SumMs
+}
+
+// Options control Analyze.
+type Options struct {
+	// By lists the grouping dimensions (see Dimensions); empty means DefaultBy.
+	By []string
+	// Alerts are evaluated against Metrics; nil means no alerts (the CLI
+	// passes DefaultAlerts).
+	Alerts []Alert
+	// MinSamples is the default minimum sample count of an alert.
+	MinSamples int
+	// Confidence is the one-sided confidence of the Wilson bounds; 0 means 0.95.
+	Confidence float64
+	// Strict makes the first malformed line an error.
+	Strict bool
+	// Workers is how many files are read at once; 0 means GOMAXPROCS.
+	Workers int
+	// Malformed, if not nil, is called for each malformed line, in file
+	// order, after all files are read.
+	Malformed func(*LineError)
+	// Stdin is read for the path "-"; nil means os.Stdin.
+	Stdin io.Reader
+}
+
+// maxReportedPerFile bounds the malformed lines remembered per file.
+const maxReportedPerFile = 100
+
+// Analyze reads the trace files (as Discover returns them) in parallel,
+// one streaming pass each, and computes the Analysis. A file that cannot be
+// read is an error; so is a malformed line with Options.Strict.
+func Analyze(ctx context.Context, files []string, opts Options) (*Analysis, error) {
+	by := opts.By
+	if len(by) == 0 {
+		by = DefaultBy
+	}
+	for _, d := range by {
+		if !slices.Contains(Dimensions, d) {
+			return nil, fmt.Errorf("unknown grouping %q (want one of %s)", d, strings.Join(Dimensions, ", "))
+		}
+	}
+	conf := opts.Confidence
+	if conf == 0 {
+		conf = 0.95
+	}
+	if !(conf > 0.5 && conf < 1) {
+		return nil, fmt.Errorf("confidence %v is out of range (want 0.5 < c < 1)", conf)
+	}
+	workers := opts.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	workers = min(workers, max(len(files), 1))
+
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	type fileResult struct {
+		malformed []*LineError
+		extra     int64
+		err       error
+	}
+	results := make([]fileResult, len(files))
+	accs := make([]*acc, workers)
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for w := range workers {
+		a := newAcc(by)
+		accs[w] = a
+		wg.Go(func() {
+			for i := range next {
+				if ctx.Err() != nil {
+					continue
+				}
+				res := &results[i]
+				res.err = a.readFile(ctx, files[i], opts, func(le *LineError) error {
+					if opts.Strict {
+						return le
+					}
+					if len(res.malformed) < maxReportedPerFile {
+						res.malformed = append(res.malformed, le)
+					} else {
+						res.extra++
+					}
+					return nil
+				})
+				if res.err != nil {
+					cancel()
+				}
+			}
+		})
+	}
+	for i := range files {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	for i := range results {
+		if err := results[i].err; err != nil {
+			return nil, err
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	total := accs[0]
+	for _, a := range accs[1:] {
+		total.merge(a)
+	}
+	if opts.Malformed != nil {
+		for i, r := range results {
+			for _, le := range r.malformed {
+				opts.Malformed(le)
+			}
+			if r.extra > 0 {
+				opts.Malformed(&LineError{File: files[i], Line: r.malformed[len(r.malformed)-1].Line,
+					Reason: fmt.Sprintf("and %d more malformed lines after this one", r.extra)})
+			}
+		}
+	}
+	an := total.result(len(files))
+	an.By = slices.Clone(by)
+	an.Z = math.Sqrt2 * math.Erfinv(2*conf-1)
+	alerts, err := EvaluateAlerts(an, opts.Alerts, opts.MinSamples)
+	if err != nil {
+		return nil, err
+	}
+	an.Alerts = alerts
+	return an, nil
+}
+
+// runState is what the metrics need to know about one run.
+type runState struct {
+	counted     bool // has an event other than the mock's journal
+	escalated   bool
+	l2Escalated bool
+	l2Active    bool
+	repairs     int64
+	maxIter     int64
+	hasIter     bool
+}
+
+func (r *runState) merge(o *runState) {
+	r.counted = r.counted || o.counted
+	r.escalated = r.escalated || o.escalated
+	r.l2Escalated = r.l2Escalated || o.l2Escalated
+	r.l2Active = r.l2Active || o.l2Active
+	r.repairs += o.repairs
+	r.maxIter = max(r.maxIter, o.maxIter)
+	r.hasIter = r.hasIter || o.hasIter
+}
+
+type groupKey struct{ provider, model, failureType, run, day string }
+
+type groupStats struct {
+	total, succeeded, failed, withRetries, retries, recovered int64
+}
+
+type pathKey struct{ from, to string }
+
+// acc accumulates one worker's share of the files.
+type acc struct {
+	by                                                 []string
+	byProvider, byModel, byFailure, byRun, byDay       bool
+	files                                              int
+	events, malformed                                  int64
+	unknown                                            map[string]int
+	total, succeeded, failed, withRetries, retries, rc int64
+	duration, delay                                    sketch.Dist
+	durHist, delayHist                                 Histogram
+	failedAttempts                                     int64
+	byFailureType                                      map[string]int64
+	byStatus                                           map[int64]int64
+	escalations                                        int64
+	byPath                                             map[pathKey]int64
+	byReason                                           map[string]int64
+	diagStarted, stepFinished                          int64
+	runs                                               map[string]*runState
+	groups                                             map[groupKey]*groupStats
+	intern                                             map[string]string
+}
+
+func newAcc(by []string) *acc {
+	return &acc{
+		by:            by,
+		byProvider:    slices.Contains(by, "provider"),
+		byModel:       slices.Contains(by, "model"),
+		byFailure:     slices.Contains(by, "failureType"),
+		byRun:         slices.Contains(by, "run"),
+		byDay:         slices.Contains(by, "day"),
+		unknown:       map[string]int{},
+		byFailureType: map[string]int64{},
+		byStatus:      map[int64]int64{},
+		byPath:        map[pathKey]int64{},
+		byReason:      map[string]int64{},
+		runs:          map[string]*runState{},
+		groups:        map[groupKey]*groupStats{},
+		intern:        map[string]string{},
+	}
+}
+
+// str interns a JSON string token of a low-cardinality field.
+func (a *acc) str(val []byte) string {
+	if len(val) >= 2 && val[0] == '"' {
+		raw := val[1 : len(val)-1]
+		if s, ok := a.intern[string(raw)]; ok {
+			return s
+		}
+		s := jsonString(val)
+		if len(a.intern) < 100_000 {
+			a.intern[string(raw)] = s
+		}
+		return s
+	}
+	return ""
+}
+
+// fileRunPrefix marks run keys made from a file name rather than a runId.
+const fileRunPrefix = "\x00file:"
+
+func (a *acc) readFile(ctx context.Context, path string, opts Options, malformed func(*LineError) error) error {
+	var r *Reader
+	var err error
+	if path == StdinName && opts.Stdin != nil {
+		r, err = NewReader(opts.Stdin, StdinName)
+	} else {
+		r, err = Open(path)
+	}
+	if err != nil {
+		return &PathError{Path: path, Reason: "cannot read: " + cause(err), Err: err}
+	}
+	defer r.Close()
+	a.files++
+	fileRun := fileRunPrefix + path
+	var lastRunID []byte
+	var lastRun *runState
+	var lastKey string
+	for n := 0; ; n++ {
+		if n&0xffff == 0 && ctx.Err() != nil {
+			return ctx.Err()
+		}
+		ev, err := r.Next()
+		if err != nil {
+			if err == io.EOF {
+				return nil
+			}
+			var le *LineError
+			if errors.As(err, &le) {
+				a.malformed++
+				if err := malformed(le); err != nil {
+					return err
+				}
+				continue
+			}
+			return &PathError{Path: path, Reason: "cannot read: " + cause(err), Err: err}
+		}
+		a.events++
+		// Find the run, reusing the last one while runId does not change.
+		var run *runState
+		if lastRun != nil && string(ev.RunID) == string(lastRunID) {
+			run = lastRun
+		} else {
+			key := fileRun
+			if len(ev.RunID) > 0 {
+				key = string(ev.RunID)
+			}
+			run = a.runs[key]
+			if run == nil {
+				run = &runState{}
+				a.runs[key] = run
+			}
+			lastRun, lastKey = run, key
+			lastRunID = append(lastRunID[:0], ev.RunID...)
+		}
+		switch ev.Type {
+		case TypeMockRequest, TypeMockResponse:
+			continue // the mock's journal: not a client event, not a run
+		}
+		run.counted = true
+		a.event(ev, run, lastKey)
+	}
+}
+
+func (a *acc) event(ev *RawEvent, run *runState, runKey string) {
+	switch ev.Type {
+	case TypeProviderRequestFinished:
+		var provider, model, failureType string
+		var dur, retries int64
+		var success bool
+		eachMember(ev.Payload, func(k, v []byte) {
+			switch string(k) {
+			case "provider":
+				provider = a.str(v)
+			case "model":
+				model = a.str(v)
+			case "durationMs":
+				dur, _ = jsonInt(v)
+			case "success":
+				success = jsonBool(v)
+			case "retries":
+				retries, _ = jsonInt(v)
+			case "failureType":
+				failureType = a.str(v)
+			}
+		})
+		retries = max(retries, 0)
+		a.total++
+		a.retries += retries
+		a.duration.Add(dur)
+		a.durHist.add(max(dur, 0))
+		if success {
+			a.succeeded++
+		} else {
+			a.failed++
+		}
+		if retries > 0 {
+			a.withRetries++
+			if success {
+				a.rc++
+			}
+		}
+		var gk groupKey
+		if a.byProvider {
+			gk.provider = provider
+		}
+		if a.byModel {
+			gk.model = model
+		}
+		if a.byFailure {
+			gk.failureType = failureType
+			if gk.failureType == "" {
+				gk.failureType = "none"
+			}
+		}
+		if a.byRun {
+			gk.run = runKey
+		}
+		if a.byDay {
+			gk.day = dayOf(ev.TS)
+		}
+		g := a.groups[gk]
+		if g == nil {
+			g = &groupStats{}
+			a.groups[gk] = g
+		}
+		g.total++
+		g.retries += retries
+		if success {
+			g.succeeded++
+		} else {
+			g.failed++
+		}
+		if retries > 0 {
+			g.withRetries++
+			if success {
+				g.recovered++
+			}
+		}
+	case TypeRetryAttempt:
+		var failureType string
+		var status, delay int64
+		var willRetry bool
+		eachMember(ev.Payload, func(k, v []byte) {
+			switch string(k) {
+			case "failureType":
+				failureType = a.str(v)
+			case "status":
+				status, _ = jsonInt(v)
+			case "delayMs":
+				delay, _ = jsonInt(v)
+			case "willRetry":
+				willRetry = jsonBool(v)
+			}
+		})
+		a.failedAttempts++
+		if failureType == "" {
+			failureType = "unknown"
+		}
+		a.byFailureType[failureType]++
+		if status != 0 {
+			a.byStatus[status]++
+		}
+		if willRetry {
+			a.delay.Add(delay)
+			a.delayHist.add(max(delay, 0))
+		}
+	case TypeRunEscalated:
+		var from, to, reason string
+		eachMember(ev.Payload, func(k, v []byte) {
+			switch string(k) {
+			case "from":
+				from = a.str(v)
+			case "to":
+				to = a.str(v)
+			case "reason":
+				reason = a.str(v)
+			}
+		})
+		a.escalations++
+		a.byPath[pathKey{from, to}]++
+		if reason == "" {
+			reason = "unknown"
+		}
+		a.byReason[reason]++
+		run.escalated = true
+		if strings.EqualFold(from, "L2") {
+			run.l2Escalated = true
+			run.l2Active = true
+		}
+	case TypeIterationStarted:
+		run.l2Active = true
+	case TypeRepairAttempted:
+		run.l2Active = true
+		run.repairs++
+		eachMember(ev.Payload, func(k, v []byte) {
+			if string(k) == "iteration" {
+				if it, ok := jsonInt(v); ok {
+					run.maxIter = max(run.maxIter, it)
+					run.hasIter = true
+				}
+			}
+		})
+	case TypeDiagnosisStarted:
+		a.diagStarted++
+	case TypeStepFinished:
+		a.stepFinished++
+	default:
+		if !IsKnownType(ev.Type) {
+			a.unknown[ev.Type]++
+		}
+	}
+}
+
+// eachMember calls fn for each member of the JSON object obj (already
+// validated by the Reader); anything but an object is ignored.
+func eachMember(obj []byte, fn func(k, v []byte)) {
+	if len(obj) == 0 || obj[0] != '{' {
+		return
+	}
+	scanObject(obj, 0, 0, func(k, v []byte) bool { fn(k, v); return true })
+}
+
+// dayOf returns the UTC date of an RFC 3339 timestamp, or "unknown".
+func dayOf(ts []byte) string {
+	if len(ts) >= 10 && ts[len(ts)-1] == 'Z' && ts[4] == '-' && ts[7] == '-' {
+		return string(ts[:10])
+	}
+	if t, err := time.Parse(time.RFC3339Nano, string(ts)); err == nil {
+		return t.UTC().Format(time.DateOnly)
+	}
+	return "unknown"
+}
+
+func (a *acc) merge(o *acc) {
+	a.files += o.files
+	a.events += o.events
+	a.malformed += o.malformed
+	for k, v := range o.unknown {
+		a.unknown[k] += v
+	}
+	a.total += o.total
+	a.succeeded += o.succeeded
+	a.failed += o.failed
+	a.withRetries += o.withRetries
+	a.retries += o.retries
+	a.rc += o.rc
+	a.duration.Merge(&o.duration)
+	a.delay.Merge(&o.delay)
+	a.durHist.merge(&o.durHist)
+	a.delayHist.merge(&o.delayHist)
+	a.failedAttempts += o.failedAttempts
+	for k, v := range o.byFailureType {
+		a.byFailureType[k] += v
+	}
+	for k, v := range o.byStatus {
+		a.byStatus[k] += v
+	}
+	a.escalations += o.escalations
+	for k, v := range o.byPath {
+		a.byPath[k] += v
+	}
+	for k, v := range o.byReason {
+		a.byReason[k] += v
+	}
+	a.diagStarted += o.diagStarted
+	a.stepFinished += o.stepFinished
+	for k, v := range o.runs {
+		if r := a.runs[k]; r != nil {
+			r.merge(v)
+		} else {
+			a.runs[k] = v
+		}
+	}
+	for k, v := range o.groups {
+		g := a.groups[k]
+		if g == nil {
+			g = &groupStats{}
+			a.groups[k] = g
+		}
+		g.total += v.total
+		g.succeeded += v.succeeded
+		g.failed += v.failed
+		g.withRetries += v.withRetries
+		g.retries += v.retries
+		g.recovered += v.recovered
+	}
+}
+
+func ratio(num, den float64) float64 {
+	if den == 0 {
+		return 0
+	}
+	return num / den
+}
+
+func (a *acc) result(files int) *Analysis {
+	an := &Analysis{Schema: Schema}
+	an.Inputs = Inputs{Files: files, Events: a.events, MalformedLines: a.malformed, UnknownTypes: a.unknown}
+	var c Counts
+	runs := 0
+	for _, r := range a.runs {
+		if !r.counted {
+			continue
+		}
+		runs++
+		if r.escalated {
+			c.EscalatedRuns++
+		}
+		if r.l2Active {
+			c.L2Runs++
+		}
+		if r.l2Escalated {
+			c.L2EscalatedRuns++
+		}
+		if r.repairs > 0 {
+			c.RepairRuns++
+			if r.hasIter {
+				c.RepairIterations += r.maxIter
+			} else {
+				c.RepairIterations += r.repairs
+			}
+		}
+	}
+	c.DiagnosisStarted = a.diagStarted
+	c.StepFinished = a.stepFinished
+	c.Recovered = a.rc
+	an.Counts = c
+	an.Inputs.Runs = runs
+
+	tot := float64(a.total)
+	an.Requests = Requests{
+		Total: a.total, Succeeded: a.succeeded, Failed: a.failed,
+		WithRetries: a.withRetries, Retries: a.retries,
+		RetryRate:     ratio(float64(a.withRetries), tot),
+		FailureRate:   ratio(float64(a.failed), tot),
+		RecoveredRate: ratio(float64(a.rc), float64(a.withRetries)),
+		Amplification: ratio(float64(a.total+a.retries), tot),
+		DurationMs: Quantiles{
+			P50: a.duration.Quantile(0.5), P90: a.duration.Quantile(0.9),
+			P99: a.duration.Quantile(0.99), Max: a.duration.Max(),
+		},
+	}
+	byStatus := make(map[string]int64, len(a.byStatus))
+	for k, v := range a.byStatus {
+		byStatus[strconv.FormatInt(k, 10)] = v
+	}
+	an.Attempts = Attempts{
+		Failed: a.failedAttempts, ByFailureType: a.byFailureType, ByStatus: byStatus,
+		DelayMs: Delays{
+			Count: a.delay.Count(), Total: a.delay.Total(),
+			P50: a.delay.Quantile(0.5), P90: a.delay.Quantile(0.9),
+			P99: a.delay.Quantile(0.99), Max: a.delay.Max(),
+		},
+	}
+	paths := make([]EscalationPath, 0, len(a.byPath))
+	for k, v := range a.byPath {
+		paths = append(paths, EscalationPath{From: k.from, To: k.to, Count: v})
+	}
+	slices.SortFunc(paths, func(x, y EscalationPath) int {
+		if x.Count != y.Count {
+			return int(y.Count - x.Count)
+		}
+		if x.From != y.From {
+			return strings.Compare(x.From, y.From)
+		}
+		return strings.Compare(x.To, y.To)
+	})
+	an.Escalations = Escalations{
+		Total: a.escalations, Runs: c.EscalatedRuns,
+		Rate:   ratio(float64(c.EscalatedRuns), float64(runs)),
+		ByPath: paths, ByReason: a.byReason,
+	}
+	an.Groups = make([]Group, 0, len(a.groups))
+	for k, g := range a.groups {
+		keys := map[string]string{}
+		for _, d := range a.by {
+			switch d {
+			case "provider":
+				keys[d] = k.provider
+			case "model":
+				keys[d] = k.model
+			case "failureType":
+				keys[d] = k.failureType
+			case "run":
+				keys[d] = strings.TrimPrefix(k.run, fileRunPrefix)
+			case "day":
+				keys[d] = k.day
+			}
+		}
+		an.Groups = append(an.Groups, Group{
+			Keys: keys, Total: g.total, Succeeded: g.succeeded, Failed: g.failed,
+			WithRetries: g.withRetries, Retries: g.retries,
+			RetryRate:     ratio(float64(g.withRetries), float64(g.total)),
+			FailureRate:   ratio(float64(g.failed), float64(g.total)),
+			RecoveredRate: ratio(float64(g.recovered), float64(g.withRetries)),
+			by:            a.by,
+		})
+	}
+	slices.SortFunc(an.Groups, func(x, y Group) int {
+		for _, d := range a.by {
+			if c := strings.Compare(x.Keys[d], y.Keys[d]); c != 0 {
+				return c
+			}
+		}
+		return 0
+	})
+	an.Metrics = Metrics{
+		ProviderRetryRate:   an.Requests.RetryRate,
+		ProviderFailureRate: an.Requests.FailureRate,
+		EscalationRate:      an.Escalations.Rate,
+		L2EscalationRate:    ratio(float64(c.L2EscalatedRuns), float64(c.L2Runs)),
+		AvgRepairIterations: ratio(float64(c.RepairIterations), float64(c.RepairRuns)),
+		DiagnosisRate:       ratio(float64(c.DiagnosisStarted), float64(c.StepFinished)),
+	}
+	an.DelayHist, an.DurationHist = a.delayHist, a.durHist
+	an.Alerts = []AlertResult{}
+	return an
+}

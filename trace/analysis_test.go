@@ -1,0 +1,239 @@
+package trace
+
+import (
+	"context"
+	"errors"
+	"math"
+	"path/filepath"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+)
+
+// TestAnalyzeHandChecked computes every field of the analysis on a small
+// corpus whose figures were worked out by hand (see the comments).
+func TestAnalyzeHandChecked(t *testing.T) {
+	files, err := Discover([]string{"testdata/corpus"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantFiles := []string{
+		filepath.FromSlash("testdata/corpus/run1/server.jsonl"),
+		filepath.FromSlash("testdata/corpus/run1/trace.jsonl"),
+		filepath.FromSlash("testdata/corpus/run2/trace.jsonl"),
+		filepath.FromSlash("testdata/corpus/run3.jsonl.gz"),
+	}
+	if diff := cmp.Diff(wantFiles, files); diff != "" {
+		t.Fatalf("Discover() mismatch (-want +got):\n%s", diff)
+	}
+	var malformed []*LineError
+	got, err := Analyze(context.Background(), files, Options{
+		Alerts:     DefaultAlerts(),
+		MinSamples: 1,
+		Workers:    3,
+		Malformed:  func(le *LineError) { malformed = append(malformed, le) },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	z := 1.6448536269514722
+	by := []string{"provider", "model"}
+	want := &Analysis{
+		Schema: Schema,
+		// run1/trace 13 + server 3 (not a run: journal only, no runId) +
+		// run2 12 (one blank, one malformed) + run3 4.
+		Inputs: Inputs{Files: 4, Runs: 3, Events: 32, MalformedLines: 1, UnknownTypes: map[string]int{"Foo": 2}},
+		// durations 100, 3500, 9000, 2000: nearest rank p50 = 2nd = 2000.
+		Requests: Requests{Total: 4, Succeeded: 3, Failed: 1, WithRetries: 3, Retries: 6,
+			RetryRate: 0.75, FailureRate: 0.25, RecoveredRate: 2.0 / 3, Amplification: 2.5,
+			DurationMs: Quantiles{P50: 2000, P90: 9000, P99: 9000, Max: 9000}},
+		// willRetry delays 1000 2000 500 1000 2000 1500.
+		Attempts: Attempts{Failed: 7,
+			ByFailureType: map[string]int64{"rate_limit": 1, "overloaded": 1, "server_error": 4, "timeout": 1},
+			ByStatus:      map[string]int64{"429": 1, "529": 1, "503": 4},
+			DelayMs:       Delays{Count: 6, Total: 8000, P50: 1000, P90: 2000, P99: 2000, Max: 2000}},
+		Escalations: Escalations{Total: 3, Runs: 2, Rate: 2.0 / 3,
+			ByPath: []EscalationPath{
+				{From: "L2", To: "L3", Count: 1},
+				{From: "claude-haiku", To: "claude-sonnet", Count: 1},
+				{From: "claude-sonnet", To: "claude-opus", Count: 1},
+			},
+			ByReason: map[string]int64{"auto_after_retries": 1, "non_improving": 1, "error_fallback": 1}},
+		Groups: []Group{
+			{Keys: map[string]string{"provider": "anthropic", "model": "claude-haiku"}, Total: 2, Succeeded: 2,
+				WithRetries: 1, Retries: 2, RetryRate: 0.5, RecoveredRate: 1, by: by},
+			{Keys: map[string]string{"provider": "anthropic", "model": "claude-sonnet"}, Total: 1, Succeeded: 1,
+				WithRetries: 1, Retries: 1, RetryRate: 1, RecoveredRate: 1, by: by},
+			{Keys: map[string]string{"provider": "openai", "model": "gpt-4o"}, Total: 1, Failed: 1,
+				WithRetries: 1, Retries: 3, RetryRate: 1, FailureRate: 1, by: by},
+		},
+		// L2 runs: r1 (escalated from L2) and run2; repair maxima 2 and 4.
+		Metrics: Metrics{ProviderRetryRate: 0.75, ProviderFailureRate: 0.25, EscalationRate: 2.0 / 3,
+			L2EscalationRate: 0.5, AvgRepairIterations: 3, DiagnosisRate: 0.2},
+		Alerts: []AlertResult{
+			{Name: "provider_retry_rate", Metric: "provider_retry_rate", Op: ">", Threshold: 0.2, Value: 0.75, Samples: 4,
+				Lower: 0.3561680085985064, Upper: 0.9420926788001412, State: StateFiring},
+			{Name: "l2_escalation_rate", Metric: "l2_escalation_rate", Op: ">", Threshold: 0.3, Value: 0.5, Samples: 2,
+				Lower: 0.12086631942227365, Upper: 0.8791336805777263, State: StateWarning},
+			{Name: "avg_repair_iterations", Metric: "avg_repair_iterations", Op: ">", Threshold: 3, Value: 3, Samples: 2,
+				Lower: 3, Upper: 3, State: StateOK},
+			{Name: "diagnosis_rate", Metric: "diagnosis_rate", Op: ">", Threshold: 0.1, Value: 0.2, Samples: 5,
+				Lower: 0.04596245388060396, Upper: 0.5647074465784568, State: StateWarning},
+		},
+		Counts: Counts{EscalatedRuns: 2, L2Runs: 2, L2EscalatedRuns: 1, RepairRuns: 2, RepairIterations: 6,
+			DiagnosisStarted: 1, StepFinished: 5, Recovered: 2},
+		Z:  z,
+		By: by,
+		DelayHist: Histogram{Counts: [11]int64{2: 1, 3: 2, 4: 3}, SumMs: 8000},
+		DurationHist: Histogram{Counts: [11]int64{0: 1, 4: 1, 5: 1, 7: 1}, SumMs: 14600},
+	}
+	opts := []cmp.Option{cmp.AllowUnexported(Group{}), cmpopts.EquateApprox(0, 1e-9)}
+	if diff := cmp.Diff(want, got, opts...); diff != "" {
+		t.Errorf("Analyze() mismatch (-want +got):\n%s", diff)
+	}
+	wantMal := []*LineError{{File: filepath.FromSlash("testdata/corpus/run2/trace.jsonl"), Line: 4, Reason: "not a JSON object"}}
+	if diff := cmp.Diff(wantMal, malformed); diff != "" {
+		t.Errorf("malformed lines mismatch (-want +got):\n%s", diff)
+	}
+}
+
+func TestAnalyzeStrict(t *testing.T) {
+	_, err := Analyze(context.Background(), []string{"testdata/corpus/run1/trace.jsonl", "testdata/corpus/run2/trace.jsonl"}, Options{Strict: true})
+	var le *LineError
+	if !errors.As(err, &le) || le.Line != 4 {
+		t.Fatalf("Analyze(strict) error = %v, want a *LineError at line 4", err)
+	}
+}
+
+func TestAnalyzeGroupings(t *testing.T) {
+	files, _ := Discover([]string{"testdata/corpus"})
+	tests := []struct {
+		name string
+		by   []string
+		want []map[string]string
+	}{
+		{"failureType", []string{"failureType"}, []map[string]string{{"failureType": "none"}, {"failureType": "server_error"}}},
+		{"run", []string{"run"}, []map[string]string{{"run": "r1"}, {"run": "r3"}, {"run": filepath.FromSlash("testdata/corpus/run2/trace.jsonl")}}},
+		{"day", []string{"day", "provider"}, []map[string]string{{"day": "2026-11-21", "provider": "anthropic"}, {"day": "2026-11-21", "provider": "openai"}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			an, err := Analyze(context.Background(), files, Options{By: tt.by})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []map[string]string
+			for _, g := range an.Groups {
+				got = append(got, g.Keys)
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("groups mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+	if _, err := Analyze(context.Background(), files, Options{By: []string{"colour"}}); err == nil {
+		t.Error("unknown grouping: want an error")
+	}
+}
+
+func TestEvaluateAlerts(t *testing.T) {
+	an := &Analysis{Z: 1.6448536269514722}
+	an.Requests.Total = 100
+	tests := []struct {
+		name  string
+		rate  float64
+		total int64
+		op    string
+		thr   float64
+		min   int
+		want  string
+	}{
+		{"ok below", 0.10, 100, ">", 0.2, 1, StateOK},
+		{"warning: point above, interval straddles", 0.22, 100, ">", 0.2, 1, StateWarning},
+		{"firing: lower bound above", 0.40, 100, ">", 0.2, 1, StateFiring},
+		{"insufficient data", 0.90, 5, ">", 0.2, 20, StateInsufficientData},
+		{"no samples at all", 0, 0, ">", 0.2, 0, StateInsufficientData},
+		{"less-than firing on upper bound", 0.01, 1000, "<", 0.05, 1, StateFiring},
+		{"less-than warning", 0.04, 100, "<", 0.05, 1, StateWarning},
+		{"equal is not greater", 0.2, 100, ">", 0.2, 1, StateOK},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			an.Requests.Total = tt.total
+			an.Metrics.ProviderRetryRate = tt.rate
+			thr := tt.thr
+			got, err := EvaluateAlerts(an, []Alert{{Name: "a", Metric: "provider_retry_rate", Op: tt.op, Threshold: &thr}}, tt.min)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got[0].State != tt.want {
+				t.Errorf("state = %s, want %s (lower %v upper %v)", got[0].State, tt.want, got[0].Lower, got[0].Upper)
+			}
+		})
+	}
+}
+
+func TestWilson(t *testing.T) {
+	lo, hi := Wilson(0.2, 100, 1.6448536269514722)
+	if math.Abs(lo-0.14250182366028782) > 1e-12 || math.Abs(hi-0.2733038088096168) > 1e-12 {
+		t.Errorf("Wilson(0.2, 100) = %v, %v", lo, hi)
+	}
+	if lo, hi := Wilson(0.5, 0, 1.645); lo != 0 || hi != 1 {
+		t.Errorf("Wilson(n=0) = %v, %v; want 0, 1", lo, hi)
+	}
+}
+
+func TestParseAlert(t *testing.T) {
+	f := func(v float64) *float64 { return &v }
+	tests := []struct {
+		in      string
+		want    Alert
+		wantErr bool
+	}{
+		{in: "provider_retry_rate>0.2", want: Alert{Name: "provider_retry_rate", Metric: "provider_retry_rate", Op: ">", Threshold: f(0.2)}},
+		{in: "diagnosis_rate >= 0.1", want: Alert{Name: "diagnosis_rate", Metric: "diagnosis_rate", Op: ">=", Threshold: f(0.1)}},
+		{in: "avg_repair_iterations<=3", want: Alert{Name: "avg_repair_iterations", Metric: "avg_repair_iterations", Op: "<=", Threshold: f(3)}},
+		{in: "provider_retry_rate=0.2", wantErr: true},
+		{in: "nope>1", wantErr: true},
+		{in: ">1", wantErr: true},
+		{in: "provider_retry_rate>abc", wantErr: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.in, func(t *testing.T) {
+			got, err := ParseAlert(tt.in)
+			if (err != nil) != tt.wantErr {
+				t.Fatalf("ParseAlert(%q) error = %v, wantErr %v", tt.in, err, tt.wantErr)
+			}
+			if diff := cmp.Diff(tt.want, got); !tt.wantErr && diff != "" {
+				t.Errorf("ParseAlert() mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestParseAlerts(t *testing.T) {
+	tests := []struct {
+		name, in, wantErr string
+	}{
+		{"ok", "alerts:\n  - metric: provider_retry_rate\n    op: \">\"\n    threshold: 0.2\n    minSamples: 20\n    severity: page\n", ""},
+		{"unknown field", "alerts:\n  - metric: provider_retry_rate\n    op: \">\"\n    threshold: 0.2\n    colour: red\n", "a.yaml:5: field colour not found in type trace.Alert"},
+		{"unknown metric", "alerts:\n  - metric: retry_rate\n    op: \">\"\n    threshold: 0.2\n", `a.yaml:2: alerts[0].metric: unknown metric "retry_rate"`},
+		{"bad op", "alerts:\n  - metric: diagnosis_rate\n    op: \"=\"\n    threshold: 0.2\n", `a.yaml:3: alerts[0].op: "=" is not one of ">", ">=", "<", "<="`},
+		{"no threshold", "alerts:\n  - metric: diagnosis_rate\n    op: \">\"\n", "a.yaml:2: alerts[0].threshold: missing"},
+		{"bad yaml", "alerts: [\n", "a.yaml:1: did not find expected node content"},
+		{"empty", "", "a.yaml: alerts: empty alerts file"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := ParseAlerts("a.yaml", []byte(tt.in))
+			got := ""
+			if err != nil {
+				got = err.Error()
+			}
+			if got != tt.wantErr {
+				t.Errorf("ParseAlerts() error = %q, want %q", got, tt.wantErr)
+			}
+		})
+	}
+}

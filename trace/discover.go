@@ -1,0 +1,111 @@
+package trace
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// PathError is a path given to Discover that names nothing readable as a trace.
+type PathError struct {
+	Path   string
+	Reason string
+	Err    error
+}
+
+func (e *PathError) Error() string { return fmt.Sprintf("%s: %s", e.Path, e.Reason) }
+func (e *PathError) Unwrap() error { return e.Err }
+
+// Hint tells the user what to do next.
+func (e *PathError) Hint() string {
+	return "give run folders, trace files (*.jsonl, *.jsonl.gz), globs, or - for stdin; e.g. retrylab trace analyze runs/"
+}
+
+// IsTraceFile reports whether name is a trace file by its name: *.jsonl or *.jsonl.gz.
+func IsTraceFile(name string) bool {
+	return strings.HasSuffix(name, ".jsonl") || strings.HasSuffix(name, ".jsonl.gz")
+}
+
+// Discover expands paths into trace files: a file is taken as it is
+// (whatever its name), "-" stands for standard input, a folder is searched
+// recursively for *.jsonl and *.jsonl.gz (trace.jsonl and the mock's
+// server.jsonl included), and a path that does not exist is tried as a glob.
+// The result is sorted within each argument and free of duplicates.
+// A path that matches nothing, or a folder without traces, is a *PathError.
+func Discover(paths []string) ([]string, error) {
+	var out []string
+	seen := map[string]bool{}
+	add := func(p string) {
+		if !seen[p] {
+			seen[p] = true
+			out = append(out, p)
+		}
+	}
+	for _, p := range paths {
+		if p == StdinName {
+			add(p)
+			continue
+		}
+		fi, err := os.Stat(p)
+		if err != nil {
+			if !errors.Is(err, fs.ErrNotExist) {
+				return nil, &PathError{Path: p, Reason: "cannot read: " + cause(err), Err: err}
+			}
+			matches, gerr := filepath.Glob(p)
+			if gerr != nil {
+				return nil, &PathError{Path: p, Reason: "bad glob pattern", Err: gerr}
+			}
+			if len(matches) == 0 {
+				return nil, &PathError{Path: p, Reason: "no such file or folder", Err: err}
+			}
+			sub, err := Discover(matches)
+			if err != nil {
+				return nil, err
+			}
+			for _, s := range sub {
+				add(s)
+			}
+			continue
+		}
+		if !fi.IsDir() {
+			add(p)
+			continue
+		}
+		var found []string
+		err = filepath.WalkDir(p, func(path string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			if !d.IsDir() && IsTraceFile(d.Name()) {
+				found = append(found, path)
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, &PathError{Path: p, Reason: "cannot read folder: " + err.Error(), Err: err}
+		}
+		if len(found) == 0 {
+			return nil, &PathError{Path: p, Reason: "folder holds no trace files (*.jsonl, *.jsonl.gz)"}
+		}
+		slices.Sort(found)
+		for _, f := range found {
+			add(f)
+		}
+	}
+	return out, nil
+}
+
+// cause returns the innermost message of err ("permission denied").
+func cause(err error) string {
+	for {
+		u := errors.Unwrap(err)
+		if u == nil {
+			return err.Error()
+		}
+		err = u
+	}
+}

@@ -1,0 +1,67 @@
+package sketch
+
+import (
+	"math"
+	"math/rand/v2"
+	"slices"
+	"testing"
+)
+
+func TestExactNearestRank(t *testing.T) {
+	var d Dist
+	for _, v := range []int64{5, 1, 4, 2, 3} {
+		d.Add(v)
+	}
+	tests := []struct {
+		q    float64
+		want int64
+	}{{0, 1}, {0.2, 1}, {0.5, 3}, {0.9, 5}, {0.99, 5}, {1, 5}}
+	for _, tt := range tests {
+		if got := d.Quantile(tt.q); got != tt.want {
+			t.Errorf("Quantile(%v) = %d, want %d", tt.q, got, tt.want)
+		}
+	}
+	if d.Count() != 5 || d.Total() != 15 || d.Max() != 5 || !d.Exact() {
+		t.Errorf("count/total/max/exact = %d/%d/%d/%v", d.Count(), d.Total(), d.Max(), d.Exact())
+	}
+	var empty Dist
+	if empty.Quantile(0.5) != 0 || empty.Max() != 0 {
+		t.Error("empty Dist must report 0")
+	}
+}
+
+func TestSketchRelativeError(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	var parts [4]Dist
+	var all []int64
+	for i := 0; i < 200_000; i++ {
+		v := int64(math.Exp(r.Float64()*12)) - 1 // 0 .. ~160000, heavy tail
+		all = append(all, v)
+		parts[i%4].Add(v)
+	}
+	var d Dist
+	for i := range parts {
+		d.Merge(&parts[i])
+	}
+	slices.Sort(all)
+	if d.Exact() {
+		t.Fatal("expected a sketched Dist")
+	}
+	if d.Count() != int64(len(all)) || d.Max() != all[len(all)-1] {
+		t.Fatalf("count/max = %d/%d", d.Count(), d.Max())
+	}
+	for _, q := range []float64{0.01, 0.5, 0.9, 0.99, 0.999} {
+		want := all[int(math.Ceil(q*float64(len(all))))-1]
+		got := d.Quantile(q)
+		if want == 0 {
+			if got != 0 {
+				t.Errorf("q=%v: got %d want 0", q, got)
+			}
+			continue
+		}
+		// 1% relative error plus rounding to whole milliseconds.
+		if rel := math.Abs(float64(got-want)) / float64(want); rel > RelativeError && math.Abs(float64(got-want)) > 1 {
+			t.Errorf("q=%v: got %d want %d (rel err %.4f)", q, got, want, rel)
+		}
+	}
+}

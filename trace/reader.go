@@ -1,0 +1,466 @@
+package trace
+
+import (
+	"bufio"
+	"bytes"
+	"compress/gzip"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"time"
+)
+
+// StdinName is the path that names standard input, and the name a Reader of
+// standard input reports in its errors.
+const StdinName = "-"
+
+// LineError is a malformed line: not a JSON object with a string "type".
+// Readers report it and go on; Error reads "file:line: reason".
+type LineError struct {
+	File   string
+	Line   int
+	Reason string
+}
+
+func (e *LineError) Error() string { return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Reason) }
+
+// RawEvent is one well-formed line as a Reader saw it. Its byte slices point
+// into the Reader's buffer: they are valid only until the next call to Next.
+type RawEvent struct {
+	Line    int    // 1-based line number in the file
+	Type    string // the "type" field
+	RunID   []byte // the "runId" string's raw contents, nil if absent
+	TS      []byte // the "ts" string's raw contents, nil if absent
+	Payload []byte // the raw JSON of "payload", nil if absent
+}
+
+// Event copies r into an Event, parsing ts when it is RFC 3339.
+func (r *RawEvent) Event() Event {
+	ev := Event{V: Version, Type: r.Type, RunID: string(r.RunID)}
+	if len(r.Payload) > 0 {
+		ev.Payload = append(json.RawMessage(nil), r.Payload...)
+	}
+	if len(r.TS) > 0 {
+		if t, err := time.Parse(time.RFC3339Nano, string(r.TS)); err == nil {
+			ev.TS = t
+		}
+	}
+	return ev
+}
+
+// Reader reads a trace as a stream of lines, one at a time, in constant memory
+// apart from the longest line. It reads plain JSONL and gzip-compressed JSONL
+// (detected from the magic bytes, whatever the file is called), accepts CRLF
+// line ends, skips blank lines, reads lines of any length and a last line
+// without a newline.
+//
+// Next returns a *LineError for a malformed line; the caller may report it
+// and call Next again.
+type Reader struct {
+	name   string
+	br     *bufio.Reader
+	closer []io.Closer
+	line   int
+	long   []byte
+	ev     RawEvent
+	eof    bool
+}
+
+// NewReader returns a Reader of r; name is used in errors. If r starts with
+// the gzip magic bytes it is decompressed.
+func NewReader(r io.Reader, name string) (*Reader, error) {
+	br := bufio.NewReaderSize(r, 256<<10)
+	rd := &Reader{name: name, br: br}
+	if magic, _ := br.Peek(2); len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
+		zr, err := gzip.NewReader(br)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		rd.br = bufio.NewReaderSize(zr, 256<<10)
+		rd.closer = append(rd.closer, zr)
+	}
+	return rd, nil
+}
+
+// Open opens the trace at path for reading; "-" is standard input.
+// The caller should call Close when finished.
+func Open(path string) (*Reader, error) {
+	if path == StdinName {
+		return NewReader(os.Stdin, StdinName)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	r, err := NewReader(f, path)
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	r.closer = append(r.closer, f)
+	return r, nil
+}
+
+// Name returns the name the Reader reports in errors.
+func (r *Reader) Name() string { return r.name }
+
+// Close closes what Open opened.
+func (r *Reader) Close() error {
+	var errs []error
+	for i := len(r.closer) - 1; i >= 0; i-- {
+		errs = append(errs, r.closer[i].Close())
+	}
+	r.closer = nil
+	return errors.Join(errs...)
+}
+
+// Next returns the next well-formed event, a *LineError for a malformed
+// line, io.EOF at the end, or the error that stopped reading.
+func (r *Reader) Next() (*RawEvent, error) {
+	for {
+		line, last, err := r.readLine()
+		if err != nil {
+			return nil, err
+		}
+		line = trimSpace(line)
+		if len(line) == 0 {
+			continue
+		}
+		if reason := parseTop(line, &r.ev); reason != "" {
+			if last {
+				reason = "truncated last line (no newline at end of file): " + reason
+			}
+			return nil, &LineError{File: r.name, Line: r.line, Reason: reason}
+		}
+		r.ev.Line = r.line
+		return &r.ev, nil
+	}
+}
+
+// readLine returns the next line without its '\n'. last is true for a final
+// line that had no '\n'.
+func (r *Reader) readLine() (line []byte, last bool, err error) {
+	if r.eof {
+		return nil, false, io.EOF
+	}
+	r.long = r.long[:0]
+	for {
+		b, err := r.br.ReadSlice('\n')
+		switch {
+		case err == nil:
+			r.line++
+			if len(r.long) > 0 {
+				r.long = append(r.long, b...)
+				b = r.long
+			}
+			return b[:len(b)-1], false, nil
+		case errors.Is(err, bufio.ErrBufferFull):
+			r.long = append(r.long, b...)
+		case errors.Is(err, io.EOF):
+			r.eof = true
+			r.long = append(r.long, b...)
+			if len(r.long) == 0 {
+				return nil, false, io.EOF
+			}
+			r.line++
+			return r.long, true, nil
+		default:
+			return nil, false, fmt.Errorf("%s: %w", r.name, err)
+		}
+	}
+}
+
+func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\r' || c == '\n' }
+
+func trimSpace(b []byte) []byte {
+	for len(b) > 0 && isSpace(b[len(b)-1]) {
+		b = b[:len(b)-1]
+	}
+	for len(b) > 0 && isSpace(b[0]) {
+		b = b[1:]
+	}
+	return b
+}
+
+// parseTop checks that line is one JSON object with a string "type" and
+// picks out type, runId, ts and payload without allocating (known types are
+// interned). It returns a reason when the line is malformed.
+func parseTop(line []byte, ev *RawEvent) string {
+	*ev = RawEvent{}
+	i := skipWS(line, 0)
+	if i >= len(line) || line[i] != '{' {
+		return "not a JSON object"
+	}
+	haveType := false
+	var fail string
+	end, ok := scanObject(line, i, 0, func(key, val []byte) bool {
+		switch string(key) {
+		case "type":
+			if val[0] != '"' {
+				fail = `"type" is not a string`
+				return false
+			}
+			ev.Type = internType(val)
+			haveType = true
+		case "runId":
+			if val[0] == '"' {
+				ev.RunID = val[1 : len(val)-1]
+			}
+		case "ts":
+			if val[0] == '"' {
+				ev.TS = val[1 : len(val)-1]
+			}
+		case "payload":
+			ev.Payload = val
+		}
+		return true
+	})
+	if fail != "" {
+		return fail
+	}
+	if !ok {
+		return "invalid JSON"
+	}
+	if skipWS(line, end) != len(line) {
+		return "trailing data after the JSON object"
+	}
+	if !haveType {
+		return `missing "type"`
+	}
+	if ev.Type == "" {
+		return `empty "type"`
+	}
+	return ""
+}
+
+var internedTypes = func() map[string]string {
+	m := make(map[string]string, len(KnownTypes))
+	for _, t := range KnownTypes {
+		m[t] = t
+	}
+	return m
+}()
+
+func internType(val []byte) string {
+	raw := val[1 : len(val)-1]
+	if s, ok := internedTypes[string(raw)]; ok {
+		return s
+	}
+	return jsonString(val)
+}
+
+// jsonString returns the Go string of a JSON string token (quotes included).
+func jsonString(val []byte) string {
+	if len(val) < 2 || val[0] != '"' {
+		return ""
+	}
+	raw := val[1 : len(val)-1]
+	if bytes.IndexByte(raw, '\\') < 0 {
+		return string(raw)
+	}
+	var s string
+	if err := json.Unmarshal(val, &s); err != nil {
+		return string(raw)
+	}
+	return s
+}
+
+// jsonNumber returns the value of a JSON number token, or of a numeric
+// string, rounded to an int64.
+func jsonInt(val []byte) (int64, bool) {
+	if len(val) > 0 && val[0] == '"' {
+		val = val[1 : len(val)-1]
+	}
+	if n, err := strconv.ParseInt(string(val), 10, 64); err == nil {
+		return n, true
+	}
+	f, err := strconv.ParseFloat(string(val), 64)
+	if err != nil {
+		return 0, false
+	}
+	if f < 0 {
+		return int64(f - 0.5), true
+	}
+	return int64(f + 0.5), true
+}
+
+func jsonBool(val []byte) bool { return len(val) == 4 && string(val) == "true" }
+
+const maxDepth = 512
+
+func skipWS(b []byte, i int) int {
+	for i < len(b) && isSpace(b[i]) {
+		i++
+	}
+	return i
+}
+
+// scanObject scans the object starting at b[i] == '{', calling fn (if not
+// nil) with each member's raw key contents and raw value. It returns the
+// index after the closing brace.
+func scanObject(b []byte, i, depth int, fn func(key, val []byte) bool) (int, bool) {
+	if depth > maxDepth {
+		return 0, false
+	}
+	i = skipWS(b, i+1)
+	if i < len(b) && b[i] == '}' {
+		return i + 1, true
+	}
+	for {
+		if i >= len(b) || b[i] != '"' {
+			return 0, false
+		}
+		kend, ok := scanString(b, i)
+		if !ok {
+			return 0, false
+		}
+		key := b[i+1 : kend-1]
+		i = skipWS(b, kend)
+		if i >= len(b) || b[i] != ':' {
+			return 0, false
+		}
+		i = skipWS(b, i+1)
+		vend, ok := scanValue(b, i, depth+1)
+		if !ok {
+			return 0, false
+		}
+		if fn != nil && !fn(key, b[i:vend]) {
+			return 0, false
+		}
+		i = skipWS(b, vend)
+		if i >= len(b) {
+			return 0, false
+		}
+		switch b[i] {
+		case ',':
+			i = skipWS(b, i+1)
+		case '}':
+			return i + 1, true
+		default:
+			return 0, false
+		}
+	}
+}
+
+func scanArray(b []byte, i, depth int) (int, bool) {
+	if depth > maxDepth {
+		return 0, false
+	}
+	i = skipWS(b, i+1)
+	if i < len(b) && b[i] == ']' {
+		return i + 1, true
+	}
+	for {
+		end, ok := scanValue(b, i, depth+1)
+		if !ok {
+			return 0, false
+		}
+		i = skipWS(b, end)
+		if i >= len(b) {
+			return 0, false
+		}
+		switch b[i] {
+		case ',':
+			i = skipWS(b, i+1)
+		case ']':
+			return i + 1, true
+		default:
+			return 0, false
+		}
+	}
+}
+
+// scanValue returns the index just after the JSON value starting at b[i].
+func scanValue(b []byte, i, depth int) (int, bool) {
+	if i >= len(b) {
+		return 0, false
+	}
+	switch c := b[i]; {
+	case c == '"':
+		return scanString(b, i)
+	case c == '{':
+		return scanObject(b, i, depth, nil)
+	case c == '[':
+		return scanArray(b, i, depth)
+	case c == 't':
+		return scanLit(b, i, "true")
+	case c == 'f':
+		return scanLit(b, i, "false")
+	case c == 'n':
+		return scanLit(b, i, "null")
+	case c == '-' || (c >= '0' && c <= '9'):
+		return scanNumber(b, i)
+	}
+	return 0, false
+}
+
+func scanLit(b []byte, i int, lit string) (int, bool) {
+	if len(b)-i >= len(lit) && string(b[i:i+len(lit)]) == lit {
+		return i + len(lit), true
+	}
+	return 0, false
+}
+
+func scanNumber(b []byte, i int) (int, bool) {
+	start := i
+	if b[i] == '-' {
+		i++
+	}
+	digits := 0
+	for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+		i++
+		digits++
+	}
+	if digits == 0 {
+		return 0, false
+	}
+	if i < len(b) && b[i] == '.' {
+		i++
+		d := 0
+		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+			i++
+			d++
+		}
+		if d == 0 {
+			return 0, false
+		}
+	}
+	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
+		i++
+		if i < len(b) && (b[i] == '+' || b[i] == '-') {
+			i++
+		}
+		d := 0
+		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+			i++
+			d++
+		}
+		if d == 0 {
+			return 0, false
+		}
+	}
+	return i, i > start
+}
+
+// scanString returns the index after the closing quote of the string at b[i].
+func scanString(b []byte, i int) (int, bool) {
+	i++
+	for {
+		j := bytes.IndexAny(b[i:], "\"\\")
+		if j < 0 {
+			return 0, false
+		}
+		i += j
+		if b[i] == '"' {
+			return i + 1, true
+		}
+		// Backslash: skip the escaped character.
+		i += 2
+		if i > len(b) {
+			return 0, false
+		}
+	}
+}

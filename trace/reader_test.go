@@ -1,0 +1,153 @@
+package trace
+
+import (
+	"bytes"
+	"compress/gzip"
+	"encoding/json"
+	"errors"
+	"io"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+type readResult struct {
+	Line  int
+	Type  string
+	RunID string
+	Err   string
+}
+
+func readAll(t *testing.T, r io.Reader) []readResult {
+	t.Helper()
+	rd, err := NewReader(r, "t.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []readResult
+	for {
+		ev, err := rd.Next()
+		if err == io.EOF {
+			return out
+		}
+		var le *LineError
+		if errors.As(err, &le) {
+			out = append(out, readResult{Line: le.Line, Err: le.Error()})
+			continue
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, readResult{Line: ev.Line, Type: ev.Type, RunID: string(ev.RunID)})
+	}
+}
+
+func TestReader(t *testing.T) {
+	long := `{"type":"Big","payload":{"s":"` + strings.Repeat("x", 2<<20) + `"}}`
+	tests := []struct {
+		name string
+		in   string
+		want []readResult
+	}{
+		{"plain", `{"v":1,"type":"RetryAttempt","runId":"r1","payload":{}}` + "\n",
+			[]readResult{{Line: 1, Type: "RetryAttempt", RunID: "r1"}}},
+		{"crlf and blank lines", "{\"type\":\"A\"}\r\n\r\n  \n{\"type\":\"B\"}\r\n",
+			[]readResult{{Line: 1, Type: "A"}, {Line: 4, Type: "B"}}},
+		{"2 MiB line", long + "\n{\"type\":\"After\"}\n",
+			[]readResult{{Line: 1, Type: "Big"}, {Line: 2, Type: "After"}}},
+		{"last line without newline is fine when whole", `{"type":"A"}` + "\n" + `{"type":"B"}`,
+			[]readResult{{Line: 1, Type: "A"}, {Line: 2, Type: "B"}}},
+		{"truncated last line", `{"type":"A"}` + "\n" + `{"type":"B","payl`,
+			[]readResult{{Line: 1, Type: "A"}, {Line: 2, Err: "t.jsonl:2: truncated last line (no newline at end of file): invalid JSON"}}},
+		{"malformed lines", "[1]\n{\"type\":3}\n{\"payload\":{}}\n{\"type\":\"\"}\n{\"type\":\"A\"} x\n{\"type\":\"A\",}\n",
+			[]readResult{
+				{Line: 1, Err: "t.jsonl:1: not a JSON object"},
+				{Line: 2, Err: `t.jsonl:2: "type" is not a string`},
+				{Line: 3, Err: `t.jsonl:3: missing "type"`},
+				{Line: 4, Err: `t.jsonl:4: empty "type"`},
+				{Line: 5, Err: "t.jsonl:5: trailing data after the JSON object"},
+				{Line: 6, Err: "t.jsonl:6: invalid JSON"},
+			}},
+		{"escaped type", `{"type":"Foo\u0042ar"}` + "\n", []readResult{{Line: 1, Type: "FooBar"}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := readAll(t, strings.NewReader(tt.in))
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("Reader mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestReaderGzip(t *testing.T) {
+	var buf bytes.Buffer
+	zw := gzip.NewWriter(&buf)
+	io.WriteString(zw, "{\"type\":\"A\",\"runId\":\"z\"}\n")
+	zw.Close()
+	got := readAll(t, &buf)
+	if diff := cmp.Diff([]readResult{{Line: 1, Type: "A", RunID: "z"}}, got); diff != "" {
+		t.Errorf("gzip mismatch (-want +got):\n%s", diff)
+	}
+}
+
+func TestRawEventEvent(t *testing.T) {
+	rd, _ := NewReader(strings.NewReader(`{"v":1,"ts":"2026-11-21T10:00:00.123Z","type":"RunFinished","runId":"r","payload":{"success":true}}`+"\n"), "x")
+	raw, err := rd.Next()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev := raw.Event()
+	var p RunFinished
+	if err := ev.Decode(&p); err != nil || !p.Success || ev.RunID != "r" || ev.TS.Nanosecond() != 123e6 {
+		t.Errorf("Event() = %+v, payload %+v, err %v", ev, p, err)
+	}
+}
+
+// FuzzReader checks that the Reader never panics and agrees with
+// encoding/json: a line it accepts is a JSON object with the same string
+// type, and a JSON object with a non-empty string type is accepted.
+func FuzzReader(f *testing.F) {
+	for _, s := range []string{
+		`{"v":1,"type":"RetryAttempt","payload":{"a":[1,2,{"b":null}],"c":"\"x\\"}}`,
+		`{"type":"A"}`, `[]`, `{"type":1}`, `{"type":"A",}`, `{"type":"A"`, `{"type":"\ud800"}`,
+		"{\"type\":\"A\"}\r\n\n{\"type\":\"B\"}", `{"a":-1.5e+3,"type":"T","b":true,"c":false}`, `{"type":"A"} {}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		rd, err := NewReader(bytes.NewReader(data), "f")
+		if err != nil {
+			return
+		}
+		for {
+			ev, err := rd.Next()
+			if err == io.EOF {
+				return
+			}
+			var le *LineError
+			if errors.As(err, &le) {
+				continue
+			}
+			if err != nil {
+				return
+			}
+			var obj struct {
+				Type *string `json:"type"`
+			}
+			line := lineOf(data, ev.Line)
+			if jerr := json.Unmarshal(line, &obj); jerr == nil && obj.Type != nil && *obj.Type != ev.Type {
+				t.Fatalf("line %d %q: type %q, encoding/json says %q", ev.Line, line, ev.Type, *obj.Type)
+			}
+		}
+	})
+}
+
+func lineOf(data []byte, n int) []byte {
+	lines := bytes.Split(data, []byte("\n"))
+	if n-1 < len(lines) {
+		return lines[n-1]
+	}
+	return nil
+}
