@@ -1,0 +1,348 @@
+package retry
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/retrylab/retrylab/retry/provider"
+)
+
+// FailureType names what went wrong in one attempt. The names are Plandex's
+// taxonomy (seed 001) plus conflict (HTTP 409), stream_parse (forgeflare's
+// permanent StreamParse/Json errors), canceled and unknown.
+type FailureType string
+
+// Failure types.
+const (
+	RateLimit           FailureType = "rate_limit"
+	Overloaded          FailureType = "overloaded"
+	ServerError         FailureType = "server_error"
+	Timeout             FailureType = "timeout"
+	ConnectionError     FailureType = "connection_error"
+	StreamInterrupted   FailureType = "stream_interrupted"
+	CacheError          FailureType = "cache_error"
+	ProviderUnavailable FailureType = "provider_unavailable"
+	AuthInvalid         FailureType = "auth_invalid"
+	PermissionDenied    FailureType = "permission_denied"
+	ContextTooLong      FailureType = "context_too_long"
+	InvalidRequest      FailureType = "invalid_request"
+	ContentPolicy       FailureType = "content_policy"
+	QuotaExhausted      FailureType = "quota_exhausted"
+	ModelNotFound       FailureType = "model_not_found"
+	ModelDeprecated     FailureType = "model_deprecated"
+	UnsupportedFeature  FailureType = "unsupported_feature"
+	AccountSuspended    FailureType = "account_suspended"
+	BillingError        FailureType = "billing_error"
+	Conflict            FailureType = "conflict"
+	StreamParse         FailureType = "stream_parse"
+	Canceled            FailureType = "canceled"
+	Unknown             FailureType = "unknown"
+)
+
+// FailureTypes lists every failure type, in the order above.
+var FailureTypes = []FailureType{
+	RateLimit, Overloaded, ServerError, Timeout, ConnectionError, StreamInterrupted, CacheError,
+	ProviderUnavailable, AuthInvalid, PermissionDenied, ContextTooLong, InvalidRequest, ContentPolicy,
+	QuotaExhausted, ModelNotFound, ModelDeprecated, UnsupportedFeature, AccountSuspended, BillingError,
+	Conflict, StreamParse, Canceled, Unknown,
+}
+
+func knownFailureType(s string) bool {
+	for _, ft := range FailureTypes {
+		if string(ft) == s {
+			return true
+		}
+	}
+	return false
+}
+
+// Class is the category of a failure type (seed 001): whether the same
+// request may succeed when repeated.
+type Class int
+
+// Classes.
+const (
+	Retryable Class = iota
+	NonRetryable
+	Conditional
+)
+
+func (c Class) String() string {
+	switch c {
+	case Retryable:
+		return "retryable"
+	case NonRetryable:
+		return "non-retryable"
+	case Conditional:
+		return "conditional"
+	}
+	return "unknown"
+}
+
+// ClassOf returns the class seed 001 gives ft. provider_unavailable is listed
+// both as retryable and as conditional there; it is retryable here (a
+// configured provider fallback is tried by the Retrier anyway). conflict and
+// unknown are conditional: the SDKs retry 409, Plandex does not; forgeflare
+// retries unknown stream errors, the epic does not.
+func ClassOf(ft FailureType) Class {
+	switch ft {
+	case RateLimit, Overloaded, ServerError, Timeout, ConnectionError, StreamInterrupted, CacheError, ProviderUnavailable:
+		return Retryable
+	case BillingError, Conflict, Unknown:
+		return Conditional
+	}
+	return NonRetryable
+}
+
+// Classification is what Classify learned from one failed attempt.
+type Classification struct {
+	Type          FailureType
+	Class         Class
+	Status        int // HTTP status, 0 if none
+	Message       string
+	RequestID     string
+	RetryAfter    time.Duration
+	HasRetryAfter bool
+	// RetryAfterRaw is the retry-after header as sent ("" if absent).
+	RetryAfterRaw string
+	// ShouldRetry is the x-should-retry header; nil if absent.
+	ShouldRetry *bool
+	// Streamed reports a stream-level failure: the response had started
+	// (an SSE error event, a stream without stop_reason, malformed stream
+	// data, or a transport error after content had streamed).
+	Streamed bool
+}
+
+// Classify maps an error of one attempt to a failure type and class. It reads
+// a *provider.Error (via errors.As), context errors, net errors and syscall
+// errors; anything else is unknown. A nil error classifies as unknown.
+//
+// HTTP statuses: 400 invalid_request (context_too_long when the message or
+// code says the context/prompt is too long, content_policy when it names a
+// content policy or filter), 401 auth_invalid, 402 quota_exhausted, 403
+// permission_denied (account_suspended when the message says suspended or
+// disabled), 404 model_not_found (model_deprecated when the message says
+// deprecated), 408 timeout, 409 conflict, 410 model_deprecated, 413
+// context_too_long, 429 rate_limit (quota_exhausted when the message or code
+// says quota or billing), 500 server_error, 501 unsupported_feature, 502
+// provider_unavailable, 503 and 529 overloaded, 504 timeout, other 5xx
+// server_error, other 4xx invalid_request.
+//
+// SSE error events are classified by error.type (seed 000): overloaded_error
+// → overloaded, rate_limit_error → rate_limit, api_error → server_error,
+// invalid_request_error → stream_parse (permanent), authentication_error →
+// auth_invalid, permission_error → permission_denied, not_found_error →
+// model_not_found, request_too_large → context_too_long; any other or absent
+// type → unknown (which forgeflare retries).
+func Classify(err error) Classification {
+	if err == nil {
+		return Classification{Type: Unknown, Class: ClassOf(Unknown)}
+	}
+	var pe *provider.Error
+	if errors.As(err, &pe) {
+		c := classifyProvider(pe)
+		c.Class = ClassOf(c.Type)
+		return c
+	}
+	c := Classification{Message: provider.Redact(err.Error())}
+	c.Type = classifyPlain(err)
+	c.Class = ClassOf(c.Type)
+	return c
+}
+
+func classifyPlain(err error) FailureType {
+	var ne net.Error
+	switch {
+	case errors.Is(err, context.Canceled):
+		return Canceled
+	case errors.Is(err, context.DeadlineExceeded):
+		return Timeout
+	case errors.Is(err, syscall.ECONNREFUSED), errors.Is(err, syscall.ECONNRESET),
+		errors.Is(err, syscall.ECONNABORTED), errors.Is(err, syscall.EPIPE):
+		return ConnectionError
+	case errors.Is(err, syscall.ETIMEDOUT):
+		return Timeout
+	case errors.As(err, &ne) && ne.Timeout():
+		return Timeout
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return ConnectionError
+	}
+	var oe *net.OpError
+	if errors.As(err, &oe) {
+		return ConnectionError
+	}
+	return Unknown
+}
+
+func classifyProvider(pe *provider.Error) Classification {
+	c := Classification{
+		Status:        pe.Status,
+		Message:       pe.Message,
+		RequestID:     pe.RequestID,
+		RetryAfter:    pe.RetryAfter,
+		HasRetryAfter: pe.HasRetryAfter,
+		RetryAfterRaw: pe.RetryAfterRaw,
+		ShouldRetry:   pe.ShouldRetry,
+	}
+	if c.Message == "" {
+		c.Message = pe.Error()
+	}
+	c.Message = provider.Redact(c.Message)
+	switch pe.Kind {
+	case provider.KindHTTP:
+		c.Type = classifyHTTP(pe.Status, pe.ErrorType, pe.Code, pe.Message)
+	case provider.KindSSEError:
+		c.Streamed = true
+		c.Type = classifySSE(pe.ErrorType, pe.Message)
+	case provider.KindIncomplete:
+		c.Streamed = true
+		c.Type = StreamInterrupted
+	case provider.KindParse:
+		c.Streamed = true
+		c.Type = StreamParse
+	case provider.KindTimeout:
+		c.Streamed = pe.Streamed
+		c.Type = Timeout
+	case provider.KindRefused:
+		c.Type = ConnectionError
+	case provider.KindReset, provider.KindEOF:
+		c.Streamed = pe.Streamed
+		if pe.Streamed {
+			c.Type = StreamInterrupted
+		} else {
+			c.Type = ConnectionError
+		}
+	case provider.KindNetwork:
+		c.Streamed = pe.Streamed
+		c.Type = ConnectionError
+		if pe.Err != nil {
+			if ft := classifyPlain(pe.Err); ft == Timeout {
+				c.Type = Timeout
+			}
+		}
+	case provider.KindCanceled:
+		c.Type = Canceled
+	default:
+		c.Type = Unknown
+		if pe.Err != nil {
+			c.Type = classifyPlain(pe.Err)
+		}
+	}
+	return c
+}
+
+func containsAny(s string, subs ...string) bool {
+	for _, sub := range subs {
+		if strings.Contains(s, sub) {
+			return true
+		}
+	}
+	return false
+}
+
+func isContextTooLong(text string) bool {
+	return containsAny(text, "context_length", "context length", "context window", "maximum context",
+		"prompt is too long", "too many tokens", "tokens exceed", "request_too_large", "input is too long")
+}
+
+func isQuota(text string) bool {
+	return containsAny(text, "quota", "insufficient_quota", "billing", "credit balance", "out of credits")
+}
+
+// classifyHTTP maps a non-2xx response to a failure type.
+func classifyHTTP(status int, errType, code, msg string) FailureType {
+	text := strings.ToLower(errType + " " + code + " " + msg)
+	switch status {
+	case 400:
+		switch {
+		case isContextTooLong(text):
+			return ContextTooLong
+		case containsAny(text, "content policy", "content_policy", "content_filter", "content filter", "safety system"):
+			return ContentPolicy
+		case isQuota(text):
+			return QuotaExhausted
+		}
+		return InvalidRequest
+	case 401:
+		return AuthInvalid
+	case 402:
+		return QuotaExhausted
+	case 403:
+		if containsAny(text, "suspended", "disabled", "deactivated", "banned") {
+			return AccountSuspended
+		}
+		return PermissionDenied
+	case 404:
+		if containsAny(text, "deprecated", "decommissioned", "retired") {
+			return ModelDeprecated
+		}
+		return ModelNotFound
+	case 408:
+		return Timeout
+	case 409:
+		return Conflict
+	case 410:
+		return ModelDeprecated
+	case 413:
+		return ContextTooLong
+	case 429:
+		if isQuota(text) {
+			return QuotaExhausted
+		}
+		return RateLimit
+	case 500:
+		return ServerError
+	case 501:
+		return UnsupportedFeature
+	case 502:
+		return ProviderUnavailable
+	case 503, 529:
+		return Overloaded
+	case 504:
+		return Timeout
+	}
+	switch {
+	case status >= 500:
+		if strings.Contains(text, "overloaded") {
+			return Overloaded
+		}
+		return ServerError
+	case status >= 400:
+		if isContextTooLong(text) {
+			return ContextTooLong
+		}
+		return InvalidRequest
+	}
+	return Unknown
+}
+
+// classifySSE maps an SSE error event's error.type (never the top-level type).
+func classifySSE(errType, msg string) FailureType {
+	switch errType {
+	case "overloaded_error":
+		return Overloaded
+	case "rate_limit_error":
+		return RateLimit
+	case "api_error":
+		return ServerError
+	case "invalid_request_error":
+		return StreamParse
+	case "authentication_error":
+		return AuthInvalid
+	case "permission_error":
+		return PermissionDenied
+	case "not_found_error":
+		return ModelNotFound
+	case "request_too_large":
+		return ContextTooLong
+	}
+	return Unknown
+}
+
+// statusType is the failure type a bare HTTP status classifies as.
+func statusType(status int) FailureType { return classifyHTTP(status, "", "", "") }

@@ -1,0 +1,359 @@
+package retry
+
+import (
+	"math"
+	"math/rand/v2"
+	"sort"
+	"strconv"
+	"time"
+)
+
+// Kind is how the nominal wait grows from one retry to the next.
+type Kind string
+
+// Backoff kinds. With k the retry index (0 for the first retry) plus
+// Policy.ExponentStart:
+//
+//	exponential  initialDelay × multiplier^k
+//	linear       initialDelay × (k+1)
+//	constant     initialDelay
+//	none         0 (retry at once)
+//
+// The nominal wait is then capped at maxDelay (when > 0), and jitter applied.
+const (
+	Exponential Kind = "exponential"
+	Linear      Kind = "linear"
+	Constant    Kind = "constant"
+	NoBackoff   Kind = "none"
+)
+
+// Jitter is how a nominal wait d is randomised. Randomness always comes from
+// the *rand.Rand passed in, so jitter is a pure function of it.
+type Jitter string
+
+// Jitter kinds.
+const (
+	NoJitter           Jitter = "none"         // d
+	FullJitter         Jitter = "full"         // uniform [0, d]
+	EqualJitter        Jitter = "equal"        // d/2 + uniform [0, d/2]
+	DecorrelatedJitter Jitter = "decorrelated" // uniform [initialDelay, 3 × previous wait], capped at maxDelay
+	ProportionalJitter Jitter = "proportional" // d + d × f × uniform [-1, 1], f = jitterFraction; not below 0
+	SDKJitter          Jitter = "sdk"          // d × (1 − 0.25 × uniform [0, 1)), the official SDKs'
+)
+
+// Strategy is how one failure type is retried.
+type Strategy struct {
+	// Retry says whether the failure type is retried at all.
+	Retry bool
+	// MaxAttempts is the total number of attempts (the first one included)
+	// on one target while failures of this type occur.
+	MaxAttempts  int
+	InitialDelay time.Duration
+	MaxDelay     time.Duration // 0: no cap
+	Multiplier   float64
+	Kind         Kind
+	Jitter       Jitter
+	// JitterFraction is f of proportional jitter (0.1 = ±10%).
+	JitterFraction float64
+	// RespectRetryAfter uses the provider's Retry-After (as Policy.RetryAfter
+	// says) instead of the backoff when the error carries one.
+	RespectRetryAfter bool
+}
+
+// RetryAfter says how a provider's Retry-After is handled.
+type RetryAfter struct {
+	// Padding adds a fraction of the value (Plandex: 0.1 = +10%).
+	Padding float64
+	// Cap limits the value used (forgeflare: 60s). 0: no cap.
+	Cap time.Duration
+	// Ceiling makes the error non-retryable when the value (before padding)
+	// is above it (Plandex: 10s). 0: no ceiling.
+	Ceiling time.Duration
+	// MaxUsable falls back to the backoff when the value is not in
+	// (0, MaxUsable] (the SDKs: 60s). 0: any value is usable.
+	MaxUsable time.Duration
+	// IntegerOnly uses only a header of whole seconds; an HTTP-date or a
+	// fraction falls back to the backoff (forgeflare).
+	IntegerOnly bool
+}
+
+// Escalation configures the model ladder of a Retrier.
+type Escalation struct {
+	// AfterRetries escalates to the next model of the ladder once this many
+	// retries on the current model have failed with a retryable failure.
+	// 0 escalates only when the current model's retries are exhausted.
+	AfterRetries int
+	// OnContextLimit escalates a context_too_long failure (which is never
+	// retried on the same model) when the ladder has a next model.
+	OnContextLimit bool
+}
+
+// Fallback configures Plandex's fallback chain (seed 001).
+type Fallback struct {
+	Enabled bool
+	// MaxRetriesWithoutFallback: a retryable failure that persists through
+	// this many failed attempts switches to a fallback (Plandex: 3).
+	MaxRetriesWithoutFallback int
+	// AdditionalAttempts on the fallback target after the switch, with the
+	// counter reset (Plandex's MAX_ADDITIONAL_RETRIES_WITH_FALLBACK: 1).
+	AdditionalAttempts int
+}
+
+// Policy is a complete retry policy: per failure type strategies, Retry-After
+// handling, limits, escalation and fallback. Build one with Preset,
+// ParsePolicy or DecodePolicyNode; a Policy is read-only once built and may be
+// shared by goroutines.
+type Policy struct {
+	Name    string
+	Enabled bool // false: never retry, never escalate
+	// MaxElapsed stops retrying when the next wait would end after this much
+	// policy time since the first attempt began. 0: no limit.
+	MaxElapsed time.Duration
+	// AttemptTimeout bounds each attempt; an attempt that hits it fails as
+	// timeout. 0: none.
+	AttemptTimeout time.Duration
+	// ExponentStart is added to the retry index k of the backoff formula
+	// (0: the first wait is initialDelay).
+	ExponentStart int
+	Default       Strategy
+	FailureTypes  map[FailureType]Strategy
+	// StatusRetry overrides Strategy.Retry for HTTP errors with these statuses.
+	StatusRetry map[int]bool
+	// StreamErrors retries stream-level failures (after the response began);
+	// the official SDKs never do.
+	StreamErrors bool
+	// HonorShouldRetry obeys the x-should-retry response header.
+	HonorShouldRetry  bool
+	RetryAfter        RetryAfter
+	Escalation        Escalation
+	Fallback          Fallback
+	AllowIrreversible bool // retry irreversible operations (PLANDEX_RETRY_IRREVERSIBLE)
+}
+
+// Strategy returns the strategy for ft: its own, or the policy's default.
+func (p *Policy) Strategy(ft FailureType) Strategy {
+	if s, ok := p.FailureTypes[ft]; ok {
+		return s
+	}
+	return p.Default
+}
+
+// Clone returns a deep copy of p.
+func (p *Policy) Clone() *Policy {
+	q := *p
+	q.FailureTypes = make(map[FailureType]Strategy, len(p.FailureTypes))
+	for k, v := range p.FailureTypes {
+		q.FailureTypes[k] = v
+	}
+	q.StatusRetry = make(map[int]bool, len(p.StatusRetry))
+	for k, v := range p.StatusRetry {
+		q.StatusRetry[k] = v
+	}
+	return &q
+}
+
+// retries reports whether p retries c at all (before counting attempts).
+func (p *Policy) retries(c Classification, s Strategy) bool {
+	if !p.Enabled || c.Type == Canceled {
+		return false
+	}
+	retry := s.Retry
+	if c.Status != 0 && !c.Streamed {
+		if v, ok := p.StatusRetry[c.Status]; ok {
+			retry = v
+		}
+	}
+	if c.Streamed && !p.StreamErrors {
+		retry = false
+	}
+	if p.HonorShouldRetry && c.ShouldRetry != nil {
+		retry = *c.ShouldRetry
+	}
+	return retry
+}
+
+// typeRetried reports whether some error of type ft may be retried under p.
+func (p *Policy) typeRetried(ft FailureType) bool {
+	if !p.Enabled || ft == Canceled {
+		return false
+	}
+	if p.Strategy(ft).Retry {
+		return true
+	}
+	for st, v := range p.StatusRetry {
+		if v && statusType(st) == ft {
+			return true
+		}
+	}
+	return false
+}
+
+// nominal is the wait before retry index k (0-based) before jitter.
+func (p *Policy) nominal(s Strategy, k int) time.Duration {
+	e := k + p.ExponentStart
+	var d float64
+	switch s.Kind {
+	case Exponential, "":
+		m := s.Multiplier
+		if m == 0 {
+			m = 2
+		}
+		d = float64(s.InitialDelay) * math.Pow(m, float64(e))
+	case Linear:
+		d = float64(s.InitialDelay) * float64(e+1)
+	case Constant:
+		d = float64(s.InitialDelay)
+	case NoBackoff:
+		d = 0
+	}
+	if s.MaxDelay > 0 && d > float64(s.MaxDelay) {
+		d = float64(s.MaxDelay)
+	}
+	if d > float64(math.MaxInt64/2) {
+		d = float64(math.MaxInt64 / 2)
+	}
+	return time.Duration(d)
+}
+
+// jitter applies s.Jitter to d; prev is the previous wait (decorrelated).
+func jitter(s Strategy, d, prev time.Duration, r *rand.Rand) time.Duration {
+	switch s.Jitter {
+	case FullJitter:
+		return time.Duration(r.Float64() * float64(d))
+	case EqualJitter:
+		return d/2 + time.Duration(r.Float64()*float64(d-d/2))
+	case DecorrelatedJitter:
+		lo := s.InitialDelay
+		if prev < lo {
+			prev = lo
+		}
+		hi := 3 * prev
+		v := lo + time.Duration(r.Float64()*float64(hi-lo))
+		if s.MaxDelay > 0 && v > s.MaxDelay {
+			v = s.MaxDelay
+		}
+		return v
+	case ProportionalJitter:
+		v := float64(d) + float64(d)*s.JitterFraction*(2*r.Float64()-1)
+		if v < 0 {
+			v = 0
+		}
+		return time.Duration(v)
+	case SDKJitter:
+		return time.Duration(float64(d) * (1 - 0.25*r.Float64()))
+	}
+	return d
+}
+
+// jitterBounds is the range jitter can give for nominal d at retry index k.
+func (p *Policy) jitterBounds(s Strategy, d time.Duration, k int) (lo, hi time.Duration) {
+	switch s.Jitter {
+	case FullJitter:
+		return 0, d
+	case EqualJitter:
+		return d / 2, d
+	case DecorrelatedJitter:
+		hi := s.InitialDelay
+		for i := 0; i <= k; i++ {
+			hi *= 3
+			if s.MaxDelay > 0 && hi > s.MaxDelay {
+				hi = s.MaxDelay
+				break
+			}
+		}
+		lo := s.InitialDelay
+		if s.MaxDelay > 0 && lo > s.MaxDelay {
+			lo = s.MaxDelay
+		}
+		return lo, hi
+	case ProportionalJitter:
+		lo := time.Duration(float64(d) * (1 - s.JitterFraction))
+		if lo < 0 {
+			lo = 0
+		}
+		return lo, time.Duration(float64(d) * (1 + s.JitterFraction))
+	case SDKJitter:
+		return time.Duration(float64(d) * 0.75), d
+	}
+	return d, d
+}
+
+// retryAfterWait resolves a Retry-After value. use: the value replaces the
+// backoff; refuse: the value is above the ceiling (non-retryable).
+func (p *Policy) retryAfterWait(s Strategy, ra time.Duration, has bool, raw string) (wait time.Duration, use, refuse bool) {
+	if !has || !s.RespectRetryAfter {
+		return 0, false, false
+	}
+	cfg := p.RetryAfter
+	if cfg.IntegerOnly {
+		if raw != "" {
+			if _, err := strconv.ParseUint(raw, 10, 63); err != nil {
+				return 0, false, false
+			}
+		} else if ra%time.Second != 0 {
+			return 0, false, false
+		}
+	}
+	if ra < 0 {
+		return 0, false, false
+	}
+	if cfg.Ceiling > 0 && ra > cfg.Ceiling {
+		return 0, false, true
+	}
+	if cfg.MaxUsable > 0 && (ra <= 0 || ra > cfg.MaxUsable) {
+		return 0, false, false
+	}
+	if cfg.Cap > 0 && ra > cfg.Cap {
+		ra = cfg.Cap
+	}
+	if cfg.Padding > 0 {
+		ra += time.Duration(float64(ra) * cfg.Padding)
+	}
+	return ra, true, false
+}
+
+// Envelope is the range of waits the policy allows before attempt+1 after
+// attempt `attempt` (1-based, counted on the current target) failed with ft
+// (jitter included; Retry-After honoured when given). ok=false if the policy
+// would not retry. A switch to a fallback or to the next model of a ladder is
+// not a retry on the same target and waits 0, outside any envelope.
+func (p *Policy) Envelope(ft FailureType, attempt int, retryAfter time.Duration, hasRetryAfter bool) (lo, hi time.Duration, ok bool) {
+	if !p.typeRetried(ft) || attempt < 1 {
+		return 0, 0, false
+	}
+	s := p.Strategy(ft)
+	if attempt >= s.MaxAttempts {
+		return 0, 0, false
+	}
+	ra, use, refuse := p.retryAfterWait(s, retryAfter, hasRetryAfter, "")
+	if refuse {
+		return 0, 0, false
+	}
+	if use {
+		return ra, ra, true
+	}
+	k := attempt - 1
+	d := p.nominal(s, k)
+	lo, hi = p.jitterBounds(s, d, k)
+	return lo, hi, true
+}
+
+// Schedule is the nominal (jitter-free) backoff for ft: the wait after each
+// failed attempt while retries remain.
+func (p *Policy) Schedule(ft FailureType) []time.Duration {
+	s := p.Strategy(ft)
+	var out []time.Duration
+	for k := 0; k+1 < s.MaxAttempts; k++ {
+		out = append(out, p.nominal(s, k))
+	}
+	return out
+}
+
+func sortedTypes(m map[FailureType]Strategy) []FailureType {
+	out := make([]FailureType, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
+	return out
+}

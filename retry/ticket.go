@@ -1,0 +1,111 @@
+package retry
+
+import (
+	"regexp"
+	"time"
+
+	"github.com/retrylab/retrylab/trace"
+)
+
+// Ticket-level error categories (seed 002, agent-learning.js).
+const (
+	CategoryTransient   = "transient"
+	CategoryAPIError    = "api_error"
+	CategoryCodeError   = "code_error"
+	CategorySystemError = "system_error"
+	CategoryUnknown     = "unknown"
+)
+
+// TicketStrategy is a ticket category's retry strategy.
+type TicketStrategy struct {
+	MaxRetries int
+	Kind       Kind
+	BaseDelay  time.Duration
+}
+
+// TicketStrategies is seed 002's table. The seed gives no delays; the base
+// delay chosen is 30s for every category, because a ticket retry re-queues
+// a whole agent run (seconds would hammer the same failure): exponential
+// waits 30s, 60s, 120s; linear 30s, 60s; none 0.
+var TicketStrategies = map[string]TicketStrategy{
+	CategoryTransient:   {MaxRetries: 3, Kind: Exponential, BaseDelay: 30 * time.Second},
+	CategoryAPIError:    {MaxRetries: 2, Kind: Linear, BaseDelay: 30 * time.Second},
+	CategoryCodeError:   {MaxRetries: 1, Kind: NoBackoff},
+	CategorySystemError: {MaxRetries: 2, Kind: Exponential, BaseDelay: 30 * time.Second},
+	CategoryUnknown:     {MaxRetries: 1, Kind: Linear, BaseDelay: 30 * time.Second},
+}
+
+// Decision is a ticket-level retry decision (shouldRetryTicket).
+type Decision struct {
+	Category          string
+	ShouldRetry       bool
+	MaxRetries        int
+	NextDelay         time.Duration // 0 when not retrying
+	AttemptsRemaining int           // retries left after this one
+}
+
+// Decide returns the decision for a ticket that failed with category after
+// currentRetries earlier retries: retry while currentRetries < MaxRetries,
+// waiting BaseDelay × 2^currentRetries (exponential), BaseDelay ×
+// (currentRetries+1) (linear) or 0 (none). An unknown category is treated as
+// "unknown".
+func Decide(category string, currentRetries int) Decision {
+	st, ok := TicketStrategies[category]
+	if !ok {
+		category, st = CategoryUnknown, TicketStrategies[CategoryUnknown]
+	}
+	d := Decision{Category: category, MaxRetries: st.MaxRetries}
+	if currentRetries < 0 {
+		currentRetries = 0
+	}
+	if currentRetries >= st.MaxRetries {
+		return d
+	}
+	d.ShouldRetry = true
+	d.AttemptsRemaining = st.MaxRetries - currentRetries - 1
+	switch st.Kind {
+	case Exponential:
+		d.NextDelay = st.BaseDelay << currentRetries
+	case Linear:
+		d.NextDelay = st.BaseDelay * time.Duration(currentRetries+1)
+	}
+	return d
+}
+
+var ticketPatterns = []struct {
+	re       *regexp.Regexp
+	category string
+}{
+	{regexp.MustCompile(`(?i)rate.?limit|\b429\b|\b50[234]\b|\b529\b|overloaded|timed? ?out|timeout|ETIMEDOUT|ECONNRESET|ECONNREFUSED|EAI_AGAIN|socket hang up|temporarily unavailable`), CategoryTransient},
+	{regexp.MustCompile(`(?i)ENOENT|EACCES|EPERM|ENOSPC|EMFILE|\bgit\b|fatal:|permission denied \(publickey\)|no space left`), CategorySystemError},
+	{regexp.MustCompile(`(?i)SyntaxError|TypeError|ReferenceError|RangeError|syntax error|is not defined|is not a function|cannot read propert|unexpected token|compilation failed|build failed|test(s)? failed`), CategoryCodeError},
+	{regexp.MustCompile(`(?i)api.?error|api key|unauthori[sz]ed|authentication|forbidden|\b40[0134]\b|invalid.?request|bad request`), CategoryAPIError},
+}
+
+// ClassifyTicketError maps an agent's error message to a ticket category,
+// checking transient, system, code and API patterns in that order; anything
+// else is unknown.
+func ClassifyTicketError(msg string) string {
+	for _, p := range ticketPatterns {
+		if p.re.MatchString(msg) {
+			return p.category
+		}
+	}
+	return CategoryUnknown
+}
+
+// EmitDecision writes d as a RetryDecision event (currentAttempt is
+// currentRetries+1, as seed 002's activity log has it). w may be nil.
+func EmitDecision(w *trace.Writer, ticketID string, currentRetries int, d Decision) error {
+	return w.Emit(trace.TypeRetryDecision, trace.RetryDecision{TicketID: ticketID, Category: d.Category,
+		CurrentAttempt: currentRetries + 1, MaxRetries: d.MaxRetries, ShouldRetry: d.ShouldRetry,
+		NextDelayMs: d.NextDelay.Milliseconds()})
+}
+
+// DecideTicket classifies errMsg, decides, and writes the RetryDecision to
+// r.Trace.
+func (r *Retrier) DecideTicket(ticketID, errMsg string, currentRetries int) Decision {
+	d := Decide(ClassifyTicketError(errMsg), currentRetries)
+	EmitDecision(r.Trace, ticketID, currentRetries, d)
+	return d
+}

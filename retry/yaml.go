@@ -1,0 +1,538 @@
+package retry
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// PolicyError is a problem in a policy file: where it is, which field, what
+// is wrong and what to do about it.
+type PolicyError struct {
+	File  string
+	Line  int
+	Field string // dotted path, e.g. "failureTypes.rate_limit.initialDelay"
+	Msg   string
+	Hint  string
+}
+
+func (e *PolicyError) Error() string {
+	loc := e.File
+	if loc == "" {
+		loc = "policy"
+	}
+	if e.Line > 0 {
+		loc += ":" + strconv.Itoa(e.Line)
+	}
+	s := loc + ": "
+	if e.Field != "" {
+		s += e.Field + ": "
+	}
+	s += e.Msg
+	if e.Hint != "" {
+		s += " (hint: " + e.Hint + ")"
+	}
+	return s
+}
+
+// ParsePolicy parses a policy YAML document (see the package doc for the
+// schema). file names the source in errors. Unknown keys, bad durations,
+// unknown enum values and out-of-range numbers are errors naming file:line
+// and the field, with a hint.
+func ParsePolicy(data []byte, file string) (*Policy, error) {
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		return nil, &PolicyError{File: file, Msg: strings.TrimPrefix(err.Error(), "yaml: "), Hint: "the policy file must be valid YAML"}
+	}
+	if doc.Kind == 0 || len(doc.Content) == 0 {
+		return nil, &PolicyError{File: file, Line: 1, Msg: "empty policy", Hint: "write `preset: forgeflare` or a mapping of policy fields"}
+	}
+	return DecodePolicyNode(doc.Content[0], file)
+}
+
+// DecodePolicyNode decodes a policy from a YAML node: a scalar preset name,
+// or a mapping of policy fields that may start from `preset: NAME` and
+// override it. file names the source in errors.
+func DecodePolicyNode(n *yaml.Node, file string) (*Policy, error) {
+	d := &decoder{file: file}
+	if n == nil || n.Kind == 0 {
+		return nil, d.errf(n, "", "no policy given", "write a preset name (%s) or a mapping", strings.Join(PresetNames(), ", "))
+	}
+	if n.Kind == yaml.DocumentNode && len(n.Content) > 0 {
+		n = n.Content[0]
+	}
+	for n.Kind == yaml.AliasNode && n.Alias != nil {
+		n = n.Alias
+	}
+	switch n.Kind {
+	case yaml.ScalarNode:
+		p, err := Preset(n.Value)
+		if err != nil {
+			return nil, d.errf(n, "policy", fmt.Sprintf("unknown preset %q", n.Value), "valid presets: %s", strings.Join(PresetNames(), ", "))
+		}
+		return p, nil
+	case yaml.MappingNode:
+		return d.policy(n)
+	}
+	return nil, d.errf(n, "policy", "must be a preset name or a mapping", "e.g. `policy: forgeflare` or `policy: {preset: plandex, attemptTimeout: 30s}`")
+}
+
+type decoder struct{ file string }
+
+func (d *decoder) errf(n *yaml.Node, field, msg, hint string, args ...any) error {
+	line := 0
+	if n != nil {
+		line = n.Line
+	}
+	return &PolicyError{File: d.file, Line: line, Field: field, Msg: msg, Hint: fmt.Sprintf(hint, args...)}
+}
+
+func join(prefix, key string) string {
+	if prefix == "" {
+		return key
+	}
+	return prefix + "." + key
+}
+
+// fields walks a mapping, rejecting unknown and duplicate keys.
+func (d *decoder) fields(n *yaml.Node, path string, known []string) (map[string]*yaml.Node, []string, error) {
+	if n.Kind != yaml.MappingNode {
+		return nil, nil, d.errf(n, path, "must be a mapping", "write `key: value` pairs under %s", path)
+	}
+	out := map[string]*yaml.Node{}
+	var order []string
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		if known != nil && !contains(known, k.Value) {
+			return nil, nil, d.errf(k, join(path, k.Value), "unknown field", "valid fields here: %s", strings.Join(known, ", "))
+		}
+		if _, dup := out[k.Value]; dup {
+			return nil, nil, d.errf(k, join(path, k.Value), "duplicate field", "remove one of the two")
+		}
+		for v.Kind == yaml.AliasNode && v.Alias != nil {
+			v = v.Alias
+		}
+		out[k.Value] = v
+		order = append(order, k.Value)
+	}
+	return out, order, nil
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func (d *decoder) scalar(n *yaml.Node, path string) (string, error) {
+	if n.Kind != yaml.ScalarNode {
+		return "", d.errf(n, path, "must be a single value", "write a scalar, not a list or a mapping")
+	}
+	return n.Value, nil
+}
+
+func (d *decoder) duration(n *yaml.Node, path string) (time.Duration, error) {
+	s, err := d.scalar(n, path)
+	if err != nil {
+		return 0, err
+	}
+	v, perr := time.ParseDuration(s)
+	if perr != nil {
+		if s == "0" {
+			return 0, nil
+		}
+		return 0, d.errf(n, path, fmt.Sprintf("bad duration %q", s), "use a number with a unit, like 500ms, 2s or 1m30s")
+	}
+	if v < 0 {
+		return 0, d.errf(n, path, fmt.Sprintf("negative duration %q", s), "use 0 or a positive duration")
+	}
+	return v, nil
+}
+
+func (d *decoder) boolean(n *yaml.Node, path string) (bool, error) {
+	s, err := d.scalar(n, path)
+	if err != nil {
+		return false, err
+	}
+	var b bool
+	if err := n.Decode(&b); err != nil {
+		return false, d.errf(n, path, fmt.Sprintf("bad boolean %q", s), "use true or false")
+	}
+	return b, nil
+}
+
+func (d *decoder) integer(n *yaml.Node, path string, min int) (int, error) {
+	s, err := d.scalar(n, path)
+	if err != nil {
+		return 0, err
+	}
+	v, perr := strconv.Atoi(s)
+	if perr != nil {
+		return 0, d.errf(n, path, fmt.Sprintf("bad integer %q", s), "use a whole number")
+	}
+	if v < min {
+		return 0, d.errf(n, path, fmt.Sprintf("%d is below the minimum %d", v, min), "use a number ≥ %d", min)
+	}
+	return v, nil
+}
+
+func (d *decoder) float(n *yaml.Node, path string, min, max float64) (float64, error) {
+	s, err := d.scalar(n, path)
+	if err != nil {
+		return 0, err
+	}
+	v, perr := strconv.ParseFloat(s, 64)
+	if perr != nil || v != v {
+		return 0, d.errf(n, path, fmt.Sprintf("bad number %q", s), "use a number like 0.1 or 2")
+	}
+	if v < min || v > max {
+		return 0, d.errf(n, path, fmt.Sprintf("%v is out of range", v), "use a number between %v and %v", min, max)
+	}
+	return v, nil
+}
+
+var policyFields = []string{"preset", "name", "enabled", "maxElapsed", "attemptTimeout", "exponentStart",
+	"streamErrors", "honorShouldRetry", "allowIrreversible", "statusRetry", "retryAfter", "default", "all",
+	"failureTypes", "escalation", "fallback"}
+
+var strategyFields = []string{"retry", "maxAttempts", "maxRetries", "initialDelay", "maxDelay", "multiplier",
+	"kind", "jitter", "jitterFraction", "respectRetryAfter"}
+
+func (d *decoder) policy(n *yaml.Node) (*Policy, error) {
+	f, _, err := d.fields(n, "", policyFields)
+	if err != nil {
+		return nil, err
+	}
+	p := &Policy{Name: "custom", Enabled: true,
+		Default:      Strategy{MaxAttempts: 1, Multiplier: 2, Kind: Exponential, Jitter: NoJitter},
+		FailureTypes: map[FailureType]Strategy{}, StatusRetry: map[int]bool{}}
+	if v, ok := f["preset"]; ok {
+		s, err := d.scalar(v, "preset")
+		if err != nil {
+			return nil, err
+		}
+		base, perr := Preset(s)
+		if perr != nil {
+			return nil, d.errf(v, "preset", fmt.Sprintf("unknown preset %q", s), "valid presets: %s", strings.Join(PresetNames(), ", "))
+		}
+		p = base.Clone()
+	}
+	if v, ok := f["name"]; ok {
+		if p.Name, err = d.scalar(v, "name"); err != nil {
+			return nil, err
+		}
+	}
+	bools := []struct {
+		key string
+		dst *bool
+	}{{"enabled", &p.Enabled}, {"streamErrors", &p.StreamErrors}, {"honorShouldRetry", &p.HonorShouldRetry},
+		{"allowIrreversible", &p.AllowIrreversible}}
+	for _, b := range bools {
+		if v, ok := f[b.key]; ok {
+			if *b.dst, err = d.boolean(v, b.key); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if v, ok := f["maxElapsed"]; ok {
+		if p.MaxElapsed, err = d.duration(v, "maxElapsed"); err != nil {
+			return nil, err
+		}
+	}
+	if v, ok := f["attemptTimeout"]; ok {
+		if p.AttemptTimeout, err = d.duration(v, "attemptTimeout"); err != nil {
+			return nil, err
+		}
+	}
+	if v, ok := f["exponentStart"]; ok {
+		if p.ExponentStart, err = d.integer(v, "exponentStart", 0); err != nil {
+			return nil, err
+		}
+	}
+	if v, ok := f["statusRetry"]; ok {
+		m, order, err := d.fields(v, "statusRetry", nil)
+		if err != nil {
+			return nil, err
+		}
+		for _, k := range order {
+			path := join("statusRetry", k)
+			st, aerr := strconv.Atoi(k)
+			if aerr != nil || st < 100 || st > 599 {
+				return nil, d.errf(m[k], path, fmt.Sprintf("bad HTTP status %q", k), "use a status code from 100 to 599, e.g. `429: true`")
+			}
+			if p.StatusRetry[st], err = d.boolean(m[k], path); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if v, ok := f["default"]; ok {
+		if p.Default, err = d.strategy(v, "default", p.Default); err != nil {
+			return nil, err
+		}
+	}
+	if v, ok := f["all"]; ok {
+		if p.Default, err = d.strategy(v, "all", p.Default); err != nil {
+			return nil, err
+		}
+		for ft, s := range p.FailureTypes {
+			if p.FailureTypes[ft], err = d.strategy(v, "all", s); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if v, ok := f["retryAfter"]; ok {
+		if err := d.retryAfter(v, p); err != nil {
+			return nil, err
+		}
+	}
+	if v, ok := f["failureTypes"]; ok {
+		m, order, err := d.fields(v, "failureTypes", nil)
+		if err != nil {
+			return nil, err
+		}
+		for _, k := range order {
+			path := join("failureTypes", k)
+			if !knownFailureType(k) {
+				names := make([]string, len(FailureTypes))
+				for i, ft := range FailureTypes {
+					names[i] = string(ft)
+				}
+				return nil, d.errf(keyNode(v, k), path, "unknown failure type", "valid types: %s", strings.Join(names, ", "))
+			}
+			ft := FailureType(k)
+			if p.FailureTypes[ft], err = d.strategy(m[k], path, p.Strategy(ft)); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if v, ok := f["escalation"]; ok {
+		m, _, err := d.fields(v, "escalation", []string{"afterRetries", "onContextLimit"})
+		if err != nil {
+			return nil, err
+		}
+		if x, ok := m["afterRetries"]; ok {
+			if p.Escalation.AfterRetries, err = d.integer(x, "escalation.afterRetries", 0); err != nil {
+				return nil, err
+			}
+		}
+		if x, ok := m["onContextLimit"]; ok {
+			if p.Escalation.OnContextLimit, err = d.boolean(x, "escalation.onContextLimit"); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if v, ok := f["fallback"]; ok {
+		m, _, err := d.fields(v, "fallback", []string{"enabled", "maxRetriesWithoutFallback", "additionalAttempts"})
+		if err != nil {
+			return nil, err
+		}
+		if x, ok := m["enabled"]; ok {
+			if p.Fallback.Enabled, err = d.boolean(x, "fallback.enabled"); err != nil {
+				return nil, err
+			}
+		}
+		if x, ok := m["maxRetriesWithoutFallback"]; ok {
+			if p.Fallback.MaxRetriesWithoutFallback, err = d.integer(x, "fallback.maxRetriesWithoutFallback", 0); err != nil {
+				return nil, err
+			}
+		}
+		if x, ok := m["additionalAttempts"]; ok {
+			if p.Fallback.AdditionalAttempts, err = d.integer(x, "fallback.additionalAttempts", 1); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return p, nil
+}
+
+func keyNode(m *yaml.Node, key string) *yaml.Node {
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		if m.Content[i].Value == key {
+			return m.Content[i]
+		}
+	}
+	return m
+}
+
+func (d *decoder) retryAfter(v *yaml.Node, p *Policy) error {
+	m, _, err := d.fields(v, "retryAfter", []string{"respect", "padding", "cap", "ceiling", "maxUsable", "integerOnly"})
+	if err != nil {
+		return err
+	}
+	if x, ok := m["respect"]; ok {
+		b, err := d.boolean(x, "retryAfter.respect")
+		if err != nil {
+			return err
+		}
+		p.Default.RespectRetryAfter = b
+		for ft, s := range p.FailureTypes {
+			s.RespectRetryAfter = b
+			p.FailureTypes[ft] = s
+		}
+	}
+	if x, ok := m["padding"]; ok {
+		if p.RetryAfter.Padding, err = d.float(x, "retryAfter.padding", 0, 10); err != nil {
+			return err
+		}
+	}
+	durs := []struct {
+		key string
+		dst *time.Duration
+	}{{"cap", &p.RetryAfter.Cap}, {"ceiling", &p.RetryAfter.Ceiling}, {"maxUsable", &p.RetryAfter.MaxUsable}}
+	for _, dd := range durs {
+		if x, ok := m[dd.key]; ok {
+			if *dd.dst, err = d.duration(x, "retryAfter."+dd.key); err != nil {
+				return err
+			}
+		}
+	}
+	if x, ok := m["integerOnly"]; ok {
+		if p.RetryAfter.IntegerOnly, err = d.boolean(x, "retryAfter.integerOnly"); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+var kinds = []string{string(Exponential), string(Linear), string(Constant), string(NoBackoff)}
+var jitters = []string{string(NoJitter), string(FullJitter), string(EqualJitter), string(DecorrelatedJitter),
+	string(ProportionalJitter), string(SDKJitter)}
+
+// strategy overrides base with the fields present in n.
+func (d *decoder) strategy(n *yaml.Node, path string, s Strategy) (Strategy, error) {
+	m, _, err := d.fields(n, path, strategyFields)
+	if err != nil {
+		return s, err
+	}
+	if _, a := m["maxAttempts"]; a {
+		if _, b := m["maxRetries"]; b {
+			return s, d.errf(m["maxRetries"], join(path, "maxRetries"), "maxRetries and maxAttempts both given", "keep one: maxAttempts = maxRetries + 1")
+		}
+	}
+	if x, ok := m["retry"]; ok {
+		if s.Retry, err = d.boolean(x, join(path, "retry")); err != nil {
+			return s, err
+		}
+	}
+	if x, ok := m["maxAttempts"]; ok {
+		if s.MaxAttempts, err = d.integer(x, join(path, "maxAttempts"), 1); err != nil {
+			return s, err
+		}
+	}
+	if x, ok := m["maxRetries"]; ok {
+		r, err := d.integer(x, join(path, "maxRetries"), 0)
+		if err != nil {
+			return s, err
+		}
+		s.MaxAttempts = r + 1
+	}
+	if x, ok := m["initialDelay"]; ok {
+		if s.InitialDelay, err = d.duration(x, join(path, "initialDelay")); err != nil {
+			return s, err
+		}
+	}
+	if x, ok := m["maxDelay"]; ok {
+		if s.MaxDelay, err = d.duration(x, join(path, "maxDelay")); err != nil {
+			return s, err
+		}
+	}
+	if x, ok := m["multiplier"]; ok {
+		if s.Multiplier, err = d.float(x, join(path, "multiplier"), 0, 100); err != nil {
+			return s, err
+		}
+	}
+	if x, ok := m["jitterFraction"]; ok {
+		if s.JitterFraction, err = d.float(x, join(path, "jitterFraction"), 0, 1); err != nil {
+			return s, err
+		}
+	}
+	if x, ok := m["respectRetryAfter"]; ok {
+		if s.RespectRetryAfter, err = d.boolean(x, join(path, "respectRetryAfter")); err != nil {
+			return s, err
+		}
+	}
+	if x, ok := m["kind"]; ok {
+		v, err := d.scalar(x, join(path, "kind"))
+		if err != nil {
+			return s, err
+		}
+		if !contains(kinds, v) {
+			return s, d.errf(x, join(path, "kind"), fmt.Sprintf("unknown backoff kind %q", v), "use one of %s", strings.Join(kinds, ", "))
+		}
+		s.Kind = Kind(v)
+	}
+	if x, ok := m["jitter"]; ok {
+		v, err := d.scalar(x, join(path, "jitter"))
+		if err != nil {
+			return s, err
+		}
+		if !contains(jitters, v) {
+			return s, d.errf(x, join(path, "jitter"), fmt.Sprintf("unknown jitter %q", v), "use one of %s", strings.Join(jitters, ", "))
+		}
+		s.Jitter = Jitter(v)
+	}
+	return s, nil
+}
+
+// MarshalYAML-free description: String renders p as the YAML schema, for
+// `chaos validate` and docs. The output parses back to an equal Policy.
+func (p *Policy) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "name: %s\nenabled: %t\n", p.Name, p.Enabled)
+	if p.MaxElapsed > 0 {
+		fmt.Fprintf(&b, "maxElapsed: %s\n", p.MaxElapsed)
+	}
+	if p.AttemptTimeout > 0 {
+		fmt.Fprintf(&b, "attemptTimeout: %s\n", p.AttemptTimeout)
+	}
+	fmt.Fprintf(&b, "exponentStart: %d\nstreamErrors: %t\nhonorShouldRetry: %t\nallowIrreversible: %t\n",
+		p.ExponentStart, p.StreamErrors, p.HonorShouldRetry, p.AllowIrreversible)
+	if len(p.StatusRetry) > 0 {
+		b.WriteString("statusRetry:\n")
+		var sts []int
+		for st := range p.StatusRetry {
+			sts = append(sts, st)
+		}
+		sort.Ints(sts)
+		for _, st := range sts {
+			fmt.Fprintf(&b, "  %d: %t\n", st, p.StatusRetry[st])
+		}
+	}
+	ra := p.RetryAfter
+	fmt.Fprintf(&b, "retryAfter: {padding: %v, cap: %s, ceiling: %s, maxUsable: %s, integerOnly: %t}\n",
+		ra.Padding, ra.Cap, ra.Ceiling, ra.MaxUsable, ra.IntegerOnly)
+	fmt.Fprintf(&b, "default: %s\n", strategyString(p.Default))
+	if len(p.FailureTypes) > 0 {
+		b.WriteString("failureTypes:\n")
+		for _, ft := range sortedTypes(p.FailureTypes) {
+			fmt.Fprintf(&b, "  %s: %s\n", ft, strategyString(p.FailureTypes[ft]))
+		}
+	}
+	fmt.Fprintf(&b, "escalation: {afterRetries: %d, onContextLimit: %t}\n", p.Escalation.AfterRetries, p.Escalation.OnContextLimit)
+	fb := p.Fallback
+	if fb.AdditionalAttempts < 1 {
+		fb.AdditionalAttempts = 1
+	}
+	fmt.Fprintf(&b, "fallback: {enabled: %t, maxRetriesWithoutFallback: %d, additionalAttempts: %d}\n",
+		fb.Enabled, fb.MaxRetriesWithoutFallback, fb.AdditionalAttempts)
+	return b.String()
+}
+
+func strategyString(s Strategy) string {
+	kind, jit := s.Kind, s.Jitter
+	if kind == "" {
+		kind = Exponential
+	}
+	if jit == "" {
+		jit = NoJitter
+	}
+	return fmt.Sprintf("{retry: %t, maxAttempts: %d, initialDelay: %s, maxDelay: %s, multiplier: %v, kind: %s, jitter: %s, jitterFraction: %v, respectRetryAfter: %t}",
+		s.Retry, max(s.MaxAttempts, 1), s.InitialDelay, s.MaxDelay, s.Multiplier, kind, jit, s.JitterFraction, s.RespectRetryAfter)
+}
