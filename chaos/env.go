@@ -1,0 +1,569 @@
+package chaos
+
+import (
+	"bufio"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"regexp"
+	"strings"
+	"sync"
+	"time"
+
+	toxiclient "github.com/Shopify/toxiproxy/v2/client"
+	"github.com/retrylab/retrylab/trace"
+)
+
+// EnvConfig configures StartEnv.
+type EnvConfig struct {
+	Scenario  *Scenario
+	Toxi      *Toxiproxy
+	Journal   *trace.Writer // server.jsonl; nil-safe
+	RunID     string
+	Log       io.Writer           // progress lines; nil = discard
+	OnAttempt func(ServerAttempt) // optional live callback when an attempt ends
+}
+
+// ServerAttempt is what the mock server saw of one attempt: one accepted TCP
+// connection.
+type ServerAttempt struct {
+	N         int    // 1-based, in order of arrival
+	Fault     string // Fault.Kind() of the fault this attempt met
+	Status    int    // HTTP status sent; 0 when no response was sent (hang, reset)
+	Path      string // request path; "" when no request arrived (reset)
+	Model     string // the request body's model (secrets redacted)
+	Arrived   time.Time
+	Ended     time.Time
+	Bytes     int64  // response bytes that left toward the client (drop: at most the cut)
+	ClosedBy  string // trace.ClosedByServer, ClosedByClient or ClosedByProxy
+	RequestID string // the request-id / x-request-id header sent
+}
+
+// Env is one scenario's network: the mock server on 127.0.0.1 and a
+// uniquely named Toxiproxy proxy in front of it. Clients talk to BaseURL.
+//
+// Attempts are counted by accepted connections at the mock: Toxiproxy dials
+// the mock as soon as a client connects, so an attempt that the proxy then
+// hangs or resets is still seen, counted and journaled. The mock sends
+// Connection: close, so every attempt is a new connection and a fresh set of
+// per-connection toxics. The k-th connection meets the scenario's k-th
+// fault; past the end of the list, ok.
+//
+// When an attempt ends. After its last byte the mock half-closes the
+// connection and waits until the proxy closes it. Toxiproxy closes the
+// upstream side only after it has delivered (or cut) everything toward the
+// client and closed the client's connection, so ServerAttempt.Ended is the
+// moment the client saw the end, for every fault kind: for drop it is when
+// limit_data cut the stream, for reset when reset_peer fired, for hang when
+// the client gave up. The residual error is the proxy's internal hand-off
+// from its client side to its upstream side (goroutine wake-ups, typically
+// well under a millisecond on an idle machine); the inter-arrival gap
+// Arrived(k+1) − Ended(k) therefore slightly overstates the client's wait
+// by that amount plus the client's connect time.
+//
+// Per-attempt toxics. Toxics act on every live connection of a proxy, and
+// reset_peer only on connections opened after it exists. So: when attempt k
+// ends (as above) the Env removes attempt k's toxics and installs attempt
+// k+1's reset_peer and raw toxics, before the client can see the end and
+// start attempt k+1 — except for a client that retries within the time of
+// those API calls (about a millisecond embedded). To bound that race the mock
+// withholds attempt k+1's response until the switch is done, so downstream
+// toxics always apply; an upstream toxic may miss data already sent. A reset
+// whose toxic missed its connection falls back to the mock closing the
+// connection abruptly. A drop's limit_data is installed by the mock itself
+// after it has read attempt k's request and before it writes any byte, so the
+// cut is exact: bytes = head length + the wire length of afterBytes bytes of
+// the event stream (chunk framing included).
+type Env struct {
+	cfg       EnvConfig
+	provider  string
+	proxy     *toxiclient.Proxy
+	ln        net.Listener
+	baseURL   string
+	mockURL   string
+	tag       string
+	now       func() time.Time
+	done      chan struct{}
+	wg        sync.WaitGroup
+	closeOnce sync.Once
+	closeErr  error
+
+	mu       sync.Mutex
+	cond     *sync.Cond // signals ready changes; uses mu
+	ready    int        // the attempt whose pre-connect toxics are in place
+	accepted int
+	attempts []ServerAttempt
+	conns    map[net.Conn]bool
+
+	toxMu  sync.Mutex // serialises toxic changes
+	active []string   // names of the toxics on the proxy
+}
+
+// readyWait bounds how long an attempt's response waits for its toxics to
+// be switched in (it only matters when the previous attempt never ended).
+const readyWait = 2 * time.Second
+
+// endWait bounds how long the mock waits, after its last byte, for the proxy
+// or client to close the connection.
+const endWait = 2 * time.Minute
+
+// StartEnv starts the mock on 127.0.0.1:0 and a uniquely named proxy in front
+// of it, with attempt 1's toxics in place. The caller should call Close when
+// finished.
+func StartEnv(ctx context.Context, cfg EnvConfig) (*Env, error) {
+	if cfg.Scenario == nil {
+		return nil, errors.New("chaos: StartEnv needs a scenario")
+	}
+	if cfg.Toxi == nil {
+		return nil, errors.New("chaos: StartEnv needs a Toxiproxy")
+	}
+	if cfg.Log == nil {
+		cfg.Log = io.Discard
+	}
+	provider := cfg.Scenario.Provider
+	if provider == "" {
+		provider = ProviderAnthropic
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, fmt.Errorf("chaos: mock listen: %w", err)
+	}
+	sum := sha256.Sum256([]byte(cfg.RunID + "\x00" + cfg.Scenario.Name + "\x00" + ln.Addr().String()))
+	e := &Env{
+		cfg:      cfg,
+		provider: provider,
+		ln:       ln,
+		mockURL:  "http://" + ln.Addr().String(),
+		tag:      hex.EncodeToString(sum[:6]),
+		now:      time.Now,
+		done:     make(chan struct{}),
+		conns:    map[net.Conn]bool{},
+	}
+	e.cond = sync.NewCond(&e.mu)
+	e.proxy, err = cfg.Toxi.createProxy(ctx, cfg.Scenario.Name, ln.Addr().String())
+	if err != nil {
+		ln.Close()
+		return nil, err
+	}
+	e.baseURL = "http://" + e.proxy.Listen
+	if err := e.switchTo(ctx, 1); err != nil {
+		e.Close()
+		return nil, err
+	}
+	e.wg.Add(1)
+	go e.acceptLoop()
+	fmt.Fprintf(cfg.Log, "[mock] %s: mock %s, proxy %s (%s)\n", cfg.Scenario.Name, e.mockURL, e.baseURL, e.proxy.Name)
+	return e, nil
+}
+
+// BaseURL returns http://127.0.0.1:PORT of the proxy; clients talk to it.
+func (e *Env) BaseURL() string { return e.baseURL }
+
+// MockURL returns the mock's own URL, bypassing the proxy (for debugging).
+func (e *Env) MockURL() string { return e.mockURL }
+
+// AnthropicBaseURL is the value of ANTHROPIC_BASE_URL for a client: the
+// proxy's URL (SDKs append /v1/messages).
+func (e *Env) AnthropicBaseURL() string { return e.baseURL }
+
+// OpenAIBaseURL is the value of OPENAI_BASE_URL for a client: the proxy's URL
+// with /v1 (SDKs append /chat/completions).
+func (e *Env) OpenAIBaseURL() string { return e.baseURL + "/v1" }
+
+// ClientEnv returns the environment variables an external client needs.
+func (e *Env) ClientEnv() []string {
+	return []string{"ANTHROPIC_BASE_URL=" + e.AnthropicBaseURL(), "OPENAI_BASE_URL=" + e.OpenAIBaseURL()}
+}
+
+// ProxyName returns the name of the Env's Toxiproxy proxy.
+func (e *Env) ProxyName() string { return e.proxy.Name }
+
+// Attempts returns what the server saw, in arrival order: finished attempts
+// and, for attempts still in progress, what is known so far (zero Ended). The
+// slice is a copy; it is safe to call after Close.
+func (e *Env) Attempts() []ServerAttempt {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return append([]ServerAttempt(nil), e.attempts...)
+}
+
+// Close removes the proxy and stops the mock, ending attempts in progress.
+// It works after ctx cancellation and is idempotent.
+func (e *Env) Close() error {
+	e.closeOnce.Do(func() {
+		close(e.done)
+		e.mu.Lock()
+		e.cond.Broadcast()
+		e.mu.Unlock()
+		var errs []error
+		if e.proxy != nil {
+			errs = append(errs, e.cfg.Toxi.deleteProxy(e.proxy.Name))
+		}
+		e.ln.Close()
+		e.mu.Lock()
+		for c := range e.conns {
+			c.Close()
+		}
+		e.mu.Unlock()
+		e.wg.Wait()
+		e.closeErr = errors.Join(errs...)
+	})
+	return e.closeErr
+}
+
+func (e *Env) logf(format string, args ...any) {
+	fmt.Fprintf(e.cfg.Log, "[mock] %s: "+format+"\n", append([]any{e.cfg.Scenario.Name}, args...)...)
+}
+
+func (e *Env) acceptLoop() {
+	defer e.wg.Done()
+	for {
+		c, err := e.ln.Accept()
+		if err != nil {
+			return
+		}
+		arrived := e.now()
+		e.mu.Lock()
+		select {
+		case <-e.done:
+			e.mu.Unlock()
+			c.Close()
+			return
+		default:
+		}
+		e.accepted++
+		n := e.accepted
+		f := e.fault(n)
+		e.attempts = append(e.attempts, ServerAttempt{N: n, Fault: f.Kind(), Arrived: arrived,
+			RequestID: e.requestID(n)})
+		e.conns[c] = true
+		e.wg.Add(1)
+		e.mu.Unlock()
+		go func() {
+			defer e.wg.Done()
+			e.serve(c, n, f, arrived)
+			e.mu.Lock()
+			delete(e.conns, c)
+			e.mu.Unlock()
+		}()
+	}
+}
+
+// fault returns the fault the n-th attempt meets.
+func (e *Env) fault(n int) Fault {
+	if a := e.cfg.Scenario.Attempts; n <= len(a) {
+		return a[n-1]
+	}
+	return Fault{}
+}
+
+// requestID is the deterministic, fixed-width request id of attempt n.
+func (e *Env) requestID(n int) string { return fmt.Sprintf("req_mock%s%06d", e.tag, n) }
+
+// attemptState is what serve learns about one attempt as it goes.
+type attemptState struct {
+	rec      ServerAttempt
+	peerGone chan struct{} // closed when a read on the connection fails
+	peerAt   time.Time     // set by the reader before peerGone is closed
+	goneAt   time.Time     // when the attempt ended; set by serve only
+	wroteAll bool
+	limit    int64 // drop: bytes the proxy lets through; 0 = no limit
+	fallback bool  // a reset the proxy missed, done by the mock
+}
+
+// serve runs one attempt on connection c.
+func (e *Env) serve(c net.Conn, n int, f Fault, arrived time.Time) {
+	defer c.Close()
+	st := &attemptState{rec: ServerAttempt{N: n, Fault: f.Kind(), Arrived: arrived, RequestID: e.requestID(n)}, peerGone: make(chan struct{})}
+	br := bufio.NewReader(c)
+	req, err := http.ReadRequest(br)
+	var body []byte
+	if err == nil {
+		body, err = io.ReadAll(io.LimitReader(req.Body, 32<<20))
+	}
+	if err != nil {
+		// No request: the proxy reset the connection, or the client gave up
+		// (or a raw toxic held the request back).
+		st.goneAt = e.now()
+		st.rec.ClosedBy = e.closer(f, false)
+		e.journalRequest(st)
+		e.finish(st, n)
+		return
+	}
+	st.rec.Path = req.URL.Path
+	st.rec.Model = redactSecrets(requestModel(body))
+	go func() {
+		// The request is complete; any further read ends when the peer closes.
+		_, _ = io.Copy(io.Discard, br)
+		st.peerAt = e.now()
+		close(st.peerGone)
+	}()
+	e.waitReady(n)
+
+	p := respParams{provider: e.provider, model: st.rec.Model, requestID: st.rec.RequestID, now: e.now(), fault: f}
+	if st.rec.Path == PathOpenAI {
+		p.provider = ProviderOpenAI
+	} else if st.rec.Path == PathAnthropic {
+		p.provider = ProviderAnthropic
+	}
+	var resp *response
+	switch {
+	case req.Method != http.MethodPost || (st.rec.Path != PathAnthropic && st.rec.Path != PathOpenAI):
+		resp = notFoundResponse(p, st.rec.Path)
+	case f.Kind() == FaultStatus:
+		resp = errorResponse(p)
+	case f.Kind() == FaultHang:
+		e.journalRequest(st)
+		e.logf("attempt %d: hang (holding the request until the client gives up)", n)
+		select {
+		case <-st.peerGone:
+			st.goneAt = st.peerAt
+		case <-e.done:
+			st.goneAt = e.now()
+		}
+		st.rec.ClosedBy = trace.ClosedByClient
+		e.finish(st, n)
+		return
+	case f.Kind() == FaultReset:
+		// The request got through: reset_peer missed this connection (a
+		// client that retried before the toxic was in place). Reset here.
+		st.fallback = true
+		e.journalRequest(st)
+		e.logf("attempt %d: reset_peer missed the connection; the mock resets it instead", n)
+		if tc, ok := c.(*net.TCPConn); ok {
+			_ = tc.SetLinger(0)
+		}
+		c.Close()
+		st.goneAt = e.now()
+		st.rec.ClosedBy = trace.ClosedByServer
+		e.finish(st, n)
+		return
+	default:
+		resp = streamResponse(p)
+	}
+	st.rec.Status = resp.status
+	e.journalRequest(st)
+
+	if f.Kind() == FaultLatency && resp.status == 200 {
+		t := time.NewTimer(f.Latency.D())
+		select {
+		case <-t.C:
+		case <-st.peerGone:
+		case <-e.done:
+		}
+		t.Stop()
+	}
+	if f.Kind() == FaultDrop && resp.status == 200 {
+		st.limit = int64(len(resp.head) + resp.wireOffset(max(f.Drop.AfterBytes, 0)))
+		if err := e.addToxics([]toxicSpec{{
+			name: fmt.Sprintf("a%d-drop", n), typ: "limit_data", stream: "downstream",
+			toxicity: 1.0, attrs: toxiclient.Attributes{"bytes": st.limit},
+		}}); err != nil {
+			e.logf("attempt %d: %v", n, err)
+		}
+	}
+	e.write(c, st, resp)
+	if tc, ok := c.(*net.TCPConn); ok {
+		_ = tc.CloseWrite()
+	}
+	t := time.NewTimer(endWait)
+	select {
+	case <-st.peerGone:
+		st.goneAt = st.peerAt
+	case <-e.done:
+		st.goneAt = e.now()
+	case <-t.C:
+		st.goneAt = e.now()
+	}
+	t.Stop()
+	st.rec.ClosedBy = e.closer(f, st.wroteAll)
+	e.finish(st, n)
+}
+
+// write sends resp, one piece per Write, stopping when the peer is gone.
+func (e *Env) write(c net.Conn, st *attemptState, resp *response) {
+	pieces := [][]byte{resp.head}
+	for i := range resp.pieces {
+		pieces = append(pieces, resp.wire(i))
+	}
+	if tr := resp.trailer(); tr != nil {
+		pieces = append(pieces, tr)
+	}
+	for _, p := range pieces {
+		select {
+		case <-st.peerGone:
+			return
+		default:
+		}
+		k, err := c.Write(p)
+		st.rec.Bytes += int64(k)
+		if err != nil {
+			return
+		}
+	}
+	st.wroteAll = true
+}
+
+// closer says who closed an attempt's connection.
+func (e *Env) closer(f Fault, wroteAll bool) string {
+	switch f.Kind() {
+	case FaultDrop, FaultReset:
+		return trace.ClosedByProxy
+	case FaultToxics:
+		if !wroteAll {
+			return trace.ClosedByProxy
+		}
+	case FaultHang:
+		return trace.ClosedByClient
+	}
+	if wroteAll {
+		return trace.ClosedByServer
+	}
+	return trace.ClosedByClient
+}
+
+// finish records the end of an attempt, journals it, and switches the proxy
+// to the next attempt's toxics.
+func (e *Env) finish(st *attemptState, n int) {
+	st.rec.Ended = st.goneAt
+	if st.limit > 0 && st.rec.Bytes > st.limit {
+		st.rec.Bytes = st.limit
+	}
+	e.mu.Lock()
+	e.attempts[n-1] = st.rec
+	e.mu.Unlock()
+	dur := st.rec.Ended.Sub(st.rec.Arrived)
+	_ = e.cfg.Journal.Emit(trace.TypeMockResponse, trace.MockResponse{
+		Attempt: n, Fault: st.rec.Fault, Status: st.rec.Status, Bytes: st.rec.Bytes,
+		DurationMs: dur.Milliseconds(), ClosedBy: st.rec.ClosedBy, FinishedAt: st.rec.Ended.UTC(),
+	})
+	e.logf("attempt %d: %s → %s, %d bytes, %s, closed by %s", n, st.rec.Fault, statusText(st.rec.Status),
+		st.rec.Bytes, dur.Round(time.Millisecond), st.rec.ClosedBy)
+	if e.cfg.OnAttempt != nil {
+		e.cfg.OnAttempt(st.rec)
+	}
+	select {
+	case <-e.done:
+		return
+	default:
+	}
+	if err := e.switchTo(context.Background(), n+1); err != nil {
+		e.logf("switching toxics for attempt %d: %v", n+1, err)
+	}
+}
+
+func statusText(s int) string {
+	if s == 0 {
+		return "no response"
+	}
+	return fmt.Sprint(s)
+}
+
+func (e *Env) journalRequest(st *attemptState) {
+	_ = e.cfg.Journal.Emit(trace.TypeMockRequest, trace.MockRequest{
+		Attempt: st.rec.N, Fault: st.rec.Fault, Status: st.rec.Status, Path: st.rec.Path,
+		Model: st.rec.Model, ArrivedAt: st.rec.Arrived.UTC(),
+	})
+	e.mu.Lock()
+	a := &e.attempts[st.rec.N-1]
+	a.Path, a.Model, a.Status = st.rec.Path, st.rec.Model, st.rec.Status
+	e.mu.Unlock()
+}
+
+// waitReady waits until attempt n's pre-connect toxics are in place, the Env
+// closes, or readyWait passes.
+func (e *Env) waitReady(n int) {
+	deadline := time.AfterFunc(readyWait, func() {
+		e.mu.Lock()
+		e.cond.Broadcast()
+		e.mu.Unlock()
+	})
+	defer deadline.Stop()
+	start := time.Now()
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	for e.ready < n && time.Since(start) < readyWait {
+		select {
+		case <-e.done:
+			return
+		default:
+		}
+		e.cond.Wait()
+	}
+}
+
+// switchTo removes the toxics on the proxy and installs attempt k's
+// pre-connect toxics. It does nothing when attempt k is already switched in,
+// and makes no API call when there is nothing to change.
+func (e *Env) switchTo(ctx context.Context, k int) error {
+	e.toxMu.Lock()
+	defer e.toxMu.Unlock()
+	e.mu.Lock()
+	if e.ready >= k {
+		e.mu.Unlock()
+		return nil
+	}
+	e.mu.Unlock()
+	var errs []error
+	for _, name := range e.active {
+		name := name
+		if err := call(ctx, func() error { return e.proxy.RemoveToxic(name) }); err != nil && !strings.Contains(err.Error(), "not found") {
+			errs = append(errs, fmt.Errorf("remove toxic %s: %w", name, err))
+		}
+	}
+	e.active = nil
+	errs = append(errs, e.addToxicsLocked(ctx, preConnectToxics(e.fault(k), k)))
+	e.mu.Lock()
+	e.ready = k
+	e.cond.Broadcast()
+	e.mu.Unlock()
+	return errors.Join(errs...)
+}
+
+// addToxics installs toxics on the proxy; they are removed at the next switch.
+func (e *Env) addToxics(ts []toxicSpec) error {
+	e.toxMu.Lock()
+	defer e.toxMu.Unlock()
+	return e.addToxicsLocked(context.Background(), ts)
+}
+
+func (e *Env) addToxicsLocked(ctx context.Context, ts []toxicSpec) error {
+	var errs []error
+	for _, t := range ts {
+		err := call(ctx, func() error {
+			_, err := e.proxy.AddToxic(t.name, t.typ, t.stream, t.toxicity, t.attrs)
+			return err
+		})
+		if err != nil {
+			errs = append(errs, fmt.Errorf("toxiproxy %s: add %s toxic %q to %s: %w", e.cfg.Toxi.url, t.typ, t.name, e.proxy.Name, err))
+			continue
+		}
+		e.active = append(e.active, t.name)
+	}
+	return errors.Join(errs...)
+}
+
+// requestModel returns the "model" field of a JSON request body, or "".
+func requestModel(body []byte) string {
+	var v struct {
+		Model string `json:"model"`
+	}
+	if json.Unmarshal(body, &v) != nil {
+		return ""
+	}
+	if len(v.Model) > 200 {
+		v.Model = v.Model[:200]
+	}
+	return v.Model
+}
+
+var mockSecretRE = regexp.MustCompile(`sk-[A-Za-z0-9_\-]{4,}|(?i)bearer\s+\S+`)
+
+// redactSecrets removes anything that looks like an API key from s.
+func redactSecrets(s string) string { return mockSecretRE.ReplaceAllString(s, "[redacted]") }

@@ -1,0 +1,249 @@
+package chaos
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"time"
+
+	toxiproxy "github.com/Shopify/toxiproxy/v2"
+	toxiclient "github.com/Shopify/toxiproxy/v2/client"
+	"github.com/rs/zerolog"
+)
+
+// Toxiproxy is a connection to a Toxiproxy server, shared by all scenarios of
+// one invocation. It is either embedded (an in-process server on an ephemeral
+// loopback port) or a real toxiproxy-server reached by URL; both are driven
+// through the official client package, so the code path is the same.
+//
+// The caller should call Close when finished: it removes every proxy this
+// Toxiproxy created (also those of Envs not closed) and stops an embedded
+// server. Methods are safe for concurrent use.
+type Toxiproxy struct {
+	url    string
+	client *toxiclient.Client
+	srv    *httptest.Server // nil when not embedded
+
+	mu      sync.Mutex
+	proxies map[string]bool // names of the proxies created and not yet deleted
+	seq     int
+	closed  bool
+}
+
+// ToxiproxyError says a Toxiproxy server could not be reached. Hint tells the
+// user what to do next.
+type ToxiproxyError struct {
+	URL string
+	Err error
+}
+
+func (e *ToxiproxyError) Error() string {
+	return fmt.Sprintf("toxiproxy at %s is unreachable: %v", e.URL, e.Err)
+}
+
+func (e *ToxiproxyError) Unwrap() error { return e.Err }
+
+// Hint says how to fix the error.
+func (e *ToxiproxyError) Hint() string {
+	return "start one with `toxiproxy-server -host 127.0.0.1 -port 8474` (go install github.com/Shopify/toxiproxy/v2/cmd/server@v2.12.0), " +
+		"or omit --toxiproxy and unset TOXIPROXY_URL to use the embedded one"
+}
+
+// apiTimeout bounds every call to the Toxiproxy API, cleanup included; the
+// official client takes no context.
+const apiTimeout = 5 * time.Second
+
+// StartToxiproxy connects to the Toxiproxy server at apiURL, or, when apiURL
+// is "", starts an embedded one on 127.0.0.1 with an ephemeral port. An
+// unreachable apiURL gives a *ToxiproxyError naming the URL, with a hint.
+func StartToxiproxy(ctx context.Context, apiURL string) (*Toxiproxy, error) {
+	t := &Toxiproxy{proxies: map[string]bool{}}
+	if apiURL == "" {
+		logger := zerolog.Nop()
+		server := toxiproxy.NewServer(toxiproxy.NewMetricsContainer(nil), logger)
+		t.srv = httptest.NewServer(server.Routes()) // binds 127.0.0.1:0
+		t.url = t.srv.URL
+	} else {
+		t.url = strings.TrimSuffix(apiURL, "/")
+		if !strings.Contains(t.url, "://") {
+			t.url = "http://" + t.url
+		}
+	}
+	t.client = toxiclient.NewClient(t.url)
+	err := call(ctx, func() error {
+		_, err := t.client.Version()
+		return err
+	})
+	if err != nil {
+		if t.srv != nil {
+			t.srv.Close()
+			return nil, fmt.Errorf("embedded toxiproxy: %w", err)
+		}
+		return nil, &ToxiproxyError{URL: t.url, Err: err}
+	}
+	return t, nil
+}
+
+// URL returns the URL of the Toxiproxy API.
+func (t *Toxiproxy) URL() string { return t.url }
+
+// Embedded reports whether the server runs in this process.
+func (t *Toxiproxy) Embedded() bool { return t.srv != nil }
+
+// Client returns the official client connected to the server; for tests and
+// diagnostics.
+func (t *Toxiproxy) Client() *toxiclient.Client { return t.client }
+
+// Close removes every proxy this Toxiproxy created and stops an embedded
+// server. It works after ctx cancellation (it uses its own short deadline)
+// and is idempotent.
+func (t *Toxiproxy) Close() error {
+	t.mu.Lock()
+	if t.closed {
+		t.mu.Unlock()
+		return nil
+	}
+	t.closed = true
+	names := make([]string, 0, len(t.proxies))
+	for n := range t.proxies {
+		names = append(names, n)
+	}
+	t.mu.Unlock()
+	var errs []error
+	for _, n := range names {
+		errs = append(errs, t.deleteProxy(n))
+	}
+	if t.srv != nil {
+		t.srv.Close()
+	}
+	return errors.Join(errs...)
+}
+
+// createProxy creates a uniquely named proxy listening on an ephemeral
+// loopback port and forwarding to upstream.
+func (t *Toxiproxy) createProxy(ctx context.Context, base, upstream string) (*toxiclient.Proxy, error) {
+	t.mu.Lock()
+	if t.closed {
+		t.mu.Unlock()
+		return nil, errors.New("toxiproxy: closed")
+	}
+	t.seq++
+	name := fmt.Sprintf("retrylab-%s-%d-%d", sanitize(base), time.Now().UnixNano()%1e9, t.seq)
+	t.proxies[name] = true
+	t.mu.Unlock()
+	var p *toxiclient.Proxy
+	err := call(ctx, func() error {
+		var err error
+		p, err = t.client.CreateProxy(name, "127.0.0.1:0", upstream)
+		return err
+	})
+	if err != nil {
+		t.mu.Lock()
+		delete(t.proxies, name)
+		t.mu.Unlock()
+		return nil, fmt.Errorf("toxiproxy %s: create proxy %s: %w", t.url, name, err)
+	}
+	return p, nil
+}
+
+// deleteProxy deletes the named proxy, with its own deadline so that it works
+// while the caller's context is cancelled. A proxy already gone is not an
+// error.
+func (t *Toxiproxy) deleteProxy(name string) error {
+	err := call(context.Background(), func() error {
+		p, err := t.client.Proxy(name)
+		if err != nil {
+			return err
+		}
+		return p.Delete()
+	})
+	if err != nil && strings.Contains(err.Error(), "not found") {
+		err = nil
+	}
+	if err == nil {
+		t.mu.Lock()
+		delete(t.proxies, name)
+		t.mu.Unlock()
+		return nil
+	}
+	return fmt.Errorf("toxiproxy %s: delete proxy %s: %w", t.url, name, err)
+}
+
+// call runs f, a call of the official client (which takes no context), and
+// returns its error, or an error when ctx ends or apiTimeout passes first; f
+// then finishes in the background.
+func call(ctx context.Context, f func() error) error {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), apiTimeout)
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- f() }()
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+		return fmt.Errorf("toxiproxy API call: %w", ctx.Err())
+	}
+}
+
+// sanitize keeps a name to the characters safe in a proxy name.
+func sanitize(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '-', r == '_':
+			b.WriteRune(r)
+		default:
+			b.WriteByte('_')
+		}
+		if b.Len() >= 40 {
+			break
+		}
+	}
+	if b.Len() == 0 {
+		return "env"
+	}
+	return b.String()
+}
+
+// toxicSpec is one toxic to install on an Env's proxy.
+type toxicSpec struct {
+	name, typ, stream string
+	toxicity          float32
+	attrs             toxiclient.Attributes
+}
+
+// preConnectToxics returns the toxics that must be on the proxy before
+// attempt k (1-based) connects: reset_peer (it only acts on connections
+// opened after it exists) and the scenario's raw toxics. Toxicity defaults
+// to 1.0 (0 would never fire).
+func preConnectToxics(f Fault, k int) []toxicSpec {
+	var out []toxicSpec
+	if f.Reset != nil {
+		// Upstream: the reset fires when the client's request reaches the
+		// proxy, so the client sees ECONNRESET before any response byte.
+		out = append(out, toxicSpec{
+			name: fmt.Sprintf("a%d-reset", k), typ: "reset_peer", stream: "upstream",
+			toxicity: 1.0, attrs: toxiclient.Attributes{"timeout": 0},
+		})
+	}
+	for i, tx := range f.Toxics {
+		s := toxicSpec{name: tx.Name, typ: tx.Type, stream: tx.Stream, toxicity: tx.Toxicity, attrs: toxiclient.Attributes(tx.Attributes)}
+		if s.name == "" {
+			s.name = fmt.Sprintf("a%d-%d-%s", k, i, tx.Type)
+		}
+		if s.stream == "" {
+			s.stream = "downstream"
+		}
+		if s.toxicity == 0 {
+			s.toxicity = 1.0
+		}
+		if s.attrs == nil {
+			s.attrs = toxiclient.Attributes{}
+		}
+		out = append(out, s)
+	}
+	return out
+}
