@@ -180,6 +180,9 @@ func (r *Retrier) Do(ctx context.Context, call func(ctx context.Context, a Attem
 		}
 
 		retryable := p.retries(c, s)
+		if !retryable {
+			maxAttempts = 1 // the policy never retries this failure
+		}
 		retry := retryable
 		reason := "non-retryable"
 		var delay time.Duration
@@ -272,7 +275,9 @@ func (r *Retrier) Do(ctx context.Context, call func(ctx context.Context, a Attem
 			case <-t.C:
 			case <-ctx.Done():
 				t.Stop()
-				slept += now().Sub(t0)
+				part := now().Sub(t0)
+				slept += part
+				waited += time.Duration(float64(part) / scale)
 				c.Type, c.Class = Canceled, NonRetryable
 				finish(false, err, &c)
 				return fmt.Errorf("request canceled after %d attempt(s): %w (last error: %v)", n, ctx.Err(), err)
