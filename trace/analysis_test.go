@@ -83,9 +83,9 @@ func TestAnalyzeHandChecked(t *testing.T) {
 		},
 		Counts: Counts{EscalatedRuns: 2, L2Runs: 2, L2EscalatedRuns: 1, RepairRuns: 2, RepairIterations: 6,
 			DiagnosisStarted: 1, StepFinished: 5, Recovered: 2},
-		Z:  z,
-		By: by,
-		DelayHist: Histogram{Counts: [11]int64{2: 1, 3: 2, 4: 3}, SumMs: 8000},
+		Z:            z,
+		By:           by,
+		DelayHist:    Histogram{Counts: [11]int64{2: 1, 3: 2, 4: 3}, SumMs: 8000},
 		DurationHist: Histogram{Counts: [11]int64{0: 1, 4: 1, 5: 1, 7: 1}, SumMs: 14600},
 	}
 	opts := []cmp.Option{cmp.AllowUnexported(Group{}), cmpopts.EquateApprox(0, 1e-9)}

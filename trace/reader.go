@@ -11,6 +11,7 @@ import (
 	"os"
 	"strconv"
 	"time"
+	"unicode/utf8"
 )
 
 // StdinName is the path that names standard input, and the name a Reader of
@@ -258,7 +259,7 @@ func jsonString(val []byte) string {
 		return ""
 	}
 	raw := val[1 : len(val)-1]
-	if bytes.IndexByte(raw, '\\') < 0 {
+	if bytes.IndexByte(raw, '\\') < 0 && utf8.Valid(raw) {
 		return string(raw)
 	}
 	var s string

@@ -1,0 +1,17 @@
+package report
+
+import (
+	"encoding/json"
+	"io"
+
+	"github.com/retrylab/retrylab/trace"
+)
+
+// AnalysisJSON writes the analysis contract (schema retrylab.analysis/v1),
+// indented, followed by a newline.
+func AnalysisJSON(w io.Writer, a *trace.Analysis) error {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	return enc.Encode(a)
+}
