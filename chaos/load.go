@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/retrylab/retrylab/retry"
 )
 
 // LoadError is one problem found in a scenario file. It names the file, the
@@ -96,11 +98,6 @@ var faultKinds = []string{"status", "sseError", "drop", "hang", "reset", "latenc
 
 // statusOnly are fault keys that only make sense with status.
 var statusOnly = []string{"retryAfter", "errorType", "message", "headers"}
-
-// PolicyCheck validates client.policy (a preset name or an inline mapping).
-// The runner sets it to the retry package's decoder; nil skips the check.
-// It returns a hint-carrying error naming the problem.
-var PolicyCheck func(n *yaml.Node, file string) error
 
 // LoadScenario reads and strictly validates one scenario file. Every problem
 // is reported, as LoadErrors, with its file, line, field and a hint.
@@ -429,8 +426,8 @@ func (d *decoder) validate(root *yaml.Node, sc *Scenario) {
 		sc.TimeScale = 1
 	}
 	client := mapping(top["client"])
-	if n, ok := client["policy"]; ok && PolicyCheck != nil {
-		if err := PolicyCheck(n, d.file); err != nil {
+	if n, ok := client["policy"]; ok {
+		if _, err := retry.DecodePolicyNode(n, d.file); err != nil {
 			hint := "use a preset name or an inline policy mapping"
 			var h interface{ Hint() string }
 			if errors.As(err, &h) && h.Hint() != "" {

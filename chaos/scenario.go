@@ -30,7 +30,17 @@ type Client struct {
 	Policy     yaml.Node `yaml:"policy"`
 	Timeout    Duration  `yaml:"timeout"`
 	Escalation []string  `yaml:"escalation"`
-	Command    []string  `yaml:"command"`
+	// Fallback is Plandex's fallback chain for the built-in client.
+	Fallback Fallback `yaml:"fallback"`
+	Command  []string `yaml:"command"`
+}
+
+// Fallback names the models (or provider) the built-in client falls back to.
+type Fallback struct {
+	LargeContext  string `yaml:"largeContext"`  // model for context_too_long
+	Error         string `yaml:"error"`         // model for other persistent or non-retryable failures
+	Provider      string `yaml:"provider"`      // a different provider
+	ProviderModel string `yaml:"providerModel"` // the model on Provider
 }
 
 // Fault is what one arriving attempt meets. Exactly one kind is set; a Fault

@@ -1,0 +1,372 @@
+package chaos
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/retrylab/retrylab/trace"
+)
+
+// FakeAPIKey is the API key every client under test is given. It is not a
+// real key; the runner proves that it never reaches a run file.
+const FakeAPIKey = "sk-retrylab-test-0000"
+
+// DefaultDeadline bounds a scenario without expect.maxDuration: past it the
+// client is stopped (an external one killed) and the scenario fails.
+const DefaultDeadline = 2 * time.Minute
+
+// Runner runs scenarios, each against its own mock server and proxy, and
+// writes one run folder per invocation:
+//
+//	<Out>/<timestamp>/<scenario>/{trace.jsonl, server.jsonl, result.json, stdout.txt, stderr.txt}
+//	<Out>/<timestamp>/summary.json
+//
+// The caller owns Toxi and closes it.
+type Runner struct {
+	Toxi      *Toxiproxy
+	ToxiName  string  // "embedded" or the toxiproxy-server URL, for the summary
+	Out       string  // base folder, default "runs"
+	Parallel  int     // scenarios at once; 0 means all
+	TimeScale float64 // > 0 overrides every scenario's timeScale
+	// ClientCmd, if set, is run with `sh -c` as the client of every scenario.
+	ClientCmd string
+	Seed      int64     // jitter seed, recorded in summary.json and every result.json
+	Progress  io.Writer // progress lines (stderr); nil discards
+	Now       func() time.Time
+
+	mu sync.Mutex // serializes Progress lines
+}
+
+// Run runs scs in parallel and returns their summary, already written to
+// summary.json. An error means no verdict could be produced at all (e.g. the
+// run folder could not be created); a failing scenario is not an error.
+func (r *Runner) Run(ctx context.Context, scs []*Scenario) (*Summary, error) {
+	now := time.Now
+	if r.Now != nil {
+		now = r.Now
+	}
+	start := now()
+	out := r.Out
+	if out == "" {
+		out = "runs"
+	}
+	dir, err := makeRunDir(out, start)
+	if err != nil {
+		return nil, err
+	}
+	sum := &Summary{Schema: SummarySchema, RunDir: dir, Seed: r.Seed, Toxiproxy: r.ToxiName}
+	results := make([]Result, len(scs))
+	par := r.Parallel
+	if par <= 0 || par > len(scs) {
+		par = len(scs)
+	}
+	sem := make(chan struct{}, max(par, 1))
+	var wg sync.WaitGroup
+	for i, sc := range scs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			results[i] = r.runScenario(ctx, sc, filepath.Join(dir, sc.Name))
+		}()
+	}
+	wg.Wait()
+	sum.Scenarios = results
+	sum.DurationMs = time.Since(start).Milliseconds()
+	sum.Finish()
+	return sum, sum.Write()
+}
+
+// makeRunDir creates <out>/<timestamp>, adding -2, -3... if two invocations
+// start within the same second.
+func makeRunDir(out string, t time.Time) (string, error) {
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return "", fmt.Errorf("create run folder: %w", err)
+	}
+	base := filepath.Join(out, t.UTC().Format("2006-01-02T15-04-05Z"))
+	dir := base
+	for i := 2; ; i++ {
+		err := os.Mkdir(dir, 0o755)
+		if err == nil {
+			return dir, nil
+		}
+		if !errors.Is(err, os.ErrExist) || i > 100 {
+			return "", fmt.Errorf("create run folder: %w", err)
+		}
+		dir = fmt.Sprintf("%s-%d", base, i)
+	}
+}
+
+// scenarioSeed derives a scenario's jitter seed from the run seed and its
+// name, so that a scenario's jitter does not depend on what ran beside it.
+func scenarioSeed(seed int64, name string) (uint64, uint64) {
+	h := fnv.New64a()
+	h.Write([]byte(name))
+	return uint64(seed), h.Sum64()
+}
+
+// clientRun is what a client produced.
+type clientRun struct {
+	outcome string
+	exit    *ClientExit // external clients only
+}
+
+func (r *Runner) runScenario(ctx context.Context, sc *Scenario, dir string) (res Result) {
+	start := time.Now()
+	scale := sc.TimeScale
+	if r.TimeScale > 0 {
+		scale = r.TimeScale
+	}
+	res = Result{Name: sc.Name, File: sc.File, Description: sc.Description, Seed: r.Seed, TimeScale: scale,
+		Dir: dir, Client: "built-in", FailureTypes: []string{}, Escalations: []Escalation{}, Checks: []Check{}}
+	for _, f := range sc.Attempts {
+		res.Faults = append(res.Faults, DescribeFault(f))
+	}
+	cmd := r.ClientCmd
+	external := cmd != "" || len(sc.Client.Command) > 0
+	if external {
+		res.Client = cmd
+		if cmd == "" {
+			res.Client = strings.Join(sc.Client.Command, " ")
+		}
+	}
+	defer func() {
+		res.DurationMs = time.Since(start).Milliseconds()
+		res.Passed = res.Error == "" && len(res.FailedChecks()) == 0
+		if err := writeJSON(filepath.Join(dir, "result.json"), res); err != nil && res.Error == "" {
+			res.Error = err.Error()
+			res.Passed = false
+		}
+		verdict := "PASS"
+		if !res.Passed {
+			verdict = "FAIL"
+		}
+		r.logf(sc.Name, "%s in %dms", verdict, res.DurationMs)
+	}()
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		res.Error = err.Error()
+		return res
+	}
+	runID := fmt.Sprintf("%s-%s", sc.Name, filepath.Base(filepath.Dir(dir)))
+	journal, err := trace.Create(filepath.Join(dir, "server.jsonl"), runID)
+	if err != nil {
+		res.Error = err.Error()
+		return res
+	}
+	defer journal.Close()
+	logw := r.lineWriter(sc.Name)
+	env, err := StartEnv(ctx, EnvConfig{Scenario: sc, Toxi: r.Toxi, Journal: journal, RunID: runID, Log: logw,
+		OnAttempt: func(a ServerAttempt) {
+			r.logf(sc.Name, "attempt %d met %s (HTTP %d, %d bytes, closed by %s)", a.N, a.Fault, a.Status, a.Bytes, a.ClosedBy)
+		}})
+	if err != nil {
+		res.Error = "start mock and proxy: " + err.Error()
+		return res
+	}
+	deadline := DefaultDeadline
+	if sc.Expect.MaxDuration > 0 {
+		deadline = sc.Expect.MaxDuration.D()
+	}
+	tracePath := filepath.Join(dir, "trace.jsonl")
+	var cr clientRun
+	if external {
+		cr = r.runExternal(ctx, sc, env.BaseURL(), dir, tracePath, cmd, scale, deadline)
+	} else {
+		cctx, cancel := context.WithTimeout(ctx, deadline)
+		cr, err = r.runBuiltin(cctx, sc, env.BaseURL(), tracePath, runID, scale, logw)
+		cancel()
+		if err != nil {
+			res.Error = err.Error()
+		}
+	}
+	attempts := env.Attempts()
+	if err := env.Close(); err != nil {
+		r.logf(sc.Name, "closing mock and proxy: %v", err)
+	}
+	logw.Flush()
+	if res.Error != "" {
+		return res
+	}
+	ob := observe(sc, attempts, tracePath, scale)
+	ob.Outcome = cr.outcome
+	ob.Client = cr.exit
+	ob.Duration = time.Since(start)
+	env2, err := envelopeFor(sc)
+	if err != nil {
+		res.Error = err.Error()
+		return res
+	}
+	res.Checks = Evaluate(sc, ob, env2)
+	res.Outcome = ob.Outcome
+	res.Attempts = ob.ServerAttempts
+	res.FailureTypes, _ = ob.failureTypes()
+	for _, w := range ob.clientWaits() {
+		res.DelaysMs.Client = append(res.DelaysMs.Client, w.delay.Milliseconds())
+	}
+	for _, w := range ob.ServerWaits {
+		res.DelaysMs.Server = append(res.DelaysMs.Server, w.Gap.Milliseconds())
+	}
+	for _, e := range ob.Escalations {
+		res.Escalations = append(res.Escalations, Escalation{From: e.From, To: e.To, Reason: e.Reason})
+	}
+	return res
+}
+
+// observe gathers what the checks read from the server's attempts and the
+// client's trace (if it wrote one).
+func observe(sc *Scenario, attempts []ServerAttempt, tracePath string, scale float64) Observed {
+	ob := Observed{ServerAttempts: len(attempts), TimeScale: scale}
+	var finished []trace.ProviderRequestFinished
+	if evs, err := readTrace(tracePath); err == nil && len(evs) > 0 {
+		ob.ClientTrace = true
+		for _, ev := range evs {
+			switch ev.Type {
+			case trace.TypeRetryAttempt:
+				var p trace.RetryAttempt
+				if ev.Decode(&p) == nil {
+					ob.Retries = append(ob.Retries, p)
+				}
+			case trace.TypeRunEscalated:
+				var p trace.RunEscalated
+				if ev.Decode(&p) == nil {
+					ob.Escalations = append(ob.Escalations, p)
+				}
+			case trace.TypeProviderRequestFinished:
+				var p trace.ProviderRequestFinished
+				if ev.Decode(&p) == nil {
+					finished = append(finished, p)
+				}
+			}
+		}
+	}
+	// last[k] is true when server attempt k was the last of its logical
+	// request: the gap after it is not a wait. From the client's
+	// ProviderRequestFinished events when they account for every attempt,
+	// else from the faults (a request ends at an attempt that succeeded).
+	last := make([]bool, len(attempts))
+	total := 0
+	for _, f := range finished {
+		total += f.Retries + 1
+	}
+	if len(finished) > 0 && total == len(attempts) {
+		k := 0
+		for _, f := range finished {
+			k += f.Retries + 1
+			last[k-1] = true
+		}
+	} else {
+		for k, a := range attempts {
+			last[k] = succeeded(a)
+		}
+	}
+	for k, a := range attempts {
+		ob.ServerFaults = append(ob.ServerFaults, a.Fault)
+		if k+1 < len(attempts) && !last[k] {
+			ob.ServerWaits = append(ob.ServerWaits, Wait{After: k + 1, Gap: attempts[k+1].Arrived.Sub(a.Ended)})
+		}
+		if !succeeded(a) {
+			ft, ra := inferFailure(sc, k, a)
+			ob.InferredTypes = append(ob.InferredTypes, ft)
+			ob.InferredRetryAfter = append(ob.InferredRetryAfter, ra)
+		}
+	}
+	return ob
+}
+
+// succeeded reports whether the server delivered a complete response.
+func succeeded(a ServerAttempt) bool {
+	return a.Status == 200 && (a.Fault == FaultOK || a.Fault == FaultLatency || a.Fault == "")
+}
+
+func readTrace(path string) ([]trace.Event, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var evs []trace.Event
+	for _, line := range bytes.Split(data, []byte("\n")) {
+		if len(bytes.TrimSpace(line)) == 0 {
+			continue
+		}
+		var ev trace.Event
+		if json.Unmarshal(line, &ev) == nil && ev.Type != "" {
+			evs = append(evs, ev)
+		}
+	}
+	return evs, nil
+}
+
+// logf writes one progress line: "[scenario] message".
+func (r *Runner) logf(name, format string, args ...any) {
+	if r.Progress == nil {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	fmt.Fprintf(r.Progress, "[%s] %s\n", name, fmt.Sprintf(format, args...))
+}
+
+// lineWriter returns a writer that turns whatever is written into progress
+// lines prefixed with the scenario's name, with secrets redacted.
+func (r *Runner) lineWriter(name string) *prefixWriter {
+	return &prefixWriter{emit: func(line string) { r.logf(name, "%s", line) }}
+}
+
+type prefixWriter struct {
+	mu   sync.Mutex
+	buf  []byte
+	emit func(string)
+}
+
+func (w *prefixWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.buf = append(w.buf, p...)
+	for {
+		i := bytes.IndexByte(w.buf, '\n')
+		if i < 0 {
+			break
+		}
+		w.emit(redact(string(w.buf[:i])))
+		w.buf = w.buf[i+1:]
+	}
+	return len(p), nil
+}
+
+// Flush emits a final partial line.
+func (w *prefixWriter) Flush() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if len(w.buf) > 0 {
+		w.emit(redact(string(w.buf)))
+		w.buf = nil
+	}
+}
+
+var secretRE = regexp.MustCompile(`sk-[A-Za-z0-9_\-]{4,}`)
+
+func redact(s string) string { return secretRE.ReplaceAllString(s, "sk-***") }
+
+// Shard returns the scenarios of shard i (1-based) of n: every n-th
+// scenario in name order, starting with the i-th.
+func Shard(scs []*Scenario, i, n int) []*Scenario {
+	var out []*Scenario
+	for k, sc := range scs {
+		if k%n == i-1 {
+			out = append(out, sc)
+		}
+	}
+	return out
+}

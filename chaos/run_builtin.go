@@ -1,0 +1,181 @@
+package chaos
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/retrylab/retrylab/retry"
+	"github.com/retrylab/retrylab/retry/provider"
+	"github.com/retrylab/retrylab/trace"
+)
+
+// The prompt the built-in client sends; the mock answers any prompt.
+const builtinPrompt = "Say hello."
+
+// PolicyFor resolves a scenario's client.policy: a preset name or an inline
+// mapping; absent, the official SDK preset of the scenario's provider
+// (anthropic-sdk or openai-sdk), which is what an agent gets by default.
+func PolicyFor(sc *Scenario) (*retry.Policy, error) {
+	if sc.Client.Policy.Kind == 0 {
+		return retry.Preset(sc.Provider + "-sdk")
+	}
+	return retry.DecodePolicyNode(&sc.Client.Policy, sc.File)
+}
+
+// envelopeFor returns the policy's envelope as an EnvelopeFunc.
+func envelopeFor(sc *Scenario) (EnvelopeFunc, error) {
+	if !sc.Expect.Delays.Policy {
+		return nil, nil
+	}
+	p, err := PolicyFor(sc)
+	if err != nil {
+		return nil, err
+	}
+	return func(ft string, attempt int, ra time.Duration, has bool) (time.Duration, time.Duration, bool) {
+		return p.Envelope(retry.FailureType(ft), attempt, ra, has)
+	}, nil
+}
+
+// runBuiltin runs the scenario's requests with the retry core and the
+// provider client, writing the client's events to tracePath.
+func (r *Runner) runBuiltin(ctx context.Context, sc *Scenario, baseURL, tracePath, runID string, scale float64, log io.Writer) (clientRun, error) {
+	pol, err := PolicyFor(sc)
+	if err != nil {
+		return clientRun{}, err
+	}
+	tw, err := trace.Create(tracePath, runID)
+	if err != nil {
+		return clientRun{}, err
+	}
+	defer tw.Close()
+	s1, s2 := scenarioSeed(r.Seed, sc.Name)
+	_ = tw.Emit(trace.TypeRunStarted, trace.RunStarted{Scenario: sc.Name, Provider: sc.Provider, Model: sc.Model, Policy: pol.Name, Seed: r.Seed})
+	clients := map[string]provider.Client{}
+	clientFor := func(name string) (provider.Client, error) {
+		if name == "" {
+			name = sc.Provider
+		}
+		if c, ok := clients[name]; ok {
+			return c, nil
+		}
+		// One transport per scenario, without keep-alive: every attempt is
+		// its own connection, so per-attempt TCP toxics apply to it alone.
+		c, err := provider.New(name, provider.Config{BaseURL: baseURL, APIKey: FakeAPIKey, Timeout: sc.Client.Timeout.D(),
+			HTTPClient: &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}})
+		if err != nil {
+			return nil, err
+		}
+		clients[name] = c
+		return c, nil
+	}
+	rt := &retry.Retrier{
+		Policy: pol, Provider: sc.Provider, Model: sc.Model, Ladder: sc.Client.Escalation,
+		Fallbacks: retry.Fallbacks{LargeContext: sc.Client.Fallback.LargeContext, Error: sc.Client.Fallback.Error,
+			Provider: sc.Client.Fallback.Provider, ProviderModel: sc.Client.Fallback.ProviderModel},
+		Trace: tw, Log: log, Rand: rand.New(rand.NewPCG(s1, s2)), TimeScale: scale,
+	}
+	start := time.Now()
+	ok := true
+	for i := 0; i < sc.Requests; i++ {
+		err := rt.Do(ctx, func(ctx context.Context, a retry.Attempt) error {
+			c, err := clientFor(a.Provider)
+			if err != nil {
+				return err
+			}
+			model := a.Model
+			if model == "" {
+				model = sc.Model
+			}
+			_, err = c.Stream(ctx, provider.Request{Model: model, Messages: []provider.Message{{Role: "user", Content: builtinPrompt}}, MaxTokens: 64})
+			return err
+		})
+		if err != nil {
+			ok = false
+			fmt.Fprintf(log, "request %d failed: %v\n", i+1, err)
+		}
+	}
+	_ = tw.Emit(trace.TypeRunFinished, trace.RunFinished{Success: ok, DurationMs: time.Since(start).Milliseconds()})
+	out := clientRun{outcome: "success"}
+	if !ok {
+		out.outcome = "failure"
+	}
+	return out, nil
+}
+
+// inferFailure is the failure type (and Retry-After) the k-th attempt's
+// fault implies, for clients that write no trace: the fault is turned into
+// the error a provider client would have returned and classified.
+func inferFailure(sc *Scenario, k int, a ServerAttempt) (string, *time.Duration) {
+	var f Fault
+	if k < len(sc.Attempts) {
+		f = sc.Attempts[k]
+	}
+	pe := &provider.Error{Provider: sc.Provider}
+	switch f.Kind() {
+	case FaultStatus:
+		pe.Kind, pe.Status, pe.ErrorType, pe.Message = provider.KindHTTP, f.Status, f.ErrorType, f.Message
+		if f.RetryAfter != nil {
+			pe.RetryAfterRaw = *f.RetryAfter
+			if d, ok := parseRetryAfter(*f.RetryAfter, a.Ended); ok {
+				pe.RetryAfter, pe.HasRetryAfter = d, true
+			}
+		}
+		for h, v := range f.Headers {
+			if strings.EqualFold(h, "x-should-retry") {
+				b := v == "true"
+				pe.ShouldRetry = &b
+			}
+		}
+	case FaultSSEError:
+		pe.Kind, pe.ErrorType, pe.Message, pe.Streamed = provider.KindSSEError, f.SSEError.Type, f.SSEError.Message, true
+		if pe.ErrorType == "" {
+			pe.ErrorType = "overloaded_error"
+		}
+	case FaultDrop:
+		pe.Kind, pe.Streamed = provider.KindIncomplete, true
+	case FaultHang:
+		pe.Kind = provider.KindTimeout
+	case FaultReset:
+		pe.Kind = provider.KindReset
+	default:
+		pe.Kind = provider.KindNetwork
+		for _, t := range f.Toxics {
+			switch t.Type {
+			case "timeout":
+				pe.Kind = provider.KindTimeout
+			case "reset_peer":
+				pe.Kind = provider.KindReset
+			case "limit_data":
+				pe.Kind = provider.KindIncomplete
+			}
+		}
+	}
+	c := retry.Classify(pe)
+	if c.HasRetryAfter {
+		d := c.RetryAfter
+		return string(c.Type), &d
+	}
+	return string(c.Type), nil
+}
+
+// parseRetryAfter reads a Retry-After value: seconds (integer or fraction)
+// or an HTTP-date, relative to when the response was sent.
+func parseRetryAfter(v string, sent time.Time) (time.Duration, bool) {
+	if s, err := strconv.ParseFloat(strings.TrimSpace(v), 64); err == nil && s >= 0 {
+		return time.Duration(s * float64(time.Second)), true
+	}
+	if t, err := http.ParseTime(v); err == nil {
+		d := t.Sub(sent)
+		if d < 0 {
+			d = 0
+		}
+		return d, true
+	}
+	return 0, false
+}

@@ -1,0 +1,144 @@
+package chaos
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// runExternal runs an external client: cmd with `sh -c` if set, else the
+// scenario's client.command as an argument vector, in the current folder.
+// It is given the proxy URL, the fake API key, the trace path and the
+// scenario's model and request count in its environment; its stdout and
+// stderr go to the run folder with secrets redacted. Exit code 0 is the
+// success outcome, any other exit is failure; a client still running at the
+// deadline is killed (its whole process group) and fails the "client" check.
+func (r *Runner) runExternal(ctx context.Context, sc *Scenario, baseURL, dir, tracePath, cmd string, scale float64, deadline time.Duration) clientRun {
+	var c *exec.Cmd
+	display := cmd
+	if cmd != "" {
+		c = exec.Command("sh", "-c", cmd)
+	} else {
+		c = exec.Command(sc.Client.Command[0], sc.Client.Command[1:]...)
+		display = strings.Join(sc.Client.Command, " ")
+	}
+	c.Env = append(os.Environ(),
+		"ANTHROPIC_BASE_URL="+baseURL,
+		"OPENAI_BASE_URL="+baseURL+"/v1",
+		"RETRYLAB_BASE_URL="+baseURL,
+		"ANTHROPIC_API_KEY="+FakeAPIKey,
+		"OPENAI_API_KEY="+FakeAPIKey,
+		"RETRYLAB_TRACE="+tracePath,
+		"RETRYLAB_PROVIDER="+sc.Provider,
+		"RETRYLAB_MODEL="+sc.Model,
+		fmt.Sprintf("RETRYLAB_REQUESTS=%d", sc.Requests),
+		fmt.Sprintf("RETRYLAB_TIME_SCALE=%g", scale),
+		"RETRYLAB_SCENARIO="+sc.Name,
+	)
+	c.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	stdout := &redactFile{path: filepath.Join(dir, "stdout.txt")}
+	stderr := &redactFile{path: filepath.Join(dir, "stderr.txt")}
+	c.Stdout, c.Stderr = stdout, stderr
+	defer stdout.Close()
+	defer stderr.Close()
+	exit := &ClientExit{Command: display, ExitCode: -1}
+	out := clientRun{outcome: "failure", exit: exit}
+	if err := c.Start(); err != nil {
+		exit.Problem = "could not start: " + redact(err.Error())
+		fmt.Fprintln(stderr, exit.Problem)
+		return out
+	}
+	done := make(chan error, 1)
+	go func() { done <- c.Wait() }()
+	kill := func() { _ = syscall.Kill(-c.Process.Pid, syscall.SIGKILL) }
+	timer := time.NewTimer(deadline)
+	defer timer.Stop()
+	var err error
+	select {
+	case err = <-done:
+	case <-timer.C:
+		kill()
+		err = <-done
+		exit.Problem = fmt.Sprintf("killed after %s: still running at the deadline (expect.maxDuration, default %s)", deadline, DefaultDeadline)
+	case <-ctx.Done():
+		kill()
+		err = <-done
+		exit.Problem = "killed: the run was interrupted"
+	}
+	var ee *exec.ExitError
+	switch {
+	case err == nil:
+		exit.ExitCode = 0
+	case errors.As(err, &ee):
+		exit.ExitCode = ee.ExitCode()
+		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() && exit.Problem == "" {
+			exit.Problem = "crashed: killed by signal " + ws.Signal().String()
+		}
+	default:
+		exit.Problem = "wait: " + err.Error()
+	}
+	if exit.ExitCode == 0 && exit.Problem == "" {
+		out.outcome = "success"
+	}
+	return out
+}
+
+// redactFile is an output file whose lines have API keys redacted. It is
+// created on first write, so a silent client leaves an empty file.
+type redactFile struct {
+	mu   sync.Mutex
+	path string
+	f    *os.File
+	buf  []byte
+}
+
+func (w *redactFile) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.buf = append(w.buf, p...)
+	i := strings.LastIndexByte(string(w.buf), '\n')
+	if i < 0 {
+		if len(w.buf) < 64<<10 {
+			return len(p), nil
+		}
+		i = len(w.buf) - 1
+	}
+	if err := w.flush(w.buf[:i+1]); err != nil {
+		return 0, err
+	}
+	w.buf = append([]byte(nil), w.buf[i+1:]...)
+	return len(p), nil
+}
+
+func (w *redactFile) flush(b []byte) error {
+	if w.f == nil {
+		f, err := os.OpenFile(w.path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+		if err != nil {
+			return err
+		}
+		w.f = f
+	}
+	_, err := w.f.WriteString(redact(string(b)))
+	return err
+}
+
+// Close writes what is left and closes the file (creating it if empty).
+func (w *redactFile) Close() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	err := w.flush(w.buf)
+	w.buf = nil
+	if w.f != nil {
+		if cerr := w.f.Close(); err == nil {
+			err = cerr
+		}
+	}
+	return err
+}

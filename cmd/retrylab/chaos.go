@@ -1,0 +1,250 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/retrylab/retrylab/chaos"
+	"github.com/retrylab/retrylab/report"
+)
+
+const chaosRunUsage = `Usage: retrylab chaos run [flags] [PATH...]
+
+Runs scenario files (or every *.yaml, *.yml, *.json in folders; default
+scenarios/) against a mock provider behind Toxiproxy, all in parallel, and
+checks from the client's trace and the server's journal that the client
+retried as its policy says. Writes one run folder per invocation:
+OUT/<timestamp>/<scenario>/{trace.jsonl,server.jsonl,result.json} and
+OUT/<timestamp>/{summary.json,junit.xml}.
+
+The report goes to stdout, progress to stderr. Exit 0 when every scenario
+passed, 1 when one failed, 2 on bad input.
+
+Example:
+  retrylab chaos run --time-scale 0.05 --format junit scenarios/ > junit.xml
+  retrylab chaos run --client-cmd 'python3 agent.py' scenarios/rate-limit-429-retry-after.yaml
+
+Flags:
+`
+
+const chaosValidateUsage = `Usage: retrylab chaos validate PATH...
+
+Checks scenario files (or folders of them) without running anything: prints
+"ok FILE" for each good file and every problem with its file, line, field and
+a hint. Exit 2 if any file has a problem.
+
+Example:
+  retrylab chaos validate scenarios/
+`
+
+const chaosServeUsage = `Usage: retrylab chaos serve --scenario FILE [flags]
+
+Starts the mock provider and the proxy for one scenario and waits for a client
+you start yourself: it prints the base URLs to use, journals every request,
+and on exit (Ctrl-C) prints the server-side verdict.
+
+Example:
+  retrylab chaos serve --scenario scenarios/overloaded-529-backoff.yaml
+  ANTHROPIC_BASE_URL=<printed URL> ./my-agent
+
+Flags:
+`
+
+func newFlags(name, usage string, stderr io.Writer) *pflag.FlagSet {
+	fs := pflag.NewFlagSet(name, pflag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprint(stderr, usage)
+		fs.PrintDefaults()
+	}
+	return fs
+}
+
+func parseFlags(fs *pflag.FlagSet, args []string, hint string) error {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, pflag.ErrHelp) {
+			return errHelp
+		}
+		return usageErrorf(hint, "%v", err)
+	}
+	return nil
+}
+
+func chaosRun(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("chaos run", chaosRunUsage, stderr)
+	out := fs.String("out", "runs", "base folder of run folders")
+	toxiURL := fs.String("toxiproxy", os.Getenv("TOXIPROXY_URL"), "URL of a toxiproxy-server API (env TOXIPROXY_URL); default: embedded")
+	parallel := fs.Int("parallel", 0, "scenarios run at once (default: all)")
+	timeScale := fs.Float64("time-scale", 0, "multiply every wait by this, overriding the scenarios' timeScale")
+	clientCmd := fs.String("client-cmd", "", "external client for every scenario, run with sh -c")
+	format := fs.String("format", "table", "report format: table, json, markdown or junit")
+	junit := fs.String("junit", "", "also write JUnit XML to this file")
+	seedStr := fs.String("seed", "", "jitter seed (default: random; always recorded)")
+	shard := fs.String("shard", "", "run only shard I of N (I/N, 1-based)")
+	hint := "run 'retrylab chaos run --help'"
+	if err := parseFlags(fs, args, hint); err != nil {
+		return err
+	}
+	switch *format {
+	case "table", "json", "markdown", "junit":
+	default:
+		return usageErrorf("formats: table, json, markdown, junit", "unknown format %q", *format)
+	}
+	if *timeScale < 0 || *parallel < 0 {
+		return usageErrorf(hint, "--time-scale and --parallel must not be negative")
+	}
+	seed := rand.Int64()
+	if *seedStr != "" {
+		s, err := strconv.ParseInt(*seedStr, 10, 64)
+		if err != nil {
+			return usageErrorf("give a whole number, e.g. --seed 42", "bad --seed %q", *seedStr)
+		}
+		seed = s
+	}
+	paths := fs.Args()
+	if len(paths) == 0 {
+		paths = []string{"scenarios"}
+	}
+	scs, err := chaos.LoadPaths(paths)
+	if err != nil {
+		return err
+	}
+	if *shard != "" {
+		i, n, ok := parseShard(*shard)
+		if !ok {
+			return usageErrorf("write --shard 2/4 to run the second quarter of the suite", "bad --shard %q", *shard)
+		}
+		scs = chaos.Shard(scs, i, n)
+	}
+	if len(scs) == 0 {
+		return usageErrorf("give scenario files or folders that hold them", "no scenarios to run")
+	}
+	toxi, err := chaos.StartToxiproxy(ctx, *toxiURL)
+	if err != nil {
+		return fmt.Errorf("start toxiproxy: %w", err)
+	}
+	defer toxi.Close()
+	name := "embedded"
+	if *toxiURL != "" {
+		name = *toxiURL
+	}
+	r := &chaos.Runner{Toxi: toxi, ToxiName: name, Out: *out, Parallel: *parallel, TimeScale: *timeScale,
+		ClientCmd: *clientCmd, Seed: seed, Progress: stderr}
+	fmt.Fprintf(stderr, "running %d scenarios (seed %d, toxiproxy %s)\n", len(scs), seed, name)
+	sum, err := r.Run(ctx, scs)
+	if err != nil {
+		return err
+	}
+	sum.Shard = *shard
+	if err := writeJUnit(filepath.Join(sum.RunDir, "junit.xml"), sum); err != nil {
+		return err
+	}
+	if *junit != "" {
+		if err := writeJUnit(*junit, sum); err != nil {
+			return err
+		}
+	}
+	switch *format {
+	case "json":
+		err = report.ChaosJSON(stdout, sum)
+	case "markdown":
+		err = report.ChaosMarkdown(stdout, sum)
+	case "junit":
+		err = report.ChaosJUnit(stdout, sum)
+	default:
+		err = report.ChaosTable(stdout, sum)
+	}
+	if err != nil {
+		return err
+	}
+	if ctx.Err() != nil {
+		return fmt.Errorf("interrupted: %w", ctx.Err())
+	}
+	if sum.Failed > 0 {
+		return fmt.Errorf("%d of %d scenarios failed: %w", sum.Failed, len(sum.Scenarios), errFailed)
+	}
+	return nil
+}
+
+func parseShard(s string) (i, n int, ok bool) {
+	a, b, found := strings.Cut(s, "/")
+	if !found {
+		return 0, 0, false
+	}
+	i, err1 := strconv.Atoi(a)
+	n, err2 := strconv.Atoi(b)
+	if err1 != nil || err2 != nil || n < 1 || i < 1 || i > n {
+		return 0, 0, false
+	}
+	return i, n, true
+}
+
+func writeJUnit(path string, sum *chaos.Summary) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := report.ChaosJUnit(f, sum); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+func chaosValidate(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("chaos validate", chaosValidateUsage, stderr)
+	if err := parseFlags(fs, args, "run 'retrylab chaos validate --help'"); err != nil {
+		return err
+	}
+	if fs.NArg() == 0 {
+		return usageErrorf("example: retrylab chaos validate scenarios/", "no scenario files given")
+	}
+	scs, err := chaos.LoadPaths(fs.Args())
+	for _, sc := range scs {
+		fmt.Fprintf(stdout, "ok %s\n", sc.File)
+	}
+	return err
+}
+
+func chaosServe(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("chaos serve", chaosServeUsage, stderr)
+	file := fs.String("scenario", "", "the scenario file whose faults the mock serves")
+	toxiURL := fs.String("toxiproxy", os.Getenv("TOXIPROXY_URL"), "URL of a toxiproxy-server API (env TOXIPROXY_URL); default: embedded")
+	journal := fs.String("journal", "", "server journal path (default: runs/serve-<timestamp>/server.jsonl)")
+	if err := parseFlags(fs, args, "run 'retrylab chaos serve --help'"); err != nil {
+		return err
+	}
+	if *file == "" {
+		return usageErrorf("example: retrylab chaos serve --scenario scenarios/overloaded-529-backoff.yaml", "--scenario is required")
+	}
+	sc, err := chaos.LoadScenario(*file)
+	if err != nil {
+		return err
+	}
+	if *journal == "" {
+		dir := filepath.Join("runs", "serve-"+time.Now().UTC().Format("2006-01-02T15-04-05Z"))
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return err
+		}
+		*journal = filepath.Join(dir, "server.jsonl")
+	}
+	toxi, err := chaos.StartToxiproxy(ctx, *toxiURL)
+	if err != nil {
+		return fmt.Errorf("start toxiproxy: %w", err)
+	}
+	defer toxi.Close()
+	// The verdict is printed by Serve; without expectations of its own
+	// there is nothing to fail on.
+	_, err = chaos.Serve(ctx, sc, toxi, *journal, stdout, stderr)
+	return err
+}
