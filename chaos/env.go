@@ -243,11 +243,15 @@ func (e *Env) acceptLoop() {
 		e.attempts = append(e.attempts, ServerAttempt{N: n, Fault: f.Kind(), Arrived: arrived,
 			RequestID: e.requestID(n)})
 		e.conns[c] = true
+		// Whether attempt n's pre-connect toxics were on the proxy before it
+		// dialed this connection (the proxy dials the mock when the client
+		// connects, then builds the connection's toxic chain).
+		toxicsFirst := e.ready >= n
 		e.wg.Add(1)
 		e.mu.Unlock()
 		go func() {
 			defer e.wg.Done()
-			e.serve(c, n, f, arrived)
+			e.serve(c, n, f, arrived, toxicsFirst)
 			e.mu.Lock()
 			delete(e.conns, c)
 			e.mu.Unlock()
@@ -278,7 +282,7 @@ type attemptState struct {
 }
 
 // serve runs one attempt on connection c.
-func (e *Env) serve(c net.Conn, n int, f Fault, arrived time.Time) {
+func (e *Env) serve(c net.Conn, n int, f Fault, arrived time.Time, toxicsFirst bool) {
 	defer c.Close()
 	st := &attemptState{rec: ServerAttempt{N: n, Fault: f.Kind(), Arrived: arrived, RequestID: e.requestID(n)}, peerGone: make(chan struct{})}
 	br := bufio.NewReader(c)
@@ -330,18 +334,36 @@ func (e *Env) serve(c net.Conn, n int, f Fault, arrived time.Time) {
 		st.rec.ClosedBy = trace.ClosedByClient
 		e.finish(st, n)
 		return
-	case f.Kind() == FaultReset:
-		// The request got through: reset_peer missed this connection (a
-		// client that retried before the toxic was in place). Reset here.
+	case f.Kind() == FaultReset && !toxicsFirst:
+		// reset_peer was not on the proxy when this connection was made (a
+		// client that retried before the switch), so the proxy would not
+		// send a RST. Close abruptly here instead; the client sees EOF.
 		st.fallback = true
 		e.journalRequest(st)
-		e.logf("attempt %d: reset_peer missed the connection; the mock resets it instead", n)
+		e.logf("attempt %d: reset_peer missed the connection; the mock closes it instead", n)
 		if tc, ok := c.(*net.TCPConn); ok {
 			_ = tc.SetLinger(0)
 		}
 		c.Close()
 		st.goneAt = e.now()
 		st.rec.ClosedBy = trace.ClosedByServer
+		e.finish(st, n)
+		return
+	case f.Kind() == FaultReset:
+		// The first response byte reaches the downstream reset_peer toxic,
+		// which resets the client's connection (and ours) at once. Status
+		// stays 0: the client sees no response.
+		e.journalRequest(st)
+		resp = streamResponse(p)
+		e.write(c, st, &response{head: resp.head})
+		st.rec.Bytes = 0
+		select {
+		case <-st.peerGone:
+			st.goneAt = st.peerAt
+		case <-e.done:
+			st.goneAt = e.now()
+		}
+		st.rec.ClosedBy = trace.ClosedByProxy
 		e.finish(st, n)
 		return
 	default:
@@ -435,6 +457,15 @@ func (e *Env) finish(st *attemptState, n int) {
 	if st.limit > 0 && st.rec.Bytes > st.limit {
 		st.rec.Bytes = st.limit
 	}
+	// Switch first: the client may already be waiting to start the next
+	// attempt.
+	select {
+	case <-e.done:
+	default:
+		if err := e.switchTo(context.Background(), n+1); err != nil {
+			e.logf("switching toxics for attempt %d: %v", n+1, err)
+		}
+	}
 	e.mu.Lock()
 	e.attempts[n-1] = st.rec
 	e.mu.Unlock()
@@ -447,14 +478,6 @@ func (e *Env) finish(st *attemptState, n int) {
 		st.rec.Bytes, dur.Round(time.Millisecond), st.rec.ClosedBy)
 	if e.cfg.OnAttempt != nil {
 		e.cfg.OnAttempt(st.rec)
-	}
-	select {
-	case <-e.done:
-		return
-	default:
-	}
-	if err := e.switchTo(context.Background(), n+1); err != nil {
-		e.logf("switching toxics for attempt %d: %v", n+1, err)
 	}
 }
 

@@ -206,8 +206,319 @@ func TestEnvStatus429RetryAfter(t *testing.T) {
 	}
 }
 
-var _ = errors.Is
-var _ = syscall.ECONNRESET
-var _ = os.ReadFile
-var _ = bufio.NewReader
-var _ = net.Dial
+// backends returns the Toxiproxy servers to test against: the embedded one,
+// and a real toxiproxy-server when TOXIPROXY_URL is set.
+func backends(t *testing.T) map[string]*Toxiproxy {
+	t.Helper()
+	m := map[string]*Toxiproxy{"embedded": startToxi(t)}
+	if u := os.Getenv("TOXIPROXY_URL"); u != "" {
+		toxi, err := StartToxiproxy(t.Context(), u)
+		if err != nil {
+			t.Fatalf("TOXIPROXY_URL=%s: %v", u, err)
+		}
+		t.Cleanup(func() { toxi.Close() })
+		m["real"] = toxi
+	}
+	return m
+}
+
+func TestEnvSSEError(t *testing.T) {
+	toxi := startToxi(t)
+	e := startEnv(t, toxi, ProviderAnthropic, Fault{SSEError: &SSEErrorFault{AfterEvents: 3, Type: "overloaded_error"}})
+	resp, body, err := post(t, t.Context(), e.BaseURL(), PathAnthropic)
+	if err != nil {
+		t.Fatal(err)
+	}
+	events := strings.Split(strings.TrimSuffix(string(body), "\n\n"), "\n\n")
+	var names []string
+	for _, ev := range events {
+		names = append(names, strings.TrimPrefix(strings.SplitN(ev, "\n", 2)[0], "event: "))
+	}
+	if diff := cmp.Diff([]string{"message_start", "content_block_start", "ping", "error"}, names); diff != "" {
+		t.Errorf("events mismatch (-want +got):\n%s", diff)
+	}
+	want := `event: error` + "\n" + `data: {"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}`
+	if events[len(events)-1] != want {
+		t.Errorf("error event = %q, want %q", events[len(events)-1], want)
+	}
+	if resp.StatusCode != 200 {
+		t.Errorf("status %d", resp.StatusCode)
+	}
+}
+
+// TestEnvFaults drives every TCP-level fault through the proxy, each
+// followed by an ok attempt that must be untouched by the previous
+// attempt's toxics.
+func TestEnvFaults(t *testing.T) {
+	for bname, toxi := range backends(t) {
+		t.Run(bname, func(t *testing.T) {
+			t.Run("drop", func(t *testing.T) { testDrop(t, toxi) })
+			t.Run("reset", func(t *testing.T) { testReset(t, toxi) })
+			t.Run("hang", func(t *testing.T) { testHang(t, toxi) })
+			t.Run("latency", func(t *testing.T) { testLatency(t, toxi) })
+			t.Run("toxics", func(t *testing.T) { testRawToxic(t, toxi) })
+		})
+	}
+}
+
+func testDrop(t *testing.T, toxi *Toxiproxy) {
+	e := startEnv(t, toxi, ProviderAnthropic, Fault{Drop: &DropFault{AfterBytes: 400}})
+	resp, body, err := post(t, t.Context(), e.BaseURL(), PathAnthropic)
+	if resp == nil || resp.StatusCode != 200 {
+		t.Fatalf("drop: %v %v", resp, err)
+	}
+	if !errors.Is(err, io.ErrUnexpectedEOF) {
+		t.Errorf("drop: read error = %v, want unexpected EOF", err)
+	}
+	if len(body) != 400 {
+		t.Errorf("drop: client read %d body bytes, want 400", len(body))
+	}
+	waitAttempts(t, e.Env, 1)
+	resp2, full, err := post(t, t.Context(), e.BaseURL(), PathAnthropic)
+	if err != nil || resp2.StatusCode != 200 {
+		t.Fatalf("after drop: %v %v", resp2, err)
+	}
+	id1, id2 := resp.Header.Get("request-id"), resp2.Header.Get("request-id")
+	got := strings.ReplaceAll(string(body), strings.TrimPrefix(id1, "req_mock"), strings.TrimPrefix(id2, "req_mock"))
+	if !strings.HasPrefix(string(full), got) {
+		t.Errorf("dropped body is not a prefix of the full stream:\n%s", body)
+	}
+	as := waitAttempts(t, e.Env, 2)
+	if as[0].ClosedBy != trace.ClosedByProxy || as[0].Fault != FaultDrop {
+		t.Errorf("attempt 1 = %+v", as[0])
+	}
+	if as[1].ClosedBy != trace.ClosedByServer || as[1].Fault != FaultOK {
+		t.Errorf("attempt 2 = %+v", as[1])
+	}
+}
+
+func testReset(t *testing.T, toxi *Toxiproxy) {
+	e := startEnv(t, toxi, ProviderOpenAI, Fault{Reset: &struct{}{}})
+	_, _, err := post(t, t.Context(), e.BaseURL(), PathOpenAI)
+	if err == nil {
+		t.Fatal("reset: no error")
+	}
+	if !errors.Is(err, syscall.ECONNRESET) {
+		t.Errorf("reset: error = %v, want ECONNRESET", err)
+	}
+	waitAttempts(t, e.Env, 1)
+	resp, _, err := post(t, t.Context(), e.BaseURL(), PathOpenAI)
+	if err != nil || resp.StatusCode != 200 {
+		t.Fatalf("after reset: %v %v", resp, err)
+	}
+	as := waitAttempts(t, e.Env, 2)
+	if as[0].ClosedBy != trace.ClosedByProxy || as[0].Fault != FaultReset || as[0].Status != 0 {
+		t.Errorf("attempt 1 = %+v", as[0])
+	}
+	if as[1].Fault != FaultOK || as[1].Status != 200 {
+		t.Errorf("attempt 2 = %+v", as[1])
+	}
+	if strings.Contains(e.log.String(), "missed") {
+		t.Errorf("reset fell back to the mock:\n%s", e.log.String())
+	}
+}
+
+func testHang(t *testing.T, toxi *Toxiproxy) {
+	e := startEnv(t, toxi, ProviderAnthropic, Fault{Hang: &struct{}{}})
+	ctx, cancel := context.WithTimeout(t.Context(), 200*time.Millisecond)
+	defer cancel()
+	_, _, err := post(t, ctx, e.BaseURL(), PathAnthropic)
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("hang: error = %v, want deadline exceeded", err)
+	}
+	as := waitAttempts(t, e.Env, 1)
+	a := as[0]
+	if a.ClosedBy != trace.ClosedByClient || a.Fault != FaultHang || a.Path != PathAnthropic || a.Model != "claude-haiku-4-5" {
+		t.Errorf("attempt 1 = %+v", a)
+	}
+	if d := a.Ended.Sub(a.Arrived); d < 150*time.Millisecond {
+		t.Errorf("hang ended after %v, before the client gave up", d)
+	}
+}
+
+func testLatency(t *testing.T, toxi *Toxiproxy) {
+	e := startEnv(t, toxi, ProviderAnthropic, Fault{Latency: Duration(120 * time.Millisecond)})
+	resp, _, err := post(t, t.Context(), e.BaseURL(), PathAnthropic)
+	if err != nil || resp.StatusCode != 200 {
+		t.Fatalf("latency: %v %v", resp, err)
+	}
+	a := waitAttempts(t, e.Env, 1)[0]
+	if d := a.Ended.Sub(a.Arrived); d < 120*time.Millisecond {
+		t.Errorf("latency attempt took %v, want at least 120ms", d)
+	}
+}
+
+func testRawToxic(t *testing.T, toxi *Toxiproxy) {
+	e := startEnv(t, toxi, ProviderAnthropic,
+		Fault{Toxics: []Toxic{{Type: "latency", Stream: "downstream", Attributes: map[string]any{"latency": 150}}}})
+	// The toxic is in place before attempt 1 connects, with toxicity 1.
+	p, err := toxi.Client().Proxy(e.ProxyName())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.ActiveToxics) != 1 || p.ActiveToxics[0].Type != "latency" || p.ActiveToxics[0].Toxicity != 1 {
+		t.Fatalf("toxics before attempt 1 = %+v", p.ActiveToxics)
+	}
+	resp, _, err := post(t, t.Context(), e.BaseURL(), PathAnthropic)
+	if err != nil || resp.StatusCode != 200 {
+		t.Fatalf("toxics: %v %v", resp, err)
+	}
+	a := waitAttempts(t, e.Env, 1)[0]
+	// Ended is when the proxy delivered the delayed bytes, not when the mock
+	// wrote them.
+	if d := a.Ended.Sub(a.Arrived); d < 150*time.Millisecond {
+		t.Errorf("attempt with a 150ms latency toxic ended after %v", d)
+	}
+	p, err = toxi.Client().Proxy(e.ProxyName())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.ActiveToxics) != 0 {
+		t.Errorf("toxics after attempt 1 = %+v, want none", p.ActiveToxics)
+	}
+}
+
+func TestEnvJournal(t *testing.T) {
+	toxi := startToxi(t)
+	ra := "1"
+	e := startEnv(t, toxi, ProviderAnthropic, Fault{Status: 429, RetryAfter: &ra}, Fault{Reset: &struct{}{}})
+	// Like a client with a backoff, wait for the server to finish an attempt
+	// before the next one.
+	for i := 1; i <= 3; i++ {
+		post(t, t.Context(), e.BaseURL(), PathAnthropic)
+		waitAttempts(t, e.Env, i)
+	}
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	raw, err := os.ReadFile(e.journalPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []string{"sk-", "secret", "Bearer", "x-api-key", "authorization"} {
+		if strings.Contains(strings.ToLower(string(raw)), strings.ToLower(s)) {
+			t.Errorf("journal contains %q:\n%s", s, raw)
+		}
+		if strings.Contains(strings.ToLower(e.log.String()), strings.ToLower(s)) {
+			t.Errorf("log contains %q", s)
+		}
+	}
+	type row struct {
+		Type     string
+		Attempt  int
+		Fault    string
+		Status   int
+		ClosedBy string
+	}
+	var got []row
+	sc := bufio.NewScanner(bytes.NewReader(raw))
+	for sc.Scan() {
+		var ev trace.Event
+		if err := json.Unmarshal(sc.Bytes(), &ev); err != nil {
+			t.Fatalf("line %q: %v", sc.Text(), err)
+		}
+		if ev.V != 1 || ev.RunID != "r-test" || ev.TS.IsZero() {
+			t.Errorf("event header %+v", ev)
+		}
+		switch ev.Type {
+		case trace.TypeMockRequest:
+			var p trace.MockRequest
+			if err := ev.Decode(&p); err != nil || p.ArrivedAt.IsZero() {
+				t.Errorf("MockRequest %s: %v", ev.Payload, err)
+			}
+			got = append(got, row{ev.Type, p.Attempt, p.Fault, p.Status, p.ClosedBy})
+		case trace.TypeMockResponse:
+			var p trace.MockResponse
+			if err := ev.Decode(&p); err != nil || p.FinishedAt.IsZero() {
+				t.Errorf("MockResponse %s: %v", ev.Payload, err)
+			}
+			got = append(got, row{ev.Type, p.Attempt, p.Fault, p.Status, p.ClosedBy})
+		default:
+			t.Errorf("unexpected type %q", ev.Type)
+		}
+	}
+	want := []row{
+		{trace.TypeMockRequest, 1, FaultStatus, 429, ""},
+		{trace.TypeMockResponse, 1, FaultStatus, 429, trace.ClosedByServer},
+		{trace.TypeMockRequest, 2, FaultReset, 0, ""},
+		{trace.TypeMockResponse, 2, FaultReset, 0, trace.ClosedByProxy},
+		{trace.TypeMockRequest, 3, FaultOK, 200, ""},
+		{trace.TypeMockResponse, 3, FaultOK, 200, trace.ClosedByServer},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("journal mismatch (-want +got):\n%s", diff)
+	}
+}
+
+func TestCloseRemovesProxy(t *testing.T) {
+	for bname, toxi := range backends(t) {
+		t.Run(bname, func(t *testing.T) {
+			e := startEnv(t, toxi, ProviderAnthropic, Fault{Reset: &struct{}{}})
+			name := e.ProxyName()
+			ps, err := toxi.Client().Proxies()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, ok := ps[name]; !ok {
+				t.Fatalf("proxy %s not listed: %v", name, ps)
+			}
+			if err := e.Close(); err != nil {
+				t.Fatal(err)
+			}
+			if err := e.Close(); err != nil {
+				t.Fatalf("second Close: %v", err)
+			}
+			ps, err = toxi.Client().Proxies()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, ok := ps[name]; ok {
+				t.Errorf("proxy %s still listed after Close", name)
+			}
+			if _, err := net.Dial("tcp", strings.TrimPrefix(e.BaseURL(), "http://")); err == nil {
+				t.Errorf("proxy port still accepts connections")
+			}
+		})
+	}
+}
+
+func TestToxiproxyCloseRemovesProxies(t *testing.T) {
+	toxi := startToxi(t)
+	// A cancelled context must not stop the cleanup.
+	ctx, cancel := context.WithCancel(t.Context())
+	sc := &Scenario{Name: "leak"}
+	env, err := StartEnv(ctx, EnvConfig{Scenario: sc, Toxi: toxi})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer env.Close()
+	cancel()
+	c := toxi.Client()
+	if err := toxi.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if toxi.Embedded() {
+		return // the server is gone with its proxies
+	}
+	ps, _ := c.Proxies()
+	if _, ok := ps[env.ProxyName()]; ok {
+		t.Errorf("proxy left behind")
+	}
+}
+
+func TestStartToxiproxyUnreachable(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close() // nothing listens there now
+	_, err = StartToxiproxy(t.Context(), "http://"+addr)
+	var te *ToxiproxyError
+	if !errors.As(err, &te) {
+		t.Fatalf("err = %v, want *ToxiproxyError", err)
+	}
+	if !strings.Contains(err.Error(), addr) || !strings.Contains(te.Hint(), "toxiproxy-server") {
+		t.Errorf("error %q / hint %q", err, te.Hint())
+	}
+}

@@ -246,13 +246,29 @@ func anthropicEvents(p respParams) []string {
 		CacheReadInputTokens     int `json:"cache_read_input_tokens"`
 		OutputTokens             int `json:"output_tokens"`
 	}
-	start := map[string]any{
-		"type": "message_start",
-		"message": map[string]any{
-			"id": msgID, "type": "message", "role": "assistant", "model": p.model,
-			"content": []any{}, "stop_reason": nil, "stop_sequence": nil,
-			"usage": usage{InputTokens: 25, OutputTokens: 1},
-		},
+	type message struct {
+		ID           string   `json:"id"`
+		Type         string   `json:"type"`
+		Role         string   `json:"role"`
+		Model        string   `json:"model"`
+		Content      []string `json:"content"`
+		StopReason   *string  `json:"stop_reason"`
+		StopSequence *string  `json:"stop_sequence"`
+		Usage        usage    `json:"usage"`
+	}
+	start := struct {
+		Type    string  `json:"type"`
+		Message message `json:"message"`
+	}{"message_start", message{ID: msgID, Type: "message", Role: "assistant", Model: p.model,
+		Content: []string{}, Usage: usage{InputTokens: 25, OutputTokens: 1}}}
+	type textDelta struct {
+		Type string `json:"type"`
+		Text string `json:"text"`
+	}
+	type blockDelta struct {
+		Type  string    `json:"type"`
+		Index int       `json:"index"`
+		Delta textDelta `json:"delta"`
 	}
 	out := []string{
 		ev("message_start", jsonString(start)),
@@ -260,10 +276,7 @@ func anthropicEvents(p respParams) []string {
 		ev("ping", `{"type": "ping"}`),
 	}
 	for _, d := range mockDeltas() {
-		out = append(out, ev("content_block_delta", jsonString(map[string]any{
-			"type": "content_block_delta", "index": 0,
-			"delta": map[string]any{"type": "text_delta", "text": d},
-		})))
+		out = append(out, ev("content_block_delta", jsonString(blockDelta{"content_block_delta", 0, textDelta{"text_delta", d}})))
 	}
 	out = append(out,
 		ev("content_block_stop", `{"type":"content_block_stop","index":0}`),
@@ -279,22 +292,58 @@ func anthropicEvents(p respParams) []string {
 func openaiEvents(p respParams) []string {
 	id := "chatcmpl-mock" + strings.TrimPrefix(p.requestID, "req_mock")
 	created := p.now.Unix()
-	chunk := func(delta map[string]any, finish any) string {
-		return "data: " + jsonString(map[string]any{
-			"id": id, "object": "chat.completion.chunk", "created": created, "model": p.model,
-			"system_fingerprint": "fp_retrylab",
-			"choices": []any{map[string]any{
-				"index": 0, "delta": delta, "logprobs": nil, "finish_reason": finish,
-			}},
-		}) + "\n\n"
+	type delta struct {
+		Role    string  `json:"role,omitempty"`
+		Content *string `json:"content,omitempty"`
 	}
-	out := []string{chunk(map[string]any{"role": "assistant", "content": ""}, nil)}
+	type choice struct {
+		Index        int     `json:"index"`
+		Delta        delta   `json:"delta"`
+		Logprobs     *string `json:"logprobs"`
+		FinishReason *string `json:"finish_reason"`
+	}
+	type chunkT struct {
+		ID                string   `json:"id"`
+		Object            string   `json:"object"`
+		Created           int64    `json:"created"`
+		Model             string   `json:"model"`
+		SystemFingerprint string   `json:"system_fingerprint"`
+		Choices           []choice `json:"choices"`
+	}
+	chunk := func(d delta, finish *string) string {
+		return "data: " + jsonString(chunkT{id, "chat.completion.chunk", created, p.model, "fp_retrylab",
+			[]choice{{Delta: d, FinishReason: finish}}}) + "\n\n"
+	}
+	empty, stop := "", "stop"
+	out := []string{chunk(delta{Role: "assistant", Content: &empty}, nil)}
 	for _, d := range mockDeltas() {
-		out = append(out, chunk(map[string]any{"content": d}, nil))
+		out = append(out, chunk(delta{Content: &d}, nil))
 	}
-	out = append(out, chunk(map[string]any{}, "stop"), "data: [DONE]\n\n")
+	out = append(out, chunk(delta{}, &stop), "data: [DONE]\n\n")
 	return out
 }
+
+// Error bodies, with their fields in the order the real APIs send them.
+type (
+	anthropicError struct {
+		Type    string `json:"type"`
+		Message string `json:"message"`
+	}
+	anthropicErrorBody struct {
+		Type      string         `json:"type"`
+		Error     anthropicError `json:"error"`
+		RequestID string         `json:"request_id,omitempty"`
+	}
+	openaiError struct {
+		Message string  `json:"message"`
+		Type    string  `json:"type"`
+		Param   *string `json:"param"`
+		Code    *string `json:"code"`
+	}
+	openaiErrorBody struct {
+		Error openaiError `json:"error"`
+	}
+)
 
 // sseErrorEvent renders the SSE error event of an sseError fault. Anthropic:
 // event: error, data {"type":"error","error":{"type":T,"message":M}}. OpenAI
@@ -310,13 +359,9 @@ func sseErrorEvent(p respParams, f *SSEErrorFault) string {
 		msg = defaultMessage(typ)
 	}
 	if p.provider == ProviderOpenAI {
-		return "event: error\ndata: " + jsonString(map[string]any{
-			"error": map[string]any{"message": msg, "type": typ, "param": nil, "code": typ},
-		}) + "\n\n"
+		return "event: error\ndata: " + jsonString(openaiErrorBody{openaiError{msg, typ, nil, &typ}}) + "\n\n"
 	}
-	return "event: error\ndata: " + jsonString(map[string]any{
-		"type": "error", "error": map[string]any{"type": typ, "message": msg},
-	}) + "\n\n"
+	return "event: error\ndata: " + jsonString(anthropicErrorBody{Type: "error", Error: anthropicError{typ, msg}}) + "\n\n"
 }
 
 // streamResponse renders a 200 event stream. With an sseError fault the
@@ -434,11 +479,11 @@ func errorResponse(p respParams) *response {
 		if msg == "" {
 			msg = defaultMessage(typ)
 		}
-		var c any
+		var c *string
 		if code != "" {
-			c = code
+			c = &code
 		}
-		body = jsonString(map[string]any{"error": map[string]any{"message": msg, "type": typ, "param": nil, "code": c}})
+		body = jsonString(openaiErrorBody{openaiError{msg, typ, nil, c}})
 	} else {
 		typ := f.ErrorType
 		if typ == "" {
@@ -448,9 +493,7 @@ func errorResponse(p respParams) *response {
 		if msg == "" {
 			msg = defaultMessage(typ)
 		}
-		body = jsonString(map[string]any{
-			"type": "error", "error": map[string]any{"type": typ, "message": msg}, "request_id": p.requestID,
-		})
+		body = jsonString(anthropicErrorBody{"error", anthropicError{typ, msg}, p.requestID})
 	}
 	body += "\n"
 	hs := []header{

@@ -222,10 +222,12 @@ type toxicSpec struct {
 func preConnectToxics(f Fault, k int) []toxicSpec {
 	var out []toxicSpec
 	if f.Reset != nil {
-		// Upstream: the reset fires when the client's request reaches the
-		// proxy, so the client sees ECONNRESET before any response byte.
+		// Downstream: it fires on the first response byte, which the mock
+		// writes only once it has read the request and the toxics of this
+		// attempt are known to be in place. The client sees ECONNRESET
+		// before any response byte.
 		out = append(out, toxicSpec{
-			name: fmt.Sprintf("a%d-reset", k), typ: "reset_peer", stream: "upstream",
+			name: fmt.Sprintf("a%d-reset", k), typ: "reset_peer", stream: "downstream",
 			toxicity: 1.0, attrs: toxiclient.Attributes{"timeout": 0},
 		})
 	}
