@@ -1,0 +1,204 @@
+package chaos
+
+import (
+	"context"
+	"encoding/json"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/retrylab/retrylab/trace"
+)
+
+func runnerToxi(t *testing.T) *Toxiproxy {
+	t.Helper()
+	toxi, err := StartToxiproxy(context.Background(), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { toxi.Close() })
+	return toxi
+}
+
+func parse(t *testing.T, name, src string) *Scenario {
+	t.Helper()
+	sc, err := ParseScenario(name+".yaml", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sc
+}
+
+func failedNames(r Result) []string {
+	var out []string
+	for _, c := range r.FailedChecks() {
+		out = append(out, c.Name)
+	}
+	return out
+}
+
+func byName(s *Summary) map[string]Result {
+	m := map[string]Result{}
+	for _, r := range s.Scenarios {
+		m[r.Name] = r
+	}
+	return m
+}
+
+// assertNoKey proves that the fake API key reached no run file.
+func assertNoKey(t *testing.T, dir string) {
+	t.Helper()
+	n := 0
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		n++
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		if strings.Contains(string(b), FakeAPIKey) {
+			t.Errorf("%s contains the API key", p)
+		}
+		return nil
+	})
+	if err != nil || n == 0 {
+		t.Fatalf("walk %s: %v (%d files)", dir, err, n)
+	}
+}
+
+func TestRunBuiltin(t *testing.T) {
+	toxi := runnerToxi(t)
+	scs := []*Scenario{
+		parse(t, "overloaded", `
+client: {policy: forgeflare}
+timeScale: 0.01
+attempts: [{status: 529}]
+expect: {outcome: success, attempts: 2, failureTypes: [overloaded], delays: [2s]}
+`),
+		// Deliberately wrong: the wait is the Retry-After (1s), not 2s.
+		parse(t, "wrong-delay", `
+client: {policy: forgeflare}
+timeScale: 0.1
+attempts: [{status: 429, retryAfter: "1"}]
+expect: {outcome: success, attempts: 2, failureTypes: [rate_limit], delays: [2s]}
+`),
+		parse(t, "bad-request", `
+client: {policy: forgeflare}
+attempts: [{status: 400}]
+expect: {outcome: failure, attempts: 1, failureTypes: [invalid_request], delays: []}
+`),
+	}
+	out := t.TempDir()
+	r := &Runner{Toxi: toxi, ToxiName: "embedded", Out: out, Seed: 7}
+	sum, err := r.Run(context.Background(), scs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Passed != 2 || sum.Failed != 1 {
+		t.Errorf("passed %d failed %d, want 2 and 1: %+v", sum.Passed, sum.Failed, sum)
+	}
+	res := byName(sum)
+	if diff := cmp.Diff([]string{"delays.client", "delays.server"}, failedNames(res["wrong-delay"])); diff != "" {
+		t.Errorf("wrong-delay failed checks mismatch (-want +got):\n%s", diff)
+	}
+	if c := res["wrong-delay"].FailedChecks()[0]; c.Want != "2s" || c.Got != "1s" || !strings.Contains(c.Where, "RetryAttempt attempt 1") {
+		t.Errorf("wrong-delay check = %+v, want want 2s got 1s at attempt 1", c)
+	}
+	for _, name := range []string{"overloaded", "bad-request"} {
+		if r := res[name]; !r.Passed {
+			t.Errorf("%s failed: %+v", name, r)
+		}
+	}
+	for _, name := range []string{"overloaded", "wrong-delay", "bad-request"} {
+		for _, f := range []string{"trace.jsonl", "server.jsonl", "result.json"} {
+			if _, err := os.Stat(filepath.Join(sum.RunDir, name, f)); err != nil {
+				t.Errorf("run folder: %v", err)
+			}
+		}
+	}
+	var back Summary
+	b, err := os.ReadFile(filepath.Join(sum.RunDir, "summary.json"))
+	if err != nil || json.Unmarshal(b, &back) != nil || back.Seed != 7 || back.Schema != SummarySchema {
+		t.Errorf("summary.json: %v, seed %d schema %q", err, back.Seed, back.Schema)
+	}
+	assertNoKey(t, out)
+
+	// trace analyze reads the run folder as it is.
+	files, err := trace.Discover([]string{sum.RunDir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := trace.Analyze(context.Background(), files, trace.Options{Strict: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Requests.Total != 3 || a.Requests.Failed != 1 || a.Requests.Retries != 2 {
+		t.Errorf("analysis of the run folder: %+v, want 3 requests, 1 failed, 2 retries", a.Requests)
+	}
+}
+
+func TestRunExternal(t *testing.T) {
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("python3 not installed")
+	}
+	toxi := runnerToxi(t)
+	root, _ := filepath.Abs("../testdata/clients/agent.py")
+	scs := []*Scenario{
+		parse(t, "python", `
+client: {command: [python3, `+root+`]}
+timeScale: 0.01
+attempts: [{status: 529}, {status: 429}]
+expect: {outcome: success, attempts: 3, failureTypes: [overloaded, rate_limit], delays: [1s, 2s]}
+`),
+		// A client that prints its key and crashes.
+		parse(t, "crash", `
+client: {command: [sh, -c, 'echo "key=$ANTHROPIC_API_KEY" >&2; kill -9 $$']}
+expect: {outcome: failure}
+`),
+		// A client that hangs past maxDuration.
+		parse(t, "hang", `
+client: {command: [sh, -c, 'echo started; exec sleep 30']}
+expect: {outcome: failure, maxDuration: 500ms}
+`),
+	}
+	out := t.TempDir()
+	r := &Runner{Toxi: toxi, Out: out, Seed: 1}
+	sum, err := r.Run(context.Background(), scs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := byName(sum)
+	if !res["python"].Passed {
+		t.Errorf("python client scenario failed: %+v", res["python"].FailedChecks())
+	}
+	tests := []struct {
+		name, problem string
+		failed        []string
+	}{
+		{"crash", "crashed: killed by signal killed", []string{"client"}},
+		{"hang", "killed after 500ms", []string{"client", "maxDuration"}},
+	}
+	for _, tt := range tests {
+		r := res[tt.name]
+		if diff := cmp.Diff(tt.failed, failedNames(r)); diff != "" {
+			t.Errorf("%s failed checks mismatch (-want +got):\n%s", tt.name, diff)
+		}
+		if fc := r.FailedChecks(); len(fc) == 0 || !strings.HasPrefix(fc[0].Got, tt.problem) {
+			t.Errorf("%s client check = %+v, want got %q...", tt.name, fc, tt.problem)
+		}
+	}
+	if b, _ := os.ReadFile(filepath.Join(sum.RunDir, "crash", "stderr.txt")); !strings.Contains(string(b), "key=sk-***") {
+		t.Errorf("crash stderr.txt = %q, want the key redacted", b)
+	}
+	if b, _ := os.ReadFile(filepath.Join(sum.RunDir, "hang", "stdout.txt")); string(b) != "started\n" {
+		t.Errorf("hang stdout.txt = %q, want the partial output kept", b)
+	}
+	assertNoKey(t, out)
+}
