@@ -1,0 +1,201 @@
+package chaos
+
+import (
+	"bufio"
+	"bytes"
+	"flag"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// The -update flag rewrites golden files; it is shared with the package's
+// other golden tests, so it is looked up rather than declared twice.
+func init() {
+	if flag.Lookup("update") == nil {
+		flag.Bool("update", false, "rewrite the golden files in testdata/")
+	}
+}
+
+func updating() bool {
+	f := flag.Lookup("update")
+	return f != nil && f.Value.String() == "true"
+}
+
+// golden compares got with testdata/name, or rewrites it with -update.
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if updating() {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run with -update to create it)", err)
+	}
+	if diff := cmp.Diff(string(want), string(got)); diff != "" {
+		t.Errorf("%s mismatch (-want +got):\n%s", name, diff)
+	}
+}
+
+func goldenParams(provider string, f Fault) respParams {
+	return respParams{
+		provider:  provider,
+		model:     "claude-haiku-4-5",
+		requestID: "req_mock0123456789ab000001",
+		now:       time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC),
+		fault:     f,
+	}
+}
+
+// TestResponsesGolden pins the mock's responses byte for byte, as they go on
+// the wire (head, chunk framing, SSE events).
+func TestResponsesGolden(t *testing.T) {
+	ra := "2"
+	for _, tc := range []struct {
+		name string
+		resp *response
+	}{
+		{"anthropic_ok.golden", streamResponse(goldenParams(ProviderAnthropic, Fault{}))},
+		{"openai_ok.golden", streamResponse(func() respParams {
+			p := goldenParams(ProviderOpenAI, Fault{})
+			p.model = "gpt-4o-mini"
+			return p
+		}())},
+		{"anthropic_sse_error.golden", streamResponse(goldenParams(ProviderAnthropic,
+			Fault{SSEError: &SSEErrorFault{AfterEvents: 4, Type: "overloaded_error"}}))},
+		{"anthropic_429.golden", errorResponse(goldenParams(ProviderAnthropic,
+			Fault{Status: 429, RetryAfter: &ra, Headers: map[string]string{"x-should-retry": "true"}}))},
+		{"anthropic_529.golden", errorResponse(goldenParams(ProviderAnthropic, Fault{Status: 529}))},
+		{"openai_429_quota.golden", errorResponse(goldenParams(ProviderOpenAI,
+			Fault{Status: 429, ErrorType: "insufficient_quota"}))},
+		{"openai_503.golden", errorResponse(goldenParams(ProviderOpenAI, Fault{Status: 503}))},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			raw := tc.resp.bytes()
+			golden(t, tc.name, raw)
+			// What an HTTP client reads back is well formed.
+			resp, err := http.ReadResponse(bufio.NewReader(bytes.NewReader(raw)), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			body, err := io.ReadAll(resp.Body)
+			if err != nil {
+				t.Fatalf("body: %v", err)
+			}
+			if resp.StatusCode != tc.resp.status || !resp.Close {
+				t.Errorf("status %d close %v", resp.StatusCode, resp.Close)
+			}
+			if want := bytes.Join(tc.resp.pieces, nil); !bytes.Equal(body, want) {
+				t.Errorf("decoded body differs from the pieces")
+			}
+		})
+	}
+}
+
+func TestAnthropicStreamShape(t *testing.T) {
+	r := streamResponse(goldenParams(ProviderAnthropic, Fault{}))
+	var names []string
+	for _, p := range r.pieces {
+		name := strings.TrimPrefix(strings.SplitN(string(p), "\n", 2)[0], "event: ")
+		if len(names) == 0 || names[len(names)-1] != name {
+			names = append(names, name)
+		}
+	}
+	want := []string{"message_start", "content_block_start", "ping", "content_block_delta",
+		"content_block_stop", "message_delta", "message_stop"}
+	if diff := cmp.Diff(want, names); diff != "" {
+		t.Errorf("event order mismatch (-want +got):\n%s", diff)
+	}
+	if n := len(bytes.Join(r.pieces, nil)); n < 1024 {
+		t.Errorf("stream is %d bytes; want it long enough to drop mid-stream", n)
+	}
+}
+
+// TestWireOffset checks the drop arithmetic: cutting the wire at head +
+// wireOffset(n) leaves a client exactly n bytes of the event stream.
+func TestWireOffset(t *testing.T) {
+	r := streamResponse(goldenParams(ProviderAnthropic, Fault{}))
+	total := len(bytes.Join(r.pieces, nil))
+	for _, n := range []int{0, 1, 100, 400, 401, total - 1, total} {
+		checkWireOffset(t, r, n)
+	}
+}
+
+func checkWireOffset(t *testing.T, r *response, n int) {
+	t.Helper()
+	raw := r.bytes()
+	cut := raw[:len(r.head)+r.wireOffset(n)]
+	resp, err := http.ReadResponse(bufio.NewReader(bytes.NewReader(cut)), nil)
+	if err != nil {
+		t.Fatalf("n=%d: %v", n, err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	full := bytes.Join(r.pieces, nil)
+	if !bytes.Equal(body, full[:n]) {
+		t.Errorf("n=%d: client read %d bytes, want the first %d", n, len(body), n)
+	}
+}
+
+func FuzzWireOffset(f *testing.F) {
+	f.Add(400, 3, true)
+	f.Add(0, 0, false)
+	f.Add(5000, 100, true)
+	f.Fuzz(func(t *testing.T, n, after int, openai bool) {
+		prov := ProviderAnthropic
+		if openai {
+			prov = ProviderOpenAI
+		}
+		fl := Fault{}
+		if after%2 == 1 {
+			fl.SSEError = &SSEErrorFault{AfterEvents: after % 60}
+		}
+		r := streamResponse(goldenParams(prov, fl))
+		total := len(bytes.Join(r.pieces, nil))
+		if n < 0 || n > total {
+			n = ((n % (total + 1)) + total + 1) % (total + 1)
+		}
+		checkWireOffset(t, r, n)
+	})
+}
+
+// FuzzRequestModel feeds arbitrary request bodies to the parser the mock
+// uses: it never panics and never lets an sk- key through redaction.
+func FuzzRequestModel(f *testing.F) {
+	f.Add([]byte(`{"model":"claude-haiku-4-5","stream":true}`))
+	f.Add([]byte(`{"model":"sk-ant-api03-abcdefgh"}`))
+	f.Add([]byte(`{"model":`))
+	f.Add([]byte(`[1,2]`))
+	f.Fuzz(func(t *testing.T, body []byte) {
+		m := redactSecrets(requestModel(body))
+		if mockSecretRE.MatchString(m) {
+			t.Errorf("redacted model %q still holds a secret", m)
+		}
+	})
+}
+
+func TestErrorTypes(t *testing.T) {
+	got := map[int]string{}
+	for _, s := range []int{400, 401, 402, 403, 404, 408, 409, 413, 429, 500, 501, 502, 503, 504, 529} {
+		got[s] = AnthropicErrorType(s)
+	}
+	want := map[int]string{
+		400: "invalid_request_error", 401: "authentication_error", 402: "billing_error",
+		403: "permission_error", 404: "not_found_error", 408: "invalid_request_error",
+		409: "invalid_request_error", 413: "request_too_large", 429: "rate_limit_error",
+		500: "api_error", 501: "api_error", 502: "api_error", 503: "overloaded_error",
+		504: "timeout_error", 529: "overloaded_error",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("AnthropicErrorType mismatch (-want +got):\n%s", diff)
+	}
+}
