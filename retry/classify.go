@@ -344,5 +344,24 @@ func classifySSE(errType, msg string) FailureType {
 	return Unknown
 }
 
-// statusType is the failure type a bare HTTP status classifies as.
-func statusType(status int) FailureType { return classifyHTTP(status, "", "", "") }
+// statusTypes lists the failure types an HTTP status can classify as.
+func statusTypes(status int) []FailureType {
+	out := []FailureType{classifyHTTP(status, "", "", "")}
+	switch status {
+	case 400:
+		out = append(out, ContextTooLong, ContentPolicy, QuotaExhausted)
+	case 403:
+		out = append(out, AccountSuspended)
+	case 404:
+		out = append(out, ModelDeprecated)
+	case 429:
+		out = append(out, QuotaExhausted)
+	}
+	if status >= 400 && status < 500 && status != 413 {
+		out = append(out, ContextTooLong)
+	}
+	if status >= 500 {
+		out = append(out, Overloaded)
+	}
+	return out
+}

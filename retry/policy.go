@@ -181,8 +181,13 @@ func (p *Policy) typeRetried(ft FailureType) bool {
 		return true
 	}
 	for st, v := range p.StatusRetry {
-		if v && statusType(st) == ft {
-			return true
+		if !v {
+			continue
+		}
+		for _, t := range statusTypes(st) {
+			if t == ft {
+				return true
+			}
 		}
 	}
 	return false

@@ -1,0 +1,205 @@
+package retry
+
+import (
+	"errors"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"go.yaml.in/yaml/v3"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files in testdata/")
+
+func TestParsePolicy(t *testing.T) {
+	src := `
+preset: plandex
+name: my-project
+attemptTimeout: 30s
+maxElapsed: 2m
+retryAfter: {ceiling: 30s}
+statusRetry: {409: true}
+failureTypes:
+  rate_limit: {maxAttempts: 3, initialDelay: 2s, maxDelay: 10s, multiplier: 1.5, jitter: none}
+  conflict: {retry: true, maxRetries: 1, kind: constant, initialDelay: 250ms}
+escalation: {afterRetries: 2}
+`
+	p, err := ParsePolicy([]byte(src), "policy.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Plandex()
+	want.Name = "my-project"
+	want.AttemptTimeout = 30 * time.Second
+	want.MaxElapsed = 2 * time.Minute
+	want.RetryAfter.Ceiling = 30 * time.Second
+	want.StatusRetry = map[int]bool{409: true}
+	rl := want.FailureTypes[RateLimit]
+	rl.MaxAttempts, rl.InitialDelay, rl.MaxDelay, rl.Multiplier, rl.Jitter = 3, 2*time.Second, 10*time.Second, 1.5, NoJitter
+	want.FailureTypes[RateLimit] = rl
+	want.FailureTypes[Conflict] = Strategy{Retry: true, MaxAttempts: 2, Kind: Constant, InitialDelay: 250 * time.Millisecond, Jitter: NoJitter}
+	want.Escalation.AfterRetries = 2
+	if diff := cmp.Diff(want, p); diff != "" {
+		t.Errorf("ParsePolicy mismatch (-want +got):\n%s", diff)
+	}
+}
+
+func TestParsePolicyWithoutPreset(t *testing.T) {
+	p, err := ParsePolicy([]byte("all: {retry: true, maxAttempts: 3, initialDelay: 1s}\nfailureTypes: {auth_invalid: {retry: false}}\n"), "p.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := p.Schedule(Overloaded); !cmp.Equal(got, secs(1, 2)) {
+		t.Errorf("schedule = %v", got)
+	}
+	if p.Strategy(AuthInvalid).Retry || p.Strategy(AuthInvalid).MaxAttempts != 3 {
+		t.Errorf("auth_invalid = %+v", p.Strategy(AuthInvalid))
+	}
+}
+
+func TestDecodePolicyNode(t *testing.T) {
+	var doc struct {
+		Policy yaml.Node `yaml:"policy"`
+	}
+	if err := yaml.Unmarshal([]byte("policy: escalation-epic\n"), &doc); err != nil {
+		t.Fatal(err)
+	}
+	p, err := DecodePolicyNode(&doc.Policy, "s.yaml")
+	if err != nil || p.Name != "escalation-epic" {
+		t.Fatalf("p = %v, err = %v", p, err)
+	}
+	if err := yaml.Unmarshal([]byte("policy:\n  preset: forgeflare\n  enabled: false\n"), &doc); err != nil {
+		t.Fatal(err)
+	}
+	p, err = DecodePolicyNode(&doc.Policy, "s.yaml")
+	if err != nil || p.Name != "forgeflare" || p.Enabled {
+		t.Fatalf("p = %+v, err = %v", p, err)
+	}
+}
+
+func TestParsePolicyErrors(t *testing.T) {
+	tests := []struct {
+		name string
+		src  string
+		want string
+	}{
+		{"unknown key", "preset: plandex\nretries: 3\n", "p.yaml:2: retries: unknown field (hint: valid fields here: preset, name"},
+		{"bad duration", "attemptTimeout: 5 seconds\n", `p.yaml:1: attemptTimeout: bad duration "5 seconds" (hint: use a number with a unit`},
+		{"bad nested duration", "failureTypes:\n  rate_limit:\n    initialDelay: soon\n", `p.yaml:3: failureTypes.rate_limit.initialDelay: bad duration "soon"`},
+		{"unknown failure type", "failureTypes:\n  rate_limited: {retry: true}\n", "p.yaml:2: failureTypes.rate_limited: unknown failure type (hint: valid types: rate_limit,"},
+		{"unknown strategy key", "default: {delay: 1s}\n", "p.yaml:1: default.delay: unknown field"},
+		{"unknown preset", "preset: aws\n", `p.yaml:1: preset: unknown preset "aws" (hint: valid presets: forgeflare, plandex`},
+		{"unknown preset scalar", "aws\n", `p.yaml:1: policy: unknown preset "aws"`},
+		{"bad kind", "default: {kind: fibonacci}\n", `p.yaml:1: default.kind: unknown backoff kind "fibonacci" (hint: use one of exponential, linear, constant, none)`},
+		{"bad jitter", "default: {jitter: lots}\n", `default.jitter: unknown jitter "lots"`},
+		{"bad bool", "enabled: maybe\n", `p.yaml:1: enabled: bad boolean "maybe"`},
+		{"zero attempts", "default: {maxAttempts: 0}\n", "default.maxAttempts: 0 is below the minimum 1"},
+		{"fraction range", "default: {jitterFraction: 2}\n", "default.jitterFraction: 2 is out of range"},
+		{"bad status", "statusRetry: {abc: true}\n", `statusRetry.abc: bad HTTP status "abc"`},
+		{"negative duration", "maxElapsed: -1s\n", `maxElapsed: negative duration "-1s"`},
+		{"list", "- a\n", "p.yaml:1: policy: must be a preset name or a mapping"},
+		{"duplicate", "enabled: true\nenabled: false\n", "p.yaml:2: enabled: duplicate field"},
+		{"both maxRetries and maxAttempts", "default: {maxAttempts: 2, maxRetries: 1}\n", "default.maxRetries: maxRetries and maxAttempts both given"},
+		{"empty", "", "p.yaml:1: empty policy"},
+		{"bad yaml", "a: [\n", "p.yaml: "},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := ParsePolicy([]byte(tt.src), "p.yaml")
+			if err == nil {
+				t.Fatal("no error")
+			}
+			if !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("error = %q\nwant it to contain %q", err, tt.want)
+			}
+			var pe *PolicyError
+			if !errors.As(err, &pe) || pe.Hint == "" && tt.name != "bad yaml" {
+				t.Errorf("not a *PolicyError with a hint: %#v", err)
+			}
+		})
+	}
+}
+
+// TestPresetGolden renders every preset in the YAML schema; the golden files
+// are the reviewed numbers of each preset. Refresh with -update.
+func TestPresetGolden(t *testing.T) {
+	for _, name := range PresetNames() {
+		t.Run(name, func(t *testing.T) {
+			p := mustPreset(t, name)
+			got := p.String()
+			path := filepath.Join("testdata", name+".policy.yaml")
+			if *update {
+				if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			want, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(string(want), got); diff != "" {
+				t.Errorf("%s mismatch (-want +got):\n%s", path, diff)
+			}
+			// The rendering parses back to the same policy.
+			back, err := ParsePolicy([]byte(got), path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(p.String(), back.String()); diff != "" {
+				t.Errorf("round trip mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestPresetUnknown(t *testing.T) {
+	_, err := Preset("nope")
+	if err == nil || !strings.Contains(err.Error(), "forgeflare, plandex, orchestrator, escalation-epic, forge-ticket, anthropic-sdk, openai-sdk") {
+		t.Errorf("err = %v", err)
+	}
+	a, b := mustPreset(t, "plandex"), mustPreset(t, "plandex")
+	a.FailureTypes[RateLimit] = Strategy{}
+	if b.FailureTypes[RateLimit].MaxAttempts != 5 {
+		t.Error("Preset returned shared state")
+	}
+}
+
+func FuzzParsePolicy(f *testing.F) {
+	for _, s := range []string{
+		"forgeflare", "preset: plandex\nattemptTimeout: 30s\n",
+		"failureTypes:\n  rate_limit: {retry: true, maxAttempts: 3, initialDelay: 1s, jitter: full}\n",
+		"retryAfter: {padding: 0.1, ceiling: 10s}\nstatusRetry: {429: true}\n",
+		"escalation: {afterRetries: 3}\nfallback: {enabled: true}\n", "all: {maxRetries: 2}", "- x", "{", "a: *b",
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		p, err := ParsePolicy(data, "fuzz.yaml")
+		if err != nil {
+			var pe *PolicyError
+			if !errors.As(err, &pe) {
+				t.Fatalf("error is not a *PolicyError: %v", err)
+			}
+			return
+		}
+		// A valid policy renders and parses back to the same rendering.
+		back, err := ParsePolicy([]byte(p.String()), "render.yaml")
+		if err != nil {
+			t.Fatalf("rendering does not parse: %v\n%s", err, p.String())
+		}
+		if p.String() != back.String() {
+			t.Fatalf("round trip changed the policy:\n%s\n---\n%s", p.String(), back.String())
+		}
+		for _, ft := range FailureTypes {
+			for a := 1; a < 4; a++ {
+				if lo, hi, ok := p.Envelope(ft, a, time.Second, a == 2); ok && (lo < 0 || hi < lo) {
+					t.Fatalf("envelope [%v, %v] for %s attempt %d", lo, hi, ft, a)
+				}
+			}
+		}
+	})
+}
