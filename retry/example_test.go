@@ -1,0 +1,72 @@
+package retry_test
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"time"
+
+	"github.com/retrylab/retrylab/retry"
+	"github.com/retrylab/retrylab/retry/provider"
+	"github.com/retrylab/retrylab/trace"
+)
+
+func ExamplePreset() {
+	p, err := retry.Preset("forgeflare")
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(p.Schedule(retry.Overloaded))
+	lo, hi, ok := p.Envelope(retry.RateLimit, 1, 5*time.Second, true)
+	fmt.Println(lo, hi, ok)
+	_, err = retry.Preset("aws")
+	fmt.Println(err)
+	// Output:
+	// [2s 4s 8s 16s]
+	// 5s 5s true
+	// unknown policy preset "aws" (valid: forgeflare, plandex, orchestrator, escalation-epic, forge-ticket, anthropic-sdk, openai-sdk)
+}
+
+func ExampleRetrier_Do() {
+	p, _ := retry.Preset("forgeflare")
+	p.Default.InitialDelay = time.Millisecond // keep the example fast: 1ms, 2ms, ...
+	for ft, s := range p.FailureTypes {
+		s.InitialDelay = time.Millisecond
+		p.FailureTypes[ft] = s
+	}
+	tw := trace.NewWriter(os.Stdout, "r-1")
+	tw.SetClock(func() time.Time { return time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC) })
+	r := &retry.Retrier{
+		Policy: p, Provider: "anthropic", Model: "claude-haiku-4-5",
+		Trace: tw, Log: os.Stdout, Rand: rand.New(rand.NewPCG(1, 2)),
+		// A fixed clock makes durationMs exactly the policy's waits.
+		Now: func() time.Time { return time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC) },
+	}
+	err := r.Do(context.Background(), func(ctx context.Context, a retry.Attempt) error {
+		if a.Number == 1 {
+			return &provider.Error{Kind: provider.KindHTTP, Provider: "anthropic", Status: 529, Message: "Overloaded"}
+		}
+		return nil
+	})
+	fmt.Println("err:", err)
+	// Output:
+	// {"v":1,"ts":"2026-11-21T10:00:00Z","type":"RetryAttempt","runId":"r-1","payload":{"provider":"anthropic","model":"claude-haiku-4-5","attempt":1,"maxAttempts":5,"failureType":"overloaded","status":529,"errorMessage":"Overloaded","willRetry":true,"delayMs":1,"delaySource":"backoff"}}
+	// [retry] Attempt 1/4: 529 — waiting 0.001s
+	// {"v":1,"ts":"2026-11-21T10:00:00Z","type":"ProviderRequestFinished","runId":"r-1","payload":{"provider":"anthropic","model":"claude-haiku-4-5","durationMs":1,"success":true,"retries":1}}
+	// err: <nil>
+}
+
+func ExampleParsePolicy() {
+	_, err := retry.ParsePolicy([]byte("preset: plandex\nattemptTimeout: 5 seconds\n"), "retry.yaml")
+	fmt.Println(err)
+	// Output:
+	// retry.yaml:2: attemptTimeout: bad duration "5 seconds" (hint: use a number with a unit, like 500ms, 2s or 1m30s)
+}
+
+func ExampleDecide() {
+	d := retry.Decide(retry.ClassifyTicketError("429 rate limit exceeded"), 1)
+	fmt.Println(d.Category, d.ShouldRetry, d.NextDelay, d.AttemptsRemaining)
+	// Output:
+	// transient true 1m0s 1
+}

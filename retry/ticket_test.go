@@ -1,0 +1,101 @@
+package retry
+
+import (
+	"bytes"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/retrylab/retrylab/trace"
+)
+
+func TestDecide(t *testing.T) {
+	tests := []struct {
+		name     string
+		category string
+		retries  int
+		want     Decision
+	}{
+		{"transient first retry", "transient", 0, Decision{Category: "transient", ShouldRetry: true, MaxRetries: 3, NextDelay: 30 * time.Second, AttemptsRemaining: 2}},
+		{"transient exponential", "transient", 2, Decision{Category: "transient", ShouldRetry: true, MaxRetries: 3, NextDelay: 120 * time.Second}},
+		{"transient exhausted after 3", "transient", 3, Decision{Category: "transient", MaxRetries: 3}},
+		{"api_error linear", "api_error", 1, Decision{Category: "api_error", ShouldRetry: true, MaxRetries: 2, NextDelay: 60 * time.Second}},
+		{"api_error exhausted", "api_error", 2, Decision{Category: "api_error", MaxRetries: 2}},
+		{"code_error single retry, no delay", "code_error", 0, Decision{Category: "code_error", ShouldRetry: true, MaxRetries: 1}},
+		{"code_error then on_hold", "code_error", 1, Decision{Category: "code_error", MaxRetries: 1}},
+		{"system_error exponential", "system_error", 1, Decision{Category: "system_error", ShouldRetry: true, MaxRetries: 2, NextDelay: 60 * time.Second}},
+		{"unknown linear once", "unknown", 0, Decision{Category: "unknown", ShouldRetry: true, MaxRetries: 1, NextDelay: 30 * time.Second}},
+		{"unrecognised category is unknown", "weird", 0, Decision{Category: "unknown", ShouldRetry: true, MaxRetries: 1, NextDelay: 30 * time.Second}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if diff := cmp.Diff(tt.want, Decide(tt.category, tt.retries)); diff != "" {
+				t.Errorf("Decide mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestClassifyTicketError(t *testing.T) {
+	tests := []struct{ msg, want string }{
+		{"429 Too Many Requests: rate limit exceeded", "transient"},
+		{"503 Service Unavailable", "transient"},
+		{"request timed out after 60s", "transient"},
+		{"connect ECONNRESET 10.0.0.1:443", "transient"},
+		{"API error: invalid api key", "api_error"},
+		{"401 Unauthorized", "api_error"},
+		{"SyntaxError: Unexpected token '}'", "code_error"},
+		{"TypeError: x is not a function", "code_error"},
+		{"ENOENT: no such file or directory, open 'a.js'", "system_error"},
+		{"EACCES: permission denied", "system_error"},
+		{"fatal: not a git repository", "system_error"},
+		{"something odd happened", "unknown"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.msg, func(t *testing.T) {
+			if got := ClassifyTicketError(tt.msg); got != tt.want {
+				t.Errorf("ClassifyTicketError(%q) = %q, want %q", tt.msg, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestDecideTicketEmitsRetryDecision(t *testing.T) {
+	var buf bytes.Buffer
+	r := &Retrier{Trace: trace.NewWriter(&buf, "run")}
+	r.DecideTicket("T-1", "503 Service Unavailable", 1)
+	r.DecideTicket("T-2", "SyntaxError: bad", 1)
+	got := eventsOf[trace.RetryDecision](t, decodeEvents(t, buf.Bytes()), trace.TypeRetryDecision)
+	want := []trace.RetryDecision{
+		{TicketID: "T-1", Category: "transient", CurrentAttempt: 2, MaxRetries: 3, ShouldRetry: true, NextDelayMs: 60000},
+		{TicketID: "T-2", Category: "code_error", CurrentAttempt: 2, MaxRetries: 1, ShouldRetry: false, NextDelayMs: 0},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("RetryDecision mismatch (-want +got):\n%s", diff)
+	}
+}
+
+func TestClassifyOperation(t *testing.T) {
+	got := map[string]string{}
+	for _, op := range []string{"model_request", "file_read", "context_load", "file_write", "file_edit", "shell_exec", "deploy", "external_api_write", "mystery"} {
+		got[op] = ClassifyOperation(op).String()
+	}
+	want := map[string]string{"model_request": "safe", "file_read": "safe", "context_load": "safe", "file_write": "conditional",
+		"file_edit": "conditional", "shell_exec": "irreversible", "deploy": "irreversible", "external_api_write": "irreversible", "mystery": "irreversible"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("ClassifyOperation mismatch (-want +got):\n%s", diff)
+	}
+}
+
+func TestPriceEstimate(t *testing.T) {
+	got, ok := DefaultPrices.Estimate("claude-haiku-4-5", "claude-opus-4-1", 2000)
+	if !ok || got != 0.14 {
+		t.Errorf("Estimate = %v, %v; want 0.14", got, ok)
+	}
+	if _, ok := DefaultPrices.Estimate("llama", "claude-opus-4-1", 0); ok {
+		t.Error("Estimate of an unpriced model is ok")
+	}
+	if p, _ := DefaultPrices.Price("gpt-4o-mini-2024"); p != 0.0006 {
+		t.Errorf("longest key did not win: %v", p)
+	}
+}
