@@ -481,8 +481,8 @@ func (d *decoder) strategy(n *yaml.Node, path string, s Strategy) (Strategy, err
 	return s, nil
 }
 
-// MarshalYAML-free description: String renders p as the YAML schema, for
-// `chaos validate` and docs. The output parses back to an equal Policy.
+// String renders p in the policy YAML schema (for `chaos validate`, docs and
+// golden files). The output parses back to a Policy with the same String.
 func (p *Policy) String() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "name: %s\nenabled: %t\n", p.Name, p.Enabled)
