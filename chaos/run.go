@@ -43,9 +43,13 @@ type Runner struct {
 	ClientCmd string
 	Seed      int64     // jitter seed, recorded in summary.json and every result.json
 	Progress  io.Writer // progress lines (stderr); nil discards
-	Now       func() time.Time
+	// Live redraws one status line per scenario in place (a terminal);
+	// otherwise progress is plain lines (CI logs). Color adds ANSI colours.
+	Live, Color bool
+	Now         func() time.Time
 
-	mu sync.Mutex // serializes Progress lines
+	mu    sync.Mutex // serializes Progress lines
+	board *board
 }
 
 // Run runs scs in parallel and returns their summary, already written to
@@ -70,6 +74,10 @@ func (r *Runner) Run(ctx context.Context, scs []*Scenario) (*Summary, error) {
 	par := r.Parallel
 	if par <= 0 || par > len(scs) {
 		par = len(scs)
+	}
+	if r.Live && r.Progress != nil {
+		r.board = newBoard(r.Progress, r.Color, scs)
+		r.board.redraw()
 	}
 	sem := make(chan struct{}, max(par, 1))
 	var wg sync.WaitGroup
@@ -153,6 +161,11 @@ func (r *Runner) runScenario(ctx context.Context, sc *Scenario, dir string) (res
 		if !res.Passed {
 			verdict = "FAIL"
 		}
+		if fc := res.FailedChecks(); len(fc) > 0 {
+			verdict += " (" + strings.Join(failedCheckNames(fc), ", ") + ")"
+		} else if res.Error != "" {
+			verdict += " (" + res.Error + ")"
+		}
 		r.logf(sc.Name, "%s in %dms", verdict, res.DurationMs)
 	}()
 	if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -167,9 +180,21 @@ func (r *Runner) runScenario(ctx context.Context, sc *Scenario, dir string) (res
 	}
 	defer journal.Close()
 	logw := r.lineWriter(sc.Name)
-	env, err := StartEnv(ctx, EnvConfig{Scenario: sc, Toxi: r.Toxi, Journal: journal, RunID: runID, Log: logw,
+	// The mock's own log is detailed; it goes to mock.log in the run folder.
+	mockLog := &redactFile{path: filepath.Join(dir, "mock.log")}
+	defer mockLog.Close()
+	r.logf(sc.Name, "starting (%d faults, timeScale %g, client %s)", len(sc.Attempts), scale, res.Client)
+	env, err := StartEnv(ctx, EnvConfig{Scenario: sc, Toxi: r.Toxi, Journal: journal, RunID: runID, Log: mockLog,
 		OnAttempt: func(a ServerAttempt) {
-			r.logf(sc.Name, "attempt %d met %s (HTTP %d, %d bytes, closed by %s)", a.N, a.Fault, a.Status, a.Bytes, a.ClosedBy)
+			met := "ok"
+			if a.N-1 < len(sc.Attempts) {
+				met = DescribeFault(sc.Attempts[a.N-1])
+			}
+			status := "no response"
+			if a.Status != 0 {
+				status = fmt.Sprintf("HTTP %d", a.Status)
+			}
+			r.logf(sc.Name, "attempt %d met %s → %s, %d bytes, closed by %s", a.N, met, status, a.Bytes, a.ClosedBy)
 		}})
 	if err != nil {
 		res.Error = "start mock and proxy: " + err.Error()
@@ -313,6 +338,10 @@ func (r *Runner) logf(name, format string, args ...any) {
 	if r.Progress == nil {
 		return
 	}
+	if r.board != nil {
+		r.board.set(name, fmt.Sprintf(format, args...))
+		return
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	fmt.Fprintf(r.Progress, "[%s] %s\n", name, fmt.Sprintf(format, args...))
@@ -321,7 +350,16 @@ func (r *Runner) logf(name, format string, args ...any) {
 // lineWriter returns a writer that turns whatever is written into progress
 // lines prefixed with the scenario's name, with secrets redacted.
 func (r *Runner) lineWriter(name string) *prefixWriter {
-	return &prefixWriter{emit: func(line string) { r.logf(name, "%s", line) }}
+	p := &progress{emit: func(line string) { r.logf(name, "%s", line) }}
+	return &prefixWriter{emit: p.line}
+}
+
+func failedCheckNames(cs []Check) []string {
+	var out []string
+	for _, c := range cs {
+		out = append(out, c.Name)
+	}
+	return out
 }
 
 type prefixWriter struct {

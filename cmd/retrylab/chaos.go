@@ -140,6 +140,10 @@ func chaosRun(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	r := &chaos.Runner{Toxi: toxi, ToxiName: name, Out: *out, Parallel: *parallel, TimeScale: *timeScale,
 		ClientCmd: *clientCmd, Seed: seed, Progress: stderr}
+	if isTerminal(stderr) {
+		r.Live = true
+		r.Color = os.Getenv("NO_COLOR") == ""
+	}
 	fmt.Fprintf(stderr, "running %d scenarios (seed %d, toxiproxy %s)\n", len(scs), seed, name)
 	sum, err := r.Run(ctx, scs)
 	if err != nil {
@@ -247,4 +251,14 @@ func chaosServe(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	// there is nothing to fail on.
 	_, err = chaos.Serve(ctx, sc, toxi, *journal, stdout, stderr)
 	return err
+}
+
+// isTerminal reports whether w is a character device (a terminal).
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }
