@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"strconv"
+	"strings"
 	"time"
 	"unicode/utf8"
 )
@@ -97,6 +98,9 @@ func Open(path string) (*Reader, error) {
 		return nil, err
 	}
 	r, err := NewReader(f, path)
+	if err == nil && strings.HasSuffix(path, ".gz") && len(r.closer) == 0 {
+		err = fmt.Errorf("%s: not gzip data although the name ends in .gz", path)
+	}
 	if err != nil {
 		f.Close()
 		return nil, err

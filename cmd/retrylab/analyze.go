@@ -1,0 +1,181 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/spf13/pflag"
+
+	"github.com/retrylab/retrylab/report"
+	"github.com/retrylab/retrylab/trace"
+)
+
+const analyzeUsage = `Usage: retrylab trace analyze [flags] [PATH...]
+
+Reads run folders, trace files (*.jsonl, *.jsonl.gz), globs, or - for stdin,
+and reports retry and failure rates, recovered rate, amplification, duration
+and delay percentiles, failures by type and status, escalations, the seed's
+dashboard metrics, and alerts. Folders are searched recursively for
+trace.jsonl and *.jsonl(.gz); the mock server's server.jsonl journal is read
+but never counted as requests or runs. Without PATH, runs/ is read.
+
+Alerts: the defaults are provider_retry_rate > 0.20, l2_escalation_rate > 0.30,
+avg_repair_iterations > 3 and diagnosis_rate > 0.10. --alerts FILE replaces
+them; each --alert adds one. A rate alert fires when its one-sided Wilson
+bound (--confidence) is past the threshold, warns when only the point value
+is, and reports insufficient_data below --min-samples samples.
+
+Alerts file (YAML):
+  alerts:
+    - name: provider_retry_rate    # defaults to the metric's name
+      metric: provider_retry_rate  # provider_retry_rate provider_failure_rate escalation_rate
+                                   # l2_escalation_rate avg_repair_iterations diagnosis_rate
+      op: ">"                      # > >= < <=
+      threshold: 0.20
+      minSamples: 20
+      severity: page
+
+Flags:
+%s
+Example:
+  retrylab trace analyze runs/ --by provider,model --alert 'provider_failure_rate>0.05'
+  zcat old.jsonl.gz | retrylab trace analyze - --format json | jq .metrics
+
+Exit codes: 0 no alert firing, 1 an alert fired, 2 bad usage or bad input
+(missing path, unreadable file, bad alert, malformed line with --strict).
+`
+
+func traceAnalyze(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := pflag.NewFlagSet("trace analyze", pflag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	format := fs.String("format", "table", "output format: table, json, markdown or openmetrics")
+	alertFlags := fs.StringArray("alert", nil, "add an alert METRIC OP VALUE, e.g. 'provider_retry_rate>0.2' (repeatable)")
+	alertsFile := fs.String("alerts", "", "read alerts from this YAML `FILE` instead of the defaults")
+	minSamples := fs.Int("min-samples", 1, "alerts with fewer samples report insufficient_data")
+	confidence := fs.Float64("confidence", 0.95, "one-sided confidence of the Wilson bounds (0.5 < F < 1)")
+	by := fs.String("by", "provider,model", "group requests by these dimensions: provider, model, failureType, run, day")
+	strict := fs.Bool("strict", false, "treat a malformed line as an error (exit 2)")
+	help := fs.BoolP("help", "h", false, "show this help")
+	if err := fs.Parse(args); err != nil {
+		return usageErrorf("run 'retrylab trace analyze --help'", "%s", err)
+	}
+	if *help {
+		fmt.Fprintf(stdout, analyzeUsage, fs.FlagUsages())
+		return nil
+	}
+
+	render := map[string]func(io.Writer, *trace.Analysis) error{
+		"table": report.AnalysisTable, "json": report.AnalysisJSON,
+		"markdown": report.AnalysisMarkdown, "openmetrics": report.AnalysisOpenMetrics,
+	}[*format]
+	if render == nil {
+		return usageErrorf("use --format table, json, markdown or openmetrics", "unknown --format %q", *format)
+	}
+	if !(*confidence > 0.5 && *confidence < 1) {
+		return usageErrorf("use a value such as 0.95 or 0.99", "--confidence %v is out of range (want 0.5 < F < 1)", *confidence)
+	}
+	if *minSamples < 0 {
+		return usageErrorf("use 0 or more", "--min-samples %d is negative", *minSamples)
+	}
+	var dims []string
+	for _, d := range strings.Split(*by, ",") {
+		if d = strings.TrimSpace(d); d == "" {
+			continue
+		}
+		if !contains(trace.Dimensions, d) {
+			return usageErrorf("--by takes a comma-separated list of: "+strings.Join(trace.Dimensions, ", "), "unknown --by dimension %q", d)
+		}
+		dims = append(dims, d)
+	}
+
+	alerts := trace.DefaultAlerts()
+	if *alertsFile != "" {
+		var err error
+		if alerts, err = trace.LoadAlerts(*alertsFile); err != nil {
+			return alertUsageError(err)
+		}
+	}
+	for _, s := range *alertFlags {
+		a, err := trace.ParseAlert(s)
+		if err != nil {
+			return alertUsageError(err)
+		}
+		alerts = append(alerts, a)
+	}
+
+	paths := fs.Args()
+	if len(paths) == 0 {
+		if _, err := os.Stat("runs"); err != nil {
+			return usageErrorf("give run folders or trace files, e.g. retrylab trace analyze runs/ (or - for stdin)", "no paths given and there is no runs/ folder here")
+		}
+		paths = []string{"runs"}
+	}
+	files, err := trace.Discover(paths)
+	if err != nil {
+		var pe *trace.PathError
+		if errors.As(err, &pe) {
+			return usageErrorf(pe.Hint(), "%s", pe.Error())
+		}
+		return err
+	}
+
+	an, err := trace.Analyze(ctx, files, trace.Options{
+		By: dims, Alerts: alerts, MinSamples: *minSamples, Confidence: *confidence, Strict: *strict,
+		Malformed: func(le *trace.LineError) { fmt.Fprintf(stderr, "%s\n", le) },
+	})
+	if err != nil {
+		var le *trace.LineError
+		var pe *trace.PathError
+		switch {
+		case errors.As(err, &le):
+			return usageErrorf("fix or remove that line, or drop --strict to count and skip malformed lines",
+				"malformed line: %s", le)
+		case errors.As(err, &pe):
+			return usageErrorf("check that the file exists and is readable", "%s", pe.Error())
+		}
+		return err
+	}
+	if err := render(stdout, an); err != nil {
+		return err
+	}
+	var firing []string
+	for _, a := range an.Alerts {
+		if a.State == trace.StateFiring {
+			firing = append(firing, fmt.Sprintf("%s (%s %s %g: value %.4g, bound %.4g, n=%d)",
+				a.Name, a.Metric, a.Op, a.Threshold, a.Value, boundOf(a), a.Samples))
+		}
+	}
+	if len(firing) > 0 {
+		fmt.Fprintf(stderr, "alert firing: %s\n", strings.Join(firing, "; "))
+		return fmt.Errorf("%d alert(s) firing: %w", len(firing), errFailed)
+	}
+	return nil
+}
+
+func boundOf(a trace.AlertResult) float64 {
+	if a.Op == "<" || a.Op == "<=" {
+		return a.Upper
+	}
+	return a.Lower
+}
+
+func alertUsageError(err error) error {
+	var ae *trace.AlertError
+	if errors.As(err, &ae) {
+		return usageErrorf(ae.Hint(), "%s", ae.Error())
+	}
+	return err
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
