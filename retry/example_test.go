@@ -2,6 +2,7 @@ package retry_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -59,9 +60,14 @@ func ExampleRetrier_Do() {
 
 func ExampleParsePolicy() {
 	_, err := retry.ParsePolicy([]byte("preset: plandex\nattemptTimeout: 5 seconds\n"), "retry.yaml")
-	fmt.Println(err)
+	fmt.Println("error:", err)
+	var pe *retry.PolicyError
+	if errors.As(err, &pe) {
+		fmt.Println("hint:", pe.Hint())
+	}
 	// Output:
-	// retry.yaml:2: attemptTimeout: bad duration "5 seconds" (hint: use a number with a unit, like 500ms, 2s or 1m30s)
+	// error: retry.yaml:2: attemptTimeout: bad duration "5 seconds"
+	// hint: use a number with a unit, like 500ms, 2s or 1m30s
 }
 
 func ExampleDecide() {

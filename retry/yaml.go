@@ -2,6 +2,7 @@ package retry
 
 import (
 	"fmt"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -11,14 +12,18 @@ import (
 )
 
 // PolicyError is a problem in a policy file: where it is, which field, what
-// is wrong and what to do about it.
+// is wrong and (Hint) what to do about it. Error() gives "file:line: field:
+// msg"; callers print Hint() on its own line.
 type PolicyError struct {
 	File  string
 	Line  int
 	Field string // dotted path, e.g. "failureTypes.rate_limit.initialDelay"
 	Msg   string
-	Hint  string
+	Help  string // what to do next; see Hint
 }
+
+// Hint says what to do next.
+func (e *PolicyError) Hint() string { return e.Help }
 
 func (e *PolicyError) Error() string {
 	loc := e.File
@@ -32,12 +37,10 @@ func (e *PolicyError) Error() string {
 	if e.Field != "" {
 		s += e.Field + ": "
 	}
-	s += e.Msg
-	if e.Hint != "" {
-		s += " (hint: " + e.Hint + ")"
-	}
-	return s
+	return s + e.Msg
 }
+
+var yamlLineRE = regexp.MustCompile(`^line (\d+): (.*)$`)
 
 // ParsePolicy parses a policy YAML document (see the package doc for the
 // schema). file names the source in errors. Unknown keys, bad durations,
@@ -46,10 +49,15 @@ func (e *PolicyError) Error() string {
 func ParsePolicy(data []byte, file string) (*Policy, error) {
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
-		return nil, &PolicyError{File: file, Msg: strings.TrimPrefix(err.Error(), "yaml: "), Hint: "the policy file must be valid YAML"}
+		pe := &PolicyError{File: file, Msg: strings.TrimPrefix(err.Error(), "yaml: "), Help: "the policy file must be valid YAML"}
+		if m := yamlLineRE.FindStringSubmatch(pe.Msg); m != nil {
+			pe.Line, _ = strconv.Atoi(m[1])
+			pe.Msg = m[2]
+		}
+		return nil, pe
 	}
 	if doc.Kind == 0 || len(doc.Content) == 0 {
-		return nil, &PolicyError{File: file, Line: 1, Msg: "empty policy", Hint: "write `preset: forgeflare` or a mapping of policy fields"}
+		return nil, &PolicyError{File: file, Line: 1, Msg: "empty policy", Help: "write `preset: forgeflare` or a mapping of policy fields"}
 	}
 	return DecodePolicyNode(doc.Content[0], file)
 }
@@ -88,7 +96,7 @@ func (d *decoder) errf(n *yaml.Node, field, msg, hint string, args ...any) error
 	if n != nil {
 		line = n.Line
 	}
-	return &PolicyError{File: d.file, Line: line, Field: field, Msg: msg, Hint: fmt.Sprintf(hint, args...)}
+	return &PolicyError{File: d.file, Line: line, Field: field, Msg: msg, Help: fmt.Sprintf(hint, args...)}
 }
 
 func join(prefix, key string) string {

@@ -105,7 +105,8 @@ func TestParsePolicyErrors(t *testing.T) {
 		{"duplicate", "enabled: true\nenabled: false\n", "p.yaml:2: enabled: duplicate field"},
 		{"both maxRetries and maxAttempts", "default: {maxAttempts: 2, maxRetries: 1}\n", "default.maxRetries: maxRetries and maxAttempts both given"},
 		{"empty", "", "p.yaml:1: empty policy"},
-		{"bad yaml", "a: [\n", "p.yaml: "},
+		{"bad yaml", "a: [\n", "p.yaml:1: did not find expected node content"},
+		{"tab", "a:\n\tb: 1\n", "p.yaml:2: found character that cannot start any token"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -113,12 +114,13 @@ func TestParsePolicyErrors(t *testing.T) {
 			if err == nil {
 				t.Fatal("no error")
 			}
-			if !strings.Contains(err.Error(), tt.want) {
-				t.Errorf("error = %q\nwant it to contain %q", err, tt.want)
-			}
 			var pe *PolicyError
-			if !errors.As(err, &pe) || pe.Hint == "" && tt.name != "bad yaml" {
-				t.Errorf("not a *PolicyError with a hint: %#v", err)
+			if !errors.As(err, &pe) || pe.Hint() == "" {
+				t.Fatalf("not a *PolicyError with a hint: %#v", err)
+			}
+			full := err.Error() + " (hint: " + pe.Hint() + ")"
+			if !strings.Contains(full, tt.want) {
+				t.Errorf("error = %q\nwant it to contain %q", full, tt.want)
 			}
 		})
 	}
