@@ -64,6 +64,9 @@ type Observed struct {
 
 	Duration  time.Duration // wall-clock
 	TimeScale float64
+	// Slack widens the server-side tolerance: the timer lateness measured
+	// on this machine while the scenario ran (0 on an idle machine).
+	Slack time.Duration
 
 	// Client is set for external clients: what happened to the process.
 	Client *ClientExit
@@ -179,6 +182,11 @@ func (ob Observed) clientWaits() []clientWait {
 func delayChecks(sc *Scenario, ob Observed, env EnvelopeFunc) []Check {
 	ex := sc.Expect
 	ctol, stol := tolerances(ex.Tolerance)
+	stol.Abs += Duration(ob.Slack)
+	stolS := tolString(stol)
+	if ob.Slack > 0 {
+		stolS += " (incl. " + fmtDur(ob.Slack) + " measured timer lateness)"
+	}
 	scale := ob.TimeScale
 	if scale <= 0 {
 		scale = 1
@@ -251,7 +259,7 @@ func delayChecks(sc *Scenario, ob Observed, env EnvelopeFunc) []Check {
 			}
 			c.Passed = false
 		}
-		c.Want = "wall-clock gaps inside the envelope × timeScale ± " + tolString(stol) + ": " + strings.Join(wants, ", ")
+		c.Want = "wall-clock gaps inside the envelope × timeScale ± " + stolS + ": " + strings.Join(wants, ", ")
 		c.Got = strings.Join(gots, ", ")
 		if len(ob.ServerWaits) == 0 {
 			c.Got = "no waits"
@@ -300,7 +308,7 @@ func delayChecks(sc *Scenario, ob Observed, env EnvelopeFunc) []Check {
 		for i := range want {
 			if !near(got[i], wantWall[i], stol) {
 				c.Passed = false
-				c.Where = fmt.Sprintf("server.jsonl: gap between attempts %d and %d, tolerance ± %s", ob.ServerWaits[i].After, ob.ServerWaits[i].After+1, tolString(stol))
+				c.Where = fmt.Sprintf("server.jsonl: gap between attempts %d and %d, tolerance ± %s", ob.ServerWaits[i].After, ob.ServerWaits[i].After+1, stolS)
 				break
 			}
 		}

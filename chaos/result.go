@@ -47,7 +47,10 @@ type Result struct {
 	Client    string   `json:"client"` // "built-in" or the external command
 	Faults    []string `json:"faults"` // what each attempt met, in order
 	Dir       string   `json:"dir"`
-	Error     string   `json:"error,omitempty"` // the run could not be carried out
+	// LatenessMs is the timer lateness measured on this machine during the
+	// scenario, added (twice) to the server-side delay tolerance.
+	LatenessMs int64  `json:"latenessMs"`
+	Error      string `json:"error,omitempty"` // the run could not be carried out
 }
 
 // DelaysMs holds the waits in milliseconds: Client from the client's trace

@@ -50,6 +50,7 @@ type Runner struct {
 
 	mu    sync.Mutex // serializes Progress lines
 	board *board
+	probe *probe
 }
 
 // Run runs scs in parallel and returns their summary, already written to
@@ -79,6 +80,10 @@ func (r *Runner) Run(ctx context.Context, scs []*Scenario) (*Summary, error) {
 		r.board = newBoard(r.Progress, r.Color, scs)
 		r.board.redraw()
 	}
+	r.probe = &probe{}
+	pctx, stopProbe := context.WithCancel(ctx)
+	defer stopProbe()
+	go r.probe.run(pctx)
 	sem := make(chan struct{}, max(par, 1))
 	var wg sync.WaitGroup
 	for i, sc := range scs {
@@ -228,12 +233,16 @@ func (r *Runner) runScenario(ctx context.Context, sc *Scenario, dir string) (res
 	ob.Outcome = cr.outcome
 	ob.Client = cr.exit
 	ob.Duration = time.Since(start)
+	// Twice the worst timer lateness: a wait is one wake-up on the client
+	// and one on the server side of the gap.
+	ob.Slack = 2 * r.probe.lateness(start, time.Now())
 	env2, err := envelopeFor(sc)
 	if err != nil {
 		res.Error = err.Error()
 		return res
 	}
 	res.Checks = Evaluate(sc, ob, env2)
+	res.LatenessMs = (ob.Slack / 2).Milliseconds()
 	res.Outcome = ob.Outcome
 	res.Attempts = ob.ServerAttempts
 	res.FailureTypes, _ = ob.failureTypes()
