@@ -522,3 +522,57 @@ func TestStartToxiproxyUnreachable(t *testing.T) {
 		t.Errorf("error %q / hint %q", err, te.Hint())
 	}
 }
+
+// TestGapResidual measures how far the server's inter-arrival gap
+// Arrived(k+1) − Ended(k) is from the client's own wait (from the moment its
+// call returned to the moment it started the next one), for each fault kind.
+// It asserts nothing about wall-clock time; run it with RETRYLAB_MEASURE=1 -v
+// to print the residuals.
+func TestGapResidual(t *testing.T) {
+	if os.Getenv("RETRYLAB_MEASURE") == "" {
+		t.Skip("set RETRYLAB_MEASURE=1 to measure")
+	}
+	for bname, toxi := range backends(t) {
+		for _, tc := range []struct {
+			name string
+			f    Fault
+		}{
+			{"status", Fault{Status: 529}},
+			{"ok", Fault{}},
+			{"sseError", Fault{SSEError: &SSEErrorFault{AfterEvents: 5}}},
+			{"drop", Fault{Drop: &DropFault{AfterBytes: 400}}},
+			{"reset", Fault{Reset: &struct{}{}}},
+			{"latencyToxic", Fault{Toxics: []Toxic{{Type: "latency", Attributes: map[string]any{"latency": 50}}}}},
+		} {
+			t.Run(bname+"/"+tc.name, func(t *testing.T) {
+				const rounds = 20
+				faults := make([]Fault, rounds)
+				for i := range faults {
+					faults[i] = tc.f
+				}
+				e := startEnv(t, toxi, ProviderAnthropic, faults...)
+				wait := 50 * time.Millisecond
+				var clientEnd []time.Time
+				var clientStart []time.Time
+				for i := 0; i < rounds; i++ {
+					clientStart = append(clientStart, time.Now())
+					post(t, t.Context(), e.BaseURL(), PathAnthropic)
+					clientEnd = append(clientEnd, time.Now())
+					time.Sleep(wait) // the client's backoff
+				}
+				as := waitAttempts(t, e.Env, rounds)
+				var worst, sum time.Duration
+				for k := 1; k < rounds; k++ {
+					server := as[k].Arrived.Sub(as[k-1].Ended)
+					client := clientStart[k].Sub(clientEnd[k-1])
+					r := server - client
+					sum += r
+					if r.Abs() > worst.Abs() {
+						worst = r
+					}
+				}
+				t.Logf("%s/%s: server gap − client wait: mean %v, worst %v", bname, tc.name, sum/(rounds-1), worst)
+			})
+		}
+	}
+}
