@@ -72,8 +72,9 @@ type Retrier struct {
 	Log       io.Writer     // seed 000 R4 lines; nil discards
 	Rand      *rand.Rand    // nil: seeded from time
 	Now       func() time.Time
-	// TimeScale multiplies every wait and the per-attempt timeout as slept;
-	// waits are recorded in policy time. 0 or 1: real time.
+	// TimeScale multiplies every wait as slept; waits are recorded in policy
+	// time. The per-attempt timeout is not scaled: it races the network,
+	// which runs in real time. 0 or 1: real time.
 	TimeScale float64
 	Budget    *Budget
 	Prices    PriceTable // nil: DefaultPrices
@@ -151,7 +152,7 @@ func (r *Retrier) Do(ctx context.Context, call func(ctx context.Context, a Attem
 		onTarget++
 		actx, cancel := ctx, context.CancelFunc(func() {})
 		if p.AttemptTimeout > 0 {
-			actx, cancel = context.WithTimeout(ctx, time.Duration(float64(p.AttemptTimeout)*scale))
+			actx, cancel = context.WithTimeout(ctx, p.AttemptTimeout)
 		}
 		err := call(actx, Attempt{Number: n, Provider: cur.provider, Model: cur.model})
 		attemptDeadline := errors.Is(actx.Err(), context.DeadlineExceeded) && ctx.Err() == nil

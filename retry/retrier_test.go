@@ -359,3 +359,44 @@ func TestPlandexFallbackCascade(t *testing.T) {
 		})
 	}
 }
+
+// TestPlandexRetryAfterCeilingFallsBack: a Retry-After above the ceiling is
+// non-retryable, and a non-retryable failure with a fallback configured
+// switches to it.
+func TestPlandexRetryAfterCeilingFallsBack(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r := &Retrier{Policy: mustPreset(t, "plandex"), Provider: "anthropic", Model: "m",
+			Fallbacks: Fallbacks{Provider: "openrouter", ProviderModel: "anthropic/m"}}
+		got := doFake(t, r, retryAfterErr(429, "30", 30*time.Second))
+		if got.err != nil {
+			t.Fatal(got.err)
+		}
+		esc := eventsOf[trace.RunEscalated](t, got.events, trace.TypeRunEscalated)
+		want := []trace.RunEscalated{{From: "anthropic/m", To: "openrouter/anthropic/m", Reason: "provider_fallback"}}
+		if diff := cmp.Diff(want, esc); diff != "" {
+			t.Errorf("RunEscalated mismatch (-want +got):\n%s", diff)
+		}
+		ra := eventsOf[trace.RetryAttempt](t, got.events, trace.TypeRetryAttempt)
+		if len(ra) != 1 || !ra[0].WillRetry || ra[0].DelaySource != "none" || *ra[0].RetryAfterMs != 30000 {
+			t.Errorf("RetryAttempt = %+v", ra)
+		}
+	})
+}
+
+func TestBudgetTokens(t *testing.T) {
+	b := NewBudget(4, 0.5)
+	b.OnFailure()
+	b.OnFailure()
+	if b.Tokens() != 2 || b.AllowRetry() {
+		t.Errorf("tokens = %v, allow = %v", b.Tokens(), b.AllowRetry())
+	}
+	b.OnSuccess()
+	if b.Tokens() != 2.5 || !b.AllowRetry() {
+		t.Errorf("tokens = %v, allow = %v", b.Tokens(), b.AllowRetry())
+	}
+	var nb *Budget
+	nb.OnFailure()
+	if !nb.AllowRetry() {
+		t.Error("nil budget refused")
+	}
+}

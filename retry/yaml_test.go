@@ -205,3 +205,30 @@ func FuzzParsePolicy(f *testing.F) {
 		}
 	})
 }
+
+func TestParseRetryAfterBlock(t *testing.T) {
+	src := "preset: orchestrator\nretryAfter: {respect: true, padding: 0.2, cap: 30s, ceiling: 40s, maxUsable: 50s, integerOnly: true}\n"
+	p, err := ParsePolicy([]byte(src), "p.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := RetryAfter{Padding: 0.2, Cap: 30 * time.Second, Ceiling: 40 * time.Second, MaxUsable: 50 * time.Second, IntegerOnly: true}
+	if diff := cmp.Diff(want, p.RetryAfter); diff != "" {
+		t.Errorf("RetryAfter mismatch (-want +got):\n%s", diff)
+	}
+	if !p.Strategy(RateLimit).RespectRetryAfter || !p.Default.RespectRetryAfter {
+		t.Error("respect: true did not reach the strategies")
+	}
+	// 45s is under the 50s usable bound and the 40s ceiling is lower: refused.
+	if _, _, ok := p.Envelope(RateLimit, 1, 45*time.Second, true); ok {
+		t.Error("45s above a 40s ceiling was retried")
+	}
+	// 35s: usable, capped at 30s, padded 20%.
+	if lo, hi, ok := p.Envelope(RateLimit, 1, 35*time.Second, true); !ok || lo != 36*time.Second || hi != lo {
+		t.Errorf("Envelope = %v, %v, %v; want 36s", lo, hi, ok)
+	}
+	// A fraction falls back to the backoff (integerOnly).
+	if lo, hi, ok := p.Envelope(RateLimit, 1, 1500*time.Millisecond, true); !ok || lo != 900*time.Millisecond || hi != 1100*time.Millisecond {
+		t.Errorf("Envelope = %v, %v, %v; want the ±10%% backoff", lo, hi, ok)
+	}
+}
