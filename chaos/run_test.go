@@ -82,12 +82,12 @@ timeScale: 0.01
 attempts: [{status: 529}]
 expect: {outcome: success, attempts: 2, failureTypes: [overloaded], delays: [2s]}
 `),
-		// Deliberately wrong: the wait is the Retry-After (1s), not 2s.
+		// Deliberately wrong: the wait is the Retry-After (1s), not 5s.
 		parse(t, "wrong-delay", `
 client: {policy: forgeflare}
 timeScale: 0.1
 attempts: [{status: 429, retryAfter: "1"}]
-expect: {outcome: success, attempts: 2, failureTypes: [rate_limit], delays: [2s]}
+expect: {outcome: success, attempts: 2, failureTypes: [rate_limit], delays: [5s]}
 `),
 		parse(t, "bad-request", `
 client: {policy: forgeflare}
@@ -108,8 +108,8 @@ expect: {outcome: failure, attempts: 1, failureTypes: [invalid_request], delays:
 	if diff := cmp.Diff([]string{"delays.client", "delays.server"}, failedNames(res["wrong-delay"])); diff != "" {
 		t.Errorf("wrong-delay failed checks mismatch (-want +got):\n%s", diff)
 	}
-	if c := res["wrong-delay"].FailedChecks()[0]; c.Want != "2s" || c.Got != "1s" || !strings.Contains(c.Where, "RetryAttempt attempt 1") {
-		t.Errorf("wrong-delay check = %+v, want want 2s got 1s at attempt 1", c)
+	if c := res["wrong-delay"].FailedChecks()[0]; c.Want != "5s" || c.Got != "1s" || !strings.Contains(c.Where, "RetryAttempt attempt 1") {
+		t.Errorf("wrong-delay check = %+v, want want 5s got 1s at attempt 1", c)
 	}
 	for _, name := range []string{"overloaded", "bad-request"} {
 		if r := res[name]; !r.Passed {
