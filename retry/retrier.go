@@ -14,6 +14,8 @@ import (
 	"github.com/retrylab/retrylab/trace"
 )
 
+var _ error = (*ExhaustedError)(nil)
+
 // ErrExhausted is matched (errors.Is) by every *ExhaustedError.
 var ErrExhausted = errors.New("retries exhausted")
 

@@ -22,6 +22,8 @@ type PolicyError struct {
 	Help  string // what to do next; see Hint
 }
 
+var _ error = (*PolicyError)(nil)
+
 // Hint says what to do next.
 func (e *PolicyError) Hint() string { return e.Help }
 
