@@ -400,3 +400,35 @@ func TestBudgetTokens(t *testing.T) {
 		t.Error("nil budget refused")
 	}
 }
+
+func TestExhaustedError(t *testing.T) {
+	last := httpErr(503)
+	var err error = &ExhaustedError{Attempts: 3, Last: last, Classification: Classification{Type: Overloaded}, Reason: "attempts exhausted"}
+	if !errors.Is(err, ErrExhausted) || errors.Is(err, ErrIrreversible) || !errors.Is(err, last) {
+		t.Errorf("Is/Unwrap wrong for %v", err)
+	}
+	var pe *provider.Error
+	if !errors.As(err, &pe) || pe.Status != 503 {
+		t.Error("errors.As does not reach the provider error")
+	}
+	want := "giving up after 3 attempt(s) (overloaded, attempts exhausted): anthropic: HTTP 503: Service Unavailable"
+	if err.Error() != want {
+		t.Errorf("Error() = %q, want %q", err.Error(), want)
+	}
+}
+
+func TestSeconds(t *testing.T) {
+	got := []string{seconds(0), seconds(2 * time.Second), seconds(1500 * time.Millisecond), seconds(13200 * time.Millisecond), seconds(437500 * time.Microsecond)}
+	if diff := cmp.Diff([]string{"0", "2", "1.5", "13.2", "0.437"}, got); diff != "" {
+		t.Errorf("seconds mismatch (-want +got):\n%s", diff)
+	}
+}
+
+func TestNilPolicyOneAttempt(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		got := doFake(t, &Retrier{}, httpErr(503))
+		if len(got.models) != 1 || !errors.Is(got.err, ErrExhausted) {
+			t.Errorf("attempts = %d, err = %v", len(got.models), got.err)
+		}
+	})
+}
