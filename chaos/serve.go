@@ -39,8 +39,12 @@ func (v ServeVerdict) Write(w io.Writer) error {
 		return err
 	}
 	for i, a := range v.Attempts {
+		status := "-"
+		if a.Status != 0 {
+			status = fmt.Sprint(a.Status)
+		}
 		line := fmt.Sprintf("  attempt %d: %-8s status %-3s %6d bytes  %8s  closed by %s",
-			a.N, a.Fault, statusText(a.Status), a.Bytes, a.Ended.Sub(a.Arrived).Round(time.Millisecond), a.ClosedBy)
+			a.N, a.Fault, status, a.Bytes, a.Ended.Sub(a.Arrived).Round(time.Millisecond), a.ClosedBy)
 		if a.Ended.IsZero() {
 			line = fmt.Sprintf("  attempt %d: %-8s (still open)", a.N, a.Fault)
 		}
