@@ -315,7 +315,8 @@ func (e *Env) serve(c net.Conn, n int, f Fault, arrived time.Time, toxicsFirst b
 		return
 	}
 	st.rec.Path = req.URL.Path
-	st.rec.Model = redactSecrets(requestModel(body))
+	model, stream := requestFields(body)
+	st.rec.Model = redactSecrets(model)
 	go func() {
 		// The request is complete; any further read ends when the peer closes.
 		_, _ = io.Copy(io.Discard, br)
@@ -324,7 +325,7 @@ func (e *Env) serve(c net.Conn, n int, f Fault, arrived time.Time, toxicsFirst b
 	}()
 	e.waitReady(n)
 
-	p := respParams{provider: e.provider, model: st.rec.Model, requestID: st.rec.RequestID, now: e.now(), fault: f}
+	p := respParams{provider: e.provider, model: st.rec.Model, requestID: st.rec.RequestID, now: e.now(), fault: f, nonStream: !stream}
 	if st.rec.Path == PathOpenAI {
 		p.provider = ProviderOpenAI
 	} else if st.rec.Path == PathAnthropic {
@@ -368,7 +369,7 @@ func (e *Env) serve(c net.Conn, n int, f Fault, arrived time.Time, toxicsFirst b
 		// which resets the client's connection (and ours) at once. Status
 		// stays 0: the client sees no response.
 		e.journalRequest(st)
-		resp = streamResponse(p)
+		resp = okResponse(p)
 		e.write(c, st, &response{head: resp.head})
 		st.rec.Bytes = 0
 		select {
@@ -381,7 +382,7 @@ func (e *Env) serve(c net.Conn, n int, f Fault, arrived time.Time, toxicsFirst b
 		e.finish(st, n)
 		return
 	default:
-		resp = streamResponse(p)
+		resp = okResponse(p)
 	}
 	st.rec.Status = resp.status
 	e.journalRequest(st)
@@ -586,18 +587,22 @@ func (e *Env) addToxicsLocked(ctx context.Context, ts []toxicSpec) error {
 	return errors.Join(errs...)
 }
 
-// requestModel returns the "model" field of a JSON request body, or "".
-func requestModel(body []byte) string {
+// requestFields returns the "model" and "stream" fields of a JSON request
+// body; a body that is not a JSON object gives "" and false.
+func requestFields(body []byte) (model string, stream bool) {
 	var v struct {
-		Model string `json:"model"`
+		Model  string `json:"model"`
+		Stream bool   `json:"stream"`
 	}
 	if json.Unmarshal(body, &v) != nil {
-		return ""
+		// Fields that parsed before the error are kept by Unmarshal; a
+		// half-parsed body is not trusted.
+		return "", false
 	}
 	if len(v.Model) > 200 {
 		v.Model = v.Model[:200]
 	}
-	return v.Model
+	return v.Model, v.Stream
 }
 
 var mockSecretRE = regexp.MustCompile(`sk-[A-Za-z0-9_\-]{4,}|(?i)bearer\s+\S+`)

@@ -576,3 +576,30 @@ func TestGapResidual(t *testing.T) {
 		}
 	}
 }
+
+func TestEnvNonStreaming(t *testing.T) {
+	toxi := startToxi(t)
+	e := startEnv(t, toxi, ProviderAnthropic)
+	req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, e.BaseURL()+PathAnthropic,
+		strings.NewReader(`{"model":"claude-haiku-4-5","max_tokens":64,"messages":[]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var m struct {
+		Type       string `json:"type"`
+		StopReason string `json:"stop_reason"`
+		Model      string `json:"model"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&m); err != nil {
+		t.Fatal(err)
+	}
+	want := struct{ Type, StopReason, Model string }{"message", "end_turn", "claude-haiku-4-5"}
+	if diff := cmp.Diff(want, struct{ Type, StopReason, Model string }{m.Type, m.StopReason, m.Model}); diff != "" {
+		t.Errorf("message mismatch (-want +got):\n%s", diff)
+	}
+}

@@ -160,6 +160,10 @@ type respParams struct {
 	requestID string
 	now       time.Time
 	fault     Fault
+	// nonStream is set when the request did not ask for a stream
+	// ("stream" absent or false, the APIs' default): a success is then one
+	// JSON body, as the real APIs answer.
+	nonStream bool
 }
 
 // rateLimitHeaders returns the provider's rate-limit headers; remaining is 0
@@ -362,6 +366,81 @@ func sseErrorEvent(p respParams, f *SSEErrorFault) string {
 		return "event: error\ndata: " + jsonString(openaiErrorBody{openaiError{msg, typ, nil, &typ}}) + "\n\n"
 	}
 	return "event: error\ndata: " + jsonString(anthropicErrorBody{Type: "error", Error: anthropicError{typ, msg}}) + "\n\n"
+}
+
+// messageResponse renders a successful non-streaming answer: one JSON body
+// with Content-Length, carrying the same text as the stream.
+func messageResponse(p respParams) *response {
+	var body string
+	if p.provider == ProviderOpenAI {
+		type msg struct {
+			Role    string  `json:"role"`
+			Content string  `json:"content"`
+			Refusal *string `json:"refusal"`
+		}
+		type choice struct {
+			Index        int     `json:"index"`
+			Message      msg     `json:"message"`
+			Logprobs     *string `json:"logprobs"`
+			FinishReason string  `json:"finish_reason"`
+		}
+		type usage struct {
+			PromptTokens     int `json:"prompt_tokens"`
+			CompletionTokens int `json:"completion_tokens"`
+			TotalTokens      int `json:"total_tokens"`
+		}
+		body = jsonString(struct {
+			ID                string   `json:"id"`
+			Object            string   `json:"object"`
+			Created           int64    `json:"created"`
+			Model             string   `json:"model"`
+			Choices           []choice `json:"choices"`
+			Usage             usage    `json:"usage"`
+			SystemFingerprint string   `json:"system_fingerprint"`
+		}{"chatcmpl-mock" + strings.TrimPrefix(p.requestID, "req_mock"), "chat.completion", p.now.Unix(), p.model,
+			[]choice{{Message: msg{Role: "assistant", Content: mockText}, FinishReason: "stop"}},
+			usage{25, mockOutputTokens, 25 + mockOutputTokens}, "fp_retrylab"})
+	} else {
+		type block struct {
+			Type string `json:"type"`
+			Text string `json:"text"`
+		}
+		type usage struct {
+			InputTokens              int `json:"input_tokens"`
+			CacheCreationInputTokens int `json:"cache_creation_input_tokens"`
+			CacheReadInputTokens     int `json:"cache_read_input_tokens"`
+			OutputTokens             int `json:"output_tokens"`
+		}
+		body = jsonString(struct {
+			ID           string  `json:"id"`
+			Type         string  `json:"type"`
+			Role         string  `json:"role"`
+			Model        string  `json:"model"`
+			Content      []block `json:"content"`
+			StopReason   string  `json:"stop_reason"`
+			StopSequence *string `json:"stop_sequence"`
+			Usage        usage   `json:"usage"`
+		}{"msg_mock" + strings.TrimPrefix(p.requestID, "req_mock"), "message", "assistant", p.model,
+			[]block{{"text", mockText}}, "end_turn", nil, usage{InputTokens: 25, OutputTokens: mockOutputTokens}})
+	}
+	body += "\n"
+	hs := []header{
+		{"Content-Type", "application/json"},
+		{"Content-Length", strconv.Itoa(len(body))},
+		{"Connection", "close"},
+		idHeader(p),
+	}
+	hs = append(hs, rateLimitHeaders(p, 200)...)
+	return &response{status: 200, head: renderHead(200, hs), pieces: [][]byte{[]byte(body)}}
+}
+
+// okResponse renders a success: an event stream, or one JSON body when the
+// request did not ask for a stream. An sseError fault always streams.
+func okResponse(p respParams) *response {
+	if p.nonStream && p.fault.SSEError == nil {
+		return messageResponse(p)
+	}
+	return streamResponse(p)
 }
 
 // streamResponse renders a 200 event stream. With an sseError fault the

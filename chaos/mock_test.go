@@ -79,6 +79,16 @@ func TestResponsesGolden(t *testing.T) {
 		{"openai_429_quota.golden", errorResponse(goldenParams(ProviderOpenAI,
 			Fault{Status: 429, ErrorType: "insufficient_quota"}))},
 		{"openai_503.golden", errorResponse(goldenParams(ProviderOpenAI, Fault{Status: 503}))},
+		{"anthropic_message.golden", okResponse(func() respParams {
+			p := goldenParams(ProviderAnthropic, Fault{})
+			p.nonStream = true
+			return p
+		}())},
+		{"openai_message.golden", okResponse(func() respParams {
+			p := goldenParams(ProviderOpenAI, Fault{})
+			p.model, p.nonStream = "gpt-4o-mini", true
+			return p
+		}())},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			raw := tc.resp.bytes()
@@ -176,7 +186,8 @@ func FuzzRequestModel(f *testing.F) {
 	f.Add([]byte(`{"model":`))
 	f.Add([]byte(`[1,2]`))
 	f.Fuzz(func(t *testing.T, body []byte) {
-		m := redactSecrets(requestModel(body))
+		model, _ := requestFields(body)
+		m := redactSecrets(model)
 		if mockSecretRE.MatchString(m) {
 			t.Errorf("redacted model %q still holds a secret", m)
 		}
