@@ -80,10 +80,20 @@
 //	    jitter: full         # none | full | equal | decorrelated | proportional | sdk
 //	    jitterFraction: 0.1  # for proportional: ±10%
 //	    respectRetryAfter: true
+//	retryableErrors: [rate_limit, server_error, timeout]  # retry exactly these
 //	escalation: {afterRetries: 3, onContextLimit: true}
 //	fallback: {enabled: true, maxRetriesWithoutFallback: 3, additionalAttempts: 1}
 //
+// Shorthands: strategy fields written at the top level (maxRetries: 2,
+// initialDelay: 1s, ...) mean the same as under `all`; escalateAfterRetries: N
+// is escalation.afterRetries; retryableErrors takes retrylab's failure types
+// and seed 004's names (server_error also covers overloaded,
+// provider_unavailable and unsupported_feature; context_limit,
+// content_filter, auth_error), turns retrying off for every other type and
+// drops statusRetry.
+//
 // Keys are applied in this order, whatever their order in the file: preset,
-// the scalar fields, statusRetry, default, all, retryAfter, failureTypes
-// (each starting from the type's current strategy), escalation, fallback.
+// the scalar fields, statusRetry, default, the top-level strategy fields,
+// all, retryAfter, retryableErrors, failureTypes (each starting from the
+// type's current strategy), escalateAfterRetries, escalation, fallback.
 package retry

@@ -210,7 +210,19 @@ func (d *decoder) float(n *yaml.Node, path string, min, max float64) (float64, e
 
 var policyFields = []string{"preset", "name", "enabled", "maxElapsed", "attemptTimeout", "exponentStart",
 	"streamErrors", "honorShouldRetry", "allowIrreversible", "statusRetry", "retryAfter", "default", "all",
-	"failureTypes", "escalation", "fallback"}
+	"failureTypes", "escalation", "fallback", "retryableErrors", "escalateAfterRetries",
+	// Strategy fields at the top level are shorthand for `all`.
+	"retry", "maxAttempts", "maxRetries", "initialDelay", "maxDelay", "multiplier", "kind", "jitter",
+	"jitterFraction", "respectRetryAfter"}
+
+// epicErrorTypes maps seed 004's ErrorType names (and retrylab's own) to
+// failure types, for retryableErrors.
+var epicErrorTypes = map[string][]FailureType{
+	"server_error":   {ServerError, Overloaded, ProviderUnavailable, UnsupportedFeature},
+	"context_limit":  {ContextTooLong},
+	"content_filter": {ContentPolicy},
+	"auth_error":     {AuthInvalid, PermissionDenied},
+}
 
 var strategyFields = []string{"retry", "maxAttempts", "maxRetries", "initialDelay", "maxDelay", "multiplier",
 	"kind", "jitter", "jitterFraction", "respectRetryAfter"}
@@ -287,6 +299,16 @@ func (d *decoder) policy(n *yaml.Node) (*Policy, error) {
 			return nil, err
 		}
 	}
+	if top := topStrategy(n); top != nil {
+		if p.Default, err = d.strategy(top, "", p.Default); err != nil {
+			return nil, err
+		}
+		for ft, s := range p.FailureTypes {
+			if p.FailureTypes[ft], err = d.strategy(top, "", s); err != nil {
+				return nil, err
+			}
+		}
+	}
 	if v, ok := f["all"]; ok {
 		if p.Default, err = d.strategy(v, "all", p.Default); err != nil {
 			return nil, err
@@ -302,6 +324,11 @@ func (d *decoder) policy(n *yaml.Node) (*Policy, error) {
 			return nil, err
 		}
 	}
+	if v, ok := f["retryableErrors"]; ok {
+		if err := d.retryableErrors(v, p); err != nil {
+			return nil, err
+		}
+	}
 	if v, ok := f["failureTypes"]; ok {
 		m, order, err := d.fields(v, "failureTypes", nil)
 		if err != nil {
@@ -310,16 +337,17 @@ func (d *decoder) policy(n *yaml.Node) (*Policy, error) {
 		for _, k := range order {
 			path := join("failureTypes", k)
 			if !knownFailureType(k) {
-				names := make([]string, len(FailureTypes))
-				for i, ft := range FailureTypes {
-					names[i] = string(ft)
-				}
-				return nil, d.errf(keyNode(v, k), path, "unknown failure type", "valid types: %s", strings.Join(names, ", "))
+				return nil, d.errf(keyNode(v, k), path, "unknown failure type", "valid types: %s", strings.Join(failureTypeNames(), ", "))
 			}
 			ft := FailureType(k)
 			if p.FailureTypes[ft], err = d.strategy(m[k], path, p.Strategy(ft)); err != nil {
 				return nil, err
 			}
+		}
+	}
+	if v, ok := f["escalateAfterRetries"]; ok {
+		if p.Escalation.AfterRetries, err = d.integer(v, "escalateAfterRetries", 0); err != nil {
+			return nil, err
 		}
 	}
 	if v, ok := f["escalation"]; ok {
@@ -360,6 +388,69 @@ func (d *decoder) policy(n *yaml.Node) (*Policy, error) {
 		}
 	}
 	return p, nil
+}
+
+// topStrategy collects the strategy fields written at the top level of a
+// policy mapping into a mapping node of their own (nil if there are none).
+func topStrategy(n *yaml.Node) *yaml.Node {
+	var out *yaml.Node
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if contains(strategyFields, n.Content[i].Value) {
+			if out == nil {
+				out = &yaml.Node{Kind: yaml.MappingNode, Line: n.Content[i].Line}
+			}
+			out.Content = append(out.Content, n.Content[i], n.Content[i+1])
+		}
+	}
+	return out
+}
+
+// retryableErrors (seed 004's RetryPolicy.retryableErrors) retries exactly
+// the listed types: every other type, and the default, is not retried, and
+// per-status overrides are dropped.
+func (d *decoder) retryableErrors(v *yaml.Node, p *Policy) error {
+	if v.Kind != yaml.SequenceNode {
+		return d.errf(v, "retryableErrors", "must be a list", "write e.g. [rate_limit, server_error, timeout]")
+	}
+	var types []FailureType
+	for _, item := range v.Content {
+		if item.Kind != yaml.ScalarNode {
+			return d.errf(item, "retryableErrors", "must be a list of failure type names", "write e.g. [rate_limit, server_error, timeout]")
+		}
+		switch {
+		case epicErrorTypes[item.Value] != nil:
+			types = append(types, epicErrorTypes[item.Value]...)
+		case knownFailureType(item.Value):
+			types = append(types, FailureType(item.Value))
+		default:
+			return d.errf(item, "retryableErrors", fmt.Sprintf("unknown failure type %q", item.Value), "valid types: %s", strings.Join(failureTypeNames(), ", "))
+		}
+	}
+	base := p.Default
+	base.Retry = false
+	p.Default = base
+	for ft, s := range p.FailureTypes {
+		s.Retry = false
+		p.FailureTypes[ft] = s
+	}
+	for _, ft := range types {
+		s, ok := p.FailureTypes[ft]
+		if !ok {
+			s = base
+		}
+		s.Retry = true
+		p.FailureTypes[ft] = s
+	}
+	p.StatusRetry = map[int]bool{}
+	return nil
+}
+
+func failureTypeNames() []string {
+	names := make([]string, len(FailureTypes))
+	for i, ft := range FailureTypes {
+		names[i] = string(ft)
+	}
+	return names
 }
 
 func keyNode(m *yaml.Node, key string) *yaml.Node {

@@ -232,3 +232,32 @@ func TestParseRetryAfterBlock(t *testing.T) {
 		t.Errorf("Envelope = %v, %v, %v; want the ±10%% backoff", lo, hi, ok)
 	}
 }
+
+// TestParseEpicStyle: seed 004's RetryPolicy field names, written inline.
+func TestParseEpicStyle(t *testing.T) {
+	src := "preset: escalation-epic\nmaxRetries: 2\ninitialDelay: 500ms\nretryableErrors: [rate_limit, server_error]\nescalateAfterRetries: 1\n"
+	p, err := ParsePolicy([]byte(src), "p.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]time.Duration{500 * time.Millisecond, time.Second}, p.Schedule(RateLimit)); diff != "" {
+		t.Errorf("schedule mismatch (-want +got):\n%s", diff)
+	}
+	if p.Escalation.AfterRetries != 1 {
+		t.Errorf("afterRetries = %d", p.Escalation.AfterRetries)
+	}
+	retried := map[FailureType]bool{}
+	for _, ft := range FailureTypes {
+		if p.typeRetried(ft) {
+			retried[ft] = true
+		}
+	}
+	want := map[FailureType]bool{RateLimit: true, ServerError: true, Overloaded: true, ProviderUnavailable: true, UnsupportedFeature: true}
+	if diff := cmp.Diff(want, retried); diff != "" {
+		t.Errorf("retried types mismatch (-want +got):\n%s", diff)
+	}
+	_, err = ParsePolicy([]byte("retryableErrors: [flaky]\n"), "p.yaml")
+	if err == nil || !strings.Contains(err.Error(), `p.yaml:1: retryableErrors: unknown failure type "flaky"`) {
+		t.Errorf("err = %v", err)
+	}
+}
