@@ -453,17 +453,29 @@ func scanNumber(b []byte, i int) (int, bool) {
 // scanString returns the index after the closing quote of the string at b[i].
 func scanString(b []byte, i int) (int, bool) {
 	i++
+	// Most strings are short and plain: a byte loop beats IndexByte's call.
+	for end := min(len(b), i+48); i < end; i++ {
+		switch b[i] {
+		case '"':
+			return i + 1, true
+		case '\\':
+			i++
+		}
+	}
+	if i > len(b) {
+		return 0, false
+	}
 	for {
-		j := bytes.IndexAny(b[i:], "\"\\")
+		j := bytes.IndexByte(b[i:], '"')
 		if j < 0 {
 			return 0, false
 		}
-		i += j
-		if b[i] == '"' {
-			return i + 1, true
+		k := bytes.IndexByte(b[i:i+j], '\\')
+		if k < 0 {
+			return i + j + 1, true
 		}
-		// Backslash: skip the escaped character.
-		i += 2
+		// A backslash before the quote: skip the escaped character.
+		i += k + 2
 		if i > len(b) {
 			return 0, false
 		}
