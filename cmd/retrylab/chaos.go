@@ -149,7 +149,12 @@ func chaosRun(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	sum.Shard = *shard
+	if *shard != "" {
+		sum.Shard = *shard
+		if err := sum.Write(); err != nil {
+			return err
+		}
+	}
 	if err := writeJUnit(filepath.Join(sum.RunDir, "junit.xml"), sum); err != nil {
 		return err
 	}
