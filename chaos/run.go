@@ -264,7 +264,6 @@ func observe(sc *Scenario, attempts []ServerAttempt, tracePath string, scale flo
 	ob := Observed{ServerAttempts: len(attempts), TimeScale: scale}
 	var finished []trace.ProviderRequestFinished
 	if evs, err := readTrace(tracePath); err == nil && len(evs) > 0 {
-		ob.ClientTrace = true
 		for _, ev := range evs {
 			switch ev.Type {
 			case trace.TypeRetryAttempt:
@@ -285,6 +284,16 @@ func observe(sc *Scenario, attempts []ServerAttempt, tracePath string, scale flo
 			}
 		}
 	}
+	// The client's trace speaks for its failures when it recorded them: at
+	// least one RetryAttempt, or requests that all succeeded first time. A
+	// trace with only ProviderRequestFinished lines says how many retries
+	// there were but not what failed; the faults then tell.
+	sumRetries := 0
+	for _, f := range finished {
+		sumRetries += f.Retries
+	}
+	ob.ClientTrace = len(ob.Retries) > 0 || (len(finished) > 0 && sumRetries == 0)
+
 	// last[k] is true when server attempt k was the last of its logical
 	// request: the gap after it is not a wait. From the client's
 	// ProviderRequestFinished events when they account for every attempt,

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -201,4 +202,68 @@ expect: {outcome: failure, maxDuration: 500ms}
 		t.Errorf("hang stdout.txt = %q, want the partial output kept", b)
 	}
 	assertNoKey(t, out)
+}
+
+func TestObserve(t *testing.T) {
+	t0 := time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)
+	at := func(n int, fault string, status int, arrived, ended int) ServerAttempt {
+		return ServerAttempt{N: n, Fault: fault, Status: status, Arrived: t0.Add(ms(arrived)), Ended: t0.Add(ms(ended))}
+	}
+	sc := parse(t, "obs", `
+requests: 2
+attempts: [{status: 400}, {status: 529}]
+`)
+	attempts := []ServerAttempt{at(1, "status", 400, 0, 10), at(2, "status", 529, 15, 20), at(3, "ok", 200, 220, 230)}
+	tests := []struct {
+		name        string
+		trace       string
+		clientTrace bool
+		waits       []Wait
+		types       []string
+	}{
+		{
+			name: "no trace: boundaries from the faults, types inferred",
+			// The 400 ended request 1 but nothing says so: its gap counts.
+			waits: []Wait{{1, ms(5)}, {2, ms(200)}},
+			types: []string{"invalid_request", "overloaded"},
+		},
+		{
+			name: "full trace: boundaries from ProviderRequestFinished",
+			trace: `{"v":1,"type":"RetryAttempt","payload":{"attempt":1,"failureType":"invalid_request","willRetry":false}}
+{"v":1,"type":"ProviderRequestFinished","payload":{"success":false,"retries":0}}
+{"v":1,"type":"RetryAttempt","payload":{"attempt":1,"failureType":"overloaded","willRetry":true,"delayMs":2000}}
+{"v":1,"type":"ProviderRequestFinished","payload":{"success":true,"retries":1}}
+`,
+			clientTrace: true,
+			waits:       []Wait{{2, ms(200)}},
+			types:       []string{"invalid_request", "overloaded"},
+		},
+		{
+			name:  "trace without RetryAttempt: failures inferred",
+			trace: "{\"v\":1,\"type\":\"ProviderRequestFinished\",\"payload\":{\"success\":false,\"retries\":0}}\n{\"v\":1,\"type\":\"ProviderRequestFinished\",\"payload\":{\"success\":true,\"retries\":1}}\n",
+			waits: []Wait{{2, ms(200)}},
+			types: []string{"invalid_request", "overloaded"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "trace.jsonl")
+			if tt.trace != "" {
+				if err := os.WriteFile(path, []byte(tt.trace), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			ob := observe(sc, attempts, path, 1)
+			if ob.ClientTrace != tt.clientTrace {
+				t.Errorf("ClientTrace = %v, want %v", ob.ClientTrace, tt.clientTrace)
+			}
+			if diff := cmp.Diff(tt.waits, ob.ServerWaits); diff != "" {
+				t.Errorf("ServerWaits mismatch (-want +got):\n%s", diff)
+			}
+			got, _ := ob.failureTypes()
+			if diff := cmp.Diff(tt.types, got); diff != "" {
+				t.Errorf("failure types mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
 }

@@ -148,9 +148,9 @@ type Tolerance struct {
 
 // Escalation is one expected model switch.
 type Escalation struct {
-	From   string `yaml:"from"`
-	To     string `yaml:"to"`
-	Reason string `yaml:"reason"`
+	From   string `yaml:"from" json:"from"`
+	To     string `yaml:"to" json:"to"`
+	Reason string `yaml:"reason" json:"reason,omitempty"`
 }
 
 // Duration is a time.Duration written in YAML as a Go duration string ("2s", "300ms").
