@@ -428,12 +428,19 @@ func (d *decoder) validate(root *yaml.Node, sc *Scenario) {
 	client := mapping(top["client"])
 	if n, ok := client["policy"]; ok {
 		if _, err := retry.DecodePolicyNode(n, d.file); err != nil {
-			hint := "use a preset name or an inline policy mapping"
-			var h interface{ Hint() string }
-			if errors.As(err, &h) && h.Hint() != "" {
-				hint = h.Hint()
+			var pe *retry.PolicyError
+			if errors.As(err, &pe) {
+				e := &LoadError{File: d.file, Line: pe.Line, Column: 1, Field: "client.policy", Msg: pe.Msg, Hint: pe.Help}
+				if pe.Field != "" && pe.Field != "policy" {
+					e.Field += "." + pe.Field
+				}
+				if pe.Line == n.Line || pe.Line == 0 {
+					e.Line, e.Column = n.Line, n.Column
+				}
+				d.errs = append(d.errs, e)
+			} else {
+				d.errorf(n, "client.policy", "%s", err.Error(), "use a preset name or an inline policy mapping; see docs/policy.md")
 			}
-			d.errorf(n, "client.policy", "%s", err.Error(), hint)
 		}
 	}
 	if n, ok := client["command"]; ok && len(sc.Client.Command) == 0 && n.Kind == yaml.SequenceNode {
