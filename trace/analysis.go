@@ -1,11 +1,13 @@
 package trace
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"math"
+	"os"
 	"runtime"
 	"slices"
 	"strconv"
@@ -269,16 +271,21 @@ func Analyze(ctx context.Context, files []string, opts Options) (*Analysis, erro
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
-	workers = min(workers, max(len(files), 1))
+	tasks, err := planChunks(files, workers)
+	if err != nil {
+		return nil, err
+	}
+	workers = min(workers, max(len(tasks), 1))
 
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	type fileResult struct {
-		malformed []*LineError
+	type taskResult struct {
+		malformed []*LineError // line numbers relative to the chunk
 		extra     int64
+		lines     int // lines in the chunk, when it was read to its end
 		err       error
 	}
-	results := make([]fileResult, len(files))
+	results := make([]taskResult, len(tasks))
 	accs := make([]*acc, workers)
 	next := make(chan int)
 	var wg sync.WaitGroup
@@ -291,7 +298,7 @@ func Analyze(ctx context.Context, files []string, opts Options) (*Analysis, erro
 					continue
 				}
 				res := &results[i]
-				res.err = a.readFile(ctx, files[i], opts, func(le *LineError) error {
+				res.lines, res.err = a.readChunk(ctx, tasks[i], opts, func(le *LineError) error {
 					if opts.Strict {
 						return le
 					}
@@ -302,21 +309,37 @@ func Analyze(ctx context.Context, files []string, opts Options) (*Analysis, erro
 					}
 					return nil
 				})
-				if res.err != nil {
-					cancel()
+				var le *LineError
+				if res.err != nil && !errors.As(res.err, &le) {
+					cancel() // an I/O error ends everything; a strict line error waits for its file's earlier chunks
 				}
 			}
 		})
 	}
-	for i := range files {
+	for i := range tasks {
 		next <- i
 	}
 	close(next)
 	wg.Wait()
-	for i := range results {
-		if err := results[i].err; err != nil {
+	// Chunks report lines relative to their start: add the lines of the
+	// file's earlier chunks, then report in file order.
+	offset := 0
+	for i, t := range tasks {
+		if t.index == 0 {
+			offset = 0
+		}
+		r := &results[i]
+		for _, le := range r.malformed {
+			le.Line += offset
+		}
+		if err := r.err; err != nil {
+			var le *LineError
+			if errors.As(err, &le) {
+				le.Line += offset
+			}
 			return nil, err
 		}
+		offset += r.lines
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -331,7 +354,7 @@ func Analyze(ctx context.Context, files []string, opts Options) (*Analysis, erro
 				opts.Malformed(le)
 			}
 			if r.extra > 0 {
-				opts.Malformed(&LineError{File: files[i], Line: r.malformed[len(r.malformed)-1].Line,
+				opts.Malformed(&LineError{File: tasks[i].path, Line: r.malformed[len(r.malformed)-1].Line,
 					Reason: fmt.Sprintf("and %d more malformed lines after this one", r.extra)})
 			}
 		}
@@ -436,19 +459,115 @@ func (a *acc) str(val []byte) string {
 // fileRunPrefix marks run keys made from a file name rather than a runId.
 const fileRunPrefix = "\x00file:"
 
-func (a *acc) readFile(ctx context.Context, path string, opts Options, malformed func(*LineError) error) error {
+// chunk is a byte range of a file, read by one worker. index is its
+// position among the file's chunks; end < 0 means to the end.
+type chunk struct {
+	path       string
+	index      int
+	start, end int64
+}
+
+// chunkMin is the smallest chunk a large plain file is split into.
+var chunkMin int64 = 16 << 20 // a variable for tests
+
+// planChunks splits large plain files into line-aligned chunks so that one
+// big trace still uses every worker. Standard input and gzip files are read
+// whole.
+func planChunks(files []string, workers int) ([]chunk, error) {
+	var tasks []chunk
+	for _, path := range files {
+		whole := chunk{path: path, end: -1}
+		if path == StdinName || workers < 2 {
+			tasks = append(tasks, whole)
+			continue
+		}
+		fi, err := os.Stat(path)
+		if err != nil || !fi.Mode().IsRegular() || fi.Size() < 2*chunkMin {
+			tasks = append(tasks, whole) // errors surface when the file is read
+			continue
+		}
+		f, err := os.Open(path)
+		if err != nil {
+			tasks = append(tasks, whole)
+			continue
+		}
+		bounds, err := lineBounds(f, fi.Size(), min(int64(workers*4), fi.Size()/chunkMin))
+		f.Close()
+		if err != nil {
+			return nil, &PathError{Path: path, Reason: "cannot read: " + cause(err), Err: err}
+		}
+		if bounds == nil {
+			tasks = append(tasks, whole)
+			continue
+		}
+		for i := 0; i+1 < len(bounds); i++ {
+			tasks = append(tasks, chunk{path: path, index: i, start: bounds[i], end: bounds[i+1]})
+		}
+	}
+	return tasks, nil
+}
+
+// lineBounds returns n+1 offsets that cut f into about n pieces, each cut
+// just after a '\n'; nil if f is gzip.
+func lineBounds(f *os.File, size, n int64) ([]int64, error) {
+	buf := make([]byte, 64<<10)
+	if _, err := f.ReadAt(buf[:2], 0); err != nil {
+		return nil, err
+	}
+	if buf[0] == 0x1f && buf[1] == 0x8b {
+		return nil, nil
+	}
+	bounds := []int64{0}
+	for i := int64(1); i < n; i++ {
+		pos := max(size*i/n, bounds[len(bounds)-1])
+		for {
+			m, err := f.ReadAt(buf, pos)
+			if j := bytes.IndexByte(buf[:m], '\n'); j >= 0 {
+				pos += int64(j) + 1
+				break
+			}
+			pos += int64(m)
+			if err != nil { // io.EOF: no newline before the end
+				pos = size
+				break
+			}
+		}
+		if pos >= size {
+			break
+		}
+		if pos > bounds[len(bounds)-1] {
+			bounds = append(bounds, pos)
+		}
+	}
+	return append(bounds, size), nil
+}
+
+// readChunk reads one chunk and returns how many lines it held.
+func (a *acc) readChunk(ctx context.Context, c chunk, opts Options, malformed func(*LineError) error) (int, error) {
+	path := c.path
 	var r *Reader
 	var err error
-	if path == StdinName && opts.Stdin != nil {
+	switch {
+	case path == StdinName && opts.Stdin != nil:
 		r, err = NewReader(opts.Stdin, StdinName)
-	} else {
+	case c.end >= 0:
+		var f *os.File
+		if f, err = os.Open(path); err == nil {
+			r = newPlainReader(io.NewSectionReader(f, c.start, c.end-c.start), path)
+			r.closer = append(r.closer, f)
+		}
+	default:
 		r, err = Open(path)
 	}
 	if err != nil {
-		return &PathError{Path: path, Reason: "cannot read: " + cause(err), Err: err}
+		return 0, &PathError{Path: path, Reason: "cannot read: " + cause(err), Err: err}
 	}
 	defer r.Close()
-	a.files++
+	err = a.readEvents(ctx, r, path, malformed)
+	return r.line, err
+}
+
+func (a *acc) readEvents(ctx context.Context, r *Reader, path string, malformed func(*LineError) error) error {
 	fileRun := fileRunPrefix + path
 	var lastRunID []byte
 	var lastRun *runState

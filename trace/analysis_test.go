@@ -3,8 +3,11 @@ package trace
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
+	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -235,5 +238,58 @@ func TestParseAlerts(t *testing.T) {
 				t.Errorf("ParseAlerts() error = %q, want %q", got, tt.wantErr)
 			}
 		})
+	}
+}
+
+// TestAnalyzeChunked checks that a large file split into chunks gives the
+// same analysis, and the same malformed line numbers, as one reader.
+func TestAnalyzeChunked(t *testing.T) {
+	old := chunkMin
+	chunkMin = 4096
+	t.Cleanup(func() { chunkMin = old })
+	path := filepath.Join(t.TempDir(), "big.jsonl")
+	var b strings.Builder
+	for i := range 3000 {
+		switch {
+		case i%997 == 0:
+			b.WriteString("garbage line\n")
+		case i%500 == 0:
+			b.WriteString("\r\n")
+		case i%3 == 0:
+			fmt.Fprintf(&b, `{"type":"RetryAttempt","runId":"r%d","payload":{"failureType":"overloaded","status":529,"willRetry":true,"delayMs":%d}}`+"\n", i%7, i)
+		default:
+			fmt.Fprintf(&b, `{"type":"ProviderRequestFinished","payload":{"provider":"p","model":"m%d","durationMs":%d,"success":%t,"retries":%d}}`+"\n", i%3, i, i%11 != 0, i%4)
+		}
+	}
+	b.WriteString(`{"type":"RunFinished","payl`) // truncated last line
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	analyze := func(workers int) (*Analysis, []*LineError) {
+		var mal []*LineError
+		an, err := Analyze(context.Background(), []string{path}, Options{Workers: workers, Malformed: func(le *LineError) { mal = append(mal, le) }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return an, mal
+	}
+	if tasks, _ := planChunks([]string{path}, 4); len(tasks) < 4 {
+		t.Fatalf("planChunks made %d chunks, want several", len(tasks))
+	}
+	want, wantMal := analyze(1)
+	got, gotMal := analyze(4)
+	if diff := cmp.Diff(want, got, cmp.AllowUnexported(Group{})); diff != "" {
+		t.Errorf("chunked analysis mismatch (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(wantMal, gotMal); diff != "" {
+		t.Errorf("chunked malformed lines mismatch (-want +got):\n%s", diff)
+	}
+	if len(wantMal) != 5 || wantMal[4].Line != 3001 {
+		t.Errorf("malformed = %v, want 5 with the last at line 3001", wantMal)
+	}
+	_, err := Analyze(context.Background(), []string{path}, Options{Workers: 4, Strict: true})
+	var le *LineError
+	if !errors.As(err, &le) || le.Line != 1 {
+		t.Errorf("strict chunked error = %v, want line 1", err)
 	}
 }

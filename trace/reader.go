@@ -87,6 +87,11 @@ func NewReader(r io.Reader, name string) (*Reader, error) {
 	return rd, nil
 }
 
+// newPlainReader returns a Reader of uncompressed r.
+func newPlainReader(r io.Reader, name string) *Reader {
+	return &Reader{name: name, br: bufio.NewReaderSize(r, 256<<10)}
+}
+
 // Open opens the trace at path for reading; "-" is standard input.
 // The caller should call Close when finished.
 func Open(path string) (*Reader, error) {
