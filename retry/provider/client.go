@@ -202,8 +202,9 @@ func (b *base) stream(ctx context.Context, req Request) (*Response, error) {
 	cr := &countingReader{r: resp.Body}
 	sse := NewSSEReader(cr)
 	fail := func(e *Error) (*Response, error) {
+		// Status stays 0: the attempt did not fail with an HTTP status, and a
+		// trace's status field should not count failures as 200s.
 		e.Provider = b.name
-		e.Status = resp.StatusCode
 		e.RequestID = st.resp.RequestID
 		e.Streamed = st.streamed
 		e.Bytes = cr.n

@@ -217,7 +217,7 @@ func TestRequestWireFormat(t *testing.T) {
 				"Content-Type": "application/json", "Accept": "text/event-stream"},
 			Body: map[string]any{"model": "claude-haiku-4-5", "max_tokens": 64.0, "stream": true,
 				"stream_options": map[string]any{"include_usage": true},
-				"messages": []any{map[string]any{"role": "system", "content": "be brief"}, map[string]any{"role": "user", "content": "hi"}}},
+				"messages":       []any{map[string]any{"role": "system", "content": "be brief"}, map[string]any{"role": "user", "content": "hi"}}},
 		}},
 	}
 	for _, tt := range tests {
@@ -297,21 +297,21 @@ func errorCases() []errCase {
 			&Error{Kind: KindHTTP, Provider: "anthropic", Status: 503}},
 		errCase{"SSE error mid-stream", "anthropic",
 			stream(append(anthropicOK[:4:4], "event: error\ndata: {\"type\":\"error\",\"error\":{\"type\":\"overloaded_error\",\"message\":\"Overloaded\"}}\n\n")...),
-			&Error{Kind: KindSSEError, Provider: "anthropic", Status: 200, ErrorType: "overloaded_error", Message: "Overloaded", RequestID: "req_123", Streamed: true}},
+			&Error{Kind: KindSSEError, Provider: "anthropic", ErrorType: "overloaded_error", Message: "Overloaded", RequestID: "req_123", Streamed: true}},
 		errCase{"SSE error before content", "anthropic",
 			stream(anthropicOK[0], "event: error\ndata: {\"type\":\"error\",\"error\":{\"type\":\"invalid_request_error\",\"message\":\"bad\"}}\n\n"),
-			&Error{Kind: KindSSEError, Provider: "anthropic", Status: 200, ErrorType: "invalid_request_error", Message: "bad", RequestID: "req_123"}},
+			&Error{Kind: KindSSEError, Provider: "anthropic", ErrorType: "invalid_request_error", Message: "bad", RequestID: "req_123"}},
 		errCase{"SSE error with unreadable data", "anthropic",
 			stream(anthropicOK[0], "event: error\ndata: Overloaded\n\n"),
-			&Error{Kind: KindSSEError, Provider: "anthropic", Status: 200, Message: "Overloaded", RequestID: "req_123"}},
+			&Error{Kind: KindSSEError, Provider: "anthropic", Message: "Overloaded", RequestID: "req_123"}},
 		errCase{"stream cut without stop_reason", "anthropic", stream(anthropicOK[:6]...),
-			&Error{Kind: KindIncomplete, Provider: "anthropic", Status: 200, Message: "stream ended before the end of the response", RequestID: "req_123", Streamed: true}},
+			&Error{Kind: KindIncomplete, Provider: "anthropic", Message: "stream ended before the end of the response", RequestID: "req_123", Streamed: true}},
 		errCase{"stream cut after stop_reason, before message_stop", "anthropic", stream(anthropicOK[:8]...),
-			&Error{Kind: KindIncomplete, Provider: "anthropic", Status: 200, Message: "stream ended before the end of the response", RequestID: "req_123", Streamed: true}},
+			&Error{Kind: KindIncomplete, Provider: "anthropic", Message: "stream ended before the end of the response", RequestID: "req_123", Streamed: true}},
 		errCase{"empty 200 body", "anthropic", stream(),
-			&Error{Kind: KindIncomplete, Provider: "anthropic", Status: 200, Message: "stream ended before the end of the response", RequestID: "req_123"}},
+			&Error{Kind: KindIncomplete, Provider: "anthropic", Message: "stream ended before the end of the response", RequestID: "req_123"}},
 		errCase{"malformed JSON", "anthropic", stream(anthropicOK[0], "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\n\n"),
-			&Error{Kind: KindParse, Provider: "anthropic", Status: 200, RequestID: "req_123",
+			&Error{Kind: KindParse, Provider: "anthropic", RequestID: "req_123",
 				Message: `malformed content_block_delta event data: unexpected end of JSON input: "{\"type\":\"content_block_delta\","`}},
 
 		errCase{"openai HTTP 429 with code", "openai",
@@ -327,11 +327,11 @@ func errorCases() []errCase {
 			&Error{Kind: KindHTTP, Provider: "openai", Status: 500, ErrorType: "server_error", Code: "500", Message: "oops"}},
 		errCase{"openai error chunk mid-stream", "openai",
 			stream(openaiOK[1], "data: {\"error\":{\"message\":\"The server had an error\",\"type\":\"server_error\",\"code\":null}}\n\n"),
-			&Error{Kind: KindSSEError, Provider: "openai", Status: 200, ErrorType: "server_error", Message: "The server had an error", RequestID: "req_123", Streamed: true}},
+			&Error{Kind: KindSSEError, Provider: "openai", ErrorType: "server_error", Message: "The server had an error", RequestID: "req_123", Streamed: true}},
 		errCase{"openai [DONE] missing", "openai", stream(openaiOK[:6]...),
-			&Error{Kind: KindIncomplete, Provider: "openai", Status: 200, Message: "stream ended before the end of the response", RequestID: "req_123", Streamed: true}},
+			&Error{Kind: KindIncomplete, Provider: "openai", Message: "stream ended before the end of the response", RequestID: "req_123", Streamed: true}},
 		errCase{"openai malformed JSON", "openai", stream("data: {nope}\n\n"),
-			&Error{Kind: KindParse, Provider: "openai", Status: 200, RequestID: "req_123",
+			&Error{Kind: KindParse, Provider: "openai", RequestID: "req_123",
 				Message: `malformed message event data: invalid character 'n' looking for beginning of object key string: "{nope}"`}},
 		errCase{"server closes without response", "anthropic", closeConn,
 			&Error{Kind: KindEOF, Provider: "anthropic"}},
@@ -340,7 +340,7 @@ func errorCases() []errCase {
 		errCase{"reset mid-stream", "anthropic",
 			hijack("HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n" +
 				fmt.Sprintf("%x\r\n%s\r\n", len(anthropicOK[0]+anthropicOK[3]), anthropicOK[0]+anthropicOK[3])),
-			&Error{Kind: KindIncomplete, Provider: "anthropic", Status: 200, Streamed: true}},
+			&Error{Kind: KindIncomplete, Provider: "anthropic", Streamed: true}},
 		errCase{"chunked body cut mid-stream", "anthropic",
 			func(w http.ResponseWriter, r *http.Request) {
 				io.Copy(io.Discard, r.Body)
@@ -350,7 +350,7 @@ func errorCases() []errCase {
 				bw.Flush()
 				conn.Close()
 			},
-			&Error{Kind: KindIncomplete, Provider: "anthropic", Status: 200, Streamed: true}},
+			&Error{Kind: KindIncomplete, Provider: "anthropic", Streamed: true}},
 	)
 	return cases
 }
@@ -489,7 +489,7 @@ func TestAPIKeyNeverInErrors(t *testing.T) {
 		case "sse":
 			stream(fmt.Sprintf("event: error\ndata: {\"type\":\"error\",\"error\":{\"type\":\"api_error\",\"message\":\"key %s\"}}\n\n", key))(w, r)
 		case "parse":
-			stream("event: message_start\ndata: {" + key + "\n\n")(w, r)
+			stream("event: message_start\ndata: {"+key+"\n\n")(w, r)
 		}
 	}
 	srv := newServer(t, http.HandlerFunc(echo))

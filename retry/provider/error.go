@@ -28,7 +28,7 @@ const (
 type Error struct {
 	Kind     Kind
 	Provider string // "anthropic" or "openai"
-	Status   int    // HTTP status, 0 if none
+	Status   int    // HTTP status of a KindHTTP failure; 0 otherwise (even after a 2xx)
 
 	// From the response body: Anthropic error.type / OpenAI error.type,
 	// OpenAI error.code, and the message.
