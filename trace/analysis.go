@@ -419,6 +419,7 @@ type acc struct {
 	runs                                               map[string]*runState
 	groups                                             map[groupKey]*groupStats
 	intern                                             map[string]string
+	cur                                                payloadFields
 }
 
 func newAcc(by []string) *acc {
@@ -569,6 +570,7 @@ func (a *acc) readChunk(ctx context.Context, c chunk, opts Options, malformed fu
 
 func (a *acc) readEvents(ctx context.Context, r *Reader, path string, malformed func(*LineError) error) error {
 	fileRun := fileRunPrefix + path
+	r.members = a.member
 	var lastRunID []byte
 	var lastRun *runState
 	var lastKey string
@@ -583,6 +585,7 @@ func (a *acc) readEvents(ctx context.Context, r *Reader, path string, malformed 
 			}
 			var le *LineError
 			if errors.As(err, &le) {
+				a.cur = payloadFields{}
 				a.malformed++
 				if err := malformed(le); err != nil {
 					return err
@@ -614,32 +617,19 @@ func (a *acc) readEvents(ctx context.Context, r *Reader, path string, malformed 
 			continue // the mock's journal: not a client event, not a run
 		}
 		run.counted = true
+		if !ev.membersSeen {
+			eachMember(ev.Payload, func(k, v []byte) { a.member(ev.Type, k, v) })
+		}
 		a.event(ev, run, lastKey)
+		a.cur = payloadFields{}
 	}
 }
 
 func (a *acc) event(ev *RawEvent, run *runState, runKey string) {
 	switch ev.Type {
 	case TypeProviderRequestFinished:
-		var provider, model, failureType string
-		var dur, retries int64
-		var success bool
-		eachMember(ev.Payload, func(k, v []byte) {
-			switch string(k) {
-			case "provider":
-				provider = a.str(v)
-			case "model":
-				model = a.str(v)
-			case "durationMs":
-				dur, _ = jsonInt(v)
-			case "success":
-				success = jsonBool(v)
-			case "retries":
-				retries, _ = jsonInt(v)
-			case "failureType":
-				failureType = a.str(v)
-			}
-		})
+		c := &a.cur
+		provider, model, failureType, dur, retries, success := c.provider, c.model, c.failureType, c.dur, c.retries, c.success
 		retries = max(retries, 0)
 		a.total++
 		a.retries += retries
@@ -694,21 +684,8 @@ func (a *acc) event(ev *RawEvent, run *runState, runKey string) {
 			}
 		}
 	case TypeRetryAttempt:
-		var failureType string
-		var status, delay int64
-		var willRetry bool
-		eachMember(ev.Payload, func(k, v []byte) {
-			switch string(k) {
-			case "failureType":
-				failureType = a.str(v)
-			case "status":
-				status, _ = jsonInt(v)
-			case "delayMs":
-				delay, _ = jsonInt(v)
-			case "willRetry":
-				willRetry = jsonBool(v)
-			}
-		})
+		c := &a.cur
+		failureType, status, delay, willRetry := c.failureType, c.status, c.delay, c.willRetry
 		a.failedAttempts++
 		if failureType == "" {
 			failureType = "unknown"
@@ -722,17 +699,7 @@ func (a *acc) event(ev *RawEvent, run *runState, runKey string) {
 			a.delayHist.add(max(delay, 0))
 		}
 	case TypeRunEscalated:
-		var from, to, reason string
-		eachMember(ev.Payload, func(k, v []byte) {
-			switch string(k) {
-			case "from":
-				from = a.str(v)
-			case "to":
-				to = a.str(v)
-			case "reason":
-				reason = a.str(v)
-			}
-		})
+		from, to, reason := a.cur.from, a.cur.to, a.cur.reason
 		a.escalations++
 		a.byPath[pathKey{from, to}]++
 		if reason == "" {
@@ -749,14 +716,10 @@ func (a *acc) event(ev *RawEvent, run *runState, runKey string) {
 	case TypeRepairAttempted:
 		run.l2Active = true
 		run.repairs++
-		eachMember(ev.Payload, func(k, v []byte) {
-			if string(k) == "iteration" {
-				if it, ok := jsonInt(v); ok {
-					run.maxIter = max(run.maxIter, it)
-					run.hasIter = true
-				}
-			}
-		})
+		if a.cur.hasIter {
+			run.maxIter = max(run.maxIter, a.cur.iter)
+			run.hasIter = true
+		}
 	case TypeDiagnosisStarted:
 		a.diagStarted++
 	case TypeStepFinished:
@@ -764,6 +727,62 @@ func (a *acc) event(ev *RawEvent, run *runState, runKey string) {
 	default:
 		if !IsKnownType(ev.Type) {
 			a.unknown[ev.Type]++
+		}
+	}
+}
+
+// payloadFields are the payload members the analysis reads, of whichever
+// event is being read.
+type payloadFields struct {
+	provider, model, failureType, from, to, reason string
+	dur, retries, status, delay, iter              int64
+	success, willRetry, hasIter                    bool
+}
+
+// member records one payload member of an event of type typ.
+func (a *acc) member(typ string, k, v []byte) {
+	c := &a.cur
+	switch typ {
+	case TypeProviderRequestFinished:
+		switch string(k) {
+		case "provider":
+			c.provider = a.str(v)
+		case "model":
+			c.model = a.str(v)
+		case "durationMs":
+			c.dur, _ = jsonInt(v)
+		case "success":
+			c.success = jsonBool(v)
+		case "retries":
+			c.retries, _ = jsonInt(v)
+		case "failureType":
+			c.failureType = a.str(v)
+		}
+	case TypeRetryAttempt:
+		switch string(k) {
+		case "failureType":
+			c.failureType = a.str(v)
+		case "status":
+			c.status, _ = jsonInt(v)
+		case "delayMs":
+			c.delay, _ = jsonInt(v)
+		case "willRetry":
+			c.willRetry = jsonBool(v)
+		}
+	case TypeRunEscalated:
+		switch string(k) {
+		case "from":
+			c.from = a.str(v)
+		case "to":
+			c.to = a.str(v)
+		case "reason":
+			c.reason = a.str(v)
+		}
+	case TypeRepairAttempted:
+		if string(k) == "iteration" {
+			if it, ok := jsonInt(v); ok {
+				c.iter, c.hasIter = it, true
+			}
 		}
 	}
 }

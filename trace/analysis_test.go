@@ -293,3 +293,28 @@ func TestAnalyzeChunked(t *testing.T) {
 		t.Errorf("strict chunked error = %v, want line 1", err)
 	}
 }
+
+// TestAnalyzeKeyOrder checks that payload fields are read whatever the
+// order of the keys, and that a malformed line leaves nothing behind.
+func TestAnalyzeKeyOrder(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "t.jsonl")
+	data := `{"payload":{"provider":"a","success":true,"retries":2,"durationMs":7},"type":"ProviderRequestFinished"}
+{"type":"ProviderRequestFinished","payload":{"provider":"a","success":true,"retries":5,"durationMs":9}} trailing
+{"type":"ProviderRequestFinished","payload":{"provider":"b","success":false}}
+`
+	if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	an, err := Analyze(context.Background(), []string{path}, Options{By: []string{"provider"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Requests{Total: 2, Succeeded: 1, Failed: 1, WithRetries: 1, Retries: 2, RetryRate: 0.5, FailureRate: 0.5,
+		RecoveredRate: 1, Amplification: 2, DurationMs: Quantiles{P50: 0, P90: 7, P99: 7, Max: 7}}
+	if diff := cmp.Diff(want, an.Requests); diff != "" {
+		t.Errorf("Requests mismatch (-want +got):\n%s", diff)
+	}
+	if an.Inputs.MalformedLines != 1 || len(an.Groups) != 2 || an.Groups[1].Retries != 0 {
+		t.Errorf("malformed %d, groups %+v", an.Inputs.MalformedLines, an.Groups)
+	}
+}

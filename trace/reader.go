@@ -11,6 +11,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 )
@@ -37,6 +38,8 @@ type RawEvent struct {
 	RunID   []byte // the "runId" string's raw contents, nil if absent
 	TS      []byte // the "ts" string's raw contents, nil if absent
 	Payload []byte // the raw JSON of "payload", nil if absent
+
+	membersSeen bool
 }
 
 // Event copies r into an Event, parsing ts when it is RFC 3339.
@@ -69,19 +72,37 @@ type Reader struct {
 	long   []byte
 	ev     RawEvent
 	eof    bool
+	// members, if set, is called with each payload member of an event whose
+	// type precedes its payload on the line, during the one scan of the
+	// line; such events have RawEvent.membersSeen set.
+	members func(typ string, key, val []byte)
+	bufs    []*bufio.Reader // given back to bufPool by Close
+}
+
+// bufPool recycles read buffers: analysing thousands of small files
+// should not allocate a fresh 256 KiB buffer for each.
+var bufPool sync.Pool
+
+func getBuf(r io.Reader) *bufio.Reader {
+	if br, ok := bufPool.Get().(*bufio.Reader); ok {
+		br.Reset(r)
+		return br
+	}
+	return bufio.NewReaderSize(r, 256<<10)
 }
 
 // NewReader returns a Reader of r; name is used in errors. If r starts with
 // the gzip magic bytes it is decompressed.
 func NewReader(r io.Reader, name string) (*Reader, error) {
-	br := bufio.NewReaderSize(r, 256<<10)
+	br := getBuf(r)
 	rd := &Reader{name: name, br: br}
 	if magic, _ := br.Peek(2); len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
 		zr, err := gzip.NewReader(br)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", name, err)
 		}
-		rd.br = bufio.NewReaderSize(zr, 256<<10)
+		rd.bufs = append(rd.bufs, br)
+		rd.br = getBuf(zr)
 		rd.closer = append(rd.closer, zr)
 	}
 	return rd, nil
@@ -89,7 +110,7 @@ func NewReader(r io.Reader, name string) (*Reader, error) {
 
 // newPlainReader returns a Reader of uncompressed r.
 func newPlainReader(r io.Reader, name string) *Reader {
-	return &Reader{name: name, br: bufio.NewReaderSize(r, 256<<10)}
+	return &Reader{name: name, br: getBuf(r)}
 }
 
 // Open opens the trace at path for reading; "-" is standard input.
@@ -119,6 +140,13 @@ func (r *Reader) Name() string { return r.name }
 
 // Close closes what Open opened.
 func (r *Reader) Close() error {
+	if r.br != nil {
+		for _, br := range append(r.bufs, r.br) {
+			br.Reset(nil)
+			bufPool.Put(br)
+		}
+		r.br, r.bufs = nil, nil
+	}
 	var errs []error
 	for i := len(r.closer) - 1; i >= 0; i-- {
 		errs = append(errs, r.closer[i].Close())
@@ -139,7 +167,7 @@ func (r *Reader) Next() (*RawEvent, error) {
 		if len(line) == 0 {
 			continue
 		}
-		if reason := parseTop(line, &r.ev); reason != "" {
+		if reason := parseTop(line, &r.ev, r.members); reason != "" {
 			if last {
 				reason = "truncated last line (no newline at end of file): " + reason
 			}
@@ -153,7 +181,7 @@ func (r *Reader) Next() (*RawEvent, error) {
 // readLine returns the next line without its '\n'. last is true for a final
 // line that had no '\n'.
 func (r *Reader) readLine() (line []byte, last bool, err error) {
-	if r.eof {
+	if r.eof || r.br == nil {
 		return nil, false, io.EOF
 	}
 	r.long = r.long[:0]
@@ -197,44 +225,82 @@ func trimSpace(b []byte) []byte {
 
 // parseTop checks that line is one JSON object with a string "type" and
 // picks out type, runId, ts and payload without allocating (known types are
-// interned). It returns a reason when the line is malformed.
-func parseTop(line []byte, ev *RawEvent) string {
+// interned). It returns a reason when the line is malformed. When members is
+// not nil and the type comes before an object payload, members sees each
+// payload member as the payload is scanned.
+func parseTop(line []byte, ev *RawEvent, members func(typ string, key, val []byte)) string {
 	*ev = RawEvent{}
-	i := skipWS(line, 0)
-	if i >= len(line) || line[i] != '{' {
+	b := line
+	i := skipWS(b, 0)
+	if i >= len(b) || b[i] != '{' {
 		return "not a JSON object"
 	}
+	const invalid = "invalid JSON"
 	haveType := false
-	var fail string
-	end, ok := scanObject(line, i, 0, func(key, val []byte) bool {
-		switch string(key) {
-		case "type":
-			if val[0] != '"' {
-				fail = `"type" is not a string`
-				return false
+	i = skipWS(b, i+1)
+	if i < len(b) && b[i] == '}' {
+		i++
+	} else {
+		for {
+			if i >= len(b) || b[i] != '"' {
+				return invalid
 			}
-			ev.Type = internType(val)
-			haveType = true
-		case "runId":
-			if val[0] == '"' {
-				ev.RunID = val[1 : len(val)-1]
+			kend, ok := scanString(b, i)
+			if !ok {
+				return invalid
 			}
-		case "ts":
-			if val[0] == '"' {
-				ev.TS = val[1 : len(val)-1]
+			key := b[i+1 : kend-1]
+			i = skipWS(b, kend)
+			if i >= len(b) || b[i] != ':' {
+				return invalid
 			}
-		case "payload":
-			ev.Payload = val
+			i = skipWS(b, i+1)
+			var vend int
+			if string(key) == "payload" && haveType && members != nil && i < len(b) && b[i] == '{' {
+				typ := ev.Type
+				vend, ok = scanObject(b, i, 1, func(k, v []byte) bool { members(typ, k, v); return true })
+				ev.membersSeen = ok
+			} else {
+				vend, ok = scanValue(b, i, 1)
+			}
+			if !ok {
+				return invalid
+			}
+			val := b[i:vend]
+			switch string(key) {
+			case "type":
+				if val[0] != '"' {
+					return `"type" is not a string`
+				}
+				ev.Type = internType(val)
+				haveType = true
+			case "runId":
+				if val[0] == '"' {
+					ev.RunID = val[1 : len(val)-1]
+				}
+			case "ts":
+				if val[0] == '"' {
+					ev.TS = val[1 : len(val)-1]
+				}
+			case "payload":
+				ev.Payload = val
+			}
+			i = skipWS(b, vend)
+			if i >= len(b) {
+				return invalid
+			}
+			if b[i] == ',' {
+				i = skipWS(b, i+1)
+				continue
+			}
+			if b[i] != '}' {
+				return invalid
+			}
+			i++
+			break
 		}
-		return true
-	})
-	if fail != "" {
-		return fail
 	}
-	if !ok {
-		return "invalid JSON"
-	}
-	if skipWS(line, end) != len(line) {
+	if skipWS(b, i) != len(b) {
 		return "trailing data after the JSON object"
 	}
 	if !haveType {
