@@ -33,8 +33,7 @@ func anNum(f float64) string {
 
 // anConfidence returns the one-sided confidence level of z, e.g. "95%".
 func anConfidence(z float64) string {
-	c := 0.5 * (1 + math.Erf(z/math.Sqrt2))
-	return strconv.FormatFloat(100*c, 'f', -1, 64)[:min(4, len(strconv.FormatFloat(100*c, 'f', -1, 64)))] + "%"
+	return fmt.Sprintf("%.3g%%", 100*0.5*(1+math.Erf(z/math.Sqrt2)))
 }
 
 func anInterval(a *trace.Analysis, p float64, n int64) string {
