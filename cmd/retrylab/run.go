@@ -1,0 +1,159 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"runtime/debug"
+	"strings"
+)
+
+const usage = `retrylab tests and analyses the retry logic of LLM agents.
+
+Usage:
+  retrylab chaos run [PATH...]        run scenario files or folders (default scenarios/)
+  retrylab chaos serve --scenario F   mock server + proxy for a client you start yourself
+  retrylab chaos validate PATH...     check scenario files without running them
+  retrylab trace analyze [PATH...]    retry rates, delays, escalations and alerts
+  retrylab version                    print the version
+
+Run 'retrylab <command> --help' for a command's flags and a worked example.
+
+Example:
+  retrylab chaos run --out runs
+  retrylab trace analyze runs/ --format markdown
+
+Exit codes: 0 success, 1 a scenario failed or an alert fired, 2 bad usage or input.
+`
+
+// Exit codes, as DESIGN.md defines them.
+const (
+	exitOK      = 0
+	exitFailed  = 1 // a scenario failed or an alert fired
+	exitBadUser = 2 // bad usage or bad input
+)
+
+// errFailed is returned (wrapped or not) when the command ran correctly but
+// its verdict is negative: a scenario failed or an alert fired. It maps to exit 1.
+var errFailed = errors.New("failed")
+
+// userError is bad usage or bad input: exit 2. Hint tells the user what to do next.
+type userError struct {
+	msg  string
+	hint string
+}
+
+func (e *userError) Error() string { return e.msg }
+
+// usageErrorf returns a *userError with a hint.
+func usageErrorf(hint, format string, args ...any) error {
+	return &userError{msg: fmt.Sprintf(format, args...), hint: hint}
+}
+
+// exitCode reports err on stderr the way the CLI promises
+// ("error: ..." then "hint: ...") and returns the process exit code.
+func exitCode(err error, stderr io.Writer) int {
+	if err == nil {
+		return exitOK
+	}
+	if errors.Is(err, errFailed) {
+		return exitFailed
+	}
+	if errors.Is(err, errHelp) {
+		return exitOK
+	}
+	fmt.Fprintf(stderr, "error: %s\n", err)
+	var ue *userError
+	if errors.As(err, &ue) {
+		if ue.hint != "" {
+			fmt.Fprintf(stderr, "hint: %s\n", ue.hint)
+		}
+		return exitBadUser
+	}
+	var he interface{ Hint() string }
+	if errors.As(err, &he) && he.Hint() != "" {
+		fmt.Fprintf(stderr, "hint: %s\n", he.Hint())
+	}
+	// Anything else is bad input too (unreadable file, bad scenario...):
+	// the command could not produce a verdict.
+	return exitBadUser
+}
+
+// errHelp is returned after printing --help: exit 0.
+var errHelp = errors.New("help requested")
+
+// run is the whole CLI: main only calls it.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return usageErrorf("run 'retrylab --help'", "no command given")
+	}
+	switch args[0] {
+	case "-h", "--help", "help":
+		fmt.Fprint(stdout, usage)
+		return nil
+	case "version", "--version":
+		fmt.Fprintf(stdout, "retrylab %s\n", version())
+		return nil
+	case "chaos":
+		return runGroup(ctx, "chaos", args[1:], stdout, stderr, map[string]command{
+			"run":      chaosRun,
+			"serve":    chaosServe,
+			"validate": chaosValidate,
+		})
+	case "trace":
+		return runGroup(ctx, "trace", args[1:], stdout, stderr, map[string]command{
+			"analyze": traceAnalyze,
+		})
+	}
+	return usageErrorf("run 'retrylab --help' for the list of commands", "unknown command %q", args[0])
+}
+
+type command func(ctx context.Context, args []string, stdout, stderr io.Writer) error
+
+func runGroup(ctx context.Context, group string, args []string, stdout, stderr io.Writer, cmds map[string]command) error {
+	names := make([]string, 0, len(cmds))
+	for n := range cmds {
+		names = append(names, n)
+	}
+	sortStrings(names)
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" {
+		fmt.Fprintf(stdout, "Usage: retrylab %s <%s> [flags]\n", group, strings.Join(names, "|"))
+		if len(args) == 0 {
+			return usageErrorf(fmt.Sprintf("run 'retrylab %s %s --help'", group, names[0]), "missing %s subcommand", group)
+		}
+		return nil
+	}
+	c, ok := cmds[args[0]]
+	if !ok {
+		return usageErrorf(fmt.Sprintf("%s subcommands: %s", group, strings.Join(names, ", ")), "unknown %s subcommand %q", group, args[0])
+	}
+	return c(ctx, args[1:], stdout, stderr)
+}
+
+func sortStrings(s []string) {
+	for i := 1; i < len(s); i++ {
+		for j := i; j > 0 && s[j] < s[j-1]; j-- {
+			s[j], s[j-1] = s[j-1], s[j]
+		}
+	}
+}
+
+// version is the module version when built from a tagged module, else the
+// VCS revision, else "devel".
+func version() string {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "devel"
+	}
+	if v := bi.Main.Version; v != "" && v != "(devel)" {
+		return v
+	}
+	for _, s := range bi.Settings {
+		if s.Key == "vcs.revision" && len(s.Value) >= 12 {
+			return "devel-" + s.Value[:12]
+		}
+	}
+	return "devel"
+}
