@@ -212,14 +212,14 @@ var HistogramBoundsMs = [...]int64{100, 250, 500, 1000, 2000, 4000, 8000, 16000,
 func (h *Histogram) add(v int64) {
 	i, _ := slices.BinarySearch(HistogramBoundsMs[:], v)
 	h.Counts[i]++
-	h.SumMs += v
+	h.SumMs = satAdd(h.SumMs, v)
 }
 
 func (h *Histogram) merge(o *Histogram) {
 	for i := range h.Counts {
 		h.Counts[i] += o.Counts[i]
 	}
-	h.SumMs += o.SumMs
+	h.SumMs = satAdd(h.SumMs, o.SumMs)
 }
 
 // Options control Analyze.
@@ -632,7 +632,7 @@ func (a *acc) event(ev *RawEvent, run *runState, runKey string) {
 		provider, model, failureType, dur, retries, success := c.provider, c.model, c.failureType, c.dur, c.retries, c.success
 		retries = max(retries, 0)
 		a.total++
-		a.retries += retries
+		a.retries = satAdd(a.retries, retries)
 		a.duration.Add(dur)
 		a.durHist.add(max(dur, 0))
 		if success {
@@ -671,7 +671,7 @@ func (a *acc) event(ev *RawEvent, run *runState, runKey string) {
 			a.groups[gk] = g
 		}
 		g.total++
-		g.retries += retries
+		g.retries = satAdd(g.retries, retries)
 		if success {
 			g.succeeded++
 		} else {
@@ -818,7 +818,7 @@ func (a *acc) merge(o *acc) {
 	a.succeeded += o.succeeded
 	a.failed += o.failed
 	a.withRetries += o.withRetries
-	a.retries += o.retries
+	a.retries = satAdd(a.retries, o.retries)
 	a.rc += o.rc
 	a.duration.Merge(&o.duration)
 	a.delay.Merge(&o.delay)
@@ -857,9 +857,19 @@ func (a *acc) merge(o *acc) {
 		g.succeeded += v.succeeded
 		g.failed += v.failed
 		g.withRetries += v.withRetries
-		g.retries += v.retries
+		g.retries = satAdd(g.retries, v.retries)
 		g.recovered += v.recovered
 	}
+}
+
+// satAdd returns a+b for non-negative a and b, or math.MaxInt64 where that
+// sum would overflow: absurd inputs (a delay of 2^62 ms) saturate instead of
+// wrapping round to a negative total.
+func satAdd(a, b int64) int64 {
+	if b > 0 && a > math.MaxInt64-b {
+		return math.MaxInt64
+	}
+	return a + b
 }
 
 func ratio(num, den float64) float64 {
@@ -891,7 +901,7 @@ func (a *acc) result(files int) *Analysis {
 		if r.repairs > 0 {
 			c.RepairRuns++
 			if r.hasIter {
-				c.RepairIterations += r.maxIter
+				c.RepairIterations = satAdd(c.RepairIterations, r.maxIter)
 			} else {
 				c.RepairIterations += r.repairs
 			}
@@ -910,7 +920,7 @@ func (a *acc) result(files int) *Analysis {
 		RetryRate:     ratio(float64(a.withRetries), tot),
 		FailureRate:   ratio(float64(a.failed), tot),
 		RecoveredRate: ratio(float64(a.rc), float64(a.withRetries)),
-		Amplification: ratio(float64(a.total+a.retries), tot),
+		Amplification: ratio(float64(a.total)+float64(a.retries), tot),
 		DurationMs: Quantiles{
 			P50: a.duration.Quantile(0.5), P90: a.duration.Quantile(0.9),
 			P99: a.duration.Quantile(0.99), Max: a.duration.Max(),

@@ -318,3 +318,37 @@ func TestAnalyzeKeyOrder(t *testing.T) {
 		t.Errorf("malformed %d, groups %+v", an.Inputs.MalformedLines, an.Groups)
 	}
 }
+
+// TestAnalyzeHugeValues is a regression test: totals wrapped round to
+// negative numbers past 2^63, and a value beyond int64 (1e20) was read as
+// math.MinInt64, so it counted as 0.
+func TestAnalyzeHugeValues(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "t.jsonl")
+	const big = 1 << 62
+	data := fmt.Sprintf(`{"type":"RetryAttempt","payload":{"willRetry":true,"delayMs":%d}}
+{"type":"RetryAttempt","payload":{"willRetry":true,"delayMs":%d}}
+{"type":"RetryAttempt","payload":{"willRetry":true,"delayMs":1e20}}
+{"type":"RetryAttempt","payload":{"willRetry":true,"delayMs":"NaN"}}
+{"type":"ProviderRequestFinished","payload":{"success":true,"retries":%d,"durationMs":1e300}}
+{"type":"ProviderRequestFinished","payload":{"success":true,"retries":%d,"durationMs":-1e300}}
+`, big, big, big, big)
+	if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, workers := range []int{1, 4} {
+		an, err := Analyze(context.Background(), []string{path}, Options{Workers: workers, By: []string{"provider"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		wantDelay := Delays{Count: 4, Total: math.MaxInt64, P50: big, P90: math.MaxInt64, P99: math.MaxInt64, Max: math.MaxInt64}
+		if diff := cmp.Diff(wantDelay, an.Attempts.DelayMs); diff != "" {
+			t.Errorf("workers=%d: DelayMs mismatch (-want +got):\n%s", workers, diff)
+		}
+		if an.Requests.Retries != math.MaxInt64 || an.Groups[0].Retries != math.MaxInt64 {
+			t.Errorf("workers=%d: retries = %d, group %d; want them saturated at MaxInt64", workers, an.Requests.Retries, an.Groups[0].Retries)
+		}
+		if an.Requests.DurationMs.Max != math.MaxInt64 || an.Requests.Amplification < 1 {
+			t.Errorf("workers=%d: duration max %d, amplification %v", workers, an.Requests.DurationMs.Max, an.Requests.Amplification)
+		}
+	}
+}

@@ -34,14 +34,17 @@ func IsTraceFile(name string) bool {
 // (whatever its name), "-" stands for standard input, a folder is searched
 // recursively for *.jsonl and *.jsonl.gz (trace.jsonl and the mock's
 // server.jsonl included), and a path that does not exist is tried as a glob.
-// The result is sorted within each argument and free of duplicates.
+// The result is sorted within each argument and free of duplicates: a file
+// named twice (even as "f", "./f" and "/abs/f", or through a symlink) is read
+// once, under the first name it was given.
 // A path that matches nothing, or a folder without traces, is a *PathError.
 func Discover(paths []string) ([]string, error) {
 	var out []string
 	seen := map[string]bool{}
 	add := func(p string) {
-		if !seen[p] {
-			seen[p] = true
+		k := sameFileKey(p)
+		if !seen[k] {
+			seen[k] = true
 			out = append(out, p)
 		}
 	}
@@ -97,6 +100,21 @@ func Discover(paths []string) ([]string, error) {
 		}
 	}
 	return out, nil
+}
+
+// sameFileKey names the file p refers to, whatever spelling of its path was
+// used, so that a file given twice is counted once.
+func sameFileKey(p string) string {
+	if p == StdinName {
+		return p
+	}
+	if abs, err := filepath.Abs(p); err == nil {
+		p = abs
+	}
+	if real, err := filepath.EvalSymlinks(p); err == nil {
+		p = real
+	}
+	return p
 }
 
 // cause returns the innermost message of err ("permission denied").

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"strconv"
 	"strings"
@@ -354,8 +355,16 @@ func jsonInt(val []byte) (int64, bool) {
 		return n, true
 	}
 	f, err := strconv.ParseFloat(string(val), 64)
-	if err != nil {
+	if err != nil && !errors.Is(err, strconv.ErrRange) || math.IsNaN(f) {
 		return 0, false
+	}
+	// Converting a float64 outside int64's range is implementation-defined
+	// (1e20 became math.MinInt64 on amd64), so clamp first.
+	switch {
+	case f >= math.MaxInt64:
+		return math.MaxInt64, true
+	case f <= math.MinInt64:
+		return math.MinInt64, true
 	}
 	if f < 0 {
 		return int64(f - 0.5), true

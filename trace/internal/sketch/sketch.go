@@ -41,7 +41,7 @@ func (d *Dist) Add(v int64) {
 		v = 0
 	}
 	d.count++
-	d.total += v
+	d.total = satAdd(d.total, v)
 	if v > d.max || d.count == 1 {
 		d.max = v
 	}
@@ -98,7 +98,7 @@ func (d *Dist) Merge(o *Dist) {
 		d.max = o.max
 	}
 	d.count += o.count
-	d.total += o.total
+	d.total = satAdd(d.total, o.total)
 	if !d.sketched && !o.sketched && len(d.exact)+len(o.exact) <= ExactLimit {
 		d.exact = append(d.exact, o.exact...)
 		return
@@ -120,10 +120,18 @@ func (d *Dist) Merge(o *Dist) {
 	}
 }
 
+// satAdd returns a+b for non-negative a and b, saturating at math.MaxInt64.
+func satAdd(a, b int64) int64 {
+	if b > 0 && a > math.MaxInt64-b {
+		return math.MaxInt64
+	}
+	return a + b
+}
+
 // Count returns how many values were added.
 func (d *Dist) Count() int64 { return d.count }
 
-// Total returns the exact sum of the values.
+// Total returns the exact sum of the values (math.MaxInt64 if it would overflow).
 func (d *Dist) Total() int64 { return d.total }
 
 // Max returns the exact largest value, 0 if empty.

@@ -65,3 +65,16 @@ func TestSketchRelativeError(t *testing.T) {
 		}
 	}
 }
+
+// TestTotalSaturates is a regression test: the total of huge values wrapped
+// round to a negative number.
+func TestTotalSaturates(t *testing.T) {
+	var a, b Dist
+	a.Add(math.MaxInt64 - 1)
+	a.Add(2)
+	b.Add(math.MaxInt64)
+	a.Merge(&b)
+	if a.Total() != math.MaxInt64 || a.Count() != 3 || a.Max() != math.MaxInt64 {
+		t.Errorf("count/total/max = %d/%d/%d, want 3/MaxInt64/MaxInt64", a.Count(), a.Total(), a.Max())
+	}
+}

@@ -1,0 +1,48 @@
+package trace
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// TestDiscoverDedupes is a regression test: "f" and "./f" were two files,
+// so every event of f was counted twice and f made two runs.
+func TestDiscoverDedupes(t *testing.T) {
+	const f = "testdata/corpus/run2/trace.jsonl"
+	abs, err := filepath.Abs(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(t.TempDir(), "link.jsonl")
+	if err := os.Symlink(abs, link); err != nil {
+		t.Skipf("no symlinks here: %v", err)
+	}
+	tests := []struct {
+		name  string
+		paths []string
+		want  []string
+	}{
+		{"same spelling twice", []string{f, f}, []string{f}},
+		{"dot slash", []string{f, "./" + f}, []string{f}},
+		{"absolute", []string{"./" + f, abs}, []string{"./" + f}},
+		{"symlink", []string{link, f}, []string{link}},
+		{"folder then file", []string{"testdata/corpus/run2", f}, []string{filepath.FromSlash(f)}},
+		{"glob then file", []string{"testdata/corpus/run*/trace.jsonl", "./" + f}, []string{
+			filepath.FromSlash("testdata/corpus/run1/trace.jsonl"), filepath.FromSlash(f)}},
+		{"stdin twice", []string{StdinName, StdinName}, []string{StdinName}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := Discover(tt.paths)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("Discover(%q) mismatch (-want +got):\n%s", tt.paths, diff)
+			}
+		})
+	}
+}
