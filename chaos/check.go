@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/retrylab/retrylab/retry"
 	"github.com/retrylab/retrylab/trace"
 )
 
@@ -125,11 +126,38 @@ func Evaluate(sc *Scenario, ob Observed, env EnvelopeFunc) []Check {
 		cs = append(cs, escalationCheck(ex.Escalations, ob))
 	}
 	if ex.MaxDuration > 0 {
-		cs = append(cs, Check{Name: "maxDuration", Passed: ob.Duration <= ex.MaxDuration.D(),
-			Want: "<= " + ex.MaxDuration.String(), Got: ob.Duration.Round(time.Millisecond).String(),
-			Where: "wall clock of the whole scenario"})
+		cs = append(cs, maxDurationCheck(ex.MaxDuration.D(), ob))
 	}
 	return cs
+}
+
+// maxDurationCheck compares the scenario's duration in policy time with max:
+// expectations are written in policy time (DESIGN.md), so with timeScale 0.05
+// a 6s schedule must not pass "maxDuration: 3s" because it took 300ms of
+// wall clock. Policy time is the wall clock with each wait put back at its
+// policy length: the client's recorded waits when it wrote a trace (as
+// ProviderRequestFinished.durationMs does), else the server's gaps ÷ timeScale.
+func maxDurationCheck(max time.Duration, ob Observed) Check {
+	scale := ob.TimeScale
+	if scale <= 0 {
+		scale = 1
+	}
+	d := ob.Duration
+	if ob.ClientTrace {
+		for _, w := range ob.clientWaits() {
+			d += w.delay - scaleDur(w.delay, scale)
+		}
+	} else {
+		for _, w := range ob.ServerWaits {
+			d += time.Duration(float64(w.Gap)/scale) - w.Gap
+		}
+	}
+	c := Check{Name: "maxDuration", Passed: d <= max, Want: "<= " + fmtDur(max), Got: fmtDur(d),
+		Where: "the whole scenario, in policy time"}
+	if scale != 1 {
+		c.Where = fmt.Sprintf("the whole scenario, in policy time (%s wall clock, waits × 1/timeScale %g)", fmtDur(ob.Duration), scale)
+	}
+	return c
 }
 
 func outcomeWhere(ob Observed) string {
@@ -162,6 +190,9 @@ type clientWait struct {
 	delay         time.Duration
 	retryAfter    time.Duration
 	hasRetryAfter bool
+	// switched: the client moved to another model or provider instead of
+	// retrying on the same one, which happens at once (delaySource none).
+	switched bool
 }
 
 func (ob Observed) clientWaits() []clientWait {
@@ -170,7 +201,8 @@ func (ob Observed) clientWaits() []clientWait {
 		if !r.WillRetry {
 			continue
 		}
-		w := clientWait{ft: r.FailureType, attempt: r.Attempt, delay: time.Duration(r.DelayMs) * time.Millisecond}
+		w := clientWait{ft: r.FailureType, attempt: r.Attempt, delay: time.Duration(r.DelayMs) * time.Millisecond,
+			switched: r.DelaySource == trace.DelayNone}
 		if r.RetryAfterMs != nil {
 			w.retryAfter, w.hasRetryAfter = time.Duration(*r.RetryAfterMs)*time.Millisecond, true
 		}
@@ -203,15 +235,39 @@ func delayChecks(sc *Scenario, ob Observed, env EnvelopeFunc) []Check {
 			lo, hi time.Duration
 			ok     bool
 		}
-		envs := func(ft string, attempt int, ra time.Duration, has bool) envl {
+		// should[k] is the x-should-retry header server attempt k+1 carried.
+		should := shouldRetryHeaders(sc)
+		var pol *retry.Policy
+		if len(should) > 0 {
+			pol, _ = PolicyFor(sc)
+		}
+		// envs is the envelope of the wait after server attempt `after`
+		// (1-based; 0: unknown) that failed as ft on its target's attempt.
+		envs := func(after int, ft string, attempt int, ra time.Duration, has bool) envl {
+			if sr, ok := should[after-1]; ok && pol != nil {
+				lo, hi, ok := pol.EnvelopeShouldRetry(retry.FailureType(ft), attempt, ra, has, &sr)
+				return envl{lo, hi, ok}
+			}
 			lo, hi, ok := env(ft, attempt, ra, has)
 			return envl{lo, hi, ok}
+		}
+		// A switch to another model or provider is not a retry on the same
+		// target: it waits 0, whatever the policy's envelope says.
+		envc := func(i int, w clientWait) envl {
+			if w.switched {
+				return envl{0, 0, true}
+			}
+			after := 0
+			if i < len(ob.ServerWaits) {
+				after = ob.ServerWaits[i].After
+			}
+			return envs(after, w.ft, w.attempt, w.retryAfter, w.hasRetryAfter)
 		}
 		if ob.ClientTrace {
 			c := Check{Name: "delays.client", Passed: true, Want: "each wait inside the policy's envelope ± " + tolString(ctol), Where: "trace.jsonl: RetryAttempt.delayMs"}
 			var wants, gots []string
 			for i, w := range cw {
-				e := envs(w.ft, w.attempt, w.retryAfter, w.hasRetryAfter)
+				e := envc(i, w)
 				wants = append(wants, envString(e.lo, e.hi, e.ok))
 				gots = append(gots, fmtDur(w.delay))
 				if !e.ok || !inside(w.delay, e.lo, e.hi, ctol) {
@@ -234,14 +290,14 @@ func delayChecks(sc *Scenario, ob Observed, env EnvelopeFunc) []Check {
 			var e envl
 			switch {
 			case ob.ClientTrace && i < len(cw):
-				e = envs(cw[i].ft, cw[i].attempt, cw[i].retryAfter, cw[i].hasRetryAfter)
+				e = envc(i, cw[i])
 			case !ob.ClientTrace && sw.After-1 < len(ob.InferredTypes):
 				var ra time.Duration
 				has := false
 				if k := sw.After - 1; k < len(ob.InferredRetryAfter) && ob.InferredRetryAfter[k] != nil {
 					ra, has = *ob.InferredRetryAfter[k], true
 				}
-				e = envs(ob.InferredTypes[sw.After-1], sw.After, ra, has)
+				e = envs(sw.After, ob.InferredTypes[sw.After-1], sw.After, ra, has)
 			}
 			lo, hi := scaleDur(e.lo, scale), scaleDur(e.hi, scale)
 			wants = append(wants, envString(lo, hi, e.ok))
@@ -314,6 +370,20 @@ func delayChecks(sc *Scenario, ob Observed, env EnvelopeFunc) []Check {
 		}
 	}
 	return append(cs, c)
+}
+
+// shouldRetryHeaders maps a fault's index to the x-should-retry value its
+// response carried, for the faults that carry one.
+func shouldRetryHeaders(sc *Scenario) map[int]bool {
+	m := map[int]bool{}
+	for i, f := range sc.Attempts {
+		for h, v := range f.Headers {
+			if strings.EqualFold(h, "x-should-retry") {
+				m[i] = strings.EqualFold(strings.TrimSpace(v), "true")
+			}
+		}
+	}
+	return m
 }
 
 // tolerances returns the client and server tolerances for a scenario's

@@ -55,14 +55,53 @@ func TestEvaluate(t *testing.T) {
 	}{
 		{
 			name:   "all pass",
-			expect: Expect{Outcome: "success", Attempts: intp(3), FailureTypes: []string{"overloaded", "overloaded"}, Delays: Delays{Set: true, List: durs(2*time.Second, 4*time.Second)}, MaxDuration: Duration(time.Second)},
+			expect: Expect{Outcome: "success", Attempts: intp(3), FailureTypes: []string{"overloaded", "overloaded"}, Delays: Delays{Set: true, List: durs(2*time.Second, 4*time.Second)}, MaxDuration: Duration(7 * time.Second)},
 			want: []Check{
 				{Name: "outcome", Passed: true, Want: "success", Got: "success", Where: "trace.jsonl: ProviderRequestFinished.success"},
 				{Name: "attempts", Passed: true, Want: "3", Got: "3", Where: "server.jsonl: 529, 529, ok"},
 				{Name: "failureTypes", Passed: true, Want: "overloaded, overloaded", Got: "overloaded, overloaded", Where: "trace.jsonl: RetryAttempt.failureType"},
 				{Name: "delays.client", Passed: true, Want: "2s, 4s", Got: "2s, 4s", Where: "trace.jsonl: RetryAttempt.delayMs (policy time)"},
 				{Name: "delays.server", Passed: true, Want: "200ms, 400ms (wall clock = policy × timeScale 0.1)", Got: "203ms, 405ms", Where: "server.jsonl: gaps between attempts"},
-				{Name: "maxDuration", Passed: true, Want: "<= 1s", Got: "700ms", Where: "wall clock of the whole scenario"},
+				{Name: "maxDuration", Passed: true, Want: "<= 7s", Got: "6.1s", Where: "the whole scenario, in policy time (700ms wall clock, waits × 1/timeScale 0.1)"},
+			},
+		},
+		{
+			// Regression: maxDuration was compared with the wall clock, so a
+			// deliberately too small maxDuration passed under timeScale < 1.
+			name:   "maxDuration is policy time",
+			expect: Expect{MaxDuration: Duration(3 * time.Second)},
+			want: []Check{
+				{Name: "maxDuration", Want: "<= 3s", Got: "6.1s", Where: "the whole scenario, in policy time (700ms wall clock, waits × 1/timeScale 0.1)"},
+			},
+		},
+		{
+			name:   "maxDuration without a client trace scales the server's gaps",
+			expect: Expect{MaxDuration: Duration(5 * time.Second)},
+			ob: func(o *Observed) {
+				o.ClientTrace, o.Retries, o.TimeScale = false, nil, 0.5
+				o.ServerWaits = []Wait{{1, ms(1000)}, {2, ms(2000)}}
+				o.Duration = ms(3100)
+			},
+			want: []Check{
+				{Name: "maxDuration", Want: "<= 5s", Got: "6.1s", Where: "the whole scenario, in policy time (3.1s wall clock, waits × 1/timeScale 0.5)"},
+			},
+		},
+		{
+			// Regression: a switch to the next model of a ladder waits 0
+			// (delaySource none), which no retry envelope contains.
+			name:   "policy envelope: a ladder switch waits 0",
+			expect: Expect{Delays: Delays{Set: true, Policy: true}},
+			ob: func(o *Observed) {
+				o.Retries = []trace.RetryAttempt{
+					{Attempt: 1, FailureType: "overloaded", WillRetry: true, DelayMs: 1500, DelaySource: "backoff"},
+					{Attempt: 2, FailureType: "nope", WillRetry: true, DelayMs: 0, DelaySource: "none"},
+				}
+				o.ServerWaits = []Wait{{1, ms(150)}, {2, ms(2)}}
+				o.Escalations = []trace.RunEscalated{{From: "a", To: "b"}}
+			},
+			want: []Check{
+				{Name: "delays.client", Passed: true, Want: "[1s, 2s], 0s", Got: "1.5s, 0s", Where: "trace.jsonl: RetryAttempt.delayMs"},
+				{Name: "delays.server", Passed: true, Want: "wall-clock gaps inside the envelope × timeScale ± 50ms + 5%: [100ms, 200ms], 0s", Got: "150ms, 2ms", Where: "server.jsonl: gaps between attempts"},
 			},
 		},
 		{
@@ -152,5 +191,45 @@ func TestTolerances(t *testing.T) {
 	want := Tolerance{Ratio: 0.1, Abs: Duration(150 * time.Millisecond)}
 	if diff := cmp.Diff([]Tolerance{want, want}, []Tolerance{c, s}); diff != "" {
 		t.Errorf("scenario tolerance mismatch (-want +got):\n%s", diff)
+	}
+}
+
+// TestEvaluateShouldRetryEnvelope is a regression test: a 400 carrying
+// x-should-retry: true is retried by the SDK presets, and delays: policy must
+// check that wait against the backoff, not report "no retry".
+func TestEvaluateShouldRetryEnvelope(t *testing.T) {
+	tests := []struct {
+		name   string
+		header string
+		retry  trace.RetryAttempt
+		want   Check
+	}{
+		{
+			name:   "true: the backoff envelope applies",
+			header: "true",
+			retry:  trace.RetryAttempt{Attempt: 1, FailureType: "invalid_request", Status: 400, WillRetry: true, DelayMs: 418, DelaySource: "backoff"},
+			want:   Check{Name: "delays.client", Passed: true, Want: "[375ms, 500ms]", Got: "418ms", Where: "trace.jsonl: RetryAttempt.delayMs"},
+		},
+		{
+			name:   "false on a retried type: a retry is outside the policy",
+			header: "false",
+			retry:  trace.RetryAttempt{Attempt: 1, FailureType: "overloaded", Status: 503, WillRetry: true, DelayMs: 418, DelaySource: "backoff"},
+			want:   Check{Name: "delays.client", Want: "no retry", Got: "418ms", Where: "trace.jsonl: RetryAttempt attempt 1 (overloaded), wait 1"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			sc := &Scenario{Provider: "anthropic", Attempts: []Fault{{Status: tt.retry.Status, Headers: map[string]string{"X-Should-Retry": tt.header}}},
+				Expect: Expect{Delays: Delays{Set: true, Policy: true}}}
+			env, err := envelopeFor(sc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ob := Observed{ClientTrace: true, TimeScale: 1, Retries: []trace.RetryAttempt{tt.retry}, ServerWaits: []Wait{{1, ms(420)}}}
+			got := Evaluate(sc, ob, env)
+			if diff := cmp.Diff(tt.want, got[0]); diff != "" {
+				t.Errorf("delays.client mismatch (-want +got):\n%s", diff)
+			}
+		})
 	}
 }

@@ -37,7 +37,7 @@ func ExampleRetrier_Do() {
 		p.FailureTypes[ft] = s
 	}
 	tw := trace.NewWriter(os.Stdout, "r-1")
-	tw.SetClock(func() time.Time { return time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC) })
+	tw.SetClock(func() time.Time { return time.Date(2026, 11, 21, 10, 0, 0, 123e6, time.UTC) })
 	r := &retry.Retrier{
 		Policy: p, Provider: "anthropic", Model: "claude-haiku-4-5",
 		Trace: tw, Log: os.Stdout, Rand: rand.New(rand.NewPCG(1, 2)),
@@ -52,9 +52,9 @@ func ExampleRetrier_Do() {
 	})
 	fmt.Println("err:", err)
 	// Output:
-	// {"v":1,"ts":"2026-11-21T10:00:00Z","type":"RetryAttempt","runId":"r-1","payload":{"provider":"anthropic","model":"claude-haiku-4-5","attempt":1,"maxAttempts":5,"failureType":"overloaded","status":529,"errorMessage":"Overloaded","willRetry":true,"delayMs":1,"delaySource":"backoff"}}
+	// {"v":1,"ts":"2026-11-21T10:00:00.123Z","type":"RetryAttempt","runId":"r-1","payload":{"provider":"anthropic","model":"claude-haiku-4-5","attempt":1,"maxAttempts":5,"failureType":"overloaded","status":529,"errorMessage":"Overloaded","willRetry":true,"delayMs":1,"delaySource":"backoff"}}
 	// [retry] Attempt 1/4: 529 — waiting 0.001s
-	// {"v":1,"ts":"2026-11-21T10:00:00Z","type":"ProviderRequestFinished","runId":"r-1","payload":{"provider":"anthropic","model":"claude-haiku-4-5","durationMs":1,"success":true,"retries":1}}
+	// {"v":1,"ts":"2026-11-21T10:00:00.123Z","type":"ProviderRequestFinished","runId":"r-1","payload":{"provider":"anthropic","model":"claude-haiku-4-5","durationMs":1,"success":true,"retries":1}}
 	// err: <nil>
 }
 

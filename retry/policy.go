@@ -122,6 +122,11 @@ type Policy struct {
 	// StreamErrors retries stream-level failures (after the response began);
 	// the official SDKs never do.
 	StreamErrors bool
+	// StreamTransient retries every stream-level failure but stream_parse,
+	// whatever its type: forgeflare's StreamTransient, which covers SSE
+	// error events of unknown type (authentication_error, not_found_error,
+	// ...) as well as overloads and drops. Set by the forgeflare preset only.
+	StreamTransient bool
 	// HonorShouldRetry obeys the x-should-retry response header.
 	HonorShouldRetry  bool
 	RetryAfter        RetryAfter
@@ -162,6 +167,9 @@ func (p *Policy) retries(c Classification, s Strategy) bool {
 		if v, ok := p.StatusRetry[c.Status]; ok {
 			retry = v
 		}
+	}
+	if c.Streamed && p.StreamTransient && c.Type != StreamParse {
+		retry = true
 	}
 	if c.Streamed && !p.StreamErrors {
 		retry = false
@@ -323,7 +331,19 @@ func (p *Policy) retryAfterWait(s Strategy, ra time.Duration, has bool, raw stri
 // would not retry. A switch to a fallback or to the next model of a ladder is
 // not a retry on the same target and waits 0, outside any envelope.
 func (p *Policy) Envelope(ft FailureType, attempt int, retryAfter time.Duration, hasRetryAfter bool) (lo, hi time.Duration, ok bool) {
-	if !p.typeRetried(ft) || attempt < 1 {
+	return p.EnvelopeShouldRetry(ft, attempt, retryAfter, hasRetryAfter, nil)
+}
+
+// EnvelopeShouldRetry is Envelope for a failure whose response carried
+// x-should-retry (shouldRetry non-nil): a policy that honours the header
+// retries (true) or stops (false) whatever the failure type, as Retrier.Do
+// does; the attempt limit and the waits still come from ft's strategy.
+func (p *Policy) EnvelopeShouldRetry(ft FailureType, attempt int, retryAfter time.Duration, hasRetryAfter bool, shouldRetry *bool) (lo, hi time.Duration, ok bool) {
+	retried := p.typeRetried(ft)
+	if p.Enabled && ft != Canceled && p.HonorShouldRetry && shouldRetry != nil {
+		retried = *shouldRetry
+	}
+	if !retried || attempt < 1 {
 		return 0, 0, false
 	}
 	s := p.Strategy(ft)

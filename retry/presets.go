@@ -47,10 +47,12 @@ func off(s Strategy) Strategy { s.Retry = false; return s }
 //
 // Transient, retried: 429, 503, 529 and every other status ≥ 500 (types
 // rate_limit, overloaded, server_error, provider_unavailable,
-// unsupported_feature, and timeout for 504), every SSE error event whose
-// error.type is overloaded_error, api_error, rate_limit_error or unknown or
-// absent, a stream that ended without stop_reason (stream_interrupted),
-// timeouts and connection errors. A 429 is transient whatever its message
+// unsupported_feature, and timeout for 504), every SSE error event but
+// invalid_request_error (overloaded_error, api_error, rate_limit_error, and
+// any other or absent error.type, even authentication_error or
+// not_found_error: the seed names no other permanent SSE type), a stream that
+// ended without stop_reason (stream_interrupted), timeouts and connection
+// errors. A 429 is transient whatever its message
 // (forgeflare looks at the status only), so quota-exhausted 429s are retried.
 // Permanent: 400, 401, 403, 408 and every other 4xx but 429, and StreamParse
 // (invalid_request_error SSE events, malformed JSON: stream_parse).
@@ -71,9 +73,10 @@ func Forgeflare() *Policy {
 		Name: "forgeflare", Enabled: true, Default: off(t),
 		FailureTypes: withTypes(t, RateLimit, Overloaded, ServerError, ProviderUnavailable, UnsupportedFeature,
 			Timeout, ConnectionError, StreamInterrupted, Unknown),
-		StatusRetry:  map[int]bool{429: true, 408: false},
-		StreamErrors: true,
-		RetryAfter:   RetryAfter{Cap: 60 * time.Second, IntegerOnly: true},
+		StatusRetry:     map[int]bool{429: true, 408: false},
+		StreamErrors:    true,
+		StreamTransient: true,
+		RetryAfter:      RetryAfter{Cap: 60 * time.Second, IntegerOnly: true},
 	}
 	return p
 }
@@ -170,6 +173,12 @@ func Orchestrator() *Policy {
 // (auto_after_retries, configurable as escalation.afterRetries) the Retrier
 // moves to the next model at once with a fresh retry counter. Retry-After is
 // ignored (the seed never reads it). Disable with `enabled: false`.
+//
+// Failure types keep retrylab's one taxonomy (seed 001's names, which
+// DESIGN.md's scenario example uses: 529 → overloaded), whatever the preset:
+// the epic's server_error is server_error for 500, provider_unavailable for
+// 502, overloaded for 503 and timeout for 504; its auth_error is auth_invalid
+// or permission_denied, its context_limit is context_too_long.
 func EscalationEpic() *Policy {
 	t := Strategy{Retry: true, MaxAttempts: 4, InitialDelay: time.Second, MaxDelay: 30 * time.Second,
 		Multiplier: 2, Kind: Exponential, Jitter: NoJitter}

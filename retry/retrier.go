@@ -295,7 +295,17 @@ func (r *Retrier) Do(ctx context.Context, call func(ctx context.Context, a Attem
 // pickSwitch decides whether to move to a fallback (Plandex) or the next
 // model of the ladder instead of retrying on the current target.
 func (r *Retrier) pickSwitch(p *Policy, c Classification, retryable, retry bool, onTarget int, cur target, used map[string]bool) *switchTo {
-	if p.Fallback.Enabled && !r.Fallbacks.empty() {
+	fb := r.Fallbacks
+	if p.Fallback.Enabled && fb.empty() {
+		// Without a configured chain, the ladder's next model is the
+		// fallback: a scenario file (DESIGN.md) names models only through
+		// client.escalation, and seed 001's walkthrough 3 falls back from
+		// gpt-4 to claude-3-haiku with nothing else configured.
+		if next := r.nextOnLadder(cur.model); next != "" && !used["ladder:"+next] {
+			fb = Fallbacks{LargeContext: next, Error: next}
+		}
+	}
+	if p.Fallback.Enabled && !fb.empty() {
 		trigger := !retryable || !retry
 		if retryable && p.Fallback.MaxRetriesWithoutFallback > 0 && onTarget >= p.Fallback.MaxRetriesWithoutFallback {
 			trigger = true
@@ -307,12 +317,17 @@ func (r *Retrier) pickSwitch(p *Policy, c Classification, retryable, retry bool,
 		if limit <= 0 {
 			limit = 1
 		}
-		f := r.Fallbacks
-		if c.Type == ContextTooLong && f.LargeContext != "" && !used["large"] && f.LargeContext != cur.model {
-			return &switchTo{to: target{cur.provider, f.LargeContext}, reason: trace.ReasonContextLimit, limit: limit, key: "large"}
+		f := fb
+		large, errKey := "large", "error"
+		if r.Fallbacks.empty() {
+			// Fallbacks taken from the ladder may each be used once.
+			large, errKey = "ladder:"+f.LargeContext, "ladder:"+f.Error
 		}
-		if c.Type != ContextTooLong && f.Error != "" && !used["error"] && f.Error != cur.model {
-			return &switchTo{to: target{cur.provider, f.Error}, reason: trace.ReasonErrorFallback, limit: limit, key: "error"}
+		if c.Type == ContextTooLong && f.LargeContext != "" && !used[large] && f.LargeContext != cur.model {
+			return &switchTo{to: target{cur.provider, f.LargeContext}, reason: trace.ReasonContextLimit, limit: limit, key: large}
+		}
+		if c.Type != ContextTooLong && f.Error != "" && !used[errKey] && f.Error != cur.model {
+			return &switchTo{to: target{cur.provider, f.Error}, reason: trace.ReasonErrorFallback, limit: limit, key: errKey}
 		}
 		if f.Provider != "" && !used["provider"] && f.Provider != cur.provider {
 			m := f.ProviderModel
@@ -323,12 +338,7 @@ func (r *Retrier) pickSwitch(p *Policy, c Classification, retryable, retry bool,
 		}
 		return nil
 	}
-	next := ""
-	for i, m := range r.Ladder {
-		if m == cur.model && i+1 < len(r.Ladder) {
-			next = r.Ladder[i+1]
-		}
-	}
+	next := r.nextOnLadder(cur.model)
 	if next == "" {
 		return nil
 	}
@@ -343,6 +353,16 @@ func (r *Retrier) pickSwitch(p *Policy, c Classification, retryable, retry bool,
 		return &switchTo{to: target{cur.provider, next}, reason: trace.ReasonAutoAfterRetries, afterRetries: &after, key: "ladder:" + next}
 	}
 	return nil
+}
+
+// nextOnLadder is the model after model on the ladder, or "".
+func (r *Retrier) nextOnLadder(model string) string {
+	for i, m := range r.Ladder {
+		if m == model && i+1 < len(r.Ladder) {
+			return r.Ladder[i+1]
+		}
+	}
+	return ""
 }
 
 func (r *Retrier) prices() PriceTable {

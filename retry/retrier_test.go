@@ -311,6 +311,37 @@ func TestPlandexFallbackChain(t *testing.T) {
 	})
 }
 
+// TestPlandexFallbackFromLadder: a scenario file names models only through
+// client.escalation, so seed 001's walkthrough 3 written from DESIGN.md has a
+// ladder [gpt-4, claude-3-haiku] and no fallback chain. The ladder's next model
+// is then the fallback, taken after MAX_RETRIES_WITHOUT_FALLBACK (3), not after
+// the overloaded strategy's 5 attempts.
+func TestPlandexFallbackFromLadder(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r := &Retrier{Policy: mustPreset(t, "plandex"), Provider: "openai", Model: "gpt-4",
+			Ladder: []string{"gpt-4", "claude-3-haiku"}, Rand: fixedRand(half)}
+		drop := &provider.Error{Kind: provider.KindEOF, Streamed: true}
+		got := doFake(t, r, drop, httpErr(503), httpErr(503), httpErr(503))
+		if diff := cmp.Diff([]string{"gpt-4", "gpt-4", "gpt-4", "claude-3-haiku"}, got.models); diff != "" {
+			t.Errorf("models mismatch (-want +got):\n%s", diff)
+		}
+		if diff := cmp.Diff(secs(0.75, 10, 0), got.gaps); diff != "" {
+			t.Errorf("gaps mismatch (-want +got):\n%s", diff)
+		}
+		var reasons []string
+		for _, e := range eventsOf[trace.RunEscalated](t, got.events, trace.TypeRunEscalated) {
+			reasons = append(reasons, e.From+">"+e.To+":"+e.Reason)
+		}
+		if diff := cmp.Diff([]string{"gpt-4>claude-3-haiku:error_fallback"}, reasons); diff != "" {
+			t.Errorf("RunEscalated mismatch (-want +got):\n%s", diff)
+		}
+		// The fallback gets one attempt; at the top of the ladder it gives up.
+		if !errors.Is(got.err, ErrExhausted) {
+			t.Errorf("err = %v, want ErrExhausted", got.err)
+		}
+	})
+}
+
 func TestPlandexFallbackCascade(t *testing.T) {
 	tests := []struct {
 		name    string

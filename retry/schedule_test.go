@@ -49,6 +49,11 @@ func TestPresetSchedules(t *testing.T) {
 		{"forgeflare HTTP-date retry-after falls back", "forgeflare", 0, []error{retryAfterErr(429, "Sat, 21 Nov 2026 10:00:05 GMT", 5*time.Second)}, secs(2), 2, true},
 		{"forgeflare SSE overloaded_error is transient", "forgeflare", 0, []error{sseErr("overloaded_error"), sseErr("api_error"), sseErr("rate_limit_error"), sseErr("")}, secs(2, 4, 8, 16), 5, true},
 		{"forgeflare SSE invalid_request_error is permanent", "forgeflare", 0, []error{sseErr("invalid_request_error")}, nil, 1, false},
+		// Regression: these SSE types classify as auth_invalid etc., which
+		// forgeflare does not retry over HTTP; seed 000 R1 makes every SSE
+		// error type but invalid_request_error StreamTransient.
+		{"forgeflare SSE authentication_error, not_found_error, request_too_large are transient", "forgeflare", 0, []error{sseErr("authentication_error"), sseErr("not_found_error"), sseErr("request_too_large")}, secs(2, 4, 8), 4, true},
+		{"orchestrator SSE authentication_error not retried", "orchestrator", 0, []error{sseErr("authentication_error")}, nil, 1, false},
 		{"forgeflare stream without stop_reason, timeout, reset", "forgeflare", 0, []error{drop, timeout, reset}, secs(2, 4, 8), 4, true},
 
 		{"plandex rate_limit 5 attempts, full jitter at 0.5", "plandex", half, rep(httpErr(429), 5), secs(1, 2, 4, 8), 5, false},
