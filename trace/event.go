@@ -13,6 +13,7 @@ package trace
 
 import (
 	"encoding/json"
+	"strconv"
 	"time"
 )
 
@@ -70,6 +71,42 @@ type Event struct {
 	Type    string          `json:"type"`
 	RunID   string          `json:"runId,omitempty"`
 	Payload json.RawMessage `json:"payload"`
+}
+
+// TimeFormat is the layout of "ts": RFC 3339 in UTC with exactly three
+// fractional digits, so that timestamps sort as text.
+const TimeFormat = "2006-01-02T15:04:05.000Z07:00"
+
+// MarshalJSON writes the event with keys in the documented order and ts in
+// TimeFormat (UTC), omitting ts when zero and runId when empty.
+func (e Event) MarshalJSON() ([]byte, error) {
+	b := make([]byte, 0, 96+len(e.Payload))
+	b = append(b, `{"v":`...)
+	b = strconv.AppendInt(b, int64(e.V), 10)
+	if !e.TS.IsZero() {
+		b = append(b, `,"ts":"`...)
+		b = e.TS.UTC().AppendFormat(b, TimeFormat)
+		b = append(b, '"')
+	}
+	b = append(b, `,"type":`...)
+	b = appendJSONString(b, e.Type)
+	if e.RunID != "" {
+		b = append(b, `,"runId":`...)
+		b = appendJSONString(b, e.RunID)
+	}
+	b = append(b, `,"payload":`...)
+	if len(e.Payload) == 0 {
+		b = append(b, "{}"...)
+	} else {
+		// encoding/json validates and compacts a Marshaler's output.
+		b = append(b, e.Payload...)
+	}
+	return append(b, '}'), nil
+}
+
+func appendJSONString(b []byte, s string) []byte {
+	q, _ := json.Marshal(s) // a string always marshals
+	return append(b, q...)
 }
 
 // Decode unmarshals the event's payload into v.
@@ -170,7 +207,7 @@ type MockRequest struct {
 	Status     int    `json:"status"`
 	Bytes      int64  `json:"bytes"`
 	DurationMs int64  `json:"durationMs"`
-	ClosedBy   string `json:"closedBy"`
+	ClosedBy   string `json:"closedBy,omitempty"` // set once the attempt has ended
 	Path       string `json:"path,omitempty"`
 	Model      string `json:"model,omitempty"`
 	// ArrivedAt is the arrival time with nanosecond precision; the chaos
