@@ -267,21 +267,15 @@ func ParseAlerts(name string, data []byte) ([]Alert, error) {
 		}
 		return nil, yamlError(name, err)
 	}
-	var file struct {
-		Alerts []Alert `yaml:"alerts"`
-	}
-	dec = yaml.NewDecoder(bytes.NewReader(data))
-	dec.KnownFields(true)
-	if err := dec.Decode(&file); err != nil {
-		return nil, yamlError(name, err)
-	}
 	// Line numbers of each alert entry, for the checks below.
 	lines := map[int]int{}
 	fields := map[int]map[string]int{}
+	listed := false // an explicit "alerts:" list, even an empty one
 	if len(doc.Content) > 0 && doc.Content[0].Kind == yaml.MappingNode {
 		m := doc.Content[0]
 		for i := 0; i+1 < len(m.Content); i += 2 {
 			if m.Content[i].Value == "alerts" && m.Content[i+1].Kind == yaml.SequenceNode {
+				listed = true
 				for j, it := range m.Content[i+1].Content {
 					lines[j] = it.Line
 					fields[j] = map[string]int{}
@@ -292,7 +286,28 @@ func ParseAlerts(name string, data []byte) ([]Alert, error) {
 			}
 		}
 	}
+	var file struct {
+		Alerts []Alert `yaml:"alerts"`
+	}
+	dec = yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	if err := dec.Decode(&file); err != nil {
+		ae := yamlError(name, err)
+		// Name the field on the line yaml complained about.
+		for j, fl := range fields {
+			for f, l := range fl {
+				if l == ae.Line && ae.Line > 0 {
+					ae.Field = fmt.Sprintf("alerts[%d].%s", j, f)
+				}
+			}
+		}
+		return nil, ae
+	}
 	if len(file.Alerts) == 0 {
+		if listed {
+			// "alerts: []" is how a file turns every alert off.
+			return []Alert{}, nil
+		}
 		return nil, &AlertError{File: name, Field: "alerts", Msg: "no alerts defined"}
 	}
 	at := func(j int, field string) int {
@@ -336,16 +351,37 @@ func ParseAlerts(name string, data []byte) ([]Alert, error) {
 }
 
 // yamlError turns a yaml error ("yaml: line 3: ...") into an *AlertError.
-func yamlError(name string, err error) error {
+func yamlError(name string, err error) *AlertError {
 	msg := err.Error()
 	msg = strings.TrimPrefix(msg, "yaml: unmarshal errors:\n")
 	msg = strings.TrimSpace(strings.TrimPrefix(msg, "yaml: "))
+	if i := strings.IndexByte(msg, '\n'); i > 0 {
+		msg = msg[:i] // the first of several errors is enough
+	}
 	line := 0
 	if rest, ok := strings.CutPrefix(msg, "line "); ok {
 		if i := strings.IndexByte(rest, ':'); i > 0 {
 			if n, err := strconv.Atoi(rest[:i]); err == nil {
 				line = n
 				msg = strings.TrimSpace(rest[i+1:])
+			}
+		}
+	}
+	// Say it in the file's terms, not Go's.
+	if f, ok := strings.CutPrefix(msg, "field "); ok {
+		if i := strings.Index(f, " not found in type"); i > 0 {
+			msg = "unknown field " + strconv.Quote(f[:i])
+		}
+	}
+	if v, ok := strings.CutPrefix(msg, "cannot unmarshal !!"); ok {
+		// "cannot unmarshal !!str `abc` into float64"
+		if got, into, ok := strings.Cut(v, " into "); ok {
+			if _, val, ok := strings.Cut(got, " "); ok {
+				want := "a " + into
+				if strings.HasPrefix(into, "float") || strings.HasPrefix(into, "int") {
+					want = "a number"
+				}
+				msg = val + " is not " + want
 			}
 		}
 	}

@@ -220,7 +220,11 @@ func TestParseAlerts(t *testing.T) {
 		name, in, wantErr string
 	}{
 		{"ok", "alerts:\n  - metric: provider_retry_rate\n    op: \">\"\n    threshold: 0.2\n    minSamples: 20\n    severity: page\n", ""},
-		{"unknown field", "alerts:\n  - metric: provider_retry_rate\n    op: \">\"\n    threshold: 0.2\n    colour: red\n", "a.yaml:5: field colour not found in type trace.Alert"},
+		{"unknown field", "alerts:\n  - metric: provider_retry_rate\n    op: \">\"\n    threshold: 0.2\n    colour: red\n", `a.yaml:5: alerts[0].colour: unknown field "colour"`},
+		{"threshold not a number", "alerts:\n  - metric: provider_retry_rate\n    op: \">\"\n    threshold: abc\n", "a.yaml:4: alerts[0].threshold: `abc` is not a number"},
+		// Regression: an explicit empty list was an error, so a file could not turn the defaults off.
+		{"empty list turns alerts off", "alerts: []\n", ""},
+		{"no alerts key", "other: 1\n", "a.yaml:1: unknown field \"other\""},
 		{"unknown metric", "alerts:\n  - metric: retry_rate\n    op: \">\"\n    threshold: 0.2\n", `a.yaml:2: alerts[0].metric: unknown metric "retry_rate"`},
 		{"bad op", "alerts:\n  - metric: diagnosis_rate\n    op: \"=\"\n    threshold: 0.2\n", `a.yaml:3: alerts[0].op: "=" is not one of ">", ">=", "<", "<="`},
 		{"no threshold", "alerts:\n  - metric: diagnosis_rate\n    op: \">\"\n", "a.yaml:2: alerts[0].threshold: missing"},
