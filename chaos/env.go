@@ -50,9 +50,10 @@ type ServerAttempt struct {
 //
 // Attempts are counted by accepted connections at the mock: Toxiproxy dials
 // the mock as soon as a client connects, so an attempt that the proxy then
-// hangs or resets is still seen, counted and journaled. The mock sends
-// Connection: close, so every attempt is a new connection and a fresh set of
-// per-connection toxics. The k-th connection meets the scenario's k-th
+// hangs or resets is still seen, counted and journaled. The mock closes
+// each connection after one response (and says Connection: close unless the
+// response is to be cut; see connectionHeader), so every attempt is a new
+// connection and a fresh set of per-connection toxics. The k-th connection meets the scenario's k-th
 // fault; past the end of the list, ok.
 //
 // How each fault is made. status, sseError, ok and latency (a sleep before

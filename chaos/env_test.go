@@ -6,11 +6,13 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -272,6 +274,11 @@ func testDrop(t *testing.T, toxi *Toxiproxy) {
 	}
 	if len(body) != 400 {
 		t.Errorf("drop: client read %d body bytes, want 400", len(body))
+	}
+	// Regression: with Connection: close, Node's fetch read the cut as a
+	// clean end of the stream.
+	if resp.Close {
+		t.Errorf("drop: response says Connection: close; want keep-alive so that every client sees the cut")
 	}
 	waitAttempts(t, e.Env, 1)
 	resp2, full, err := post(t, t.Context(), e.BaseURL(), PathAnthropic)
@@ -601,5 +608,41 @@ func TestEnvNonStreaming(t *testing.T) {
 	want := struct{ Type, StopReason, Model string }{"message", "end_turn", "claude-haiku-4-5"}
 	if diff := cmp.Diff(want, struct{ Type, StopReason, Model string }{m.Type, m.StopReason, m.Model}); diff != "" {
 		t.Errorf("message mismatch (-want +got):\n%s", diff)
+	}
+}
+
+// TestEnvKeepAliveClient: a client that keeps connections alive (Node's
+// fetch under the official SDKs does) still meets one attempt per connection
+// and gets every response whole, although the heads say keep-alive.
+func TestEnvKeepAliveClient(t *testing.T) {
+	toxi := startToxi(t)
+	e := startEnv(t, toxi, ProviderAnthropic)
+	c := &http.Client{Transport: &http.Transport{}}
+	t.Cleanup(c.CloseIdleConnections)
+	const n = 5
+	for i := range n {
+		req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, e.BaseURL()+PathAnthropic,
+			strings.NewReader(`{"model":"claude-haiku-4-5","stream":true}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp, err := c.Do(req)
+		if err != nil {
+			t.Fatalf("request %d: %v", i+1, err)
+		}
+		body, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if err != nil || !strings.HasSuffix(string(body), "event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n") {
+			t.Fatalf("request %d: %v, body ends %q", i+1, err, tail(body))
+		}
+		// no wait: the next request may pick the idle connection at once
+	}
+	var got []string
+	for _, a := range waitAttempts(t, e.Env, n) {
+		got = append(got, fmt.Sprintf("%d %s %s", a.Status, a.Fault, a.ClosedBy))
+	}
+	want := slices.Repeat([]string{fmt.Sprintf("200 %s %s", FaultOK, trace.ClosedByServer)}, n)
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("attempts mismatch (-want +got):\n%s", diff)
 	}
 }

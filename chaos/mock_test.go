@@ -210,3 +210,48 @@ func TestErrorTypes(t *testing.T) {
 		t.Errorf("AnthropicErrorType mismatch (-want +got):\n%s", diff)
 	}
 }
+
+// TestConnectionHeader: a response meant to be cut says keep-alive, as the
+// real APIs do; Node's fetch (undici, under both official SDKs) takes EOF on
+// a Connection: close response for the end of the message even mid-chunk,
+// so the Anthropic SDK saw a dropped stream end cleanly without a message
+// and the OpenAI SDK returned a truncated completion as a success. Complete
+// responses keep saying close, because the mock closes the connection after
+// them and a keep-alive client would otherwise reuse it (TestEnvKeepAliveClient).
+func TestConnectionHeader(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		p    respParams
+		want string
+	}{
+		{"ok stream", goldenParams(ProviderAnthropic, Fault{}), "close"},
+		{"drop stream", goldenParams(ProviderAnthropic, Fault{Drop: &DropFault{AfterBytes: 400}}), "keep-alive"},
+		{"drop openai stream", goldenParams(ProviderOpenAI, Fault{Drop: &DropFault{AfterBytes: 10}}), "keep-alive"},
+		{"drop non-streaming", func() respParams {
+			p := goldenParams(ProviderAnthropic, Fault{Drop: &DropFault{AfterBytes: 10}})
+			p.nonStream = true
+			return p
+		}(), "keep-alive"},
+		{"raw toxics may cut", goldenParams(ProviderOpenAI, Fault{Toxics: []Toxic{{Type: "limit_data"}}}), "keep-alive"},
+		{"sseError ends the stream itself", goldenParams(ProviderAnthropic, Fault{SSEError: &SSEErrorFault{AfterEvents: 3}}), "close"},
+		{"status", goldenParams(ProviderAnthropic, Fault{Status: 529}), "close"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var r *response
+			if tc.p.fault.Status != 0 {
+				r = errorResponse(tc.p)
+			} else {
+				r = okResponse(tc.p)
+			}
+			var got []string
+			for _, line := range strings.Split(string(r.head), "\r\n") {
+				if v, ok := strings.CutPrefix(line, "Connection: "); ok {
+					got = append(got, v)
+				}
+			}
+			if diff := cmp.Diff([]string{tc.want}, got); diff != "" {
+				t.Errorf("Connection headers mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
