@@ -316,7 +316,7 @@ func (e *Env) serve(c net.Conn, n int, f Fault, arrived time.Time, toxicsFirst b
 		return
 	}
 	st.rec.Path = req.URL.Path
-	model, stream := requestFields(body)
+	model, stream, includeUsage := requestFields(body)
 	st.rec.Model = redactSecrets(model)
 	go func() {
 		// The request is complete; any further read ends when the peer closes.
@@ -326,7 +326,7 @@ func (e *Env) serve(c net.Conn, n int, f Fault, arrived time.Time, toxicsFirst b
 	}()
 	e.waitReady(n)
 
-	p := respParams{provider: e.provider, model: st.rec.Model, requestID: st.rec.RequestID, now: e.now(), fault: f, nonStream: !stream}
+	p := respParams{provider: e.provider, model: st.rec.Model, requestID: st.rec.RequestID, now: e.now(), fault: f, nonStream: !stream, includeUsage: includeUsage}
 	if st.rec.Path == PathOpenAI {
 		p.provider = ProviderOpenAI
 	} else if st.rec.Path == PathAnthropic {
@@ -588,22 +588,26 @@ func (e *Env) addToxicsLocked(ctx context.Context, ts []toxicSpec) error {
 	return errors.Join(errs...)
 }
 
-// requestFields returns the "model" and "stream" fields of a JSON request
-// body; a body that is not a JSON object gives "" and false.
-func requestFields(body []byte) (model string, stream bool) {
+// requestFields returns the "model", "stream" and
+// "stream_options.include_usage" fields of a JSON request body; a body that
+// is not a JSON object gives "" and false.
+func requestFields(body []byte) (model string, stream, includeUsage bool) {
 	var v struct {
-		Model  string `json:"model"`
-		Stream bool   `json:"stream"`
+		Model         string `json:"model"`
+		Stream        bool   `json:"stream"`
+		StreamOptions struct {
+			IncludeUsage bool `json:"include_usage"`
+		} `json:"stream_options"`
 	}
 	if json.Unmarshal(body, &v) != nil {
 		// Fields that parsed before the error are kept by Unmarshal; a
 		// half-parsed body is not trusted.
-		return "", false
+		return "", false, false
 	}
 	if len(v.Model) > 200 {
 		v.Model = v.Model[:200]
 	}
-	return v.Model, v.Stream
+	return v.Model, v.Stream, v.StreamOptions.IncludeUsage
 }
 
 var mockSecretRE = regexp.MustCompile(`sk-[A-Za-z0-9_\-]{4,}|(?i)bearer\s+\S+`)

@@ -164,6 +164,10 @@ type respParams struct {
 	// ("stream" absent or false, the APIs' default): a success is then one
 	// JSON body, as the real APIs answer.
 	nonStream bool
+	// includeUsage is the OpenAI request's stream_options.include_usage:
+	// every chunk then carries "usage": null and a last chunk with empty
+	// choices carries the usage, before data: [DONE].
+	includeUsage bool
 }
 
 // rateLimitHeaders returns the provider's rate-limit headers; remaining is 0
@@ -304,8 +308,9 @@ func anthropicEvents(p respParams) []string {
 }
 
 // openaiEvents returns the SSE events of a successful OpenAI chat completions
-// stream: a role chunk, content chunks, a finish_reason "stop" chunk, and
-// data: [DONE].
+// stream: a role chunk, content chunks, a finish_reason "stop" chunk, with
+// stream_options.include_usage a usage chunk with empty choices, and data:
+// [DONE].
 func openaiEvents(p respParams) []string {
 	id := "chatcmpl-mock" + strings.TrimPrefix(p.requestID, "req_mock")
 	created := p.now.Unix()
@@ -319,6 +324,11 @@ func openaiEvents(p respParams) []string {
 		Logprobs     *string `json:"logprobs"`
 		FinishReason *string `json:"finish_reason"`
 	}
+	type usage struct {
+		PromptTokens     int `json:"prompt_tokens"`
+		CompletionTokens int `json:"completion_tokens"`
+		TotalTokens      int `json:"total_tokens"`
+	}
 	type chunkT struct {
 		ID                string   `json:"id"`
 		Object            string   `json:"object"`
@@ -327,17 +337,31 @@ func openaiEvents(p respParams) []string {
 		SystemFingerprint string   `json:"system_fingerprint"`
 		Choices           []choice `json:"choices"`
 	}
+	// With include_usage every chunk has a usage field, null but on the last.
+	type usageChunkT struct {
+		chunkT
+		Usage *usage `json:"usage"`
+	}
+	render := func(choices []choice, u *usage) string {
+		c := chunkT{id, "chat.completion.chunk", created, p.model, "fp_retrylab", choices}
+		if p.includeUsage {
+			return "data: " + jsonString(usageChunkT{c, u}) + "\n\n"
+		}
+		return "data: " + jsonString(c) + "\n\n"
+	}
 	chunk := func(d delta, finish *string) string {
-		return "data: " + jsonString(chunkT{id, "chat.completion.chunk", created, p.model, "fp_retrylab",
-			[]choice{{Delta: d, FinishReason: finish}}}) + "\n\n"
+		return render([]choice{{Delta: d, FinishReason: finish}}, nil)
 	}
 	empty, stop := "", "stop"
 	out := []string{chunk(delta{Role: "assistant", Content: &empty}, nil)}
 	for _, d := range mockDeltas() {
 		out = append(out, chunk(delta{Content: &d}, nil))
 	}
-	out = append(out, chunk(delta{}, &stop), "data: [DONE]\n\n")
-	return out
+	out = append(out, chunk(delta{}, &stop))
+	if p.includeUsage {
+		out = append(out, render([]choice{}, &usage{25, mockOutputTokens, 25 + mockOutputTokens}))
+	}
+	return append(out, "data: [DONE]\n\n")
 }
 
 // Error bodies, with their fields in the order the real APIs send them.

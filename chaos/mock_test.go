@@ -79,6 +79,11 @@ func TestResponsesGolden(t *testing.T) {
 		{"openai_429_quota.golden", errorResponse(goldenParams(ProviderOpenAI,
 			Fault{Status: 429, ErrorType: "insufficient_quota"}))},
 		{"openai_503.golden", errorResponse(goldenParams(ProviderOpenAI, Fault{Status: 503}))},
+		{"openai_ok_usage.golden", streamResponse(func() respParams {
+			p := goldenParams(ProviderOpenAI, Fault{})
+			p.model, p.includeUsage = "gpt-4o-mini", true
+			return p
+		}())},
 		{"anthropic_message.golden", okResponse(func() respParams {
 			p := goldenParams(ProviderAnthropic, Fault{})
 			p.nonStream = true
@@ -186,7 +191,7 @@ func FuzzRequestModel(f *testing.F) {
 	f.Add([]byte(`{"model":`))
 	f.Add([]byte(`[1,2]`))
 	f.Fuzz(func(t *testing.T, body []byte) {
-		model, _ := requestFields(body)
+		model, _, _ := requestFields(body)
 		m := redactSecrets(model)
 		if mockSecretRE.MatchString(m) {
 			t.Errorf("redacted model %q still holds a secret", m)
@@ -251,6 +256,35 @@ func TestConnectionHeader(t *testing.T) {
 			}
 			if diff := cmp.Diff([]string{tc.want}, got); diff != "" {
 				t.Errorf("Connection headers mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestRequestFields: the mock follows stream and, for OpenAI,
+// stream_options.include_usage (it once ignored include_usage, so clients
+// that ask for the usage chunk never got one).
+func TestRequestFields(t *testing.T) {
+	type fields struct {
+		Model                string
+		Stream, IncludeUsage bool
+	}
+	for _, tc := range []struct {
+		name, body string
+		want       fields
+	}{
+		{"anthropic stream", `{"model":"claude-haiku-4-5","stream":true}`, fields{"claude-haiku-4-5", true, false}},
+		{"no stream", `{"model":"gpt-4o-mini"}`, fields{"gpt-4o-mini", false, false}},
+		{"include_usage", `{"model":"gpt-4o-mini","stream":true,"stream_options":{"include_usage":true}}`, fields{"gpt-4o-mini", true, true}},
+		{"include_usage false", `{"model":"m","stream":true,"stream_options":{"include_usage":false}}`, fields{"m", true, false}},
+		{"stream_options null", `{"model":"m","stream":true,"stream_options":null}`, fields{"m", true, false}},
+		{"not JSON", `{"model":`, fields{}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var got fields
+			got.Model, got.Stream, got.IncludeUsage = requestFields([]byte(tc.body))
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("requestFields mismatch (-want +got):\n%s", diff)
 			}
 		})
 	}
