@@ -122,24 +122,36 @@ func AnalysisOpenMetrics(w io.Writer, a *trace.Analysis) error {
 		gauge("retrylab_"+name+"_samples", "Samples behind "+name+".", float64(n))
 	}
 
+	// Alerts may share a name (a default and an --alert on the same metric
+	// both take the metric's name); a repeated series would make the whole
+	// exposition invalid, so the second one is labelled name#2, and so on.
+	alertLabel := make([]string, len(a.Alerts))
+	used := map[string]int{}
+	for i, al := range a.Alerts {
+		used[al.Name]++
+		alertLabel[i] = al.Name
+		if n := used[al.Name]; n > 1 {
+			alertLabel[i] = fmt.Sprintf("%s#%d", al.Name, n)
+		}
+	}
 	fam("retrylab_alert_state", "gauge", "1 for each alert's current state (ok, warning, firing, insufficient_data), else 0.", "")
 	states := []string{trace.StateOK, trace.StateWarning, trace.StateFiring, trace.StateInsufficientData}
-	for _, al := range a.Alerts {
+	for i, al := range a.Alerts {
 		for _, s := range states {
 			v := 0.0
 			if al.State == s {
 				v = 1
 			}
-			sample("retrylab_alert_state", []string{"alert", al.Name, "metric", al.Metric, "state", s}, v)
+			sample("retrylab_alert_state", []string{"alert", alertLabel[i], "metric", al.Metric, "state", s}, v)
 		}
 	}
 	fam("retrylab_alert_value", "gauge", "Each alert's metric value.", "")
-	for _, al := range a.Alerts {
-		sample("retrylab_alert_value", []string{"alert", al.Name}, al.Value)
+	for i, al := range a.Alerts {
+		sample("retrylab_alert_value", []string{"alert", alertLabel[i]}, al.Value)
 	}
 	fam("retrylab_alert_threshold", "gauge", "Each alert's threshold.", "")
-	for _, al := range a.Alerts {
-		sample("retrylab_alert_threshold", []string{"alert", al.Name, "op", al.Op}, al.Threshold)
+	for i, al := range a.Alerts {
+		sample("retrylab_alert_threshold", []string{"alert", alertLabel[i], "op", al.Op}, al.Threshold)
 	}
 	bw.WriteString("# EOF\n")
 	return bw.Flush()

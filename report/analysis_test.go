@@ -149,3 +149,46 @@ func TestAnalysisOpenMetricsParses(t *testing.T) {
 		t.Error(`missing le="+Inf" bucket`)
 	}
 }
+
+// TestAnalysisOpenMetricsUniqueSeries is a regression test: an --alert on a
+// metric that a default alert also watches gave both the same name, so the
+// alert series repeated and Prometheus rejected the whole exposition.
+func TestAnalysisOpenMetricsUniqueSeries(t *testing.T) {
+	files, err := trace.Discover([]string{"../trace/testdata/corpus"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	extra, err := trace.ParseAlert("provider_retry_rate>0.5")
+	if err != nil {
+		t.Fatal(err)
+	}
+	alerts := append(trace.DefaultAlerts(), extra, extra)
+	a, err := trace.Analyze(context.Background(), files, trace.Options{Alerts: alerts, MinSamples: 1, By: []string{"provider", "model", "failureType", "run", "day"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := AnalysisOpenMetrics(&buf, a); err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	for _, line := range strings.Split(buf.String(), "\n") {
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		series := line[:strings.LastIndexByte(line, ' ')]
+		if seen[series] {
+			t.Errorf("series %s appears twice", series)
+		}
+		seen[series] = true
+	}
+	for _, want := range []string{
+		`retrylab_alert_state{alert="provider_retry_rate",metric="provider_retry_rate",state="firing"}`,
+		`retrylab_alert_state{alert="provider_retry_rate#2",metric="provider_retry_rate",state="firing"}`,
+		`retrylab_alert_threshold{alert="provider_retry_rate#3",op=">"}`,
+	} {
+		if !seen[want] {
+			t.Errorf("no series %s", want)
+		}
+	}
+}

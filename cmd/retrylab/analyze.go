@@ -89,7 +89,9 @@ func traceAnalyze(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		if !contains(trace.Dimensions, d) {
 			return usageErrorf("--by takes a comma-separated list of: "+strings.Join(trace.Dimensions, ", "), "unknown --by dimension %q", d)
 		}
-		dims = append(dims, d)
+		if !contains(dims, d) { // a repeated dimension would repeat a label
+			dims = append(dims, d)
+		}
 	}
 
 	alerts := trace.DefaultAlerts()
