@@ -43,6 +43,10 @@ func (r *Runner) runExternal(ctx context.Context, sc *Scenario, baseURL, dir, tr
 		"RETRYLAB_SCENARIO="+sc.Name,
 	)
 	c.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	// A process the client leaves behind (a setsid daemon, say) may hold
+	// stdout or stderr open forever; without WaitDelay, Wait would wait for
+	// it, past the deadline.
+	c.WaitDelay = clientWaitDelay
 	stdout := &redactFile{path: filepath.Join(dir, "stdout.txt")}
 	stderr := &redactFile{path: filepath.Join(dir, "stderr.txt")}
 	c.Stdout, c.Stderr = stdout, stderr
@@ -76,6 +80,13 @@ func (r *Runner) runExternal(ctx context.Context, sc *Scenario, baseURL, dir, tr
 	switch {
 	case err == nil:
 		exit.ExitCode = 0
+	case errors.Is(err, exec.ErrWaitDelay):
+		// The client exited; something it started still held its output.
+		kill()
+		exit.ExitCode = c.ProcessState.ExitCode()
+		if exit.Problem == "" {
+			exit.Problem = fmt.Sprintf("left processes running: the client exited (code %d) but its stdout/stderr were still held open %s later; its process group was killed (a process in another session cannot be), and output after the exit is not kept", exit.ExitCode, clientWaitDelay)
+		}
 	case errors.As(err, &ee):
 		exit.ExitCode = ee.ExitCode()
 		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() && exit.Problem == "" {
@@ -87,7 +98,30 @@ func (r *Runner) runExternal(ctx context.Context, sc *Scenario, baseURL, dir, tr
 	if exit.ExitCode == 0 && exit.Problem == "" {
 		out.outcome = "success"
 	}
+	if err := redactTrace(tracePath); err != nil {
+		fmt.Fprintln(stderr, "retrylab: redacting the client's trace:", err)
+	}
 	return out
+}
+
+// clientWaitDelay is how long an exited client's output may stay open.
+const clientWaitDelay = 2 * time.Second
+
+// redactTrace rewrites the trace an external client wrote with API keys
+// redacted, as its stdout and stderr are: no run file may hold a key. A
+// missing trace is fine.
+func redactTrace(path string) error {
+	b, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if r := redact(string(b)); r != string(b) {
+		return os.WriteFile(path, []byte(r), 0o644)
+	}
+	return nil
 }
 
 // redactFile is an output file whose lines have API keys redacted. It is

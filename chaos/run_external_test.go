@@ -1,0 +1,87 @@
+package chaos
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// TestRunExternalRobustness runs external clients that misbehave, and a
+// shell client (testdata/clients/curl.sh) that the harness can only check
+// from the server journal.
+func TestRunExternalRobustness(t *testing.T) {
+	if _, err := exec.LookPath("curl"); err != nil {
+		t.Skip("curl not installed")
+	}
+	toxi := runnerToxi(t)
+	curlSh, _ := filepath.Abs("../testdata/clients/curl.sh")
+	curlReq := `curl -sS -o /dev/null -X POST "$ANTHROPIC_BASE_URL/v1/messages" -d '{"stream":true}'`
+	scs := []*Scenario{
+		parse(t, "curl", `
+client: {command: [sh, `+curlSh+`]}
+timeScale: 0.01
+attempts: [{status: 529}, {drop: {afterBytes: 300}}, {reset: {}}]
+expect: {outcome: success, attempts: 4, failureTypes: [overloaded, stream_interrupted, connection_error], maxDuration: 20s}
+`),
+		// Regression: a client that wrote the key into its own trace left
+		// it in the run folder's trace.jsonl.
+		parse(t, "trace-key", `
+client:
+  command:
+    - sh
+    - -c
+    - |
+      printf '{"v":1,"type":"ProviderRequestFinished","payload":{"success":true,"retries":0,"note":"%s"}}\n' "$ANTHROPIC_API_KEY" >> "$RETRYLAB_TRACE"
+      `+curlReq+`
+expect: {outcome: success, attempts: 1}
+`),
+		// Regression: a client that exited while a process it started held
+		// its stdout made the run wait for that process, past the deadline.
+		// Now the client check fails and says so, 2s after the exit.
+		parse(t, "orphan", `
+client:
+  command:
+    - sh
+    - -c
+    - |
+      `+curlReq+`
+      (sleep 60 &)
+      echo parent done
+expect: {outcome: failure, attempts: 1, maxDuration: 10s}
+`),
+	}
+	out := t.TempDir()
+	r := &Runner{Toxi: toxi, Out: out, Seed: 1}
+	sum, err := r.Run(context.Background(), scs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := byName(sum)
+	for _, name := range []string{"curl", "trace-key"} {
+		if !res[name].Passed {
+			t.Errorf("%s scenario failed: %+v", name, res[name].FailedChecks())
+		}
+	}
+	if b, _ := os.ReadFile(filepath.Join(sum.RunDir, "curl", "stdout.txt")); !strings.HasSuffix(string(b), "attempt ok: 38 deltas\n") {
+		t.Errorf("curl stdout.txt = %q", b)
+	}
+	if b, _ := os.ReadFile(filepath.Join(sum.RunDir, "trace-key", "trace.jsonl")); !strings.Contains(string(b), `"note":"sk-***"`) {
+		t.Errorf("trace-key trace.jsonl = %q, want the key redacted", b)
+	}
+	o := res["orphan"]
+	if diff := cmp.Diff([]string{"client"}, failedNames(o)); diff != "" {
+		t.Errorf("orphan failed checks mismatch (-want +got):\n%s", diff)
+	}
+	if fc := o.FailedChecks(); len(fc) == 0 || !strings.HasPrefix(fc[0].Got, "left processes running: the client exited (code 0)") {
+		t.Errorf("orphan client check = %+v", fc)
+	}
+	if b, _ := os.ReadFile(filepath.Join(sum.RunDir, "orphan", "stdout.txt")); string(b) != "parent done\n" {
+		t.Errorf("orphan stdout.txt = %q", b)
+	}
+	assertNoKey(t, out)
+}
