@@ -19,7 +19,7 @@ import (
 
 // LoadError is one problem found in a scenario file. It names the file, the
 // line and column, the field path (e.g. "attempts[2].retryAfter") and says
-// what to do next.
+// what to do next (Hint, which Error leaves out: LoadErrors prints it once).
 type LoadError struct {
 	File   string
 	Line   int
@@ -41,27 +41,38 @@ func (e *LoadError) Error() string {
 		b.WriteString(": ")
 	}
 	b.WriteString(e.Msg)
-	if e.Hint != "" {
-		b.WriteString(" (hint: ")
-		b.WriteString(e.Hint)
-		b.WriteString(")")
-	}
 	return b.String()
 }
 
 // LoadErrors is every problem found in one or more scenario files, in file
 // and line order.
+//
+// Each hint is printed once: the CLI prints Error() after "error: " and then
+// Hint() after "hint: ". With one error, Error() is that error alone and
+// Hint() its hint. With several, Error() puts each error's hint on an
+// indented "hint:" line under it, and Hint() says what to do about them all.
 type LoadErrors []*LoadError
 
 func (es LoadErrors) Error() string {
-	s := make([]string, len(es))
-	for i, e := range es {
-		s[i] = e.Error()
+	if len(es) == 1 {
+		return es[0].Error()
 	}
-	return strings.Join(s, "\n")
+	var b strings.Builder
+	for i, e := range es {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		b.WriteString(e.Error())
+		if e.Hint != "" {
+			b.WriteString("\n  hint: ")
+			b.WriteString(e.Hint)
+		}
+	}
+	return b.String()
 }
 
-// Hint is the first error's hint, for the CLI's "hint:" line.
+// Hint is the hint for the CLI's "hint:" line: the error's own hint when
+// there is one error, else what to do about several.
 func (es LoadErrors) Hint() string {
 	if len(es) == 1 {
 		return es[0].Hint

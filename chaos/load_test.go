@@ -32,7 +32,23 @@ func TestLoadErrors(t *testing.T) {
 			if !errors.As(err, &le) {
 				t.Fatalf("error is %T, want LoadErrors", err)
 			}
-			got := err.Error() + "\n"
+			// What the CLI prints: "error: " Error(), then "hint: " Hint().
+			got := "error: " + err.Error() + "\n"
+			if h := le.Hint(); h != "" {
+				got += "hint: " + h + "\n"
+			}
+			// Every hint is printed once (not in Error() and again in Hint()).
+			hints := map[string]int{}
+			for _, e := range le {
+				if e.Hint != "" {
+					hints[e.Hint]++
+				}
+			}
+			for h, n := range hints {
+				if c := strings.Count(got, h); c != n {
+					t.Errorf("hint %q printed %d times, want %d:\n%s", h, c, n, got)
+				}
+			}
 			golden := strings.TrimSuffix(f, ".yaml") + ".golden"
 			if *update {
 				if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
