@@ -30,8 +30,8 @@ type EnvConfig struct {
 	OnAttempt func(ServerAttempt) // optional live callback when an attempt ends
 }
 
-// ServerAttempt is what the mock server saw of one attempt: one accepted TCP
-// connection.
+// ServerAttempt is what the mock server saw of one attempt: one connection
+// that carried a POST to a path the mock serves.
 type ServerAttempt struct {
 	N         int    // 1-based, in order of arrival
 	Fault     string // Fault.Kind() of the fault this attempt met
@@ -48,13 +48,21 @@ type ServerAttempt struct {
 // Env is one scenario's network: the mock server on 127.0.0.1 and a
 // uniquely named Toxiproxy proxy in front of it. Clients talk to BaseURL.
 //
-// Attempts are counted by accepted connections at the mock: Toxiproxy dials
-// the mock as soon as a client connects, so an attempt that the proxy then
-// hangs or resets is still seen, counted and journaled. The mock closes
+// Attempts are counted by requests at the mock: a connection becomes attempt
+// k when it has delivered a POST to /v1/messages or /v1/chat/completions (the
+// k-th such request meets the scenario's k-th fault; past the end of the
+// list, ok). Anything else is answered 404/405 without consuming a fault, and
+// a connection that closes without a request is not an attempt, with one
+// exception: when the next fault is raw toxics, which may hold the request
+// back inside the proxy, such a connection is that attempt (with no path).
+// Arrived is when the connection was accepted: Toxiproxy dials the mock as
+// soon as a client connects. The mock closes
 // each connection after one response (and says Connection: close unless the
 // response is to be cut; see connectionHeader), so every attempt is a new
-// connection and a fresh set of per-connection toxics. The k-th connection meets the scenario's k-th
-// fault; past the end of the list, ok.
+// connection and a fresh set of per-connection toxics. The toxics on the
+// proxy act on every connection, so a health probe that connects while
+// attempt k's reset or raw toxics are in place meets them too (but consumes
+// nothing).
 //
 // How each fault is made. status, sseError, ok and latency (a sleep before
 // answering) come from the mock. hang is made by the mock too: it reads the
@@ -252,26 +260,46 @@ func (e *Env) acceptLoop() {
 			return
 		default:
 		}
-		e.accepted++
-		n := e.accepted
-		f := e.fault(n)
-		e.attempts = append(e.attempts, ServerAttempt{N: n, Fault: f.Kind(), Arrived: arrived,
-			RequestID: e.requestID(n)})
 		e.conns[c] = true
-		// Whether attempt n's pre-connect toxics were on the proxy before it
+		// The attempt whose pre-connect toxics were on the proxy before it
 		// dialed this connection (the proxy dials the mock when the client
 		// connects, then builds the connection's toxic chain).
-		toxicsFirst := e.ready >= n
+		readyAt := e.ready
 		e.wg.Add(1)
 		e.mu.Unlock()
 		go func() {
 			defer e.wg.Done()
-			e.serve(c, n, f, arrived, toxicsFirst)
+			e.serve(c, arrived, readyAt)
 			e.mu.Lock()
 			delete(e.conns, c)
 			e.mu.Unlock()
 		}()
 	}
+}
+
+// newAttempt numbers the next attempt, which arrived (connected) at arrived,
+// and records it as in progress.
+func (e *Env) newAttempt(arrived time.Time) (int, Fault) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.accepted++
+	n := e.accepted
+	f := e.fault(n)
+	e.attempts = append(e.attempts, ServerAttempt{N: n, Fault: f.Kind(), Arrived: arrived, RequestID: e.requestID(n)})
+	return n, f
+}
+
+// nextFault returns the fault the next attempt will meet.
+func (e *Env) nextFault() Fault {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.fault(e.accepted + 1)
+}
+
+// isAttempt reports whether a request is one the mock serves: a POST to
+// /v1/messages or /v1/chat/completions.
+func isAttempt(req *http.Request) bool {
+	return req.Method == http.MethodPost && (req.URL.Path == PathAnthropic || req.URL.Path == PathOpenAI)
 }
 
 // fault returns the fault the n-th attempt meets.
@@ -296,10 +324,14 @@ type attemptState struct {
 	fallback bool  // a reset the proxy missed, done by the mock
 }
 
-// serve runs one attempt on connection c.
-func (e *Env) serve(c net.Conn, n int, f Fault, arrived time.Time, toxicsFirst bool) {
+// serve serves connection c. Only a POST to a path the mock serves is an
+// attempt and meets the next fault: any other request (a health probe, a GET,
+// a wrong path) is answered 404 or 405 without consuming a fault, and a
+// connection that closes without sending a request is not an attempt, unless
+// the next fault is raw toxics, which may have held the request back in the
+// proxy (then it is that attempt, with no path).
+func (e *Env) serve(c net.Conn, arrived time.Time, readyAt int) {
 	defer c.Close()
-	st := &attemptState{rec: ServerAttempt{N: n, Fault: f.Kind(), Arrived: arrived, RequestID: e.requestID(n)}, peerGone: make(chan struct{})}
 	br := bufio.NewReader(c)
 	req, err := http.ReadRequest(br)
 	var body []byte
@@ -307,14 +339,26 @@ func (e *Env) serve(c net.Conn, n int, f Fault, arrived time.Time, toxicsFirst b
 		body, err = io.ReadAll(io.LimitReader(req.Body, 32<<20))
 	}
 	if err != nil {
-		// No request: the proxy reset the connection, or the client gave up
-		// (or a raw toxic held the request back).
+		if e.nextFault().Kind() != FaultToxics {
+			e.logf("connection closed without a complete request (%v); not an attempt", err)
+			return
+		}
+		// No request: a raw toxic held it back, and the client gave up.
+		n, f := e.newAttempt(arrived)
+		st := &attemptState{rec: ServerAttempt{N: n, Fault: f.Kind(), Arrived: arrived, RequestID: e.requestID(n)}, peerGone: make(chan struct{})}
 		st.goneAt = e.now()
 		st.rec.ClosedBy = e.closer(f, false)
 		e.journalRequest(st)
 		e.finish(st, n)
 		return
 	}
+	if !isAttempt(req) {
+		e.serveOther(c, req, body)
+		return
+	}
+	n, f := e.newAttempt(arrived)
+	toxicsFirst := readyAt >= n
+	st := &attemptState{rec: ServerAttempt{N: n, Fault: f.Kind(), Arrived: arrived, RequestID: e.requestID(n)}, peerGone: make(chan struct{})}
 	st.rec.Path = req.URL.Path
 	model, stream, includeUsage := requestFields(body)
 	st.rec.Model = redactSecrets(model)
@@ -334,8 +378,6 @@ func (e *Env) serve(c net.Conn, n int, f Fault, arrived time.Time, toxicsFirst b
 	}
 	var resp *response
 	switch {
-	case req.Method != http.MethodPost || (st.rec.Path != PathAnthropic && st.rec.Path != PathOpenAI):
-		resp = notFoundResponse(p, st.rec.Path)
 	case f.Kind() == FaultStatus:
 		resp = errorResponse(p)
 	case f.Kind() == FaultHang:
@@ -422,6 +464,21 @@ func (e *Env) serve(c net.Conn, n int, f Fault, arrived time.Time, toxicsFirst b
 	t.Stop()
 	st.rec.ClosedBy = e.closer(f, st.wroteAll)
 	e.finish(st, n)
+}
+
+// serveOther answers a request that is not an attempt (wrong method or path)
+// with a 404 or 405 error in the provider's shape. It consumes no fault and
+// is not journaled; the toxics on the proxy still act on it.
+func (e *Env) serveOther(c net.Conn, req *http.Request, body []byte) {
+	model, _, _ := requestFields(body)
+	p := respParams{provider: e.provider, model: redactSecrets(model), requestID: "req_mock" + e.tag + "000000", now: e.now()}
+	resp := notFoundResponse(p, req.Method, req.URL.Path)
+	e.logf("%s %s: not an attempt, answered %d", req.Method, redactSecrets(req.URL.Path), resp.status)
+	st := &attemptState{peerGone: make(chan struct{})}
+	e.write(c, st, resp)
+	if tc, ok := c.(*net.TCPConn); ok {
+		_ = tc.CloseWrite()
+	}
 }
 
 // write sends resp, one piece per Write, stopping when the peer is gone.

@@ -646,3 +646,65 @@ func TestEnvKeepAliveClient(t *testing.T) {
 		t.Errorf("attempts mismatch (-want +got):\n%s", diff)
 	}
 }
+
+// TestEnvNonAttempts: a health probe, a GET, a wrong path and a connection
+// that sends nothing are not attempts and consume no fault.
+func TestEnvNonAttempts(t *testing.T) {
+	toxi := startToxi(t)
+	e := startEnv(t, toxi, ProviderAnthropic, Fault{Status: 529})
+	get := func(method, path string) (int, string) {
+		t.Helper()
+		req, err := http.NewRequestWithContext(t.Context(), method, e.BaseURL()+path, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
+		resp, err := c.Do(req)
+		if err != nil {
+			t.Fatalf("%s %s: %v", method, path, err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	for _, tc := range []struct {
+		method, path string
+		status       int
+		errType      string
+	}{
+		{http.MethodGet, "/health", 404, "not_found_error"},
+		{http.MethodGet, PathAnthropic, 405, "invalid_request_error"},
+		{http.MethodPost, "/v1/complete", 404, "not_found_error"},
+	} {
+		status, body := get(tc.method, tc.path)
+		var v anthropicErrorBody
+		if err := json.Unmarshal([]byte(body), &v); err != nil {
+			t.Errorf("%s %s: body %q: %v", tc.method, tc.path, body, err)
+		}
+		if status != tc.status || v.Type != "error" || v.Error.Type != tc.errType {
+			t.Errorf("%s %s = %d %+v, want %d %s", tc.method, tc.path, status, v, tc.status, tc.errType)
+		}
+	}
+	c, err := net.Dial("tcp", strings.TrimPrefix(e.BaseURL(), "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Close()
+	resp, _, err := post(t, t.Context(), e.BaseURL(), PathAnthropic)
+	if err != nil || resp.StatusCode != 529 {
+		t.Fatalf("first POST: %v %v (want 529: the fault was not consumed)", resp, err)
+	}
+	resp, _, err = post(t, t.Context(), e.BaseURL(), PathAnthropic)
+	if err != nil || resp.StatusCode != 200 {
+		t.Fatalf("second POST: %v %v", resp, err)
+	}
+	as := waitAttempts(t, e.Env, 2)
+	var got []string
+	for _, a := range as {
+		got = append(got, fmt.Sprintf("%d %s %d %s", a.N, a.Fault, a.Status, a.Path))
+	}
+	want := []string{"1 status 529 /v1/messages", "2 ok 200 /v1/messages"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("attempts (-want +got):\n%s", diff)
+	}
+}

@@ -628,10 +628,20 @@ func errorResponse(p respParams) *response {
 	return &response{status: f.Status, head: renderHead(f.Status, hs), pieces: [][]byte{[]byte(body)}}
 }
 
-// notFoundResponse answers a path the mock does not serve.
-func notFoundResponse(p respParams, path string) *response {
+// notFoundResponse answers a request the mock does not serve: 405 (with
+// Allow: POST) for another method on a served path, else 404.
+func notFoundResponse(p respParams, method, path string) *response {
 	q := p
-	q.fault = Fault{Status: 404, Message: "mock serves POST " + PathAnthropic + " and POST " + PathOpenAI + ", not " + path}
+	q.fault = Fault{Status: 404, Message: "mock serves POST " + PathAnthropic + " and POST " + PathOpenAI + ", not " + method + " " + path}
+	if path == PathAnthropic || path == PathOpenAI {
+		q.fault.Status = 405
+		q.fault.Headers = map[string]string{"Allow": "POST"}
+	}
+	if path == PathOpenAI {
+		q.provider = ProviderOpenAI
+	} else if path == PathAnthropic {
+		q.provider = ProviderAnthropic
+	}
 	return errorResponse(q)
 }
 
