@@ -6,8 +6,6 @@ import (
 	"io"
 	"math/rand/v2"
 	"net/http"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/retrylab/retrylab/retry"
@@ -120,17 +118,23 @@ func inferFailure(sc *Scenario, k int, a ServerAttempt) (string, *time.Duration)
 	switch f.Kind() {
 	case FaultStatus:
 		pe.Kind, pe.Status, pe.ErrorType, pe.Message = provider.KindHTTP, f.Status, f.ErrorType, f.Message
+		// The headers the mock sent: retry-after as written, then the
+		// scenario's own headers (retry-after-ms among them), read the way
+		// the SDKs read them.
+		h := http.Header{}
 		if f.RetryAfter != nil {
-			pe.RetryAfterRaw = *f.RetryAfter
-			if d, ok := parseRetryAfter(*f.RetryAfter, a.Ended); ok {
-				pe.RetryAfter, pe.HasRetryAfter = d, true
-			}
+			h.Set("Retry-After", *f.RetryAfter)
 		}
-		for h, v := range f.Headers {
-			if strings.EqualFold(h, "x-should-retry") {
-				b := v == "true"
-				pe.ShouldRetry = &b
-			}
+		for k, v := range f.Headers {
+			h.Set(k, v)
+		}
+		if d, raw, ok := provider.ParseRetryAfter(h, a.Ended); ok || raw != "" {
+			pe.RetryAfterRaw = raw
+			pe.RetryAfter, pe.HasRetryAfter = d, ok
+		}
+		if v := h.Get("X-Should-Retry"); v != "" {
+			b := v == "true"
+			pe.ShouldRetry = &b
 		}
 	case FaultSSEError:
 		pe.Kind, pe.ErrorType, pe.Message, pe.Streamed = provider.KindSSEError, f.SSEError.Type, f.SSEError.Message, true
@@ -162,20 +166,4 @@ func inferFailure(sc *Scenario, k int, a ServerAttempt) (string, *time.Duration)
 		return string(c.Type), &d
 	}
 	return string(c.Type), nil
-}
-
-// parseRetryAfter reads a Retry-After value: seconds (integer or fraction)
-// or an HTTP-date, relative to when the response was sent.
-func parseRetryAfter(v string, sent time.Time) (time.Duration, bool) {
-	if s, err := strconv.ParseFloat(strings.TrimSpace(v), 64); err == nil && s >= 0 {
-		return time.Duration(s * float64(time.Second)), true
-	}
-	if t, err := http.ParseTime(v); err == nil {
-		d := t.Sub(sent)
-		if d < 0 {
-			d = 0
-		}
-		return d, true
-	}
-	return 0, false
 }

@@ -267,3 +267,33 @@ attempts: [{status: 400}, {status: 529}]
 		})
 	}
 }
+
+// TestInferFailureRetryAfterHeaders: retry-after-ms and retry-after given
+// via headers: are read as the SDKs read them.
+func TestInferFailureRetryAfterHeaders(t *testing.T) {
+	ended := time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)
+	ra := "2"
+	for _, tc := range []struct {
+		name  string
+		fault Fault
+		want  time.Duration // -1: none
+	}{
+		{"retry-after-ms header", Fault{Status: 429, Headers: map[string]string{"retry-after-ms": "1500"}}, 1500 * time.Millisecond},
+		{"retry-after header", Fault{Status: 429, Headers: map[string]string{"Retry-After": "3"}}, 3 * time.Second},
+		{"ms wins over retryAfter", Fault{Status: 429, RetryAfter: &ra, Headers: map[string]string{"retry-after-ms": "250"}}, 250 * time.Millisecond},
+		{"retryAfter field", Fault{Status: 429, RetryAfter: &ra}, 2 * time.Second},
+		{"none", Fault{Status: 429}, -1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			sc := &Scenario{Provider: ProviderAnthropic, Attempts: []Fault{tc.fault}}
+			_, got := inferFailure(sc, 0, ServerAttempt{N: 1, Fault: FaultStatus, Status: 429, Ended: ended})
+			g := time.Duration(-1)
+			if got != nil {
+				g = *got
+			}
+			if g != tc.want {
+				t.Errorf("retry-after = %v, want %v", g, tc.want)
+			}
+		})
+	}
+}
