@@ -83,7 +83,7 @@ func AnalysisOpenMetrics(w io.Writer, a *trace.Analysis) error {
 		var cum int64
 		for i, b := range trace.HistogramBoundsMs {
 			cum += h.Counts[i]
-			sample(name+"_bucket", []string{"le", omFloat(float64(b) / 1000)}, float64(cum))
+			sample(name+"_bucket", []string{"le", omLe(float64(b) / 1000)}, float64(cum))
 		}
 		cum += h.Counts[len(h.Counts)-1]
 		sample(name+"_bucket", []string{"le", "+Inf"}, float64(cum))
@@ -180,6 +180,16 @@ func anInts(m map[string]int) map[string]int64 {
 }
 
 func omFloat(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+
+// omLe formats a bucket bound as OpenMetrics requires of le values: the
+// canonical number, which for an integer ends in ".0" (le="1.0", not "1").
+func omLe(v float64) string {
+	s := omFloat(v)
+	if !strings.ContainsAny(s, ".eIN") {
+		s += ".0"
+	}
+	return s
+}
 
 func omEscape(s string) string {
 	return strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`).Replace(s)

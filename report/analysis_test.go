@@ -71,82 +71,128 @@ func TestAnalysisOpenMetricsParses(t *testing.T) {
 	if err := AnalysisOpenMetrics(&buf, a); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.HasSuffix(buf.String(), "# EOF\n") {
-		t.Error("output must end with # EOF")
-	}
+	// The Prometheus text parser reads it too (it sees the counters'
+	// _total samples as untyped; omParse below checks the types).
 	var p expfmt.TextParser
-	fams, err := p.TextToMetricFamilies(bytes.NewReader(buf.Bytes()))
-	if err != nil {
+	if _, err := p.TextToMetricFamilies(bytes.NewReader(buf.Bytes())); err != nil {
 		t.Fatalf("Prometheus text parser: %v\n%s", err, buf.String())
 	}
-	value := func(name string, labels map[string]string) float64 {
+	fams, err := omParse(buf.String())
+	if err != nil {
+		t.Fatalf("OpenMetrics: %v\n%s", err, buf.String())
+	}
+	// Every family has the type its name and samples promise.
+	wantTypes := map[string]string{
+		"retrylab_files": "counter", "retrylab_runs": "gauge", "retrylab_events": "counter",
+		"retrylab_malformed_lines": "counter", "retrylab_unknown_events": "counter",
+		"retrylab_requests": "counter", "retrylab_requests_failed": "counter",
+		"retrylab_requests_with_retries": "counter", "retrylab_retries": "counter",
+		"retrylab_retry_rate": "gauge", "retrylab_failure_rate": "gauge",
+		"retrylab_recovered_rate": "gauge", "retrylab_amplification": "gauge",
+		"retrylab_failed_attempts": "counter", "retrylab_failed_attempts_by_status": "counter",
+		"retrylab_retry_delay_seconds": "histogram", "retrylab_request_duration_seconds": "histogram",
+		"retrylab_escalations": "counter", "retrylab_escalations_by_reason": "counter",
+		"retrylab_group_requests": "counter", "retrylab_group_retry_rate": "gauge",
+		"retrylab_group_failure_rate": "gauge",
+		"retrylab_alert_state": "gauge", "retrylab_alert_value": "gauge", "retrylab_alert_threshold": "gauge",
+	}
+	for _, name := range trace.MetricNames {
+		wantTypes["retrylab_"+name] = "gauge"
+		wantTypes["retrylab_"+name+"_samples"] = "gauge"
+	}
+	gotTypes := map[string]string{}
+	for name, f := range fams {
+		gotTypes[name] = f.typ
+	}
+	if diff := cmp.Diff(wantTypes, gotTypes); diff != "" {
+		t.Errorf("family types mismatch (-want +got):\n%s", diff)
+	}
+
+	value := func(family, typ, sample string, labels map[string]string) float64 {
 		t.Helper()
-		mf, ok := fams[name]
+		f, ok := fams[family]
 		if !ok {
-			t.Fatalf("no family %s", name)
+			t.Fatalf("no family %s", family)
 		}
-	metrics:
-		for _, m := range mf.GetMetric() {
-			got := map[string]string{}
-			for _, l := range m.GetLabel() {
-				got[l.GetName()] = l.GetValue()
+		if f.typ != typ {
+			t.Fatalf("family %s has type %s, want %s", family, f.typ, typ)
+		}
+	samples:
+		for _, s := range f.samples {
+			if s.name != sample {
+				continue
 			}
 			for k, v := range labels {
-				if got[k] != v {
-					continue metrics
+				if s.labels[k] != v {
+					continue samples
 				}
 			}
-			switch {
-			case m.Counter != nil:
-				return m.GetCounter().GetValue()
-			case m.Gauge != nil:
-				return m.GetGauge().GetValue()
-			default:
-				return m.GetUntyped().GetValue()
-			}
+			return s.value
 		}
-		t.Fatalf("no sample %s%v", name, labels)
+		t.Fatalf("no sample %s%v in family %s", sample, labels, family)
 		return 0
 	}
 	checks := []struct {
-		name   string
-		labels map[string]string
-		want   float64
+		family, typ, sample string
+		labels              map[string]string
+		want                float64
 	}{
-		{"retrylab_requests_total", nil, 4},
-		{"retrylab_retries_total", nil, 6},
-		{"retrylab_retry_rate", nil, 0.75},
-		{"retrylab_amplification", nil, 2.5},
-		{"retrylab_failed_attempts_total", map[string]string{"failure_type": "server_error"}, 4},
-		{"retrylab_failed_attempts_by_status_total", map[string]string{"status": "503"}, 4},
-		{"retrylab_escalations_total", map[string]string{"from": "L2", "to": "L3"}, 1},
-		{"retrylab_avg_repair_iterations", nil, 3},
-		{"retrylab_alert_state", map[string]string{"alert": "provider_retry_rate", "state": "firing"}, 1},
-		{"retrylab_alert_state", map[string]string{"alert": "provider_retry_rate", "state": "ok"}, 0},
-		{"retrylab_alert_state", map[string]string{"alert": "diagnosis_rate", "state": "warning"}, 1},
+		{"retrylab_requests", "counter", "retrylab_requests_total", nil, 4},
+		{"retrylab_retries", "counter", "retrylab_retries_total", nil, 6},
+		{"retrylab_runs", "gauge", "retrylab_runs", nil, 3},
+		{"retrylab_retry_rate", "gauge", "retrylab_retry_rate", nil, 0.75},
+		{"retrylab_amplification", "gauge", "retrylab_amplification", nil, 2.5},
+		{"retrylab_failed_attempts", "counter", "retrylab_failed_attempts_total", map[string]string{"failure_type": "server_error"}, 4},
+		{"retrylab_failed_attempts_by_status", "counter", "retrylab_failed_attempts_by_status_total", map[string]string{"status": "503"}, 4},
+		{"retrylab_escalations", "counter", "retrylab_escalations_total", map[string]string{"from": "L2", "to": "L3"}, 1},
+		{"retrylab_avg_repair_iterations", "gauge", "retrylab_avg_repair_iterations", nil, 3},
+		{"retrylab_alert_state", "gauge", "retrylab_alert_state", map[string]string{"alert": "provider_retry_rate", "state": "firing"}, 1},
+		{"retrylab_alert_state", "gauge", "retrylab_alert_state", map[string]string{"alert": "provider_retry_rate", "state": "ok"}, 0},
+		{"retrylab_alert_state", "gauge", "retrylab_alert_state", map[string]string{"alert": "diagnosis_rate", "state": "warning"}, 1},
+		{"retrylab_retry_delay_seconds", "histogram", "retrylab_retry_delay_seconds_count", nil, 6},
+		{"retrylab_retry_delay_seconds", "histogram", "retrylab_retry_delay_seconds_sum", nil, 8},
+		// Delays 500 1000 1000 1500 2000 2000 ms: le=0.5 → 1, le=1 → 3, le=2 → 6.
+		{"retrylab_retry_delay_seconds", "histogram", "retrylab_retry_delay_seconds_bucket", map[string]string{"le": "0.25"}, 0},
+		{"retrylab_retry_delay_seconds", "histogram", "retrylab_retry_delay_seconds_bucket", map[string]string{"le": "0.5"}, 1},
+		{"retrylab_retry_delay_seconds", "histogram", "retrylab_retry_delay_seconds_bucket", map[string]string{"le": "1.0"}, 3},
+		{"retrylab_retry_delay_seconds", "histogram", "retrylab_retry_delay_seconds_bucket", map[string]string{"le": "2.0"}, 6},
+		{"retrylab_retry_delay_seconds", "histogram", "retrylab_retry_delay_seconds_bucket", map[string]string{"le": "64.0"}, 6},
+		{"retrylab_retry_delay_seconds", "histogram", "retrylab_retry_delay_seconds_bucket", map[string]string{"le": "+Inf"}, 6},
 	}
 	for _, c := range checks {
-		if got := value(c.name, c.labels); got != c.want {
-			t.Errorf("%s%v = %v, want %v", c.name, c.labels, got, c.want)
+		if got := value(c.family, c.typ, c.sample, c.labels); got != c.want {
+			t.Errorf("%s%v = %v, want %v", c.sample, c.labels, got, c.want)
 		}
 	}
-	h := fams["retrylab_retry_delay_seconds"].GetMetric()[0].GetHistogram()
-	if h.GetSampleCount() != 6 || h.GetSampleSum() != 8 {
-		t.Errorf("delay histogram count/sum = %d/%v, want 6/8", h.GetSampleCount(), h.GetSampleSum())
+}
+
+// TestOMParseRejects makes sure the checker behind the OpenMetrics tests
+// catches what it is there to catch.
+func TestOMParseRejects(t *testing.T) {
+	tests := []struct{ name, in string }{
+		{"counter sample without _total", "# TYPE a counter\na 1\n# EOF\n"},
+		{"gauge sample with _total", "# TYPE a gauge\na_total 1\n# EOF\n"},
+		{"sample of an undeclared family", "# TYPE a counter\nb_total 1\n# EOF\n"},
+		{"untyped sample", "a 1\n# EOF\n"},
+		{"family declared twice", "# TYPE a gauge\na 1\n# TYPE a gauge\n# EOF\n"},
+		{"repeated series", "# TYPE a gauge\na{x=\"1\"} 1\na{x=\"1\"} 2\n# EOF\n"},
+		{"no EOF", "# TYPE a gauge\na 1\n"},
+		{"unit not a suffix", "# TYPE a histogram\n# UNIT a seconds\na_bucket{le=\"+Inf\"} 0\na_count 0\na_sum 0\n# EOF\n"},
+		{"le not canonical", "# TYPE a histogram\na_bucket{le=\"1\"} 0\na_bucket{le=\"+Inf\"} 0\na_count 0\na_sum 0\n# EOF\n"},
+		{"no +Inf bucket", "# TYPE a histogram\na_bucket{le=\"1.0\"} 0\na_count 0\na_sum 0\n# EOF\n"},
+		{"count differs from +Inf", "# TYPE a histogram\na_bucket{le=\"+Inf\"} 2\na_count 1\na_sum 0\n# EOF\n"},
+		{"buckets not increasing", "# TYPE a histogram\na_bucket{le=\"2.0\"} 0\na_bucket{le=\"1.0\"} 0\na_bucket{le=\"+Inf\"} 0\na_count 0\na_sum 0\n# EOF\n"},
+		{"negative counter", "# TYPE a counter\na_total -1\n# EOF\n"},
 	}
-	b := h.GetBucket()
-	// Delays 500 1000 1000 1500 2000 2000 ms: le=0.5 → 1, le=1 → 3, le=2 → 6.
-	got := map[float64]uint64{}
-	for _, x := range b {
-		got[x.GetUpperBound()] = x.GetCumulativeCount()
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if _, err := omParse(tt.in); err == nil {
+				t.Errorf("omParse(%q) = nil error, want one", tt.in)
+			}
+		})
 	}
-	for le, want := range map[float64]uint64{0.25: 0, 0.5: 1, 1: 3, 2: 6, 64: 6} {
-		if got[le] != want {
-			t.Errorf("bucket le=%v: %d, want %d", le, got[le], want)
-		}
-	}
-	if !strings.Contains(buf.String(), `retrylab_retry_delay_seconds_bucket{le="+Inf"} 6`) {
-		t.Error(`missing le="+Inf" bucket`)
+	if _, err := omParse("# TYPE a_seconds histogram\n# UNIT a_seconds seconds\n# HELP a_seconds x\na_seconds_bucket{le=\"0.5\"} 1\na_seconds_bucket{le=\"1.0\"} 1\na_seconds_bucket{le=\"+Inf\"} 2\na_seconds_count 2\na_seconds_sum 3.5\n# TYPE b counter\nb_total{k=\"v \\\"q\\\"\"} 1\n# EOF\n"); err != nil {
+		t.Errorf("valid exposition rejected: %v", err)
 	}
 }
 
@@ -170,6 +216,9 @@ func TestAnalysisOpenMetricsUniqueSeries(t *testing.T) {
 	var buf bytes.Buffer
 	if err := AnalysisOpenMetrics(&buf, a); err != nil {
 		t.Fatal(err)
+	}
+	if _, err := omParse(buf.String()); err != nil {
+		t.Errorf("OpenMetrics: %v", err)
 	}
 	seen := map[string]bool{}
 	for _, line := range strings.Split(buf.String(), "\n") {
