@@ -94,7 +94,7 @@ func TestAnalysisOpenMetricsParses(t *testing.T) {
 		"retrylab_escalations": "counter", "retrylab_escalations_by_reason": "counter",
 		"retrylab_group_requests": "counter", "retrylab_group_retry_rate": "gauge",
 		"retrylab_group_failure_rate": "gauge",
-		"retrylab_alert_state": "gauge", "retrylab_alert_value": "gauge", "retrylab_alert_threshold": "gauge",
+		"retrylab_alert_state":        "gauge", "retrylab_alert_value": "gauge", "retrylab_alert_threshold": "gauge",
 	}
 	for _, name := range trace.MetricNames {
 		wantTypes["retrylab_"+name] = "gauge"
