@@ -28,6 +28,7 @@ type EnvConfig struct {
 	RunID     string
 	Log       io.Writer           // progress lines; nil = discard
 	OnAttempt func(ServerAttempt) // optional live callback when an attempt ends
+	Now       func() time.Time    // clock of Arrived and Ended; nil = time.Now
 }
 
 // ServerAttempt is what the mock server saw of one attempt: one connection
@@ -167,6 +168,9 @@ func StartEnv(ctx context.Context, cfg EnvConfig) (*Env, error) {
 		now:      time.Now,
 		done:     make(chan struct{}),
 		conns:    map[net.Conn]bool{},
+	}
+	if cfg.Now != nil {
+		e.now = cfg.Now
 	}
 	e.cond = sync.NewCond(&e.mu)
 	e.proxy, err = cfg.Toxi.createProxy(ctx, cfg.Scenario.Name, ln.Addr().String())
@@ -542,13 +546,14 @@ func (e *Env) finish(st *attemptState, n int) {
 	e.mu.Lock()
 	e.attempts[n-1] = st.rec
 	e.mu.Unlock()
-	dur := st.rec.Ended.Sub(st.rec.Arrived)
+	// One rounding for the journal and the log.
+	dur := st.rec.Ended.Sub(st.rec.Arrived).Round(time.Millisecond)
 	_ = e.cfg.Journal.Emit(trace.TypeMockResponse, trace.MockResponse{
 		Attempt: n, Fault: st.rec.Fault, Status: st.rec.Status, Bytes: st.rec.Bytes,
 		DurationMs: dur.Milliseconds(), ClosedBy: st.rec.ClosedBy, FinishedAt: st.rec.Ended.UTC(),
 	})
 	e.logf("attempt %d: %s → %s, %d bytes, %s, closed by %s", n, st.rec.Fault, statusText(st.rec.Status),
-		st.rec.Bytes, dur.Round(time.Millisecond), st.rec.ClosedBy)
+		st.rec.Bytes, dur, st.rec.ClosedBy)
 	if e.cfg.OnAttempt != nil {
 		e.cfg.OnAttempt(st.rec)
 	}

@@ -708,3 +708,57 @@ func TestEnvNonAttempts(t *testing.T) {
 		t.Errorf("attempts (-want +got):\n%s", diff)
 	}
 }
+
+// TestEnvDurationRounding: the journal's durationMs and the log line round
+// the attempt's duration the same way (it used to truncate in one).
+func TestEnvDurationRounding(t *testing.T) {
+	toxi := startToxi(t)
+	var mu sync.Mutex
+	clock := time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)
+	now := func() time.Time { // 0.9 ms per reading: never a whole millisecond
+		mu.Lock()
+		defer mu.Unlock()
+		clock = clock.Add(900 * time.Microsecond)
+		return clock
+	}
+	path := filepath.Join(t.TempDir(), "server.jsonl")
+	j, err := trace.Create(path, "r-test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	log := &syncBuffer{}
+	ended := make(chan ServerAttempt, 1)
+	sc := &Scenario{Name: "rounding", Provider: ProviderAnthropic, Attempts: []Fault{{Status: 529}}}
+	env, err := StartEnv(t.Context(), EnvConfig{Scenario: sc, Toxi: toxi, Journal: j, RunID: "r-test", Log: log, Now: now,
+		OnAttempt: func(a ServerAttempt) { ended <- a }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	post(t, t.Context(), env.BaseURL(), PathAnthropic)
+	a := <-ended
+	env.Close()
+	j.Close()
+	want := a.Ended.Sub(a.Arrived).Round(time.Millisecond)
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got int64 = -1
+	sc2 := bufio.NewScanner(bytes.NewReader(raw))
+	for sc2.Scan() {
+		var ev trace.Event
+		if json.Unmarshal(sc2.Bytes(), &ev) == nil && ev.Type == trace.TypeMockResponse {
+			var p trace.MockResponse
+			if err := ev.Decode(&p); err != nil {
+				t.Fatal(err)
+			}
+			got = p.DurationMs
+		}
+	}
+	if got != want.Milliseconds() {
+		t.Errorf("journal durationMs = %d, want %d (the duration %v rounded)", got, want.Milliseconds(), a.Ended.Sub(a.Arrived))
+	}
+	if s := fmt.Sprintf(", %s, closed by", want); !strings.Contains(log.String(), s) {
+		t.Errorf("log lacks %q:\n%s", s, log.String())
+	}
+}
