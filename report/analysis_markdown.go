@@ -16,14 +16,25 @@ func AnalysisMarkdown(w io.Writer, a *trace.Analysis) error {
 	fmt.Fprintf(bw, "## Retry analysis\n\n%s\n", anInputs(a))
 	for _, s := range analysisSections(a) {
 		fmt.Fprintf(bw, "\n### %s\n\n", s.title)
-		writeMDRow(bw, s.header)
-		seps := make([]string, len(s.header))
-		for i := range seps {
-			seps[i] = "---"
+		if s.summary != "" {
+			fmt.Fprintf(bw, "%s\n", mdText(s.summary))
+			if len(s.rows) > 0 {
+				bw.WriteString("\n")
+			}
 		}
-		writeMDRow(bw, seps)
-		for _, r := range s.rows {
-			writeMDRow(bw, r)
+		if len(s.rows) > 0 {
+			writeMDRow(bw, s.header)
+			seps := make([]string, len(s.header))
+			for i := range seps {
+				seps[i] = "---"
+			}
+			writeMDRow(bw, seps)
+			for _, r := range s.rows {
+				writeMDRow(bw, r)
+			}
+		}
+		if s.note != "" {
+			fmt.Fprintf(bw, "\n%s\n", mdText(s.note))
 		}
 	}
 	return bw.Flush()
@@ -32,7 +43,13 @@ func AnalysisMarkdown(w io.Writer, a *trace.Analysis) error {
 func writeMDRow(w io.Writer, cells []string) {
 	esc := make([]string, len(cells))
 	for i, c := range cells {
-		esc[i] = strings.ReplaceAll(strings.ReplaceAll(c, "|", `\|`), "\n", " ")
+		esc[i] = mdText(c)
 	}
 	fmt.Fprintf(w, "| %s |\n", strings.Join(esc, " | "))
 }
+
+// mdText keeps data from breaking a table row or being read as HTML (a
+// model named "<script>" shows as written).
+func mdText(s string) string { return mdEscaper.Replace(s) }
+
+var mdEscaper = strings.NewReplacer("|", `\|`, "\n", " ", "\r", " ", "&", "&amp;", "<", "&lt;", ">", "&gt;")

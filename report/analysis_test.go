@@ -241,3 +241,82 @@ func TestAnalysisOpenMetricsUniqueSeries(t *testing.T) {
 		}
 	}
 }
+
+func TestAnDur(t *testing.T) {
+	tests := []struct {
+		ms   int64
+		want string
+	}{
+		{0, "0ms"},
+		{350, "350ms"},
+		{999, "999ms"},
+		{1000, "1.0s"},
+		{2000, "2.0s"},
+		{81579, "81.6s"},
+		{99_949, "99.9s"},
+		{150_000, "2.5min"},
+		{7_200_000, "2.0h"},
+	}
+	for _, tt := range tests {
+		if got := anDur(tt.ms); got != tt.want {
+			t.Errorf("anDur(%d) = %q, want %q", tt.ms, got, tt.want)
+		}
+	}
+}
+
+// TestAnalysisHumanOutput is a regression test for the people-facing
+// renderers: raw "81579ms" durations, empty model cells, an interval column
+// labelled "interval (95%)" that showed two one-sided 95% bounds (a 90%
+// interval), and escalation reasons listed in the from/to columns.
+func TestAnalysisHumanOutput(t *testing.T) {
+	dir := t.TempDir()
+	lines := `{"v":1,"type":"ProviderRequestFinished","runId":"r1","payload":{"provider":"anthropic","durationMs":81579,"success":true,"retries":1}}
+{"v":1,"type":"RetryAttempt","runId":"r1","payload":{"provider":"anthropic","failureType":"overloaded","status":529,"willRetry":true,"delayMs":2000}}
+{"v":1,"type":"RunEscalated","runId":"r1","payload":{"from":"haiku","to":"sonnet","reason":"auto_after_retries"}}
+`
+	if err := os.WriteFile(filepath.Join(dir, "trace.jsonl"), []byte(lines), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	a := analyzeDir(t, dir, 0.975)
+	var md, tbl bytes.Buffer
+	if err := AnalysisMarkdown(&md, a); err != nil {
+		t.Fatal(err)
+	}
+	if err := AnalysisTable(&tbl, a); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"| request duration | 1 | 81.6s | 81.6s | 81.6s | 81.6s | 81.6s |",
+		"| wait before a retry | 1 | 2.0s | 2.0s | 2.0s | 2.0s | 2.0s |",
+		"| anthropic | (none) | 1 |",
+		"| rate | value | n | 95% interval |",
+		"each bound is one-sided 97.5%",
+		"### Escalations by path\n\n1 escalation in 1 of 1 run (100.0% of runs).\n\n| from | to | count |\n| --- | --- | --- |\n| haiku | sonnet | 1 |\n",
+		"### Escalations by reason\n\n| reason | count |\n| --- | --- |\n| auto_after_retries | 1 |\n",
+	} {
+		if !strings.Contains(md.String(), want) {
+			t.Errorf("markdown lacks %q:\n%s", want, md.String())
+		}
+	}
+	for _, bad := range []string{"ms /", "81579", "interval (95%)", "| reason | auto_after_retries"} {
+		if strings.Contains(md.String(), bad) || strings.Contains(tbl.String(), bad) {
+			t.Errorf("output contains %q", bad)
+		}
+	}
+	if !strings.Contains(tbl.String(), "│ anthropic │ (none) │") {
+		t.Errorf("table lacks the (none) model cell:\n%s", tbl.String())
+	}
+}
+
+func analyzeDir(t *testing.T, dir string, confidence float64) *trace.Analysis {
+	t.Helper()
+	files, err := trace.Discover([]string{dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := trace.Analyze(context.Background(), files, trace.Options{Alerts: trace.DefaultAlerts(), MinSamples: 1, Confidence: confidence})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
+}
