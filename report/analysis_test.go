@@ -40,6 +40,7 @@ func TestAnalysisGolden(t *testing.T) {
 		{"analysis_json", func(b *bytes.Buffer, a *trace.Analysis) error { return AnalysisJSON(b, a) }},
 		{"analysis_markdown", func(b *bytes.Buffer, a *trace.Analysis) error { return AnalysisMarkdown(b, a) }},
 		{"analysis_openmetrics", func(b *bytes.Buffer, a *trace.Analysis) error { return AnalysisOpenMetrics(b, a) }},
+		{"analysis_html", func(b *bytes.Buffer, a *trace.Analysis) error { return AnalysisHTML(b, a) }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -319,4 +320,47 @@ func analyzeDir(t *testing.T, dir string, confidence float64) *trace.Analysis {
 		t.Fatal(err)
 	}
 	return a
+}
+
+// TestAnalysisHTMLEscapes feeds hostile strings through every kind of cell
+// (group keys, escalation paths and reasons, failure types, unknown event
+// types) and checks they come out as text, and that the page stays
+// self-contained.
+func TestAnalysisHTMLEscapes(t *testing.T) {
+	dir := t.TempDir()
+	lines := `{"v":1,"type":"ProviderRequestFinished","runId":"r1","payload":{"provider":"<b>p</b>","model":"<script>alert(1)</script>","durationMs":5,"success":false,"retries":1}}
+{"v":1,"type":"RetryAttempt","runId":"r1","payload":{"failureType":"<img src=x onerror=alert(2)>","willRetry":true,"delayMs":1}}
+{"v":1,"type":"RunEscalated","runId":"r1","payload":{"from":"\"><script>x</script>","to":"a&b","reason":"</td><script>"}}
+{"v":1,"type":"<style>evil</style>","runId":"r1","payload":{}}
+`
+	if err := os.WriteFile(filepath.Join(dir, "trace.jsonl"), []byte(lines), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	a := analyzeDir(t, dir, 0)
+	var buf bytes.Buffer
+	if err := AnalysisHTML(&buf, a); err != nil {
+		t.Fatal(err)
+	}
+	page := buf.String()
+	for _, bad := range []string{"<script", "<img", "<b>", "</td><script>", "<style>evil", "http://", "https://", "<link", "<script src"} {
+		if strings.Contains(page, bad) {
+			t.Errorf("page contains %q:\n%s", bad, page)
+		}
+	}
+	for _, want := range []string{
+		"&lt;script&gt;alert(1)&lt;/script&gt;",
+		"&lt;b&gt;p&lt;/b&gt;",
+		"&lt;img src=x onerror=alert(2)&gt;",
+		"a&amp;b",
+		"&lt;/td&gt;&lt;script&gt;",
+		"&lt;style&gt;evil&lt;/style&gt;=1",
+		`<tr class="state-firing">`,
+	} {
+		if !strings.Contains(page, want) {
+			t.Errorf("page lacks %q:\n%s", want, page)
+		}
+	}
+	if n := strings.Count(page, "<style>"); n != 1 {
+		t.Errorf("page has %d <style> elements, want 1 (the inline CSS)", n)
+	}
 }
