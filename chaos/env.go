@@ -11,12 +11,12 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"regexp"
 	"strings"
 	"sync"
 	"time"
 
 	toxiclient "github.com/Shopify/toxiproxy/v2/client"
+	"github.com/retrylab/retrylab/retry/provider"
 	"github.com/retrylab/retrylab/trace"
 )
 
@@ -28,7 +28,11 @@ type EnvConfig struct {
 	RunID     string
 	Log       io.Writer           // progress lines; nil = discard
 	OnAttempt func(ServerAttempt) // optional live callback when an attempt ends
-	Now       func() time.Time    // clock of Arrived and Ended; nil = time.Now
+	// OnSecret, if set, is called with every API key value a client sent
+	// (x-api-key, api-key, the Authorization token), so that the caller can
+	// scrub those exact strings from what it writes.
+	OnSecret func(string)
+	Now      func() time.Time // clock of Arrived and Ended; nil = time.Now
 }
 
 // ServerAttempt is what the mock server saw of one attempt: one connection
@@ -245,7 +249,27 @@ func (e *Env) Close() error {
 }
 
 func (e *Env) logf(format string, args ...any) {
-	fmt.Fprintf(e.cfg.Log, "[mock] %s: "+format+"\n", append([]any{e.cfg.Scenario.Name}, args...)...)
+	fmt.Fprint(e.cfg.Log, redactSecrets(fmt.Sprintf("[mock] %s: "+format+"\n", append([]any{e.cfg.Scenario.Name}, args...)...)))
+}
+
+// noteSecrets hands the key values of a request's headers to OnSecret.
+func (e *Env) noteSecrets(h http.Header) {
+	if e.cfg.OnSecret == nil {
+		return
+	}
+	for _, name := range []string{"X-Api-Key", "Api-Key", "Authorization"} {
+		for _, v := range h.Values(name) {
+			v = strings.TrimSpace(v)
+			if name == "Authorization" {
+				if scheme, tok, ok := strings.Cut(v, " "); ok && (strings.EqualFold(scheme, "bearer") || strings.EqualFold(scheme, "basic")) {
+					v = strings.TrimSpace(tok)
+				}
+			}
+			if v != "" {
+				e.cfg.OnSecret(v)
+			}
+		}
+	}
 }
 
 func (e *Env) acceptLoop() {
@@ -340,6 +364,7 @@ func (e *Env) serve(c net.Conn, arrived time.Time, readyAt int) {
 	req, err := http.ReadRequest(br)
 	var body []byte
 	if err == nil {
+		e.noteSecrets(req.Header)
 		body, err = io.ReadAll(io.LimitReader(req.Body, 32<<20))
 	}
 	if err != nil {
@@ -672,7 +697,5 @@ func requestFields(body []byte) (model string, stream, includeUsage bool) {
 	return v.Model, v.Stream, v.StreamOptions.IncludeUsage
 }
 
-var mockSecretRE = regexp.MustCompile(`sk-[A-Za-z0-9_\-]{4,}|(?i)bearer\s+\S+`)
-
 // redactSecrets removes anything that looks like an API key from s.
-func redactSecrets(s string) string { return mockSecretRE.ReplaceAllString(s, "[redacted]") }
+func redactSecrets(s string) string { return provider.Redact(s) }

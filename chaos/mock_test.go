@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -193,7 +194,7 @@ func FuzzRequestModel(f *testing.F) {
 	f.Fuzz(func(t *testing.T, body []byte) {
 		model, _, _ := requestFields(body)
 		m := redactSecrets(model)
-		if mockSecretRE.MatchString(m) {
+		if regexp.MustCompile(`sk-[A-Za-z0-9_\-]{4,}`).MatchString(m) {
 			t.Errorf("redacted model %q still holds a secret", m)
 		}
 	})

@@ -8,13 +8,15 @@ import (
 	"fmt"
 	"hash/fnv"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/retrylab/retrylab/retry/provider"
 	"github.com/retrylab/retrylab/trace"
 )
 
@@ -155,12 +157,22 @@ func (r *Runner) runScenario(ctx context.Context, sc *Scenario, dir string) (res
 			res.Client = strings.Join(sc.Client.Command, " ")
 		}
 	}
+	sec := newSecrets()
 	defer func() {
 		res.DurationMs = time.Since(start).Milliseconds()
 		res.Passed = res.Error == "" && len(res.FailedChecks()) == 0
+		sec.scrubResult(&res)
 		if err := writeJSON(filepath.Join(dir, "result.json"), res); err != nil && res.Error == "" {
 			res.Error = err.Error()
 			res.Passed = false
+		}
+		// Every file is closed by now (deferred later, run earlier).
+		if err := sec.scrubDir(dir); err != nil {
+			r.logf(sc.Name, "scrubbing keys from the run folder: %v", err)
+			if res.Error == "" {
+				res.Error = "scrubbing keys from the run folder: " + err.Error()
+				res.Passed = false
+			}
 		}
 		verdict := "PASS"
 		if !res.Passed {
@@ -184,12 +196,13 @@ func (r *Runner) runScenario(ctx context.Context, sc *Scenario, dir string) (res
 		return res
 	}
 	defer journal.Close()
-	logw := r.lineWriter(sc.Name)
+	logw := r.lineWriter(sc.Name, sec)
 	// The mock's own log is detailed; it goes to mock.log in the run folder.
-	mockLog := &redactFile{path: filepath.Join(dir, "mock.log")}
+	mockLog := &redactFile{path: filepath.Join(dir, "mock.log"), scrub: sec.scrub}
 	defer mockLog.Close()
 	r.logf(sc.Name, "starting (%d faults, timeScale %g, client %s)", len(sc.Attempts), scale, res.Client)
 	env, err := StartEnv(ctx, EnvConfig{Scenario: sc, Toxi: r.Toxi, Journal: journal, RunID: runID, Log: mockLog,
+		OnSecret: sec.add,
 		OnAttempt: func(a ServerAttempt) {
 			met := "ok"
 			if a.N-1 < len(sc.Attempts) {
@@ -212,7 +225,7 @@ func (r *Runner) runScenario(ctx context.Context, sc *Scenario, dir string) (res
 	tracePath := filepath.Join(dir, "trace.jsonl")
 	var cr clientRun
 	if external {
-		cr = r.runExternal(ctx, sc, env.BaseURL(), dir, tracePath, cmd, scale, deadline)
+		cr = r.runExternal(ctx, sc, env.BaseURL(), dir, tracePath, cmd, scale, deadline, sec)
 	} else {
 		cctx, cancel := context.WithTimeout(ctx, deadline)
 		cr, err = r.runBuiltin(cctx, sc, env.BaseURL(), tracePath, runID, scale, logw)
@@ -367,9 +380,9 @@ func (r *Runner) logf(name, format string, args ...any) {
 
 // lineWriter returns a writer that turns whatever is written into progress
 // lines prefixed with the scenario's name, with secrets redacted.
-func (r *Runner) lineWriter(name string) *prefixWriter {
+func (r *Runner) lineWriter(name string, sec *secrets) *prefixWriter {
 	p := &progress{emit: func(line string) { r.logf(name, "%s", line) }}
-	return &prefixWriter{emit: p.line}
+	return &prefixWriter{emit: p.line, scrub: sec.scrub}
 }
 
 func failedCheckNames(cs []Check) []string {
@@ -381,9 +394,17 @@ func failedCheckNames(cs []Check) []string {
 }
 
 type prefixWriter struct {
-	mu   sync.Mutex
-	buf  []byte
-	emit func(string)
+	mu    sync.Mutex
+	buf   []byte
+	emit  func(string)
+	scrub func(string) string // nil: redact
+}
+
+func (w *prefixWriter) clean(s string) string {
+	if w.scrub != nil {
+		return w.scrub(s)
+	}
+	return redact(s)
 }
 
 func (w *prefixWriter) Write(p []byte) (int, error) {
@@ -395,7 +416,7 @@ func (w *prefixWriter) Write(p []byte) (int, error) {
 		if i < 0 {
 			break
 		}
-		w.emit(redact(string(w.buf[:i])))
+		w.emit(w.clean(string(w.buf[:i])))
 		w.buf = w.buf[i+1:]
 	}
 	return len(p), nil
@@ -406,14 +427,93 @@ func (w *prefixWriter) Flush() {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if len(w.buf) > 0 {
-		w.emit(redact(string(w.buf)))
+		w.emit(w.clean(string(w.buf)))
 		w.buf = nil
 	}
 }
 
-var secretRE = regexp.MustCompile(`sk-[A-Za-z0-9_\-]{4,}`)
+func redact(s string) string { return provider.Redact(s) }
 
-func redact(s string) string { return secretRE.ReplaceAllString(s, "sk-***") }
+// secrets is the set of exact key values the mock saw a scenario's client
+// send, plus FakeAPIKey. A hidden external client may send a key that does
+// not look like sk-...; every run file of the scenario is scrubbed of them.
+type secrets struct {
+	mu   sync.Mutex
+	keys []string
+}
+
+func newSecrets() *secrets { return &secrets{keys: []string{FakeAPIKey}} }
+
+func (s *secrets) add(k string) {
+	if s == nil || len(k) < provider.MinSecretLen {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !slices.Contains(s.keys, k) {
+		s.keys = append(s.keys, k)
+	}
+}
+
+func (s *secrets) list() []string {
+	if s == nil {
+		return nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.keys)
+}
+
+// scrub removes the known keys and anything that looks like a key from t.
+func (s *secrets) scrub(t string) string { return provider.RedactExact(t, s.list()) }
+
+// scrubDir rewrites every file under dir with the known keys and anything
+// that looks like a key removed. Compressed files (.gz) are left alone.
+func (s *secrets) scrubDir(dir string) error {
+	var errs []error
+	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			errs = append(errs, err)
+			return nil
+		}
+		if d.IsDir() || strings.HasSuffix(path, ".gz") {
+			return nil
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			errs = append(errs, err)
+			return nil
+		}
+		if r := s.scrub(string(b)); r != string(b) {
+			if err := os.WriteFile(path, []byte(r), 0o644); err != nil {
+				errs = append(errs, err)
+			}
+		}
+		return nil
+	})
+	return errors.Join(append(errs, err)...)
+}
+
+// scrubResult removes the known keys from every string of res.
+func (s *secrets) scrubResult(res *Result) {
+	for _, p := range []*string{&res.Name, &res.File, &res.Description, &res.Outcome, &res.Client, &res.Dir, &res.Error} {
+		*p = s.scrub(*p)
+	}
+	for i := range res.FailureTypes {
+		res.FailureTypes[i] = s.scrub(res.FailureTypes[i])
+	}
+	for i := range res.Faults {
+		res.Faults[i] = s.scrub(res.Faults[i])
+	}
+	for i := range res.Checks {
+		c := &res.Checks[i]
+		c.Name, c.Want, c.Got, c.Where = s.scrub(c.Name), s.scrub(c.Want), s.scrub(c.Got), s.scrub(c.Where)
+	}
+	for i := range res.Escalations {
+		e := &res.Escalations[i]
+		e.From, e.To, e.Reason = s.scrub(e.From), s.scrub(e.To), s.scrub(e.Reason)
+	}
+}
 
 // Shard returns the scenarios of shard i (1-based) of n: every n-th
 // scenario in name order, starting with the i-th.

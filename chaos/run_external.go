@@ -1,6 +1,7 @@
 package chaos
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -20,7 +21,7 @@ import (
 // stderr go to the run folder with secrets redacted. Exit code 0 is the
 // success outcome, any other exit is failure; a client still running at the
 // deadline is killed (its whole process group) and fails the "client" check.
-func (r *Runner) runExternal(ctx context.Context, sc *Scenario, baseURL, dir, tracePath, cmd string, scale float64, deadline time.Duration) clientRun {
+func (r *Runner) runExternal(ctx context.Context, sc *Scenario, baseURL, dir, tracePath, cmd string, scale float64, deadline time.Duration, sec *secrets) clientRun {
 	var c *exec.Cmd
 	display := cmd
 	if cmd != "" {
@@ -47,8 +48,8 @@ func (r *Runner) runExternal(ctx context.Context, sc *Scenario, baseURL, dir, tr
 	// stdout or stderr open forever; without WaitDelay, Wait would wait for
 	// it, past the deadline.
 	c.WaitDelay = clientWaitDelay
-	stdout := &redactFile{path: filepath.Join(dir, "stdout.txt")}
-	stderr := &redactFile{path: filepath.Join(dir, "stderr.txt")}
+	stdout := &redactFile{path: filepath.Join(dir, "stdout.txt"), scrub: sec.scrub}
+	stderr := &redactFile{path: filepath.Join(dir, "stderr.txt"), scrub: sec.scrub}
 	c.Stdout, c.Stderr = stdout, stderr
 	defer stdout.Close()
 	defer stderr.Close()
@@ -98,7 +99,7 @@ func (r *Runner) runExternal(ctx context.Context, sc *Scenario, baseURL, dir, tr
 	if exit.ExitCode == 0 && exit.Problem == "" {
 		out.outcome = "success"
 	}
-	if err := redactTrace(tracePath); err != nil {
+	if err := redactTrace(tracePath, sec.scrub); err != nil {
 		fmt.Fprintln(stderr, "retrylab: redacting the client's trace:", err)
 	}
 	return out
@@ -109,8 +110,9 @@ const clientWaitDelay = 2 * time.Second
 
 // redactTrace rewrites the trace an external client wrote with API keys
 // redacted, as its stdout and stderr are: no run file may hold a key. A
-// missing trace is fine.
-func redactTrace(path string) error {
+// missing trace is fine. (The runner scrubs the whole run folder again at
+// the end, with every key the mock saw.)
+func redactTrace(path string, scrub func(string) string) error {
 	b, err := os.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil
@@ -118,31 +120,31 @@ func redactTrace(path string) error {
 	if err != nil {
 		return err
 	}
-	if r := redact(string(b)); r != string(b) {
+	if r := scrub(string(b)); r != string(b) {
 		return os.WriteFile(path, []byte(r), 0o644)
 	}
 	return nil
 }
 
 // redactFile is an output file whose lines have API keys redacted. It is
-// created on first write, so a silent client leaves an empty file.
+// created on first write, so a silent client leaves an empty file. Output is
+// written at newlines only (and at Close), so that a key is never split
+// across two writes and missed.
 type redactFile struct {
-	mu   sync.Mutex
-	path string
-	f    *os.File
-	buf  []byte
+	mu    sync.Mutex
+	path  string
+	f     *os.File
+	buf   []byte
+	scrub func(string) string // nil: redact
 }
 
 func (w *redactFile) Write(p []byte) (int, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.buf = append(w.buf, p...)
-	i := strings.LastIndexByte(string(w.buf), '\n')
+	i := bytes.LastIndexByte(w.buf, '\n')
 	if i < 0 {
-		if len(w.buf) < 64<<10 {
-			return len(p), nil
-		}
-		i = len(w.buf) - 1
+		return len(p), nil
 	}
 	if err := w.flush(w.buf[:i+1]); err != nil {
 		return 0, err
@@ -159,7 +161,11 @@ func (w *redactFile) flush(b []byte) error {
 		}
 		w.f = f
 	}
-	_, err := w.f.WriteString(redact(string(b)))
+	clean := redact
+	if w.scrub != nil {
+		clean = w.scrub
+	}
+	_, err := w.f.WriteString(clean(string(b)))
 	return err
 }
 

@@ -51,8 +51,9 @@ func byName(s *Summary) map[string]Result {
 	return m
 }
 
-// assertNoKey proves that the fake API key reached no run file.
-func assertNoKey(t *testing.T, dir string) {
+// assertNoKey proves that the fake API key (and the other keys given)
+// reached no run file.
+func assertNoKey(t *testing.T, dir string, others ...string) {
 	t.Helper()
 	n := 0
 	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
@@ -64,8 +65,10 @@ func assertNoKey(t *testing.T, dir string) {
 		if err != nil {
 			return err
 		}
-		if strings.Contains(string(b), FakeAPIKey) {
-			t.Errorf("%s contains the API key", p)
+		for _, k := range append([]string{FakeAPIKey}, others...) {
+			if strings.Contains(string(b), k) {
+				t.Errorf("%s contains the API key %q", p, k)
+			}
 		}
 		return nil
 	})
@@ -163,6 +166,27 @@ expect: {outcome: success, attempts: 3, failureTypes: [overloaded, rate_limit], 
 client: {command: [sh, -c, 'echo "key=$ANTHROPIC_API_KEY" >&2; kill -9 $$']}
 expect: {outcome: failure}
 `),
+		// A client that sends keys that do not look like sk-... and prints
+		// them everywhere: stdout (one past a 64 KiB line, where a forced
+		// flush used to split it), stderr without a final newline, its
+		// trace.
+		parse(t, "plain-key", `
+client:
+  command:
+    - python3
+    - -c
+    - |
+      import json, os, sys, urllib.request
+      k1, k2 = "hidden-plain-" + "key-777", "other-plain-" + "token-888"
+      req = urllib.request.Request(os.environ["ANTHROPIC_BASE_URL"] + "/v1/messages", method="POST",
+          data=b'{"model":"m","stream":true}', headers={"x-api-key": k1, "Authorization": "Bearer " + k2})
+      urllib.request.urlopen(req).read()
+      print("x" * 65530 + k1 + " " + k2)
+      with open(os.environ["RETRYLAB_TRACE"], "a") as f:
+          f.write(json.dumps({"v": 1, "type": "ProviderRequestFinished", "payload": {"success": True, "retries": 0, "note": k1 + k2}}) + "\n")
+      sys.stderr.write("keys " + k1 + " " + k2)
+expect: {outcome: success, attempts: 1}
+`),
 		// A client that hangs past maxDuration.
 		parse(t, "hang", `
 client: {command: [sh, -c, 'echo started; exec sleep 30']}
@@ -170,14 +194,28 @@ expect: {outcome: failure, maxDuration: 500ms}
 `),
 	}
 	out := t.TempDir()
-	r := &Runner{Toxi: toxi, Out: out, Seed: 1}
+	progress := &syncBuffer{}
+	r := &Runner{Toxi: toxi, Out: out, Seed: 1, Progress: progress}
 	sum, err := r.Run(context.Background(), scs)
 	if err != nil {
 		t.Fatal(err)
 	}
 	res := byName(sum)
-	if !res["python"].Passed {
-		t.Errorf("python client scenario failed: %+v", res["python"].FailedChecks())
+	for _, name := range []string{"python", "plain-key"} {
+		if !res[name].Passed {
+			t.Errorf("%s client scenario failed: %+v %s", name, res[name].FailedChecks(), res[name].Error)
+		}
+	}
+	if b, _ := os.ReadFile(filepath.Join(sum.RunDir, "plain-key", "stderr.txt")); string(b) != "keys *** ***" {
+		t.Errorf("plain-key stderr.txt = %q, want the keys scrubbed", b)
+	}
+	if b, _ := os.ReadFile(filepath.Join(sum.RunDir, "plain-key", "stdout.txt")); !strings.HasSuffix(string(b), "x*** ***\n") {
+		t.Errorf("plain-key stdout.txt ends %q, want the keys scrubbed", b[max(len(b)-40, 0):])
+	}
+	for _, k := range []string{"hidden-plain-key-777", "other-plain-token-888", FakeAPIKey} {
+		if strings.Contains(progress.String(), k) {
+			t.Errorf("progress output contains %q", k)
+		}
 	}
 	tests := []struct {
 		name, problem string
@@ -201,7 +239,7 @@ expect: {outcome: failure, maxDuration: 500ms}
 	if b, _ := os.ReadFile(filepath.Join(sum.RunDir, "hang", "stdout.txt")); string(b) != "started\n" {
 		t.Errorf("hang stdout.txt = %q, want the partial output kept", b)
 	}
-	assertNoKey(t, out)
+	assertNoKey(t, out, "hidden-plain-key-777", "other-plain-token-888")
 }
 
 func TestObserve(t *testing.T) {

@@ -1,11 +1,56 @@
 package provider
 
-import "regexp"
+import (
+	"regexp"
+	"strings"
+)
 
-var secretRE = regexp.MustCompile(`sk-[A-Za-z0-9_\-]{4,}`)
+// Patterns of secrets, applied in order. Header forms keep the header's name
+// and separator and lose the value: "x-api-key: ***", "Authorization: Bearer
+// ***", `"x-api-key":"***"`, "x-api-key=***". Anything else that looks like a
+// key (sk-...) becomes sk-***.
+var secretREs = []struct {
+	re   *regexp.Regexp
+	repl string
+}{
+	// x-api-key (also api-key / api_key, the OpenAI Azure spelling) with
+	// ":" or "=", quoted or not.
+	{regexp.MustCompile(`(?i)((?:x-)?api[-_]key["']?\s*[:=]\s*["']?)([^\s"'\\,;&]+)`), "${1}***"},
+	// Authorization: Bearer VALUE, Authorization: VALUE, and JSON forms.
+	{regexp.MustCompile(`(?i)(authorization["']?\s*[:=]\s*["']?(?:bearer\s+|basic\s+)?)([^\s"'\\,;&]+)`), "${1}***"},
+	// A bearer token anywhere else.
+	{regexp.MustCompile(`(?i)(\bbearer\s+)([^\s"'\\,;&]+)`), "${1}***"},
+	{regexp.MustCompile(`sk-[A-Za-z0-9_\-]{4,}`), "sk-***"},
+}
 
 // redact removes anything that looks like an API key from s.
-func redact(s string) string { return secretRE.ReplaceAllString(s, "sk-***") }
+func redact(s string) string { return Redact(s) }
 
-// Redact removes anything that looks like an API key (sk-...) from s.
-func Redact(s string) string { return redact(s) }
+// Redact removes anything that looks like an API key from s: sk-... keys,
+// and the values of x-api-key and Authorization (Bearer) headers in any of
+// the forms "x-api-key: V", "x-api-key=V", `"x-api-key":"V"`, case-
+// insensitively. It is the one redaction of the module: the provider
+// clients, the retry core, the chaos mock and the chaos runner all use it.
+func Redact(s string) string {
+	for _, p := range secretREs {
+		s = p.re.ReplaceAllString(s, p.repl)
+	}
+	return s
+}
+
+// RedactExact applies Redact, then removes every remaining occurrence of the
+// given secrets (exact strings, e.g. the keys a client was seen to send).
+// Secrets shorter than MinSecretLen are ignored: scrubbing them would
+// mangle unrelated text.
+func RedactExact(s string, secrets []string) string {
+	s = Redact(s)
+	for _, k := range secrets {
+		if len(k) >= MinSecretLen {
+			s = strings.ReplaceAll(s, k, "***")
+		}
+	}
+	return s
+}
+
+// MinSecretLen is the shortest exact secret RedactExact scrubs.
+const MinSecretLen = 6
