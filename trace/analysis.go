@@ -349,13 +349,28 @@ func Analyze(ctx context.Context, files []string, opts Options) (*Analysis, erro
 		total.merge(a)
 	}
 	if opts.Malformed != nil {
+		// At most maxReportedPerFile lines per file, whatever its chunks:
+		// each chunk kept its first ones, so the file's first ones are here.
+		var reported int
+		var extra int64
+		var last *LineError
 		for i, r := range results {
-			for _, le := range r.malformed {
-				opts.Malformed(le)
+			if tasks[i].index == 0 {
+				reported, extra, last = 0, 0, nil
 			}
-			if r.extra > 0 {
-				opts.Malformed(&LineError{File: tasks[i].path, Line: r.malformed[len(r.malformed)-1].Line,
-					Reason: fmt.Sprintf("and %d more malformed lines after this one", r.extra)})
+			for _, le := range r.malformed {
+				if reported < maxReportedPerFile {
+					opts.Malformed(le)
+					reported++
+					last = le
+				} else {
+					extra++
+				}
+			}
+			extra += r.extra
+			if endOfFile := i+1 == len(tasks) || tasks[i+1].index == 0; endOfFile && extra > 0 && last != nil {
+				opts.Malformed(&LineError{File: tasks[i].path, Line: last.Line,
+					Reason: fmt.Sprintf("and %d more malformed lines after this one", extra)})
 			}
 		}
 	}

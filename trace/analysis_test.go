@@ -356,3 +356,45 @@ func TestAnalyzeHugeValues(t *testing.T) {
 		}
 	}
 }
+
+// TestAnalyzeMalformedCapPerFile is a regression test: the cap of 100
+// reported malformed lines applied to each chunk of a split file, so a big
+// file listed up to 100 lines per chunk.
+func TestAnalyzeMalformedCapPerFile(t *testing.T) {
+	old := chunkMin
+	chunkMin = 4096
+	t.Cleanup(func() { chunkMin = old })
+	path := filepath.Join(t.TempDir(), "big.jsonl")
+	var b strings.Builder
+	for i := range 2000 {
+		if i%5 == 0 {
+			b.WriteString("garbage\n") // 400 malformed lines, spread over every chunk
+			continue
+		}
+		fmt.Fprintf(&b, `{"type":"ProviderRequestFinished","payload":{"provider":"p","model":"m","durationMs":%d,"success":true,"retries":0}}`+"\n", i)
+	}
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if tasks, _ := planChunks([]string{path}, 4); len(tasks) < 5 {
+		t.Fatalf("planChunks made %d chunks, want more than 4 so that each holds under 100 malformed lines", len(tasks))
+	}
+	for _, workers := range []int{1, 4} {
+		var got []string
+		an, err := Analyze(context.Background(), []string{path}, Options{Workers: workers, Malformed: func(le *LineError) { got = append(got, le.Error()) }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if an.Inputs.MalformedLines != 400 {
+			t.Errorf("workers=%d: malformedLines = %d, want 400", workers, an.Inputs.MalformedLines)
+		}
+		var want []string
+		for i := range 100 {
+			want = append(want, fmt.Sprintf("%s:%d: not a JSON object", path, 5*i+1))
+		}
+		want = append(want, fmt.Sprintf("%s:496: and 300 more malformed lines after this one", path))
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("workers=%d: reported lines mismatch (-want +got):\n%s", workers, diff)
+		}
+	}
+}
