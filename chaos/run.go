@@ -3,7 +3,6 @@ package chaos
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"hash/fnv"
@@ -242,7 +241,10 @@ func (r *Runner) runScenario(ctx context.Context, sc *Scenario, dir string) (res
 	if res.Error != "" {
 		return res
 	}
-	ob := observe(sc, attempts, tracePath, scale)
+	ob, notes := observe(sc, attempts, tracePath, scale)
+	for _, n := range notes {
+		r.logf(sc.Name, "warning: client trace: %s (line skipped)", n)
+	}
 	ob.Outcome = cr.outcome
 	ob.Client = cr.exit
 	ob.Duration = time.Since(start)
@@ -255,6 +257,11 @@ func (r *Runner) runScenario(ctx context.Context, sc *Scenario, dir string) (res
 		return res
 	}
 	res.Checks = Evaluate(sc, ob, env2)
+	if len(notes) > 0 {
+		// A note, not a failure: the lines were skipped.
+		res.Checks = append(res.Checks, Check{Name: "trace", Passed: true, Want: "well-formed JSONL",
+			Got: fmt.Sprintf("malformed lines skipped: %s", strings.Join(notes, "; ")), Where: "trace.jsonl"})
+	}
 	res.LatenessMs = (ob.Slack / 2).Milliseconds()
 	res.Outcome = ob.Outcome
 	res.Attempts = ob.ServerAttempts
@@ -273,10 +280,17 @@ func (r *Runner) runScenario(ctx context.Context, sc *Scenario, dir string) (res
 
 // observe gathers what the checks read from the server's attempts and the
 // client's trace (if it wrote one).
-func observe(sc *Scenario, attempts []ServerAttempt, tracePath string, scale float64) Observed {
+//
+// notes name the trace's malformed lines (file:line: reason), which are
+// skipped; they do not fail the scenario.
+func observe(sc *Scenario, attempts []ServerAttempt, tracePath string, scale float64) (Observed, []string) {
 	ob := Observed{ServerAttempts: len(attempts), TimeScale: scale}
 	var finished []trace.ProviderRequestFinished
-	if evs, err := readTrace(tracePath); err == nil && len(evs) > 0 {
+	evs, notes, err := readTrace(tracePath)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		notes = append(notes, "reading the client's trace: "+err.Error())
+	}
+	if len(evs) > 0 {
 		for _, ev := range evs {
 			switch ev.Type {
 			case trace.TypeRetryAttempt:
@@ -338,7 +352,7 @@ func observe(sc *Scenario, attempts []ServerAttempt, tracePath string, scale flo
 			ob.InferredRetryAfter = append(ob.InferredRetryAfter, ra)
 		}
 	}
-	return ob
+	return ob, notes
 }
 
 // succeeded reports whether the server delivered a complete response.
@@ -346,22 +360,44 @@ func succeeded(a ServerAttempt) bool {
 	return a.Status == 200 && (a.Fault == FaultOK || a.Fault == FaultLatency || a.Fault == "")
 }
 
-func readTrace(path string) ([]trace.Event, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
+// maxTraceNotes bounds how many malformed lines a result names.
+const maxTraceNotes = 5
+
+// readTrace reads the client's trace with trace.Reader (plain or gzip JSONL;
+// tracePath+".gz" if tracePath is absent). Malformed lines are skipped and
+// returned as "file:line: reason" notes; a missing trace is no events.
+func readTrace(path string) (evs []trace.Event, notes []string, err error) {
+	r, err := trace.Open(path)
+	if errors.Is(err, os.ErrNotExist) {
+		r, err = trace.Open(path + ".gz")
 	}
-	var evs []trace.Event
-	for _, line := range bytes.Split(data, []byte("\n")) {
-		if len(bytes.TrimSpace(line)) == 0 {
+	if err != nil {
+		return nil, nil, err
+	}
+	defer r.Close()
+	bad := 0
+	for {
+		ev, err := r.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		var le *trace.LineError
+		if errors.As(err, &le) {
+			bad++
+			if bad <= maxTraceNotes {
+				notes = append(notes, fmt.Sprintf("%s:%d: %s", filepath.Base(le.File), le.Line, le.Reason))
+			}
 			continue
 		}
-		var ev trace.Event
-		if json.Unmarshal(line, &ev) == nil && ev.Type != "" {
-			evs = append(evs, ev)
+		if err != nil {
+			return evs, notes, err
 		}
+		evs = append(evs, ev.Event())
 	}
-	return evs, nil
+	if bad > maxTraceNotes {
+		notes = append(notes, fmt.Sprintf("... and %d more malformed lines", bad-maxTraceNotes))
+	}
+	return evs, notes, nil
 }
 
 // logf writes one progress line: "[scenario] message".

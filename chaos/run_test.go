@@ -1,6 +1,8 @@
 package chaos
 
 import (
+	"bytes"
+	"compress/gzip"
 	"context"
 	"encoding/json"
 	"io/fs"
@@ -258,6 +260,8 @@ attempts: [{status: 400}, {status: 529}]
 		clientTrace bool
 		waits       []Wait
 		types       []string
+		gz          bool     // written as trace.jsonl.gz
+		notes       []string // prefixes of the notes
 	}{
 		{
 			name: "no trace: boundaries from the faults, types inferred",
@@ -282,16 +286,57 @@ attempts: [{status: 400}, {status: 529}]
 			waits: []Wait{{2, ms(200)}},
 			types: []string{"invalid_request", "overloaded"},
 		},
+		{
+			name: "garbage lines are skipped and named",
+			trace: `{"v":1,"type":"RetryAttempt","payload":{"attempt":1,"failureType":"invalid_request","willRetry":false}}
+this is not json
+{"v":1,"type":"ProviderRequestFinished","payload":{"success":false,"retries":0}}
+{"v":1,"type":"RetryAttempt","payload":{"attempt":1,"failureType":"overloaded","willRetry":true,"delayMs":2000}}
+{"v":1,"type":"ProviderRequestFinished","payload":{"success":true,"retries":1}}
+{"v":1,`,
+			clientTrace: true,
+			waits:       []Wait{{2, ms(200)}},
+			types:       []string{"invalid_request", "overloaded"},
+			notes:       []string{"trace.jsonl:2: ", "trace.jsonl:6: truncated last line"},
+		},
+		{
+			name: "gzip trace",
+			trace: `{"v":1,"type":"RetryAttempt","payload":{"attempt":1,"failureType":"invalid_request","willRetry":false}}
+{"v":1,"type":"ProviderRequestFinished","payload":{"success":false,"retries":0}}
+{"v":1,"type":"RetryAttempt","payload":{"attempt":1,"failureType":"overloaded","willRetry":true,"delayMs":2000}}
+{"v":1,"type":"ProviderRequestFinished","payload":{"success":true,"retries":1}}
+`,
+			gz:          true,
+			clientTrace: true,
+			waits:       []Wait{{2, ms(200)}},
+			types:       []string{"invalid_request", "overloaded"},
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "trace.jsonl")
 			if tt.trace != "" {
-				if err := os.WriteFile(path, []byte(tt.trace), 0o644); err != nil {
+				data, name := []byte(tt.trace), path
+				if tt.gz {
+					var b bytes.Buffer
+					zw := gzip.NewWriter(&b)
+					zw.Write(data)
+					zw.Close()
+					data, name = b.Bytes(), path+".gz"
+				}
+				if err := os.WriteFile(name, data, 0o644); err != nil {
 					t.Fatal(err)
 				}
 			}
-			ob := observe(sc, attempts, path, 1)
+			ob, notes := observe(sc, attempts, path, 1)
+			if len(notes) != len(tt.notes) {
+				t.Errorf("notes = %q, want %d starting %q", notes, len(tt.notes), tt.notes)
+			}
+			for i := range min(len(notes), len(tt.notes)) {
+				if !strings.HasPrefix(notes[i], tt.notes[i]) {
+					t.Errorf("note %d = %q, want it to start %q", i, notes[i], tt.notes[i])
+				}
+			}
 			if ob.ClientTrace != tt.clientTrace {
 				t.Errorf("ClientTrace = %v, want %v", ob.ClientTrace, tt.clientTrace)
 			}
