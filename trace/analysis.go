@@ -416,25 +416,24 @@ type pathKey struct{ from, to string }
 
 // acc accumulates one worker's share of the files.
 type acc struct {
-	by                                                 []string
-	byProvider, byModel, byFailure, byRun, byDay       bool
-	files                                              int
-	events, malformed                                  int64
-	unknown                                            map[string]int
-	total, succeeded, failed, withRetries, retries, rc int64
-	duration, delay                                    sketch.Dist
-	durHist, delayHist                                 Histogram
-	failedAttempts                                     int64
-	byFailureType                                      map[string]int64
-	byStatus                                           map[int64]int64
-	escalations                                        int64
-	byPath                                             map[pathKey]int64
-	byReason                                           map[string]int64
-	diagStarted, stepFinished                          int64
-	runs                                               map[string]*runState
-	groups                                             map[groupKey]*groupStats
-	intern                                             map[string]string
-	cur                                                payloadFields
+	by                                           []string
+	byProvider, byModel, byFailure, byRun, byDay bool
+	files                                        int
+	events, malformed                            int64
+	unknown                                      map[string]int
+	duration, delay                              sketch.Dist
+	durHist, delayHist                           Histogram
+	failedAttempts                               int64
+	byFailureType                                map[string]int64
+	byStatus                                     map[int64]int64
+	escalations                                  int64
+	byPath                                       map[pathKey]int64
+	byReason                                     map[string]int64
+	diagStarted, stepFinished                    int64
+	runs                                         map[string]*runState
+	groups                                       map[groupKey]*groupStats
+	intern                                       map[string]string
+	cur                                          payloadFields
 }
 
 func newAcc(by []string) *acc {
@@ -646,21 +645,9 @@ func (a *acc) event(ev *RawEvent, run *runState, runKey string) {
 		c := &a.cur
 		provider, model, failureType, dur, retries, success := c.provider, c.model, c.failureType, c.dur, c.retries, c.success
 		retries = max(retries, 0)
-		a.total++
-		a.retries = satAdd(a.retries, retries)
 		a.duration.Add(dur)
 		a.durHist.add(max(dur, 0))
-		if success {
-			a.succeeded++
-		} else {
-			a.failed++
-		}
-		if retries > 0 {
-			a.withRetries++
-			if success {
-				a.rc++
-			}
-		}
+		// Request counts are kept per group only; result sums the groups.
 		var gk groupKey
 		if a.byProvider {
 			gk.provider = provider
@@ -829,12 +816,6 @@ func (a *acc) merge(o *acc) {
 	for k, v := range o.unknown {
 		a.unknown[k] += v
 	}
-	a.total += o.total
-	a.succeeded += o.succeeded
-	a.failed += o.failed
-	a.withRetries += o.withRetries
-	a.retries = satAdd(a.retries, o.retries)
-	a.rc += o.rc
 	a.duration.Merge(&o.duration)
 	a.delay.Merge(&o.delay)
 	a.durHist.merge(&o.durHist)
@@ -922,20 +903,30 @@ func (a *acc) result(files int) *Analysis {
 			}
 		}
 	}
+	// Every request is in exactly one group, so the groups sum to the totals.
+	var sum groupStats
+	for _, g := range a.groups {
+		sum.total += g.total
+		sum.succeeded += g.succeeded
+		sum.failed += g.failed
+		sum.withRetries += g.withRetries
+		sum.retries = satAdd(sum.retries, g.retries)
+		sum.recovered += g.recovered
+	}
 	c.DiagnosisStarted = a.diagStarted
 	c.StepFinished = a.stepFinished
-	c.Recovered = a.rc
+	c.Recovered = sum.recovered
 	an.Counts = c
 	an.Inputs.Runs = runs
 
-	tot := float64(a.total)
+	tot := float64(sum.total)
 	an.Requests = Requests{
-		Total: a.total, Succeeded: a.succeeded, Failed: a.failed,
-		WithRetries: a.withRetries, Retries: a.retries,
-		RetryRate:     ratio(float64(a.withRetries), tot),
-		FailureRate:   ratio(float64(a.failed), tot),
-		RecoveredRate: ratio(float64(a.rc), float64(a.withRetries)),
-		Amplification: ratio(float64(a.total)+float64(a.retries), tot),
+		Total: sum.total, Succeeded: sum.succeeded, Failed: sum.failed,
+		WithRetries: sum.withRetries, Retries: sum.retries,
+		RetryRate:     ratio(float64(sum.withRetries), tot),
+		FailureRate:   ratio(float64(sum.failed), tot),
+		RecoveredRate: ratio(float64(sum.recovered), float64(sum.withRetries)),
+		Amplification: ratio(float64(sum.total)+float64(sum.retries), tot),
 		DurationMs: Quantiles{
 			P50: a.duration.Quantile(0.5), P90: a.duration.Quantile(0.9),
 			P99: a.duration.Quantile(0.99), Max: a.duration.Max(),
