@@ -129,6 +129,8 @@ type Env struct {
 	attempts []ServerAttempt
 	conns    map[net.Conn]bool
 
+	journalErr error // the first failed journal write
+
 	toxMu  sync.Mutex // serialises toxic changes
 	active []string   // names of the toxics on the proxy
 }
@@ -573,7 +575,7 @@ func (e *Env) finish(st *attemptState, n int) {
 	e.mu.Unlock()
 	// One rounding for the journal and the log.
 	dur := st.rec.Ended.Sub(st.rec.Arrived).Round(time.Millisecond)
-	_ = e.cfg.Journal.Emit(trace.TypeMockResponse, trace.MockResponse{
+	e.journal(trace.TypeMockResponse, trace.MockResponse{
 		Attempt: n, Fault: st.rec.Fault, Status: st.rec.Status, Bytes: st.rec.Bytes,
 		DurationMs: dur.Milliseconds(), ClosedBy: st.rec.ClosedBy, FinishedAt: st.rec.Ended.UTC(),
 	})
@@ -591,8 +593,28 @@ func statusText(s int) string {
 	return fmt.Sprint(s)
 }
 
+// journal writes one event to the journal; a failure is logged and kept
+// (JournalErr), since the checks read the journal's attempts.
+func (e *Env) journal(typ string, p any) {
+	if err := e.cfg.Journal.Emit(typ, p); err != nil {
+		e.logf("journal: writing %s: %v", typ, err)
+		e.mu.Lock()
+		if e.journalErr == nil {
+			e.journalErr = fmt.Errorf("writing %s: %w", typ, err)
+		}
+		e.mu.Unlock()
+	}
+}
+
+// JournalErr returns the first error writing the journal, or nil.
+func (e *Env) JournalErr() error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.journalErr
+}
+
 func (e *Env) journalRequest(st *attemptState) {
-	_ = e.cfg.Journal.Emit(trace.TypeMockRequest, trace.MockRequest{
+	e.journal(trace.TypeMockRequest, trace.MockRequest{
 		Attempt: st.rec.N, Fault: st.rec.Fault, Status: st.rec.Status, Path: st.rec.Path,
 		Model: st.rec.Model, ArrivedAt: st.rec.Arrived.UTC(),
 	})

@@ -762,3 +762,32 @@ func TestEnvDurationRounding(t *testing.T) {
 		t.Errorf("log lacks %q:\n%s", s, log.String())
 	}
 }
+
+type failingWriter struct{}
+
+func (failingWriter) Write([]byte) (int, error) { return 0, errors.New("disk full") }
+
+// TestEnvJournalError: a journal that cannot be written is logged and kept,
+// not ignored.
+func TestEnvJournalError(t *testing.T) {
+	toxi := startToxi(t)
+	log := &syncBuffer{}
+	ended := make(chan ServerAttempt, 1)
+	sc := &Scenario{Name: "journal-error", Provider: ProviderAnthropic}
+	env, err := StartEnv(t.Context(), EnvConfig{Scenario: sc, Toxi: toxi, Journal: trace.NewWriter(failingWriter{}, "r"),
+		RunID: "r", Log: log, OnAttempt: func(a ServerAttempt) { ended <- a }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer env.Close()
+	if resp, _, err := post(t, t.Context(), env.BaseURL(), PathAnthropic); err != nil || resp.StatusCode != 200 {
+		t.Fatalf("POST: %v %v", resp, err)
+	}
+	<-ended
+	if err := env.JournalErr(); err == nil || !strings.Contains(err.Error(), "disk full") {
+		t.Errorf("JournalErr = %v, want disk full", err)
+	}
+	if !strings.Contains(log.String(), "journal: writing MockRequest: disk full") {
+		t.Errorf("log lacks the journal error:\n%s", log.String())
+	}
+}

@@ -237,6 +237,10 @@ func (r *Runner) runScenario(ctx context.Context, sc *Scenario, dir string) (res
 	if err := env.Close(); err != nil {
 		r.logf(sc.Name, "closing mock and proxy: %v", err)
 	}
+	journalErr := env.JournalErr()
+	if journalErr == nil {
+		journalErr = journal.Close()
+	}
 	logw.Flush()
 	if res.Error != "" {
 		return res
@@ -257,6 +261,10 @@ func (r *Runner) runScenario(ctx context.Context, sc *Scenario, dir string) (res
 		return res
 	}
 	res.Checks = Evaluate(sc, ob, env2)
+	if journalErr != nil {
+		res.Checks = append(res.Checks, Check{Name: "journal", Want: "every attempt journaled",
+			Got: journalErr.Error(), Where: "server.jsonl, mock.log"})
+	}
 	if len(notes) > 0 {
 		// A note, not a failure: the lines were skipped.
 		res.Checks = append(res.Checks, Check{Name: "trace", Passed: true, Want: "well-formed JSONL",
