@@ -509,7 +509,7 @@ func planChunks(files []string, workers int) ([]chunk, error) {
 		bounds, err := lineBounds(f, fi.Size(), min(int64(workers*4), fi.Size()/chunkMin))
 		f.Close()
 		if err != nil {
-			return nil, &PathError{Path: path, Reason: "cannot read: " + cause(err), Err: err}
+			return nil, readError(path, err)
 		}
 		if bounds == nil {
 			tasks = append(tasks, whole)
@@ -575,7 +575,7 @@ func (a *acc) readChunk(ctx context.Context, c chunk, opts Options, malformed fu
 		r, err = Open(path)
 	}
 	if err != nil {
-		return 0, &PathError{Path: path, Reason: "cannot read: " + cause(err), Err: err}
+		return 0, readError(path, err)
 	}
 	defer r.Close()
 	err = a.readEvents(ctx, r, path, malformed)
@@ -606,7 +606,7 @@ func (a *acc) readEvents(ctx context.Context, r *Reader, path string, malformed 
 				}
 				continue
 			}
-			return &PathError{Path: path, Reason: "cannot read: " + cause(err), Err: err}
+			return readError(path, err)
 		}
 		a.events++
 		// Find the run, reusing the last one while runId does not change.

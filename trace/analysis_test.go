@@ -1,6 +1,8 @@
 package trace
 
 import (
+	"bytes"
+	"compress/gzip"
 	"context"
 	"errors"
 	"fmt"
@@ -396,5 +398,48 @@ func TestAnalyzeMalformedCapPerFile(t *testing.T) {
 		if diff := cmp.Diff(want, got); diff != "" {
 			t.Errorf("workers=%d: reported lines mismatch (-want +got):\n%s", workers, diff)
 		}
+	}
+}
+
+// TestAnalyzeReadErrors is a regression test: a truncated .jsonl.gz said
+// "cannot read: unexpected EOF", and the hint told the user to check that
+// the file exists and is readable.
+func TestAnalyzeReadErrors(t *testing.T) {
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	for i := range 2000 {
+		fmt.Fprintf(zw, `{"type":"ProviderRequestFinished","payload":{"durationMs":%d,"success":true,"retries":0}}`+"\n", i)
+	}
+	zw.Close()
+	full := gz.Bytes()
+	badSum := bytes.Clone(full)
+	badSum[len(badSum)-8] ^= 0xff // the CRC-32 in the trailer
+	tests := []struct {
+		name, reason, hint string
+		data               []byte
+	}{
+		{"cut in the data", "cannot read: the gzip stream is cut short (unexpected EOF): the file is truncated", "re-copy the file", full[:len(full)/2]},
+		{"cut in the trailer", "cannot read: the gzip stream is cut short (unexpected EOF): the file is truncated", "re-copy the file", full[:len(full)-3]},
+		{"cut in the header", "cannot read: the gzip stream is cut short (unexpected EOF): the file is truncated", "re-copy the file", full[:5]},
+		{"bad checksum", "cannot read: corrupt gzip data (gzip: invalid checksum)", "re-copy the file", badSum},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "trace.jsonl.gz")
+			if err := os.WriteFile(path, tt.data, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			_, err := Analyze(context.Background(), []string{path}, Options{Workers: 2})
+			var pe *PathError
+			if !errors.As(err, &pe) {
+				t.Fatalf("Analyze() error = %v, want a *PathError", err)
+			}
+			if got, want := pe.Error(), path+": "+tt.reason; got != want {
+				t.Errorf("Error() = %q, want %q", got, want)
+			}
+			if !strings.HasPrefix(pe.Hint(), tt.hint) {
+				t.Errorf("Hint() = %q, want it to start with %q", pe.Hint(), tt.hint)
+			}
+		})
 	}
 }

@@ -10,11 +10,13 @@ import (
 	"strings"
 )
 
-// PathError is a path given to Discover that names nothing readable as a trace.
+// PathError is a path given to Discover that names nothing readable as a
+// trace, or a trace file that Analyze could not read to its end.
 type PathError struct {
 	Path   string
 	Reason string
 	Err    error
+	hint   string // what to do next, when the default does not fit
 }
 
 func (e *PathError) Error() string { return fmt.Sprintf("%s: %s", e.Path, e.Reason) }
@@ -22,6 +24,9 @@ func (e *PathError) Unwrap() error { return e.Err }
 
 // Hint tells the user what to do next.
 func (e *PathError) Hint() string {
+	if e.hint != "" {
+		return e.hint
+	}
 	return "give run folders, trace files (*.jsonl, *.jsonl.gz), globs, or - for stdin; e.g. retrylab trace analyze runs/"
 }
 

@@ -3,6 +3,7 @@ package trace
 import (
 	"bufio"
 	"bytes"
+	"compress/flate"
 	"compress/gzip"
 	"encoding/json"
 	"errors"
@@ -134,6 +135,25 @@ func Open(path string) (*Reader, error) {
 	}
 	r.closer = append(r.closer, f)
 	return r, nil
+}
+
+// readError describes an error that stopped reading the trace at path, with
+// a hint that fits it. The only compressed input is gzip, so an unexpected
+// EOF is a gzip stream cut short: a plain file's last line may lack its
+// newline, which is a malformed line, not an error.
+func readError(path string, err error) *PathError {
+	pe := &PathError{Path: path, Reason: "cannot read: " + cause(err), Err: err,
+		hint: "check that the file exists and is readable"}
+	var corrupt flate.CorruptInputError
+	switch {
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		pe.Reason = "cannot read: the gzip stream is cut short (unexpected EOF): the file is truncated"
+		pe.hint = "re-copy the file (or let the run that writes it finish), or leave it out of the paths to analyze the rest"
+	case errors.Is(err, gzip.ErrChecksum), errors.Is(err, gzip.ErrHeader), errors.As(err, &corrupt):
+		pe.Reason = "cannot read: corrupt gzip data (" + cause(err) + ")"
+		pe.hint = "re-copy the file, or leave it out of the paths to analyze the rest"
+	}
+	return pe
 }
 
 // Name returns the name the Reader reports in errors.
