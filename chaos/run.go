@@ -375,6 +375,9 @@ const maxTraceNotes = 5
 // tracePath+".gz" if tracePath is absent). Malformed lines are skipped and
 // returned as "file:line: reason" notes; a missing trace is no events.
 func readTrace(path string) (evs []trace.Event, notes []string, err error) {
+	if path == "" {
+		return nil, nil, nil
+	}
 	r, err := trace.Open(path)
 	if errors.Is(err, os.ErrNotExist) {
 		r, err = trace.Open(path + ".gz")

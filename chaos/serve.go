@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/retrylab/retrylab/trace"
@@ -16,6 +18,73 @@ type ServeVerdict struct {
 	// Gaps[i] is the wait between the end of attempt i+1 and the arrival of
 	// attempt i+2, as the server saw it.
 	Gaps []time.Duration
+	// Checks are the scenario's expectations that the server side can
+	// check (see ServeChecks); Skipped names those it cannot.
+	Checks  []Check
+	Skipped []string
+}
+
+// Failed reports whether a check failed.
+func (v ServeVerdict) Failed() bool {
+	for _, c := range v.Checks {
+		if !c.Passed {
+			return true
+		}
+	}
+	return false
+}
+
+// serverChecks are the checks ServeChecks keeps.
+var serverChecks = map[string]bool{"outcome": true, "attempts": true, "failureTypes": true, "delays": true, "delays.server": true}
+
+// ServeChecks evaluates sc's expect against what the server saw, with the
+// same Evaluate as `chaos run`, keeping only what the server side can tell:
+// outcome (failure when the last attempt failed; success when it succeeded
+// and the scenario has one request; else skipped), attempts, failureTypes
+// (inferred from the faults), delays (the server's gaps). escalations,
+// maxDuration and the client's own delays need the client's trace and are
+// skipped.
+func ServeChecks(sc *Scenario, attempts []ServerAttempt) (checks []Check, skipped []string) {
+	scale := sc.TimeScale
+	if scale <= 0 {
+		scale = 1
+	}
+	ob, _ := observe(sc, attempts, "", scale)
+	if n := len(attempts); n > 0 {
+		switch {
+		case !succeeded(attempts[n-1]):
+			ob.Outcome = "failure"
+		case sc.Requests <= 1:
+			ob.Outcome = "success"
+		}
+	}
+	only := *sc
+	ex := sc.Expect
+	if ex.Outcome != "" && ob.Outcome == "" {
+		skipped = append(skipped, "outcome (cannot be told from the server)")
+		ex.Outcome = ""
+	}
+	if ex.Escalations != nil {
+		skipped = append(skipped, "escalations (needs the client's trace)")
+		ex.Escalations = nil
+	}
+	if ex.MaxDuration > 0 {
+		skipped = append(skipped, "maxDuration (needs the client's run)")
+		ex.MaxDuration = 0
+	}
+	only.Expect = ex
+	env, err := envelopeFor(sc)
+	if err != nil {
+		return []Check{{Name: "delays", Want: "a policy to check against", Got: err.Error(), Where: "client.policy"}}, skipped
+	}
+	for _, c := range Evaluate(&only, ob, env) {
+		if serverChecks[c.Name] {
+			checks = append(checks, c)
+		} else {
+			skipped = append(skipped, c.Name+" (client side)")
+		}
+	}
+	return checks, skipped
 }
 
 // NewServeVerdict computes the verdict of a list of attempts.
@@ -58,17 +127,40 @@ func (v ServeVerdict) Write(w io.Writer) error {
 			return err
 		}
 	}
+	for _, c := range v.Checks {
+		verdict := "PASS"
+		if !c.Passed {
+			verdict = "FAIL"
+		}
+		line := fmt.Sprintf("%s %s: want %s, got %s", verdict, c.Name, c.Want, c.Got)
+		if c.Where != "" {
+			line += " (" + c.Where + ")"
+		}
+		if _, err := fmt.Fprintln(w, line); err != nil {
+			return err
+		}
+	}
+	for _, s := range v.Skipped {
+		if _, err := fmt.Fprintln(w, "SKIP "+s); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 
 // Serve starts an Env for sc behind toxi, prints ANTHROPIC_BASE_URL=... and
-// OPENAI_BASE_URL=... on stdout, journals to journalPath (if not ""), runs
-// until ctx ends, then prints the server-side verdict on stdout and returns
-// it. Progress lines go to stderr.
+// OPENAI_BASE_URL=... on stdout, journals to journalPath (if not ""; its
+// folder is created), runs until ctx ends, then prints the server-side
+// verdict on stdout, with PASS/FAIL for each check of sc's expect that the
+// server side can make (ServeChecks), and returns it. Progress lines go to
+// stderr.
 func Serve(ctx context.Context, sc *Scenario, toxi *Toxiproxy, journalPath string, stdout, stderr io.Writer) (ServeVerdict, error) {
 	runID := "serve-" + time.Now().UTC().Format("20060102T150405Z")
 	var journal *trace.Writer
 	if journalPath != "" {
+		if err := os.MkdirAll(filepath.Dir(journalPath), 0o755); err != nil {
+			return ServeVerdict{}, fmt.Errorf("chaos serve: journal: %w", err)
+		}
 		var err error
 		journal, err = trace.Create(journalPath, runID)
 		if err != nil {
@@ -87,6 +179,10 @@ func Serve(ctx context.Context, sc *Scenario, toxi *Toxiproxy, journalPath strin
 	<-ctx.Done()
 	closeErr := env.Close()
 	v := NewServeVerdict(env.Attempts())
+	v.Checks, v.Skipped = ServeChecks(sc, v.Attempts)
+	if err := env.JournalErr(); err != nil {
+		v.Checks = append(v.Checks, Check{Name: "journal", Want: "every attempt journaled", Got: err.Error(), Where: journalPath})
+	}
 	werr := v.Write(stdout)
 	return v, errors.Join(closeErr, werr)
 }

@@ -3,9 +3,14 @@ package chaos
 import (
 	"bufio"
 	"context"
+	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 // lineWriter hands each stdout line to a channel so the test can learn the
@@ -105,5 +110,80 @@ func TestResetRaceFallback(t *testing.T) {
 	resp, _, err := post(t, ctx, e.BaseURL(), PathAnthropic)
 	if err != nil || resp.StatusCode != 200 {
 		t.Fatalf("attempt 3: %v %v", resp, err)
+	}
+}
+
+// TestServeChecks: chaos serve checks the scenario's expect from the
+// server's side (it used to print the attempts and always pass).
+func TestServeChecks(t *testing.T) {
+	t0 := time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)
+	at := func(n int, fault string, status int, arrived, ended int) ServerAttempt {
+		return ServerAttempt{N: n, Fault: fault, Status: status, Arrived: t0.Add(ms(arrived)), Ended: t0.Add(ms(ended))}
+	}
+	ok3 := []ServerAttempt{at(1, "status", 529, 0, 10), at(2, "status", 529, 2010, 2020), at(3, "ok", 200, 6020, 6030)}
+	type row struct {
+		Name   string
+		Passed bool
+	}
+	for _, tc := range []struct {
+		name     string
+		yaml     string
+		attempts []ServerAttempt
+		want     []row
+		skipped  int
+	}{
+		{"all pass", `
+attempts: [{status: 529}, {status: 529}]
+expect: {outcome: success, attempts: 3, failureTypes: [overloaded, overloaded], delays: [2s, 4s], maxDuration: 1m}
+`, ok3, []row{{"outcome", true}, {"attempts", true}, {"failureTypes", true}, {"delays.server", true}}, 1},
+		{"client gave up early", `
+attempts: [{status: 529}, {status: 529}]
+expect: {outcome: success, attempts: 3}
+`, ok3[:2], []row{{"outcome", false}, {"attempts", false}}, 0},
+		{"no attempts: outcome unknown", `
+expect: {outcome: success, attempts: 1}
+`, nil, []row{{"attempts", false}}, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			sc := parse(t, "serve-checks", tc.yaml)
+			cs, skipped := ServeChecks(sc, tc.attempts)
+			var got []row
+			for _, c := range cs {
+				got = append(got, row{c.Name, c.Passed})
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("checks (-want +got):\n%s\n%+v", diff, cs)
+			}
+			if len(skipped) != tc.skipped {
+				t.Errorf("skipped = %q, want %d", skipped, tc.skipped)
+			}
+			v := ServeVerdict{Checks: cs}
+			var b strings.Builder
+			v.Write(&b)
+			for _, r := range tc.want {
+				verdict := "PASS "
+				if !r.Passed {
+					verdict = "FAIL "
+				}
+				if !strings.Contains(b.String(), verdict+r.Name+":") {
+					t.Errorf("verdict lacks %q:\n%s", verdict+r.Name, b.String())
+				}
+			}
+		})
+	}
+}
+
+// TestServeJournalFolder: --journal into a folder that does not exist
+// creates it.
+func TestServeJournalFolder(t *testing.T) {
+	toxi := startToxi(t)
+	path := filepath.Join(t.TempDir(), "new", "deeper", "server.jsonl")
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	if _, err := Serve(ctx, &Scenario{Name: "j"}, toxi, path, io.Discard, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(path); err != nil {
+		t.Errorf("journal not created: %v", err)
 	}
 }

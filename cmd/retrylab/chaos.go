@@ -51,7 +51,11 @@ const chaosServeUsage = `Usage: retrylab chaos serve --scenario FILE [flags]
 
 Starts the mock provider and the proxy for one scenario and waits for a client
 you start yourself: it prints the base URLs to use, journals every request,
-and on exit (Ctrl-C) prints the server-side verdict.
+and on exit (Ctrl-C) prints the server-side verdict: the attempts, then PASS
+or FAIL for each expectation of the scenario the server can check (outcome
+when it can be told, attempts, failureTypes inferred from the faults, the
+server's delays), SKIP for the others. Exit 0 when every check passed, 1 when
+one failed, 2 on bad input.
 
 Example:
   retrylab chaos serve --scenario scenarios/overloaded-529-backoff.yaml
@@ -252,10 +256,16 @@ func chaosServe(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		return fmt.Errorf("start toxiproxy: %w", err)
 	}
 	defer toxi.Close()
-	// The verdict is printed by Serve; without expectations of its own
-	// there is nothing to fail on.
-	_, err = chaos.Serve(ctx, sc, toxi, *journal, stdout, stderr)
-	return err
+	// Serve prints the verdict: PASS/FAIL for each server-side check of the
+	// scenario's expect.
+	v, err := chaos.Serve(ctx, sc, toxi, *journal, stdout, stderr)
+	if err != nil {
+		return err
+	}
+	if v.Failed() {
+		return fmt.Errorf("scenario %s: a server-side check failed: %w", sc.Name, errFailed)
+	}
+	return nil
 }
 
 // isTerminal reports whether w is a character device (a terminal).
