@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -27,7 +28,8 @@ func (r *Runner) runExternal(ctx context.Context, sc *Scenario, baseURL, dir, tr
 	if cmd != "" {
 		c = exec.Command("sh", "-c", cmd)
 	} else {
-		c = exec.Command(sc.Client.Command[0], sc.Client.Command[1:]...)
+		args := resolveArgs(sc.Client.Command, sc.File)
+		c = exec.Command(args[0], args[1:]...)
 		display = strings.Join(sc.Client.Command, " ")
 	}
 	c.Env = append(os.Environ(),
@@ -101,6 +103,36 @@ func (r *Runner) runExternal(ctx context.Context, sc *Scenario, baseURL, dir, tr
 	}
 	if err := redactTrace(tracePath, sec.scrub); err != nil {
 		fmt.Fprintln(stderr, "retrylab: redacting the client's trace:", err)
+	}
+	return out
+}
+
+// resolveArgs resolves client.command's relative paths for a scenario file
+// stored elsewhere: the command runs in the current folder, and an argument
+// that names no file there but names one relative to the scenario file's
+// folder is replaced by that path. The program (argv[0]) is resolved so only
+// when it has a slash (a bare name is looked up in PATH); flags ("-...") and
+// absolute paths are left alone.
+func resolveArgs(args []string, scenarioFile string) []string {
+	out := slices.Clone(args)
+	if scenarioFile == "" {
+		return out
+	}
+	base := filepath.Dir(scenarioFile)
+	for i, a := range out {
+		if a == "" || strings.HasPrefix(a, "-") || filepath.IsAbs(a) || (i == 0 && !strings.Contains(a, "/")) {
+			continue
+		}
+		if _, err := os.Stat(a); err == nil {
+			continue
+		}
+		p := filepath.Join(base, a)
+		if _, err := os.Stat(p); err == nil {
+			if i == 0 && !strings.Contains(p, "/") {
+				p = "./" + p
+			}
+			out[i] = p
+		}
 	}
 	return out
 }
