@@ -101,7 +101,7 @@ func TestEvaluate(t *testing.T) {
 			},
 			want: []Check{
 				{Name: "delays.client", Passed: true, Want: "[1s, 2s], 0s", Got: "1.5s, 0s", Where: "trace.jsonl: RetryAttempt.delayMs"},
-				{Name: "delays.server", Passed: true, Want: "wall-clock gaps inside the envelope × timeScale ± 50ms + 5%: [100ms, 200ms], 0s", Got: "150ms, 2ms", Where: "server.jsonl: gaps between attempts"},
+				{Name: "delays.server", Passed: true, Want: "wall-clock gaps inside the envelope × timeScale ± 3.5ms + 2%: [100ms, 200ms], 0s", Got: "150ms, 2ms", Where: "server.jsonl: gaps between attempts"},
 			},
 		},
 		{
@@ -109,7 +109,7 @@ func TestEvaluate(t *testing.T) {
 			expect: Expect{Delays: Delays{Set: true, List: durs(time.Second, 4*time.Second)}},
 			want: []Check{
 				{Name: "delays.client", Want: "1s, 4s", Got: "2s, 4s", Where: "trace.jsonl: RetryAttempt attempt 1 (overloaded), wait 1, tolerance ± 5ms + 2%"},
-				{Name: "delays.server", Want: "100ms, 400ms (wall clock = policy × timeScale 0.1)", Got: "203ms, 405ms", Where: "server.jsonl: gap between attempts 1 and 2, tolerance ± 50ms + 5%"},
+				{Name: "delays.server", Want: "100ms, 400ms (wall clock = policy × timeScale 0.1)", Got: "203ms, 405ms", Where: "server.jsonl: gap between attempts 1 and 2, tolerance ± 3.5ms + 2%"},
 			},
 		},
 		{
@@ -138,7 +138,7 @@ func TestEvaluate(t *testing.T) {
 			},
 			want: []Check{
 				{Name: "delays.client", Want: "[1s, 2s], [1s, 2s]", Got: "1.5s, 2.5s", Where: "trace.jsonl: RetryAttempt attempt 2 (overloaded), wait 2"},
-				{Name: "delays.server", Want: "wall-clock gaps inside the envelope × timeScale ± 50ms + 5%: [100ms, 200ms], [100ms, 200ms]", Got: "150ms, 300ms", Where: "server.jsonl: gap between attempts 2 and 3 (wall clock, timeScale 0.1)"},
+				{Name: "delays.server", Want: "wall-clock gaps inside the envelope × timeScale ± 3.5ms + 2%: [100ms, 200ms], [100ms, 200ms]", Got: "150ms, 300ms", Where: "server.jsonl: gap between attempts 2 and 3 (wall clock, timeScale 0.1)"},
 			},
 		},
 		{
@@ -152,7 +152,7 @@ func TestEvaluate(t *testing.T) {
 				o.ServerWaits = []Wait{{1, ms(3010)}, {2, ms(1200)}}
 			},
 			want: []Check{
-				{Name: "delays.server", Passed: true, Want: "wall-clock gaps inside the envelope × timeScale ± 50ms + 5%: 3s, [1s, 2s]", Got: "3.01s, 1.2s", Where: "server.jsonl: gaps between attempts"},
+				{Name: "delays.server", Passed: true, Want: "wall-clock gaps inside the envelope × timeScale ± 8ms + 2%: 3s, [1s, 2s]", Got: "3.01s, 1.2s", Where: "server.jsonl: gaps between attempts"},
 			},
 		},
 		{
@@ -183,14 +183,74 @@ func TestEvaluate(t *testing.T) {
 }
 
 func TestTolerances(t *testing.T) {
-	c, s := tolerances(Tolerance{})
-	if diff := cmp.Diff([]Tolerance{DefaultClientTolerance, DefaultServerTolerance}, []Tolerance{c, s}); diff != "" {
-		t.Errorf("defaults mismatch (-want +got):\n%s", diff)
+	tests := []struct {
+		name         string
+		tol          Tolerance
+		scale        float64
+		slack        time.Duration
+		client, serv Tolerance
+	}{
+		{"defaults at real time", Tolerance{}, 1, 0,
+			DefaultTolerance, Tolerance{Ratio: 0.02, Abs: Duration(ms(8))}},
+		// Regression: the server kept a 50ms + 5% floor whatever the
+		// scenario asked for; abs is policy time, scaled like the waits.
+		{"defaults at timeScale 0.1", Tolerance{}, 0.1, 0,
+			DefaultTolerance, Tolerance{Ratio: 0.02, Abs: Duration(ms(3) + 500*time.Microsecond)}},
+		{"measured lateness is added", Tolerance{}, 0.1, ms(7),
+			DefaultTolerance, Tolerance{Ratio: 0.02, Abs: Duration(ms(10) + 500*time.Microsecond)}},
+		{"scenario tolerance", Tolerance{Ratio: 0.1, Abs: Duration(150 * time.Millisecond)}, 0.1, 0,
+			Tolerance{Ratio: 0.1, Abs: Duration(150 * time.Millisecond)}, Tolerance{Ratio: 0.1, Abs: Duration(ms(18))}},
+		{"tighter scenario tolerance is kept", Tolerance{Ratio: 0.01, Abs: Duration(ms(1))}, 1, 0,
+			Tolerance{Ratio: 0.01, Abs: Duration(ms(1))}, Tolerance{Ratio: 0.01, Abs: Duration(ms(4))}},
 	}
-	c, s = tolerances(Tolerance{Ratio: 0.1, Abs: Duration(150 * time.Millisecond)})
-	want := Tolerance{Ratio: 0.1, Abs: Duration(150 * time.Millisecond)}
-	if diff := cmp.Diff([]Tolerance{want, want}, []Tolerance{c, s}); diff != "" {
-		t.Errorf("scenario tolerance mismatch (-want +got):\n%s", diff)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, s := tolerances(tt.tol, tt.scale, tt.slack)
+			if diff := cmp.Diff([]Tolerance{tt.client, tt.serv}, []Tolerance{c, s}); diff != "" {
+				t.Errorf("tolerances mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestServerToleranceNoFloor is a regression test: with a 50ms + 5% floor
+// an external client (no trace) that waited 250ms where timeScale 0.1
+// requires 200ms passed the server check, and at timeScale 0.05 so did a
+// 1s-for-2s mistake.
+func TestServerToleranceNoFloor(t *testing.T) {
+	tests := []struct {
+		name  string
+		scale float64
+		slack time.Duration
+		want  time.Duration // policy time
+		gap   time.Duration // wall clock
+		pass  bool
+	}{
+		{"250ms for 200ms at 0.1", 0.1, 0, 2 * time.Second, ms(250), false},
+		{"50ms for 100ms at 0.05", 0.05, 0, 2 * time.Second, ms(50), false},
+		{"1ms late at 0.05", 0.05, 0, 2 * time.Second, ms(101), true},
+		{"3ms late at 0.02 (worst residual)", 0.02, 0, 2 * time.Second, ms(43), true},
+		{"4ms late at 0.02", 0.02, 0, 2 * time.Second, ms(44), false},
+		{"late by the measured lateness", 0.05, ms(20), 2 * time.Second, ms(122), true},
+		{"later than the measured lateness", 0.05, ms(20), 2 * time.Second, ms(126), false},
+		{"2% + 8ms at real time", 1, 0, 2 * time.Second, ms(2047), true},
+		{"2% + 9ms at real time", 1, 0, 2 * time.Second, ms(2049), false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			sc := &Scenario{Attempts: []Fault{{Status: 503}},
+				Expect: Expect{Delays: Delays{Set: true, List: durs(tt.want)}}}
+			// An external client: no trace, the types come from the faults.
+			ob := Observed{TimeScale: tt.scale, Slack: tt.slack, InferredTypes: []string{"overloaded"},
+				InferredRetryAfter: []*time.Duration{nil}, ServerWaits: []Wait{{1, tt.gap}}}
+			got := Evaluate(sc, ob, nil)
+			if len(got) != 1 || got[0].Name != "delays.server" {
+				t.Fatalf("checks = %+v, want one delays.server", got)
+			}
+			if got[0].Passed != tt.pass {
+				t.Errorf("delays.server passed = %v, want %v: %+v", got[0].Passed, tt.pass, got[0])
+			}
+		})
 	}
 }
 
