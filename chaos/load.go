@@ -454,6 +454,16 @@ func (d *decoder) validate(root *yaml.Node, sc *Scenario) {
 			}
 		}
 	}
+	if n, ok := client["operation"]; ok && !contains(Operations, sc.Client.Operation) && n.Kind == yaml.ScalarNode {
+		hint := "operation is safe, conditional or irreversible"
+		if s := closest(sc.Client.Operation, Operations); s != "" {
+			hint = "did you mean " + s + "?"
+		}
+		d.errorf(n, "client.operation", "unknown operation %q", sc.Client.Operation, hint)
+	}
+	if sc.Client.Operation != "" && len(sc.Client.Command) > 0 {
+		d.errorf(client["operation"], "client.operation", "operation applies to the built-in client only", "an external client (client.command) decides for itself what it retries; remove operation")
+	}
 	if n, ok := client["command"]; ok && len(sc.Client.Command) == 0 && n.Kind == yaml.SequenceNode {
 		d.errorf(n, "client.command", "empty command", `write the program and its arguments: ["python3", "agent.py"]`)
 	}

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/retrylab/retrylab/retry"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
@@ -182,4 +184,34 @@ func FuzzParseScenario(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestClientOperation is a regression test: the scenario format could not
+// say which operation the client retries, so Plandex walkthrough 4 (an
+// irreversible operation is not retried) had no scenario.
+func TestClientOperation(t *testing.T) {
+	tests := []struct {
+		yaml string
+		want retry.Safety
+	}{
+		{"", retry.Safe},
+		{"operation: safe", retry.Safe},
+		{"operation: conditional", retry.SafeAfterRollback},
+		{"operation: irreversible", retry.Irreversible},
+	}
+	for _, tt := range tests {
+		t.Run(tt.yaml, func(t *testing.T) {
+			src := "client: {policy: plandex}\nattempts: [{status: 503}]\n"
+			if tt.yaml != "" {
+				src = "client:\n  policy: plandex\n  " + tt.yaml + "\nattempts: [{status: 503}]\n"
+			}
+			sc, err := ParseScenario("op.yaml", []byte(src))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := sc.Client.Safety(); got != tt.want {
+				t.Errorf("Safety() = %v, want %v", got, tt.want)
+			}
+		})
+	}
 }

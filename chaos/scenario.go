@@ -4,6 +4,8 @@ import (
 	"time"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/retrylab/retrylab/retry"
 )
 
 // Scenario is one scenario file, as DESIGN.md ("Scenario file") defines it.
@@ -33,6 +35,26 @@ type Client struct {
 	// Fallback is Plandex's fallback chain for the built-in client.
 	Fallback Fallback `yaml:"fallback"`
 	Command  []string `yaml:"command"`
+	// Operation is the safety of the operation the built-in client retries
+	// (seed 001, "Operation Safety & Idempotency Guard"): safe (default),
+	// conditional or irreversible. An irreversible operation is not retried
+	// unless the policy says allowIrreversible: true.
+	Operation string `yaml:"operation"`
+}
+
+// Operations are the values client.operation takes.
+var Operations = []string{"safe", "conditional", "irreversible"}
+
+// Safety is client.operation as the retry core's Safety (Safe when unset);
+// the built-in client's Retrier runs with Operation: sc.Client.Safety().
+func (c Client) Safety() retry.Safety {
+	switch c.Operation {
+	case "conditional":
+		return retry.SafeAfterRollback
+	case "irreversible":
+		return retry.Irreversible
+	}
+	return retry.Safe
 }
 
 // Fallback names the models (or provider) the built-in client falls back to.
