@@ -43,6 +43,7 @@ type Runner struct {
 	// ClientCmd, if set, is run with `sh -c` as the client of every scenario.
 	ClientCmd string
 	Seed      int64     // jitter seed, recorded in summary.json and every result.json
+	Shard     string    // "I/N" when running one shard; recorded in summary.json
 	Progress  io.Writer // progress lines (stderr); nil discards
 	// Live redraws one status line per scenario in place (a terminal);
 	// otherwise progress is plain lines (CI logs). Color adds ANSI colours.
@@ -71,7 +72,7 @@ func (r *Runner) Run(ctx context.Context, scs []*Scenario) (*Summary, error) {
 	if err != nil {
 		return nil, err
 	}
-	sum := &Summary{Schema: SummarySchema, RunDir: dir, Seed: r.Seed, Toxiproxy: r.ToxiName}
+	sum := &Summary{Schema: SummarySchema, RunDir: dir, Seed: r.Seed, Toxiproxy: r.ToxiName, Shard: r.Shard}
 	results := make([]Result, len(scs))
 	par := r.Parallel
 	if par <= 0 || par > len(scs) {

@@ -102,13 +102,18 @@ expect: {outcome: failure, attempts: 1, failureTypes: [invalid_request], delays:
 `),
 	}
 	out := t.TempDir()
-	r := &Runner{Toxi: toxi, ToxiName: "embedded", Out: out, Seed: 7}
+	r := &Runner{Toxi: toxi, ToxiName: "embedded", Out: out, Seed: 7, Shard: "1/1"}
 	sum, err := r.Run(context.Background(), scs)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if sum.Passed != 2 || sum.Failed != 1 {
 		t.Errorf("passed %d failed %d, want 2 and 1: %+v", sum.Passed, sum.Failed, sum)
+	}
+	// The shard is recorded by the runner itself (the CLI used to write
+	// summary.json a second time to add it).
+	if b, _ := os.ReadFile(filepath.Join(sum.RunDir, "summary.json")); !strings.Contains(string(b), `"shard": "1/1"`) {
+		t.Errorf("summary.json lacks the shard:\n%s", b)
 	}
 	res := byName(sum)
 	if diff := cmp.Diff([]string{"delays.client", "delays.server"}, failedNames(res["wrong-delay"])); diff != "" {

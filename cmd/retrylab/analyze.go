@@ -6,9 +6,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
-
-	"github.com/spf13/pflag"
 
 	"github.com/retrylab/retrylab/report"
 	"github.com/retrylab/retrylab/trace"
@@ -50,8 +49,7 @@ Exit codes: 0 no alert firing, 1 an alert fired, 2 bad usage or bad input
 `
 
 func traceAnalyze(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := pflag.NewFlagSet("trace analyze", pflag.ContinueOnError)
-	fs.SetOutput(io.Discard)
+	fs := newFlags("trace analyze", analyzeUsage)
 	format := fs.String("format", "table", "output format: table, json, markdown or openmetrics")
 	alertFlags := fs.StringArray("alert", nil, "add an alert METRIC OP VALUE, e.g. 'provider_retry_rate>0.2' (repeatable)")
 	alertsFile := fs.String("alerts", "", "read alerts from this YAML `FILE` instead of the defaults")
@@ -59,13 +57,8 @@ func traceAnalyze(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	confidence := fs.Float64("confidence", 0.95, "one-sided confidence of the Wilson bounds (0.5 < F < 1)")
 	by := fs.String("by", "provider,model", "group requests by these dimensions: provider, model, failureType, run, day")
 	strict := fs.Bool("strict", false, "treat a malformed line as an error (exit 2)")
-	help := fs.BoolP("help", "h", false, "show this help")
-	if err := fs.Parse(args); err != nil {
-		return usageErrorf("run 'retrylab trace analyze --help'", "%s", err)
-	}
-	if *help {
-		fmt.Fprintf(stdout, analyzeUsage, fs.FlagUsages())
-		return nil
+	if err := parseFlags(fs, args, "run 'retrylab trace analyze --help'", stdout, stderr); err != nil {
+		return err
 	}
 
 	render := map[string]func(io.Writer, *trace.Analysis) error{
@@ -86,10 +79,10 @@ func traceAnalyze(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		if d = strings.TrimSpace(d); d == "" {
 			continue
 		}
-		if !contains(trace.Dimensions, d) {
+		if !slices.Contains(trace.Dimensions, d) {
 			return usageErrorf("--by takes a comma-separated list of: "+strings.Join(trace.Dimensions, ", "), "unknown --by dimension %q", d)
 		}
-		if !contains(dims, d) { // a repeated dimension would repeat a label
+		if !slices.Contains(dims, d) { // a repeated dimension would repeat a label
 			dims = append(dims, d)
 		}
 	}
@@ -171,13 +164,4 @@ func alertUsageError(err error) error {
 		return usageErrorf(ae.Hint(), "%s", ae.Error())
 	}
 	return err
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }

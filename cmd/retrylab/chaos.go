@@ -32,7 +32,7 @@ passed, 1 when one failed, 2 on bad input.
 
 Example:
   retrylab chaos run --time-scale 0.05 --format junit scenarios/ > junit.xml
-  retrylab chaos run --client-cmd 'python3 agent.py' scenarios/rate-limit-429-retry-after.yaml
+  retrylab chaos run --client-cmd 'python3 testdata/clients/agent.py' scenarios/forgeflare-429-retry-after.yaml
 
 Flags:
 `
@@ -58,34 +58,56 @@ server's delays), SKIP for the others. Exit 0 when every check passed, 1 when
 one failed, 2 on bad input.
 
 Example:
-  retrylab chaos serve --scenario scenarios/overloaded-529-backoff.yaml
+  retrylab chaos serve --scenario scenarios/forgeflare-overloaded-529-503-backoff.yaml
   ANTHROPIC_BASE_URL=<printed URL> ./my-agent
 
 Flags:
 `
 
-func newFlags(name, usage string, stderr io.Writer) *pflag.FlagSet {
-	fs := pflag.NewFlagSet(name, pflag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprint(stderr, usage)
-		fs.PrintDefaults()
-	}
-	return fs
+// flagSet is a command's flags with its help text.
+type flagSet struct {
+	*pflag.FlagSet
+	usage string
 }
 
-func parseFlags(fs *pflag.FlagSet, args []string, hint string) error {
+// newFlags returns a flag set that prints nothing itself: parseFlags prints
+// its usage, to stdout for --help and to stderr on an error. usage is the
+// command's help text; a "%s" in it is replaced by the flags' defaults, else
+// they follow it.
+func newFlags(name, usage string) *flagSet {
+	fs := pflag.NewFlagSet(name, pflag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
+	return &flagSet{fs, usage}
+}
+
+// writeUsage writes the help text with the flags to w.
+func (fs *flagSet) writeUsage(w io.Writer) {
+	if strings.Contains(fs.usage, "%s") {
+		fmt.Fprintf(w, fs.usage, fs.FlagUsages())
+		return
+	}
+	fmt.Fprint(w, fs.usage)
+	fmt.Fprint(w, fs.FlagUsages())
+}
+
+// parseFlags parses args. --help (-h) prints the usage on stdout and returns
+// errHelp (exit 0); a bad flag prints the usage on stderr and returns a
+// usage error (exit 2) with hint.
+func parseFlags(fs *flagSet, args []string, hint string, stdout, stderr io.Writer) error {
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, pflag.ErrHelp) {
+			fs.writeUsage(stdout)
 			return errHelp
 		}
+		fs.writeUsage(stderr)
 		return usageErrorf(hint, "%v", err)
 	}
 	return nil
 }
 
 func chaosRun(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("chaos run", chaosRunUsage, stderr)
+	fs := newFlags("chaos run", chaosRunUsage)
 	out := fs.String("out", "runs", "base folder of run folders")
 	toxiURL := fs.String("toxiproxy", os.Getenv("TOXIPROXY_URL"), "URL of a toxiproxy-server API (env TOXIPROXY_URL); default: embedded")
 	parallel := fs.Int("parallel", 0, "scenarios run at once (default: all)")
@@ -96,7 +118,7 @@ func chaosRun(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	seedStr := fs.String("seed", "", "jitter seed (default: random; always recorded)")
 	shard := fs.String("shard", "", "run only shard I of N (I/N, 1-based)")
 	hint := "run 'retrylab chaos run --help'"
-	if err := parseFlags(fs, args, hint); err != nil {
+	if err := parseFlags(fs, args, hint, stdout, stderr); err != nil {
 		return err
 	}
 	switch *format {
@@ -143,7 +165,7 @@ func chaosRun(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		name = *toxiURL
 	}
 	r := &chaos.Runner{Toxi: toxi, ToxiName: name, Out: *out, Parallel: *parallel, TimeScale: *timeScale,
-		ClientCmd: *clientCmd, Seed: seed, Progress: stderr}
+		ClientCmd: *clientCmd, Seed: seed, Shard: *shard, Progress: stderr}
 	if isTerminal(stderr) {
 		r.Live = true
 		r.Color = os.Getenv("NO_COLOR") == ""
@@ -152,12 +174,6 @@ func chaosRun(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	sum, err := r.Run(ctx, scs)
 	if err != nil {
 		return err
-	}
-	if *shard != "" {
-		sum.Shard = *shard
-		if err := sum.Write(); err != nil {
-			return err
-		}
 	}
 	if err := writeJUnit(filepath.Join(sum.RunDir, "junit.xml"), sum); err != nil {
 		return err
@@ -215,8 +231,8 @@ func writeJUnit(path string, sum *chaos.Summary) error {
 }
 
 func chaosValidate(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("chaos validate", chaosValidateUsage, stderr)
-	if err := parseFlags(fs, args, "run 'retrylab chaos validate --help'"); err != nil {
+	fs := newFlags("chaos validate", chaosValidateUsage)
+	if err := parseFlags(fs, args, "run 'retrylab chaos validate --help'", stdout, stderr); err != nil {
 		return err
 	}
 	if fs.NArg() == 0 {
@@ -230,15 +246,15 @@ func chaosValidate(ctx context.Context, args []string, stdout, stderr io.Writer)
 }
 
 func chaosServe(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("chaos serve", chaosServeUsage, stderr)
+	fs := newFlags("chaos serve", chaosServeUsage)
 	file := fs.String("scenario", "", "the scenario file whose faults the mock serves")
 	toxiURL := fs.String("toxiproxy", os.Getenv("TOXIPROXY_URL"), "URL of a toxiproxy-server API (env TOXIPROXY_URL); default: embedded")
 	journal := fs.String("journal", "", "server journal path (default: runs/serve-<timestamp>/server.jsonl)")
-	if err := parseFlags(fs, args, "run 'retrylab chaos serve --help'"); err != nil {
+	if err := parseFlags(fs, args, "run 'retrylab chaos serve --help'", stdout, stderr); err != nil {
 		return err
 	}
 	if *file == "" {
-		return usageErrorf("example: retrylab chaos serve --scenario scenarios/overloaded-529-backoff.yaml", "--scenario is required")
+		return usageErrorf("example: retrylab chaos serve --scenario scenarios/forgeflare-overloaded-529-503-backoff.yaml", "--scenario is required")
 	}
 	sc, err := chaos.LoadScenario(*file)
 	if err != nil {

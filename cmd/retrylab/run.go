@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"runtime/debug"
+	"slices"
 	"strings"
 )
 
@@ -94,6 +95,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		fmt.Fprint(stdout, usage)
 		return nil
 	case "version", "--version":
+		if len(args) > 1 {
+			return usageErrorf("run 'retrylab version'", "version takes no arguments, got %q", strings.Join(args[1:], " "))
+		}
 		fmt.Fprintf(stdout, "retrylab %s\n", version())
 		return nil
 	case "chaos":
@@ -117,12 +121,14 @@ func runGroup(ctx context.Context, group string, args []string, stdout, stderr i
 	for n := range cmds {
 		names = append(names, n)
 	}
-	sortStrings(names)
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" {
-		fmt.Fprintf(stdout, "Usage: retrylab %s <%s> [flags]\n", group, strings.Join(names, "|"))
-		if len(args) == 0 {
-			return usageErrorf(fmt.Sprintf("run 'retrylab %s %s --help'", group, names[0]), "missing %s subcommand", group)
-		}
+	slices.Sort(names)
+	groupUsage := fmt.Sprintf("Usage: retrylab %s <%s> [flags]\n", group, strings.Join(names, "|"))
+	if len(args) == 0 {
+		fmt.Fprint(stderr, groupUsage)
+		return usageErrorf(fmt.Sprintf("run 'retrylab %s %s --help'", group, names[0]), "missing %s subcommand", group)
+	}
+	if args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		fmt.Fprint(stdout, groupUsage)
 		return nil
 	}
 	c, ok := cmds[args[0]]
@@ -130,14 +136,6 @@ func runGroup(ctx context.Context, group string, args []string, stdout, stderr i
 		return usageErrorf(fmt.Sprintf("%s subcommands: %s", group, strings.Join(names, ", ")), "unknown %s subcommand %q", group, args[0])
 	}
 	return c(ctx, args[1:], stdout, stderr)
-}
-
-func sortStrings(s []string) {
-	for i := 1; i < len(s); i++ {
-		for j := i; j > 0 && s[j] < s[j-1]; j-- {
-			s[j], s[j-1] = s[j-1], s[j]
-		}
-	}
 }
 
 // version is the module version when built from a tagged module, else the
