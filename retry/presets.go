@@ -234,17 +234,28 @@ func sdkPolicy(name string) *Policy {
 	}
 }
 
-// AnthropicSDK reproduces the official Anthropic SDKs' defaults: 2 retries
-// (3 attempts); wait min(0.5s × 2^n, 8s) × (1 − 0.25 × random) with n the
-// number of retries so far; retried are 408, 409, 429 (whatever its message),
-// every status ≥ 500, timeouts and connection errors before the response
-// began; x-should-retry: true/false overrides all of that; retry-after-ms,
-// else retry-after (seconds or HTTP-date), is used when 0 < value ≤ 60s,
+// AnthropicSDK reproduces the defaults of the official Anthropic Python SDK
+// (the anthropic package, _base_client.py): 2 retries (3 attempts); wait
+// min(0.5s × 2^n, 8s) × (1 − 0.25 × random) with n the number of retries so
+// far; retried are 408, 409, 429 (whatever its message), every status ≥ 500,
+// timeouts and connection errors before the response began;
+// x-should-retry: true/false overrides all of that; retry-after-ms, else
+// retry-after (seconds or HTTP-date), is used when 0 < value ≤ 60s,
 // otherwise the backoff is. Errors after the stream began (SSE error events,
 // drops mid-stream) are never retried, as in the SDKs.
+//
+// The Retry-After rule is the Python SDK's. The TypeScript SDK differs: from
+// @anthropic-ai/sdk 1.12 it uses any positive value, however long (a 120s
+// Retry-After is waited, where this preset backs off instead). Write a policy
+// with retryAfter.maxUsable: 0 to model it.
 func AnthropicSDK() *Policy { return sdkPolicy("anthropic-sdk") }
 
-// OpenAISDK reproduces the official OpenAI SDKs' defaults, which are the
-// same as AnthropicSDK's (2 retries, 0.5s × 2^n capped at 8s, −25% jitter,
-// 408/409/429/≥500/connection errors, x-should-retry, retry-after-ms first).
+// OpenAISDK reproduces the defaults of the official OpenAI Python SDK (the
+// openai package, _base_client.py), which are the same as AnthropicSDK's
+// (2 retries, 0.5s × 2^n capped at 8s, −25% jitter, 408/409/429/≥500 and
+// connection errors, x-should-retry, retry-after-ms first, a Retry-After
+// used only when 0 < value ≤ 60s).
+//
+// The Retry-After rule is the Python SDK's. The Node SDK (openai 6.x) uses
+// any value it can parse, 0 included (retry at once) and above 60s.
 func OpenAISDK() *Policy { return sdkPolicy("openai-sdk") }
