@@ -407,12 +407,16 @@ func topStrategy(n *yaml.Node) *yaml.Node {
 
 // retryableErrors (seed 004's RetryPolicy.retryableErrors) retries exactly
 // the listed types: every other type, and the default, is not retried, and
-// per-status overrides are dropped.
+// per-status overrides are dropped, except that seed 004's server_error
+// (500, 502, 503, 504) retries a 504 by status.
 func (d *decoder) retryableErrors(v *yaml.Node, p *Policy) error {
 	if v.Kind != yaml.SequenceNode {
 		return d.errf(v, "retryableErrors", "must be a list", "write e.g. [rate_limit, server_error, timeout]")
 	}
 	var types []FailureType
+	// Seed 004's server_error is 500, 502, 503 and 504; retrylab calls a 504
+	// timeout (with client-side timeouts), so it is retried by status.
+	statuses := map[int]bool{}
 	for _, item := range v.Content {
 		if item.Kind != yaml.ScalarNode {
 			return d.errf(item, "retryableErrors", "must be a list of failure type names", "write e.g. [rate_limit, server_error, timeout]")
@@ -420,6 +424,9 @@ func (d *decoder) retryableErrors(v *yaml.Node, p *Policy) error {
 		switch {
 		case epicErrorTypes[item.Value] != nil:
 			types = append(types, epicErrorTypes[item.Value]...)
+			if item.Value == "server_error" {
+				statuses[504] = true
+			}
 		case knownFailureType(item.Value):
 			types = append(types, FailureType(item.Value))
 		default:
@@ -441,7 +448,7 @@ func (d *decoder) retryableErrors(v *yaml.Node, p *Policy) error {
 		s.Retry = true
 		p.FailureTypes[ft] = s
 	}
-	p.StatusRetry = map[int]bool{}
+	p.StatusRetry = statuses
 	return nil
 }
 

@@ -252,9 +252,26 @@ func TestParseEpicStyle(t *testing.T) {
 			retried[ft] = true
 		}
 	}
-	want := map[FailureType]bool{RateLimit: true, ServerError: true, Overloaded: true, ProviderUnavailable: true, UnsupportedFeature: true}
+	// Timeout: seed 004's server_error includes 504, which retrylab calls
+	// timeout; it is retried by status (below).
+	want := map[FailureType]bool{RateLimit: true, ServerError: true, Overloaded: true, ProviderUnavailable: true, UnsupportedFeature: true, Timeout: true}
 	if diff := cmp.Diff(want, retried); diff != "" {
 		t.Errorf("retried types mismatch (-want +got):\n%s", diff)
+	}
+	// Regression: retryableErrors: [server_error] did not retry a 504.
+	for _, tt := range []struct {
+		c    Classification
+		want bool
+	}{
+		{Classification{Type: ServerError, Status: 500}, true},
+		{Classification{Type: ProviderUnavailable, Status: 502}, true},
+		{Classification{Type: Overloaded, Status: 503}, true},
+		{Classification{Type: Timeout, Status: 504}, true},
+		{Classification{Type: Timeout}, false}, // a client-side timeout is seed 004's timeout, not listed
+	} {
+		if got := p.retries(tt.c, p.Strategy(tt.c.Type)); got != tt.want {
+			t.Errorf("retries(%s %d) = %v, want %v", tt.c.Type, tt.c.Status, got, tt.want)
+		}
 	}
 	_, err = ParsePolicy([]byte("retryableErrors: [flaky]\n"), "p.yaml")
 	if err == nil || !strings.Contains(err.Error(), `p.yaml:1: retryableErrors: unknown failure type "flaky"`) {
