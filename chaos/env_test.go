@@ -39,6 +39,7 @@ type testEnv struct {
 	*Env
 	journalPath string
 	log         *syncBuffer
+	ended       chan struct{} // signalled (without blocking) when an attempt ends
 }
 
 type syncBuffer struct {
@@ -67,8 +68,15 @@ func startEnv(t *testing.T, toxi *Toxiproxy, provider string, faults ...Fault) *
 	}
 	t.Cleanup(func() { j.Close() })
 	log := &syncBuffer{}
+	ended := make(chan struct{}, 1)
 	sc := &Scenario{Name: strings.ReplaceAll(t.Name(), "/", "_"), Provider: provider, Attempts: faults}
-	env, err := StartEnv(t.Context(), EnvConfig{Scenario: sc, Toxi: toxi, Journal: j, RunID: "r-test", Log: log})
+	env, err := StartEnv(t.Context(), EnvConfig{Scenario: sc, Toxi: toxi, Journal: j, RunID: "r-test", Log: log,
+		OnAttempt: func(ServerAttempt) {
+			select {
+			case ended <- struct{}{}:
+			default:
+			}
+		}})
 	if err != nil {
 		t.Fatalf("StartEnv: %v", err)
 	}
@@ -80,7 +88,7 @@ func startEnv(t *testing.T, toxi *Toxiproxy, provider string, faults ...Fault) *
 			t.Logf("env log:\n%s", log.String())
 		}
 	})
-	return &testEnv{Env: env, journalPath: path, log: log}
+	return &testEnv{Env: env, journalPath: path, log: log, ended: ended}
 }
 
 // post sends one streaming request through the proxy with a fresh connection
@@ -105,10 +113,13 @@ func post(t *testing.T, ctx context.Context, url, path string) (*http.Response, 
 	return resp, b, err
 }
 
-// waitAttempts waits until the env has seen n finished attempts.
-func waitAttempts(t *testing.T, e *Env, n int) []ServerAttempt {
+// waitAttempts waits until the env has seen n finished attempts: it checks
+// after every OnAttempt signal (attempts are recorded before the callback),
+// with a generous bound for a broken env.
+func waitAttempts(t *testing.T, e *testEnv, n int) []ServerAttempt {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
+	timeout := time.NewTimer(10 * time.Second)
+	defer timeout.Stop()
 	for {
 		as := e.Attempts()
 		done := 0
@@ -120,10 +131,11 @@ func waitAttempts(t *testing.T, e *Env, n int) []ServerAttempt {
 		if done >= n {
 			return as
 		}
-		if time.Now().After(deadline) {
+		select {
+		case <-e.ended:
+		case <-timeout.C:
 			t.Fatalf("waited for %d finished attempts; have %+v", n, as)
 		}
-		time.Sleep(5 * time.Millisecond) // polling a condition, not waiting for readiness
 	}
 }
 
@@ -144,7 +156,7 @@ func TestEnvOK(t *testing.T) {
 			if resp.StatusCode != 200 || !strings.HasSuffix(string(body), tc.last) {
 				t.Fatalf("got %d, body ends %q", resp.StatusCode, tail(body))
 			}
-			as := waitAttempts(t, e.Env, 1)
+			as := waitAttempts(t, e, 1)
 			a := as[0]
 			if a.Status != 200 || a.ClosedBy != trace.ClosedByServer || a.Fault != FaultOK || a.Path != tc.path {
 				t.Errorf("attempt = %+v", a)
@@ -198,7 +210,7 @@ func TestEnvStatus429RetryAfter(t *testing.T) {
 	if err != nil || resp.StatusCode != 200 {
 		t.Fatalf("third attempt: %v %v", resp, err)
 	}
-	as := waitAttempts(t, e.Env, 3)
+	as := waitAttempts(t, e, 3)
 	got := []string{}
 	for _, a := range as {
 		got = append(got, a.Fault)
@@ -280,7 +292,7 @@ func testDrop(t *testing.T, toxi *Toxiproxy) {
 	if resp.Close {
 		t.Errorf("drop: response says Connection: close; want keep-alive so that every client sees the cut")
 	}
-	waitAttempts(t, e.Env, 1)
+	waitAttempts(t, e, 1)
 	resp2, full, err := post(t, t.Context(), e.BaseURL(), PathAnthropic)
 	if err != nil || resp2.StatusCode != 200 {
 		t.Fatalf("after drop: %v %v", resp2, err)
@@ -290,7 +302,7 @@ func testDrop(t *testing.T, toxi *Toxiproxy) {
 	if !strings.HasPrefix(string(full), got) {
 		t.Errorf("dropped body is not a prefix of the full stream:\n%s", body)
 	}
-	as := waitAttempts(t, e.Env, 2)
+	as := waitAttempts(t, e, 2)
 	if as[0].ClosedBy != trace.ClosedByProxy || as[0].Fault != FaultDrop {
 		t.Errorf("attempt 1 = %+v", as[0])
 	}
@@ -308,12 +320,12 @@ func testReset(t *testing.T, toxi *Toxiproxy) {
 	if !errors.Is(err, syscall.ECONNRESET) {
 		t.Errorf("reset: error = %v, want ECONNRESET", err)
 	}
-	waitAttempts(t, e.Env, 1)
+	waitAttempts(t, e, 1)
 	resp, _, err := post(t, t.Context(), e.BaseURL(), PathOpenAI)
 	if err != nil || resp.StatusCode != 200 {
 		t.Fatalf("after reset: %v %v", resp, err)
 	}
-	as := waitAttempts(t, e.Env, 2)
+	as := waitAttempts(t, e, 2)
 	if as[0].ClosedBy != trace.ClosedByProxy || as[0].Fault != FaultReset || as[0].Status != 0 {
 		t.Errorf("attempt 1 = %+v", as[0])
 	}
@@ -333,7 +345,7 @@ func testHang(t *testing.T, toxi *Toxiproxy) {
 	if !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("hang: error = %v, want deadline exceeded", err)
 	}
-	as := waitAttempts(t, e.Env, 1)
+	as := waitAttempts(t, e, 1)
 	a := as[0]
 	if a.ClosedBy != trace.ClosedByClient || a.Fault != FaultHang || a.Path != PathAnthropic || a.Model != "claude-haiku-4-5" {
 		t.Errorf("attempt 1 = %+v", a)
@@ -349,7 +361,7 @@ func testLatency(t *testing.T, toxi *Toxiproxy) {
 	if err != nil || resp.StatusCode != 200 {
 		t.Fatalf("latency: %v %v", resp, err)
 	}
-	a := waitAttempts(t, e.Env, 1)[0]
+	a := waitAttempts(t, e, 1)[0]
 	if d := a.Ended.Sub(a.Arrived); d < 120*time.Millisecond {
 		t.Errorf("latency attempt took %v, want at least 120ms", d)
 	}
@@ -370,7 +382,7 @@ func testRawToxic(t *testing.T, toxi *Toxiproxy) {
 	if err != nil || resp.StatusCode != 200 {
 		t.Fatalf("toxics: %v %v", resp, err)
 	}
-	a := waitAttempts(t, e.Env, 1)[0]
+	a := waitAttempts(t, e, 1)[0]
 	// Ended is when the proxy delivered the delayed bytes, not when the mock
 	// wrote them.
 	if d := a.Ended.Sub(a.Arrived); d < 150*time.Millisecond {
@@ -393,7 +405,7 @@ func TestEnvJournal(t *testing.T) {
 	// before the next one.
 	for i := 1; i <= 3; i++ {
 		post(t, t.Context(), e.BaseURL(), PathAnthropic)
-		waitAttempts(t, e.Env, i)
+		waitAttempts(t, e, i)
 	}
 	if err := e.Close(); err != nil {
 		t.Fatal(err)
@@ -567,7 +579,7 @@ func TestGapResidual(t *testing.T) {
 					clientEnd = append(clientEnd, time.Now())
 					time.Sleep(wait) // the client's backoff
 				}
-				as := waitAttempts(t, e.Env, rounds)
+				as := waitAttempts(t, e, rounds)
 				var worst, sum time.Duration
 				for k := 1; k < rounds; k++ {
 					server := as[k].Arrived.Sub(as[k-1].Ended)
@@ -638,7 +650,7 @@ func TestEnvKeepAliveClient(t *testing.T) {
 		// no wait: the next request may pick the idle connection at once
 	}
 	var got []string
-	for _, a := range waitAttempts(t, e.Env, n) {
+	for _, a := range waitAttempts(t, e, n) {
 		got = append(got, fmt.Sprintf("%d %s %s", a.Status, a.Fault, a.ClosedBy))
 	}
 	want := slices.Repeat([]string{fmt.Sprintf("200 %s %s", FaultOK, trace.ClosedByServer)}, n)
@@ -698,7 +710,7 @@ func TestEnvNonAttempts(t *testing.T) {
 	if err != nil || resp.StatusCode != 200 {
 		t.Fatalf("second POST: %v %v", resp, err)
 	}
-	as := waitAttempts(t, e.Env, 2)
+	as := waitAttempts(t, e, 2)
 	var got []string
 	for _, a := range as {
 		got = append(got, fmt.Sprintf("%d %s %d %s", a.N, a.Fault, a.Status, a.Path))

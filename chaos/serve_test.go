@@ -106,7 +106,7 @@ func TestResetRaceFallback(t *testing.T) {
 			t.Errorf("attempt %d: no error", i+1)
 		}
 	}
-	waitAttempts(t, e.Env, 2)
+	waitAttempts(t, e, 2)
 	resp, _, err := post(t, ctx, e.BaseURL(), PathAnthropic)
 	if err != nil || resp.StatusCode != 200 {
 		t.Fatalf("attempt 3: %v %v", resp, err)

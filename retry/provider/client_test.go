@@ -444,7 +444,7 @@ func TestStreamNetworkErrors(t *testing.T) {
 	t.Run("caller canceled before the call", func(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
 		cancel()
-		_, err := NewOpenAI(Config{BaseURL: "http://127.0.0.1:1"}).Stream(ctx, testReq)
+		_, err := NewOpenAI(Config{BaseURL: "http://" + closedAddr(t)}).Stream(ctx, testReq)
 		wantKind(t, err, KindCanceled, false)
 		if !errors.Is(err, context.Canceled) {
 			t.Errorf("errors.Is(err, context.Canceled) = false for %v", err)
@@ -508,7 +508,7 @@ func TestAPIKeyNeverInErrors(t *testing.T) {
 		}
 	}
 	// A transport error naming the key (here: in the URL) is scrubbed too.
-	_, err := NewAnthropic(Config{BaseURL: "http://127.0.0.1:1/" + plainKey, APIKey: plainKey}).Stream(context.Background(), testReq)
+	_, err := NewAnthropic(Config{BaseURL: "http://" + closedAddr(t) + "/" + plainKey, APIKey: plainKey}).Stream(context.Background(), testReq)
 	if err == nil || strings.Contains(err.Error(), plainKey) {
 		t.Errorf("transport error leaks the API key: %v", err)
 	}
@@ -518,4 +518,17 @@ func TestNewUnknownProvider(t *testing.T) {
 	if _, err := New("gemini", Config{}); err == nil {
 		t.Fatal("New(gemini) succeeded, want an error")
 	}
+}
+
+// closedAddr returns the address of a loopback listener opened and closed:
+// nothing listens there, whatever the machine runs on fixed ports.
+func closedAddr(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	return addr
 }
