@@ -43,6 +43,7 @@ Flags:
 Example:
   retrylab trace analyze runs/ --by provider,model --alert 'provider_failure_rate>0.05'
   zcat old.jsonl.gz | retrylab trace analyze - --format json | jq .metrics
+  retrylab trace analyze runs/ --format html > retries.html
 
 Exit codes: 0 no alert firing, 1 an alert fired, 2 bad usage or bad input
 (missing path, unreadable file, bad alert, malformed line with --strict).
@@ -50,7 +51,7 @@ Exit codes: 0 no alert firing, 1 an alert fired, 2 bad usage or bad input
 
 func traceAnalyze(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("trace analyze", analyzeUsage)
-	format := fs.String("format", "table", "output format: table, json, markdown or openmetrics")
+	format := fs.String("format", "table", "output format: table, json, markdown, openmetrics or html")
 	alertFlags := fs.StringArray("alert", nil, "add an alert METRIC OP VALUE, e.g. 'provider_retry_rate>0.2' (repeatable)")
 	alertsFile := fs.String("alerts", "", "read alerts from this YAML `FILE` instead of the defaults")
 	minSamples := fs.Int("min-samples", 1, "alerts with fewer samples report insufficient_data")
@@ -64,9 +65,10 @@ func traceAnalyze(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	render := map[string]func(io.Writer, *trace.Analysis) error{
 		"table": report.AnalysisTable, "json": report.AnalysisJSON,
 		"markdown": report.AnalysisMarkdown, "openmetrics": report.AnalysisOpenMetrics,
+		"html": report.AnalysisHTML,
 	}[*format]
 	if render == nil {
-		return usageErrorf("use --format table, json, markdown or openmetrics", "unknown --format %q", *format)
+		return usageErrorf("use --format table, json, markdown, openmetrics or html", "unknown --format %q", *format)
 	}
 	if !(*confidence > 0.5 && *confidence < 1) {
 		return usageErrorf("use a value such as 0.95 or 0.99", "--confidence %v is out of range (want 0.5 < F < 1)", *confidence)
@@ -130,7 +132,7 @@ func traceAnalyze(ctx context.Context, args []string, stdout, stderr io.Writer) 
 			return usageErrorf("fix or remove that line, or drop --strict to count and skip malformed lines",
 				"malformed line: %s", le)
 		case errors.As(err, &pe):
-			return usageErrorf("check that the file exists and is readable", "%s", pe.Error())
+			return usageErrorf(pe.Hint(), "%s", pe.Error())
 		}
 		return err
 	}
