@@ -37,6 +37,9 @@ const ServerResidual = 3 * time.Millisecond
 type Wait struct {
 	After int
 	Gap   time.Duration
+	// Slack is the contention measured around this gap (from shortly before
+	// attempt After ended to the arrival of the next); 0 = use Observed.Slack.
+	Slack time.Duration
 }
 
 // Observed is everything a scenario's run produced that the checks read.
@@ -219,10 +222,20 @@ func delayChecks(sc *Scenario, ob Observed, env EnvelopeFunc) []Check {
 	if scale <= 0 {
 		scale = 1
 	}
-	ctol, stol := tolerances(ex.Tolerance, scale, ob.Slack)
-	stolS := tolString(stol)
-	if ob.Slack > 0 {
-		stolS += " (incl. " + fmtDur(ob.Slack) + " measured timer lateness)"
+	ctol, _ := tolerances(ex.Tolerance, scale, 0)
+	// serverTol is the tolerance of one server-side gap: the scenario's,
+	// scaled, widened by the contention measured around that gap.
+	serverTol := func(w Wait) (Tolerance, string) {
+		slack := w.Slack
+		if slack == 0 {
+			slack = ob.Slack
+		}
+		_, t := tolerances(ex.Tolerance, scale, slack)
+		s := tolString(t)
+		if slack > 0 {
+			s += " (incl. " + fmtDur(slack) + " measured scheduling lateness)"
+		}
+		return t, s
 	}
 	var cs []Check
 	cw := ob.clientWaits()
@@ -303,9 +316,9 @@ func delayChecks(sc *Scenario, ob Observed, env EnvelopeFunc) []Check {
 			lo, hi := scaleDur(e.lo, scale), scaleDur(e.hi, scale)
 			wants = append(wants, envString(lo, hi, e.ok))
 			gots = append(gots, fmtDur(sw.Gap))
-			if !e.ok || !inside(sw.Gap, lo, hi, stol) {
+			if stol, stolS := serverTol(sw); !e.ok || !inside(sw.Gap, lo, hi, stol) {
 				if c.Passed {
-					c.Where = fmt.Sprintf("server.jsonl: gap between attempts %d and %d (wall clock, timeScale %g)", sw.After, sw.After+1, scale)
+					c.Where = fmt.Sprintf("server.jsonl: gap between attempts %d and %d (wall clock, timeScale %g), tolerance ± %s", sw.After, sw.After+1, scale, stolS)
 				}
 				c.Passed = false
 			}
@@ -316,7 +329,7 @@ func delayChecks(sc *Scenario, ob Observed, env EnvelopeFunc) []Check {
 			}
 			c.Passed = false
 		}
-		c.Want = "wall-clock gaps inside the envelope × timeScale ± " + stolS + ": " + strings.Join(wants, ", ")
+		c.Want = "wall-clock gaps inside the envelope × timeScale: " + strings.Join(wants, ", ")
 		c.Got = strings.Join(gots, ", ")
 		if len(ob.ServerWaits) == 0 {
 			c.Got = "no waits"
@@ -362,10 +375,10 @@ func delayChecks(sc *Scenario, ob Observed, env EnvelopeFunc) []Check {
 		c.Passed = false
 		c.Where = fmt.Sprintf("server.jsonl: %d waits seen, %d expected", len(got), len(want))
 	} else {
-		for i := range want {
-			if !near(got[i], wantWall[i], stol) {
+		for i, w := range ob.ServerWaits {
+			if stol, stolS := serverTol(w); !near(got[i], wantWall[i], stol) {
 				c.Passed = false
-				c.Where = fmt.Sprintf("server.jsonl: gap between attempts %d and %d, tolerance ± %s", ob.ServerWaits[i].After, ob.ServerWaits[i].After+1, stolS)
+				c.Where = fmt.Sprintf("server.jsonl: gap between attempts %d and %d, tolerance ± %s", w.After, w.After+1, stolS)
 				break
 			}
 		}

@@ -256,6 +256,14 @@ func (r *Runner) runScenario(ctx context.Context, sc *Scenario, dir string) (res
 	// Twice the worst timer lateness: a wait is one wake-up on the client
 	// and one on the server side of the gap.
 	ob.Slack = 2 * r.probe.lateness(start, time.Now())
+	// Each gap gets the contention measured around it: from shortly before
+	// the attempt ended (a late Ended shortens the gap) to just after the
+	// next one arrived (each probe sample covers the tick before it).
+	for i, w := range ob.ServerWaits {
+		if k := w.After; k >= 1 && k < len(attempts) {
+			ob.ServerWaits[i].Slack = max(2*r.probe.lateness(attempts[k-1].Ended.Add(-gapLead), attempts[k].Arrived.Add(probeTick)), time.Microsecond)
+		}
+	}
 	env2, err := envelopeFor(sc)
 	if err != nil {
 		res.Error = err.Error()

@@ -77,6 +77,7 @@ func (r *Runner) runBuiltin(ctx context.Context, sc *Scenario, baseURL, tracePat
 		Fallbacks: retry.Fallbacks{LargeContext: sc.Client.Fallback.LargeContext, Error: sc.Client.Fallback.Error,
 			Provider: sc.Client.Fallback.Provider, ProviderModel: sc.Client.Fallback.ProviderModel},
 		Trace: tw, Log: log, Rand: rand.New(rand.NewPCG(s1, s2)), TimeScale: scale,
+		Operation: sc.Client.Safety(),
 	}
 	start := time.Now()
 	ok := true

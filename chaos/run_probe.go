@@ -2,6 +2,8 @@ package chaos
 
 import (
 	"context"
+	"math"
+	"runtime/metrics"
 	"sync"
 	"time"
 )
@@ -13,9 +15,17 @@ import (
 // the lateness measured during the scenario, so that they fail on a client
 // that waits wrongly rather than on a machine that is busy. On an idle
 // machine the lateness is well under a millisecond and changes nothing.
+//
+// Timer lateness alone misses one kind of contention: goroutines that are
+// runnable but wait in the scheduler's run queue behind others (the client
+// reading a reply, the proxy copying bytes, the mock accepting a
+// connection) while the probe's own timer goroutine runs at once. So each
+// tick also reads the runtime's scheduling-latency histogram
+// (/sched/latencies:seconds) and records the worst latency of the tick.
 type probe struct {
 	mu      sync.Mutex
 	samples []probeSample
+	sched   schedLatency
 }
 
 type probeSample struct {
@@ -24,6 +34,10 @@ type probeSample struct {
 }
 
 const probeTick = 5 * time.Millisecond
+
+// gapLead is how far before an attempt's end the contention measured for
+// the gap that follows it starts.
+const gapLead = 20 * time.Millisecond
 
 func (p *probe) run(ctx context.Context) {
 	t := time.NewTimer(probeTick)
@@ -35,8 +49,9 @@ func (p *probe) run(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case now := <-t.C:
+			late := max(0, time.Since(start)-probeTick, p.sched.worstSinceLast())
 			p.mu.Lock()
-			p.samples = append(p.samples, probeSample{at: now, late: max(0, time.Since(start)-probeTick)})
+			p.samples = append(p.samples, probeSample{at: now, late: late})
 			p.mu.Unlock()
 		}
 	}
@@ -56,4 +71,45 @@ func (p *probe) lateness(from, to time.Time) time.Duration {
 		}
 	}
 	return m
+}
+
+// schedLatency reads the runtime's goroutine scheduling-latency histogram
+// and reports the worst latency recorded since the previous read.
+type schedLatency struct {
+	sample []metrics.Sample
+	prev   []uint64
+}
+
+const schedLatencyMetric = "/sched/latencies:seconds"
+
+// worstSinceLast returns the upper bound of the highest histogram bucket
+// that gained counts since the previous call (0 on the first call, or when
+// the metric is unavailable).
+func (s *schedLatency) worstSinceLast() time.Duration {
+	if s.sample == nil {
+		s.sample = []metrics.Sample{{Name: schedLatencyMetric}}
+	}
+	metrics.Read(s.sample)
+	if s.sample[0].Value.Kind() != metrics.KindFloat64Histogram {
+		return 0
+	}
+	h := s.sample[0].Value.Float64Histogram()
+	first := s.prev == nil
+	if len(s.prev) != len(h.Counts) {
+		s.prev = make([]uint64, len(h.Counts))
+	}
+	var worst time.Duration
+	for i := len(h.Counts) - 1; i >= 0; i-- {
+		if h.Counts[i] > s.prev[i] && !first {
+			// Buckets[i+1] is the bucket's upper bound; the last one is +Inf.
+			hi := h.Buckets[i+1]
+			if math.IsInf(hi, 1) {
+				hi = h.Buckets[i]
+			}
+			worst = time.Duration(hi * float64(time.Second))
+			break
+		}
+	}
+	copy(s.prev, h.Counts)
+	return worst
 }

@@ -271,7 +271,7 @@ attempts: [{status: 400}, {status: 529}]
 		{
 			name: "no trace: boundaries from the faults, types inferred",
 			// The 400 ended request 1 but nothing says so: its gap counts.
-			waits: []Wait{{1, ms(5)}, {2, ms(200)}},
+			waits: []Wait{{After: 1, Gap: ms(5)}, {After: 2, Gap: ms(200)}},
 			types: []string{"invalid_request", "overloaded"},
 		},
 		{
@@ -282,13 +282,13 @@ attempts: [{status: 400}, {status: 529}]
 {"v":1,"type":"ProviderRequestFinished","payload":{"success":true,"retries":1}}
 `,
 			clientTrace: true,
-			waits:       []Wait{{2, ms(200)}},
+			waits:       []Wait{{After: 2, Gap: ms(200)}},
 			types:       []string{"invalid_request", "overloaded"},
 		},
 		{
 			name:  "trace without RetryAttempt: failures inferred",
 			trace: "{\"v\":1,\"type\":\"ProviderRequestFinished\",\"payload\":{\"success\":false,\"retries\":0}}\n{\"v\":1,\"type\":\"ProviderRequestFinished\",\"payload\":{\"success\":true,\"retries\":1}}\n",
-			waits: []Wait{{2, ms(200)}},
+			waits: []Wait{{After: 2, Gap: ms(200)}},
 			types: []string{"invalid_request", "overloaded"},
 		},
 		{
@@ -300,7 +300,7 @@ this is not json
 {"v":1,"type":"ProviderRequestFinished","payload":{"success":true,"retries":1}}
 {"v":1,`,
 			clientTrace: true,
-			waits:       []Wait{{2, ms(200)}},
+			waits:       []Wait{{After: 2, Gap: ms(200)}},
 			types:       []string{"invalid_request", "overloaded"},
 			notes:       []string{"trace.jsonl:2: ", "trace.jsonl:6: truncated last line"},
 		},
@@ -313,7 +313,7 @@ this is not json
 `,
 			gz:          true,
 			clientTrace: true,
-			waits:       []Wait{{2, ms(200)}},
+			waits:       []Wait{{After: 2, Gap: ms(200)}},
 			types:       []string{"invalid_request", "overloaded"},
 		},
 	}
