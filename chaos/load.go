@@ -165,7 +165,18 @@ func ParseScenario(path string, data []byte) (*Scenario, error) {
 // LoadPaths loads every scenario named by paths: files, or folders whose
 // *.yaml, *.yml and *.json files are loaded in name order. Scenario names
 // must be unique (they name run folders). All problems are returned together.
-func LoadPaths(paths []string) ([]*Scenario, error) {
+//
+// Walking a folder skips run folders (any folder holding summary.json or
+// result.json, which chaos run writes) and the folders in skipDirs (e.g.
+// chaos run's --out), so that running a folder twice does not load the
+// first run's results as scenarios. Files named in paths are always loaded.
+func LoadPaths(paths []string, skipDirs ...string) ([]*Scenario, error) {
+	var skip []os.FileInfo
+	for _, d := range skipDirs {
+		if fi, err := os.Stat(d); err == nil && fi.IsDir() {
+			skip = append(skip, fi)
+		}
+	}
 	var files []string
 	var errs LoadErrors
 	for _, p := range paths {
@@ -179,8 +190,16 @@ func LoadPaths(paths []string) ([]*Scenario, error) {
 			continue
 		}
 		var found []string
+		skipped := false
 		_ = filepath.WalkDir(p, func(f string, de fs.DirEntry, err error) error {
-			if err != nil || de.IsDir() {
+			if err != nil {
+				return nil
+			}
+			if de.IsDir() {
+				if skipDir(f, skip) {
+					skipped = true
+					return filepath.SkipDir
+				}
 				return nil
 			}
 			switch strings.ToLower(filepath.Ext(f)) {
@@ -191,7 +210,11 @@ func LoadPaths(paths []string) ([]*Scenario, error) {
 		})
 		sort.Strings(found)
 		if len(found) == 0 {
-			errs = append(errs, &LoadError{File: p, Msg: "no scenario files (*.yaml, *.yml, *.json) in this folder", Hint: "give scenario files or folders that hold them"})
+			msg := "no scenario files (*.yaml, *.yml, *.json) in this folder"
+			if skipped {
+				msg += " outside run folders"
+			}
+			errs = append(errs, &LoadError{File: p, Msg: msg, Hint: "give scenario files or folders that hold them"})
 		}
 		files = append(files, found...)
 	}
@@ -219,6 +242,29 @@ func LoadPaths(paths []string) ([]*Scenario, error) {
 		return out, errs
 	}
 	return out, nil
+}
+
+// skipDir reports whether LoadPaths should not walk into the folder dir: it
+// is one of skip, or a run folder (it holds summary.json or result.json).
+func skipDir(dir string, skip []os.FileInfo) bool {
+	for _, name := range []string{"summary.json", "result.json"} {
+		if fi, err := os.Stat(filepath.Join(dir, name)); err == nil && fi.Mode().IsRegular() {
+			return true
+		}
+	}
+	if len(skip) == 0 {
+		return false
+	}
+	fi, err := os.Stat(dir)
+	if err != nil {
+		return false
+	}
+	for _, s := range skip {
+		if os.SameFile(fi, s) {
+			return true
+		}
+	}
+	return false
 }
 
 type decoder struct {

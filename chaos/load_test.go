@@ -164,6 +164,75 @@ func TestLoadPaths(t *testing.T) {
 	}
 }
 
+// TestLoadPathsSkipsRunFolders is a regression test: 'chaos run .' twice
+// loaded the first run's result.json and summary.json as scenarios and
+// exited 2. A folder walk skips run folders and the skipped folders (--out);
+// files named explicitly are still loaded.
+func TestLoadPathsSkipsRunFolders(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, s string) string {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	write("a.yaml", "name: a\n")
+	write("sub/b.yaml", "name: b\n")
+	// A run folder as chaos run writes it, under the default --out.
+	write("runs/2026-01-01T00-00-00Z/summary.json", `{"seed": 1, "scenarios": []}`)
+	result := write("runs/2026-01-01T00-00-00Z/a/result.json", `{"name": "a", "file": "a.yaml", "pass": true}`)
+	// A run folder outside --out, and a folder inside --out that is not
+	// (yet) a run folder.
+	write("old/summary.json", `{"seed": 2}`)
+	write("old/a/result.json", `{"name": "a"}`)
+	write("out/stray.json", `{"name": "stray"}`)
+	explicit := write("named/c.json", `{"name": "c"}`)
+	write("named/summary.json", `{"seed": 3}`)
+
+	names := func(scs []*Scenario) []string {
+		var n []string
+		for _, sc := range scs {
+			n = append(n, sc.Name)
+		}
+		return n
+	}
+	tests := []struct {
+		name    string
+		paths   []string
+		skip    []string
+		want    []string
+		wantErr string
+	}{
+		{name: "run folders skipped", paths: []string{dir}, skip: []string{filepath.Join(dir, "out")}, want: []string{"a", "b"}},
+		{name: "out skipped by another spelling", paths: []string{dir}, skip: []string{dir + "/./out/"}, want: []string{"a", "b"}},
+		{name: "missing out is no error", paths: []string{filepath.Join(dir, "sub")}, skip: []string{filepath.Join(dir, "nope")}, want: []string{"b"}},
+		{name: "explicit files still loaded", paths: []string{explicit}, skip: []string{filepath.Join(dir, "named")}, want: []string{"c"}},
+		{name: "a run folder named as a folder", paths: []string{filepath.Join(dir, "old")}, wantErr: "no scenario files (*.yaml, *.yml, *.json) in this folder outside run folders"},
+		{name: "explicit result.json is loaded and rejected", paths: []string{result}, wantErr: `result.json:1:33: pass: unknown key "pass"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			scs, err := LoadPaths(tt.paths, tt.skip...)
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("LoadPaths error = %v, want %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("LoadPaths: %v", err)
+			}
+			if diff := cmp.Diff(tt.want, names(scs)); diff != "" {
+				t.Errorf("LoadPaths() scenarios mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
 func FuzzParseScenario(f *testing.F) {
 	files, _ := filepath.Glob("testdata/load/*")
 	for _, p := range files {

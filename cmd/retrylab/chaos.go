@@ -141,7 +141,9 @@ func chaosRun(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if len(paths) == 0 {
 		paths = []string{"scenarios"}
 	}
-	scs, err := chaos.LoadPaths(paths)
+	// A folder walk skips --out and earlier run folders: their JSON files
+	// are results, not scenarios.
+	scs, err := chaos.LoadPaths(paths, *out)
 	if err != nil {
 		return err
 	}
