@@ -95,19 +95,23 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		fmt.Fprint(stdout, usage)
 		return nil
 	case "version", "--version":
+		if len(args) == 2 && isHelp(args[1]) {
+			fmt.Fprint(stdout, versionUsage)
+			return nil
+		}
 		if len(args) > 1 {
 			return usageErrorf("run 'retrylab version'", "version takes no arguments, got %q", strings.Join(args[1:], " "))
 		}
 		fmt.Fprintf(stdout, "retrylab %s\n", version())
 		return nil
 	case "chaos":
-		return runGroup(ctx, "chaos", args[1:], stdout, stderr, map[string]command{
+		return runGroup(ctx, "chaos", chaosUsage, args[1:], stdout, stderr, map[string]command{
 			"run":      chaosRun,
 			"serve":    chaosServe,
 			"validate": chaosValidate,
 		})
 	case "trace":
-		return runGroup(ctx, "trace", args[1:], stdout, stderr, map[string]command{
+		return runGroup(ctx, "trace", traceUsage, args[1:], stdout, stderr, map[string]command{
 			"analyze": traceAnalyze,
 		})
 	}
@@ -116,19 +120,54 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 
 type command func(ctx context.Context, args []string, stdout, stderr io.Writer) error
 
-func runGroup(ctx context.Context, group string, args []string, stdout, stderr io.Writer, cmds map[string]command) error {
+const versionUsage = `Usage: retrylab version
+
+Example:
+  retrylab version
+`
+
+const chaosUsage = `Usage: retrylab chaos <run|serve|validate> [flags]
+
+  run       run scenario files or folders (default scenarios/) and check the client's retries
+  serve     mock server + proxy for one scenario, for a client you start yourself
+  validate  check scenario files without running them
+
+Run 'retrylab chaos <command> --help' for a command's flags.
+
+Example:
+  retrylab chaos validate scenarios/
+  retrylab chaos run --time-scale 0.05 scenarios/
+`
+
+const traceUsage = `Usage: retrylab trace <analyze> [flags]
+
+  analyze   retry rates, delays, escalations and alerts from run folders or trace files
+
+Run 'retrylab trace analyze --help' for its flags.
+
+Example:
+  retrylab trace analyze runs/ --format markdown
+`
+
+// isHelp reports whether arg asks for help.
+func isHelp(arg string) bool {
+	return arg == "-h" || arg == "--help" || arg == "help"
+}
+
+// runGroup runs the subcommand args[0] of group; usage is the group's help
+// text, which lists the subcommands.
+func runGroup(ctx context.Context, group, usage string, args []string, stdout, stderr io.Writer, cmds map[string]command) error {
 	names := make([]string, 0, len(cmds))
 	for n := range cmds {
 		names = append(names, n)
 	}
 	slices.Sort(names)
-	groupUsage := fmt.Sprintf("Usage: retrylab %s <%s> [flags]\n", group, strings.Join(names, "|"))
 	if len(args) == 0 {
-		fmt.Fprint(stderr, groupUsage)
+		fmt.Fprint(stderr, usage)
 		return usageErrorf(fmt.Sprintf("run 'retrylab %s %s --help'", group, names[0]), "missing %s subcommand", group)
 	}
-	if args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
-		fmt.Fprint(stdout, groupUsage)
+	if isHelp(args[0]) {
+		fmt.Fprint(stdout, usage)
 		return nil
 	}
 	c, ok := cmds[args[0]]
