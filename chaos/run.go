@@ -550,9 +550,11 @@ func (s *secrets) scrubDir(dir string) error {
 	return errors.Join(append(errs, err)...)
 }
 
-// scrubResult removes the known keys from every string of res.
+// scrubResult removes the known keys from every string of res that a client
+// could have influenced. The scenario's name, file and run folder are the
+// user's own paths and are left as they are (a run folder must stay findable).
 func (s *secrets) scrubResult(res *Result) {
-	for _, p := range []*string{&res.Name, &res.File, &res.Description, &res.Outcome, &res.Client, &res.Dir, &res.Error} {
+	for _, p := range []*string{&res.Description, &res.Outcome, &res.Client, &res.Error} {
 		*p = s.scrub(*p)
 	}
 	for i := range res.FailureTypes {

@@ -95,7 +95,9 @@ timeScale: 0.1
 attempts: [{status: 429, retryAfter: "1"}]
 expect: {outcome: success, attempts: 2, failureTypes: [rate_limit], delays: [5s]}
 `),
-		parse(t, "bad-request", `
+		// Regression: a name with "sk-" inside a word ("task-check") was
+		// redacted to "task-***" in result.json, summary.json and the traces.
+		parse(t, "curl-task-check", `
 client: {policy: forgeflare}
 attempts: [{status: 400}]
 expect: {outcome: failure, attempts: 1, failureTypes: [invalid_request], delays: []}
@@ -116,18 +118,26 @@ expect: {outcome: failure, attempts: 1, failureTypes: [invalid_request], delays:
 		t.Errorf("summary.json lacks the shard:\n%s", b)
 	}
 	res := byName(sum)
+	if r, ok := res["curl-task-check"]; !ok || !r.Passed || filepath.Base(r.Dir) != "curl-task-check" {
+		t.Errorf("curl-task-check: %+v, want it passed under its own name and folder", r)
+	}
+	for _, f := range []string{"summary.json", "curl-task-check/trace.jsonl", "curl-task-check/server.jsonl", "curl-task-check/result.json"} {
+		if b, _ := os.ReadFile(filepath.Join(sum.RunDir, f)); !strings.Contains(string(b), "curl-task-check") || strings.Contains(string(b), "task-***") {
+			t.Errorf("%s: the scenario's name was mangled or is missing:\n%.300s", f, b)
+		}
+	}
 	if diff := cmp.Diff([]string{"delays.client", "delays.server"}, failedNames(res["wrong-delay"])); diff != "" {
 		t.Errorf("wrong-delay failed checks mismatch (-want +got):\n%s", diff)
 	}
 	if c := res["wrong-delay"].FailedChecks()[0]; c.Want != "5s" || c.Got != "1s" || !strings.Contains(c.Where, "RetryAttempt attempt 1") {
 		t.Errorf("wrong-delay check = %+v, want want 5s got 1s at attempt 1", c)
 	}
-	for _, name := range []string{"overloaded", "bad-request"} {
+	for _, name := range []string{"overloaded", "curl-task-check"} {
 		if r := res[name]; !r.Passed {
 			t.Errorf("%s failed: %+v", name, r)
 		}
 	}
-	for _, name := range []string{"overloaded", "wrong-delay", "bad-request"} {
+	for _, name := range []string{"overloaded", "wrong-delay", "curl-task-check"} {
 		for _, f := range []string{"trace.jsonl", "server.jsonl", "result.json"} {
 			if _, err := os.Stat(filepath.Join(sum.RunDir, name, f)); err != nil {
 				t.Errorf("run folder: %v", err)

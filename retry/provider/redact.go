@@ -20,7 +20,9 @@ var secretREs = []struct {
 	{regexp.MustCompile(`(?i)(authorization["']?\s*[:=]\s*["']?(?:bearer\s+|basic\s+)?)([^\s"'\\,;&]+)`), "${1}***"},
 	// A bearer token anywhere else.
 	{regexp.MustCompile(`(?i)(\bbearer\s+)([^\s"'\\,;&]+)`), "${1}***"},
-	{regexp.MustCompile(`sk-[A-Za-z0-9_\-]{4,}`), "sk-***"},
+	// sk-... at the start of a word only: "task-check" and "disk-full" are
+	// not keys.
+	{regexp.MustCompile(`(^|[^A-Za-z0-9_\-])sk-[A-Za-z0-9_\-]{4,}`), "${1}sk-***"},
 }
 
 // redact removes anything that looks like an API key from s.
@@ -39,9 +41,9 @@ func Redact(s string) string {
 }
 
 // RedactExact applies Redact, then removes every remaining occurrence of the
-// given secrets (exact strings, e.g. the keys a client was seen to send).
-// Secrets shorter than MinSecretLen are ignored: scrubbing them would
-// mangle unrelated text.
+// given secrets (exact strings, e.g. the keys a client was seen to send),
+// wherever they stand, even glued to other text. Secrets shorter than
+// MinSecretLen are ignored: scrubbing them would mangle unrelated text.
 func RedactExact(s string, secrets []string) string {
 	s = Redact(s)
 	for _, k := range secrets {
@@ -53,4 +55,4 @@ func RedactExact(s string, secrets []string) string {
 }
 
 // MinSecretLen is the shortest exact secret RedactExact scrubs.
-const MinSecretLen = 6
+const MinSecretLen = 8

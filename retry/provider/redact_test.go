@@ -18,6 +18,12 @@ func TestRedact(t *testing.T) {
 		{"Authorization: Bearer sk-proj-123456", "Authorization: Bearer ***"},
 		{"nothing secret here", "nothing secret here"},
 		{"x-api-key: ***", "x-api-key: ***"},
+		// Regression: sk- inside a word is not a key ("task-check" was
+		// rewritten to "task-***", renaming scenarios and run folders).
+		{"scenario curl-task-check passed", "scenario curl-task-check passed"},
+		{"disk-full risk-free ask-me", "disk-full risk-free ask-me"},
+		{"(sk-abcd1234) key=sk-abcd1234", "(sk-***) key=sk-***"},
+		{"sk-retrylab-test-0000", "sk-***"},
 		// Inside a JSON string an escape is never eaten: the result stays
 		// valid JSON.
 		{`{"cmd":"h = {\"Authorization\": \"Bearer \" + k}"}`, `{"cmd":"h = {\"Authorization\": \"Bearer \" + k}"}`},
@@ -33,8 +39,18 @@ func TestRedact(t *testing.T) {
 }
 
 func TestRedactExact(t *testing.T) {
-	got := RedactExact("client says plainkey-42 and ab", []string{"plainkey-42", "ab"})
-	if want := "client says *** and ab"; got != want {
-		t.Errorf("RedactExact = %q, want %q", got, want)
+	keys := []string{"plainkey-42", "ab", "ollama", "secret-token"}
+	for _, tc := range []struct{ in, want string }{
+		{"client says plainkey-42 and ab", "client says *** and ab"},
+		{`{"key":"plainkey-42"}`, `{"key":"***"}`},
+		{"plainkey-42", "***"},
+		{"xxplainkey-42plainkey-42 x", "xx****** x"}, // glued to other text too
+		{"my-secret-token-2 and secret-token.", "my-***-2 and ***."},
+		// Shorter than MinSecretLen: never scrubbed, it would mangle text.
+		{"ollama runs ollama", "ollama runs ollama"},
+	} {
+		if got := RedactExact(tc.in, keys); got != tc.want {
+			t.Errorf("RedactExact(%q) = %q, want %q", tc.in, got, tc.want)
+		}
 	}
 }
