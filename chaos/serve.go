@@ -79,12 +79,33 @@ func ServeChecks(sc *Scenario, attempts []ServerAttempt) (checks []Check, skippe
 	}
 	for _, c := range Evaluate(&only, ob, env) {
 		if serverChecks[c.Name] {
+			if c.Name == "outcome" {
+				// Evaluate names the client's trace; serve has none.
+				c.Where = lastAttemptWhere(attempts)
+			}
 			checks = append(checks, c)
 		} else {
 			skipped = append(skipped, c.Name+" (client side)")
 		}
 	}
 	return checks, skipped
+}
+
+// lastAttemptWhere says where serve's outcome comes from: the status of the
+// last attempt in the journal.
+func lastAttemptWhere(attempts []ServerAttempt) string {
+	if len(attempts) == 0 {
+		return "server journal: no attempts"
+	}
+	a := attempts[len(attempts)-1]
+	status := "no status"
+	if a.Status != 0 {
+		status = fmt.Sprintf("status %d", a.Status)
+	}
+	if a.Fault != "" && a.Fault != FaultStatus {
+		status = a.Fault + ", " + status
+	}
+	return fmt.Sprintf("server journal: last attempt (%d: %s)", a.N, status)
 }
 
 // NewServeVerdict computes the verdict of a list of attempts.

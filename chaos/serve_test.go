@@ -131,18 +131,23 @@ func TestServeChecks(t *testing.T) {
 		attempts []ServerAttempt
 		want     []row
 		skipped  int
+		// where the outcome check says it looked: the journal, not the
+		// client's trace, which serve does not have.
+		outcomeWhere string
 	}{
 		{"all pass", `
 attempts: [{status: 529}, {status: 529}]
 expect: {outcome: success, attempts: 3, failureTypes: [overloaded, overloaded], delays: [2s, 4s], maxDuration: 1m}
-`, ok3, []row{{"outcome", true}, {"attempts", true}, {"failureTypes", true}, {"delays.server", true}}, 1},
+`, ok3, []row{{"outcome", true}, {"attempts", true}, {"failureTypes", true}, {"delays.server", true}}, 1,
+			"server journal: last attempt (3: ok, status 200)"},
 		{"client gave up early", `
 attempts: [{status: 529}, {status: 529}]
 expect: {outcome: success, attempts: 3}
-`, ok3[:2], []row{{"outcome", false}, {"attempts", false}}, 0},
+`, ok3[:2], []row{{"outcome", false}, {"attempts", false}}, 0,
+			"server journal: last attempt (2: status 529)"},
 		{"no attempts: outcome unknown", `
 expect: {outcome: success, attempts: 1}
-`, nil, []row{{"attempts", false}}, 1},
+`, nil, []row{{"attempts", false}}, 1, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			sc := parse(t, "serve-checks", tc.yaml)
@@ -153,6 +158,11 @@ expect: {outcome: success, attempts: 1}
 			}
 			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("checks (-want +got):\n%s\n%+v", diff, cs)
+			}
+			for _, c := range cs {
+				if c.Name == "outcome" && c.Where != tc.outcomeWhere {
+					t.Errorf("outcome Where = %q, want %q", c.Where, tc.outcomeWhere)
+				}
 			}
 			if len(skipped) != tc.skipped {
 				t.Errorf("skipped = %q, want %d", skipped, tc.skipped)
