@@ -22,6 +22,8 @@ import (
 // stderr go to the run folder with secrets redacted. Exit code 0 is the
 // success outcome, any other exit is failure; a client still running at the
 // deadline is killed (its whole process group) and fails the "client" check.
+// Its process group is killed after every exit, too, so that nothing it left
+// in the background outlives it.
 func (r *Runner) runExternal(ctx context.Context, sc *Scenario, baseURL, dir, tracePath, cmd string, scale float64, deadline time.Duration, sec *secrets) clientRun {
 	var c *exec.Cmd
 	display := cmd
@@ -79,13 +81,17 @@ func (r *Runner) runExternal(ctx context.Context, sc *Scenario, baseURL, dir, tr
 		err = <-done
 		exit.Problem = "killed: the run was interrupted"
 	}
+	// Whatever ended the client, what it left running in its process group
+	// (a background job that does not hold its output, which Wait does not
+	// wait for) could go on sending requests: kill it. ESRCH (the group is
+	// gone) is fine; the group's id cannot be reused while it has members.
+	kill()
 	var ee *exec.ExitError
 	switch {
 	case err == nil:
 		exit.ExitCode = 0
 	case errors.Is(err, exec.ErrWaitDelay):
 		// The client exited; something it started still held its output.
-		kill()
 		exit.ExitCode = c.ProcessState.ExitCode()
 		if exit.Problem == "" {
 			exit.Problem = fmt.Sprintf("left processes running: the client exited (code %d) but its stdout/stderr were still held open %s later; its process group was killed (a process in another session cannot be), and output after the exit is not kept", exit.ExitCode, clientWaitDelay)

@@ -2,11 +2,15 @@ package chaos
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -84,6 +88,66 @@ expect: {outcome: failure, attempts: 1, maxDuration: 10s}
 		t.Errorf("orphan stdout.txt = %q", b)
 	}
 	assertNoKey(t, out)
+}
+
+// TestRunExternalKillsBackground is a regression test: after a clean exit,
+// a background process the client started without its stdout (so Wait did
+// not wait for it) stayed alive and could keep sending requests. The
+// client's process group is now killed after every exit.
+func TestRunExternalKillsBackground(t *testing.T) {
+	if _, err := exec.LookPath("curl"); err != nil {
+		t.Skip("curl not installed")
+	}
+	toxi := runnerToxi(t)
+	pidFile := filepath.Join(t.TempDir(), "bg.pid")
+	sc := parse(t, "background", `
+client:
+  command:
+    - sh
+    - -c
+    - |
+      sleep 30 >/dev/null 2>&1 &
+      echo $! > `+pidFile+`
+      curl -sS -o /dev/null -X POST "$ANTHROPIC_BASE_URL/v1/messages" -d '{}'
+expect: {outcome: success, attempts: 1}
+`)
+	r := &Runner{Toxi: toxi, Out: t.TempDir(), Seed: 1}
+	sum, err := r.Run(context.Background(), []*Scenario{sc})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res := byName(sum)["background"]; !res.Passed {
+		t.Errorf("background scenario failed: %+v", res.FailedChecks())
+	}
+	b, err := os.ReadFile(pidFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// SIGKILL is delivered asynchronously and the orphan is reaped by init:
+	// wait (bounded, far below sleep's 30s) until it is gone or a zombie.
+	deadline := time.Now().Add(10 * time.Second)
+	for alive(pid) {
+		if time.Now().After(deadline) {
+			syscall.Kill(pid, syscall.SIGKILL)
+			t.Fatalf("background process %d still running after the client exited", pid)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// alive reports whether process pid exists and is not a zombie.
+func alive(pid int) bool {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return syscall.Kill(pid, 0) == nil
+	}
+	// The state follows the command name in parentheses: "pid (comm) S ...".
+	i := strings.LastIndexByte(string(b), ')')
+	return i < 0 || i+2 >= len(b) || b[i+2] != 'Z'
 }
 
 // TestResolveArgs: relative paths in client.command are found next to the
