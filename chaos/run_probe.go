@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"runtime/metrics"
+	"slices"
 	"sync"
 	"time"
 )
@@ -57,18 +58,29 @@ func (p *probe) run(ctx context.Context) {
 	}
 }
 
-// lateness returns the largest timer lateness seen between from and to.
+// lateness returns the largest timer lateness seen between from and to
+// (both included). run appends samples in time order, so the window is
+// found by binary search: the runner asks once per gap, and the samples
+// grow by 1/probeTick for the whole run.
 func (p *probe) lateness(from, to time.Time) time.Duration {
 	if p == nil {
 		return 0
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	var m time.Duration
-	for _, s := range p.samples {
-		if !s.at.Before(from) && !s.at.After(to) && s.late > m {
-			m = s.late
+	// lo: the first sample not before from; hi: the first sample after to.
+	lo, _ := slices.BinarySearchFunc(p.samples, from, func(s probeSample, t time.Time) int {
+		return s.at.Compare(t)
+	})
+	hi, _ := slices.BinarySearchFunc(p.samples, to, func(s probeSample, t time.Time) int {
+		if s.at.After(t) {
+			return 1
 		}
+		return -1
+	})
+	var m time.Duration
+	for i := lo; i < hi; i++ {
+		m = max(m, p.samples[i].late)
 	}
 	return m
 }
