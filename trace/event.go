@@ -12,7 +12,9 @@
 package trace
 
 import (
+	"bytes"
 	"encoding/json"
+	"fmt"
 	"strconv"
 	"time"
 )
@@ -84,8 +86,12 @@ func (e Event) MarshalJSON() ([]byte, error) {
 	b = append(b, `{"v":`...)
 	b = strconv.AppendInt(b, int64(e.V), 10)
 	if !e.TS.IsZero() {
+		ts := e.TS.UTC()
+		if y := ts.Year(); y < 0 || y > 9999 {
+			return nil, fmt.Errorf("trace: ts year %d outside RFC 3339's 0000-9999", y)
+		}
 		b = append(b, `,"ts":"`...)
-		b = e.TS.UTC().AppendFormat(b, TimeFormat)
+		b = ts.AppendFormat(b, TimeFormat)
 		b = append(b, '"')
 	}
 	b = append(b, `,"type":`...)
@@ -104,9 +110,21 @@ func (e Event) MarshalJSON() ([]byte, error) {
 	return append(b, '}'), nil
 }
 
+// appendJSONString appends s as a JSON string, escaping what JSON requires
+// and nothing more (no HTML escapes, as the Writer's encoder is set up).
 func appendJSONString(b []byte, s string) []byte {
-	q, _ := json.Marshal(s) // a string always marshals
-	return append(b, q...)
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c == '"' || c == '\\' || c >= 0x80 {
+			var buf bytes.Buffer
+			enc := json.NewEncoder(&buf)
+			enc.SetEscapeHTML(false)
+			enc.Encode(s) // a string always encodes
+			return append(b, bytes.TrimRight(buf.Bytes(), "\n")...)
+		}
+	}
+	b = append(b, '"')
+	b = append(b, s...)
+	return append(b, '"')
 }
 
 // Decode unmarshals the event's payload into v.

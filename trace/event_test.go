@@ -58,6 +58,17 @@ func TestEventMarshalRoundTrip(t *testing.T) {
 	if s := string(b); s != `{"v":1,"type":"X","payload":{}}` {
 		t.Errorf("minimal event = %s", s)
 	}
+	// Strings get JSON's escapes and no HTML ones, like the payload.
+	var buf bytes.Buffer
+	if err := NewWriter(&buf, "r\"\n\u00e9").Write(Event{V: 1, TS: ev.TS, Type: "A<B>&C"}); err != nil {
+		t.Fatal(err)
+	}
+	if s := buf.String(); s != `{"v":1,"ts":"2026-01-02T03:04:05.006Z","type":"A<B>&C","runId":"r\"\né","payload":{}}`+"\n" {
+		t.Errorf("escaped event = %s", s)
+	}
+	if _, err := json.Marshal(Event{Type: "X", TS: time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC)}); err == nil {
+		t.Error("a year past 9999 marshalled without error")
+	}
 	if _, err := json.Marshal(Event{Type: "X", Payload: json.RawMessage(`{bad`)}); err == nil || !strings.Contains(err.Error(), "invalid") {
 		t.Errorf("bad payload: err = %v, want an invalid-JSON error", err)
 	}
