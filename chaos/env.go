@@ -38,7 +38,13 @@ type EnvConfig struct {
 // ServerAttempt is what the mock server saw of one attempt: one connection
 // that carried a POST to a path the mock serves.
 type ServerAttempt struct {
-	N         int    // 1-based, in order of arrival
+	// N is 1-based, in the order the mock finished reading the requests
+	// (headers and body), not the order the connections arrived: of two
+	// concurrent connections, the one that arrived later gets the smaller N
+	// if its request was read first, so Arrived need not grow with N. A connection
+	// that closes without a request while the next fault is raw toxics is
+	// numbered when it closes.
+	N         int
 	Fault     string // Fault.Kind() of the fault this attempt met
 	Status    int    // HTTP status sent; 0 when no response was sent (hang, reset)
 	Path      string // request path; "" when no request arrived (reset)
@@ -217,7 +223,7 @@ func (e *Env) ClientEnv() []string {
 // ProxyName returns the name of the Env's Toxiproxy proxy.
 func (e *Env) ProxyName() string { return e.proxy.Name }
 
-// Attempts returns what the server saw, in arrival order: finished attempts
+// Attempts returns what the server saw, in the order of N: finished attempts
 // and, for attempts still in progress, what is known so far (zero Ended). The
 // slice is a copy; it is safe to call after Close.
 func (e *Env) Attempts() []ServerAttempt {
