@@ -40,10 +40,10 @@ type EnvConfig struct {
 type ServerAttempt struct {
 	// N is 1-based, in the order the mock finished reading the requests
 	// (headers and body), not the order the connections arrived: of two
-	// concurrent connections, the one that arrived later gets the smaller N
-	// if its request was read first, so Arrived need not grow with N. A connection
-	// that closes without a request while the next fault is raw toxics is
-	// numbered when it closes.
+	// concurrent connections, the one that arrived later gets the smaller
+	// N if its request was read first, so Arrived need not grow with N. A
+	// connection that closes without a request while the next fault is raw
+	// toxics is numbered when it closes.
 	N         int
 	Fault     string // Fault.Kind() of the fault this attempt met
 	Status    int    // HTTP status sent; 0 when no response was sent (hang, reset)
