@@ -45,6 +45,16 @@ C="$CORPUS"
 j1=$(time_it "jq: retries per request" "cat $C/*/trace.jsonl | jq 'select(.type == \"ProviderRequestFinished\") | .payload.retries' | sort | uniq -c")
 j2=$(time_it "jq: runs with escalations" "cat $C/*/trace.jsonl | jq 'select(.type == \"RunEscalated\")'")
 j3=$(time_it "jq: L2 repair iterations" "cat $C/*/trace.jsonl | jq 'select(.type == \"RepairAttempted\") | .payload.iteration'")
+# A failed analysis would time as fast as nothing at all: check it works
+# (exit 0, or 1 when an alert fires) and reads every event before timing it.
+set +e
+"$BIN/retrylab" trace analyze "$C" --format json >"$BIN/analysis.json" 2>"$BIN/analysis.err"
+rc=$?
+set -e
+if [ "$rc" -gt 1 ] || ! grep -q '"schema": "retrylab.analysis/v1"' "$BIN/analysis.json"; then
+  echo "error: retrylab trace analyze failed (exit $rc):" >&2; cat "$BIN/analysis.err" >&2; exit 1
+fi
+echo "analyze read $(jq .inputs.events "$BIN/analysis.json") events" >&2
 REPS=$((REPS + 2))
 ra=$(time_it "retrylab trace analyze" "$BIN/retrylab trace analyze $C --format json")
 
