@@ -49,7 +49,8 @@ type Client interface {
 
 // Config configures a provider client.
 type Config struct {
-	// BaseURL is scheme://host[:port] without /v1, e.g. http://127.0.0.1:1234.
+	// BaseURL is scheme://host[:port], e.g. http://127.0.0.1:1234; a
+	// trailing /v1 (as OPENAI_BASE_URL usually has) is accepted too.
 	// Empty: the provider's real API.
 	BaseURL string
 	// APIKey is sent as x-api-key (Anthropic) or Authorization: Bearer
@@ -338,5 +339,7 @@ func trimBase(u, def string) string {
 	if u == "" {
 		u = def
 	}
-	return strings.TrimRight(u, "/")
+	// OPENAI_BASE_URL conventionally ends in /v1 (the OpenAI SDKs append
+	// only /chat/completions); the clients add /v1 themselves.
+	return strings.TrimSuffix(strings.TrimRight(u, "/"), "/v1")
 }

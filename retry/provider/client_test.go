@@ -532,3 +532,20 @@ func closedAddr(t *testing.T) string {
 	ln.Close()
 	return addr
 }
+
+// A base URL given the way OPENAI_BASE_URL usually is (ending in /v1) must
+// not turn into /v1/v1/...
+func TestBaseURLWithV1(t *testing.T) {
+	tests := []struct{ in, def, want string }{
+		{"", "https://api.openai.com", "https://api.openai.com"},
+		{"http://127.0.0.1:9/", "x", "http://127.0.0.1:9"},
+		{"http://127.0.0.1:9/v1", "x", "http://127.0.0.1:9"},
+		{"http://127.0.0.1:9/v1/", "x", "http://127.0.0.1:9"},
+		{"http://proxy/openai/v1", "x", "http://proxy/openai"},
+	}
+	for _, tt := range tests {
+		if got := trimBase(tt.in, tt.def); got != tt.want {
+			t.Errorf("trimBase(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
