@@ -2,6 +2,8 @@ package retry
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"io"
 	"net"
@@ -19,11 +21,14 @@ type FailureType string
 
 // Failure types.
 const (
-	RateLimit           FailureType = "rate_limit"
-	Overloaded          FailureType = "overloaded"
-	ServerError         FailureType = "server_error"
-	Timeout             FailureType = "timeout"
-	ConnectionError     FailureType = "connection_error"
+	RateLimit       FailureType = "rate_limit"
+	Overloaded      FailureType = "overloaded"
+	ServerError     FailureType = "server_error"
+	Timeout         FailureType = "timeout"
+	ConnectionError FailureType = "connection_error"
+	// NetworkError is a transport failure that waiting does not cure: a DNS
+	// name that does not resolve, a TLS handshake or certificate error.
+	NetworkError        FailureType = "network_error"
 	StreamInterrupted   FailureType = "stream_interrupted"
 	CacheError          FailureType = "cache_error"
 	ProviderUnavailable FailureType = "provider_unavailable"
@@ -46,7 +51,7 @@ const (
 
 // FailureTypes lists every failure type, in the order above.
 var FailureTypes = []FailureType{
-	RateLimit, Overloaded, ServerError, Timeout, ConnectionError, StreamInterrupted, CacheError,
+	RateLimit, Overloaded, ServerError, Timeout, ConnectionError, NetworkError, StreamInterrupted, CacheError,
 	ProviderUnavailable, AuthInvalid, PermissionDenied, ContextTooLong, InvalidRequest, ContentPolicy,
 	QuotaExhausted, ModelNotFound, ModelDeprecated, UnsupportedFeature, AccountSuspended, BillingError,
 	Conflict, StreamParse, Canceled, Unknown,
@@ -93,7 +98,7 @@ func ClassOf(ft FailureType) Class {
 	switch ft {
 	case RateLimit, Overloaded, ServerError, Timeout, ConnectionError, StreamInterrupted, CacheError, ProviderUnavailable:
 		return Retryable
-	case BillingError, Conflict, Unknown:
+	case BillingError, Conflict, Unknown, NetworkError:
 		return Conditional
 	}
 	return NonRetryable
@@ -155,6 +160,26 @@ func Classify(err error) Classification {
 	return c
 }
 
+// permanentNetwork reports whether err is a DNS resolution failure (not a
+// DNS timeout) or a TLS handshake or certificate error: seed 000 calls these
+// permanent ("DNS resolution failure for bad URL, TLS certificate error").
+func permanentNetwork(err error) bool {
+	var dns *net.DNSError
+	if errors.As(err, &dns) {
+		return !dns.IsTimeout && !dns.IsTemporary
+	}
+	var (
+		rh   tls.RecordHeaderError
+		cv   *tls.CertificateVerificationError
+		ua   x509.UnknownAuthorityError
+		hn   x509.HostnameError
+		ci   x509.CertificateInvalidError
+		alrt tls.AlertError
+	)
+	return errors.As(err, &rh) || errors.As(err, &cv) || errors.As(err, &ua) ||
+		errors.As(err, &hn) || errors.As(err, &ci) || errors.As(err, &alrt)
+}
+
 func classifyPlain(err error) FailureType {
 	var ne net.Error
 	switch {
@@ -171,6 +196,8 @@ func classifyPlain(err error) FailureType {
 		return Timeout
 	case errors.Is(err, io.ErrUnexpectedEOF):
 		return ConnectionError
+	case permanentNetwork(err):
+		return NetworkError
 	}
 	var oe *net.OpError
 	if errors.As(err, &oe) {
@@ -221,8 +248,8 @@ func classifyProvider(pe *provider.Error) Classification {
 		c.Streamed = pe.Streamed
 		c.Type = ConnectionError
 		if pe.Err != nil {
-			if ft := classifyPlain(pe.Err); ft == Timeout {
-				c.Type = Timeout
+			if ft := classifyPlain(pe.Err); ft == Timeout || ft == NetworkError {
+				c.Type = ft
 			}
 		}
 	case provider.KindCanceled:

@@ -2,10 +2,13 @@ package retry
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"io"
 	"net"
+	"net/url"
 	"os"
 	"syscall"
 	"testing"
@@ -76,6 +79,13 @@ func TestClassify(t *testing.T) {
 		{"000 Api is_timeout", k(provider.KindTimeout, false), Timeout, Retryable},
 		{"000 Api is_connect reset", k(provider.KindReset, false), ConnectionError, Retryable},
 		{"000 Api is_connect refused", k(provider.KindRefused, false), ConnectionError, Retryable},
+		{"000 Api other: DNS resolution failure for bad URL", &provider.Error{Kind: provider.KindNetwork,
+			Err: &net.OpError{Op: "dial", Err: &net.DNSError{Err: "no such host", Name: "api.example.invalid", IsNotFound: true}}}, NetworkError, Conditional},
+		{"000 Api other: TLS certificate error", &provider.Error{Kind: provider.KindNetwork,
+			Err: &url.Error{Op: "Post", Err: x509.UnknownAuthorityError{}}}, NetworkError, Conditional},
+		{"000 Api other: TLS handshake", fmt.Errorf("post: %w", tls.RecordHeaderError{Msg: "first record does not look like a TLS handshake"}), NetworkError, Conditional},
+		{"DNS timeout is a timeout", &provider.Error{Kind: provider.KindNetwork,
+			Err: &net.DNSError{Err: "i/o timeout", Name: "api.anthropic.com", IsTimeout: true}}, Timeout, Retryable},
 
 		// Seed 003, retriable and non-retriable errors.
 		{"003 RateLimitError 429", h(429, "", "", "Too Many Requests"), RateLimit, Retryable},

@@ -60,10 +60,9 @@ func off(s Strategy) Strategy { s.Retry = false; return s }
 // Waits: 5 attempts in all (4 retries), 2s, 4s, 8s, 16s, no jitter. A
 // Retry-After of whole seconds replaces the backoff, capped at 60s, 0 meaning
 // at once; an HTTP-date or a fraction falls back to the backoff. Only HTTP
-// errors carry Retry-After. Choices where the seed is silent: DNS and TLS
-// failures are classified as connection_error and so retried (the seed calls
-// them permanent; retrylab's transport cannot always tell them apart); no
-// per-attempt timeout and no elapsed limit. The Retrier's log prints
+// errors carry Retry-After. DNS resolution and TLS certificate failures are
+// network_error and permanent, as R1 says. Choices where the seed is silent:
+// no per-attempt timeout and no elapsed limit. The Retrier's log prints
 // `[retry] Attempt {n}/4: {status} — waiting {delay}s`, with the failure type
 // in place of {status} when there is no HTTP status.
 func Forgeflare() *Policy {
@@ -227,7 +226,7 @@ func sdkPolicy(name string) *Policy {
 	return &Policy{
 		Name: name, Enabled: true, Default: off(t),
 		FailureTypes: withTypes(t, RateLimit, Overloaded, ServerError, ProviderUnavailable, UnsupportedFeature,
-			Timeout, ConnectionError, Conflict),
+			Timeout, ConnectionError, NetworkError, Conflict),
 		StatusRetry:      map[int]bool{408: true, 409: true, 429: true},
 		HonorShouldRetry: true,
 		RetryAfter:       RetryAfter{MaxUsable: 60 * time.Second},
@@ -238,7 +237,9 @@ func sdkPolicy(name string) *Policy {
 // (the anthropic package, _base_client.py): 2 retries (3 attempts); wait
 // min(0.5s × 2^n, 8s) × (1 − 0.25 × random) with n the number of retries so
 // far; retried are 408, 409, 429 (whatever its message), every status ≥ 500,
-// timeouts and connection errors before the response began;
+// timeouts and connection errors before the response began (DNS and TLS
+// failures included: the SDKs raise APIConnectionError for every transport
+// error and retry it);
 // x-should-retry: true/false overrides all of that; retry-after-ms, else
 // retry-after (seconds or HTTP-date), is used when 0 < value ≤ 60s,
 // otherwise the backoff is. Errors after the stream began (SSE error events,

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"net"
 	"strings"
 	"testing"
 	"testing/synctest"
@@ -462,4 +463,36 @@ func TestNilPolicyOneAttempt(t *testing.T) {
 			t.Errorf("attempts = %d, err = %v", len(got.models), got.err)
 		}
 	})
+}
+
+// Seed 000 R1: a DNS resolution failure for a bad URL or a TLS certificate
+// error is permanent for forgeflare (regression: it was classified as a
+// connection_error and retried four times). The SDKs retry every transport
+// error, these included.
+func TestPermanentNetworkErrors(t *testing.T) {
+	dns := &provider.Error{Kind: provider.KindNetwork, Provider: "anthropic",
+		Err: &net.OpError{Op: "dial", Err: &net.DNSError{Err: "no such host", Name: "api.example.invalid", IsNotFound: true}}}
+	tests := []struct {
+		preset   string
+		attempts int
+	}{
+		{"forgeflare", 1},
+		{"orchestrator", 1},
+		{"escalation-epic", 1},
+		{"anthropic-sdk", 3},
+	}
+	for _, tt := range tests {
+		t.Run(tt.preset, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				errs := make([]error, tt.attempts+1)
+				for i := range errs {
+					errs[i] = dns
+				}
+				got := doFake(t, &Retrier{Policy: mustPreset(t, tt.preset)}, errs...)
+				if got.err == nil || len(got.models) != tt.attempts {
+					t.Errorf("%d attempts, err %v; want %d attempts and an error", len(got.models), got.err, tt.attempts)
+				}
+			})
+		})
+	}
 }
