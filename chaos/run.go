@@ -256,6 +256,7 @@ func (r *Runner) runScenario(ctx context.Context, sc *Scenario, dir string) (res
 	// Twice the worst timer lateness: a wait is one wake-up on the client
 	// and one on the server side of the gap.
 	ob.Slack = 2 * r.probe.lateness(start, time.Now())
+	ob.RemoteProxy = r.Toxi != nil && !r.Toxi.Embedded()
 	// Each gap gets the contention measured around it: from shortly before
 	// the attempt ended (a late Ended shortens the gap) to just after the
 	// next one arrived (each probe sample covers the tick before it).
