@@ -32,7 +32,8 @@ passed, 1 when one failed, 2 on bad input.
 
 Example:
   retrylab chaos run --time-scale 0.05 --format junit scenarios/ > junit.xml
-  retrylab chaos run --client-cmd 'python3 testdata/clients/agent.py' scenarios/forgeflare-429-retry-after.yaml
+  # Does my agent honour Retry-After? (this one does not: exit 1, delays fail)
+  retrylab chaos run --client-cmd 'bash testdata/clients/agent.sh' scenarios/forgeflare-429-retry-after.yaml
 
 Flags:
 `
