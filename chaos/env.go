@@ -420,14 +420,7 @@ func (e *Env) serve(c net.Conn, arrived time.Time, readyAt int) {
 	case f.Kind() == FaultHang:
 		e.journalRequest(st)
 		e.logf("attempt %d: hang (holding the request until the client gives up)", n)
-		select {
-		case <-st.peerGone:
-			st.goneAt = st.peerAt
-		case <-e.done:
-			st.goneAt = e.now()
-		}
-		st.rec.ClosedBy = trace.ClosedByClient
-		e.finish(st, n)
+		e.finishWhenGone(st, n, trace.ClosedByClient)
 		return
 	case f.Kind() == FaultReset && !toxicsFirst:
 		// reset_peer was not on the proxy when this connection was made (a
@@ -452,14 +445,7 @@ func (e *Env) serve(c net.Conn, arrived time.Time, readyAt int) {
 		resp = okResponse(p)
 		e.write(c, st, &response{head: resp.head})
 		st.rec.Bytes = 0
-		select {
-		case <-st.peerGone:
-			st.goneAt = st.peerAt
-		case <-e.done:
-			st.goneAt = e.now()
-		}
-		st.rec.ClosedBy = trace.ClosedByProxy
-		e.finish(st, n)
+		e.finishWhenGone(st, n, trace.ClosedByProxy)
 		return
 	default:
 		resp = okResponse(p)
@@ -558,6 +544,19 @@ func (e *Env) closer(f Fault, wroteAll bool) string {
 		return trace.ClosedByServer
 	}
 	return trace.ClosedByClient
+}
+
+// finishWhenGone waits until the peer closes the connection (or the Env
+// closes), then finishes the attempt as closed by closedBy.
+func (e *Env) finishWhenGone(st *attemptState, n int, closedBy string) {
+	select {
+	case <-st.peerGone:
+		st.goneAt = st.peerAt
+	case <-e.done:
+		st.goneAt = e.now()
+	}
+	st.rec.ClosedBy = closedBy
+	e.finish(st, n)
 }
 
 // finish records the end of an attempt, journals it, and switches the proxy

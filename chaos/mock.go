@@ -254,34 +254,52 @@ func jsonString(v any) string {
 	return strings.TrimSuffix(b.String(), "\n")
 }
 
+// Usage objects as the real APIs send them; the mock always reports 25 input
+// tokens and mockOutputTokens output tokens.
+type (
+	anthropicUsage struct {
+		InputTokens              int `json:"input_tokens"`
+		CacheCreationInputTokens int `json:"cache_creation_input_tokens"`
+		CacheReadInputTokens     int `json:"cache_read_input_tokens"`
+		OutputTokens             int `json:"output_tokens"`
+	}
+	openaiUsage struct {
+		PromptTokens     int `json:"prompt_tokens"`
+		CompletionTokens int `json:"completion_tokens"`
+		TotalTokens      int `json:"total_tokens"`
+	}
+)
+
+func mockOpenAIUsage() openaiUsage { return openaiUsage{25, mockOutputTokens, 25 + mockOutputTokens} }
+
+// mockID is a message or completion id derived from the attempt's request id,
+// so that the two can be matched in the journal.
+func mockID(prefix string, p respParams) string {
+	return prefix + strings.TrimPrefix(p.requestID, "req_mock")
+}
+
 // anthropicEvents returns the SSE events of a successful Anthropic stream, in
 // order: message_start, content_block_start, ping, content_block_delta ×N,
 // content_block_stop, message_delta (stop_reason end_turn, usage),
 // message_stop.
 func anthropicEvents(p respParams) []string {
 	ev := func(name, data string) string { return "event: " + name + "\ndata: " + data + "\n\n" }
-	msgID := "msg_mock" + strings.TrimPrefix(p.requestID, "req_mock")
-	type usage struct {
-		InputTokens              int `json:"input_tokens"`
-		CacheCreationInputTokens int `json:"cache_creation_input_tokens"`
-		CacheReadInputTokens     int `json:"cache_read_input_tokens"`
-		OutputTokens             int `json:"output_tokens"`
-	}
+	msgID := mockID("msg_mock", p)
 	type message struct {
-		ID           string   `json:"id"`
-		Type         string   `json:"type"`
-		Role         string   `json:"role"`
-		Model        string   `json:"model"`
-		Content      []string `json:"content"`
-		StopReason   *string  `json:"stop_reason"`
-		StopSequence *string  `json:"stop_sequence"`
-		Usage        usage    `json:"usage"`
+		ID           string         `json:"id"`
+		Type         string         `json:"type"`
+		Role         string         `json:"role"`
+		Model        string         `json:"model"`
+		Content      []string       `json:"content"`
+		StopReason   *string        `json:"stop_reason"`
+		StopSequence *string        `json:"stop_sequence"`
+		Usage        anthropicUsage `json:"usage"`
 	}
 	start := struct {
 		Type    string  `json:"type"`
 		Message message `json:"message"`
 	}{"message_start", message{ID: msgID, Type: "message", Role: "assistant", Model: p.model,
-		Content: []string{}, Usage: usage{InputTokens: 25, OutputTokens: 1}}}
+		Content: []string{}, Usage: anthropicUsage{InputTokens: 25, OutputTokens: 1}}}
 	type textDelta struct {
 		Type string `json:"type"`
 		Text string `json:"text"`
@@ -312,7 +330,7 @@ func anthropicEvents(p respParams) []string {
 // stream_options.include_usage a usage chunk with empty choices, and data:
 // [DONE].
 func openaiEvents(p respParams) []string {
-	id := "chatcmpl-mock" + strings.TrimPrefix(p.requestID, "req_mock")
+	id := mockID("chatcmpl-mock", p)
 	created := p.now.Unix()
 	type delta struct {
 		Role    string  `json:"role,omitempty"`
@@ -323,11 +341,6 @@ func openaiEvents(p respParams) []string {
 		Delta        delta   `json:"delta"`
 		Logprobs     *string `json:"logprobs"`
 		FinishReason *string `json:"finish_reason"`
-	}
-	type usage struct {
-		PromptTokens     int `json:"prompt_tokens"`
-		CompletionTokens int `json:"completion_tokens"`
-		TotalTokens      int `json:"total_tokens"`
 	}
 	type chunkT struct {
 		ID                string   `json:"id"`
@@ -340,9 +353,9 @@ func openaiEvents(p respParams) []string {
 	// With include_usage every chunk has a usage field, null but on the last.
 	type usageChunkT struct {
 		chunkT
-		Usage *usage `json:"usage"`
+		Usage *openaiUsage `json:"usage"`
 	}
-	render := func(choices []choice, u *usage) string {
+	render := func(choices []choice, u *openaiUsage) string {
 		c := chunkT{id, "chat.completion.chunk", created, p.model, "fp_retrylab", choices}
 		if p.includeUsage {
 			return "data: " + jsonString(usageChunkT{c, u}) + "\n\n"
@@ -359,7 +372,7 @@ func openaiEvents(p respParams) []string {
 	}
 	out = append(out, chunk(delta{}, &stop))
 	if p.includeUsage {
-		out = append(out, render([]choice{}, &usage{25, mockOutputTokens, 25 + mockOutputTokens}))
+		out = append(out, render([]choice{}, new(mockOpenAIUsage())))
 	}
 	return append(out, "data: [DONE]\n\n")
 }
@@ -421,44 +434,33 @@ func messageResponse(p respParams) *response {
 			Logprobs     *string `json:"logprobs"`
 			FinishReason string  `json:"finish_reason"`
 		}
-		type usage struct {
-			PromptTokens     int `json:"prompt_tokens"`
-			CompletionTokens int `json:"completion_tokens"`
-			TotalTokens      int `json:"total_tokens"`
-		}
 		body = jsonString(struct {
-			ID                string   `json:"id"`
-			Object            string   `json:"object"`
-			Created           int64    `json:"created"`
-			Model             string   `json:"model"`
-			Choices           []choice `json:"choices"`
-			Usage             usage    `json:"usage"`
-			SystemFingerprint string   `json:"system_fingerprint"`
-		}{"chatcmpl-mock" + strings.TrimPrefix(p.requestID, "req_mock"), "chat.completion", p.now.Unix(), p.model,
+			ID                string      `json:"id"`
+			Object            string      `json:"object"`
+			Created           int64       `json:"created"`
+			Model             string      `json:"model"`
+			Choices           []choice    `json:"choices"`
+			Usage             openaiUsage `json:"usage"`
+			SystemFingerprint string      `json:"system_fingerprint"`
+		}{mockID("chatcmpl-mock", p), "chat.completion", p.now.Unix(), p.model,
 			[]choice{{Message: msg{Role: "assistant", Content: mockText}, FinishReason: "stop"}},
-			usage{25, mockOutputTokens, 25 + mockOutputTokens}, "fp_retrylab"})
+			mockOpenAIUsage(), "fp_retrylab"})
 	} else {
 		type block struct {
 			Type string `json:"type"`
 			Text string `json:"text"`
 		}
-		type usage struct {
-			InputTokens              int `json:"input_tokens"`
-			CacheCreationInputTokens int `json:"cache_creation_input_tokens"`
-			CacheReadInputTokens     int `json:"cache_read_input_tokens"`
-			OutputTokens             int `json:"output_tokens"`
-		}
 		body = jsonString(struct {
-			ID           string  `json:"id"`
-			Type         string  `json:"type"`
-			Role         string  `json:"role"`
-			Model        string  `json:"model"`
-			Content      []block `json:"content"`
-			StopReason   string  `json:"stop_reason"`
-			StopSequence *string `json:"stop_sequence"`
-			Usage        usage   `json:"usage"`
-		}{"msg_mock" + strings.TrimPrefix(p.requestID, "req_mock"), "message", "assistant", p.model,
-			[]block{{"text", mockText}}, "end_turn", nil, usage{InputTokens: 25, OutputTokens: mockOutputTokens}})
+			ID           string         `json:"id"`
+			Type         string         `json:"type"`
+			Role         string         `json:"role"`
+			Model        string         `json:"model"`
+			Content      []block        `json:"content"`
+			StopReason   string         `json:"stop_reason"`
+			StopSequence *string        `json:"stop_sequence"`
+			Usage        anthropicUsage `json:"usage"`
+		}{mockID("msg_mock", p), "message", "assistant", p.model,
+			[]block{{"text", mockText}}, "end_turn", nil, anthropicUsage{InputTokens: 25, OutputTokens: mockOutputTokens}})
 	}
 	body += "\n"
 	hs := []header{
