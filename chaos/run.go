@@ -461,7 +461,7 @@ func (w *prefixWriter) clean(s string) string {
 	if w.scrub != nil {
 		return w.scrub(s)
 	}
-	return redact(s)
+	return provider.Redact(s)
 }
 
 func (w *prefixWriter) Write(p []byte) (int, error) {
@@ -489,7 +489,6 @@ func (w *prefixWriter) Flush() {
 	}
 }
 
-func redact(s string) string { return provider.Redact(s) }
 
 // secrets is the set of exact key values the mock saw a scenario's client
 // send, plus FakeAPIKey. A hidden external client may send a key that does

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/retrylab/retrylab/retry/provider"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -60,7 +61,7 @@ func (r *Runner) runExternal(ctx context.Context, sc *Scenario, baseURL, dir, tr
 	exit := &ClientExit{Command: display, ExitCode: -1}
 	out := clientRun{outcome: "failure", exit: exit}
 	if err := c.Start(); err != nil {
-		exit.Problem = "could not start: " + redact(err.Error())
+		exit.Problem = "could not start: " + provider.Redact(err.Error())
 		fmt.Fprintln(stderr, exit.Problem)
 		return out
 	}
@@ -199,7 +200,7 @@ func (w *redactFile) flush(b []byte) error {
 		}
 		w.f = f
 	}
-	clean := redact
+	clean := provider.Redact
 	if w.scrub != nil {
 		clean = w.scrub
 	}

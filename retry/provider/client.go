@@ -284,7 +284,7 @@ func scrubKey(s, key string) string {
 	if len(key) >= 4 {
 		s = strings.ReplaceAll(s, key, "***")
 	}
-	return redact(s)
+	return Redact(s)
 }
 
 type scrubbedError struct {

@@ -70,7 +70,7 @@ func (e *Error) Error() string {
 		return fmt.Sprintf("%s: stream error: %s: %s", e.Provider, e.ErrorType, e.Message)
 	default:
 		if e.Err != nil {
-			return fmt.Sprintf("%s: %s: %s", e.Provider, e.Kind, redact(e.Err.Error()))
+			return fmt.Sprintf("%s: %s: %s", e.Provider, e.Kind, Redact(e.Err.Error()))
 		}
 		return fmt.Sprintf("%s: %s: %s", e.Provider, e.Kind, e.Message)
 	}

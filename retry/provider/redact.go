@@ -25,9 +25,6 @@ var secretREs = []struct {
 	{regexp.MustCompile(`(^|[^A-Za-z0-9_\-])sk-[A-Za-z0-9_\-]{4,}`), "${1}sk-***"},
 }
 
-// redact removes anything that looks like an API key from s.
-func redact(s string) string { return Redact(s) }
-
 // Redact removes anything that looks like an API key from s: sk-... keys,
 // and the values of x-api-key and Authorization (Bearer) headers in any of
 // the forms "x-api-key: V", "x-api-key=V", `"x-api-key":"V"`, case-
