@@ -489,7 +489,6 @@ func (w *prefixWriter) Flush() {
 	}
 }
 
-
 // secrets is the set of exact key values the mock saw a scenario's client
 // send, plus FakeAPIKey. A hidden external client may send a key that does
 // not look like sk-...; every run file of the scenario is scrubbed of them.
