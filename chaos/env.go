@@ -33,6 +33,10 @@ type EnvConfig struct {
 	// scrub those exact strings from what it writes.
 	OnSecret func(string)
 	Now      func() time.Time // clock of Arrived and Ended; nil = time.Now
+
+	// onAccept, if set, is called after each accepted connection has been
+	// stamped (tests).
+	onAccept func()
 }
 
 // ServerAttempt is what the mock server saw of one attempt: one connection
@@ -49,7 +53,15 @@ type ServerAttempt struct {
 	Status    int    // HTTP status sent; 0 when no response was sent (hang, reset)
 	Path      string // request path; "" when no request arrived (reset)
 	Model     string // the request body's model (secrets redacted)
+	// Arrived is when the request's first byte reached the mock: the moment
+	// the client sent it. Connected is when the connection was accepted,
+	// which may be much earlier: a client may open a connection (a pool's
+	// spare, or one its HTTP stack opens at once when it abandons a half-read
+	// body) and send on it only after its backoff. Waits are measured from
+	// Arrived. Without a request (raw toxics held it back) Arrived is
+	// Connected.
 	Arrived   time.Time
+	Connected time.Time
 	Ended     time.Time
 	Bytes     int64  // response bytes that left toward the client (drop: at most the cut)
 	ClosedBy  string // trace.ClosedByServer, ClosedByClient or ClosedByProxy
@@ -66,8 +78,10 @@ type ServerAttempt struct {
 // a connection that closes without a request is not an attempt, with one
 // exception: when the next fault is raw toxics, which may hold the request
 // back inside the proxy, such a connection is that attempt (with no path).
-// Arrived is when the connection was accepted: Toxiproxy dials the mock as
-// soon as a client connects. The mock closes
+// Arrived is when the request's first byte reached the mock, not when the
+// connection was accepted: Toxiproxy dials the mock as soon as a client
+// connects, and a client may connect long before it sends (Connected
+// records that). The mock closes
 // each connection after one response (and says Connection: close unless the
 // response is to be cut; see connectionHeader), so every attempt is a new
 // connection and a fresh set of per-connection toxics. The toxics on the
@@ -287,7 +301,7 @@ func (e *Env) acceptLoop() {
 		if err != nil {
 			return
 		}
-		arrived := e.now()
+		connected := e.now()
 		e.mu.Lock()
 		select {
 		case <-e.done:
@@ -303,9 +317,12 @@ func (e *Env) acceptLoop() {
 		readyAt := e.ready
 		e.wg.Add(1)
 		e.mu.Unlock()
+		if e.cfg.onAccept != nil {
+			e.cfg.onAccept()
+		}
 		go func() {
 			defer e.wg.Done()
-			e.serve(c, arrived, readyAt)
+			e.serve(c, connected, readyAt)
 			e.mu.Lock()
 			delete(e.conns, c)
 			e.mu.Unlock()
@@ -313,16 +330,34 @@ func (e *Env) acceptLoop() {
 	}
 }
 
-// newAttempt numbers the next attempt, which arrived (connected) at arrived,
-// and records it as in progress.
-func (e *Env) newAttempt(arrived time.Time) (int, Fault) {
+// newAttempt numbers the next attempt, whose connection was accepted at
+// connected and whose first request byte arrived at arrived, and records it
+// as in progress.
+func (e *Env) newAttempt(connected, arrived time.Time) (int, Fault, ServerAttempt) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.accepted++
 	n := e.accepted
 	f := e.fault(n)
-	e.attempts = append(e.attempts, ServerAttempt{N: n, Fault: f.Kind(), Arrived: arrived, RequestID: e.requestID(n)})
-	return n, f
+	rec := ServerAttempt{N: n, Fault: f.Kind(), Arrived: arrived, Connected: connected, RequestID: e.requestID(n)}
+	e.attempts = append(e.attempts, rec)
+	return n, f, rec
+}
+
+// firstByteReader stamps the moment the first byte arrives on a connection:
+// the arrival of the request it carries.
+type firstByteReader struct {
+	r   io.Reader
+	now func() time.Time
+	at  time.Time
+}
+
+func (f *firstByteReader) Read(p []byte) (int, error) {
+	n, err := f.r.Read(p)
+	if n > 0 && f.at.IsZero() {
+		f.at = f.now()
+	}
+	return n, err
 }
 
 // nextFault returns the fault the next attempt will meet.
@@ -366,10 +401,15 @@ type attemptState struct {
 // connection that closes without sending a request is not an attempt, unless
 // the next fault is raw toxics, which may have held the request back in the
 // proxy (then it is that attempt, with no path).
-func (e *Env) serve(c net.Conn, arrived time.Time, readyAt int) {
+func (e *Env) serve(c net.Conn, connected time.Time, readyAt int) {
 	defer c.Close()
-	br := bufio.NewReader(c)
+	fb := &firstByteReader{r: c, now: e.now}
+	br := bufio.NewReader(fb)
 	req, err := http.ReadRequest(br)
+	arrived := fb.at
+	if arrived.IsZero() {
+		arrived = connected
+	}
 	var body []byte
 	if err == nil {
 		e.noteSecrets(req.Header)
@@ -381,8 +421,8 @@ func (e *Env) serve(c net.Conn, arrived time.Time, readyAt int) {
 			return
 		}
 		// No request: a raw toxic held it back, and the client gave up.
-		n, f := e.newAttempt(arrived)
-		st := &attemptState{rec: ServerAttempt{N: n, Fault: f.Kind(), Arrived: arrived, RequestID: e.requestID(n)}, peerGone: make(chan struct{})}
+		n, f, rec := e.newAttempt(connected, arrived)
+		st := &attemptState{rec: rec, peerGone: make(chan struct{})}
 		st.goneAt = e.now()
 		st.rec.ClosedBy = e.closer(f, false)
 		e.journalRequest(st)
@@ -393,9 +433,9 @@ func (e *Env) serve(c net.Conn, arrived time.Time, readyAt int) {
 		e.serveOther(c, req, body)
 		return
 	}
-	n, f := e.newAttempt(arrived)
+	n, f, rec := e.newAttempt(connected, arrived)
 	toxicsFirst := readyAt >= n
-	st := &attemptState{rec: ServerAttempt{N: n, Fault: f.Kind(), Arrived: arrived, RequestID: e.requestID(n)}, peerGone: make(chan struct{})}
+	st := &attemptState{rec: rec, peerGone: make(chan struct{})}
 	st.rec.Path = req.URL.Path
 	model, stream, includeUsage := requestFields(body)
 	st.rec.Model = redactSecrets(model)
@@ -621,7 +661,7 @@ func (e *Env) JournalErr() error {
 func (e *Env) journalRequest(st *attemptState) {
 	e.journal(trace.TypeMockRequest, trace.MockRequest{
 		Attempt: st.rec.N, Fault: st.rec.Fault, Status: st.rec.Status, Path: st.rec.Path,
-		Model: st.rec.Model, ArrivedAt: st.rec.Arrived.UTC(),
+		Model: st.rec.Model, ArrivedAt: st.rec.Arrived.UTC(), ConnectedAt: st.rec.Connected.UTC(),
 	})
 	e.mu.Lock()
 	a := &e.attempts[st.rec.N-1]

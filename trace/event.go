@@ -228,9 +228,13 @@ type MockRequest struct {
 	ClosedBy   string `json:"closedBy,omitempty"` // set once the attempt has ended
 	Path       string `json:"path,omitempty"`
 	Model      string `json:"model,omitempty"`
-	// ArrivedAt is the arrival time with nanosecond precision; the chaos
-	// runner measures inter-arrival gaps from it.
-	ArrivedAt time.Time `json:"arrivedAt,omitzero"`
+	// ArrivedAt is when the request's first byte reached the mock, with
+	// nanosecond precision; the chaos runner measures the waits between
+	// attempts from it. ConnectedAt is when the connection that carried it
+	// was accepted, which is earlier when a client opens a connection
+	// before it sends on it (a pooled or pre-opened connection).
+	ArrivedAt   time.Time `json:"arrivedAt,omitzero"`
+	ConnectedAt time.Time `json:"connectedAt,omitzero"`
 }
 
 // MockResponse is the mock server's journal entry for a finished attempt.

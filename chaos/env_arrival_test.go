@@ -1,0 +1,165 @@
+package chaos
+
+import (
+	"bufio"
+	"io"
+	"net"
+	"net/http"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/retrylab/retrylab/trace"
+)
+
+// fakeClock is the Env's clock in tests that check what it stamps.
+type fakeClock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+func (c *fakeClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+func (c *fakeClock) Advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = c.now.Add(d)
+}
+
+// startClockedEnv is startEnv with a fake clock and a signal per accepted
+// connection.
+func startClockedEnv(t *testing.T, clock *fakeClock, faults ...Fault) (*testEnv, <-chan struct{}) {
+	t.Helper()
+	j, err := trace.Create(filepath.Join(t.TempDir(), "server.jsonl"), "r-test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { j.Close() })
+	accepted := make(chan struct{}, 16)
+	ended := make(chan struct{}, 1)
+	log := &syncBuffer{}
+	sc := &Scenario{Name: strings.ReplaceAll(t.Name(), "/", "_"), Provider: ProviderAnthropic, Attempts: faults}
+	env, err := StartEnv(t.Context(), EnvConfig{Scenario: sc, Toxi: startToxi(t), Journal: j, RunID: "r-test", Log: log,
+		Now:      clock.Now,
+		onAccept: func() { accepted <- struct{}{} },
+		OnAttempt: func(ServerAttempt) {
+			select {
+			case ended <- struct{}{}:
+			default:
+			}
+		}})
+	if err != nil {
+		t.Fatalf("StartEnv: %v", err)
+	}
+	t.Cleanup(func() {
+		env.Close()
+		if t.Failed() {
+			t.Logf("env log:\n%s", log.String())
+		}
+	})
+	return &testEnv{Env: env, log: log, ended: ended}, accepted
+}
+
+const rawRequest = "POST /v1/messages HTTP/1.1\r\nHost: mock\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s"
+
+func rawPost() string {
+	body := `{"model":"claude-haiku-4-5","max_tokens":64,"stream":true,"messages":[{"role":"user","content":"hi"}]}`
+	return strings.Replace(strings.Replace(rawRequest, "%d", itoa(len(body)), 1), "%s", body, 1)
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }
+
+// TestArrivalIsFirstRequestByte: a client that opens its connection early
+// and sends its request later arrives when it sends, not when it connected.
+func TestArrivalIsFirstRequestByte(t *testing.T) {
+	clock := &fakeClock{now: time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)}
+	e, accepted := startClockedEnv(t, clock)
+	t0 := clock.Now()
+	c, err := net.Dial("tcp", strings.TrimPrefix(e.BaseURL(), "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	<-accepted // the proxy dialed the mock, which stamped Connected at t0
+	clock.Advance(2 * time.Second)
+	if _, err := io.WriteString(c, rawPost()); err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.Copy(io.Discard, resp.Body)
+	c.Close()
+	a := waitAttempts(t, e, 1)[0]
+	if !a.Connected.Equal(t0) || !a.Arrived.Equal(t0.Add(2*time.Second)) {
+		t.Errorf("Connected %v, Arrived %v; want %v and %v", a.Connected, a.Arrived, t0, t0.Add(2*time.Second))
+	}
+}
+
+// TestGapFromAbandonedErrorBody reproduces Node's fetch (undici) under an
+// SDK's retry: it reads the head of a large error response, abandons the
+// body, opens a fresh connection at once, waits its backoff and sends the
+// retry on that connection. The gap must be the backoff, not ~0.
+func TestGapFromAbandonedErrorBody(t *testing.T) {
+	clock := &fakeClock{now: time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)}
+	big := strings.Repeat("Overloaded. ", 6000) // a ~70 KB error body
+	e, accepted := startClockedEnv(t, clock, Fault{Status: 529, Message: big})
+	addr := strings.TrimPrefix(e.BaseURL(), "http://")
+
+	c1, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	<-accepted
+	if _, err := io.WriteString(c1, rawPost()); err != nil {
+		t.Fatal(err)
+	}
+	br := bufio.NewReader(c1)
+	resp, err := http.ReadResponse(br, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.StatusCode != 529 {
+		t.Fatalf("status %d, want 529", resp.StatusCode)
+	}
+	if _, err := io.ReadFull(resp.Body, make([]byte, 100)); err != nil {
+		t.Fatal(err)
+	}
+	// The fresh connection opens while the first is still half read.
+	c2, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c2.Close()
+	<-accepted
+	c1.Close()
+	ended := waitAttempts(t, e, 1)[0].Ended
+	clock.Advance(2 * time.Second) // the backoff
+	if _, err := io.WriteString(c2, rawPost()); err != nil {
+		t.Fatal(err)
+	}
+	resp, err = http.ReadResponse(bufio.NewReader(c2), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.Copy(io.Discard, resp.Body)
+	c2.Close()
+	as := waitAttempts(t, e, 2)
+	sc := &Scenario{Attempts: []Fault{{Status: 529}}}
+	ob, _ := observe(sc, as, "", 1)
+	if len(ob.ServerWaits) != 1 || ob.ServerWaits[0].Gap != 2*time.Second {
+		t.Fatalf("server waits %+v, want one of 2s (attempt 1 ended %v, attempt 2 connected %v, arrived %v)",
+			ob.ServerWaits, ended, as[1].Connected, as[1].Arrived)
+	}
+	if !as[1].Connected.Before(as[1].Arrived) {
+		t.Errorf("attempt 2 connected %v, arrived %v: the connection was opened before the backoff", as[1].Connected, as[1].Arrived)
+	}
+}
