@@ -48,11 +48,11 @@ type ServerAttempt struct {
 	// N if its request was read first, so Arrived need not grow with N. A
 	// connection that closes without a request while the next fault is raw
 	// toxics is numbered when it closes.
-	N         int
-	Fault     string // Fault.Kind() of the fault this attempt met
-	Status    int    // HTTP status sent; 0 when no response was sent (hang, reset)
-	Path      string // request path; "" when no request arrived (reset)
-	Model     string // the request body's model (secrets redacted)
+	N      int
+	Fault  string // Fault.Kind() of the fault this attempt met
+	Status int    // HTTP status sent; 0 when no response was sent (hang, reset)
+	Path   string // request path; "" when no request arrived (reset)
+	Model  string // the request body's model (secrets redacted)
 	// Arrived is when the request's first byte reached the mock: the moment
 	// the client sent it. Connected is when the connection was accepted,
 	// which may be much earlier: a client may open a connection (a pool's
