@@ -2,6 +2,7 @@ package chaos
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -12,12 +13,49 @@ import (
 // Check is one verified expectation of a scenario. A failed check says what
 // was expected (Want), what was seen (Got) and where it was seen (Where:
 // the run file and the attempt).
+//
+// State is one of four: pass; fail; inconclusive (a timing check whose
+// tolerance, after every widening for the noise measured around a gap, no
+// longer tells the expected wait from a plausibly wrong one: no verdict);
+// unverified (what the check asks about could not be seen, e.g. how a client
+// that writes no trace classified its failures; Got says what was seen).
+// Passed is true for pass alone.
 type Check struct {
 	Name   string `json:"name"`
 	Passed bool   `json:"passed"`
+	State  string `json:"state"`
 	Want   string `json:"want"`
 	Got    string `json:"got"`
 	Where  string `json:"where,omitempty"`
+	Hint   string `json:"hint,omitempty"`
+}
+
+// Check states.
+const (
+	StatePass         = "pass"
+	StateFail         = "fail"
+	StateInconclusive = "inconclusive"
+	StateUnverified   = "unverified"
+)
+
+// Timing reports whether the check measures wall-clock time, which a busy
+// machine can disturb: such checks are re-run to confirm a failure.
+func (c Check) Timing() bool { return c.Name == "delays.server" || c.Name == "maxDuration" }
+
+// settle fills in State from Passed where a check did not set it, and
+// Passed from State.
+func settle(cs []Check) []Check {
+	for i := range cs {
+		c := &cs[i]
+		if c.State == "" {
+			c.State = StateFail
+			if c.Passed {
+				c.State = StatePass
+			}
+		}
+		c.Passed = c.State == StatePass
+	}
+	return cs
 }
 
 // DefaultTolerance is the tolerance of delay checks when a scenario gives
@@ -60,6 +98,10 @@ type Wait struct {
 	// Slack is the contention measured around this gap (from shortly before
 	// attempt After ended to the arrival of the next); 0 = use Observed.Slack.
 	Slack time.Duration
+	// ClientLag is the run-queue wait of an external client's processes
+	// measured over the gap (ClientLagMeasured: the system could measure it).
+	ClientLag         time.Duration
+	ClientLagMeasured bool
 }
 
 // Observed is everything a scenario's run produced that the checks read.
@@ -73,6 +115,11 @@ type Observed struct {
 	ServerWaits []Wait
 	// ServerFaults are the fault kinds the attempts met, in order.
 	ServerFaults []string
+	// FailedAttempts[k] is true when server attempt k+1 failed (did not
+	// deliver a complete response); RequestEnds[k] when it was the last
+	// attempt of its logical request.
+	FailedAttempts []bool
+	RequestEnds    []bool
 
 	// ClientTrace reports whether the client wrote a trace; when false the
 	// failure types and waits come from the server (InferredTypes, InferredWaits).
@@ -137,6 +184,13 @@ func Evaluate(sc *Scenario, ob Observed, env EnvelopeFunc) []Check {
 		got, where := ob.failureTypes()
 		c := Check{Name: "failureTypes", Passed: equalStrings(ex.FailureTypes, got),
 			Want: list(ex.FailureTypes), Got: list(got), Where: where}
+		if c.Passed && !ob.ClientTrace {
+			// The faults the client met match, but how it classified them
+			// is its own business, which it did not write down.
+			c.State = StateUnverified
+			c.Got += " (the faults the client met, as retrylab classifies them; the client wrote no trace, so its own classification is unknown)"
+			c.Hint = "write RetryAttempt events to $RETRYLAB_TRACE to have failureTypes verified"
+		}
 		if !c.Passed {
 			for i := 0; i < max(len(got), len(ex.FailureTypes)); i++ {
 				if i >= len(got) || i >= len(ex.FailureTypes) || got[i] != ex.FailureTypes[i] {
@@ -156,7 +210,7 @@ func Evaluate(sc *Scenario, ob Observed, env EnvelopeFunc) []Check {
 	if ex.MaxDuration > 0 {
 		cs = append(cs, maxDurationCheck(ex.MaxDuration.D(), ob))
 	}
-	return cs
+	return settle(cs)
 }
 
 // maxDurationCheck compares the scenario's duration in policy time with max:
@@ -240,138 +294,133 @@ func (ob Observed) clientWaits() []clientWait {
 }
 
 func delayChecks(sc *Scenario, ob Observed, env EnvelopeFunc) []Check {
-	ex := sc.Expect
-	scale := ob.TimeScale
-	if scale <= 0 {
-		scale = 1
-	}
-	ctol, _ := tolerances(ex.Tolerance, scale, 0)
-	// serverTol is the tolerance of one server-side gap: the scenario's,
-	// scaled, widened by the contention measured around that gap.
-	serverTol := func(w Wait) (Tolerance, string) {
-		slack := w.Slack
-		if slack == 0 {
-			slack = ob.Slack
-		}
-		_, t := tolerances(ex.Tolerance, scale, slack)
-		if ob.Client != nil || !ob.ClientTrace {
-			t.Abs += Duration(ExternalAllowance)
-			t.Ratio += ExternalRatio
-		}
-		if ob.RemoteProxy {
-			t.Abs += Duration(RemoteProxyAllowance)
-		}
-		s := tolString(t)
-		if slack > 0 {
-			s += " (incl. " + fmtDur(slack) + " measured scheduling lateness)"
-		}
-		return t, s
-	}
-	var cs []Check
-	cw := ob.clientWaits()
-	if ex.Delays.Policy {
+	if sc.Expect.Delays.Policy {
 		if env == nil {
 			return []Check{{Name: "delays", Want: "waits inside the policy's envelope", Got: "no policy to check against", Where: "client.policy"}}
 		}
-		// Server waits are paired with the client's waits; without a client
-		// trace, with the failure types the faults imply.
-		type envl struct {
-			lo, hi time.Duration
-			ok     bool
+		return policyDelayChecks(sc, ob, env)
+	}
+	return listDelayChecks(sc, ob)
+}
+
+// envl is the range of waits a policy allows for one wait; ok is false
+// when the policy does not retry there.
+type envl struct {
+	lo, hi time.Duration
+	ok     bool
+}
+
+// policyEnvelopes looks up the policy's envelope for each wait, honouring
+// the x-should-retry header each fault carried.
+type policyEnvelopes struct {
+	env    EnvelopeFunc
+	should map[int]bool // should[k]: x-should-retry of server attempt k+1
+	pol    *retry.Policy
+}
+
+func newPolicyEnvelopes(sc *Scenario, env EnvelopeFunc) policyEnvelopes {
+	pe := policyEnvelopes{env: env, should: shouldRetryHeaders(sc)}
+	if len(pe.should) > 0 {
+		pe.pol, _ = PolicyFor(sc)
+	}
+	return pe
+}
+
+// of returns the envelope of the wait after server attempt after (1-based;
+// 0: unknown) that failed as ft on its target's attempt-th attempt.
+func (pe policyEnvelopes) of(after int, ft string, attempt int, ra time.Duration, has bool) envl {
+	if sr, ok := pe.should[after-1]; ok && pe.pol != nil {
+		lo, hi, ok := pe.pol.EnvelopeShouldRetry(retry.FailureType(ft), attempt, ra, has, &sr)
+		return envl{lo, hi, ok}
+	}
+	lo, hi, ok := pe.env(ft, attempt, ra, has)
+	return envl{lo, hi, ok}
+}
+
+// policyDelayChecks checks each wait against the envelope the policy
+// allows for it: the client's recorded waits (policy time) and the server's
+// gaps (wall clock), and that the client did not stop retrying while its
+// policy still allowed a retry.
+func policyDelayChecks(sc *Scenario, ob Observed, env EnvelopeFunc) []Check {
+	scale := ob.scale()
+	ctol, _ := tolerances(sc.Expect.Tolerance, scale, 0)
+	pe := newPolicyEnvelopes(sc, env)
+	cw := ob.clientWaits()
+	// A switch to another model or provider is not a retry on the same
+	// target: it waits 0, whatever the policy's envelope says.
+	envc := func(i int, w clientWait) envl {
+		if w.switched {
+			return envl{0, 0, true}
 		}
-		// should[k] is the x-should-retry header server attempt k+1 carried.
-		should := shouldRetryHeaders(sc)
-		var pol *retry.Policy
-		if len(should) > 0 {
-			pol, _ = PolicyFor(sc)
+		after := 0
+		if i < len(ob.ServerWaits) {
+			after = ob.ServerWaits[i].After
 		}
-		// envs is the envelope of the wait after server attempt `after`
-		// (1-based; 0: unknown) that failed as ft on its target's attempt.
-		envs := func(after int, ft string, attempt int, ra time.Duration, has bool) envl {
-			if sr, ok := should[after-1]; ok && pol != nil {
-				lo, hi, ok := pol.EnvelopeShouldRetry(retry.FailureType(ft), attempt, ra, has, &sr)
-				return envl{lo, hi, ok}
-			}
-			lo, hi, ok := env(ft, attempt, ra, has)
-			return envl{lo, hi, ok}
-		}
-		// A switch to another model or provider is not a retry on the same
-		// target: it waits 0, whatever the policy's envelope says.
-		envc := func(i int, w clientWait) envl {
-			if w.switched {
-				return envl{0, 0, true}
-			}
-			after := 0
-			if i < len(ob.ServerWaits) {
-				after = ob.ServerWaits[i].After
-			}
-			return envs(after, w.ft, w.attempt, w.retryAfter, w.hasRetryAfter)
-		}
-		if ob.ClientTrace {
-			c := Check{Name: "delays.client", Passed: true, Want: "each wait inside the policy's envelope ± " + tolString(ctol), Where: "trace.jsonl: RetryAttempt.delayMs"}
-			var wants, gots []string
-			for i, w := range cw {
-				e := envc(i, w)
-				wants = append(wants, envString(e.lo, e.hi, e.ok))
-				gots = append(gots, fmtDur(w.delay))
-				if !e.ok || !inside(w.delay, e.lo, e.hi, ctol) {
-					if c.Passed {
-						c.Where = fmt.Sprintf("trace.jsonl: RetryAttempt attempt %d (%s), wait %d", w.attempt, w.ft, i+1)
-					}
-					c.Passed = false
-				}
-			}
-			c.Want, c.Got = strings.Join(wants, ", "), strings.Join(gots, ", ")
-			if len(cw) == 0 {
-				c.Want, c.Got = "waits inside the policy's envelope", "no waits"
-			}
-			cs = append(cs, c)
-		}
-		// Server side.
-		c := Check{Name: "delays.server", Passed: true, Where: "server.jsonl: gaps between attempts"}
+		return pe.of(after, w.ft, w.attempt, w.retryAfter, w.hasRetryAfter)
+	}
+	var cs []Check
+	if ob.ClientTrace {
+		c := Check{Name: "delays.client", Passed: true, Where: "trace.jsonl: RetryAttempt.delayMs"}
 		var wants, gots []string
-		for i, sw := range ob.ServerWaits {
-			var e envl
-			switch {
-			case ob.ClientTrace && i < len(cw):
-				e = envc(i, cw[i])
-			case !ob.ClientTrace && sw.After-1 < len(ob.InferredTypes):
-				var ra time.Duration
-				has := false
-				if k := sw.After - 1; k < len(ob.InferredRetryAfter) && ob.InferredRetryAfter[k] != nil {
-					ra, has = *ob.InferredRetryAfter[k], true
-				}
-				e = envs(sw.After, ob.InferredTypes[sw.After-1], sw.After, ra, has)
-			}
-			lo, hi := scaleDur(e.lo, scale), scaleDur(e.hi, scale)
-			wants = append(wants, envString(lo, hi, e.ok))
-			gots = append(gots, fmtDur(sw.Gap))
-			if stol, stolS := serverTol(sw); !e.ok || !inside(sw.Gap, lo, hi, stol) {
+		for i, w := range cw {
+			e := envc(i, w)
+			wants = append(wants, envString(e.lo, e.hi, e.ok))
+			gots = append(gots, fmtDur(w.delay))
+			if !e.ok || !inside(w.delay, e.lo, e.hi, ctol) {
 				if c.Passed {
-					c.Where = fmt.Sprintf("server.jsonl: gap between attempts %d and %d (wall clock, timeScale %g), tolerance ± %s", sw.After, sw.After+1, scale, stolS)
+					c.Where = fmt.Sprintf("trace.jsonl: RetryAttempt attempt %d (%s), wait %d", w.attempt, w.ft, i+1)
 				}
 				c.Passed = false
 			}
 		}
-		if ob.ClientTrace && len(ob.ServerWaits) != len(cw) {
-			if c.Passed {
-				c.Where = fmt.Sprintf("server.jsonl saw %d waits, trace.jsonl recorded %d", len(ob.ServerWaits), len(cw))
-			}
-			c.Passed = false
+		c.Want, c.Got = strings.Join(wants, ", "), strings.Join(gots, ", ")
+		if len(cw) == 0 {
+			c.Want, c.Got = "waits inside the policy's envelope", "no waits"
 		}
-		c.Want = "wall-clock gaps inside the envelope × timeScale: " + strings.Join(wants, ", ")
-		c.Got = strings.Join(gots, ", ")
-		if len(ob.ServerWaits) == 0 {
-			c.Got = "no waits"
-		}
-		return append(cs, c)
+		cs = append(cs, c)
 	}
+	// Server side: the envelope of each gap, from the client's waits or,
+	// without a client trace, from the failure types the faults imply.
+	bands := make([]gapBand, len(ob.ServerWaits))
+	for i, sw := range ob.ServerWaits {
+		var e envl
+		switch {
+		case ob.ClientTrace && i < len(cw):
+			e = envc(i, cw[i])
+		case !ob.ClientTrace && sw.After-1 < len(ob.InferredTypes):
+			var ra time.Duration
+			has := false
+			if k := sw.After - 1; k < len(ob.InferredRetryAfter) && ob.InferredRetryAfter[k] != nil {
+				ra, has = *ob.InferredRetryAfter[k], true
+			}
+			e = pe.of(sw.After, ob.InferredTypes[sw.After-1], ob.attemptOnTarget(sw.After), ra, has)
+		}
+		bands[i] = ob.serverBand(sc, sw, scaleDur(e.lo, scale), scaleDur(e.hi, scale), e.ok)
+	}
+	c := gapCheck(ob, bands, "wall-clock gaps inside the envelope × timeScale: ", "")
+	if ob.ClientTrace && len(ob.ServerWaits) != len(cw) && c.State != StateFail {
+		c.Passed, c.State = false, StateFail
+		c.Where = fmt.Sprintf("server.jsonl saw %d waits, trace.jsonl recorded %d", len(ob.ServerWaits), len(cw))
+	}
+	if c.State != StateFail {
+		if where, ok := ob.gaveUpEarly(pe, cw); !ok {
+			c.Passed, c.State, c.Where = false, StateFail, where
+		}
+	}
+	return append(cs, c)
+}
 
-	want := make([]time.Duration, len(ex.Delays.List))
-	for i, d := range ex.Delays.List {
+// listDelayChecks checks the waits against expect.delays as written.
+func listDelayChecks(sc *Scenario, ob Observed) []Check {
+	scale := ob.scale()
+	ctol, _ := tolerances(sc.Expect.Tolerance, scale, 0)
+	want := make([]time.Duration, len(sc.Expect.Delays.List))
+	for i, d := range sc.Expect.Delays.List {
 		want[i] = d.D()
 	}
+	var cs []Check
 	if ob.ClientTrace {
+		cw := ob.clientWaits()
 		got := make([]time.Duration, len(cw))
 		for i, w := range cw {
 			got[i] = w.delay
@@ -391,29 +440,238 @@ func delayChecks(sc *Scenario, ob Observed, env EnvelopeFunc) []Check {
 		}
 		cs = append(cs, c)
 	}
-	wantWall := make([]time.Duration, len(want))
-	for i, w := range want {
-		wantWall[i] = scaleDur(w, scale)
-	}
-	got := make([]time.Duration, len(ob.ServerWaits))
-	for i, w := range ob.ServerWaits {
-		got[i] = w.Gap
-	}
-	c := Check{Name: "delays.server", Passed: true, Want: durList(wantWall) + fmt.Sprintf(" (wall clock = policy × timeScale %g)", scale), Got: durList(got),
-		Where: "server.jsonl: gaps between attempts"}
-	if len(got) != len(want) {
-		c.Passed = false
-		c.Where = fmt.Sprintf("server.jsonl: %d waits seen, %d expected", len(got), len(want))
-	} else {
+	if len(ob.ServerWaits) != len(want) {
+		got := make([]time.Duration, len(ob.ServerWaits))
 		for i, w := range ob.ServerWaits {
-			if stol, stolS := serverTol(w); !near(got[i], wantWall[i], stol) {
-				c.Passed = false
-				c.Where = fmt.Sprintf("server.jsonl: gap between attempts %d and %d, tolerance ± %s", w.After, w.After+1, stolS)
-				break
+			got[i] = w.Gap
+		}
+		wantWall := make([]time.Duration, len(want))
+		for i, w := range want {
+			wantWall[i] = scaleDur(w, scale)
+		}
+		return append(cs, Check{Name: "delays.server", State: StateFail,
+			Want: durList(wantWall) + fmt.Sprintf(" (wall clock = policy × timeScale %g)", scale), Got: durList(got),
+			Where: fmt.Sprintf("server.jsonl: %d waits seen, %d expected", len(got), len(want))})
+	}
+	bands := make([]gapBand, len(want))
+	for i, w := range ob.ServerWaits {
+		d := scaleDur(want[i], scale)
+		bands[i] = ob.serverBand(sc, w, d, d, true)
+	}
+	return append(cs, gapCheck(ob, bands, "", fmt.Sprintf(" (wall clock = policy × timeScale %g)", scale)))
+}
+
+func (ob Observed) scale() float64 {
+	if ob.TimeScale <= 0 {
+		return 1
+	}
+	return ob.TimeScale
+}
+
+// MinSeparation is the smallest mistake, on the long side, that a server-side
+// delay check promises to catch: a wait more than this (or more than twice
+// the allowed wait) above the allowed range always fails the check. Where the
+// noise measured around a gap makes that promise impossible, the check is
+// inconclusive instead of passed.
+const MinSeparation = 200 * time.Millisecond
+
+// gapBand is the range of wall-clock gaps accepted for one wait: the
+// expected range [lo, hi] widened by below and above. Noise is not
+// symmetric: a client's own lateness (its run-queue wait, process start-up)
+// only lengthens a gap, so it widens above alone; lateness of the harness's
+// own process can move either end of a gap, so it widens both.
+type gapBand struct {
+	wait          Wait
+	lo, hi        time.Duration
+	ok            bool // the policy retries here
+	below, above  Tolerance
+	describeBelow string // what went into the tolerances, for Where
+	describeAbove string
+}
+
+func (b gapBand) accepts(g time.Duration) bool {
+	return b.ok && g >= b.lo-width(b.below, b.lo) && g <= b.hi+width(b.above, b.hi)
+}
+
+// conclusive reports whether the band still tells the expected wait from a
+// plausibly wrong one: a client that waited half the shortest allowed wait
+// (or not at all), or twice the longest (at least MinSeparation more). The
+// range of gaps such a client could show under the same noise, [w − below,
+// w + above], must not meet the band; so the total width below + above must
+// stay under the distance to it.
+func (b gapBand) conclusive() bool {
+	if !b.ok {
+		return true
+	}
+	if b.lo > 0 && width(b.below, b.lo)+width(b.above, b.lo) >= b.lo/2 {
+		return false
+	}
+	return width(b.below, b.hi)+width(b.above, b.hi) < max(b.hi, MinSeparation)
+}
+
+func width(t Tolerance, at time.Duration) time.Duration {
+	return t.Abs.D() + time.Duration(t.Ratio*float64(at))
+}
+
+// serverBand is the band of one server-side wait expected in [lo, hi] (wall
+// clock): the scenario's tolerance (ratio on the wall-clock wait, abs scaled
+// like the waits), ServerResidual, twice the harness's lateness measured
+// around the gap on both sides, a remote toxiproxy-server's allowance, and,
+// for external clients, their process costs and measured run-queue wait on
+// the long side.
+func (ob Observed) serverBand(sc *Scenario, w Wait, lo, hi time.Duration, ok bool) gapBand {
+	slack := w.Slack
+	if slack == 0 {
+		slack = ob.Slack
+	}
+	// Slack is twice the lateness measured around the gap. A late wake-up
+	// of the client, of the proxy forwarding its request or of the mock
+	// stamping its arrival lengthens the gap; only the mock stamping the end
+	// of the previous attempt late shortens it: so the long side gets the
+	// slack, the short side half of it.
+	_, base := tolerances(sc.Expect.Tolerance, ob.scale(), 0)
+	if ob.RemoteProxy {
+		base.Abs += Duration(RemoteProxyAllowance)
+	}
+	b := gapBand{wait: w, lo: lo, hi: hi, ok: ok, below: base, above: base}
+	b.below.Abs += Duration(slack / 2)
+	b.above.Abs += Duration(slack)
+	var notes, aboveNotes []string
+	if slack > 0 {
+		notes = append(notes, fmtDur(slack/2)+" measured scheduling lateness")
+		aboveNotes = append(aboveNotes, fmtDur(slack)+" for twice the measured scheduling lateness")
+	}
+	if ob.RemoteProxy {
+		notes = append(notes, fmtDur(RemoteProxyAllowance)+" for a toxiproxy-server in another process")
+		aboveNotes = append(aboveNotes, notes[len(notes)-1])
+	}
+	if ob.Client != nil || !ob.ClientTrace {
+		b.above.Abs += Duration(ExternalAllowance)
+		b.above.Ratio += ExternalRatio
+		aboveNotes = append(aboveNotes, fmt.Sprintf("%s + %g%% for the client's process costs", fmtDur(ExternalAllowance), ExternalRatio*100))
+		switch {
+		case w.ClientLagMeasured:
+			b.above.Abs += Duration(w.ClientLag)
+			aboveNotes = append(aboveNotes, fmtDur(w.ClientLag)+" measured run-queue wait of the client's processes")
+		default:
+			aboveNotes = append(aboveNotes, "the client's run-queue wait not measured")
+		}
+	}
+	b.describeBelow = tolString(b.below)
+	if len(notes) > 0 {
+		b.describeBelow += " (incl. " + strings.Join(notes, ", ") + ")"
+	}
+	b.describeAbove = tolString(b.above)
+	if len(aboveNotes) > 0 {
+		b.describeAbove += " (incl. " + strings.Join(aboveNotes, ", ") + ")"
+	}
+	return b
+}
+
+// gapCheck is the delays.server check of the bands: failed when a gap lies
+// outside its band, inconclusive when every gap lies inside but a band no
+// longer separates its wait from a plausibly wrong one, else passed.
+func gapCheck(ob Observed, bands []gapBand, wantPrefix, wantSuffix string) Check {
+	c := Check{Name: "delays.server", State: StatePass, Where: "server.jsonl: gaps between attempts"}
+	var wants, gots []string
+	var inconclusive *gapBand
+	for i, b := range bands {
+		wants = append(wants, envString(b.lo, b.hi, b.ok))
+		gots = append(gots, fmtDur(b.wait.Gap))
+		where := fmt.Sprintf("server.jsonl: gap between attempts %d and %d (wall clock, timeScale %g), tolerance −%s / +%s",
+			b.wait.After, b.wait.After+1, ob.scale(), b.describeBelow, b.describeAbove)
+		switch {
+		case !b.accepts(b.wait.Gap):
+			if c.State != StateFail {
+				c.State, c.Where = StateFail, where
+			}
+		case !b.conclusive() && inconclusive == nil:
+			inconclusive = &bands[i]
+			if c.State == StatePass {
+				c.State = StateInconclusive
+				c.Where = where + fmt.Sprintf("; with this much noise a wrong wait (%s) could pass too", wrongWaits(b))
+				c.Hint = "the machine was too busy to tell: lower --parallel, or raise the scenario's timeScale so the waits are longer than the noise"
 			}
 		}
 	}
-	return append(cs, c)
+	c.Passed = c.State == StatePass
+	c.Want = wantPrefix + orNone(strings.Join(wants, ", ")) + wantSuffix
+	c.Got = orNone(strings.Join(gots, ", "))
+	if len(bands) == 0 {
+		c.Got = "no waits"
+	}
+	return c
+}
+
+// wrongWaits names the plausibly wrong waits a band is meant to reject.
+func wrongWaits(b gapBand) string {
+	var s []string
+	if b.lo > 0 {
+		s = append(s, "≤ "+fmtDur(b.lo/2))
+	}
+	return strings.Join(append(s, "≥ "+fmtDur(b.hi+max(b.hi, MinSeparation))), " or ")
+}
+
+// attemptOnTarget is the number of server attempt k (1-based) within its
+// logical request: the attempt number a policy counts.
+func (ob Observed) attemptOnTarget(k int) int {
+	n := 1
+	for j := k - 1; j >= 1; j-- {
+		if j-1 < len(ob.RequestEnds) && ob.RequestEnds[j-1] {
+			break
+		}
+		n++
+	}
+	return n
+}
+
+// gaveUpEarly reports (ok false) a client that stopped retrying where its
+// policy still allowed a retry: at the last attempt of a logical request that
+// failed, the policy's envelope for that failure says retry. The failure
+// type is the client's own when it wrote one, else the one the fault
+// implies. Scenarios with model switches are left alone: the attempt
+// numbers on each target are the client's to tell.
+func (ob Observed) gaveUpEarly(pe policyEnvelopes, cw []clientWait) (string, bool) {
+	if len(ob.Escalations) > 0 || slices.ContainsFunc(cw, func(w clientWait) bool { return w.switched }) {
+		return "", true
+	}
+	failed := 0 // failed server attempts so far
+	for k := 1; k <= ob.ServerAttempts; k++ {
+		if k-1 >= len(ob.FailedAttempts) || !ob.FailedAttempts[k-1] {
+			continue
+		}
+		failed++
+		end := k == ob.ServerAttempts || (k-1 < len(ob.RequestEnds) && ob.RequestEnds[k-1])
+		if !end || ob.Outcome == "success" && k == ob.ServerAttempts {
+			continue
+		}
+		ft, attempt := "", ob.attemptOnTarget(k)
+		var ra time.Duration
+		has := false
+		if ob.ClientTrace {
+			if failed-1 >= len(ob.Retries) {
+				continue
+			}
+			r := ob.Retries[failed-1]
+			ft, attempt = r.FailureType, r.Attempt
+			if r.RetryAfterMs != nil {
+				ra, has = time.Duration(*r.RetryAfterMs)*time.Millisecond, true
+			}
+		} else {
+			if failed-1 >= len(ob.InferredTypes) {
+				continue
+			}
+			ft = ob.InferredTypes[failed-1]
+			if ob.InferredRetryAfter[failed-1] != nil {
+				ra, has = *ob.InferredRetryAfter[failed-1], true
+			}
+		}
+		if e := pe.of(k, ft, attempt, ra, has); e.ok {
+			return fmt.Sprintf("server.jsonl: the client stopped after attempt %d (%s, attempt %d of its request), where its policy retries after %s",
+				k, ft, attempt, envString(e.lo, e.hi, true)), false
+		}
+	}
+	return "", true
 }
 
 // shouldRetryHeaders maps a fault's index to the x-should-retry value its

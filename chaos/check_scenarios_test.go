@@ -52,7 +52,7 @@ func TestExtraScenarios(t *testing.T) {
 	// Bounded parallelism: ~50 scenarios at once on a 2-core runner under
 	// -race starve each other (and the timer-lateness probe), and their
 	// server-side waits then miss a tolerance that is meant to be tight.
-	r := &Runner{Toxi: runnerToxi(t), Out: t.TempDir(), Seed: 1, Parallel: extraParallel()}
+	r := &Runner{Toxi: runnerToxi(t), Out: t.TempDir(), Seed: 1, Parallel: extraParallel(), Confirm: 2}
 	sum, err := r.Run(context.Background(), scs)
 	if err != nil {
 		t.Fatal(err)
@@ -66,7 +66,7 @@ func TestExtraScenarios(t *testing.T) {
 		}
 		want, wrong := fail[res.Name]
 		if filepath.Base(filepath.Dir(res.File)) == "pass" {
-			if wrong || !res.Passed {
+			if wrong || !notFailed(res) {
 				t.Errorf("%s: want pass, got:%s", res.Name, describeFailed(res, nil))
 			}
 			continue
@@ -102,9 +102,18 @@ func extraParallel() int { return runtime.GOMAXPROCS(0) }
 // describeFailed lists a result's failed checks (only those named in names,
 // if any), one per line with want, got and where, and the timer lateness
 // the runner measured, so that a failure under -race says what it was.
+// notFailed reports whether a scenario that must pass did not fail: passed,
+// or inconclusive (its timing checks could not tell on a machine this busy,
+// after every re-run). Runner results in tests that must not depend on how
+// busy the machine is are held to this; whether an honest client's waits
+// pass is the chaos suite's job (.ci/chaos.sh), whose runs confirm.
+func notFailed(res Result) bool {
+	return res.Passed || (res.Verdict == VerdictInconclusive && res.timingOnly())
+}
+
 func describeFailed(res Result, names []string) string {
 	var b strings.Builder
-	for _, c := range res.FailedChecks() {
+	for _, c := range append(res.FailedChecks(), res.InconclusiveChecks()...) {
 		if names != nil && !slices.Contains(names, c.Name) {
 			continue
 		}

@@ -510,6 +510,16 @@ func (d *decoder) validate(root *yaml.Node, sc *Scenario) {
 	if sc.Client.Operation != "" && len(sc.Client.Command) > 0 {
 		d.errorf(client["operation"], "client.operation", "operation applies to the built-in client only", "an external client (client.command) decides for itself what it retries; remove operation")
 	}
+	if n, ok := client["requires"]; ok && len(sc.Client.Command) == 0 {
+		d.errorf(n, "client.requires", "requires applies to an external client only", "add client.command, or remove requires")
+	}
+	if seq := client["requires"]; seq != nil && seq.Kind == yaml.SequenceNode {
+		for i, r := range sc.Client.Requires {
+			if strings.TrimSpace(r) == "" && i < len(seq.Content) {
+				d.errorf(seq.Content[i], fmt.Sprintf("client.requires[%d]", i), "empty requirement", "write a program name (node) or a path (../node_modules/openai)")
+			}
+		}
+	}
 	if n, ok := client["command"]; ok && len(sc.Client.Command) == 0 && n.Kind == yaml.SequenceNode {
 		d.errorf(n, "client.command", "empty command", `write the program and its arguments: ["python3", "agent.py"]`)
 	}

@@ -14,10 +14,19 @@ const SummarySchema = "retrylab.chaos/v1"
 
 // Summary is one `chaos run` invocation: the document `--format json` prints
 // and summary.json holds.
+//
+// Failed counts every scenario that did not pass and was not skipped;
+// Inconclusive counts those of them whose only verdict was inconclusive.
+// PassedOnRerun counts the passes that needed a re-run, Unverified the
+// scenarios with a check that could not be verified (not failures).
 type Summary struct {
-	Schema     string   `json:"schema"`
-	Passed     int      `json:"passed"`
-	Failed     int      `json:"failed"`
+	Schema        string `json:"schema"`
+	Passed        int    `json:"passed"`
+	Failed        int    `json:"failed"`
+	Inconclusive  int    `json:"inconclusive"`
+	Skipped       int    `json:"skipped"`
+	PassedOnRerun int    `json:"passedOnRerun"`
+	Unverified    int    `json:"unverified"`
 	DurationMs int64    `json:"durationMs"`
 	RunDir     string   `json:"runDir"`
 	Seed       int64    `json:"seed"`
@@ -29,11 +38,22 @@ type Summary struct {
 // Result is one scenario's verdict (result.json, and one element of
 // Summary.Scenarios). DelaysMs.Client is policy time; DelaysMs.Server is
 // wall-clock.
+//
+// Verdict is pass, fail, inconclusive (the timing checks could not tell on
+// this machine, after every re-run) or skipped (a client requirement is
+// missing: SkipReason). When timing checks failed or were inconclusive the
+// scenario is re-run (Runner.Confirm times at most); the figures are the
+// first run's, Reruns says what each re-run gave, and PassedOnRerun marks a
+// pass that needed one.
 type Result struct {
-	Name         string       `json:"name"`
-	File         string       `json:"file"`
-	Description  string       `json:"description,omitempty"`
-	Passed       bool         `json:"passed"`
+	Name          string       `json:"name"`
+	File          string       `json:"file"`
+	Description   string       `json:"description,omitempty"`
+	Passed        bool         `json:"passed"`
+	Verdict       string       `json:"verdict"`
+	SkipReason    string       `json:"skipReason,omitempty"`
+	PassedOnRerun bool         `json:"passedOnRerun,omitempty"`
+	Reruns        []Rerun      `json:"reruns,omitempty"`
 	Outcome      string       `json:"outcome"`
 	Attempts     int          `json:"attempts"`
 	FailureTypes []string     `json:"failureTypes"`
@@ -53,6 +73,25 @@ type Result struct {
 	Error      string `json:"error,omitempty"` // the run could not be carried out
 }
 
+// Verdicts of a scenario.
+const (
+	VerdictPass         = "pass"
+	VerdictFail         = "fail"
+	VerdictInconclusive = "inconclusive"
+	VerdictSkipped      = "skipped"
+)
+
+// Rerun is what one re-run of a scenario gave: its verdict, the checks that
+// did not pass, its waits and its run folder.
+type Rerun struct {
+	Run        int      `json:"run"` // 2 for the first re-run
+	Verdict    string   `json:"verdict"`
+	Checks     []Check  `json:"checks"` // those that did not pass
+	DelaysMs   DelaysMs `json:"delaysMs"`
+	LatenessMs int64    `json:"latenessMs"`
+	Dir        string   `json:"dir"`
+}
+
 // DelaysMs holds the waits in milliseconds: Client from the client's trace
 // (policy time), Server from the journal's gaps (wall clock).
 type DelaysMs struct {
@@ -60,15 +99,47 @@ type DelaysMs struct {
 	Server []int64 `json:"server"`
 }
 
-// FailedChecks returns the checks that did not pass.
-func (r Result) FailedChecks() []Check {
+// FailedChecks returns the checks that failed.
+func (r Result) FailedChecks() []Check { return r.checksIn(StateFail) }
+
+// InconclusiveChecks returns the checks that could not tell.
+func (r Result) InconclusiveChecks() []Check { return r.checksIn(StateInconclusive) }
+
+// UnverifiedChecks returns the checks whose subject could not be seen.
+func (r Result) UnverifiedChecks() []Check { return r.checksIn(StateUnverified) }
+
+func (r Result) checksIn(state string) []Check {
 	var out []Check
 	for _, c := range r.Checks {
-		if !c.Passed {
+		if c.State == state || (c.State == "" && state == StateFail && !c.Passed) {
 			out = append(out, c)
 		}
 	}
 	return out
+}
+
+// verdict is the verdict of one run from its error and checks.
+func (r Result) verdict() string {
+	switch {
+	case r.Error != "" || len(r.FailedChecks()) > 0:
+		return VerdictFail
+	case len(r.InconclusiveChecks()) > 0:
+		return VerdictInconclusive
+	}
+	return VerdictPass
+}
+
+// timingOnly reports whether every check that did not pass is a timing check.
+func (r Result) timingOnly() bool {
+	if r.Error != "" {
+		return false
+	}
+	for _, c := range append(r.FailedChecks(), r.InconclusiveChecks()...) {
+		if !c.Timing() {
+			return false
+		}
+	}
+	return true
 }
 
 // WriteJSON writes v as indented JSON to path.
@@ -83,13 +154,25 @@ func writeJSON(path string, v any) error {
 // Finish counts passes and failures and sorts scenarios by name.
 func (s *Summary) Finish() {
 	s.Schema = SummarySchema
-	s.Passed, s.Failed = 0, 0
+	s.Passed, s.Failed, s.Inconclusive, s.Skipped, s.PassedOnRerun, s.Unverified = 0, 0, 0, 0, 0, 0
 	sort.Slice(s.Scenarios, func(i, j int) bool { return s.Scenarios[i].Name < s.Scenarios[j].Name })
 	for _, r := range s.Scenarios {
-		if r.Passed {
+		switch {
+		case r.Verdict == VerdictSkipped:
+			s.Skipped++
+		case r.Passed:
 			s.Passed++
-		} else {
+		default:
 			s.Failed++
+		}
+		if r.Verdict == VerdictInconclusive {
+			s.Inconclusive++
+		}
+		if r.PassedOnRerun {
+			s.PassedOnRerun++
+		}
+		if len(r.UnverifiedChecks()) > 0 {
+			s.Unverified++
 		}
 	}
 }

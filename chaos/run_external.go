@@ -65,6 +65,9 @@ func (r *Runner) runExternal(ctx context.Context, sc *Scenario, baseURL, dir, tr
 		fmt.Fprintln(stderr, exit.Problem)
 		return out
 	}
+	out.pgid = c.Process.Pid // Setpgid: the group's id is the client's pid
+	unwatch := r.lag.watch(out.pgid)
+	defer unwatch()
 	done := make(chan error, 1)
 	go func() { done <- c.Wait() }()
 	kill := func() { _ = syscall.Kill(-c.Process.Pid, syscall.SIGKILL) }

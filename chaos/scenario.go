@@ -40,6 +40,13 @@ type Client struct {
 	// conditional or irreversible. An irreversible operation is not retried
 	// unless the policy says allowIrreversible: true.
 	Operation string `yaml:"operation"`
+	// Requires names what an external client needs to run: a bare name is a
+	// program looked up in PATH, a name with a slash a file or folder (from
+	// the current folder, else from the scenario file's folder, as command
+	// arguments are resolved). When one is missing the scenario is skipped,
+	// not failed, and RequiresHint says how to provide it.
+	Requires     []string `yaml:"requires"`
+	RequiresHint string   `yaml:"requiresHint"`
 }
 
 // Operations are the values client.operation takes.

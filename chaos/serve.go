@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/retrylab/retrylab/trace"
@@ -24,10 +25,11 @@ type ServeVerdict struct {
 	Skipped []string
 }
 
-// Failed reports whether a check failed.
+// Failed reports whether a check failed or could not tell (inconclusive);
+// an unverified check is not a failure.
 func (v ServeVerdict) Failed() bool {
 	for _, c := range v.Checks {
-		if !c.Passed {
+		if c.State == StateFail || c.State == StateInconclusive {
 			return true
 		}
 	}
@@ -149,13 +151,12 @@ func (v ServeVerdict) Write(w io.Writer) error {
 		}
 	}
 	for _, c := range v.Checks {
-		verdict := "PASS"
-		if !c.Passed {
-			verdict = "FAIL"
-		}
-		line := fmt.Sprintf("%s %s: want %s, got %s", verdict, c.Name, c.Want, c.Got)
+		line := fmt.Sprintf("%s %s: want %s, got %s", strings.ToUpper(c.State), c.Name, c.Want, c.Got)
 		if c.Where != "" {
 			line += " (" + c.Where + ")"
+		}
+		if c.Hint != "" {
+			line += "\n  hint: " + c.Hint
 		}
 		if _, err := fmt.Fprintln(w, line); err != nil {
 			return err

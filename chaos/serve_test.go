@@ -122,8 +122,8 @@ func TestServeChecks(t *testing.T) {
 	}
 	ok3 := []ServerAttempt{at(1, "status", 529, 0, 10), at(2, "status", 529, 2010, 2020), at(3, "ok", 200, 6020, 6030)}
 	type row struct {
-		Name   string
-		Passed bool
+		Name  string
+		State string
 	}
 	for _, tc := range []struct {
 		name     string
@@ -138,23 +138,28 @@ func TestServeChecks(t *testing.T) {
 		{"all pass", `
 attempts: [{status: 529}, {status: 529}]
 expect: {outcome: success, attempts: 3, failureTypes: [overloaded, overloaded], delays: [2s, 4s], maxDuration: 1m}
-`, ok3, []row{{"outcome", true}, {"attempts", true}, {"failureTypes", true}, {"delays.server", true}}, 1,
+`, ok3, []row{{"outcome", StatePass}, {"attempts", StatePass}, {"failureTypes", StateUnverified}, {"delays.server", StatePass}}, 1,
 			"server journal: last attempt (3: ok, status 200)"},
 		{"client gave up early", `
 attempts: [{status: 529}, {status: 529}]
 expect: {outcome: success, attempts: 3}
-`, ok3[:2], []row{{"outcome", false}, {"attempts", false}}, 0,
+`, ok3[:2], []row{{"outcome", StateFail}, {"attempts", StateFail}}, 0,
 			"server journal: last attempt (2: status 529)"},
 		{"no attempts: outcome unknown", `
 expect: {outcome: success, attempts: 1}
-`, nil, []row{{"attempts", false}}, 1, ""},
+`, nil, []row{{"attempts", StateFail}}, 1, ""},
+		{"fewer waits than the policy allows", `
+client: {policy: forgeflare}
+attempts: [{status: 529}, {status: 529}]
+expect: {attempts: 2, delays: policy}
+`, ok3[:2], []row{{"attempts", StatePass}, {"delays.server", StateFail}}, 0, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			sc := parse(t, "serve-checks", tc.yaml)
 			cs, skipped := ServeChecks(sc, tc.attempts)
 			var got []row
 			for _, c := range cs {
-				got = append(got, row{c.Name, c.Passed})
+				got = append(got, row{c.Name, c.State})
 			}
 			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("checks (-want +got):\n%s\n%+v", diff, cs)
@@ -171,10 +176,7 @@ expect: {outcome: success, attempts: 1}
 			var b strings.Builder
 			v.Write(&b)
 			for _, r := range tc.want {
-				verdict := "PASS "
-				if !r.Passed {
-					verdict = "FAIL "
-				}
+				verdict := strings.ToUpper(r.State) + " "
 				if !strings.Contains(b.String(), verdict+r.Name+":") {
 					t.Errorf("verdict lacks %q:\n%s", verdict+r.Name, b.String())
 				}

@@ -28,7 +28,9 @@ OUT/<timestamp>/<scenario>/{trace.jsonl,server.jsonl,result.json} and
 OUT/<timestamp>/{summary.json,junit.xml}.
 
 The report goes to stdout, progress to stderr. Exit 0 when every scenario
-passed, 1 when one failed, 2 on bad input.
+passed (or was skipped for a missing client requirement), 1 when one failed
+or stayed inconclusive, 2 on bad input. A scenario whose timing checks fail
+or cannot tell on a busy machine is re-run (--confirm) before it counts.
 
 Example:
   retrylab chaos run --time-scale 0.05 --format junit scenarios/ > junit.xml
@@ -118,6 +120,8 @@ func chaosRun(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	junit := fs.String("junit", "", "also write JUnit XML to this file")
 	seedStr := fs.String("seed", "", "jitter seed (default: random; always recorded)")
 	shard := fs.String("shard", "", "run only shard I of N (I/N, 1-based)")
+	confirm := fs.Int("confirm", 2, "re-run a scenario whose timing checks failed or were inconclusive up to N times; a failure counts when it reproduces (0: report the first run)")
+	failOnSkip := fs.Bool("fail-on-skip", false, "a scenario skipped for a missing client requirement (client.requires) fails the run")
 	hint := "run 'retrylab chaos run --help'"
 	if err := parseFlags(fs, args, hint, stdout, stderr); err != nil {
 		return err
@@ -127,8 +131,8 @@ func chaosRun(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	default:
 		return usageErrorf("formats: table, json, markdown, junit", "unknown format %q", *format)
 	}
-	if *timeScale < 0 || *parallel < 0 {
-		return usageErrorf(hint, "--time-scale and --parallel must not be negative")
+	if *timeScale < 0 || *parallel < 0 || *confirm < 0 {
+		return usageErrorf(hint, "--time-scale, --parallel and --confirm must not be negative")
 	}
 	seed := rand.Int64()
 	if *seedStr != "" {
@@ -168,7 +172,7 @@ func chaosRun(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		name = *toxiURL
 	}
 	r := &chaos.Runner{Toxi: toxi, ToxiName: name, Out: *out, Parallel: *parallel, TimeScale: *timeScale,
-		ClientCmd: *clientCmd, Seed: seed, Shard: *shard, Progress: stderr}
+		ClientCmd: *clientCmd, Seed: seed, Shard: *shard, Progress: stderr, Confirm: *confirm}
 	if isTerminal(stderr) {
 		r.Live = true
 		r.Color = os.Getenv("NO_COLOR") == ""
@@ -203,7 +207,14 @@ func chaosRun(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return fmt.Errorf("interrupted: %w", ctx.Err())
 	}
 	if sum.Failed > 0 {
-		return fmt.Errorf("%d of %d scenarios failed: %w", sum.Failed, len(sum.Scenarios), errFailed)
+		msg := fmt.Sprintf("%d of %d scenarios failed", sum.Failed, len(sum.Scenarios))
+		if sum.Inconclusive > 0 {
+			msg += fmt.Sprintf(" (%d inconclusive: the machine was too busy to tell; lower --parallel or raise timeScale)", sum.Inconclusive)
+		}
+		return fmt.Errorf("%s: %w", msg, errFailed)
+	}
+	if *failOnSkip && sum.Skipped > 0 {
+		return fmt.Errorf("%d of %d scenarios skipped, and --fail-on-skip is set: %w", sum.Skipped, len(sum.Scenarios), errFailed)
 	}
 	return nil
 }

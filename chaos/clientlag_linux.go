@@ -1,0 +1,153 @@
+package chaos
+
+import (
+	"bytes"
+	"os"
+	"strconv"
+	"syscall"
+	"time"
+)
+
+// procLag reads /proc: each process's group from /proc/PID/stat (cached
+// while the process lives), and the run-queue wait of each thread of the
+// watched groups' processes from /proc/PID/task/TID/schedstat (its second
+// field, in nanoseconds).
+type procLag struct {
+	pgrp map[int]int   // pid → process group, for live pids
+	last map[int]int64 // tid → cumulated run-queue wait at the previous read
+	self int           // this process's group, never cached (see read)
+	buf  []byte
+}
+
+func newLagSource() lagSource {
+	if _, err := os.Stat("/proc/self/schedstat"); err != nil {
+		return nil
+	}
+	return &procLag{pgrp: map[int]int{}, last: map[int]int64{}, self: syscall.Getpgrp(), buf: make([]byte, 0, 1024)}
+}
+
+func (p *procLag) read(groups []int) map[int]time.Duration {
+	out := make(map[int]time.Duration, len(groups))
+	watched := make(map[int]bool, len(groups))
+	for _, g := range groups {
+		watched[g] = true
+	}
+	d, err := os.Open("/proc")
+	if err != nil {
+		return out
+	}
+	names, _ := d.Readdirnames(-1)
+	d.Close()
+	live := make(map[int]bool, len(names))
+	seen := map[int]bool{}
+	for _, name := range names {
+		pid, err := strconv.Atoi(name)
+		if err != nil {
+			continue
+		}
+		live[pid] = true
+		g, ok := p.pgrp[pid]
+		if !ok {
+			g = p.readPgrp(pid)
+			// A client just forked from this process is in this group until
+			// it moves to its own (before it runs the client's program): ask
+			// again next time.
+			if g != p.self {
+				p.pgrp[pid] = g
+			}
+		}
+		if !watched[g] {
+			continue
+		}
+		out[g] += p.processWait(pid, seen)
+	}
+	for pid := range p.pgrp {
+		if !live[pid] {
+			delete(p.pgrp, pid)
+		}
+	}
+	for tid := range p.last {
+		if !seen[tid] {
+			delete(p.last, tid)
+		}
+	}
+	return out
+}
+
+// processWait returns the largest growth of a thread's run-queue wait since
+// the previous read, over pid's threads.
+func (p *procLag) processWait(pid int, seen map[int]bool) time.Duration {
+	dir := "/proc/" + strconv.Itoa(pid) + "/task"
+	d, err := os.Open(dir)
+	if err != nil {
+		return 0
+	}
+	tids, _ := d.Readdirnames(-1)
+	d.Close()
+	var worst int64
+	for _, name := range tids {
+		tid, err := strconv.Atoi(name)
+		if err != nil {
+			continue
+		}
+		v, ok := p.readSchedstat(dir + "/" + name + "/schedstat")
+		if !ok {
+			continue
+		}
+		seen[tid] = true
+		prev, had := p.last[tid]
+		p.last[tid] = v
+		if !had {
+			prev = 0 // a thread new since the last read waited all of it since
+		}
+		worst = max(worst, v-prev)
+	}
+	return time.Duration(worst)
+}
+
+func (p *procLag) readPgrp(pid int) int {
+	b, err := p.readFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return -1
+	}
+	// pid (comm) state ppid pgrp ...; comm may hold spaces and parentheses.
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 {
+		return -1
+	}
+	f := bytes.Fields(b[i+1:])
+	if len(f) < 3 {
+		return -1
+	}
+	g, err := strconv.Atoi(string(f[2]))
+	if err != nil {
+		return -1
+	}
+	return g
+}
+
+func (p *procLag) readSchedstat(path string) (int64, bool) {
+	b, err := p.readFile(path)
+	if err != nil {
+		return 0, false
+	}
+	f := bytes.Fields(b)
+	if len(f) < 2 {
+		return 0, false
+	}
+	v, err := strconv.ParseInt(string(f[1]), 10, 64)
+	return v, err == nil
+}
+
+func (p *procLag) readFile(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	n, err := f.Read(p.buf[:cap(p.buf)])
+	if err != nil {
+		return nil, err
+	}
+	return p.buf[:n], nil
+}
