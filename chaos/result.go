@@ -20,19 +20,19 @@ const SummarySchema = "retrylab.chaos/v1"
 // PassedOnRerun counts the passes that needed a re-run, Unverified the
 // scenarios with a check that could not be verified (not failures).
 type Summary struct {
-	Schema        string `json:"schema"`
-	Passed        int    `json:"passed"`
-	Failed        int    `json:"failed"`
-	Inconclusive  int    `json:"inconclusive"`
-	Skipped       int    `json:"skipped"`
-	PassedOnRerun int    `json:"passedOnRerun"`
-	Unverified    int    `json:"unverified"`
-	DurationMs int64    `json:"durationMs"`
-	RunDir     string   `json:"runDir"`
-	Seed       int64    `json:"seed"`
-	Toxiproxy  string   `json:"toxiproxy"` // "embedded" or the server's URL
-	Shard      string   `json:"shard,omitempty"`
-	Scenarios  []Result `json:"scenarios"`
+	Schema        string   `json:"schema"`
+	Passed        int      `json:"passed"`
+	Failed        int      `json:"failed"`
+	Inconclusive  int      `json:"inconclusive"`
+	Skipped       int      `json:"skipped"`
+	PassedOnRerun int      `json:"passedOnRerun"`
+	Unverified    int      `json:"unverified"`
+	DurationMs    int64    `json:"durationMs"`
+	RunDir        string   `json:"runDir"`
+	Seed          int64    `json:"seed"`
+	Toxiproxy     string   `json:"toxiproxy"` // "embedded" or the server's URL
+	Shard         string   `json:"shard,omitempty"`
+	Scenarios     []Result `json:"scenarios"`
 }
 
 // Result is one scenario's verdict (result.json, and one element of
@@ -54,13 +54,13 @@ type Result struct {
 	SkipReason    string       `json:"skipReason,omitempty"`
 	PassedOnRerun bool         `json:"passedOnRerun,omitempty"`
 	Reruns        []Rerun      `json:"reruns,omitempty"`
-	Outcome      string       `json:"outcome"`
-	Attempts     int          `json:"attempts"`
-	FailureTypes []string     `json:"failureTypes"`
-	DelaysMs     DelaysMs     `json:"delaysMs"`
-	Escalations  []Escalation `json:"escalations"`
-	DurationMs   int64        `json:"durationMs"`
-	Checks       []Check      `json:"checks"`
+	Outcome       string       `json:"outcome"`
+	Attempts      int          `json:"attempts"`
+	FailureTypes  []string     `json:"failureTypes"`
+	DelaysMs      DelaysMs     `json:"delaysMs"`
+	Escalations   []Escalation `json:"escalations"`
+	DurationMs    int64        `json:"durationMs"`
+	Checks        []Check      `json:"checks"`
 
 	Seed      int64    `json:"seed"`
 	TimeScale float64  `json:"timeScale"`

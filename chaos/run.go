@@ -43,13 +43,13 @@ type Runner struct {
 	TimeScale float64 // > 0 overrides every scenario's timeScale
 	// ClientCmd, if set, is run with `sh -c` as the client of every scenario.
 	ClientCmd string
-	Seed      int64     // jitter seed, recorded in summary.json and every result.json
+	Seed      int64 // jitter seed, recorded in summary.json and every result.json
 	// Confirm is how many times at most a scenario whose timing checks
 	// failed or were inconclusive is re-run (the CLI's --confirm, default
 	// 2); 0 reports the first run as it is.
-	Confirm int
-	Shard     string    // "I/N" when running one shard; recorded in summary.json
-	Progress  io.Writer // progress lines (stderr); nil discards
+	Confirm  int
+	Shard    string    // "I/N" when running one shard; recorded in summary.json
+	Progress io.Writer // progress lines (stderr); nil discards
 	// Live redraws one status line per scenario in place (a terminal);
 	// otherwise progress is plain lines (CI logs). Color adds ANSI colours.
 	Live, Color bool
