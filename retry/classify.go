@@ -115,6 +115,9 @@ type Classification struct {
 	HasRetryAfter bool
 	// RetryAfterRaw is the retry-after header as sent ("" if absent).
 	RetryAfterRaw string
+	// RetryAfterMsRaw is the retry-after-ms header as sent ("" if absent or
+	// unknown), so that a policy can apply its own header rules.
+	RetryAfterMsRaw string
 	// ShouldRetry is the x-should-retry header; nil if absent.
 	ShouldRetry *bool
 	// Streamed reports a stream-level failure: the response had started
@@ -215,6 +218,9 @@ func classifyProvider(pe *provider.Error) Classification {
 		HasRetryAfter: pe.HasRetryAfter,
 		RetryAfterRaw: pe.RetryAfterRaw,
 		ShouldRetry:   pe.ShouldRetry,
+	}
+	if pe.Header != nil {
+		c.RetryAfterMsRaw = pe.Header.Get("Retry-After-Ms")
 	}
 	if c.Message == "" {
 		c.Message = pe.Error()

@@ -60,8 +60,14 @@ type Strategy struct {
 	RespectRetryAfter bool
 }
 
-// RetryAfter says how a provider's Retry-After is handled.
+// RetryAfter says how a provider's Retry-After is read and used. The zero
+// value reads retry-after-ms, then retry-after (seconds or an HTTP-date),
+// as provider.ParseRetryAfter does, and uses any value.
 type RetryAfter struct {
+	// Header says which headers are read: "" reads retry-after-ms first,
+	// then retry-after; HeaderRetryAfter reads retry-after only (seed 000's
+	// forgeflare, which knows no retry-after-ms).
+	Header string
 	// Padding adds a fraction of the value (Plandex: 0.1 = +10%).
 	Padding float64
 	// Cap limits the value used (forgeflare: 60s). 0: no cap.

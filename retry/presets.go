@@ -58,9 +58,11 @@ func off(s Strategy) Strategy { s.Retry = false; return s }
 // (invalid_request_error SSE events, malformed JSON: stream_parse).
 //
 // Waits: 5 attempts in all (4 retries), 2s, 4s, 8s, 16s, no jitter. A
-// Retry-After of whole seconds replaces the backoff, capped at 60s, 0 meaning
-// at once; an HTTP-date or a fraction falls back to the backoff. Only HTTP
-// errors carry Retry-After. DNS resolution and TLS certificate failures are
+// retry-after header of whole seconds replaces the backoff, capped at 60s, 0
+// meaning at once; an HTTP-date or a fraction falls back to the backoff.
+// retry-after-ms is not read (the seed parses retry-after only): a 429 with
+// retry-after-ms alone waits the backoff. Only HTTP errors carry
+// Retry-After. DNS resolution and TLS certificate failures are
 // network_error and permanent, as R1 says. Choices where the seed is silent:
 // no per-attempt timeout and no elapsed limit. The Retrier's log prints
 // `[retry] Attempt {n}/4: {status} — waiting {delay}s`, with the failure type
@@ -75,7 +77,7 @@ func Forgeflare() *Policy {
 		StatusRetry:     map[int]bool{429: true, 408: false},
 		StreamErrors:    true,
 		StreamTransient: true,
-		RetryAfter:      RetryAfter{Cap: 60 * time.Second, IntegerOnly: true},
+		RetryAfter:      RetryAfter{Header: HeaderRetryAfter, Cap: 60 * time.Second, IntegerOnly: true},
 	}
 	return p
 }

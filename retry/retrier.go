@@ -173,6 +173,8 @@ func (r *Retrier) Do(ctx context.Context, call func(ctx context.Context, a Attem
 		case attemptDeadline:
 			c.Type, c.Class = Timeout, Retryable
 		}
+		// From here on the Retry-After is the one the policy reads.
+		c.RetryAfter, c.HasRetryAfter = p.readRetryAfter(c, now())
 		s := p.Strategy(c.Type)
 		maxAttempts := s.MaxAttempts
 		if limit > 0 {

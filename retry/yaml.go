@@ -470,9 +470,24 @@ func keyNode(m *yaml.Node, key string) *yaml.Node {
 }
 
 func (d *decoder) retryAfter(v *yaml.Node, p *Policy) error {
-	m, _, err := d.fields(v, "retryAfter", []string{"respect", "padding", "cap", "ceiling", "maxUsable", "integerOnly"})
+	m, _, err := d.fields(v, "retryAfter", []string{"respect", "header", "padding", "cap", "ceiling", "maxUsable", "integerOnly"})
 	if err != nil {
 		return err
+	}
+	if x, ok := m["header"]; ok {
+		h, err := d.scalar(x, "retryAfter.header")
+		if err != nil {
+			return err
+		}
+		switch h {
+		case "both":
+			p.RetryAfter.Header = ""
+		case HeaderRetryAfter:
+			p.RetryAfter.Header = h
+		default:
+			return d.errf(x, "retryAfter.header", fmt.Sprintf("unknown header rule %q", h),
+				"use both (retry-after-ms, then retry-after) or retry-after (retry-after only)")
+		}
 	}
 	if x, ok := m["respect"]; ok {
 		b, err := d.boolean(x, "retryAfter.respect")
@@ -613,9 +628,7 @@ func (p *Policy) String() string {
 			fmt.Fprintf(&b, "  %d: %t\n", st, p.StatusRetry[st])
 		}
 	}
-	ra := p.RetryAfter
-	fmt.Fprintf(&b, "retryAfter: {padding: %v, cap: %s, ceiling: %s, maxUsable: %s, integerOnly: %t}\n",
-		ra.Padding, ra.Cap, ra.Ceiling, ra.MaxUsable, ra.IntegerOnly)
+	fmt.Fprintf(&b, "retryAfter: {%s}\n", retryAfterString(p.RetryAfter))
 	fmt.Fprintf(&b, "default: %s\n", strategyString(p.Default))
 	if len(p.FailureTypes) > 0 {
 		b.WriteString("failureTypes:\n")
@@ -631,6 +644,17 @@ func (p *Policy) String() string {
 	fmt.Fprintf(&b, "fallback: {enabled: %t, maxRetriesWithoutFallback: %d, additionalAttempts: %d}\n",
 		fb.Enabled, fb.MaxRetriesWithoutFallback, fb.AdditionalAttempts)
 	return b.String()
+}
+
+// retryAfterString renders ra's fields; the rules added after the first
+// five only when they are not the default, to keep renderings short.
+func retryAfterString(ra RetryAfter) string {
+	s := fmt.Sprintf("padding: %v, cap: %s, ceiling: %s, maxUsable: %s, integerOnly: %t",
+		ra.Padding, ra.Cap, ra.Ceiling, ra.MaxUsable, ra.IntegerOnly)
+	if ra.Header != "" {
+		s += ", header: " + ra.Header
+	}
+	return s
 }
 
 func strategyString(s Strategy) string {

@@ -1,0 +1,102 @@
+package retry
+
+import (
+	"math"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/retrylab/retrylab/retry/provider"
+)
+
+// HeaderRetryAfter is RetryAfter.Header for a policy that reads the
+// retry-after header only.
+const HeaderRetryAfter = "retry-after"
+
+// maxRetryAfter bounds a value read from a header, as provider.ParseRetryAfter
+// does, so that absurd headers cannot overflow a time.Duration.
+const maxRetryAfter = 365 * 24 * time.Hour
+
+// ReadRetryAfter is the Retry-After that p reads from response headers h,
+// with now the time the response arrived (for an HTTP-date): the value that
+// Retrier.Do uses and records as retryAfterMs, and that Envelope expects.
+// ok is false when p sees no usable value, and the backoff applies.
+// A harness that has only the headers a client received (not the client's
+// trace) should read them with this, not with provider.ParseRetryAfter,
+// which does not know the policy's rules (forgeflare reads retry-after only).
+func (p *Policy) ReadRetryAfter(h http.Header, now time.Time) (time.Duration, bool) {
+	d, raw, ok := provider.ParseRetryAfter(h, now)
+	c := Classification{RetryAfter: d, HasRetryAfter: ok, RetryAfterRaw: raw, RetryAfterMsRaw: h.Get("Retry-After-Ms")}
+	return p.readRetryAfter(c, now)
+}
+
+// readRetryAfter is the Retry-After p reads from a failed attempt. When the
+// policy reads the headers as provider.ParseRetryAfter does, or c carries no
+// raw header (a hand-built error), it is the value the provider parsed.
+func (p *Policy) readRetryAfter(c Classification, now time.Time) (time.Duration, bool) {
+	cfg := p.RetryAfter
+	if cfg.Header == "" || (c.RetryAfterRaw == "" && c.RetryAfterMsRaw == "") {
+		return c.RetryAfter, c.HasRetryAfter
+	}
+	return cfg.read(c.RetryAfterMsRaw, c.RetryAfterRaw, now)
+}
+
+// read reads the raw retry-after-ms and retry-after headers under cfg.
+func (cfg RetryAfter) read(msRaw, raRaw string, now time.Time) (time.Duration, bool) {
+	if cfg.Header != HeaderRetryAfter {
+		if v, ok := parseNumber(strings.TrimSpace(msRaw)); ok && v >= 0 {
+			return durationOf(v, float64(time.Millisecond)), true
+		}
+	}
+	ra := strings.TrimSpace(raRaw)
+	if ra == "" {
+		return 0, false
+	}
+	if v, ok := parseNumber(ra); ok {
+		if v < 0 {
+			return 0, false
+		}
+		return durationOf(v, float64(time.Second)), true
+	}
+	if t, err := http.ParseTime(ra); err == nil {
+		return min(max(t.Sub(now), 0), maxRetryAfter), true
+	}
+	return 0, false
+}
+
+// parseNumber reads a plain decimal number, sign allowed (no hex, no "Inf",
+// no underscores), as a server would send it.
+func parseNumber(s string) (float64, bool) {
+	if s == "" {
+		return 0, false
+	}
+	for _, c := range s {
+		if (c < '0' || c > '9') && c != '.' && c != 'e' && c != 'E' && c != '+' && c != '-' {
+			return 0, false
+		}
+	}
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		if ne, ok := err.(*strconv.NumError); !ok || ne.Err != strconv.ErrRange {
+			return 0, false
+		}
+	}
+	if math.IsNaN(f) {
+		return 0, false
+	}
+	return f, true
+}
+
+// durationOf converts v units to a Duration, keeping its sign, bounded by
+// maxRetryAfter either way.
+func durationOf(v, unit float64) time.Duration {
+	ns := v * unit
+	switch {
+	case math.IsInf(ns, 1) || ns >= float64(maxRetryAfter):
+		return maxRetryAfter
+	case math.IsInf(ns, -1) || ns <= -float64(maxRetryAfter):
+		return -maxRetryAfter
+	}
+	return time.Duration(math.Round(ns))
+}
