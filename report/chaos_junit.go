@@ -16,6 +16,7 @@ type junitSuites struct {
 	Tests    int          `xml:"tests,attr"`
 	Failures int          `xml:"failures,attr"`
 	Errors   int          `xml:"errors,attr"`
+	Skipped  int          `xml:"skipped,attr"`
 	Time     string       `xml:"time,attr"`
 	Suites   []junitSuite `xml:"testsuite"`
 }
@@ -25,6 +26,7 @@ type junitSuite struct {
 	Tests      int             `xml:"tests,attr"`
 	Failures   int             `xml:"failures,attr"`
 	Errors     int             `xml:"errors,attr"`
+	Skipped    int             `xml:"skipped,attr"`
 	Time       string          `xml:"time,attr"`
 	Properties []junitProperty `xml:"properties>property,omitempty"`
 	Cases      []junitCase     `xml:"testcase"`
@@ -42,6 +44,12 @@ type junitCase struct {
 	Time      string        `xml:"time,attr"`
 	Failure   *junitFailure `xml:"failure,omitempty"`
 	Error     *junitFailure `xml:"error,omitempty"`
+	Skipped   *junitSkipped `xml:"skipped,omitempty"`
+	SystemOut string        `xml:"system-out,omitempty"`
+}
+
+type junitSkipped struct {
+	Message string `xml:"message,attr"`
 }
 
 type junitFailure struct {
@@ -65,7 +73,21 @@ func ChaosJUnit(w io.Writer, s *chaos.Summary) error {
 			junitProperty{"client", r.Client},
 			junitProperty{"seed", fmt.Sprint(r.Seed)},
 			junitProperty{"timeScale", fmt.Sprint(r.TimeScale)},
-			junitProperty{"runDir", r.Dir})
+			junitProperty{"runDir", r.Dir},
+			junitProperty{"verdict", r.Verdict})
+		if r.PassedOnRerun {
+			su.Properties = append(su.Properties, junitProperty{"passedOnRerun", fmt.Sprint(len(r.Reruns) + 1)})
+		}
+		if r.Verdict == chaos.VerdictSkipped {
+			su.Tests++
+			su.Skipped++
+			su.Cases = append(su.Cases, junitCase{Name: "run", Classname: "chaos." + r.Name, Time: "0",
+				Skipped: &junitSkipped{Message: r.SkipReason}})
+			out.Tests += su.Tests
+			out.Skipped += su.Skipped
+			out.Suites = append(out.Suites, su)
+			continue
+		}
 		for i, f := range r.Faults {
 			su.Properties = append(su.Properties, junitProperty{fmt.Sprintf("attempt.%d", i+1), f})
 		}
@@ -79,11 +101,26 @@ func ChaosJUnit(w io.Writer, s *chaos.Summary) error {
 		for _, c := range r.Checks {
 			tc := junitCase{Name: c.Name, Classname: class, Time: "0"}
 			su.Tests++
-			if !c.Passed {
+			text := strings.Join([]string{"want:  " + c.Want, "got:   " + c.Got, "where: " + c.Where}, "\n")
+			if c.Hint != "" {
+				text += "\nhint:  " + c.Hint
+			}
+			switch {
+			case c.Passed:
+			case c.State == chaos.StateUnverified:
+				su.Skipped++
+				tc.Skipped = &junitSkipped{Message: "unverified: " + c.Got}
+			case r.PassedOnRerun:
+				// The first run's timing check; a re-run passed it.
+				tc.SystemOut = fmt.Sprintf("run 1: %s %s; passed on run %d\n%s", c.Name, c.State, len(r.Reruns)+1, text)
+			default:
 				su.Failures++
 				msg := fmt.Sprintf("want %s, got %s", c.Want, c.Got)
-				tc.Failure = &junitFailure{Message: msg, Type: c.Name,
-					Text: strings.Join([]string{"want:  " + c.Want, "got:   " + c.Got, "where: " + c.Where}, "\n")}
+				typ := c.Name
+				if c.State == chaos.StateInconclusive {
+					msg, typ = "inconclusive: "+msg, "inconclusive"
+				}
+				tc.Failure = &junitFailure{Message: msg, Type: typ, Text: text}
 			}
 			su.Cases = append(su.Cases, tc)
 		}
@@ -94,6 +131,7 @@ func ChaosJUnit(w io.Writer, s *chaos.Summary) error {
 		out.Tests += su.Tests
 		out.Failures += su.Failures
 		out.Errors += su.Errors
+		out.Skipped += su.Skipped
 		out.Suites = append(out.Suites, su)
 	}
 	if _, err := io.WriteString(w, xml.Header); err != nil {

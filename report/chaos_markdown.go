@@ -11,13 +11,20 @@ import (
 // ChaosMarkdown renders a chaos run as GitHub-flavoured Markdown, e.g. for
 // a CI job summary.
 func ChaosMarkdown(w io.Writer, s *chaos.Summary) error {
-	fmt.Fprintf(w, "## Chaos run: %d passed, %d failed\n\n", s.Passed, s.Failed)
+	fmt.Fprintf(w, "## Chaos run: %s\n\n", tally(s))
 	fmt.Fprintf(w, "Run folder `%s`, seed %d, %dms.\n\n", s.RunDir, s.Seed, s.DurationMs)
 	fmt.Fprintln(w, "| scenario | result | outcome | attempts | client waits (policy) | server waits (wall) | time |")
 	fmt.Fprintln(w, "|---|---|---|---|---|---|---|")
 	for _, r := range s.Scenarios {
 		v := "✅ pass"
-		if !r.Passed {
+		switch {
+		case r.Verdict == chaos.VerdictSkipped:
+			v = "⏭️ skipped"
+		case r.PassedOnRerun:
+			v = fmt.Sprintf("✅ pass (run %d)", len(r.Reruns)+1)
+		case r.Verdict == chaos.VerdictInconclusive:
+			v = "❔ inconclusive"
+		case !r.Passed:
 			v = "❌ fail"
 		}
 		fmt.Fprintf(w, "| %s | %s | %s | %d | %s | %s | %dms |\n", mdEscape(r.Name), v, r.Outcome, r.Attempts,
@@ -25,20 +32,32 @@ func ChaosMarkdown(w io.Writer, s *chaos.Summary) error {
 	}
 	var failed bool
 	for _, r := range s.Scenarios {
-		fcs := r.FailedChecks()
-		if len(fcs) == 0 && r.Error == "" {
+		fcs := notPassing(r)
+		if len(fcs) == 0 && r.Error == "" && r.SkipReason == "" {
 			continue
 		}
 		if !failed {
-			fmt.Fprintln(w, "\n### Failed checks")
+			fmt.Fprintln(w, "\n### Checks that did not pass")
 			failed = true
 		}
 		fmt.Fprintf(w, "\n**%s** (`%s`)\n\n", mdEscape(r.Name), r.File)
 		if r.Error != "" {
 			fmt.Fprintf(w, "- error: %s\n", mdEscape(r.Error))
 		}
+		if r.SkipReason != "" {
+			fmt.Fprintf(w, "- skipped: %s\n", mdEscape(r.SkipReason))
+		}
+		if r.PassedOnRerun {
+			fmt.Fprintf(w, "- passed on run %d; run 1 had:\n", len(r.Reruns)+1)
+		}
 		for _, c := range fcs {
-			fmt.Fprintf(w, "- `%s`: want %s, got %s — %s\n", c.Name, mdEscape(c.Want), mdEscape(c.Got), mdEscape(c.Where))
+			fmt.Fprintf(w, "- `%s` %s: want %s, got %s — %s\n", c.Name, stateWord(c.State), mdEscape(c.Want), mdEscape(c.Got), mdEscape(c.Where))
+			if c.Hint != "" {
+				fmt.Fprintf(w, "  - hint: %s\n", mdEscape(c.Hint))
+			}
+		}
+		for _, rr := range r.Reruns {
+			fmt.Fprintf(w, "- run %d: %s%s\n", rr.Run, rr.Verdict, mdEscape(checkNames(rr.Checks)))
 		}
 	}
 	return nil

@@ -16,11 +16,7 @@ func ChaosTable(w io.Writer, s *chaos.Summary) error {
 	t := tablewriter.NewWriter(w)
 	t.Header("scenario", "result", "outcome", "attempts", "client waits", "server waits", "time")
 	for _, r := range s.Scenarios {
-		verdict := "PASS"
-		if !r.Passed {
-			verdict = "FAIL"
-		}
-		if err := t.Append(r.Name, verdict, r.Outcome, fmt.Sprint(r.Attempts),
+		if err := t.Append(r.Name, verdictLabel(r), r.Outcome, fmt.Sprint(r.Attempts),
 			msList(r.DelaysMs.Client), msList(r.DelaysMs.Server), fmt.Sprintf("%dms", r.DurationMs)); err != nil {
 			return err
 		}
@@ -32,12 +28,91 @@ func ChaosTable(w io.Writer, s *chaos.Summary) error {
 		if r.Error != "" {
 			fmt.Fprintf(w, "\n%s: error: %s\n", r.Name, r.Error)
 		}
-		for _, c := range r.FailedChecks() {
-			fmt.Fprintf(w, "\n%s: check %s failed\n  want:  %s\n  got:   %s\n  where: %s\n", r.Name, c.Name, c.Want, c.Got, c.Where)
+		if r.SkipReason != "" {
+			fmt.Fprintf(w, "\n%s: skipped: %s\n", r.Name, r.SkipReason)
+		}
+		if r.PassedOnRerun {
+			fmt.Fprintf(w, "\n%s: passed on run %d; run 1 (figures above) had:\n", r.Name, len(r.Reruns)+1)
+		}
+		for _, c := range notPassing(r) {
+			fmt.Fprintf(w, "\n%s: check %s %s\n  want:  %s\n  got:   %s\n  where: %s\n", r.Name, c.Name, stateWord(c.State), c.Want, c.Got, c.Where)
+			if c.Hint != "" {
+				fmt.Fprintf(w, "  hint:  %s\n", c.Hint)
+			}
+		}
+		for _, rr := range r.Reruns {
+			fmt.Fprintf(w, "%s: run %d: %s%s\n", r.Name, rr.Run, rr.Verdict, checkNames(rr.Checks))
 		}
 	}
-	fmt.Fprintf(w, "\n%d passed, %d failed in %dms (seed %d, run folder %s)\n", s.Passed, s.Failed, s.DurationMs, s.Seed, s.RunDir)
+	fmt.Fprintf(w, "\n%s in %dms (seed %d, run folder %s)\n", tally(s), s.DurationMs, s.Seed, s.RunDir)
 	return nil
+}
+
+// verdictLabel is a scenario's verdict for the tables.
+func verdictLabel(r chaos.Result) string {
+	switch {
+	case r.Verdict == chaos.VerdictSkipped:
+		return "SKIP"
+	case r.PassedOnRerun:
+		return fmt.Sprintf("PASS (run %d)", len(r.Reruns)+1)
+	case r.Passed:
+		return "PASS"
+	case r.Verdict == chaos.VerdictInconclusive:
+		return "INCONCLUSIVE"
+	}
+	return "FAIL"
+}
+
+// notPassing returns the checks of a scenario's first run that did not
+// pass, unverified ones included.
+func notPassing(r chaos.Result) []chaos.Check {
+	var out []chaos.Check
+	for _, c := range r.Checks {
+		if !c.Passed {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+func stateWord(state string) string {
+	switch state {
+	case chaos.StateInconclusive:
+		return "inconclusive"
+	case chaos.StateUnverified:
+		return "unverified"
+	}
+	return "failed"
+}
+
+func checkNames(cs []chaos.Check) string {
+	if len(cs) == 0 {
+		return ""
+	}
+	var s []string
+	for _, c := range cs {
+		s = append(s, c.Name+" "+stateWord(c.State))
+	}
+	return " (" + strings.Join(s, ", ") + ")"
+}
+
+// tally is the one-line count of a summary.
+func tally(s *chaos.Summary) string {
+	out := fmt.Sprintf("%d passed", s.Passed)
+	if s.PassedOnRerun > 0 {
+		out += fmt.Sprintf(" (%d on a re-run)", s.PassedOnRerun)
+	}
+	out += fmt.Sprintf(", %d failed", s.Failed)
+	if s.Inconclusive > 0 {
+		out += fmt.Sprintf(" (%d inconclusive)", s.Inconclusive)
+	}
+	if s.Skipped > 0 {
+		out += fmt.Sprintf(", %d skipped", s.Skipped)
+	}
+	if s.Unverified > 0 {
+		out += fmt.Sprintf(", %d with unverified checks", s.Unverified)
+	}
+	return out
 }
 
 func msList(ms []int64) string {

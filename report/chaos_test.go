@@ -12,25 +12,51 @@ import (
 	"github.com/retrylab/retrylab/chaos"
 )
 
-// chaosSummary is a fixed run: one pass, one scenario failing a delay check.
+// chaosSummary is a fixed run: one pass, one scenario failing a delay check,
+// one that passed on a re-run, one inconclusive, one skipped, and a client
+// without a trace whose failure types are unverified.
 func chaosSummary() *chaos.Summary {
 	s := &chaos.Summary{RunDir: "runs/2026-11-21T10-00-00Z", Seed: 42, DurationMs: 650, Toxiproxy: "embedded",
 		Scenarios: []chaos.Result{
-			{Name: "overloaded-529-backoff", File: "scenarios/overloaded-529-backoff.yaml", Passed: true, Outcome: "success",
+			{Name: "overloaded-529-backoff", File: "scenarios/overloaded-529-backoff.yaml", Passed: true, Verdict: chaos.VerdictPass, Outcome: "success",
 				Attempts: 3, FailureTypes: []string{"overloaded", "overloaded"},
 				DelaysMs: chaos.DelaysMs{Client: []int64{2000, 4000}, Server: []int64{201, 402}}, Escalations: []chaos.Escalation{},
 				DurationMs: 650, Seed: 42, TimeScale: 0.1, Client: "built-in", Faults: []string{"529", "529"},
 				Dir: "runs/2026-11-21T10-00-00Z/overloaded-529-backoff",
 				Checks: []chaos.Check{
-					{Name: "outcome", Passed: true, Want: "success", Got: "success"},
-					{Name: "delays.client", Passed: true, Want: "2s, 4s", Got: "2s, 4s"},
+					{Name: "outcome", Passed: true, State: chaos.StatePass, Want: "success", Got: "success"},
+					{Name: "delays.client", Passed: true, State: chaos.StatePass, Want: "2s, 4s", Got: "2s, 4s"},
 				}},
-			{Name: "wrong | delay", File: "scenarios/wrong.yaml", Outcome: "success", Attempts: 2,
+			{Name: "rerun", File: "scenarios/rerun.yaml", Passed: true, Verdict: chaos.VerdictPass, PassedOnRerun: true, Outcome: "success",
+				Attempts: 2, FailureTypes: []string{"overloaded"}, DelaysMs: chaos.DelaysMs{Client: []int64{2000}, Server: []int64{290}},
+				Escalations: []chaos.Escalation{}, DurationMs: 400, Seed: 42, TimeScale: 0.1, Client: "built-in", Faults: []string{"529"},
+				Dir: "runs/2026-11-21T10-00-00Z/rerun",
+				Checks: []chaos.Check{
+					{Name: "delays.server", State: chaos.StateFail, Want: "200ms", Got: "290ms", Where: "server.jsonl: gap between attempts 1 and 2"},
+				},
+				Reruns: []chaos.Rerun{{Run: 2, Verdict: chaos.VerdictPass, Checks: []chaos.Check{}, DelaysMs: chaos.DelaysMs{Client: []int64{2000}, Server: []int64{201}},
+					Dir: "runs/2026-11-21T10-00-00Z/rerun/rerun-2"}}},
+			{Name: "busy", File: "scenarios/busy.yaml", Verdict: chaos.VerdictInconclusive, Outcome: "success",
+				Attempts: 2, FailureTypes: []string{"overloaded", "overloaded"}, DelaysMs: chaos.DelaysMs{Server: []int64{95}},
+				Escalations: []chaos.Escalation{}, DurationMs: 300, Seed: 42, TimeScale: 0.05, Client: "sh agent.sh", Faults: []string{"529"},
+				Dir: "runs/2026-11-21T10-00-00Z/busy",
+				Checks: []chaos.Check{
+					{Name: "failureTypes", State: chaos.StateUnverified, Want: "overloaded", Got: "overloaded (the faults the client met)", Where: "server.jsonl", Hint: "write RetryAttempt events"},
+					{Name: "delays.server", State: chaos.StateInconclusive, Want: "100ms", Got: "95ms", Where: "server.jsonl: gap between attempts 1 and 2", Hint: "lower --parallel"},
+				},
+				Reruns: []chaos.Rerun{
+					{Run: 2, Verdict: chaos.VerdictInconclusive, Checks: []chaos.Check{{Name: "delays.server", State: chaos.StateInconclusive}}, Dir: "runs/2026-11-21T10-00-00Z/busy/rerun-2"},
+					{Run: 3, Verdict: chaos.VerdictInconclusive, Checks: []chaos.Check{{Name: "delays.server", State: chaos.StateInconclusive}}, Dir: "runs/2026-11-21T10-00-00Z/busy/rerun-3"},
+				}},
+			{Name: "node-sdk", File: "scenarios/sdk/node.yaml", Verdict: chaos.VerdictSkipped, SkipReason: "needs node, which is not in PATH",
+				FailureTypes: []string{}, Escalations: []chaos.Escalation{}, Checks: []chaos.Check{}, Client: "node sdk.mjs",
+				Dir: "runs/2026-11-21T10-00-00Z/node-sdk"},
+			{Name: "wrong | delay", File: "scenarios/wrong.yaml", Verdict: chaos.VerdictFail, Outcome: "success", Attempts: 2,
 				FailureTypes: []string{"rate_limit"}, DelaysMs: chaos.DelaysMs{Client: []int64{1000}, Server: []int64{100}},
 				Escalations: []chaos.Escalation{}, DurationMs: 120, Seed: 42, TimeScale: 0.1, Client: "python3 agent.py",
 				Faults: []string{"429 retry-after=1"}, Dir: "runs/2026-11-21T10-00-00Z/wrong",
 				Checks: []chaos.Check{
-					{Name: "delays.client", Want: "2s", Got: "1s", Where: "trace.jsonl: RetryAttempt attempt 1 (rate_limit), wait 1"},
+					{Name: "delays.client", State: chaos.StateFail, Want: "2s", Got: "1s", Where: "trace.jsonl: RetryAttempt attempt 1 (rate_limit), wait 1"},
 				}},
 		}}
 	s.Finish()
@@ -79,7 +105,23 @@ func TestChaosJUnitParses(t *testing.T) {
 	if err := xml.Unmarshal(b.Bytes(), &got); err != nil {
 		t.Fatal(err)
 	}
-	if got.Tests != 3 || got.Failures != 1 || len(got.Suites) != 2 || got.Suites[1].Cases[0].Failure == nil {
-		t.Errorf("junit = %+v, want 3 tests, 1 failure in the second suite", got)
+	// Suites in name order: busy (an unverified check skipped, an
+	// inconclusive one failed), node-sdk (skipped), overloaded-529-backoff,
+	// rerun (its first run's failure kept as output, not a failure), wrong.
+	if got.Tests != 7 || got.Failures != 2 || got.Skipped != 2 || len(got.Suites) != 5 {
+		t.Fatalf("junit = %+v, want 7 tests, 2 failures, 2 skipped in 5 suites", got)
+	}
+	busy, skip, rerun, wrong := got.Suites[0], got.Suites[1], got.Suites[3], got.Suites[4]
+	if busy.Cases[0].Skipped == nil || busy.Cases[1].Failure == nil || busy.Cases[1].Failure.Type != "inconclusive" {
+		t.Errorf("busy: cases %+v, want failureTypes skipped and delays.server failed as inconclusive", busy.Cases)
+	}
+	if skip.Cases[0].Skipped == nil || skip.Skipped != 1 {
+		t.Errorf("node-sdk: %+v, want a skipped case", skip)
+	}
+	if rerun.Failures != 0 || rerun.Cases[0].Failure != nil || rerun.Cases[0].SystemOut == "" {
+		t.Errorf("rerun: %+v, want no failure and the first run's check as output", rerun)
+	}
+	if wrong.Cases[0].Failure == nil {
+		t.Errorf("wrong: %+v, want a failure", wrong)
 	}
 }
