@@ -7,6 +7,8 @@ import (
 	"errors"
 	"io"
 	"net"
+	"net/http"
+	"net/url"
 	"strings"
 	"syscall"
 	"time"
@@ -27,7 +29,9 @@ const (
 	Timeout         FailureType = "timeout"
 	ConnectionError FailureType = "connection_error"
 	// NetworkError is a transport failure that waiting does not cure: a DNS
-	// name that does not resolve, a TLS handshake or certificate error.
+	// name that does not resolve, a TLS handshake or certificate error, an
+	// HTTP server behind an https URL, a URL with an unsupported scheme or
+	// no host.
 	NetworkError        FailureType = "network_error"
 	StreamInterrupted   FailureType = "stream_interrupted"
 	CacheError          FailureType = "cache_error"
@@ -139,7 +143,8 @@ type Classification struct {
 // context_too_long, 429 rate_limit (quota_exhausted when the message or code
 // says quota or billing), 500 server_error, 501 unsupported_feature, 502
 // provider_unavailable, 503 and 529 overloaded, 504 timeout, other 5xx
-// server_error, other 4xx invalid_request.
+// server_error, other 4xx invalid_request, any other status (1xx, 3xx such
+// as 304) unknown.
 //
 // SSE error events are classified by error.type (seed 000): overloaded_error
 // → overloaded, rate_limit_error → rate_limit, api_error → server_error,
@@ -164,12 +169,26 @@ func Classify(err error) Classification {
 }
 
 // permanentNetwork reports whether err is a DNS resolution failure (not a
-// DNS timeout) or a TLS handshake or certificate error: seed 000 calls these
-// permanent ("DNS resolution failure for bad URL, TLS certificate error").
+// DNS timeout), a TLS handshake or certificate error, an HTTP server behind
+// an https URL, or a URL the client cannot send to (unsupported scheme, no
+// host, unparseable): seed 000 calls these permanent ("DNS resolution failure
+// for bad URL, TLS certificate error, etc.": errors that are neither a
+// timeout nor a failure to connect).
 func permanentNetwork(err error) bool {
 	var dns *net.DNSError
 	if errors.As(err, &dns) {
 		return !dns.IsTimeout && !dns.IsTemporary
+	}
+	if errors.Is(err, http.ErrSchemeMismatch) {
+		return true
+	}
+	var ue *url.Error
+	if errors.As(err, &ue) && ue.Op == "parse" {
+		return true
+	}
+	// net/http returns these as plain errors, without a type to match.
+	if msg := err.Error(); strings.Contains(msg, "unsupported protocol scheme") || strings.Contains(msg, "no Host in request URL") {
+		return true
 	}
 	var (
 		rh   tls.RecordHeaderError
@@ -376,6 +395,11 @@ func classifySSE(errType, msg string) FailureType {
 	}
 	return Unknown
 }
+
+// streamTypes lists the failure types a stream-level failure can classify
+// as (classifyProvider with Streamed set).
+var streamTypes = []FailureType{Overloaded, RateLimit, ServerError, StreamParse, AuthInvalid, PermissionDenied,
+	ModelNotFound, ContextTooLong, Unknown, StreamInterrupted, Timeout}
 
 // statusTypes lists the failure types an HTTP status can classify as.
 func statusTypes(status int) []FailureType {

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/http"
 	"net/url"
 	"os"
 	"syscall"
@@ -84,6 +85,15 @@ func TestClassify(t *testing.T) {
 		{"000 Api other: TLS certificate error", &provider.Error{Kind: provider.KindNetwork,
 			Err: &url.Error{Op: "Post", Err: x509.UnknownAuthorityError{}}}, NetworkError, Conditional},
 		{"000 Api other: TLS handshake", fmt.Errorf("post: %w", tls.RecordHeaderError{Msg: "first record does not look like a TLS handshake"}), NetworkError, Conditional},
+		{"000 Api other: HTTP server on an https URL", &provider.Error{Kind: provider.KindNetwork,
+			Err: &url.Error{Op: "Post", URL: "https://127.0.0.1:1/v1/messages", Err: http.ErrSchemeMismatch}}, NetworkError, Conditional},
+		{"000 Api other: unsupported URL scheme", &provider.Error{Kind: provider.KindNetwork,
+			Err: &url.Error{Op: "Post", URL: "ftp://x/v1/messages", Err: errors.New(`unsupported protocol scheme "ftp"`)}}, NetworkError, Conditional},
+		{"000 Api other: no host", &provider.Error{Kind: provider.KindNetwork,
+			Err: &url.Error{Op: "Post", URL: "http:///v1/messages", Err: errors.New("http: no Host in request URL")}}, NetworkError, Conditional},
+		{"000 Api other: unparseable URL", &provider.Error{Kind: provider.KindNetwork,
+			Err: &url.Error{Op: "parse", URL: "http://a b", Err: errors.New("invalid character \" \" in host name")}}, NetworkError, Conditional},
+		{"000 HttpError 304 (no 3xx is transient)", h(304, "", "", ""), Unknown, Conditional},
 		{"DNS timeout is a timeout", &provider.Error{Kind: provider.KindNetwork,
 			Err: &net.DNSError{Err: "i/o timeout", Name: "api.anthropic.com", IsTimeout: true}}, Timeout, Retryable},
 

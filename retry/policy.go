@@ -3,6 +3,7 @@ package retry
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"sort"
 	"strconv"
 	"time"
@@ -131,7 +132,8 @@ type Policy struct {
 	// StreamTransient retries every stream-level failure but stream_parse,
 	// whatever its type: forgeflare's StreamTransient, which covers SSE
 	// error events of unknown type (authentication_error, not_found_error,
-	// ...) as well as overloads and drops. Set by the forgeflare preset only.
+	// ...) as well as overloads and drops. Set by the forgeflare preset
+	// (YAML: streamTransient).
 	StreamTransient bool
 	// HonorShouldRetry obeys the x-should-retry response header.
 	HonorShouldRetry  bool
@@ -192,6 +194,11 @@ func (p *Policy) typeRetried(ft FailureType) bool {
 		return false
 	}
 	if p.Strategy(ft).Retry {
+		return true
+	}
+	// Under StreamTransient a stream-level failure is retried whatever its
+	// type, but stream_parse.
+	if p.StreamTransient && p.StreamErrors && ft != StreamParse && slices.Contains(streamTypes, ft) {
 		return true
 	}
 	for st, v := range p.StatusRetry {

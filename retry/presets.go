@@ -54,8 +54,13 @@ func off(s Strategy) Strategy { s.Retry = false; return s }
 // ended without stop_reason (stream_interrupted), timeouts and connection
 // errors. A 429 is transient whatever its message
 // (forgeflare looks at the status only), so quota-exhausted 429s are retried.
-// Permanent: 400, 401, 403, 408 and every other 4xx but 429, and StreamParse
-// (invalid_request_error SSE events, malformed JSON: stream_parse).
+// Permanent: 400, 401, 403, 408 and every other 4xx but 429, any status
+// below 400 that is not a success (a 304: unknown; R1 lists no 3xx as
+// transient), StreamParse (invalid_request_error SSE events, malformed JSON:
+// stream_parse), and every transport error that is neither a timeout nor a
+// failure to connect (R1's other Api errors: network_error, for DNS
+// resolution, TLS, an HTTP server on an https URL, an unsupported URL scheme;
+// unknown for an error retrylab cannot identify).
 //
 // Waits: 5 attempts in all (4 retries), 2s, 4s, 8s, 16s, no jitter. A
 // retry-after header of whole seconds replaces the backoff, capped at 60s, 0
@@ -72,8 +77,10 @@ func Forgeflare() *Policy {
 		Kind: Exponential, Jitter: NoJitter, RespectRetryAfter: true}
 	p := &Policy{
 		Name: "forgeflare", Enabled: true, Default: off(t),
+		// unknown is retried after the stream began only (StreamTransient):
+		// an SSE error event of unknown type.
 		FailureTypes: withTypes(t, RateLimit, Overloaded, ServerError, ProviderUnavailable, UnsupportedFeature,
-			Timeout, ConnectionError, StreamInterrupted, Unknown),
+			Timeout, ConnectionError, StreamInterrupted),
 		StatusRetry:     map[int]bool{429: true, 408: false},
 		StreamErrors:    true,
 		StreamTransient: true,

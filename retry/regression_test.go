@@ -2,6 +2,8 @@ package retry
 
 import (
 	"net/http"
+	"net/http/httptest"
+	"strings"
 	"testing"
 	"time"
 
@@ -66,6 +68,43 @@ func TestForgeflareIgnoresRetryAfterMs(t *testing.T) {
 			w := time.Duration(tt.want.DelayMs) * time.Millisecond
 			if !ok || lo > w || hi < w {
 				t.Errorf("Envelope(ReadRetryAfter) = [%v, %v] ok=%v, want it to hold %v", lo, hi, ok, w)
+			}
+		})
+	}
+}
+
+// TestForgeflareTransportErrorsPermanent: seed 000 R1 retries an HTTP error
+// only for 429, 503, 529 and other statuses ≥ 500, and a transport error
+// only when it is a timeout or a failure to connect; everything else is
+// permanent. Regression: an unsupported URL scheme, an HTTP server behind an
+// https URL ("server gave HTTP response to HTTPS client") and an HTTP 304
+// were retried four times. The SDK presets retry the two transport errors
+// (every SDK retries every error that has no response) but not the 304
+// (the Node and Python SDKs raise it as a non-retryable status error; the Go
+// SDKs return it as a response).
+func TestForgeflareTransportErrorsPermanent(t *testing.T) {
+	plain := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusNotModified)
+	}))
+	t.Cleanup(plain.Close)
+	tests := []struct {
+		name     string
+		baseURL  string
+		wantType FailureType
+		sdk      int // attempts under anthropic-sdk
+	}{
+		{"unsupported URL scheme", "ftp://127.0.0.1:1", NetworkError, 3},
+		{"HTTP server on an https URL", strings.Replace(plain.URL, "http:", "https:", 1), NetworkError, 3},
+		{"HTTP 304", plain.URL, Unknown, 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			evs := runAt(t, mustPreset(t, "forgeflare"), tt.baseURL)
+			if len(evs) != 1 || evs[0].WillRetry || evs[0].FailureType != string(tt.wantType) {
+				t.Errorf("forgeflare: %+v, want one attempt failing for good as %s", evs, tt.wantType)
+			}
+			if evs := runAt(t, mustPreset(t, "anthropic-sdk"), tt.baseURL); len(evs) != tt.sdk {
+				t.Errorf("anthropic-sdk: %d attempts, want %d", len(evs), tt.sdk)
 			}
 		})
 	}

@@ -49,7 +49,14 @@ func runWire(t *testing.T, p *Policy, attempts ...wireAttempt) []trace.RetryAtte
 		fmt.Fprint(w, wireOK)
 	}))
 	t.Cleanup(srv.Close)
-	c := provider.NewAnthropic(provider.Config{BaseURL: srv.URL, APIKey: "test-key"})
+	return runAt(t, p, srv.URL)
+}
+
+// runAt runs one logical request under p through the real Anthropic client
+// against baseURL, and returns the RetryAttempt events.
+func runAt(t *testing.T, p *Policy, baseURL string) []trace.RetryAttempt {
+	t.Helper()
+	c := provider.NewAnthropic(provider.Config{BaseURL: baseURL, APIKey: "test-key"})
 	var buf bytes.Buffer
 	r := &Retrier{Policy: p, Provider: "anthropic", Model: "m", Trace: trace.NewWriter(&buf, "t"),
 		Rand: fixedRand(0), TimeScale: 1e-9}

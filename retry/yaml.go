@@ -209,7 +209,7 @@ func (d *decoder) float(n *yaml.Node, path string, min, max float64) (float64, e
 }
 
 var policyFields = []string{"preset", "name", "enabled", "maxElapsed", "attemptTimeout", "exponentStart",
-	"streamErrors", "honorShouldRetry", "allowIrreversible", "statusRetry", "retryAfter", "default", "all",
+	"streamErrors", "streamTransient", "honorShouldRetry", "allowIrreversible", "statusRetry", "retryAfter", "default", "all",
 	"failureTypes", "escalation", "fallback", "retryableErrors", "escalateAfterRetries",
 	// Strategy fields at the top level are shorthand for `all`.
 	"retry", "maxAttempts", "maxRetries", "initialDelay", "maxDelay", "multiplier", "kind", "jitter",
@@ -254,7 +254,8 @@ func (d *decoder) policy(n *yaml.Node) (*Policy, error) {
 	bools := []struct {
 		key string
 		dst *bool
-	}{{"enabled", &p.Enabled}, {"streamErrors", &p.StreamErrors}, {"honorShouldRetry", &p.HonorShouldRetry},
+	}{{"enabled", &p.Enabled}, {"streamErrors", &p.StreamErrors}, {"streamTransient", &p.StreamTransient},
+		{"honorShouldRetry", &p.HonorShouldRetry},
 		{"allowIrreversible", &p.AllowIrreversible}}
 	for _, b := range bools {
 		if v, ok := f[b.key]; ok {
@@ -615,8 +616,11 @@ func (p *Policy) String() string {
 	if p.AttemptTimeout > 0 {
 		fmt.Fprintf(&b, "attemptTimeout: %s\n", p.AttemptTimeout)
 	}
-	fmt.Fprintf(&b, "exponentStart: %d\nstreamErrors: %t\nhonorShouldRetry: %t\nallowIrreversible: %t\n",
-		p.ExponentStart, p.StreamErrors, p.HonorShouldRetry, p.AllowIrreversible)
+	fmt.Fprintf(&b, "exponentStart: %d\nstreamErrors: %t\n", p.ExponentStart, p.StreamErrors)
+	if p.StreamTransient {
+		b.WriteString("streamTransient: true\n")
+	}
+	fmt.Fprintf(&b, "honorShouldRetry: %t\nallowIrreversible: %t\n", p.HonorShouldRetry, p.AllowIrreversible)
 	if len(p.StatusRetry) > 0 {
 		b.WriteString("statusRetry:\n")
 		var sts []int
