@@ -98,7 +98,7 @@ type Wait struct {
 	// Slack is the contention measured around this gap (from shortly before
 	// attempt After ended to the arrival of the next); 0 = use Observed.Slack.
 	Slack time.Duration
-	// ClientLag is the run-queue wait of an external client's processes
+	// ClientLag is the CPU and run-queue time of an external client's processes
 	// measured over the gap (ClientLagMeasured: the system could measure it).
 	ClientLag         time.Duration
 	ClientLagMeasured bool
@@ -477,7 +477,7 @@ const MinSeparation = 200 * time.Millisecond
 
 // gapBand is the range of wall-clock gaps accepted for one wait: the
 // expected range [lo, hi] widened by below and above. Noise is not
-// symmetric: a client's own lateness (its run-queue wait, process start-up)
+// symmetric: a client's own lateness (its CPU and run-queue time, process start-up)
 // only lengthens a gap, so it widens above alone; lateness of the harness's
 // own process can move either end of a gap, so it widens both.
 type gapBand struct {
@@ -517,7 +517,7 @@ func width(t Tolerance, at time.Duration) time.Duration {
 // clock): the scenario's tolerance (ratio on the wall-clock wait, abs scaled
 // like the waits), ServerResidual, twice the harness's lateness measured
 // around the gap on both sides, a remote toxiproxy-server's allowance, and,
-// for external clients, their process costs and measured run-queue wait on
+// for external clients, their process costs and measured CPU and run-queue time on
 // the long side.
 func (ob Observed) serverBand(sc *Scenario, w Wait, lo, hi time.Duration, ok bool) gapBand {
 	slack := w.Slack
@@ -552,9 +552,9 @@ func (ob Observed) serverBand(sc *Scenario, w Wait, lo, hi time.Duration, ok boo
 		switch {
 		case w.ClientLagMeasured:
 			b.above.Abs += Duration(w.ClientLag)
-			aboveNotes = append(aboveNotes, fmtDur(w.ClientLag)+" measured run-queue wait of the client's processes")
+			aboveNotes = append(aboveNotes, fmtDur(w.ClientLag)+" measured CPU and run-queue time of the client's processes")
 		default:
-			aboveNotes = append(aboveNotes, "the client's run-queue wait not measured")
+			aboveNotes = append(aboveNotes, "the client's CPU and run-queue time not measured")
 		}
 	}
 	b.describeBelow = tolString(b.below)

@@ -6,10 +6,13 @@ import (
 	"time"
 )
 
-// lagMeter measures how long an external client's processes waited to run:
-// the time their threads spent runnable in the kernel's run queue, which is
-// how late a busy machine makes a client's retry, and which the harness's
-// own probe (it measures this process only) cannot see. It samples every
+// lagMeter measures an external client's own time: how long its processes'
+// threads ran on a CPU and waited, runnable, in the kernel's run queue. A
+// client that sleeps its backoff spends almost none of either during the
+// wait; what it does spend (starting `sleep` and `curl`, an interpreter's
+// work, and above all waiting for a CPU on a busy machine) makes its retry
+// late, and the harness's own probe (it measures this process only) cannot
+// see it. It samples every
 // lagTick while a client runs and keeps, per process group, the cumulated
 // wait at each sample, so that the wait over any gap can be read afterwards.
 //

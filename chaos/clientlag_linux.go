@@ -9,9 +9,9 @@ import (
 )
 
 // procLag reads /proc: each process's group from /proc/PID/stat (cached
-// while the process lives), and the run-queue wait of each thread of the
-// watched groups' processes from /proc/PID/task/TID/schedstat (its second
-// field, in nanoseconds).
+// while the process lives), and the time each thread of the watched groups'
+// processes spent on a CPU and waiting for one, from
+// /proc/PID/task/TID/schedstat (its first two fields, in nanoseconds).
 type procLag struct {
 	pgrp map[int]int   // pid → process group, for live pids
 	last map[int]int64 // tid → cumulated run-queue wait at the previous read
@@ -135,8 +135,9 @@ func (p *procLag) readSchedstat(path string) (int64, bool) {
 	if len(f) < 2 {
 		return 0, false
 	}
-	v, err := strconv.ParseInt(string(f[1]), 10, 64)
-	return v, err == nil
+	run, err1 := strconv.ParseInt(string(f[0]), 10, 64)
+	wait, err2 := strconv.ParseInt(string(f[1]), 10, 64)
+	return run + wait, err1 == nil && err2 == nil
 }
 
 func (p *procLag) readFile(path string) ([]byte, error) {
