@@ -80,20 +80,24 @@
 //	    jitter: full         # none | full | equal | decorrelated | proportional | sdk
 //	    jitterFraction: 0.1  # for proportional: ±10%
 //	    respectRetryAfter: true
-//	retryableErrors: [rate_limit, server_error, timeout]  # retry exactly these
+//	retryableErrors: [rate_limit, server_error, timeout]  # seed 004's list
 //	escalation: {afterRetries: 3, onContextLimit: true}
 //	fallback: {enabled: true, maxRetriesWithoutFallback: 3, additionalAttempts: 1}
 //
 // Shorthands: strategy fields written at the top level (maxRetries: 2,
 // initialDelay: 1s, ...) mean the same as under `all`; escalateAfterRetries: N
-// is escalation.afterRetries; retryableErrors takes retrylab's failure types
-// and seed 004's names (server_error also covers overloaded,
-// provider_unavailable and unsupported_feature; context_limit,
-// content_filter, auth_error), turns retrying off for every other type and
-// drops statusRetry.
+// is escalation.afterRetries. retryableErrors is seed 004's list: its names
+// keep seed 004's meaning, by HTTP status (rate_limit: 429 whatever its
+// message; server_error: 500, 502, 503, 504; timeout: a client-side timeout,
+// not a 408 or a 504; context_limit: a 400 saying the context is too long;
+// invalid_request: another 400; auth_error: 401, 403; unknown: any other
+// status and any failure without one; content_filter: content_policy), and
+// it takes retrylab's other failure types too (overloaded retries 503, 529,
+// ...). It turns retrying by type off and drops the preset's statusRetry;
+// statusRetry and failureTypes in the same mapping apply on top of it.
 //
 // Keys are applied in this order, whatever their order in the file: preset,
-// the scalar fields, statusRetry, default, the top-level strategy fields,
-// all, retryAfter, retryableErrors, failureTypes (each starting from the
-// type's current strategy), escalateAfterRetries, escalation, fallback.
+// the scalar fields, default, the top-level strategy fields, all,
+// retryAfter, retryableErrors, statusRetry, failureTypes (each starting from
+// the type's current strategy), escalateAfterRetries, escalation, fallback.
 package retry

@@ -124,6 +124,11 @@ type Policy struct {
 	ExponentStart int
 	Default       Strategy
 	FailureTypes  map[FailureType]Strategy
+	// RetryableErrors, when not nil, is seed 004's RetryPolicy.retryableErrors:
+	// a failure is also retried when the list names its seed 004 ErrorType
+	// (see epicClass) or its retrylab failure type. StatusRetry still
+	// overrides it.
+	RetryableErrors []string
 	// StatusRetry overrides Strategy.Retry for HTTP errors with these statuses.
 	StatusRetry map[int]bool
 	// StreamErrors retries stream-level failures (after the response began);
@@ -158,6 +163,7 @@ func (p *Policy) Clone() *Policy {
 	for k, v := range p.FailureTypes {
 		q.FailureTypes[k] = v
 	}
+	q.RetryableErrors = slices.Clone(p.RetryableErrors)
 	q.StatusRetry = make(map[int]bool, len(p.StatusRetry))
 	for k, v := range p.StatusRetry {
 		q.StatusRetry[k] = v
@@ -170,7 +176,7 @@ func (p *Policy) retries(c Classification, s Strategy) bool {
 	if !p.Enabled || c.Type == Canceled {
 		return false
 	}
-	retry := s.Retry
+	retry := s.Retry || p.listed(c)
 	if c.Status != 0 && !c.Streamed {
 		if v, ok := p.StatusRetry[c.Status]; ok {
 			retry = v
@@ -195,6 +201,11 @@ func (p *Policy) typeRetried(ft FailureType) bool {
 	}
 	if p.Strategy(ft).Retry {
 		return true
+	}
+	for _, name := range p.RetryableErrors {
+		if slices.Contains(listTypes(name), ft) {
+			return true
+		}
 	}
 	// Under StreamTransient a stream-level failure is retried whatever its
 	// type, but stream_parse.

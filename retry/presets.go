@@ -170,11 +170,13 @@ func Orchestrator() *Policy {
 }
 
 // EscalationEpic reproduces seed 004 (US-001, US-003, the ErrorClassifier):
-// retried are HTTP 429, 500, 502, 503, 504 and timeouts; 1s, 2s, 4s, 8s
-// capped at 30s, no jitter; at most 3 retries (4 attempts). Everything else
-// is not retried, as the epic's classifier says (401/403, 400, other
-// statuses such as 408 and 529, SSE errors, dropped streams and connection
-// errors, which it calls unknown). A 400 whose message says context_length is
+// retried are HTTP 429, 500, 502, 503, 504 and client-side timeouts; 1s,
+// 2s, 4s, 8s capped at 30s, no jitter; at most 3 retries (4 attempts).
+// Everything else is not retried, as the epic's classifier says (401/403,
+// 400, every other status such as 408, 501, 505 and 529, SSE errors,
+// dropped streams and connection errors, which it calls unknown). The
+// preset is seed 004's RetryPolicy with retryableErrors [rate_limit,
+// server_error, timeout], so writing that list changes nothing. A 400 whose message says context_length is
 // context_too_long: not retried, but escalated with reason context_limit when
 // the Retrier has a model ladder (chosen: a larger model is the only thing
 // that can help). Model ladder: after 3 failed retries on one model
@@ -191,10 +193,9 @@ func EscalationEpic() *Policy {
 	t := Strategy{Retry: true, MaxAttempts: 4, InitialDelay: time.Second, MaxDelay: 30 * time.Second,
 		Multiplier: 2, Kind: Exponential, Jitter: NoJitter}
 	return &Policy{
-		Name: "escalation-epic", Enabled: true, Default: off(t),
-		FailureTypes: withTypes(t, RateLimit, ServerError, ProviderUnavailable, Timeout),
-		StatusRetry:  map[int]bool{429: true, 500: true, 502: true, 503: true, 504: true, 408: false},
-		Escalation:   Escalation{AfterRetries: 3, OnContextLimit: true},
+		Name: "escalation-epic", Enabled: true, Default: off(t), FailureTypes: map[FailureType]Strategy{},
+		RetryableErrors: []string{"rate_limit", "server_error", "timeout"},
+		Escalation:      Escalation{AfterRetries: 3, OnContextLimit: true},
 	}
 }
 

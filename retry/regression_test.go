@@ -5,9 +5,11 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/retrylab/retrylab/retry/provider"
 	"github.com/retrylab/retrylab/trace"
 )
 
@@ -107,5 +109,62 @@ func TestForgeflareTransportErrorsPermanent(t *testing.T) {
 				t.Errorf("anthropic-sdk: %d attempts, want %d", len(evs), tt.sdk)
 			}
 		})
+	}
+}
+
+// TestEpicRetryableErrorsKeepsSeed004: retryableErrors takes seed 004's
+// ErrorType names with seed 004's meaning. Regression: [rate_limit,
+// server_error, timeout] on escalation-epic retried 529, 501 and 408, which
+// the preset alone does not: the list read server_error as every 5xx and
+// timeout as retrylab's timeout (408 and 504 included), and dropped the
+// preset's status rules. Seed 004 retries 429, 500, 502, 503, 504 and
+// client-side timeouts, nothing else (505 included, which the preset used
+// to retry as server_error).
+func TestEpicRetryableErrorsKeepsSeed004(t *testing.T) {
+	listed, err := ParsePolicy([]byte("preset: escalation-epic\nretryableErrors: [rate_limit, server_error, timeout]\n"), "p.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	quota := h(429, "insufficient_quota", "", "You exceeded your current quota")
+	tests := []struct {
+		name  string
+		err   error
+		retry bool
+	}{
+		{"429", httpErr(429), true},
+		{"429 quota", quota, true},
+		{"500", httpErr(500), true},
+		{"502", httpErr(502), true},
+		{"503", httpErr(503), true},
+		{"504", httpErr(504), true},
+		{"client-side timeout", &provider.Error{Kind: provider.KindTimeout, Provider: "anthropic"}, true},
+		{"408", httpErr(408), false},
+		{"409", httpErr(409), false},
+		{"501", httpErr(501), false},
+		{"505", httpErr(505), false},
+		{"529", httpErr(529), false},
+		{"400", httpErr(400), false},
+		{"401", httpErr(401), false},
+		{"connection reset", &provider.Error{Kind: provider.KindReset, Provider: "anthropic"}, false},
+		{"SSE overloaded_error", sseErr("overloaded_error"), false},
+	}
+	for _, tt := range tests {
+		for name, p := range map[string]*Policy{"preset": mustPreset(t, "escalation-epic"), "listed": listed} {
+			t.Run(name+"/"+tt.name, func(t *testing.T) {
+				synctest.Test(t, func(t *testing.T) {
+					want := 1
+					if tt.retry {
+						want = 2
+					}
+					got := doFake(t, &Retrier{Policy: p}, tt.err)
+					if len(got.models) != want {
+						t.Errorf("%d attempts, want %d (retried: %v)", len(got.models), want, tt.retry)
+					}
+				})
+			})
+		}
+	}
+	if diff := cmp.Diff(mustPreset(t, "escalation-epic").String(), listed.String()); diff != "" {
+		t.Errorf("the list changed the preset (-preset +listed):\n%s", diff)
 	}
 }

@@ -3,6 +3,7 @@ package retry
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -215,15 +216,6 @@ var policyFields = []string{"preset", "name", "enabled", "maxElapsed", "attemptT
 	"retry", "maxAttempts", "maxRetries", "initialDelay", "maxDelay", "multiplier", "kind", "jitter",
 	"jitterFraction", "respectRetryAfter"}
 
-// epicErrorTypes maps seed 004's ErrorType names (and retrylab's own) to
-// failure types, for retryableErrors.
-var epicErrorTypes = map[string][]FailureType{
-	"server_error":   {ServerError, Overloaded, ProviderUnavailable, UnsupportedFeature},
-	"context_limit":  {ContextTooLong},
-	"content_filter": {ContentPolicy},
-	"auth_error":     {AuthInvalid, PermissionDenied},
-}
-
 var strategyFields = []string{"retry", "maxAttempts", "maxRetries", "initialDelay", "maxDelay", "multiplier",
 	"kind", "jitter", "jitterFraction", "respectRetryAfter"}
 
@@ -279,22 +271,6 @@ func (d *decoder) policy(n *yaml.Node) (*Policy, error) {
 			return nil, err
 		}
 	}
-	if v, ok := f["statusRetry"]; ok {
-		m, order, err := d.fields(v, "statusRetry", nil)
-		if err != nil {
-			return nil, err
-		}
-		for _, k := range order {
-			path := join("statusRetry", k)
-			st, aerr := strconv.Atoi(k)
-			if aerr != nil || st < 100 || st > 599 {
-				return nil, d.errf(m[k], path, fmt.Sprintf("bad HTTP status %q", k), "use a status code from 100 to 599, e.g. `429: true`")
-			}
-			if p.StatusRetry[st], err = d.boolean(m[k], path); err != nil {
-				return nil, err
-			}
-		}
-	}
 	if v, ok := f["default"]; ok {
 		if p.Default, err = d.strategy(v, "default", p.Default); err != nil {
 			return nil, err
@@ -328,6 +304,22 @@ func (d *decoder) policy(n *yaml.Node) (*Policy, error) {
 	if v, ok := f["retryableErrors"]; ok {
 		if err := d.retryableErrors(v, p); err != nil {
 			return nil, err
+		}
+	}
+	if v, ok := f["statusRetry"]; ok {
+		m, order, err := d.fields(v, "statusRetry", nil)
+		if err != nil {
+			return nil, err
+		}
+		for _, k := range order {
+			path := join("statusRetry", k)
+			st, aerr := strconv.Atoi(k)
+			if aerr != nil || st < 100 || st > 599 {
+				return nil, d.errf(m[k], path, fmt.Sprintf("bad HTTP status %q", k), "use a status code from 100 to 599, e.g. `429: true`")
+			}
+			if p.StatusRetry[st], err = d.boolean(m[k], path); err != nil {
+				return nil, err
+			}
 		}
 	}
 	if v, ok := f["failureTypes"]; ok {
@@ -407,50 +399,48 @@ func topStrategy(n *yaml.Node) *yaml.Node {
 }
 
 // retryableErrors (seed 004's RetryPolicy.retryableErrors) retries exactly
-// the listed types: every other type, and the default, is not retried, and
-// per-status overrides are dropped, except that seed 004's server_error
-// (500, 502, 503, 504) retries a 504 by status.
+// what the list names: seed 004's ErrorTypes with seed 004's meaning
+// (server_error is 500, 502, 503 and 504, whatever retrylab calls them;
+// timeout is a client-side timeout, not a 408 or a 504; see epicClass), and
+// retrylab's own failure types. Every strategy stops retrying by type and
+// the preset's per-status overrides are dropped; statusRetry and
+// failureTypes in the same mapping apply on top of the list.
 func (d *decoder) retryableErrors(v *yaml.Node, p *Policy) error {
 	if v.Kind != yaml.SequenceNode {
 		return d.errf(v, "retryableErrors", "must be a list", "write e.g. [rate_limit, server_error, timeout]")
 	}
-	var types []FailureType
-	// Seed 004's server_error is 500, 502, 503 and 504; retrylab calls a 504
-	// timeout (with client-side timeouts), so it is retried by status.
-	statuses := map[int]bool{}
+	names := []string{}
 	for _, item := range v.Content {
 		if item.Kind != yaml.ScalarNode {
 			return d.errf(item, "retryableErrors", "must be a list of failure type names", "write e.g. [rate_limit, server_error, timeout]")
 		}
-		switch {
-		case epicErrorTypes[item.Value] != nil:
-			types = append(types, epicErrorTypes[item.Value]...)
-			if item.Value == "server_error" {
-				statuses[504] = true
-			}
-		case knownFailureType(item.Value):
-			types = append(types, FailureType(item.Value))
-		default:
-			return d.errf(item, "retryableErrors", fmt.Sprintf("unknown failure type %q", item.Value), "valid types: %s", strings.Join(failureTypeNames(), ", "))
+		if !contains(epicNames, item.Value) && !knownFailureType(item.Value) {
+			return d.errf(item, "retryableErrors", fmt.Sprintf("unknown failure type %q", item.Value), "valid types: %s", strings.Join(listNames(), ", "))
+		}
+		if !contains(names, item.Value) {
+			names = append(names, item.Value)
 		}
 	}
-	base := p.Default
-	base.Retry = false
-	p.Default = base
+	p.RetryableErrors = names
+	p.Default.Retry = false
 	for ft, s := range p.FailureTypes {
 		s.Retry = false
 		p.FailureTypes[ft] = s
 	}
-	for _, ft := range types {
-		s, ok := p.FailureTypes[ft]
-		if !ok {
-			s = base
-		}
-		s.Retry = true
-		p.FailureTypes[ft] = s
-	}
-	p.StatusRetry = statuses
+	p.StatusRetry = map[int]bool{}
 	return nil
+}
+
+// listNames are the names retryableErrors takes: seed 004's, then
+// retrylab's failure types that seed 004 does not have.
+func listNames() []string {
+	out := slices.Clone(epicNames)
+	for _, n := range failureTypeNames() {
+		if !contains(out, n) {
+			out = append(out, n)
+		}
+	}
+	return out
 }
 
 func failureTypeNames() []string {
@@ -621,6 +611,9 @@ func (p *Policy) String() string {
 		b.WriteString("streamTransient: true\n")
 	}
 	fmt.Fprintf(&b, "honorShouldRetry: %t\nallowIrreversible: %t\n", p.HonorShouldRetry, p.AllowIrreversible)
+	if p.RetryableErrors != nil {
+		fmt.Fprintf(&b, "retryableErrors: [%s]\n", strings.Join(p.RetryableErrors, ", "))
+	}
 	if len(p.StatusRetry) > 0 {
 		b.WriteString("statusRetry:\n")
 		var sts []int

@@ -252,9 +252,9 @@ func TestParseEpicStyle(t *testing.T) {
 			retried[ft] = true
 		}
 	}
-	// Timeout: seed 004's server_error includes 504, which retrylab calls
-	// timeout; it is retried by status (below).
-	want := map[FailureType]bool{RateLimit: true, ServerError: true, Overloaded: true, ProviderUnavailable: true, UnsupportedFeature: true, Timeout: true}
+	// Seed 004's server_error is 500 (server_error), 502
+	// (provider_unavailable), 503 (overloaded) and 504 (timeout).
+	want := map[FailureType]bool{RateLimit: true, QuotaExhausted: true, ServerError: true, Overloaded: true, ProviderUnavailable: true, Timeout: true}
 	if diff := cmp.Diff(want, retried); diff != "" {
 		t.Errorf("retried types mismatch (-want +got):\n%s", diff)
 	}
@@ -267,6 +267,11 @@ func TestParseEpicStyle(t *testing.T) {
 		{Classification{Type: ProviderUnavailable, Status: 502}, true},
 		{Classification{Type: Overloaded, Status: 503}, true},
 		{Classification{Type: Timeout, Status: 504}, true},
+		{Classification{Type: QuotaExhausted, Status: 429}, true},
+		{Classification{Type: Overloaded, Status: 529}, false},
+		{Classification{Type: UnsupportedFeature, Status: 501}, false},
+		{Classification{Type: ServerError, Status: 505}, false},
+		{Classification{Type: Timeout, Status: 408}, false},
 		{Classification{Type: Timeout}, false}, // a client-side timeout is seed 004's timeout, not listed
 	} {
 		if got := p.retries(tt.c, p.Strategy(tt.c.Type)); got != tt.want {
