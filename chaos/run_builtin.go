@@ -109,7 +109,10 @@ func (r *Runner) runBuiltin(ctx context.Context, sc *Scenario, baseURL, tracePat
 
 // inferFailure is the failure type (and Retry-After) the k-th attempt's
 // fault implies, for clients that write no trace: the fault is turned into
-// the error a provider client would have returned and classified.
+// the error a provider client would have returned and classified, and the
+// Retry-After is read from the headers the mock sent the way the scenario's
+// policy reads them (forgeflare reads retry-after only; the SDKs read
+// retry-after-ms first).
 func inferFailure(sc *Scenario, k int, a ServerAttempt) (string, *time.Duration) {
 	var f Fault
 	if k < len(sc.Attempts) {
@@ -122,13 +125,7 @@ func inferFailure(sc *Scenario, k int, a ServerAttempt) (string, *time.Duration)
 		// The headers the mock sent: retry-after as written, then the
 		// scenario's own headers (retry-after-ms among them), read the way
 		// the SDKs read them.
-		h := http.Header{}
-		if f.RetryAfter != nil {
-			h.Set("Retry-After", *f.RetryAfter)
-		}
-		for k, v := range f.Headers {
-			h.Set(k, v)
-		}
+		h := retryAfterHeaders(f)
 		if d, raw, ok := provider.ParseRetryAfter(h, a.Ended); ok || raw != "" {
 			pe.RetryAfterRaw = raw
 			pe.RetryAfter, pe.HasRetryAfter = d, ok
@@ -162,9 +159,28 @@ func inferFailure(sc *Scenario, k int, a ServerAttempt) (string, *time.Duration)
 		}
 	}
 	c := retry.Classify(pe)
+	if f.Kind() == FaultStatus {
+		if pol, err := PolicyFor(sc); err == nil {
+			c.RetryAfter, c.HasRetryAfter = pol.ReadRetryAfter(retryAfterHeaders(f), a.Ended)
+		}
+	}
 	if c.HasRetryAfter {
 		d := c.RetryAfter
 		return string(c.Type), &d
 	}
 	return string(c.Type), nil
+}
+
+// retryAfterHeaders are the headers of a status fault's response that carry
+// Retry-After: retry-after as written, then the scenario's own headers
+// (retry-after-ms among them).
+func retryAfterHeaders(f Fault) http.Header {
+	h := http.Header{}
+	if f.RetryAfter != nil {
+		h.Set("Retry-After", *f.RetryAfter)
+	}
+	for k, v := range f.Headers {
+		h.Set(k, v)
+	}
+	return h
 }

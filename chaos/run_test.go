@@ -367,7 +367,8 @@ this is not json
 }
 
 // TestInferFailureRetryAfterHeaders: retry-after-ms and retry-after given
-// via headers: are read as the SDKs read them.
+// via headers: are read as the scenario's policy reads them: the SDKs read
+// retry-after-ms first; forgeflare (seed 000) knows retry-after only.
 func TestInferFailureRetryAfterHeaders(t *testing.T) {
 	ended := time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)
 	ra := "2"
@@ -381,9 +382,16 @@ func TestInferFailureRetryAfterHeaders(t *testing.T) {
 		{"ms wins over retryAfter", Fault{Status: 429, RetryAfter: &ra, Headers: map[string]string{"retry-after-ms": "250"}}, 250 * time.Millisecond},
 		{"retryAfter field", Fault{Status: 429, RetryAfter: &ra}, 2 * time.Second},
 		{"none", Fault{Status: 429}, -1},
+		{"forgeflare: retry-after-ms alone is not read", Fault{Status: 429, Headers: map[string]string{"retry-after-ms": "3000"}}, -1},
+		{"forgeflare: retry-after wins over retry-after-ms", Fault{Status: 429, RetryAfter: &ra, Headers: map[string]string{"retry-after-ms": "1500"}}, 2 * time.Second},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			sc := &Scenario{Provider: ProviderAnthropic, Attempts: []Fault{tc.fault}}
+			if strings.HasPrefix(tc.name, "forgeflare") {
+				if err := sc.Client.Policy.Encode("forgeflare"); err != nil {
+					t.Fatal(err)
+				}
+			}
 			_, got := inferFailure(sc, 0, ServerAttempt{N: 1, Fault: FaultStatus, Status: 429, Ended: ended})
 			g := time.Duration(-1)
 			if got != nil {
