@@ -84,6 +84,19 @@ type Retrier struct {
 	// (0: 1000).
 	OutputTokens int
 	Operation    Safety
+	// OnSleep, if set, is called after each wait Do slept, with what the
+	// timer was set for and when it started and ended (by Now): a harness
+	// that checks the waits a server saw uses it to tell the client's own
+	// lateness from a wrong wait.
+	OnSleep func(Sleep)
+}
+
+// Sleep is one wait of Retrier.Do as it was slept.
+type Sleep struct {
+	Attempt int           // the attempt (1-based, over the whole request) that failed before it
+	Planned time.Duration // what the timer was set for: the delay × TimeScale
+	Start   time.Time     // when the timer was set
+	End     time.Time     // when Do woke up (or was canceled)
 }
 
 type target struct{ provider, model string }
@@ -287,8 +300,12 @@ func (r *Retrier) Do(ctx context.Context, call func(ctx context.Context, a Attem
 				finish(false, err, &c)
 				return fmt.Errorf("request canceled after %d attempt(s): %w (last error: %v)", n, ctx.Err(), err)
 			}
-			slept += now().Sub(t0)
+			t1 := now()
+			slept += t1.Sub(t0)
 			waited += delay
+			if r.OnSleep != nil {
+				r.OnSleep(Sleep{Attempt: n, Planned: sleep, Start: t0, End: t1})
+			}
 		}
 		prev = delay
 	}
