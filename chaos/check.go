@@ -102,6 +102,21 @@ type Wait struct {
 	// measured over the gap (ClientLagMeasured: the system could measure it).
 	ClientLag         time.Duration
 	ClientLagMeasured bool
+	// Sleep is the built-in client's own account of this wait, when it
+	// slept one (nil otherwise).
+	Sleep *SleepTiming
+}
+
+// SleepTiming splits a server-side gap that the built-in client spent
+// asleep: gap = Lead + the timer's setting + Late + Send. Lead is from the
+// end of the previous attempt (as the mock stamped it) to the moment the
+// client set its timer (negative when the mock stamped the end after the
+// client had started waiting); Late is how much later than set the timer
+// woke the client (the runtime's lateness on a busy machine); Send is from
+// the client waking to its request's first byte reaching the mock (its
+// connection through the proxy).
+type SleepTiming struct {
+	Lead, Late, Send time.Duration
 }
 
 // Observed is everything a scenario's run produced that the checks read.
@@ -534,10 +549,21 @@ func (ob Observed) serverBand(sc *Scenario, w Wait, lo, hi time.Duration, ok boo
 		base.Abs += Duration(RemoteProxyAllowance)
 	}
 	b := gapBand{wait: w, lo: lo, hi: hi, ok: ok, below: base, above: base}
-	b.below.Abs += Duration(slack / 2)
-	b.above.Abs += Duration(slack)
 	var notes, aboveNotes []string
-	if slack > 0 {
+	switch s := w.Sleep; {
+	case s != nil:
+		// The built-in client measured its own wait: what lengthened or
+		// shortened the gap beyond its timer is known, not estimated.
+		b.below.Abs += Duration(max(0, -s.Lead))
+		b.above.Abs += Duration(max(0, s.Lead) + max(0, s.Late) + max(0, s.Send))
+		if s.Lead < 0 {
+			notes = append(notes, fmtDur(-s.Lead)+" the client was already waiting when the attempt's end was stamped")
+		}
+		aboveNotes = append(aboveNotes, fmt.Sprintf("%s timer lateness + %s from waking to the request's arrival + %s from the attempt's end to the wait's start, measured",
+			fmtDur(max(0, s.Late)), fmtDur(max(0, s.Send)), fmtDur(max(0, s.Lead))))
+	case slack > 0:
+		b.below.Abs += Duration(slack / 2)
+		b.above.Abs += Duration(slack)
 		notes = append(notes, fmtDur(slack/2)+" measured scheduling lateness")
 		aboveNotes = append(aboveNotes, fmtDur(slack)+" for twice the measured scheduling lateness")
 	}

@@ -16,6 +16,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/retrylab/retrylab/retry"
 	"github.com/retrylab/retrylab/retry/provider"
 	"github.com/retrylab/retrylab/trace"
 )
@@ -145,6 +146,22 @@ type clientRun struct {
 	outcome string
 	exit    *ClientExit // external clients only
 	pgid    int         // external clients: the process group the lag meter watched; 0 if none
+	sleeps  []retry.Sleep // the built-in client's waits as it slept them
+}
+
+// sleepIn returns the timing of the built-in client's sleep after attempt
+// prev and before the next attempt arrived, or nil when it slept none there
+// (a retry at once, a switch of model). The sleep may start before the mock
+// stamped prev's end (the client gave up on a hung attempt and started
+// waiting while the mock had yet to notice), but not before prev arrived.
+func sleepIn(sleeps []retry.Sleep, prev ServerAttempt, arrived time.Time) *SleepTiming {
+	for _, s := range sleeps {
+		if s.Start.Before(prev.Arrived) || s.End.After(arrived) {
+			continue
+		}
+		return &SleepTiming{Lead: s.Start.Sub(prev.Ended), Late: s.End.Sub(s.Start) - s.Planned, Send: arrived.Sub(s.End)}
+	}
+	return nil
 }
 
 // runScenario runs one scenario, or skips it when its client's requirements
@@ -376,6 +393,7 @@ func (r *Runner) runOnce(ctx context.Context, sc *Scenario, dir string) (res Res
 			if cr.pgid != 0 {
 				ob.ServerWaits[i].ClientLag, ob.ServerWaits[i].ClientLagMeasured = r.lag.wait(cr.pgid, attempts[k-1].Ended, attempts[k].Arrived)
 			}
+			ob.ServerWaits[i].Sleep = sleepIn(cr.sleeps, attempts[k-1], attempts[k].Arrived)
 		}
 	}
 	env2, err := envelopeFor(sc)

@@ -79,6 +79,8 @@ func (r *Runner) runBuiltin(ctx context.Context, sc *Scenario, baseURL, tracePat
 		Trace: tw, Log: log, Rand: rand.New(rand.NewPCG(s1, s2)), TimeScale: scale,
 		Operation: sc.Client.Safety(),
 	}
+	var sleeps []retry.Sleep
+	rt.OnSleep = func(s retry.Sleep) { sleeps = append(sleeps, s) }
 	start := time.Now()
 	ok := true
 	for i := 0; i < sc.Requests; i++ {
@@ -100,7 +102,7 @@ func (r *Runner) runBuiltin(ctx context.Context, sc *Scenario, baseURL, tracePat
 		}
 	}
 	_ = tw.Emit(trace.TypeRunFinished, trace.RunFinished{Success: ok, DurationMs: time.Since(start).Milliseconds()})
-	out := clientRun{outcome: "success"}
+	out := clientRun{outcome: "success", sleeps: sleeps}
 	if !ok {
 		out.outcome = "failure"
 	}
