@@ -144,8 +144,8 @@ func scenarioSeed(seed int64, name string) (uint64, uint64) {
 // clientRun is what a client produced.
 type clientRun struct {
 	outcome string
-	exit    *ClientExit // external clients only
-	pgid    int         // external clients: the process group the lag meter watched; 0 if none
+	exit    *ClientExit   // external clients only
+	pgid    int           // external clients: the process group the lag meter watched; 0 if none
 	sleeps  []retry.Sleep // the built-in client's waits as it slept them
 }
 
