@@ -244,7 +244,7 @@ func (b *base) transportError(ctx, actx context.Context, err error, inBody bool,
 	case ctx.Err() != nil:
 		e.Kind = KindCanceled
 	case actx.Err() != nil && errors.Is(context.Cause(actx), errAttemptTimeout):
-		e.Kind = KindTimeout
+		e.Kind, e.AttemptTimeout = KindTimeout, true
 	case isTimeout(err):
 		e.Kind = KindTimeout
 	case inBody:

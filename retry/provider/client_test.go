@@ -417,6 +417,9 @@ func TestStreamNetworkErrors(t *testing.T) {
 		srv := newServer(t, block())
 		_, err := NewAnthropic(Config{BaseURL: srv.URL, APIKey: testKey, Timeout: 50 * time.Millisecond}).Stream(context.Background(), testReq)
 		wantKind(t, err, KindTimeout, false)
+		if e := (*Error)(nil); !errors.As(err, &e) || !e.AttemptTimeout {
+			t.Errorf("AttemptTimeout = false, want true: Config.Timeout fired")
+		}
 	})
 	t.Run("per-attempt timeout mid-stream", func(t *testing.T) {
 		srv := newServer(t, block(anthropicOK[:4]...))
@@ -431,6 +434,9 @@ func TestStreamNetworkErrors(t *testing.T) {
 		hc := &http.Client{Transport: &http.Transport{ResponseHeaderTimeout: 50 * time.Millisecond}}
 		_, err := NewAnthropic(Config{BaseURL: srv.URL, HTTPClient: hc}).Stream(context.Background(), testReq)
 		wantKind(t, err, KindTimeout, false)
+		if e := (*Error)(nil); !errors.As(err, &e) || e.AttemptTimeout {
+			t.Errorf("AttemptTimeout = true, want false: the transport timed out, not Config.Timeout")
+		}
 	})
 	t.Run("caller cancels mid-stream", func(t *testing.T) {
 		srv := newServer(t, block(anthropicOK[:4]...))

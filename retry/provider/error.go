@@ -47,6 +47,11 @@ type Error struct {
 	ShouldRetry *bool
 	// Streamed reports whether any content had streamed before the failure.
 	Streamed bool
+	// AttemptTimeout reports a KindTimeout failure caused by Config.Timeout,
+	// the attempt's own deadline, rather than by the network (a dial or
+	// response-header timeout of the transport). Some clients retry one and
+	// not the other.
+	AttemptTimeout bool
 	// Bytes of response body read before the failure.
 	Bytes int64
 	// Header holds the response headers (API keys are never in responses).
