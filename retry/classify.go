@@ -124,6 +124,10 @@ type Classification struct {
 	RetryAfterMsRaw string
 	// ShouldRetry is the x-should-retry header; nil if absent.
 	ShouldRetry *bool
+	// ClientTimeout reports a timeout caused by the provider client's own
+	// per-attempt deadline (provider.Config.Timeout: a scenario's
+	// client.timeout, an SDK's request timeout), not by the network.
+	ClientTimeout bool
 	// Streamed reports a stream-level failure: the response had started
 	// (an SSE error event, a stream without stop_reason, malformed stream
 	// data, or a transport error after content had streamed).
@@ -260,6 +264,7 @@ func classifyProvider(pe *provider.Error) Classification {
 	case provider.KindTimeout:
 		c.Streamed = pe.Streamed
 		c.Type = Timeout
+		c.ClientTimeout = pe.AttemptTimeout
 	case provider.KindRefused:
 		c.Type = ConnectionError
 	case provider.KindReset, provider.KindEOF:

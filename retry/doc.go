@@ -11,12 +11,13 @@
 //     network errors, x-should-retry), context errors and net errors.
 //     Cancellation is never retried.
 //   - A Policy holds a Strategy per FailureType (max attempts, initial and max
-//     delay, multiplier, kind, jitter), Retry-After handling (padding, cap,
-//     ceiling above which the error is non-retryable, usable range, whole
-//     seconds only), a max elapsed time, a per-attempt timeout and an on/off
-//     switch. Presets reproduce the seeds and the official SDKs; every
-//     preset's doc comment lists its numbers and the choices made where a
-//     seed is silent.
+//     delay, multiplier, kind, jitter), Retry-After handling (which headers,
+//     padding, cap, ceiling above which the error is non-retryable, usable
+//     range, what 0 and a past date mean, whole seconds only), a max elapsed
+//     time, a per-attempt timeout and an on/off switch. Presets reproduce
+//     the seeds and the official SDKs, each SDK preset one version read from
+//     its source; every preset's doc comment lists its numbers, its sources
+//     and the choices made where a seed is silent.
 //   - Retrier.Do takes ctx first, uses the injected clock (Now) and random
 //     source (Rand), waits with select on a timer and ctx.Done (it never
 //     sleeps past cancellation), and consults a shared Budget (gRPC-style
@@ -53,17 +54,25 @@
 //	enabled: true            # false: one attempt, no retries, no escalation
 //	maxElapsed: 2m           # stop when the next wait would end later than this
 //	attemptTimeout: 30s      # per-attempt timeout; hitting it is a timeout failure
+//	clientTimeoutFinal: false # never retry a timeout of the provider client's own
+//	                         #   per-attempt timeout (client.timeout), as openai-go
 //	exponentStart: 0         # added to k in the backoff formula
 //	streamErrors: true       # retry failures after the response began streaming
+//	streamTransient: false   # retry every stream failure but stream_parse (forgeflare)
 //	honorShouldRetry: false  # obey x-should-retry
 //	allowIrreversible: false # retry irreversible operations
 //	statusRetry: {408: false, 429: true}   # per-status override of `retry`
 //	retryAfter:
 //	  respect: true          # sets respectRetryAfter on default and every type
+//	  header: both           # both: retry-after-ms, then retry-after; or retry-after
+//	  zeroMsDefers: false    # a retry-after-ms of 0 yields to retry-after (Node SDKs)
 //	  padding: 0.1           # +10%
 //	  cap: 60s               # use at most this
 //	  ceiling: 10s           # above this the error is non-retryable
-//	  maxUsable: 60s         # outside (0, maxUsable] fall back to the backoff
+//	  maxUsable: 60s         # above this fall back to the backoff
+//	  zero: auto             # 0: immediate | backoff | auto (backoff if maxUsable set)
+//	  negative: standard     # a past date, a negative number: zero | backoff |
+//	                         #   standard (past date = 0, negative number ignored)
 //	  integerOnly: false     # only whole seconds count
 //	default:                 # the strategy of every type not listed
 //	  retry: false

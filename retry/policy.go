@@ -76,12 +76,39 @@ type RetryAfter struct {
 	// Ceiling makes the error non-retryable when the value (before padding)
 	// is above it (Plandex: 10s). 0: no ceiling.
 	Ceiling time.Duration
-	// MaxUsable falls back to the backoff when the value is not in
-	// (0, MaxUsable] (the SDKs: 60s). 0: any value is usable.
+	// MaxUsable falls back to the backoff when the value is above it (the
+	// Python SDKs: 60s). 0: no limit. See Zero for a value of 0.
 	MaxUsable time.Duration
 	// IntegerOnly uses only a header of whole seconds; an HTTP-date or a
 	// fraction falls back to the backoff (forgeflare).
 	IntegerOnly bool
+	// ZeroMsDefers lets a retry-after-ms of 0 yield to retry-after: when
+	// retry-after is present and readable its value is used, else the 0 (the
+	// Node SDKs: `if (retryAfterHeader && !timeoutMillis)`).
+	ZeroMsDefers bool
+	// Zero says what a value of 0 means: ZeroImmediate retries at once,
+	// ZeroBackoff waits the backoff. "": the backoff when MaxUsable > 0,
+	// else at once.
+	Zero string
+	// Negative says what a negative value (an HTTP-date in the past, a
+	// negative number) means: NegativeZero reads it as 0 (then Zero
+	// decides), NegativeBackoff waits the backoff. "": as
+	// provider.ParseRetryAfter reads it, a date in the past is 0 and a
+	// negative number is no value (the next header is read).
+	Negative string
+}
+
+// RetryAfter.Zero and RetryAfter.Negative rules.
+const (
+	ZeroImmediate   = "immediate"
+	ZeroBackoff     = "backoff"
+	NegativeZero    = "zero"
+	NegativeBackoff = "backoff"
+)
+
+// zeroBackoff reports whether a value of 0 waits the backoff.
+func (cfg RetryAfter) zeroBackoff() bool {
+	return cfg.Zero == ZeroBackoff || (cfg.Zero == "" && cfg.MaxUsable > 0)
 }
 
 // Escalation configures the model ladder of a Retrier.
@@ -119,6 +146,13 @@ type Policy struct {
 	// AttemptTimeout bounds each attempt; an attempt that hits it fails as
 	// timeout. 0: none.
 	AttemptTimeout time.Duration
+	// ClientTimeoutFinal never retries an attempt that the provider
+	// client's own per-attempt timeout cut (provider.Config.Timeout, a
+	// scenario's client.timeout), while network timeouts and AttemptTimeout
+	// stay retryable: openai-go returns the error of its request timeout
+	// (option.WithRequestTimeout) without retrying, and retries the timeouts
+	// of its HTTP client.
+	ClientTimeoutFinal bool
 	// ExponentStart is added to the retry index k of the backoff formula
 	// (0: the first wait is initialDelay).
 	ExponentStart int
@@ -173,7 +207,7 @@ func (p *Policy) Clone() *Policy {
 
 // retries reports whether p retries c at all (before counting attempts).
 func (p *Policy) retries(c Classification, s Strategy) bool {
-	if !p.Enabled || c.Type == Canceled {
+	if !p.Enabled || c.Type == Canceled || (p.ClientTimeoutFinal && c.ClientTimeout) {
 		return false
 	}
 	retry := s.Retry || p.listed(c)
@@ -332,12 +366,15 @@ func (p *Policy) retryAfterWait(s Strategy, ra time.Duration, has bool, raw stri
 		}
 	}
 	if ra < 0 {
-		return 0, false, false
+		if cfg.Negative != NegativeZero {
+			return 0, false, false
+		}
+		ra = 0
 	}
 	if cfg.Ceiling > 0 && ra > cfg.Ceiling {
 		return 0, false, true
 	}
-	if cfg.MaxUsable > 0 && (ra <= 0 || ra > cfg.MaxUsable) {
+	if (ra == 0 && cfg.zeroBackoff()) || (cfg.MaxUsable > 0 && ra > cfg.MaxUsable) {
 		return 0, false, false
 	}
 	if cfg.Cap > 0 && ra > cfg.Cap {

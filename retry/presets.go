@@ -9,18 +9,26 @@ import (
 // presets maps a preset name to its constructor. Each constructor returns a
 // fresh Policy, so callers may modify what Preset returns.
 var presets = map[string]func() *Policy{
-	"forgeflare":      Forgeflare,
-	"plandex":         Plandex,
-	"orchestrator":    Orchestrator,
-	"escalation-epic": EscalationEpic,
-	"forge-ticket":    ForgeTicket,
-	"anthropic-sdk":   AnthropicSDK,
-	"openai-sdk":      OpenAISDK,
+	"forgeflare":       Forgeflare,
+	"plandex":          Plandex,
+	"orchestrator":     Orchestrator,
+	"escalation-epic":  EscalationEpic,
+	"forge-ticket":     ForgeTicket,
+	"anthropic-sdk":    AnthropicSDK,
+	"openai-sdk":       OpenAISDK,
+	"anthropic-node":   AnthropicNode,
+	"anthropic-python": AnthropicPython,
+	"anthropic-go":     AnthropicGo,
+	"openai-node":      OpenAINode,
+	"openai-node-7":    OpenAINode7,
+	"openai-go":        OpenAIGo,
+	"openai-python":    OpenAIPython,
 }
 
 // PresetNames returns the preset names in a fixed order.
 func PresetNames() []string {
-	return []string{"forgeflare", "plandex", "orchestrator", "escalation-epic", "forge-ticket", "anthropic-sdk", "openai-sdk"}
+	return []string{"forgeflare", "plandex", "orchestrator", "escalation-epic", "forge-ticket", "anthropic-sdk", "openai-sdk",
+		"anthropic-node", "anthropic-python", "anthropic-go", "openai-node", "openai-node-7", "openai-go", "openai-python"}
 }
 
 // Preset returns a fresh copy of the named preset. An unknown name is an
@@ -243,6 +251,174 @@ func sdkPolicy(name string) *Policy {
 	}
 }
 
+// sdkTimeout is the official SDKs' default request timeout: 10 minutes.
+const sdkTimeout = 10 * time.Minute
+
+// sdkPreset is sdkPolicy with an SDK's own Retry-After rule and its default
+// timeout as the per-attempt timeout.
+func sdkPreset(name string, ra RetryAfter) *Policy {
+	p := sdkPolicy(name)
+	p.RetryAfter = ra
+	p.AttemptTimeout = sdkTimeout
+	return p
+}
+
+// maxTimer is the largest delay a JavaScript setTimeout can wait: 2³¹−1 ms.
+const maxTimer = (1<<31 - 1) * time.Millisecond
+
+// The SDK presets below share these rules, each read from the SDK's source:
+// 2 retries (3 attempts); x-should-retry: true or false decides first, else
+// 408, 409, 429 and every status ≥ 500 are retried, and so is every error
+// that has no response (connection refused or reset before the response, a
+// timeout before the response headers, DNS, TLS, an unsupported URL scheme:
+// retrylab's timeout, connection_error and network_error); every other
+// status (a 304 included) is not, nor cancellation, nor anything after the
+// response headers (an SSE error event, a stream cut or stalled midway:
+// streamErrors false); the backoff is min(0.5s × 2ⁿ, 8s), n the retries so
+// far (0.5s, then 1s), minus up to 25% (× (1 − 0.25·u), u uniform in
+// [0, 1)); a usable Retry-After replaces it, not jittered. They differ in
+// how they read and bound the Retry-After and in their timeouts, which each
+// doc comment states. Their per-attempt timeout is the SDK's default of 10
+// minutes (a hung request fails after it and is retried), but it bounds the
+// whole attempt, where the Node and Go SDKs time out only until the response
+// headers and the Python SDKs per socket read.
+
+// AnthropicNode models @anthropic-ai/sdk 1.12.0 (npm), read from
+// src/client.ts: BaseAnthropic.makeRequest, shouldRetry, retryRequest,
+// calculateDefaultRetryTimeoutMillis and fetchWithTimeout.
+//
+// Retry-After: retry-after-ms (parseFloat, in ms) when it is a number; a 0
+// yields to retry-after when there is one (`retryAfterHeader &&
+// !timeoutMillis`); retry-after is read as seconds (parseFloat) or as an
+// HTTP-date (Date.parse − now). The value is used when 0 < value ≤ 2³¹−1
+// ms (about 24.8 days, the longest setTimeout); 0, a negative value (a date
+// in the past) or a larger one waits the backoff. No ceiling: a 120s Retry-After
+// is waited. Timeout: 10 minutes (DEFAULT_TIMEOUT), armed around fetch
+// until the response headers; its expiry is retried like a connection error
+// (APIConnectionTimeoutError once retries run out). Not modelled: parseFloat
+// reads a leading number ("5s" is 5) and Date.parse formats beyond
+// HTTP-dates.
+func AnthropicNode() *Policy {
+	return sdkPreset("anthropic-node", RetryAfter{ZeroMsDefers: true, Zero: ZeroBackoff, Negative: NegativeBackoff, MaxUsable: maxTimer})
+}
+
+// AnthropicPython models the anthropic Python package 0.121.0 (the newest
+// readable: anthropic-sdk-python at 009b035, 2026-08-07), read from
+// src/anthropic/_base_client.py: SyncAPIClient.request and _attempt_request,
+// BaseClient._should_retry, _should_retry_exception,
+// _parse_retry_after_header and _calculate_retry_timeout; numbers from
+// _constants.py (DEFAULT_MAX_RETRIES 2, INITIAL_RETRY_DELAY 0.5,
+// MAX_RETRY_DELAY 8.0, DEFAULT_TIMEOUT).
+//
+// Retry-After: retry-after-ms (float, in ms) whenever it parses, 0 and
+// negative included; else retry-after as seconds (float) or an HTTP-date
+// (email.utils.parsedate_tz − now). Used when 0 < value ≤ 60s; 0, a negative
+// value (a date in the past) or more than 60s waits the backoff. No ceiling.
+// Timeout: httpx.Timeout(600, connect=5): 5s to connect, 600s for each read;
+// httpx.TimeoutException before the response is APITimeoutError, retried.
+// The same rules as anthropic-sdk, which also takes negative numbers as no
+// value; this preset reads them as the SDK does.
+func AnthropicPython() *Policy {
+	return sdkPreset("anthropic-python", RetryAfter{Zero: ZeroBackoff, Negative: NegativeBackoff, MaxUsable: 60 * time.Second})
+}
+
+// AnthropicGo models github.com/anthropics/anthropic-sdk-go v1.84.0, read
+// from internal/requestconfig/requestconfig.go: shouldRetry, retryHeader,
+// parseRetryAfterHeader, retryDelay and (*RequestConfig).send, with
+// internal/requestconfig/defaultclient.go and message.go
+// (MessageService.NewStreaming, CalculateNonStreamingTimeout).
+//
+// Retry-After: Retry-After-Ms (strconv.ParseFloat, in ms) whenever it
+// parses; else Retry-After as seconds or an HTTP-date (time.RFC1123 −
+// now). Any value is used, max(0, value): 0 and a negative value (a date in
+// the past) retry at once; no upper limit, no ceiling (a 120s Retry-After
+// is waited). Jitter: delay − rand.Int63n(delay/4). Timeout: a streaming
+// request has none of its own; the default HTTP client waits 10 minutes for
+// the response headers (ResponseHeaderTimeout), an error without a response,
+// retried. A request timeout (option.WithRequestTimeout, or the 10 minutes
+// New sets for a non-streaming request) that expires is retried too ("treat
+// it like a connection error").
+func AnthropicGo() *Policy {
+	return sdkPreset("anthropic-go", RetryAfter{Zero: ZeroImmediate, Negative: NegativeZero})
+}
+
+// OpenAINode models openai 6.49.0 for Node (npm; the newest 6.x), read from
+// src/client.ts: OpenAI.makeRequest, shouldRetry, retryRequest,
+// calculateDefaultRetryTimeoutMillis and fetchWithTimeout.
+//
+// Retry-After: retry-after-ms (parseFloat, in ms) when it is a number; a 0
+// yields to retry-after when there is one; retry-after is read as seconds
+// (parseFloat) or an HTTP-date (Date.parse − now). Whatever it
+// reads is slept: 0 and a negative value (a date in the past) retry at once;
+// no upper limit, no ceiling (a 120s Retry-After is waited). Timeout: 10
+// minutes (DEFAULT_TIMEOUT) until the response headers; its expiry is
+// retried. Not modelled: a retry-after that is neither a number nor a date
+// sleeps NaN, which is at once (retrylab backs off); a value above 2³¹−1 ms
+// overflows setTimeout, which fires at once (retrylab waits it, up to a
+// year); parseFloat's and Date.parse's leniency.
+func OpenAINode() *Policy {
+	return sdkPreset("openai-node", RetryAfter{ZeroMsDefers: true, Zero: ZeroImmediate, Negative: NegativeZero})
+}
+
+// OpenAINode7 models openai 7.57.0 for Node (npm), read from src/client.ts:
+// OpenAI.makeRequest, shouldRetry, retryRequest,
+// calculateDefaultRetryTimeoutMillis and parseResponseWithTimeout. It
+// differs from 6.x in the Retry-After rule only, which is not the Python
+// SDKs' (a 0 retries at once here).
+//
+// Retry-After: retry-after-ms (parseFloat, in ms) whenever it is a number,
+// 0 included (`timeoutMillis === undefined`); else retry-after as seconds or
+// an HTTP-date (Date.parse − now). Used when 0 ≤ value ≤ 60s: 0 retries at
+// once; a negative value (a date in the past) or more than 60s waits the
+// backoff. No ceiling. Timeout: 10 minutes (DEFAULT_TIMEOUT) until the
+// response headers, and for a non-streaming body; its expiry is retried
+// (a streamed body is not).
+func OpenAINode7() *Policy {
+	return sdkPreset("openai-node-7", RetryAfter{Zero: ZeroImmediate, Negative: NegativeBackoff, MaxUsable: 60 * time.Second})
+}
+
+// OpenAIGo models github.com/openai/openai-go/v3 v3.96.0, read from
+// internal/requestconfig/requestconfig.go: shouldRetry,
+// parseRetryAfterHeader, retryDelay and (*RequestConfig).Execute, with
+// default_http_client.go and option/requestoption.go (WithMaxRetryDelay).
+//
+// Retry-After: Retry-After-Ms (strconv.ParseFloat, in ms) when it is a
+// number ≥ 0; else (a negative number is skipped) Retry-After as seconds
+// ≥ 0 or an HTTP-date (time.RFC1123 − now, a date in the past is 0). A value
+// of 0 ≤ v ≤ 2 minutes is used exactly (0: at once); above 2 minutes the
+// request is not retried at all, whatever x-should-retry says (the original
+// error is returned). Jitter: delay − rand.Int63n(delay/4). Timeout: none
+// of its own by default; the default HTTP client waits 10 minutes for the
+// response headers (ResponseHeaderTimeout), an error without a response,
+// retried (the preset's attemptTimeout). A request timeout
+// (option.WithRequestTimeout; a scenario's client.timeout) that expires is
+// not retried: Execute returns the context's error (clientTimeoutFinal).
+func OpenAIGo() *Policy {
+	p := sdkPreset("openai-go", RetryAfter{Zero: ZeroImmediate, Ceiling: 2 * time.Minute})
+	p.ClientTimeoutFinal = true
+	return p
+}
+
+// OpenAIPython models the openai Python package 3.3.1 (the newest
+// readable: openai-python at e43b422, 2026-08-21), read from
+// src/openai/_base_client.py: SyncAPIClient.request, BaseClient._should_retry,
+// _parse_retry_after_header and _calculate_retry_timeout; numbers from
+// _constants.py (DEFAULT_MAX_RETRIES 2, INITIAL_RETRY_DELAY 0.5,
+// MAX_RETRY_DELAY 8.0, MAX_RETRY_AFTER_DELAY 120, DEFAULT_TIMEOUT).
+//
+// Retry-After: retry-after-ms (float, in ms) whenever it parses, 0 and
+// negative included; else retry-after as seconds (float) or an HTTP-date
+// (email.utils.parsedate_tz − now). A finite value above 120s is not retried
+// at all, checked before x-should-retry; 0 < value ≤ 120s is used; 0 or a
+// negative value (a date in the past) waits the backoff. Timeout:
+// httpx2.Timeout(600, connect=5): 5s to connect, 600s for each read; a
+// timeout before the response is retried. Since openai 2.52.0 (the change
+// "honor Retry-After delays up to two minutes"); before it the rule was
+// anthropic-python's, which openai-sdk keeps.
+func OpenAIPython() *Policy {
+	return sdkPreset("openai-python", RetryAfter{Zero: ZeroBackoff, Negative: NegativeBackoff, MaxUsable: 2 * time.Minute, Ceiling: 2 * time.Minute})
+}
+
 // AnthropicSDK reproduces the defaults of the official Anthropic Python SDK
 // (the anthropic package, _base_client.py): 2 retries (3 attempts); wait
 // min(0.5s × 2^n, 8s) × (1 − 0.25 × random) with n the number of retries so
@@ -255,10 +431,9 @@ func sdkPolicy(name string) *Policy {
 // otherwise the backoff is. Errors after the stream began (SSE error events,
 // drops mid-stream) are never retried, as in the SDKs.
 //
-// The Retry-After rule is the Python SDK's. The TypeScript SDK differs: from
-// @anthropic-ai/sdk 1.12 it uses any positive value, however long (a 120s
-// Retry-After is waited, where this preset backs off instead). Write a policy
-// with retryAfter.maxUsable: 0 to model it.
+// The Retry-After rule is the Python SDK's. Kept as it was; the presets
+// named for each SDK (anthropic-python, anthropic-node, anthropic-go) model
+// one version each, from its source.
 func AnthropicSDK() *Policy { return sdkPolicy("anthropic-sdk") }
 
 // OpenAISDK reproduces the defaults of the official OpenAI Python SDK (the
@@ -267,6 +442,8 @@ func AnthropicSDK() *Policy { return sdkPolicy("anthropic-sdk") }
 // connection errors, x-should-retry, retry-after-ms first, a Retry-After
 // used only when 0 < value ≤ 60s).
 //
-// The Retry-After rule is the Python SDK's. The Node SDK (openai 6.x) uses
-// any value it can parse, 0 included (retry at once) and above 60s.
+// The Retry-After rule is the Python SDK's before openai 2.52.0 (which
+// honours up to 120s and does not retry above it: openai-python). Kept as
+// it was; the presets named for each SDK (openai-python, openai-node,
+// openai-node-7, openai-go) model one version each, from its source.
 func OpenAISDK() *Policy { return sdkPolicy("openai-sdk") }

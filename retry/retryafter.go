@@ -36,31 +36,59 @@ func (p *Policy) ReadRetryAfter(h http.Header, now time.Time) (time.Duration, bo
 // raw header (a hand-built error), it is the value the provider parsed.
 func (p *Policy) readRetryAfter(c Classification, now time.Time) (time.Duration, bool) {
 	cfg := p.RetryAfter
-	if cfg.Header == "" || (c.RetryAfterRaw == "" && c.RetryAfterMsRaw == "") {
+	standard := cfg.Header == "" && !cfg.ZeroMsDefers && cfg.Negative == ""
+	if standard || (c.RetryAfterRaw == "" && c.RetryAfterMsRaw == "") {
 		return c.RetryAfter, c.HasRetryAfter
 	}
 	return cfg.read(c.RetryAfterMsRaw, c.RetryAfterRaw, now)
 }
 
-// read reads the raw retry-after-ms and retry-after headers under cfg.
+// read reads the raw retry-after-ms and retry-after headers under cfg. The
+// value is never negative: a negative one is 0 or no value, as cfg.Negative
+// says.
 func (cfg RetryAfter) read(msRaw, raRaw string, now time.Time) (time.Duration, bool) {
+	msZero := false
 	if cfg.Header != HeaderRetryAfter {
-		if v, ok := parseNumber(strings.TrimSpace(msRaw)); ok && v >= 0 {
-			return durationOf(v, float64(time.Millisecond)), true
+		v, ok := parseNumber(strings.TrimSpace(msRaw))
+		msZero = ok && v == 0 && cfg.ZeroMsDefers
+		if ok && !msZero && !(v < 0 && cfg.Negative == "") {
+			return cfg.nonNegative(durationOf(v, float64(time.Millisecond)))
 		}
 	}
-	ra := strings.TrimSpace(raRaw)
+	if d, ok := cfg.readSeconds(strings.TrimSpace(raRaw), now); ok || !msZero {
+		return d, ok
+	}
+	return 0, true // the retry-after-ms of 0, which nothing replaced
+}
+
+// readSeconds reads a retry-after header under cfg.
+func (cfg RetryAfter) readSeconds(ra string, now time.Time) (time.Duration, bool) {
 	if ra == "" {
 		return 0, false
 	}
 	if v, ok := parseNumber(ra); ok {
-		if v < 0 {
+		if v < 0 && cfg.Negative == "" {
 			return 0, false
 		}
-		return durationOf(v, float64(time.Second)), true
+		return cfg.nonNegative(durationOf(v, float64(time.Second)))
 	}
 	if t, err := http.ParseTime(ra); err == nil {
-		return min(max(t.Sub(now), 0), maxRetryAfter), true
+		d := min(t.Sub(now), maxRetryAfter)
+		if d < 0 && cfg.Negative == "" {
+			d = 0 // a date in the past: at once
+		}
+		return cfg.nonNegative(d)
+	}
+	return 0, false
+}
+
+// nonNegative applies cfg.Negative to a value read.
+func (cfg RetryAfter) nonNegative(d time.Duration) (time.Duration, bool) {
+	switch {
+	case d >= 0:
+		return d, true
+	case cfg.Negative == NegativeZero:
+		return 0, true
 	}
 	return 0, false
 }

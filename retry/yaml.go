@@ -209,7 +209,7 @@ func (d *decoder) float(n *yaml.Node, path string, min, max float64) (float64, e
 	return v, nil
 }
 
-var policyFields = []string{"preset", "name", "enabled", "maxElapsed", "attemptTimeout", "exponentStart",
+var policyFields = []string{"preset", "name", "enabled", "maxElapsed", "attemptTimeout", "clientTimeoutFinal", "exponentStart",
 	"streamErrors", "streamTransient", "honorShouldRetry", "allowIrreversible", "statusRetry", "retryAfter", "default", "all",
 	"failureTypes", "escalation", "fallback", "retryableErrors", "escalateAfterRetries",
 	// Strategy fields at the top level are shorthand for `all`.
@@ -247,7 +247,7 @@ func (d *decoder) policy(n *yaml.Node) (*Policy, error) {
 		key string
 		dst *bool
 	}{{"enabled", &p.Enabled}, {"streamErrors", &p.StreamErrors}, {"streamTransient", &p.StreamTransient},
-		{"honorShouldRetry", &p.HonorShouldRetry},
+		{"honorShouldRetry", &p.HonorShouldRetry}, {"clientTimeoutFinal", &p.ClientTimeoutFinal},
 		{"allowIrreversible", &p.AllowIrreversible}}
 	for _, b := range bools {
 		if v, ok := f[b.key]; ok {
@@ -461,7 +461,8 @@ func keyNode(m *yaml.Node, key string) *yaml.Node {
 }
 
 func (d *decoder) retryAfter(v *yaml.Node, p *Policy) error {
-	m, _, err := d.fields(v, "retryAfter", []string{"respect", "header", "padding", "cap", "ceiling", "maxUsable", "integerOnly"})
+	m, _, err := d.fields(v, "retryAfter", []string{"respect", "header", "padding", "cap", "ceiling", "maxUsable",
+		"integerOnly", "zeroMsDefers", "zero", "negative"})
 	if err != nil {
 		return err
 	}
@@ -511,6 +512,36 @@ func (d *decoder) retryAfter(v *yaml.Node, p *Policy) error {
 		if p.RetryAfter.IntegerOnly, err = d.boolean(x, "retryAfter.integerOnly"); err != nil {
 			return err
 		}
+	}
+	if x, ok := m["zeroMsDefers"]; ok {
+		if p.RetryAfter.ZeroMsDefers, err = d.boolean(x, "retryAfter.zeroMsDefers"); err != nil {
+			return err
+		}
+	}
+	enums := []struct {
+		key, hint string
+		dst       *string
+		values    map[string]string // YAML value → field value
+	}{
+		{"zero", "use immediate (retry at once), backoff, or auto (backoff when maxUsable is set, else at once)",
+			&p.RetryAfter.Zero, map[string]string{ZeroImmediate: ZeroImmediate, ZeroBackoff: ZeroBackoff, "auto": ""}},
+		{"negative", "use zero (read as 0), backoff, or standard (a date in the past is 0, a negative number is ignored)",
+			&p.RetryAfter.Negative, map[string]string{NegativeZero: NegativeZero, NegativeBackoff: NegativeBackoff, "standard": ""}},
+	}
+	for _, e := range enums {
+		x, ok := m[e.key]
+		if !ok {
+			continue
+		}
+		v, err := d.scalar(x, "retryAfter."+e.key)
+		if err != nil {
+			return err
+		}
+		val, known := e.values[v]
+		if !known {
+			return d.errf(x, "retryAfter."+e.key, fmt.Sprintf("unknown rule %q", v), "%s", e.hint)
+		}
+		*e.dst = val
 	}
 	return nil
 }
@@ -606,6 +637,9 @@ func (p *Policy) String() string {
 	if p.AttemptTimeout > 0 {
 		fmt.Fprintf(&b, "attemptTimeout: %s\n", p.AttemptTimeout)
 	}
+	if p.ClientTimeoutFinal {
+		b.WriteString("clientTimeoutFinal: true\n")
+	}
 	fmt.Fprintf(&b, "exponentStart: %d\nstreamErrors: %t\n", p.ExponentStart, p.StreamErrors)
 	if p.StreamTransient {
 		b.WriteString("streamTransient: true\n")
@@ -650,6 +684,15 @@ func retryAfterString(ra RetryAfter) string {
 		ra.Padding, ra.Cap, ra.Ceiling, ra.MaxUsable, ra.IntegerOnly)
 	if ra.Header != "" {
 		s += ", header: " + ra.Header
+	}
+	if ra.ZeroMsDefers {
+		s += ", zeroMsDefers: true"
+	}
+	if ra.Zero != "" {
+		s += ", zero: " + ra.Zero
+	}
+	if ra.Negative != "" {
+		s += ", negative: " + ra.Negative
 	}
 	return s
 }

@@ -107,6 +107,12 @@ func TestParsePolicyErrors(t *testing.T) {
 		{"empty", "", "p.yaml:1: empty policy"},
 		{"bad yaml", "a: [\n", "p.yaml:1: did not find expected node content"},
 		{"tab", "a:\n\tb: 1\n", "p.yaml:2: found character that cannot start any token"},
+		{"bad retry-after header", "retryAfter: {header: retry-after-ms}\n", `p.yaml:1: retryAfter.header: unknown header rule "retry-after-ms" (hint: use both`},
+		{"bad zero rule", "retryAfter: {zero: never}\n", `p.yaml:1: retryAfter.zero: unknown rule "never" (hint: use immediate`},
+		{"bad negative rule", "retryAfter: {negative: abs}\n", `p.yaml:1: retryAfter.negative: unknown rule "abs" (hint: use zero`},
+		{"bad zeroMsDefers", "retryAfter: {zeroMsDefers: sometimes}\n", `retryAfter.zeroMsDefers: bad boolean "sometimes"`},
+		{"bad clientTimeoutFinal", "clientTimeoutFinal: 3\n", `clientTimeoutFinal: bad boolean "3"`},
+		{"retryableErrors unknown name", "retryableErrors: [flaky]\n", `retryableErrors: unknown failure type "flaky" (hint: valid types: rate_limit, server_error, timeout, context_limit`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -176,6 +182,8 @@ func FuzzParsePolicy(f *testing.F) {
 		"failureTypes:\n  rate_limit: {retry: true, maxAttempts: 3, initialDelay: 1s, jitter: full}\n",
 		"retryAfter: {padding: 0.1, ceiling: 10s}\nstatusRetry: {429: true}\n",
 		"escalation: {afterRetries: 3}\nfallback: {enabled: true}\n", "all: {maxRetries: 2}", "- x", "{", "a: *b",
+		"retryAfter: {zero: immediate, negative: zero, zeroMsDefers: true, header: retry-after}\nclientTimeoutFinal: true\n",
+		"preset: escalation-epic\nretryableErrors: [unknown, overloaded]\nstatusRetry: {503: false}\n",
 	} {
 		f.Add([]byte(s))
 	}
@@ -281,5 +289,46 @@ func TestParseEpicStyle(t *testing.T) {
 	_, err = ParsePolicy([]byte("retryableErrors: [flaky]\n"), "p.yaml")
 	if err == nil || !strings.Contains(err.Error(), `p.yaml:1: retryableErrors: unknown failure type "flaky"`) {
 		t.Errorf("err = %v", err)
+	}
+}
+
+// TestParseRetryAfterRules: the Retry-After rules the SDK presets need, in
+// YAML, and back out of String.
+func TestParseRetryAfterRules(t *testing.T) {
+	src := "retryAfter: {header: retry-after, zeroMsDefers: true, zero: backoff, negative: zero, maxUsable: 1m}\n" +
+		"clientTimeoutFinal: true\nstreamTransient: true\nstreamErrors: true\n"
+	p, err := ParsePolicy([]byte(src), "p.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := RetryAfter{Header: HeaderRetryAfter, ZeroMsDefers: true, Zero: ZeroBackoff, Negative: NegativeZero, MaxUsable: time.Minute}
+	if diff := cmp.Diff(want, p.RetryAfter); diff != "" {
+		t.Errorf("RetryAfter mismatch (-want +got):\n%s", diff)
+	}
+	if !p.ClientTimeoutFinal || !p.StreamTransient {
+		t.Errorf("clientTimeoutFinal %v, streamTransient %v; want both true", p.ClientTimeoutFinal, p.StreamTransient)
+	}
+	back, err := ParsePolicy([]byte(p.String()), "render.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(p.String(), back.String()); diff != "" {
+		t.Errorf("round trip mismatch (-want +got):\n%s", diff)
+	}
+	// auto and standard reset a preset's rules.
+	p, err = ParsePolicy([]byte("preset: anthropic-node\nretryAfter: {zero: auto, negative: standard, header: both}\n"), "p.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.RetryAfter.Zero != "" || p.RetryAfter.Negative != "" || p.RetryAfter.Header != "" {
+		t.Errorf("RetryAfter = %+v, want the default rules", p.RetryAfter)
+	}
+	// Model the Node 6.x SDK from a Python-rule preset, as docs/policy.md shows.
+	p, err = ParsePolicy([]byte("preset: anthropic-sdk\nretryAfter: {maxUsable: 0, zero: immediate, negative: zero, zeroMsDefers: true}\n"), "p.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(mustPreset(t, "openai-node").RetryAfter, p.RetryAfter); diff != "" {
+		t.Errorf("RetryAfter mismatch (-openai-node +parsed):\n%s", diff)
 	}
 }
