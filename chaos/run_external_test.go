@@ -60,7 +60,7 @@ expect: {outcome: failure, attempts: 1, maxDuration: 10s}
 `),
 	}
 	out := t.TempDir()
-	r := &Runner{Toxi: toxi, Out: out, Seed: 1}
+	r := &Runner{Toxi: toxi, Out: out, Seed: 1, Confirm: 2}
 	sum, err := r.Run(context.Background(), scs)
 	if err != nil {
 		t.Fatal(err)
@@ -111,7 +111,7 @@ client:
       curl -sS -o /dev/null -X POST "$ANTHROPIC_BASE_URL/v1/messages" -d '{}'
 expect: {outcome: success, attempts: 1}
 `)
-	r := &Runner{Toxi: toxi, Out: t.TempDir(), Seed: 1}
+	r := &Runner{Toxi: toxi, Out: t.TempDir(), Seed: 1, Confirm: 2}
 	sum, err := r.Run(context.Background(), []*Scenario{sc})
 	if err != nil {
 		t.Fatal(err)

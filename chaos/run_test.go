@@ -104,7 +104,7 @@ expect: {outcome: failure, attempts: 1, failureTypes: [invalid_request], delays:
 `),
 	}
 	out := t.TempDir()
-	r := &Runner{Toxi: toxi, ToxiName: "embedded", Out: out, Seed: 7, Shard: "1/1"}
+	r := &Runner{Toxi: toxi, ToxiName: "embedded", Out: out, Seed: 7, Shard: "1/1", Confirm: 2}
 	sum, err := r.Run(context.Background(), scs)
 	if err != nil {
 		t.Fatal(err)
@@ -212,7 +212,7 @@ expect: {outcome: failure, maxDuration: 500ms}
 	}
 	out := t.TempDir()
 	progress := &syncBuffer{}
-	r := &Runner{Toxi: toxi, Out: out, Seed: 1, Progress: progress}
+	r := &Runner{Toxi: toxi, Out: out, Seed: 1, Progress: progress, Confirm: 2}
 	sum, err := r.Run(context.Background(), scs)
 	if err != nil {
 		t.Fatal(err)
