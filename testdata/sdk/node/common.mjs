@@ -1,0 +1,53 @@
+// Shared by anthropic.mjs and openai.mjs: the request loop the retrylab
+// chaos harness expects of an external client (docs/chaos.md, "External
+// clients"). No dependencies beyond Node itself.
+//
+// RETRYLAB_REQUESTS streaming requests are made one after another, each
+// through the SDK's own default retry loop; one line per request goes to
+// stdout; the exit code is 0 when every request succeeded, else 1. A
+// failed request prints its error's class and message to stderr (never the
+// API key: the SDKs do not put it in messages, and the harness redacts every
+// output file anyway). No trace is written: the SDKs do not expose how many
+// attempts a request took, and retrylab then checks them from its own
+// request journal (docs/sdk-clients.md).
+
+export function requests() {
+  const n = Number.parseInt(process.env.RETRYLAB_REQUESTS ?? '1', 10);
+  return Number.isFinite(n) && n > 0 ? n : 1;
+}
+
+// errorLine describes err as "Class: message" (status and cause included
+// when the SDK gives them), on one line.
+export function errorLine(err) {
+  const name = err?.constructor?.name ?? typeof err;
+  let msg = err instanceof Error ? err.message : String(err);
+  if (err?.status !== undefined && !msg.includes(String(err.status))) msg = `status ${err.status}: ${msg}`;
+  const cause = err?.cause;
+  if (cause) msg += ` (cause: ${cause?.constructor?.name ?? typeof cause}: ${cause?.message ?? cause}${cause?.code ? ' ' + cause.code : ''})`;
+  return `${name}: ${msg}`.replace(/\s*\n\s*/g, ' ');
+}
+
+// run calls one(i) for i = 1..RETRYLAB_REQUESTS, one after another. one
+// resolves to a short description of the answer, or throws. It exits the
+// process: 0 when every request succeeded, 1 otherwise.
+export async function run(label, one) {
+  const n = requests();
+  let failed = 0;
+  for (let i = 1; i <= n; i++) {
+    const start = Date.now();
+    try {
+      const what = await one(i);
+      console.log(`${label} request ${i}/${n}: ok in ${Date.now() - start}ms: ${what}`);
+    } catch (err) {
+      failed++;
+      console.log(`${label} request ${i}/${n}: failed in ${Date.now() - start}ms`);
+      console.error(`${label} request ${i}/${n}: ${errorLine(err)}`);
+    }
+  }
+  process.exit(failed === 0 ? 0 : 1);
+}
+
+// IncompleteStreamError is thrown when a stream ended cleanly but without
+// its final event (what an application would check); the SDKs themselves
+// throw on a cut stream, so this is a safety net.
+export class IncompleteStreamError extends Error {}
