@@ -2,13 +2,15 @@
 # The chaos suite, twice: on embedded Toxiproxy, then on a real
 # toxiproxy-server (pinned v2.12.0, built here) started on loopback.
 # Each run writes its run folder under runs/ci-embedded and runs/ci-server
-# (junit.xml inside each) for the CI system to collect.
+# (junit.xml inside each) for the CI system to collect. --fail-on-skip: a
+# scenario skipped for a missing client (the SDK clients of scenarios/sdk,
+# which .ci/run installs) fails the run instead of passing unnoticed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="/usr/local/go/bin:$(go env GOPATH)/bin:$PATH"
 
 echo "== chaos run (embedded Toxiproxy)"
-go run ./cmd/retrylab chaos run --out runs/ci-embedded --format table scenarios/
+go run ./cmd/retrylab chaos run --fail-on-skip --out runs/ci-embedded --format table scenarios/
 
 echo "== build toxiproxy-server v2.12.0"
 go install github.com/Shopify/toxiproxy/v2/cmd/server@v2.12.0
@@ -30,4 +32,4 @@ for i in $(seq 1 100); do # at most ~10s
   sleep 0.1
 done
 echo "== chaos run (toxiproxy-server $(curl -fsS "$url/version") at $url)"
-go run ./cmd/retrylab chaos run --out runs/ci-server --toxiproxy "$url" --format table scenarios/
+go run ./cmd/retrylab chaos run --fail-on-skip --out runs/ci-server --toxiproxy "$url" --format table scenarios/
