@@ -578,9 +578,9 @@ func (ob Observed) serverBand(sc *Scenario, w Wait, lo, hi time.Duration, ok boo
 		switch {
 		case w.ClientLagMeasured:
 			b.above.Abs += Duration(w.ClientLag)
-			aboveNotes = append(aboveNotes, fmtDur(w.ClientLag)+" measured CPU and run-queue time of the client's processes")
+			aboveNotes = append(aboveNotes, fmtDur(w.ClientLag)+" measured run-queue (and start-up CPU) time of the client's processes")
 		default:
-			aboveNotes = append(aboveNotes, "the client's CPU and run-queue time not measured")
+			aboveNotes = append(aboveNotes, "the client's run-queue time not measured")
 		}
 	}
 	b.describeBelow = tolString(b.below)

@@ -7,12 +7,14 @@ import (
 )
 
 // lagMeter measures an external client's own time: how long its processes'
-// threads ran on a CPU and waited, runnable, in the kernel's run queue. A
-// client that sleeps its backoff spends almost none of either during the
-// wait; what it does spend (starting `sleep` and `curl`, an interpreter's
-// work, and above all waiting for a CPU on a busy machine) makes its retry
-// late, and the harness's own probe (it measures this process only) cannot
-// see it. It samples every
+// threads waited, runnable, in the kernel's run queue, and how long its
+// single-threaded processes ran. A client that sleeps its backoff spends
+// almost none of either during the wait; what it does spend (waiting for a
+// CPU on a busy machine, starting `sleep` and `curl`) makes its retry late,
+// and the harness's own probe (it measures this process only) cannot see
+// it. The CPU time of a multi-threaded process is left out: Node's compiler
+// and GC threads, or a Go runtime's, run beside a client that is asleep
+// without delaying it. It samples every
 // lagTick while a client runs and keeps, per process group, the cumulated
 // wait at each sample, so that the wait over any gap can be read afterwards.
 //

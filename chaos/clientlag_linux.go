@@ -10,8 +10,9 @@ import (
 
 // procLag reads /proc: each process's group from /proc/PID/stat (cached
 // while the process lives), and the time each thread of the watched groups'
-// processes spent on a CPU and waiting for one, from
-// /proc/PID/task/TID/schedstat (its first two fields, in nanoseconds).
+// processes spent waiting for a CPU (and, for single-threaded processes, on
+// one), from /proc/PID/task/TID/schedstat (its first two fields, in
+// nanoseconds).
 type procLag struct {
 	pgrp map[int]int   // pid → process group, for live pids
 	last map[int]int64 // tid → cumulated run-queue wait at the previous read
@@ -90,7 +91,7 @@ func (p *procLag) processWait(pid int, seen map[int]bool) time.Duration {
 		if err != nil {
 			continue
 		}
-		v, ok := p.readSchedstat(dir + "/" + name + "/schedstat")
+		v, ok := p.readSchedstat(dir+"/"+name+"/schedstat", len(tids) == 1)
 		if !ok {
 			continue
 		}
@@ -126,7 +127,13 @@ func (p *procLag) readPgrp(pid int) int {
 	return g
 }
 
-func (p *procLag) readSchedstat(path string) (int64, bool) {
+// readSchedstat returns a thread's cumulated run-queue wait, plus its time
+// on a CPU when withRun is set. A single-threaded process (sleep, curl, awk
+// in a shell client) does nothing but the client's work, so its CPU time
+// delays the client too; a multi-threaded one (Node's V8 compiler and GC
+// threads, a Go runtime's spare threads) spends CPU beside a client that is
+// asleep, which delays nothing.
+func (p *procLag) readSchedstat(path string, withRun bool) (int64, bool) {
 	b, err := p.readFile(path)
 	if err != nil {
 		return 0, false
@@ -137,6 +144,9 @@ func (p *procLag) readSchedstat(path string) (int64, bool) {
 	}
 	run, err1 := strconv.ParseInt(string(f[0]), 10, 64)
 	wait, err2 := strconv.ParseInt(string(f[1]), 10, 64)
+	if !withRun {
+		run = 0
+	}
 	return run + wait, err1 == nil && err2 == nil
 }
 
