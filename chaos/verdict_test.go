@@ -1,0 +1,844 @@
+package chaos
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/retrylab/retrylab/trace"
+)
+
+// checkNamed returns the check called name, failing the test if there is
+// none.
+func checkNamed(t *testing.T, cs []Check, name string) Check {
+	t.Helper()
+	for _, c := range cs {
+		if c.Name == name {
+			return c
+		}
+	}
+	t.Fatalf("no %s check in %+v", name, cs)
+	return Check{}
+}
+
+// fixedEnvelope is an EnvelopeFunc that allows [lo, hi] after every failure.
+func fixedEnvelope(lo, hi time.Duration) EnvelopeFunc {
+	return func(string, int, time.Duration, bool) (time.Duration, time.Duration, bool) { return lo, hi, true }
+}
+
+// bandClient is who ran a scenario, as far as the server-side band cares.
+type bandClient int
+
+const (
+	builtIn  bandClient = iota // the built-in client: a trace, no process
+	external                   // an external command without a trace
+	served                     // whatever talks to `chaos serve`: no trace, no process
+)
+
+// oneWait is what the server saw of a scenario with one failed attempt, one
+// wait and a success, for the given client; the client's own trace (if any)
+// recorded a wait of recorded.
+func oneWait(who bandClient, w Wait, recorded time.Duration) Observed {
+	ob := Observed{
+		Outcome: "success", ServerAttempts: 2, TimeScale: 1,
+		ServerFaults: []string{"529", "ok"}, FailedAttempts: []bool{true, false}, RequestEnds: []bool{false, true},
+		InferredTypes: []string{"overloaded"}, InferredRetryAfter: []*time.Duration{nil},
+		ServerWaits: []Wait{w},
+	}
+	switch who {
+	case builtIn:
+		ob.ClientTrace = true
+		ob.Retries = retries("overloaded", recorded.Milliseconds())
+	case external:
+		ob.Client = &ClientExit{Command: "sh client.sh"}
+	}
+	return ob
+}
+
+// TestGapBandTolerance checks where each side of a server-side band lies.
+// With tolerance {abs: 1ms} at timeScale 1 the base is 1ms + ServerResidual
+// = 4ms, ratio 0: the short side gets that plus half the measured slack,
+// the long side that plus the whole slack and, for clients other than the
+// built-in one, ExternalAllowance + ExternalRatio and the measured
+// run-queue wait of the client's processes.
+func TestGapBandTolerance(t *testing.T) {
+	tol := Tolerance{Abs: Duration(ms(1))}
+	tests := []struct {
+		name   string
+		who    bandClient
+		wait   Wait
+		slack  time.Duration // Observed.Slack, used when the wait has none
+		remote bool
+		want   string // state of delays.server
+	}{
+		// Built-in, slack 100ms: [1000 − 4 − 50, 1000 + 4 + 100] = [946ms, 1104ms].
+		{name: "built-in: short side at its edge", who: builtIn, wait: Wait{Gap: ms(946), Slack: ms(100)}, want: StatePass},
+		{name: "built-in: short side past its edge", who: builtIn, wait: Wait{Gap: ms(946) - 1, Slack: ms(100)}, want: StateFail},
+		{name: "built-in: long side at its edge", who: builtIn, wait: Wait{Gap: ms(1104), Slack: ms(100)}, want: StatePass},
+		{name: "built-in: long side past its edge", who: builtIn, wait: Wait{Gap: ms(1104) + 1, Slack: ms(100)}, want: StateFail},
+		{
+			// The built-in client's lag is not measured and not added even
+			// if a wait says so: it is this process, which Slack covers.
+			name: "built-in: a client lag does not widen", who: builtIn,
+			wait: Wait{Gap: ms(1104) + 1, Slack: ms(100), ClientLag: ms(50), ClientLagMeasured: true}, want: StateFail,
+		},
+		{name: "the scenario's slack when the wait has none", who: builtIn, wait: Wait{Gap: ms(946) - 1}, slack: ms(100), want: StateFail},
+		{name: "the scenario's slack when the wait has none, inside", who: builtIn, wait: Wait{Gap: ms(1104)}, slack: ms(100), want: StatePass},
+		// Remote proxy: 20ms more on both sides: [926ms, 1124ms].
+		{name: "remote proxy: short side", who: builtIn, wait: Wait{Gap: ms(926), Slack: ms(100)}, remote: true, want: StatePass},
+		{name: "remote proxy: short side past", who: builtIn, wait: Wait{Gap: ms(926) - 1, Slack: ms(100)}, remote: true, want: StateFail},
+		{name: "remote proxy: long side", who: builtIn, wait: Wait{Gap: ms(1124), Slack: ms(100)}, remote: true, want: StatePass},
+		{name: "remote proxy: long side past", who: builtIn, wait: Wait{Gap: ms(1124) + 1, Slack: ms(100)}, remote: true, want: StateFail},
+		// External, slack 100ms, lag 50ms: the short side is the built-in
+		// client's (946ms); the long side 1000 + 4 + 100 + 25 + 50 + 3% of
+		// 1s = 1209ms.
+		{
+			name: "external: short side is not widened by the client's costs", who: external,
+			wait: Wait{Gap: ms(946) - 1, Slack: ms(100), ClientLag: ms(50), ClientLagMeasured: true}, want: StateFail,
+		},
+		{
+			name: "external: short side at its edge", who: external,
+			wait: Wait{Gap: ms(946), Slack: ms(100), ClientLag: ms(50), ClientLagMeasured: true}, want: StatePass,
+		},
+		{
+			name: "external: long side at its edge", who: external,
+			wait: Wait{Gap: ms(1209), Slack: ms(100), ClientLag: ms(50), ClientLagMeasured: true}, want: StatePass,
+		},
+		{
+			name: "external: long side past its edge", who: external,
+			wait: Wait{Gap: ms(1209) + 1, Slack: ms(100), ClientLag: ms(50), ClientLagMeasured: true}, want: StateFail,
+		},
+		// Not measured: the lag a wait carries is not added: 1159ms.
+		{
+			name: "external: unmeasured lag is not added", who: external,
+			wait: Wait{Gap: ms(1159) + 1, Slack: ms(100), ClientLag: ms(50)}, want: StateFail,
+		},
+		{
+			name: "external: unmeasured lag, long side at its edge", who: external,
+			wait: Wait{Gap: ms(1159), Slack: ms(100), ClientLag: ms(50)}, want: StatePass,
+		},
+		// A client of `chaos serve` (no trace, no process) is external too.
+		{
+			name: "served: long side at its edge", who: served,
+			wait: Wait{Gap: ms(1209), Slack: ms(100), ClientLag: ms(50), ClientLagMeasured: true}, want: StatePass,
+		},
+		{
+			name: "served: long side past its edge", who: served,
+			wait: Wait{Gap: ms(1209) + 1, Slack: ms(100), ClientLag: ms(50), ClientLagMeasured: true}, want: StateFail,
+		},
+		{
+			name: "served: short side past its edge", who: served,
+			wait: Wait{Gap: ms(946) - 1, Slack: ms(100), ClientLag: ms(50), ClientLagMeasured: true}, want: StateFail,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			sc := &Scenario{Expect: Expect{Delays: Delays{Set: true, List: durs(time.Second)}, Tolerance: tol}}
+			tt.wait.After = 1
+			ob := oneWait(tt.who, tt.wait, time.Second)
+			ob.Slack, ob.RemoteProxy = tt.slack, tt.remote
+			c := checkNamed(t, Evaluate(sc, ob, nil), "delays.server")
+			if c.State != tt.want || c.Passed != (tt.want == StatePass) {
+				t.Errorf("delays.server = %s (passed %v), want %s: %+v", c.State, c.Passed, tt.want, c)
+			}
+		})
+	}
+}
+
+// TestGapBandWhere checks that a failed gap names the gap and every
+// tolerance that went into its band, on the side it widens: the short side
+// (before " / +") and the long side (after it). Only the figures and the
+// stable part of each note are compared, not the whole sentence.
+func TestGapBandWhere(t *testing.T) {
+	tol := Tolerance{Abs: Duration(ms(1))}
+	const prefix = "server.jsonl: gap between attempts 1 and 2 (wall clock, timeScale 1), tolerance "
+	tests := []struct {
+		name         string
+		who          bandClient
+		wait         Wait
+		remote       bool
+		below, above []string // fragments of each side, in order
+		notAbove     []string // fragments the long side must not have
+	}{
+		{
+			name: "built-in, idle", who: builtIn, wait: Wait{Gap: ms(900)},
+			below: []string{"−4ms + 0%"}, above: []string{"+4ms + 0%"},
+			notAbove: []string{"process costs", "not measured"},
+		},
+		{
+			name: "built-in, slack", who: builtIn, wait: Wait{Gap: ms(900), Slack: ms(100)},
+			below: []string{"−54ms + 0%", "50ms measured scheduling lateness"},
+			above: []string{"+104ms + 0%", "100ms for twice the measured scheduling lateness"},
+		},
+		{
+			name: "built-in, slack, remote proxy", who: builtIn, wait: Wait{Gap: ms(900), Slack: ms(100)}, remote: true,
+			below: []string{"−74ms + 0%", "50ms measured scheduling lateness", "20ms for a toxiproxy-server in another process"},
+			above: []string{"+124ms + 0%", "100ms for twice the measured scheduling lateness", "20ms for a toxiproxy-server in another process"},
+		},
+		{
+			name: "external, lag measured", who: external, wait: Wait{Gap: ms(900), Slack: ms(100), ClientLag: ms(50), ClientLagMeasured: true},
+			below: []string{"−54ms + 0%", "50ms measured scheduling lateness"},
+			above: []string{"+179ms + 3%", "100ms for twice the measured scheduling lateness", "25ms + 3% for the client's process costs", "50ms measured", "of the client's processes"},
+		},
+		{
+			name: "external, lag not measured", who: external, wait: Wait{Gap: ms(900)},
+			below: []string{"−4ms + 0%"},
+			above: []string{"+29ms + 3%", "25ms + 3% for the client's process costs", "not measured"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			sc := &Scenario{Expect: Expect{Delays: Delays{Set: true, List: durs(time.Second)}, Tolerance: tol}}
+			tt.wait.After = 1
+			ob := oneWait(tt.who, tt.wait, time.Second)
+			ob.RemoteProxy = tt.remote
+			c := checkNamed(t, Evaluate(sc, ob, nil), "delays.server")
+			if c.State != StateFail {
+				t.Fatalf("delays.server = %+v, want a failure", c)
+			}
+			rest, ok := strings.CutPrefix(c.Where, prefix)
+			below, above, ok2 := strings.Cut(rest, " / +")
+			if !ok || !ok2 {
+				t.Fatalf("Where = %q, want %q then the short side, \" / +\" and the long side", c.Where, prefix)
+			}
+			above = "+" + above
+			check := func(side, s string, want, not []string) {
+				at := 0
+				for _, f := range want {
+					i := strings.Index(s[at:], f)
+					if i < 0 {
+						t.Errorf("%s side of Where = %q, want %q (after byte %d)", side, s, f, at)
+						continue
+					}
+					at += i + len(f)
+				}
+				for _, f := range not {
+					if strings.Contains(s, f) {
+						t.Errorf("%s side of Where = %q, want no %q", side, s, f)
+					}
+				}
+			}
+			check("short", below, tt.below, []string{"process costs", "run-queue"})
+			check("long", above, tt.above, tt.notAbove)
+		})
+	}
+}
+
+// TestGapBandLagNeverPassesShortGap is a regression test: under load, the
+// widening for measured lateness grew past the whole distance between an
+// expected envelope (375–500ms) and the client's real wait (0ms), and a
+// deliberately wrong expectation passed. However much slack and run-queue
+// wait is measured, a 0ms gap for [375ms, 500ms] fails, or is
+// inconclusive once the slack alone (half of it, on the short side) covers
+// the distance; it never passes. The client's run-queue wait only
+// lengthens a gap, so it never widens the short side.
+func TestGapBandLagNeverPassesShortGap(t *testing.T) {
+	sc := &Scenario{Expect: Expect{Delays: Delays{Set: true, Policy: true}}}
+	env := fixedEnvelope(ms(375), ms(500))
+	// Default tolerance at timeScale 1: 5ms + 3ms residual + 2% = 15.5ms
+	// at 375ms on the short side, plus half the slack.
+	tests := []struct {
+		name       string
+		who        bandClient
+		slack, lag time.Duration
+		want       string
+	}{
+		{name: "idle", who: external, want: StateFail},
+		{name: "an hour of run-queue wait", who: external, lag: time.Hour, want: StateFail},
+		{name: "run-queue wait and some slack", who: external, slack: ms(100), lag: time.Hour, want: StateFail},
+		{name: "slack just short of the distance", who: external, slack: ms(718), lag: time.Hour, want: StateFail},
+		{name: "slack covers the distance", who: external, slack: ms(720), lag: time.Hour, want: StateInconclusive},
+		{name: "huge slack, no lag", who: external, slack: 10 * time.Second, want: StateInconclusive},
+		{name: "served client, an hour of run-queue wait", who: served, lag: time.Hour, want: StateFail},
+		{name: "built-in, huge slack", who: builtIn, slack: 10 * time.Second, want: StateInconclusive},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ob := oneWait(tt.who, Wait{After: 1, Gap: 0, Slack: tt.slack, ClientLag: tt.lag, ClientLagMeasured: true}, ms(400))
+			c := checkNamed(t, Evaluate(sc, ob, env), "delays.server")
+			if c.State != tt.want {
+				t.Errorf("delays.server = %s, want %s: %+v", c.State, tt.want, c)
+			}
+		})
+	}
+	// And over a grid: never a pass.
+	for _, who := range []bandClient{builtIn, external, served} {
+		for _, slack := range []time.Duration{0, time.Microsecond, ms(10), ms(250), ms(500), ms(719), ms(720), ms(750), time.Second, time.Minute} {
+			for _, lag := range []time.Duration{0, ms(1), ms(375), ms(500), time.Second, time.Hour} {
+				ob := oneWait(who, Wait{After: 1, Gap: 0, Slack: slack, ClientLag: lag, ClientLagMeasured: true}, ms(400))
+				if c := checkNamed(t, Evaluate(sc, ob, env), "delays.server"); c.Passed || c.State == StatePass {
+					t.Errorf("client %d, slack %v, lag %v: a 0ms gap passed [375ms, 500ms]: %+v", who, slack, lag, c)
+				}
+			}
+		}
+	}
+}
+
+// TestGapBandConclusive checks both sides of each boundary of conclusive():
+// a band is inconclusive exactly when its total width (short side + long
+// side) reaches half the shortest allowed wait, or max(longest,
+// MinSeparation). Ratios are 0 here (tolerance {abs: 1ms or 2ms}) so that
+// each width is the same at every wait. A gap inside an inconclusive band is
+// inconclusive; outside it, it fails.
+func TestGapBandConclusive(t *testing.T) {
+	tests := []struct {
+		name   string
+		who    bandClient
+		tol    Tolerance
+		lo, hi time.Duration // the allowed waits (policy time = wall clock)
+		wait   Wait
+		want   string
+	}{
+		// Half the shortest wait: 1s for 1s; base 4ms a side; total
+		// 8ms + 1.5 × slack reaches 500ms at slack 328ms.
+		{name: "short boundary: reached", who: builtIn, tol: Tolerance{Abs: Duration(ms(1))}, lo: time.Second, hi: time.Second,
+			wait: Wait{Gap: time.Second, Slack: ms(328)}, want: StateInconclusive},
+		{name: "short boundary: 3ns under", who: builtIn, tol: Tolerance{Abs: Duration(ms(1))}, lo: time.Second, hi: time.Second,
+			wait: Wait{Gap: time.Second, Slack: ms(328) - 2}, want: StatePass},
+		// The run-queue wait of an external client counts in the width:
+		// 4 + 4 + 25 + 3% of 1s + lag reaches 500ms at lag 437ms.
+		{name: "short boundary, external: reached", who: external, tol: Tolerance{Abs: Duration(ms(1))}, lo: time.Second, hi: time.Second,
+			wait: Wait{Gap: time.Second, ClientLag: ms(437), ClientLagMeasured: true}, want: StateInconclusive},
+		{name: "short boundary, external: 1ns under", who: external, tol: Tolerance{Abs: Duration(ms(1))}, lo: time.Second, hi: time.Second,
+			wait: Wait{Gap: time.Second, ClientLag: ms(437) - 1, ClientLagMeasured: true}, want: StatePass},
+		// A retry at once: no short side; MinSeparation (200ms) bounds the
+		// total: 8ms + 1.5 × slack reaches it at slack 128ms.
+		{name: "MinSeparation boundary: reached", who: builtIn, tol: Tolerance{Abs: Duration(ms(1))}, lo: 0, hi: 0,
+			wait: Wait{Gap: 0, Slack: ms(128)}, want: StateInconclusive},
+		{name: "MinSeparation boundary: 3ns under", who: builtIn, tol: Tolerance{Abs: Duration(ms(1))}, lo: 0, hi: 0,
+			wait: Wait{Gap: 0, Slack: ms(128) - 2}, want: StatePass},
+		// Full jitter [0, 400ms]: the longest wait bounds the total: base
+		// 5ms a side, 10ms + 1.5 × slack reaches 400ms at slack 260ms.
+		{name: "longest-wait boundary: reached", who: builtIn, tol: Tolerance{Abs: Duration(ms(2))}, lo: 0, hi: ms(400),
+			wait: Wait{Gap: ms(200), Slack: ms(260)}, want: StateInconclusive},
+		{name: "longest-wait boundary: 3ns under", who: builtIn, tol: Tolerance{Abs: Duration(ms(2))}, lo: 0, hi: ms(400),
+			wait: Wait{Gap: ms(200), Slack: ms(260) - 2}, want: StatePass},
+		// Outside an inconclusive band: [1000 − 4 − 200, 1000 + 4 + 400].
+		{name: "too long, band not conclusive", who: builtIn, tol: Tolerance{Abs: Duration(ms(1))}, lo: time.Second, hi: time.Second,
+			wait: Wait{Gap: ms(1404) + 1, Slack: ms(400)}, want: StateFail},
+		{name: "too short, band not conclusive", who: builtIn, tol: Tolerance{Abs: Duration(ms(1))}, lo: time.Second, hi: time.Second,
+			wait: Wait{Gap: ms(796) - 1, Slack: ms(400)}, want: StateFail},
+		{name: "inside, band not conclusive", who: builtIn, tol: Tolerance{Abs: Duration(ms(1))}, lo: time.Second, hi: time.Second,
+			wait: Wait{Gap: ms(1404), Slack: ms(400)}, want: StateInconclusive},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			sc := &Scenario{Expect: Expect{Delays: Delays{Set: true, Policy: true}, Tolerance: tt.tol}}
+			tt.wait.After = 1
+			ob := oneWait(tt.who, tt.wait, (tt.lo+tt.hi)/2)
+			c := checkNamed(t, Evaluate(sc, ob, fixedEnvelope(tt.lo, tt.hi)), "delays.server")
+			if c.State != tt.want || c.Passed != (tt.want == StatePass) {
+				t.Errorf("delays.server = %s (passed %v), want %s: %+v", c.State, c.Passed, tt.want, c)
+			}
+			if (c.Hint != "") != (tt.want == StateInconclusive) {
+				t.Errorf("delays.server hint = %q, want one exactly when inconclusive", c.Hint)
+			}
+		})
+	}
+}
+
+// TestGapCheckInconclusive checks the whole delays.server check when a band
+// cannot tell: what it says, and that a failed gap wins over an
+// inconclusive one whatever their order.
+func TestGapCheckInconclusive(t *testing.T) {
+	tol := Tolerance{Abs: Duration(ms(1))}
+	noisy := Wait{Gap: time.Second, Slack: ms(328)} // inconclusive, see TestGapBandConclusive
+	quiet := Wait{Gap: ms(1200)}                    // 1.2s for 1s on a quiet machine: a failure
+	where1 := "server.jsonl: gap between attempts 1 and 2 (wall clock, timeScale 1), tolerance " +
+		"−168ms + 0% (incl. 164ms measured scheduling lateness) / +332ms + 0% (incl. 328ms for twice the measured scheduling lateness)"
+	tests := []struct {
+		name  string
+		waits []Wait
+		want  Check
+		// The hint is left to TestGapCheckFailAfterInconclusiveHint.
+		hintUnchecked bool
+	}{
+		{
+			name:  "inconclusive",
+			waits: []Wait{noisy},
+			want: Check{Name: "delays.server", State: StateInconclusive, Want: "1s (wall clock = policy × timeScale 1)", Got: "1s",
+				Where: where1 + "; with this much noise a wrong wait (≤ 500ms or ≥ 2s) could pass too",
+				Hint:  "the machine was too busy to tell: lower --parallel, or raise the scenario's timeScale so the waits are longer than the noise"},
+		},
+		{
+			name:  "inconclusive, then a failure",
+			waits: []Wait{noisy, quiet},
+			want: Check{Name: "delays.server", State: StateFail, Want: "1s, 1s (wall clock = policy × timeScale 1)", Got: "1s, 1.2s",
+				Where: "server.jsonl: gap between attempts 2 and 3 (wall clock, timeScale 1), tolerance −4ms + 0% / +4ms + 0%"},
+			hintUnchecked: true,
+		},
+		{
+			name:  "a failure, then inconclusive",
+			waits: []Wait{quiet, noisy},
+			want: Check{Name: "delays.server", State: StateFail, Want: "1s, 1s (wall clock = policy × timeScale 1)", Got: "1.2s, 1s",
+				Where: "server.jsonl: gap between attempts 1 and 2 (wall clock, timeScale 1), tolerance −4ms + 0% / +4ms + 0%"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var list []time.Duration
+			var delays []int64
+			for i := range tt.waits {
+				tt.waits[i].After = i + 1
+				list = append(list, time.Second)
+				delays = append(delays, 1000)
+			}
+			sc := &Scenario{Expect: Expect{Delays: Delays{Set: true, List: durs(list...)}, Tolerance: tol}}
+			ob := Observed{ClientTrace: true, TimeScale: 1, Retries: retries("overloaded", delays...), ServerWaits: tt.waits}
+			got := checkNamed(t, Evaluate(sc, ob, nil), "delays.server")
+			if tt.hintUnchecked {
+				got.Hint = ""
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("Evaluate() delays.server mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestGapCheckFailAfterInconclusiveHint: a failed delays.server check does
+// not carry the hint of an inconclusive one ("the machine was too busy to
+// tell"), which would send the user to lower --parallel for a wait that
+// was simply wrong on a quiet gap.
+func TestGapCheckFailAfterInconclusiveHint(t *testing.T) {
+	t.Skip("BUG: check.go gapCheck sets Hint when the first inconclusive band is met and never clears it when a later gap fails: delays [1s, 1s], gaps 1s (slack 328ms: inconclusive) then 1.2s (slack 0: fail) gives State fail with Hint \"the machine was too busy to tell: ...\"; want no hint")
+	sc := &Scenario{Expect: Expect{Delays: Delays{Set: true, List: durs(time.Second, time.Second)}, Tolerance: Tolerance{Abs: Duration(ms(1))}}}
+	ob := Observed{ClientTrace: true, TimeScale: 1, Retries: retries("overloaded", 1000, 1000),
+		ServerWaits: []Wait{{After: 1, Gap: time.Second, Slack: ms(328)}, {After: 2, Gap: ms(1200)}}}
+	got := checkNamed(t, Evaluate(sc, ob, nil), "delays.server")
+	if got.State != StateFail || got.Hint != "" {
+		t.Errorf("Evaluate() delays.server = %s with hint %q, want fail with no hint", got.State, got.Hint)
+	}
+}
+
+// TestFailureTypesUnverified: without a client trace, failure types that
+// match the faults are unverified (not passed, not failed: the scenario
+// passes and the summary counts it as unverified); types that do not match
+// fail. With a trace they pass or fail as before.
+func TestFailureTypesUnverified(t *testing.T) {
+	tests := []struct {
+		name    string
+		trace   bool
+		want    []string
+		check   Check
+		verdict string
+		failed  int // Result.FailedChecks, Summary.Failed
+		unver   int // Result.UnverifiedChecks, Summary.Unverified
+	}{
+		{
+			name: "no trace, matching", want: []string{"overloaded", "rate_limit"},
+			check: Check{Name: "failureTypes", State: StateUnverified, Want: "overloaded, rate_limit",
+				Got:   "overloaded, rate_limit (the faults the client met, as retrylab classifies them; the client wrote no trace, so its own classification is unknown)",
+				Where: "server.jsonl: failure types the faults imply (the client wrote no trace)",
+				Hint:  "write RetryAttempt events to $RETRYLAB_TRACE to have failureTypes verified"},
+			verdict: VerdictPass, unver: 1,
+		},
+		{
+			name: "no trace, not matching", want: []string{"overloaded", "overloaded"},
+			check: Check{Name: "failureTypes", State: StateFail, Want: "overloaded, overloaded", Got: "overloaded, rate_limit",
+				Where: "server.jsonl: failure types the faults imply (the client wrote no trace), failed attempt 2"},
+			verdict: VerdictFail, failed: 1,
+		},
+		{
+			name: "no trace, too few", want: []string{"overloaded"},
+			check: Check{Name: "failureTypes", State: StateFail, Want: "overloaded", Got: "overloaded, rate_limit",
+				Where: "server.jsonl: failure types the faults imply (the client wrote no trace), failed attempt 2"},
+			verdict: VerdictFail, failed: 1,
+		},
+		{
+			name: "trace, matching", trace: true, want: []string{"overloaded", "rate_limit"},
+			check: Check{Name: "failureTypes", Passed: true, State: StatePass, Want: "overloaded, rate_limit", Got: "overloaded, rate_limit",
+				Where: "trace.jsonl: RetryAttempt.failureType"},
+			verdict: VerdictPass,
+		},
+		{
+			name: "trace, not matching", trace: true, want: []string{"overloaded", "overloaded"},
+			check: Check{Name: "failureTypes", State: StateFail, Want: "overloaded, overloaded", Got: "overloaded, rate_limit",
+				Where: "trace.jsonl: RetryAttempt.failureType, failed attempt 2"},
+			verdict: VerdictFail, failed: 1,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ob := Observed{Outcome: "success", ServerAttempts: 3, InferredTypes: []string{"overloaded", "rate_limit"}}
+			if tt.trace {
+				ob.ClientTrace = true
+				ob.Retries = []trace.RetryAttempt{
+					{Attempt: 1, FailureType: "overloaded", WillRetry: true, DelayMs: 1000},
+					{Attempt: 2, FailureType: "rate_limit", WillRetry: true, DelayMs: 2000},
+				}
+			} else {
+				ob.Client = &ClientExit{Command: "sh client.sh"}
+			}
+			cs := Evaluate(&Scenario{Expect: Expect{Outcome: "success", FailureTypes: tt.want}}, ob, nil)
+			if diff := cmp.Diff(tt.check, checkNamed(t, cs, "failureTypes")); diff != "" {
+				t.Errorf("Evaluate() failureTypes mismatch (-want +got):\n%s", diff)
+			}
+			res := Result{Name: "s", Checks: cs}
+			res.Verdict = res.verdict()
+			res.Passed = res.Verdict == VerdictPass
+			sum := Summary{Scenarios: []Result{res}}
+			sum.Finish()
+			type counts struct {
+				Verdict                        string
+				FailedChecks, UnverifiedChecks int
+				Failed, Unverified, Passed     int
+			}
+			got := counts{res.Verdict, len(res.FailedChecks()), len(res.UnverifiedChecks()), sum.Failed, sum.Unverified, sum.Passed}
+			want := counts{tt.verdict, tt.failed, tt.unver, tt.failed, tt.unver, 1 - tt.failed}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("verdict and counts mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// gaveUpCase describes a run for TestGaveUpEarly: per server attempt, its
+// fault (what the server inferred), whether it failed and whether it ended
+// its logical request; the client's RetryAttempt events when it wrote a
+// trace. Waits are put inside the policy's envelope, so that only the
+// "gave up early" rule can fail delays.server.
+type gaveUpCase struct {
+	name     string
+	scenario string // YAML
+	types    []string
+	failed   []bool
+	ends     []bool
+	outcome  string
+	trace    []trace.RetryAttempt // nil: no trace
+	escal    []trace.RunEscalated
+	want     Check // State and Where of delays.server only
+}
+
+// TestGaveUpEarly: delays: policy fails a client that stopped retrying
+// where its policy still allowed a retry, per logical request, with or
+// without a trace; not when the policy does not retry that failure, not when
+// the attempts are exhausted, not when x-should-retry: false told it to
+// stop, and not with escalations (the attempt counts are the client's).
+func TestGaveUpEarly(t *testing.T) {
+	const sdk = "client: {policy: anthropic-sdk}\n"
+	ra := func(attempt int, ft string, will bool, delay int64) trace.RetryAttempt {
+		src := "backoff"
+		if !will {
+			src = ""
+		}
+		return trace.RetryAttempt{Attempt: attempt, FailureType: ft, WillRetry: will, DelayMs: delay, DelaySource: src}
+	}
+	tests := []gaveUpCase{
+		{
+			name: "no trace: stopped after the first failure", scenario: sdk + "attempts: [{status: 529}]",
+			types: []string{"overloaded"}, failed: []bool{true}, ends: []bool{false}, outcome: "failure",
+			want: Check{State: StateFail, Where: "server.jsonl: the client stopped after attempt 1 (overloaded, attempt 1 of its request), where its policy retries after [375ms, 500ms]"},
+		},
+		{
+			name: "trace: stopped after the first failure", scenario: sdk + "attempts: [{status: 529}]",
+			types: []string{"overloaded"}, failed: []bool{true}, ends: []bool{true}, outcome: "failure",
+			trace: []trace.RetryAttempt{ra(1, "overloaded", false, 0)},
+			want:  Check{State: StateFail, Where: "server.jsonl: the client stopped after attempt 1 (overloaded, attempt 1 of its request), where its policy retries after [375ms, 500ms]"},
+		},
+		{
+			name: "no trace: stopped after the second failure", scenario: sdk + "attempts: [{status: 529}, {status: 529}]",
+			types: []string{"overloaded", "overloaded"}, failed: []bool{true, true}, ends: []bool{false, false}, outcome: "failure",
+			want: Check{State: StateFail, Where: "server.jsonl: the client stopped after attempt 2 (overloaded, attempt 2 of its request), where its policy retries after [750ms, 1s]"},
+		},
+		{
+			name: "no trace: attempts exhausted", scenario: sdk + "attempts: [{status: 529}, {status: 529}, {status: 529}]",
+			types: []string{"overloaded", "overloaded", "overloaded"}, failed: []bool{true, true, true}, ends: []bool{false, false, false}, outcome: "failure",
+			want: Check{State: StatePass, Where: "server.jsonl: gaps between attempts"},
+		},
+		{
+			name: "trace: attempts exhausted", scenario: sdk + "attempts: [{status: 529}, {status: 529}, {status: 529}]",
+			types: []string{"overloaded", "overloaded", "overloaded"}, failed: []bool{true, true, true}, ends: []bool{false, false, true}, outcome: "failure",
+			trace: []trace.RetryAttempt{ra(1, "overloaded", true, 400), ra(2, "overloaded", true, 800), ra(3, "overloaded", false, 0)},
+			want:  Check{State: StatePass, Where: "server.jsonl: gaps between attempts"},
+		},
+		{
+			name: "no trace: not retried by the policy", scenario: sdk + "attempts: [{status: 400}]",
+			types: []string{"invalid_request"}, failed: []bool{true}, ends: []bool{false}, outcome: "failure",
+			want: Check{State: StatePass, Where: "server.jsonl: gaps between attempts"},
+		},
+		{
+			name: "trace: not retried by the policy", scenario: sdk + "attempts: [{status: 400}]",
+			types: []string{"invalid_request"}, failed: []bool{true}, ends: []bool{true}, outcome: "failure",
+			trace: []trace.RetryAttempt{ra(1, "invalid_request", false, 0)},
+			want:  Check{State: StatePass, Where: "server.jsonl: gaps between attempts"},
+		},
+		{
+			name: "trace: escalations leave the attempt counts to the client", scenario: sdk + "attempts: [{status: 529}]",
+			types: []string{"overloaded"}, failed: []bool{true}, ends: []bool{true}, outcome: "failure",
+			trace: []trace.RetryAttempt{ra(1, "overloaded", false, 0)}, escal: []trace.RunEscalated{{From: "a", To: "b"}},
+			want: Check{State: StatePass, Where: "server.jsonl: gaps between attempts"},
+		},
+		{
+			name:     "no trace: x-should-retry false on the last attempt",
+			scenario: sdk + "attempts: [{status: 529}, {status: 529, headers: {x-should-retry: \"false\"}}]",
+			types:    []string{"overloaded", "overloaded"}, failed: []bool{true, true}, ends: []bool{false, false}, outcome: "failure",
+			want: Check{State: StatePass, Where: "server.jsonl: gaps between attempts"},
+		},
+		{
+			name:     "trace: x-should-retry false on the last attempt",
+			scenario: sdk + "attempts: [{status: 529}, {status: 529, headers: {x-should-retry: \"false\"}}]",
+			types:    []string{"overloaded", "overloaded"}, failed: []bool{true, true}, ends: []bool{false, true}, outcome: "failure",
+			trace: []trace.RetryAttempt{ra(1, "overloaded", true, 400), ra(2, "overloaded", false, 0)},
+			want:  Check{State: StatePass, Where: "server.jsonl: gaps between attempts"},
+		},
+		{
+			name:     "no trace: x-should-retry true on the last attempt",
+			scenario: sdk + "attempts: [{status: 529}, {status: 529, headers: {x-should-retry: \"true\"}}]",
+			types:    []string{"overloaded", "overloaded"}, failed: []bool{true, true}, ends: []bool{false, false}, outcome: "failure",
+			want: Check{State: StateFail, Where: "server.jsonl: the client stopped after attempt 2 (overloaded, attempt 2 of its request), where its policy retries after [750ms, 1s]"},
+		},
+		{
+			// Two requests: the first gave up on its first failure, the
+			// second succeeded at once.
+			name: "trace, two requests: the first gave up", scenario: sdk + "requests: 2\nattempts: [{status: 529}]",
+			types: []string{"overloaded"}, failed: []bool{true, false}, ends: []bool{true, true}, outcome: "success",
+			trace: []trace.RetryAttempt{ra(1, "overloaded", false, 0)},
+			want:  Check{State: StateFail, Where: "server.jsonl: the client stopped after attempt 1 (overloaded, attempt 1 of its request), where its policy retries after [375ms, 500ms]"},
+		},
+		{
+			// Two requests: the first used all three attempts; the second
+			// stopped after its first: attempt 4 is attempt 1 of its request.
+			name: "no trace, two requests: the second gave up", scenario: sdk + "requests: 2\nattempts: [{status: 529}, {status: 529}, {status: 529}, {status: 529}]",
+			types: []string{"overloaded", "overloaded", "overloaded", "overloaded"}, failed: []bool{true, true, true, true}, ends: []bool{false, false, true, false}, outcome: "failure",
+			want: Check{State: StateFail, Where: "server.jsonl: the client stopped after attempt 4 (overloaded, attempt 1 of its request), where its policy retries after [375ms, 500ms]"},
+		},
+		{
+			name: "trace, two requests: both exhausted", scenario: sdk + "requests: 2\nattempts: [{status: 529}, {status: 529}, {status: 529}, {status: 529}, {status: 529}, {status: 529}]",
+			types:  []string{"overloaded", "overloaded", "overloaded", "overloaded", "overloaded", "overloaded"},
+			failed: []bool{true, true, true, true, true, true}, ends: []bool{false, false, true, false, false, true}, outcome: "failure",
+			trace: []trace.RetryAttempt{ra(1, "overloaded", true, 400), ra(2, "overloaded", true, 800), ra(3, "overloaded", false, 0),
+				ra(1, "overloaded", true, 400), ra(2, "overloaded", true, 800), ra(3, "overloaded", false, 0)},
+			want: Check{State: StatePass, Where: "server.jsonl: gaps between attempts"},
+		},
+		{
+			name: "trace, two requests: the second succeeded after a retry", scenario: sdk + "requests: 2\nattempts: [{}, {status: 529}]",
+			types: []string{"overloaded"}, failed: []bool{false, true, false}, ends: []bool{true, false, true}, outcome: "success",
+			trace: []trace.RetryAttempt{ra(1, "overloaded", true, 400)},
+			want:  Check{State: StatePass, Where: "server.jsonl: gaps between attempts"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			sc := parse(t, "gave-up", tt.scenario+"\nexpect: {delays: policy}\n")
+			env, err := envelopeFor(sc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ob := tt.observed()
+			if tt.trace == nil {
+				ob.Client = &ClientExit{Command: "sh client.sh"}
+			}
+			got := checkNamed(t, Evaluate(sc, ob, env), "delays.server")
+			if diff := cmp.Diff(tt.want, Check{State: got.State, Where: got.Where}); diff != "" {
+				t.Errorf("Evaluate() delays.server mismatch (-want +got):\n%s\n(check: %+v)", diff, got)
+			}
+		})
+	}
+}
+
+// TestGaveUpEarlyUnrecordedGiveUp: a client that writes a trace but records
+// only the failures it retries (no RetryAttempt with willRetry false for its
+// last one) and stops where its policy still retries gave up early all the
+// same: gaveUpEarly's contract is "the failure type is the client's own
+// when it wrote one, else the one the fault implies".
+func TestGaveUpEarlyUnrecordedGiveUp(t *testing.T) {
+	t.Skip("BUG: check.go gaveUpEarly skips (continue) a failed attempt with no RetryAttempt of its own when the client wrote a trace, instead of falling back to the failure type the fault implies: anthropic-sdk, attempts [529, 529], trace with one RetryAttempt (attempt 1, willRetry true), the client stopped after attempt 2: delays.server passes; want fail (policy retries after [750ms, 1s])")
+	sc := parse(t, "unrecorded", "client: {policy: anthropic-sdk}\nattempts: [{status: 529}, {status: 529}]\nexpect: {delays: policy}\n")
+	env, err := envelopeFor(sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tt := gaveUpCase{types: []string{"overloaded", "overloaded"}, failed: []bool{true, true}, ends: []bool{false, true}, outcome: "failure",
+		trace: []trace.RetryAttempt{{Attempt: 1, FailureType: "overloaded", WillRetry: true, DelayMs: 400, DelaySource: "backoff"}}}
+	got := checkNamed(t, Evaluate(sc, tt.observed(), env), "delays.server")
+	want := Check{State: StateFail, Where: "server.jsonl: the client stopped after attempt 2 (overloaded, attempt 2 of its request), where its policy retries after [750ms, 1s]"}
+	if diff := cmp.Diff(want, Check{State: got.State, Where: got.Where}); diff != "" {
+		t.Errorf("Evaluate() delays.server mismatch (-want +got):\n%s", diff)
+	}
+}
+
+// observed builds what the server saw: a wait after every failed attempt
+// that did not end its request, inside the anthropic-sdk envelope of the
+// attempt on its request (450ms, then 900ms, ...).
+func (tt gaveUpCase) observed() Observed {
+	ob := Observed{Outcome: tt.outcome, ServerAttempts: len(tt.failed), TimeScale: 1,
+		FailedAttempts: tt.failed, RequestEnds: tt.ends, InferredTypes: tt.types,
+		InferredRetryAfter: make([]*time.Duration, len(tt.types)), Retries: tt.trace, Escalations: tt.escal,
+		ClientTrace: tt.trace != nil}
+	for k := range tt.failed {
+		ob.ServerFaults = append(ob.ServerFaults, "status")
+		if k+1 < len(tt.failed) && !tt.ends[k] {
+			n := ob.attemptOnTarget(k + 1)
+			ob.ServerWaits = append(ob.ServerWaits, Wait{After: k + 1, Gap: time.Duration(450*(1<<(n-1))) * time.Millisecond})
+		}
+	}
+	return ob
+}
+
+// TestPolicyDelaysWithoutTraceAcrossRequests: without a client trace, the
+// envelope of the wait after server attempt k must come from the failure
+// attempt k met. InferredTypes has one entry per failed attempt, so when an
+// earlier request succeeded, server attempt k is not InferredTypes[k-1].
+func TestPolicyDelaysWithoutTraceAcrossRequests(t *testing.T) {
+	t.Skip("BUG: check.go policyDelayChecks indexes InferredTypes and InferredRetryAfter (one entry per failed attempt) by sw.After-1 (a server attempt): with requests: 2 and attempts [ok, 529, ok], the wait after attempt 2 is judged 'no retry' and delays.server fails")
+	t0 := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	at := func(n int, fault string, status int, arrived, ended int) ServerAttempt {
+		return ServerAttempt{N: n, Fault: fault, Status: status, Arrived: t0.Add(ms(arrived)), Ended: t0.Add(ms(ended))}
+	}
+	tests := []struct {
+		name     string
+		scenario string
+		attempts []ServerAttempt
+		want     Check
+	}{
+		{
+			name:     "the second request retried once",
+			scenario: "requests: 2\nattempts: [{}, {status: 529}]",
+			attempts: []ServerAttempt{at(1, "ok", 200, 0, 10), at(2, "status", 529, 20, 30), at(3, "ok", 200, 480, 490)},
+			want: Check{Name: "delays.server", Passed: true, State: StatePass, Want: "wall-clock gaps inside the envelope × timeScale: [375ms, 500ms]",
+				Got: "450ms", Where: "server.jsonl: gaps between attempts"},
+		},
+		{
+			// The 429's Retry-After (2s) belongs to attempt 3, not to the
+			// first failure (a 529 without one).
+			name:     "the Retry-After of the right attempt",
+			scenario: "requests: 2\nattempts: [{status: 529}, {}, {status: 429, retryAfter: \"2\"}]",
+			attempts: []ServerAttempt{at(1, "status", 529, 0, 10), at(2, "ok", 200, 460, 470), at(3, "status", 429, 480, 490), at(4, "ok", 200, 2490, 2500)},
+			want: Check{Name: "delays.server", Passed: true, State: StatePass, Want: "wall-clock gaps inside the envelope × timeScale: [375ms, 500ms], 2s",
+				Got: "450ms, 2s", Where: "server.jsonl: gaps between attempts"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			sc := parse(t, "across", "client: {command: [sh, client.sh], policy: anthropic-sdk}\n"+tt.scenario+"\nexpect: {delays: policy}\n")
+			env, err := envelopeFor(sc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ob, _ := observe(sc, tt.attempts, "", 1)
+			ob.Outcome, ob.Client = "success", &ClientExit{Command: "sh client.sh"}
+			got := checkNamed(t, Evaluate(sc, ob, env), "delays.server")
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("Evaluate() delays.server mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestResultVerdict checks the pure parts of a scenario's verdict: the
+// verdict of one run, whether only timing checks stand in its way (which
+// decides a re-run), and the counts of a summary.
+func TestResultVerdict(t *testing.T) {
+	pass := Check{Name: "outcome", Passed: true, State: StatePass}
+	failT := Check{Name: "delays.server", State: StateFail}
+	incT := Check{Name: "delays.server", State: StateInconclusive}
+	failMax := Check{Name: "maxDuration", State: StateFail}
+	failN := Check{Name: "attempts", State: StateFail}
+	failC := Check{Name: "delays.client", State: StateFail}
+	unver := Check{Name: "failureTypes", State: StateUnverified}
+	legacy := Check{Name: "delays.server"} // no State: Passed false means failed
+	tests := []struct {
+		name       string
+		res        Result
+		verdict    string
+		timingOnly bool
+	}{
+		{name: "all passed", res: Result{Checks: []Check{pass}}, verdict: VerdictPass, timingOnly: true},
+		{name: "no checks", res: Result{}, verdict: VerdictPass, timingOnly: true},
+		{name: "unverified is not a failure", res: Result{Checks: []Check{pass, unver}}, verdict: VerdictPass, timingOnly: true},
+		{name: "a server delay failed", res: Result{Checks: []Check{pass, failT}}, verdict: VerdictFail, timingOnly: true},
+		{name: "maxDuration failed", res: Result{Checks: []Check{pass, failMax}}, verdict: VerdictFail, timingOnly: true},
+		{name: "a check without a state that did not pass", res: Result{Checks: []Check{legacy}}, verdict: VerdictFail, timingOnly: true},
+		{name: "inconclusive", res: Result{Checks: []Check{pass, incT}}, verdict: VerdictInconclusive, timingOnly: true},
+		{name: "inconclusive and unverified", res: Result{Checks: []Check{incT, unver}}, verdict: VerdictInconclusive, timingOnly: true},
+		{name: "a failure wins over inconclusive", res: Result{Checks: []Check{incT, failMax}}, verdict: VerdictFail, timingOnly: true},
+		{name: "attempts failed", res: Result{Checks: []Check{failT, failN}}, verdict: VerdictFail, timingOnly: false},
+		{name: "delays.client is not timing", res: Result{Checks: []Check{failC, failT}}, verdict: VerdictFail, timingOnly: false},
+		{name: "a non-timing failure with an inconclusive one", res: Result{Checks: []Check{incT, failN}}, verdict: VerdictFail, timingOnly: false},
+		{name: "an error", res: Result{Error: "start mock and proxy: boom", Checks: []Check{pass}}, verdict: VerdictFail, timingOnly: false},
+		{name: "an error with a timing failure", res: Result{Error: "boom", Checks: []Check{failT}}, verdict: VerdictFail, timingOnly: false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := []any{tt.res.verdict(), tt.res.timingOnly()}
+			if diff := cmp.Diff([]any{tt.verdict, tt.timingOnly}, got); diff != "" {
+				t.Errorf("verdict(), timingOnly() mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+	for _, c := range []Check{failT, incT, failMax} {
+		if !c.Timing() {
+			t.Errorf("%s.Timing() = false, want true", c.Name)
+		}
+	}
+	for _, c := range []Check{pass, failN, failC, unver, {Name: "client"}, {Name: "journal"}} {
+		if c.Timing() {
+			t.Errorf("%s.Timing() = true, want false", c.Name)
+		}
+	}
+}
+
+// TestSummaryFinish checks the counts of a summary: skipped scenarios are
+// neither passed nor failed; inconclusive ones are failed and counted as
+// inconclusive; passes on a re-run are passed and counted as such;
+// unverified checks are counted whatever the verdict.
+func TestSummaryFinish(t *testing.T) {
+	unver := Check{Name: "failureTypes", State: StateUnverified}
+	scs := []Result{
+		{Name: "f-inconclusive", Verdict: VerdictInconclusive, Checks: []Check{{Name: "delays.server", State: StateInconclusive}}},
+		{Name: "a-pass", Passed: true, Verdict: VerdictPass},
+		{Name: "c-rerun", Passed: true, Verdict: VerdictPass, PassedOnRerun: true, Reruns: []Rerun{{Run: 2, Verdict: VerdictPass}}},
+		{Name: "d-fail", Verdict: VerdictFail, Checks: []Check{{Name: "attempts", State: StateFail}}},
+		{Name: "e-skip", Verdict: VerdictSkipped, SkipReason: "needs node, which is not in PATH"},
+		{Name: "b-unverified", Passed: true, Verdict: VerdictPass, Checks: []Check{unver}},
+		{Name: "g-fail-unverified", Verdict: VerdictFail, Checks: []Check{unver, {Name: "outcome", State: StateFail}}},
+		{Name: "h-rerun-unverified", Passed: true, Verdict: VerdictPass, PassedOnRerun: true, Checks: []Check{unver}},
+	}
+	sum := Summary{Scenarios: scs}
+	sum.Finish()
+	type counts struct{ Passed, Failed, Inconclusive, Skipped, PassedOnRerun, Unverified int }
+	got := counts{sum.Passed, sum.Failed, sum.Inconclusive, sum.Skipped, sum.PassedOnRerun, sum.Unverified}
+	want := counts{Passed: 4, Failed: 3, Inconclusive: 1, Skipped: 1, PassedOnRerun: 2, Unverified: 3}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("Summary.Finish() counts mismatch (-want +got):\n%s", diff)
+	}
+	var names []string
+	for _, r := range sum.Scenarios {
+		names = append(names, r.Name)
+	}
+	if diff := cmp.Diff([]string{"a-pass", "b-unverified", "c-rerun", "d-fail", "e-skip", "f-inconclusive", "g-fail-unverified", "h-rerun-unverified"}, names); diff != "" {
+		t.Errorf("Summary.Finish() order mismatch (-want +got):\n%s", diff)
+	}
+	if sum.Schema != SummarySchema {
+		t.Errorf("Summary.Finish() schema = %q, want %q", sum.Schema, SummarySchema)
+	}
+	// Finish counts afresh each time.
+	sum.Finish()
+	if again := (counts{sum.Passed, sum.Failed, sum.Inconclusive, sum.Skipped, sum.PassedOnRerun, sum.Unverified}); again != want {
+		t.Errorf("second Summary.Finish() = %+v, want %+v", again, want)
+	}
+}
+
+// TestCheckSettle: settle fills State from Passed and Passed from State.
+func TestCheckSettle(t *testing.T) {
+	got := settle([]Check{
+		{Name: "a", Passed: true},
+		{Name: "b"},
+		{Name: "c", State: StateUnverified, Passed: true},
+		{Name: "d", State: StateInconclusive},
+		{Name: "e", State: StatePass},
+	})
+	want := []Check{
+		{Name: "a", Passed: true, State: StatePass},
+		{Name: "b", State: StateFail},
+		{Name: "c", State: StateUnverified},
+		{Name: "d", State: StateInconclusive},
+		{Name: "e", Passed: true, State: StatePass},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("settle() mismatch (-want +got):\n%s", diff)
+	}
+}
