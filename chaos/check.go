@@ -402,13 +402,16 @@ func policyDelayChecks(sc *Scenario, ob Observed, env EnvelopeFunc) []Check {
 		switch {
 		case ob.ClientTrace && i < len(cw):
 			e = envc(i, cw[i])
-		case !ob.ClientTrace && sw.After-1 < len(ob.InferredTypes):
-			var ra time.Duration
-			has := false
-			if k := sw.After - 1; k < len(ob.InferredRetryAfter) && ob.InferredRetryAfter[k] != nil {
-				ra, has = *ob.InferredRetryAfter[k], true
+		case !ob.ClientTrace:
+			// InferredTypes has one entry per failed attempt.
+			if j := ob.failedIndex(sw.After); j >= 0 && j < len(ob.InferredTypes) {
+				var ra time.Duration
+				has := false
+				if j < len(ob.InferredRetryAfter) && ob.InferredRetryAfter[j] != nil {
+					ra, has = *ob.InferredRetryAfter[j], true
+				}
+				e = pe.of(sw.After, ob.InferredTypes[j], ob.attemptOnTarget(sw.After), ra, has)
 			}
-			e = pe.of(sw.After, ob.InferredTypes[sw.After-1], ob.attemptOnTarget(sw.After), ra, has)
 		}
 		bands[i] = ob.serverBand(sc, sw, scaleDur(e.lo, scale), scaleDur(e.hi, scale), e.ok)
 	}
@@ -620,6 +623,9 @@ func gapCheck(ob Observed, bands []gapBand, wantPrefix, wantSuffix string) Check
 			}
 		}
 	}
+	if c.State == StateFail {
+		c.Hint = "" // a wait outside its band is wrong, however busy the machine
+	}
 	c.Passed = c.State == StatePass
 	c.Want = wantPrefix + orNone(strings.Join(wants, ", ")) + wantSuffix
 	c.Got = orNone(strings.Join(gots, ", "))
@@ -636,6 +642,25 @@ func wrongWaits(b gapBand) string {
 		s = append(s, "≤ "+fmtDur(b.lo/2))
 	}
 	return strings.Join(append(s, "≥ "+fmtDur(b.hi+max(b.hi, MinSeparation))), " or ")
+}
+
+// failedIndex is the index of server attempt k (1-based) among the failed
+// attempts (InferredTypes, the client's RetryAttempt events), or -1 when it
+// did not fail.
+func (ob Observed) failedIndex(k int) int {
+	if k < 1 || k > len(ob.FailedAttempts) || !ob.FailedAttempts[k-1] {
+		if len(ob.FailedAttempts) == 0 && k >= 1 {
+			return k - 1 // hand-built Observed: every attempt before the last failed
+		}
+		return -1
+	}
+	j := 0
+	for i := 0; i < k-1; i++ {
+		if ob.FailedAttempts[i] {
+			j++
+		}
+	}
+	return j
 }
 
 // attemptOnTarget is the number of server attempt k (1-based) within its
@@ -674,10 +699,10 @@ func (ob Observed) gaveUpEarly(pe policyEnvelopes, cw []clientWait) (string, boo
 		ft, attempt := "", ob.attemptOnTarget(k)
 		var ra time.Duration
 		has := false
-		if ob.ClientTrace {
-			if failed-1 >= len(ob.Retries) {
-				continue
-			}
+		// The client's own account of the failure when it recorded one;
+		// a client that did not record its last failure is judged by the
+		// failure the fault implies.
+		if ob.ClientTrace && failed-1 < len(ob.Retries) {
 			r := ob.Retries[failed-1]
 			ft, attempt = r.FailureType, r.Attempt
 			if r.RetryAfterMs != nil {
@@ -688,7 +713,7 @@ func (ob Observed) gaveUpEarly(pe policyEnvelopes, cw []clientWait) (string, boo
 				continue
 			}
 			ft = ob.InferredTypes[failed-1]
-			if ob.InferredRetryAfter[failed-1] != nil {
+			if failed-1 < len(ob.InferredRetryAfter) && ob.InferredRetryAfter[failed-1] != nil {
 				ra, has = *ob.InferredRetryAfter[failed-1], true
 			}
 		}

@@ -154,5 +154,7 @@ func (m *lagMeter) wait(pgid int, from, to time.Time) (time.Duration, bool) {
 	if i == 0 || j >= len(g.samples) {
 		return 0, false
 	}
-	return g.samples[j].cum - g.samples[i-1].cum, true
+	// A reversed span (an arrival stamped before the previous end) has no
+	// wait; cum never decreases, so the difference is then at most 0.
+	return max(0, g.samples[j].cum-g.samples[i-1].cum), true
 }
