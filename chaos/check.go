@@ -149,6 +149,10 @@ type Observed struct {
 	// each failed attempt carried.
 	InferredTypes      []string
 	InferredRetryAfter []*time.Duration
+	// InferredNotRetried[i] is set when the policy does not retry the i-th
+	// failed attempt's exact failure (its status, a stream already begun,
+	// x-should-retry), whatever its failure type's strategy says.
+	InferredNotRetried []bool
 
 	Duration  time.Duration // wall-clock
 	TimeScale float64
@@ -411,6 +415,9 @@ func policyDelayChecks(sc *Scenario, ob Observed, env EnvelopeFunc) []Check {
 					ra, has = *ob.InferredRetryAfter[j], true
 				}
 				e = pe.of(sw.After, ob.InferredTypes[j], ob.attemptOnTarget(sw.After), ra, has)
+				if j < len(ob.InferredNotRetried) && ob.InferredNotRetried[j] {
+					e = envl{}
+				}
 			}
 		}
 		bands[i] = ob.serverBand(sc, sw, scaleDur(e.lo, scale), scaleDur(e.hi, scale), e.ok)
@@ -716,6 +723,9 @@ func (ob Observed) gaveUpEarly(pe policyEnvelopes, cw []clientWait) (string, boo
 			if failed-1 < len(ob.InferredRetryAfter) && ob.InferredRetryAfter[failed-1] != nil {
 				ra, has = *ob.InferredRetryAfter[failed-1], true
 			}
+		}
+		if failed-1 < len(ob.InferredNotRetried) && ob.InferredNotRetried[failed-1] {
+			continue // the policy does not retry this very failure (its status, a stream already begun)
 		}
 		if e := pe.of(k, ft, attempt, ra, has); e.ok {
 			return fmt.Sprintf("server.jsonl: the client stopped after attempt %d (%s, attempt %d of its request), where its policy retries after %s",

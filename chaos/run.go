@@ -526,9 +526,10 @@ func observe(sc *Scenario, attempts []ServerAttempt, tracePath string, scale flo
 			ob.ServerWaits = append(ob.ServerWaits, Wait{After: k + 1, Gap: attempts[k+1].Arrived.Sub(a.Ended)})
 		}
 		if !succeeded(a) {
-			ft, ra := inferFailure(sc, k, a)
+			ft, ra, retried := inferFailure(sc, k, a)
 			ob.InferredTypes = append(ob.InferredTypes, ft)
 			ob.InferredRetryAfter = append(ob.InferredRetryAfter, ra)
+			ob.InferredNotRetried = append(ob.InferredNotRetried, !retried)
 		}
 	}
 	return ob, notes

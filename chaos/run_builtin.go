@@ -115,7 +115,13 @@ func (r *Runner) runBuiltin(ctx context.Context, sc *Scenario, baseURL, tracePat
 // Retry-After is read from the headers the mock sent the way the scenario's
 // policy reads them (forgeflare reads retry-after only; the SDKs read
 // retry-after-ms first).
-func inferFailure(sc *Scenario, k int, a ServerAttempt) (string, *time.Duration) {
+//
+// retried is false when the policy does not retry that exact failure (its
+// status, whether it came after the stream began, its x-should-retry), which
+// its failure type alone may not say: the SDKs retry an overloaded 529 but
+// not an overloaded_error SSE event mid-stream; forgeflare retries a
+// timeout but not a 408.
+func inferFailure(sc *Scenario, k int, a ServerAttempt) (ft string, retryAfter *time.Duration, retried bool) {
 	var f Fault
 	if k < len(sc.Attempts) {
 		f = sc.Attempts[k]
@@ -161,16 +167,18 @@ func inferFailure(sc *Scenario, k int, a ServerAttempt) (string, *time.Duration)
 		}
 	}
 	c := retry.Classify(pe)
-	if f.Kind() == FaultStatus {
-		if pol, err := PolicyFor(sc); err == nil {
+	retried = true
+	if pol, err := PolicyFor(sc); err == nil {
+		if f.Kind() == FaultStatus {
 			c.RetryAfter, c.HasRetryAfter = pol.ReadRetryAfter(retryAfterHeaders(f), a.Ended)
 		}
+		retried = pol.Retries(c)
 	}
 	if c.HasRetryAfter {
 		d := c.RetryAfter
-		return string(c.Type), &d
+		return string(c.Type), &d, retried
 	}
-	return string(c.Type), nil
+	return string(c.Type), nil, retried
 }
 
 // retryAfterHeaders are the headers of a status fault's response that carry

@@ -395,7 +395,7 @@ func TestInferFailureRetryAfterHeaders(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			_, got := inferFailure(sc, 0, ServerAttempt{N: 1, Fault: FaultStatus, Status: 429, Ended: ended})
+			_, got, _ := inferFailure(sc, 0, ServerAttempt{N: 1, Fault: FaultStatus, Status: 429, Ended: ended})
 			g := time.Duration(-1)
 			if got != nil {
 				g = *got

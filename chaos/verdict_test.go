@@ -839,3 +839,36 @@ func TestCheckSettle(t *testing.T) {
 		t.Errorf("settle() mismatch (-want +got):\n%s", diff)
 	}
 }
+
+// TestGaveUpEarlyExactFailure is a regression test: the SDKs retry an
+// overloaded 529 but never an overloaded_error SSE event after the stream
+// began, and forgeflare retries a timeout but not a 408. A client that
+// stopped there was right, whatever its failure type's strategy says.
+func TestGaveUpEarlyExactFailure(t *testing.T) {
+	for _, tc := range []struct {
+		name, policy string
+		fault        Fault
+		outcome      string
+	}{
+		{"sdk: SSE overloaded_error mid-stream", "anthropic-sdk", Fault{SSEError: &SSEErrorFault{AfterEvents: 3, Type: "overloaded_error"}}, "failure"},
+		{"sdk: cut stream", "openai-node", Fault{Drop: &DropFault{AfterBytes: 200}}, "failure"},
+		{"forgeflare: 408", "forgeflare", Fault{Status: 408}, "failure"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			sc := parse(t, "exact", "client: {policy: "+tc.policy+"}\nexpect: {delays: policy}\n")
+			sc.Attempts = []Fault{tc.fault}
+			env, err := envelopeFor(sc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ended := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
+			ob, _ := observe(sc, []ServerAttempt{{N: 1, Fault: tc.fault.Kind(), Status: tc.fault.Status, Arrived: ended.Add(-time.Second), Ended: ended}}, "", 1)
+			ob.Outcome = tc.outcome
+			for _, c := range Evaluate(sc, ob, env) {
+				if c.State == StateFail {
+					t.Errorf("%s failed: want %s, got %s (%s)", c.Name, c.Want, c.Got, c.Where)
+				}
+			}
+		})
+	}
+}

@@ -205,6 +205,13 @@ func (p *Policy) Clone() *Policy {
 	return &q
 }
 
+// Retries reports whether p retries the failure c at all, before counting
+// attempts or reading its Retry-After: its type, its HTTP status, whether it
+// came after the stream began, and the x-should-retry it carried. A harness
+// that knows the exact failure a client met (not only its type, as
+// Envelope takes) asks this.
+func (p *Policy) Retries(c Classification) bool { return p.retries(c, p.Strategy(c.Type)) }
+
 // retries reports whether p retries c at all (before counting attempts).
 func (p *Policy) retries(c Classification, s Strategy) bool {
 	if !p.Enabled || c.Type == Canceled || (p.ClientTimeoutFinal && c.ClientTimeout) {
