@@ -492,11 +492,15 @@ func observe(sc *Scenario, attempts []ServerAttempt, tracePath string, scale flo
 	// least one RetryAttempt, or requests that all succeeded first time. A
 	// trace with only ProviderRequestFinished lines says how many retries
 	// there were but not what failed; the faults then tell.
-	sumRetries := 0
+	// A request that failed had a failed attempt, which a full trace
+	// records as a RetryAttempt: without one, the trace does not say what
+	// failed either.
+	sumRetries, anyFailed := 0, false
 	for _, f := range finished {
 		sumRetries += f.Retries
+		anyFailed = anyFailed || !f.Success
 	}
-	ob.ClientTrace = len(ob.Retries) > 0 || (len(finished) > 0 && sumRetries == 0)
+	ob.ClientTrace = len(ob.Retries) > 0 || (len(finished) > 0 && sumRetries == 0 && !anyFailed)
 
 	// last[k] is true when server attempt k was the last of its logical
 	// request: the gap after it is not a wait. From the client's

@@ -305,6 +305,15 @@ attempts: [{status: 400}, {status: 529}]
 			types: []string{"invalid_request", "overloaded"},
 		},
 		{
+			// Regression: a failed request with 0 retries and no
+			// RetryAttempt was taken for a full trace, and its 400 was
+			// reported as failure types "none".
+			name:  "trace of retries: 0 only, one request failed: failures inferred",
+			trace: "{\"v\":1,\"type\":\"ProviderRequestFinished\",\"payload\":{\"success\":false,\"retries\":0}}\n{\"v\":1,\"type\":\"ProviderRequestFinished\",\"payload\":{\"success\":true,\"retries\":0}}\n",
+			waits: []Wait{{After: 1, Gap: ms(5)}, {After: 2, Gap: ms(200)}},
+			types: []string{"invalid_request", "overloaded"},
+		},
+		{
 			name: "garbage lines are skipped and named",
 			trace: `{"v":1,"type":"RetryAttempt","payload":{"attempt":1,"failureType":"invalid_request","willRetry":false}}
 this is not json
