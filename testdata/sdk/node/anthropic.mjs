@@ -6,9 +6,9 @@
 // x-should-retry). Each request streams (messages.create with stream: true)
 // and is read to its end. See docs/sdk-clients.md.
 import Anthropic from '@anthropic-ai/sdk';
-import { run, IncompleteStreamError } from './common.mjs';
+import { run, timedFetch, IncompleteStreamError } from './common.mjs';
 
-const client = new Anthropic();
+const client = new Anthropic({ fetch: timedFetch });
 const model = process.env.RETRYLAB_MODEL || 'claude-haiku-4-5';
 
 await run('anthropic', async () => {

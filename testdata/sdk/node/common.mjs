@@ -34,6 +34,7 @@ export async function run(label, one) {
   const n = requests();
   let failed = 0;
   for (let i = 1; i <= n; i++) {
+    lastAnswer = null;
     const start = Date.now();
     try {
       const what = await one(i);
@@ -51,3 +52,20 @@ export async function run(label, one) {
 // its final event (what an application would check); the SDKs themselves
 // throw on a cut stream, so this is a safety net.
 export class IncompleteStreamError extends Error {}
+
+// timedFetch is the global fetch, timed for bench/chaosacc: each attempt
+// after the first of a logical request prints "retrylab-sdk-wait Nms" on
+// stderr, the time from the previous attempt's answer (its headers, or its
+// failure) to this attempt, as the client itself saw it; the harness's
+// accuracy is the gap it measured minus this. It returns what fetch
+// returns and changes nothing the SDK does.
+let lastAnswer = null;
+export async function timedFetch(url, init) {
+  const now = performance.now();
+  if (lastAnswer !== null) console.error(`retrylab-sdk-wait ${(now - lastAnswer).toFixed(1)}ms`);
+  try {
+    return await fetch(url, init);
+  } finally {
+    lastAnswer = performance.now();
+  }
+}

@@ -9,7 +9,7 @@
 //   node openai.mjs openai7    the `openai7` alias (npm:openai@7.x)
 //
 // See docs/sdk-clients.md.
-import { run, IncompleteStreamError } from './common.mjs';
+import { run, timedFetch, IncompleteStreamError } from './common.mjs';
 
 const pkg = process.argv[2] ?? 'openai';
 if (pkg !== 'openai' && pkg !== 'openai7') {
@@ -17,7 +17,7 @@ if (pkg !== 'openai' && pkg !== 'openai7') {
   process.exit(2);
 }
 const { default: OpenAI } = await import(pkg);
-const client = new OpenAI();
+const client = new OpenAI({ fetch: timedFetch });
 const model = process.env.RETRYLAB_MODEL || 'gpt-4o-mini';
 
 await run(pkg, async () => {

@@ -11,14 +11,18 @@ package main
 import (
 	"context"
 	"fmt"
+	"net/http"
 
 	"github.com/anthropics/anthropic-sdk-go"
+	"github.com/anthropics/anthropic-sdk-go/option"
 
 	"retrylab.test/sdkclients/internal/sdkclient"
 )
 
 func main() {
-	client := anthropic.NewClient()
+	client := anthropic.NewClient(option.WithMiddleware(func(req *http.Request, next option.MiddlewareNext) (*http.Response, error) {
+		return sdkclient.Timed(req, next)
+	}))
 	model := sdkclient.Model("claude-haiku-4-5")
 	sdkclient.Run("anthropic-go", func(ctx context.Context) (string, error) {
 		stream := client.Messages.NewStreaming(ctx, anthropic.MessageNewParams{

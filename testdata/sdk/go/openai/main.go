@@ -11,14 +11,18 @@ package main
 import (
 	"context"
 	"fmt"
+	"net/http"
 
 	"github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/option"
 
 	"retrylab.test/sdkclients/internal/sdkclient"
 )
 
 func main() {
-	client := openai.NewClient()
+	client := openai.NewClient(option.WithMiddleware(func(req *http.Request, next option.MiddlewareNext) (*http.Response, error) {
+		return sdkclient.Timed(req, next)
+	}))
 	model := sdkclient.Model("gpt-4o-mini")
 	sdkclient.Run("openai-go", func(ctx context.Context) (string, error) {
 		stream := client.Chat.Completions.NewStreaming(ctx, openai.ChatCompletionNewParams{

@@ -14,6 +14,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"os"
 	"strconv"
 	"strings"
@@ -42,6 +43,7 @@ func Run(label string, one func(ctx context.Context) (string, error)) {
 	}
 	failed := 0
 	for i := 1; i <= n; i++ {
+		lastAnswer = time.Time{}
 		start := time.Now()
 		what, err := one(context.Background())
 		ms := time.Since(start).Milliseconds()
@@ -62,4 +64,23 @@ func Run(label string, one func(ctx context.Context) (string, error)) {
 func describe(err error) string {
 	msg := strings.Join(strings.Fields(err.Error()), " ")
 	return fmt.Sprintf("%T: %s", err, msg)
+}
+
+// lastAnswer is when the previous attempt of the current request was
+// answered (its headers, or its failure); zero before the first.
+var lastAnswer time.Time
+
+// Timed runs one attempt through next, timed for bench/chaosacc: each
+// attempt after the first of a logical request prints "retrylab-sdk-wait
+// Nms" on stderr, the time from the previous attempt's answer to this
+// attempt as the client saw it. The programs install it as an SDK
+// middleware, which runs inside the SDK's retry loop and changes nothing
+// it does.
+func Timed(req *http.Request, next func(*http.Request) (*http.Response, error)) (*http.Response, error) {
+	if !lastAnswer.IsZero() {
+		fmt.Fprintf(os.Stderr, "retrylab-sdk-wait %.1fms\n", float64(time.Since(lastAnswer).Microseconds())/1000)
+	}
+	resp, err := next(req)
+	lastAnswer = time.Now()
+	return resp, err
 }
