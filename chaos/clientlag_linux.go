@@ -14,17 +14,23 @@ import (
 // one), from /proc/PID/task/TID/schedstat (its first two fields, in
 // nanoseconds).
 type procLag struct {
-	pgrp map[int]int   // pid → process group, for live pids
-	last map[int]int64 // tid → cumulated run-queue wait at the previous read
-	self int           // this process's group, never cached (see read)
-	buf  []byte
+	root  string        // /proc
+	pgrp  map[int]int   // pid → process group, for live pids
+	last  map[int]int64 // tid → cumulated run-queue wait at the previous read
+	names map[int]threadComm
+	self  int // this process's group, never cached (see read)
+	buf   []byte
 }
 
 func newLagSource() lagSource {
 	if _, err := os.Stat("/proc/self/schedstat"); err != nil {
 		return nil
 	}
-	return &procLag{pgrp: map[int]int{}, last: map[int]int64{}, self: syscall.Getpgrp(), buf: make([]byte, 0, 1024)}
+	return newProcLag("/proc")
+}
+
+func newProcLag(root string) *procLag {
+	return &procLag{root: root, pgrp: map[int]int{}, last: map[int]int64{}, names: map[int]threadComm{}, self: syscall.Getpgrp(), buf: make([]byte, 0, 1024)}
 }
 
 func (p *procLag) read(groups []int) map[int]time.Duration {
@@ -33,7 +39,7 @@ func (p *procLag) read(groups []int) map[int]time.Duration {
 	for _, g := range groups {
 		watched[g] = true
 	}
-	d, err := os.Open("/proc")
+	d, err := os.Open(p.root)
 	if err != nil {
 		return out
 	}
@@ -72,23 +78,45 @@ func (p *procLag) read(groups []int) map[int]time.Duration {
 			delete(p.last, tid)
 		}
 	}
+	for tid := range p.names {
+		if !seen[tid] {
+			delete(p.names, tid)
+		}
+	}
 	return out
 }
 
 // processWait returns the largest growth of a thread's run-queue wait since
-// the previous read, over pid's threads.
+// the previous read, over pid's threads that may carry the client's work.
+//
+// A thread its runtime named differently from the process's main thread is
+// a helper (Node's "V8 DefaultWorke" compiler and GC threads, its
+// "libuv-worker" pool), which runs beside a sleeping client without holding
+// its retry: right after a Node client starts, those threads compile and
+// queue for 100–300ms on a busy machine while its main thread, which runs
+// the timers and the sockets, is late by a tenth of that. Threads that
+// share the main thread's name (every thread of a Go program, which may run
+// the client's goroutine on any of them) all count.
 func (p *procLag) processWait(pid int, seen map[int]bool) time.Duration {
-	dir := "/proc/" + strconv.Itoa(pid) + "/task"
+	dir := p.root + "/" + strconv.Itoa(pid) + "/task"
 	d, err := os.Open(dir)
 	if err != nil {
 		return 0
 	}
 	tids, _ := d.Readdirnames(-1)
 	d.Close()
+	main := ""
+	if len(tids) > 1 {
+		main = p.threadName(dir, pid)
+	}
 	var worst int64
 	for _, name := range tids {
 		tid, err := strconv.Atoi(name)
 		if err != nil {
+			continue
+		}
+		seen[tid] = true
+		if main != "" && tid != pid && p.threadName(dir, tid) != main {
 			continue
 		}
 		v, ok := p.readSchedstat(dir+"/"+name+"/schedstat", len(tids) == 1)
@@ -106,8 +134,33 @@ func (p *procLag) processWait(pid int, seen map[int]bool) time.Duration {
 	return time.Duration(worst)
 }
 
+// threadName returns a thread's name (/proc/PID/task/TID/comm), cached for
+// nameTicks reads: a runtime names its worker threads once, just after it
+// starts them.
+func (p *procLag) threadName(dir string, tid int) string {
+	if c, ok := p.names[tid]; ok && c.reads < nameTicks {
+		c.reads++
+		p.names[tid] = c
+		return c.name
+	}
+	b, err := p.readFile(dir + "/" + strconv.Itoa(tid) + "/comm")
+	if err != nil {
+		return ""
+	}
+	name := string(bytes.TrimSpace(b))
+	p.names[tid] = threadComm{name: name}
+	return name
+}
+
+type threadComm struct {
+	name  string
+	reads int
+}
+
+const nameTicks = 10
+
 func (p *procLag) readPgrp(pid int) int {
-	b, err := p.readFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	b, err := p.readFile(p.root + "/" + strconv.Itoa(pid) + "/stat")
 	if err != nil {
 		return -1
 	}
