@@ -15,7 +15,9 @@ hogs=${HOGS:-2}
 out=${OUT:-$(mktemp -d)}
 go build -o "$out/retrylab" ./cmd/retrylab
 pids=()
-trap 'for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done' EXIT INT TERM
+stop() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; }
+trap stop EXIT
+trap 'stop; exit 130' INT TERM
 for ((i = 0; i < hogs; i++)); do
   sh -c 'while :; do :; done' &
   pids+=($!)

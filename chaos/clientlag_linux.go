@@ -3,7 +3,9 @@ package chaos
 import (
 	"bytes"
 	"os"
+	"path/filepath"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 )
@@ -89,14 +91,14 @@ func (p *procLag) read(groups []int) map[int]time.Duration {
 // processWait returns the largest growth of a thread's run-queue wait since
 // the previous read, over pid's threads that may carry the client's work.
 //
-// A thread its runtime named differently from the process's main thread is
-// a helper (Node's "V8 DefaultWorke" compiler and GC threads, its
-// "libuv-worker" pool), which runs beside a sleeping client without holding
-// its retry: right after a Node client starts, those threads compile and
-// queue for 100–300ms on a busy machine while its main thread, which runs
-// the timers and the sockets, is late by a tenth of that. Threads that
-// share the main thread's name (every thread of a Go program, which may run
-// the client's goroutine on any of them) all count.
+// Helper threads run beside a sleeping client without holding its retry:
+// right after a Node client starts, V8's compiler and GC threads queue for
+// 100–500ms on a busy machine while its main thread, which runs the timers
+// and the sockets, is late by a tenth of that. So an event-loop runtime
+// (node, bun, deno) counts its main thread alone; elsewhere a thread its
+// runtime named differently from the main thread is a helper and is left
+// out, and threads that share the main thread's name (every thread of a Go
+// program, which may run the client's goroutine on any of them) all count.
 func (p *procLag) processWait(pid int, seen map[int]bool) time.Duration {
 	dir := p.root + "/" + strconv.Itoa(pid) + "/task"
 	d, err := os.Open(dir)
@@ -105,9 +107,14 @@ func (p *procLag) processWait(pid int, seen map[int]bool) time.Duration {
 	}
 	tids, _ := d.Readdirnames(-1)
 	d.Close()
+	single := len(tids) == 1
 	main := ""
-	if len(tids) > 1 {
-		main = p.threadName(dir, pid)
+	if !single {
+		if p.eventLoop(pid) {
+			tids = []string{strconv.Itoa(pid)}
+		} else {
+			main = p.threadName(dir, pid)
+		}
 	}
 	var worst int64
 	for _, name := range tids {
@@ -119,7 +126,7 @@ func (p *procLag) processWait(pid int, seen map[int]bool) time.Duration {
 		if main != "" && tid != pid && p.threadName(dir, tid) != main {
 			continue
 		}
-		v, ok := p.readSchedstat(dir+"/"+name+"/schedstat", len(tids) == 1)
+		v, ok := p.readSchedstat(dir+"/"+name+"/schedstat", single)
 		if !ok {
 			continue
 		}
@@ -132,6 +139,18 @@ func (p *procLag) processWait(pid int, seen map[int]bool) time.Duration {
 		worst = max(worst, v-prev)
 	}
 	return time.Duration(worst)
+}
+
+// eventLoopRuntimes run a program's code, its timers and its sockets on the
+// main thread; their other threads (V8's compiler and GC workers, libuv's
+// pool) run beside a sleeping client and, in Node 20, share its name.
+var eventLoopRuntimes = map[string]bool{"node": true, "nodejs": true, "bun": true, "deno": true}
+
+// eventLoop reports whether pid runs an event-loop runtime (its
+// executable's name, read each time: a process may exec one).
+func (p *procLag) eventLoop(pid int) bool {
+	exe, err := os.Readlink(p.root + "/" + strconv.Itoa(pid) + "/exe")
+	return err == nil && eventLoopRuntimes[filepath.Base(strings.TrimSuffix(exe, " (deleted)"))]
 }
 
 // threadName returns a thread's name (/proc/PID/task/TID/comm), cached for
