@@ -85,10 +85,19 @@ type Retrier struct {
 	OutputTokens int
 	Operation    Safety
 	// OnSleep, if set, is called after each wait Do slept, with what the
-	// timer was set for and when it started and ended (by Now): a harness
-	// that checks the waits a server saw uses it to tell the client's own
+	// timer was set for and when it started and ended (by Now), and with a
+	// wait of 0 for a retry at once or a switch of model: a harness that
+	// checks the waits a server saw uses it to tell the client's own
 	// lateness from a wrong wait.
 	OnSleep func(Sleep)
+}
+
+// noteSleep reports a wait to OnSleep: planned, from start to end(). A
+// retry at once and a switch of model are waits of 0.
+func (r *Retrier) noteSleep(attempt int, planned time.Duration, start time.Time, end func() time.Time) {
+	if r.OnSleep != nil {
+		r.OnSleep(Sleep{Attempt: attempt, Planned: planned, Start: start, End: end()})
+	}
 }
 
 // Sleep is one wait of Retrier.Do as it was slept.
@@ -270,6 +279,7 @@ func (r *Retrier) Do(ctx context.Context, call func(ctx context.Context, a Attem
 			fmt.Fprintf(log, "[retry] Switching from %s to %s (%s)\n", esc.From, esc.To, sw.reason)
 			used[sw.key] = true
 			cur, onTarget, limit, prev = sw.to, 0, sw.limit, 0
+			r.noteSleep(n, 0, now(), now)
 			continue
 		}
 
@@ -303,9 +313,9 @@ func (r *Retrier) Do(ctx context.Context, call func(ctx context.Context, a Attem
 			t1 := now()
 			slept += t1.Sub(t0)
 			waited += delay
-			if r.OnSleep != nil {
-				r.OnSleep(Sleep{Attempt: n, Planned: sleep, Start: t0, End: t1})
-			}
+			r.noteSleep(n, sleep, t0, func() time.Time { return t1 })
+		} else {
+			r.noteSleep(n, 0, now(), now)
 		}
 		prev = delay
 	}

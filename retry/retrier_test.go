@@ -496,3 +496,27 @@ func TestPermanentNetworkErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestOnSleep: each wait is reported as slept, in real time (TimeScale
+// applied), and a retry at once as a wait of 0, so that a harness can tell
+// the client's own lateness from a wrong wait.
+func TestOnSleep(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var got []Sleep
+		r := &Retrier{Policy: mustPreset(t, "forgeflare"), Provider: "anthropic", Model: "m", TimeScale: 0.5,
+			OnSleep: func(s Sleep) { got = append(got, s) }}
+		start := time.Now()
+		if res := doFake(t, r, httpErr(529), retryAfterErr(429, "0", 0), httpErr(503)); res.err != nil {
+			t.Fatal(res.err)
+		}
+		// 529: 2s × 0.5; retry-after 0: at once; 503 (third failure): 8s × 0.5.
+		want := []Sleep{
+			{Attempt: 1, Planned: time.Second, Start: start, End: start.Add(time.Second)},
+			{Attempt: 2, Planned: 0, Start: start.Add(time.Second), End: start.Add(time.Second)},
+			{Attempt: 3, Planned: 4 * time.Second, Start: start.Add(time.Second), End: start.Add(5 * time.Second)},
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("OnSleep mismatch (-want +got):\n%s", diff)
+		}
+	})
+}
