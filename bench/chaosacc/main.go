@@ -105,7 +105,7 @@ func main() {
 			worst = e[len(e)-1]
 		}
 		fmt.Printf("| %s | %s | %d | %+.0fms | %+.0fms | %+.0fms |\n", k.client, k.fault, len(e),
-			e[len(e)/2], e[int(float64(len(e)-1)*0.9)], worst)
+			e[len(e)/2], e[int(math.Ceil(0.9*float64(len(e))))-1], worst)
 	}
 }
 
