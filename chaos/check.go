@@ -135,6 +135,11 @@ type Observed struct {
 	// attempt of its logical request.
 	FailedAttempts []bool
 	RequestEnds    []bool
+	// RequestsSeen is how many logical requests the server's attempts make
+	// when they are split where the policy says a request must end (no
+	// client trace, several requests); RequestsWanted is the scenario's
+	// requests. Both 0 when not counted.
+	RequestsSeen, RequestsWanted int
 
 	// ClientTrace reports whether the client wrote a trace; when false the
 	// failure types and waits come from the server (InferredTypes, InferredWaits).
@@ -375,6 +380,12 @@ func policyDelayChecks(sc *Scenario, ob Observed, env EnvelopeFunc) []Check {
 		if i < len(ob.ServerWaits) {
 			after = ob.ServerWaits[i].After
 		}
+		// The failure the mock sent decides whether the policy retries it,
+		// whatever type the client recorded for it (a 400 written down as
+		// server_error is still a 400).
+		if j := ob.failedIndex(after); after > 0 && j >= 0 && j < len(ob.InferredNotRetried) && ob.InferredNotRetried[j] {
+			return envl{}
+		}
 		return pe.of(after, w.ft, w.attempt, w.retryAfter, w.hasRetryAfter)
 	}
 	var cs []Check
@@ -430,6 +441,15 @@ func policyDelayChecks(sc *Scenario, ob Observed, env EnvelopeFunc) []Check {
 	if c.State != StateFail {
 		if where, ok := ob.gaveUpEarly(pe, cw); !ok {
 			c.Passed, c.State, c.Where = false, StateFail, where
+		}
+	}
+	if c.State != StateFail && ob.RequestsWanted > 0 && ob.RequestsSeen != ob.RequestsWanted {
+		c.Passed, c.State, c.Hint = false, StateFail, ""
+		c.Where = fmt.Sprintf("server.jsonl: split where the policy ends a request, the attempts make %d requests, the scenario %d: ", ob.RequestsSeen, ob.RequestsWanted)
+		if ob.RequestsSeen < ob.RequestsWanted {
+			c.Where += "a failure the policy retries was not retried (a new request came instead of the retry)"
+		} else {
+			c.Where += "a failure the policy does not retry (or no attempt left) was retried"
 		}
 	}
 	return append(cs, c)
@@ -626,7 +646,7 @@ func gapCheck(ob Observed, bands []gapBand, wantPrefix, wantSuffix string) Check
 			if c.State == StatePass {
 				c.State = StateInconclusive
 				c.Where = where + fmt.Sprintf("; with this much noise a wrong wait (%s) could pass too", wrongWaits(b))
-				c.Hint = "the machine was too busy to tell: lower --parallel, or raise the scenario's timeScale so the waits are longer than the noise"
+				c.Hint = inconclusiveHint
 			}
 		}
 	}
@@ -641,6 +661,10 @@ func gapCheck(ob Observed, bands []gapBand, wantPrefix, wantSuffix string) Check
 	}
 	return c
 }
+
+// inconclusiveHint says what to do about an inconclusive timing check.
+const inconclusiveHint = "the noise measured around the wait (or a wide expect.tolerance) is too large to tell a right wait from a wrong one: " +
+	"run fewer scenarios at once (chaos run --parallel) or on a quieter machine, raise the scenario's timeScale so the waits are longer than the noise, or narrow its tolerance"
 
 // wrongWaits names the plausibly wrong waits a band is meant to reject.
 func wrongWaits(b gapBand) string {

@@ -208,6 +208,12 @@ func (r *Runner) runScenario(ctx context.Context, sc *Scenario, dir string) Resu
 		why := append(failedCheckNames(res.FailedChecks()), failedCheckNames(res.InconclusiveChecks())...)
 		r.logf(sc.Name, "run %d of at most %d, to confirm (%s)", run, r.Confirm+1, strings.Join(why, ", "))
 		rr := r.runOnce(ctx, sc, filepath.Join(dir, fmt.Sprintf("rerun-%d", run)))
+		if ctx.Err() != nil {
+			// An interrupted re-run proves nothing either way: the
+			// scenario keeps its first run's verdict.
+			r.logf(sc.Name, "run %d interrupted; the first run's verdict stands", run)
+			break
+		}
 		res.Reruns = append(res.Reruns, Rerun{Run: run, Verdict: rr.Verdict, Checks: notPassed(rr.Checks),
 			DelaysMs: rr.DelaysMs, LatenessMs: rr.LatenessMs, Dir: rr.Dir})
 		if rr.Verdict == VerdictFail {
@@ -218,9 +224,9 @@ func (r *Runner) runScenario(ctx context.Context, sc *Scenario, dir string) Resu
 			break
 		}
 	}
-	if !res.Passed {
+	if !res.Passed && len(res.Reruns) > 0 {
 		res.Verdict = VerdictInconclusive
-		if fails >= 2 || (fails == 1 && len(res.Reruns) == 0) {
+		if fails >= 2 {
 			res.Verdict = VerdictFail
 		}
 	}
@@ -417,11 +423,12 @@ func (r *Runner) runOnce(ctx context.Context, sc *Scenario, dir string) (res Res
 			if a := attempts[k-1].Arrived; a.Before(from) {
 				from = a
 			}
-			ob.ServerWaits[i].Slack = max(2*r.probe.lateness(from, attempts[k].Arrived.Add(probeTick)), time.Microsecond)
+			end := waitEnd(sc, attempts, k)
+			ob.ServerWaits[i].Slack = max(2*r.probe.lateness(from, end.Add(probeTick)), time.Microsecond)
 			if cr.pgid != 0 {
-				ob.ServerWaits[i].ClientLag, ob.ServerWaits[i].ClientLagMeasured = r.lag.wait(cr.pgid, attempts[k-1].Ended, attempts[k].Arrived)
+				ob.ServerWaits[i].ClientLag, ob.ServerWaits[i].ClientLagMeasured = r.lag.wait(cr.pgid, attempts[k-1].Ended, end)
 			}
-			ob.ServerWaits[i].Sleep = sleepIn(cr.sleeps, attempts[k-1], attempts[k].Arrived)
+			ob.ServerWaits[i].Sleep = sleepIn(cr.sleeps, attempts[k-1], end)
 		}
 	}
 	env2, err := envelopeFor(sc)
@@ -518,8 +525,17 @@ func observe(sc *Scenario, attempts []ServerAttempt, tracePath string, scale flo
 			last[k-1] = true
 		}
 	} else {
-		for k, a := range attempts {
-			last[k] = succeeded(a)
+		requestEnds(sc, attempts, last)
+		if !ob.ClientTrace && sc.Requests > 1 {
+			ob.RequestsWanted = sc.Requests
+			for _, l := range last[:max(len(last)-1, 0)] {
+				if l {
+					ob.RequestsSeen++
+				}
+			}
+			if len(attempts) > 0 {
+				ob.RequestsSeen++ // the last attempt ends the last request
+			}
 		}
 	}
 	ob.RequestEnds = last
@@ -527,7 +543,7 @@ func observe(sc *Scenario, attempts []ServerAttempt, tracePath string, scale flo
 		ob.ServerFaults = append(ob.ServerFaults, a.Fault)
 		ob.FailedAttempts = append(ob.FailedAttempts, !succeeded(a))
 		if k+1 < len(attempts) && !last[k] {
-			ob.ServerWaits = append(ob.ServerWaits, Wait{After: k + 1, Gap: attempts[k+1].Arrived.Sub(a.Ended)})
+			ob.ServerWaits = append(ob.ServerWaits, Wait{After: k + 1, Gap: waitEnd(sc, attempts, k+1).Sub(a.Ended)})
 		}
 		if !succeeded(a) {
 			ft, ra, retried := inferFailure(sc, k, a)
@@ -537,6 +553,59 @@ func observe(sc *Scenario, attempts []ServerAttempt, tracePath string, scale flo
 		}
 	}
 	return ob, notes
+}
+
+// requestEnds marks in last the attempts that ended a logical request, from
+// the server's side alone: an attempt that succeeded; and, when the scenario
+// makes several requests, one whose failure the policy does not retry (that
+// very failure, or no attempt left for its request), after which the next
+// attempt must be a new request. observe checks the count against the
+// scenario's requests.
+func requestEnds(sc *Scenario, attempts []ServerAttempt, last []bool) {
+	var pol *retry.Policy
+	if sc.Requests > 1 {
+		pol, _ = PolicyFor(sc)
+	}
+	n := 0 // the attempt's number within its request
+	for k, a := range attempts {
+		n++
+		switch {
+		case succeeded(a):
+			last[k] = true
+		case pol != nil:
+			ft, ra, retried := inferFailure(sc, k, a)
+			var d time.Duration
+			if ra != nil {
+				d = *ra
+			}
+			if _, _, ok := pol.Envelope(retry.FailureType(ft), n, d, ra != nil); !retried || !ok {
+				last[k] = true
+			}
+		}
+		if last[k] {
+			n = 0
+		}
+	}
+}
+
+// waitEnd is when the wait before attempts[k] (0-based) ended: the arrival
+// of its first request byte; but when that attempt met raw toxics on the
+// upstream stream (a latency toxic holds the request back inside the proxy),
+// the moment its connection reached the mock, if that came after the
+// previous attempt ended: the scenario's own toxic is not the client's wait.
+func waitEnd(sc *Scenario, attempts []ServerAttempt, k int) time.Time {
+	a := attempts[k]
+	if k < 1 || k >= len(sc.Attempts) {
+		return a.Arrived
+	}
+	upstream := false
+	for _, t := range sc.Attempts[k].Toxics {
+		upstream = upstream || t.Stream == "upstream"
+	}
+	if upstream && !a.Connected.IsZero() && a.Connected.After(attempts[k-1].Ended) {
+		return a.Connected
+	}
+	return a.Arrived
 }
 
 // succeeded reports whether the server delivered a complete response.

@@ -282,9 +282,10 @@ attempts: [{status: 400}, {status: 529}]
 		notes       []string // prefixes of the notes
 	}{
 		{
-			name: "no trace: boundaries from the faults, types inferred",
-			// The 400 ended request 1 but nothing says so: its gap counts.
-			waits: []Wait{{After: 1, Gap: ms(5)}, {After: 2, Gap: ms(200)}},
+			name: "no trace: boundaries from the faults and the policy, types inferred",
+			// The 400 ended request 1: the policy (anthropic-sdk) does not
+			// retry it, and the scenario makes 2 requests.
+			waits: []Wait{{After: 2, Gap: ms(200)}},
 			types: []string{"invalid_request", "overloaded"},
 		},
 		{
@@ -310,7 +311,7 @@ attempts: [{status: 400}, {status: 529}]
 			// reported as failure types "none".
 			name:  "trace of retries: 0 only, one request failed: failures inferred",
 			trace: "{\"v\":1,\"type\":\"ProviderRequestFinished\",\"payload\":{\"success\":false,\"retries\":0}}\n{\"v\":1,\"type\":\"ProviderRequestFinished\",\"payload\":{\"success\":true,\"retries\":0}}\n",
-			waits: []Wait{{After: 1, Gap: ms(5)}, {After: 2, Gap: ms(200)}},
+			waits: []Wait{{After: 2, Gap: ms(200)}},
 			types: []string{"invalid_request", "overloaded"},
 		},
 		{

@@ -1,6 +1,7 @@
 package chaos
 
 import (
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -360,7 +361,7 @@ func TestGapCheckInconclusive(t *testing.T) {
 			waits: []Wait{noisy},
 			want: Check{Name: "delays.server", State: StateInconclusive, Want: "1s (wall clock = policy × timeScale 1)", Got: "1s",
 				Where: where1 + "; with this much noise a wrong wait (≤ 500ms or ≥ 2s) could pass too",
-				Hint:  "the machine was too busy to tell: lower --parallel, or raise the scenario's timeScale so the waits are longer than the noise"},
+				Hint:  inconclusiveHint},
 		},
 		{
 			name:  "inconclusive, then a failure",
@@ -867,6 +868,95 @@ func TestGaveUpEarlyExactFailure(t *testing.T) {
 			for _, c := range Evaluate(sc, ob, env) {
 				if c.State == StateFail {
 					t.Errorf("%s failed: want %s, got %s (%s)", c.Name, c.Want, c.Got, c.Where)
+				}
+			}
+		})
+	}
+}
+
+// TestHostileRegressions: wrong verdicts a hostile review found, each with
+// the server's attempts as the mock would record them.
+func TestHostileRegressions(t *testing.T) {
+	t0 := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
+	at := func(n int, fault string, status int, connected, arrived, ended int) ServerAttempt {
+		return ServerAttempt{N: n, Fault: fault, Status: status, Connected: t0.Add(ms(connected)), Arrived: t0.Add(ms(arrived)), Ended: t0.Add(ms(ended))}
+	}
+	for _, tc := range []struct {
+		name, yaml string
+		attempts   []ServerAttempt
+		trace      []trace.RetryAttempt
+		outcome    string
+		want       string // state of delays.server
+	}{
+		{
+			// A client that retried a 400 and wrote it down as a server error.
+			name:     "a 400 recorded as server_error is still not retried",
+			yaml:     "client: {policy: forgeflare}\nattempts: [{status: 400}]\nexpect: {delays: policy}\n",
+			attempts: []ServerAttempt{at(1, "status", 400, 0, 0, 10), at(2, "ok", 200, 2010, 2010, 2020)},
+			trace:    []trace.RetryAttempt{{Attempt: 1, FailureType: "server_error", Status: 400, WillRetry: true, DelayMs: 2000, DelaySource: "backoff"}},
+			outcome:  "success", want: StateFail,
+		},
+		{
+			// A client that never retries, but spaces its 3 requests by the
+			// policy's backoff: 3 attempts for 3 requests, one failed.
+			name:     "no trace: a paced new request is not a retry",
+			yaml:     "client: {policy: forgeflare}\nrequests: 3\nattempts: [{status: 529}]\nexpect: {delays: policy}\n",
+			attempts: []ServerAttempt{at(1, "status", 529, 0, 0, 10), at(2, "ok", 200, 2010, 2010, 2020), at(3, "ok", 200, 4020, 4020, 4030)},
+			outcome:  "failure", want: StateFail,
+		},
+		{
+			name:     "no trace: an honest client whose first request fails on a 400",
+			yaml:     "client: {policy: forgeflare}\nrequests: 2\nattempts: [{status: 400}, {status: 529}]\nexpect: {delays: policy}\n",
+			attempts: []ServerAttempt{at(1, "status", 400, 0, 0, 10), at(2, "status", 529, 13, 13, 20), at(3, "ok", 200, 2020, 2020, 2030)},
+			outcome:  "failure", want: StatePass,
+		},
+		{
+			name: "no trace: an honest SDK that used its retries, then a new request",
+			yaml: "client: {policy: anthropic-sdk}\nrequests: 2\nattempts: [{status: 529}, {status: 529}, {status: 529}]\nexpect: {delays: policy}\n",
+			attempts: []ServerAttempt{at(1, "status", 529, 0, 0, 10), at(2, "status", 529, 450, 450, 460), at(3, "status", 529, 1360, 1360, 1370),
+				at(4, "ok", 200, 1371, 1371, 1380)},
+			outcome: "failure", want: StatePass,
+		},
+		{
+			// An upstream latency toxic holds the request back in the proxy:
+			// the wait ends when the client connected, not when the request
+			// got through.
+			name:     "upstream toxic: a retry at once is caught",
+			yaml:     "client: {policy: forgeflare}\nattempts: [{status: 529}, {toxics: [{type: latency, stream: upstream, attributes: {latency: 2000}}]}]\nexpect: {delays: policy}\n",
+			attempts: []ServerAttempt{at(1, "status", 529, 0, 0, 10), at(2, "toxics", 200, 20, 2020, 2030)},
+			outcome:  "success", want: StateFail,
+		},
+		{
+			name:     "upstream toxic: an honest wait passes",
+			yaml:     "client: {policy: forgeflare}\nattempts: [{status: 529}, {toxics: [{type: latency, stream: upstream, attributes: {latency: 2000}}]}]\nexpect: {delays: policy}\n",
+			attempts: []ServerAttempt{at(1, "status", 529, 0, 0, 10), at(2, "toxics", 200, 2010, 4010, 4020)},
+			outcome:  "success", want: StatePass,
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			sc := parse(t, "hostile", tc.yaml)
+			path := ""
+			if tc.trace != nil {
+				path = filepath.Join(t.TempDir(), "trace.jsonl")
+				w, err := trace.Create(path, "r")
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, r := range tc.trace {
+					w.Emit(trace.TypeRetryAttempt, r)
+				}
+				w.Emit(trace.TypeProviderRequestFinished, trace.ProviderRequestFinished{Success: tc.outcome == "success", Retries: len(tc.trace)})
+				w.Close()
+			}
+			ob, _ := observe(sc, tc.attempts, path, 1)
+			ob.Outcome = tc.outcome
+			env, err := envelopeFor(sc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, c := range Evaluate(sc, ob, env) {
+				if c.Name == "delays.server" && c.State != tc.want {
+					t.Errorf("delays.server %s, want %s: want %s, got %s (%s)", c.State, tc.want, c.Want, c.Got, c.Where)
 				}
 			}
 		})
