@@ -63,6 +63,11 @@ func Discover(paths []string) ([]string, error) {
 			if !errors.Is(err, fs.ErrNotExist) {
 				return nil, &PathError{Path: p, Reason: "cannot read: " + cause(err), Err: err}
 			}
+			// A link whose target is gone exists itself: it is not a glob
+			// (trying it as one matched the link again, without end).
+			if _, lerr := os.Lstat(p); lerr == nil {
+				return nil, &PathError{Path: p, Reason: "broken symbolic link: its target does not exist", Err: err}
+			}
 			matches, gerr := filepath.Glob(p)
 			if gerr != nil {
 				return nil, &PathError{Path: p, Reason: "bad glob pattern", Err: gerr}

@@ -1,8 +1,10 @@
 package trace
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -44,5 +46,23 @@ func TestDiscoverDedupes(t *testing.T) {
 				t.Errorf("Discover(%q) mismatch (-want +got):\n%s", tt.paths, diff)
 			}
 		})
+	}
+}
+
+// TestDiscoverDanglingSymlink is a regression test: a link whose target is
+// gone, named or matched by a glob, was tried as a glob that matched the
+// link itself, until the stack overflowed.
+func TestDiscoverDanglingSymlink(t *testing.T) {
+	dir := t.TempDir()
+	link := filepath.Join(dir, "x.jsonl")
+	if err := os.Symlink(filepath.Join(dir, "gone"), link); err != nil {
+		t.Skip("no symlinks here:", err)
+	}
+	for _, arg := range []string{link, filepath.Join(dir, "*.jsonl")} {
+		_, err := Discover([]string{arg})
+		var pe *PathError
+		if !errors.As(err, &pe) || !strings.Contains(pe.Reason, "broken symbolic link") {
+			t.Errorf("Discover(%q) = %v, want a PathError naming a broken symbolic link", arg, err)
+		}
 	}
 }
