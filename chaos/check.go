@@ -367,7 +367,7 @@ func (pe policyEnvelopes) of(after int, ft string, attempt int, ra time.Duration
 // policy still allowed a retry.
 func policyDelayChecks(sc *Scenario, ob Observed, env EnvelopeFunc) []Check {
 	scale := ob.scale()
-	ctol, _ := tolerances(sc.Expect.Tolerance, scale, 0)
+	ctol, _ := tolerances(sc.Expect.Tolerance, scale)
 	pe := newPolicyEnvelopes(sc, env)
 	cw := ob.clientWaits()
 	// A switch to another model or provider is not a retry on the same
@@ -383,7 +383,7 @@ func policyDelayChecks(sc *Scenario, ob Observed, env EnvelopeFunc) []Check {
 		// The failure the mock sent decides whether the policy retries it,
 		// whatever type the client recorded for it (a 400 written down as
 		// server_error is still a 400).
-		if j := ob.failedIndex(after); after > 0 && j >= 0 && j < len(ob.InferredNotRetried) && ob.InferredNotRetried[j] {
+		if in, ok := ob.inferredAt(ob.failedIndex(after)); after > 0 && ok && in.notRetried {
 			return envl{}
 		}
 		return pe.of(after, w.ft, w.attempt, w.retryAfter, w.hasRetryAfter)
@@ -418,17 +418,8 @@ func policyDelayChecks(sc *Scenario, ob Observed, env EnvelopeFunc) []Check {
 		case ob.ClientTrace && i < len(cw):
 			e = envc(i, cw[i])
 		case !ob.ClientTrace:
-			// InferredTypes has one entry per failed attempt.
-			if j := ob.failedIndex(sw.After); j >= 0 && j < len(ob.InferredTypes) {
-				var ra time.Duration
-				has := false
-				if j < len(ob.InferredRetryAfter) && ob.InferredRetryAfter[j] != nil {
-					ra, has = *ob.InferredRetryAfter[j], true
-				}
-				e = pe.of(sw.After, ob.InferredTypes[j], ob.attemptOnTarget(sw.After), ra, has)
-				if j < len(ob.InferredNotRetried) && ob.InferredNotRetried[j] {
-					e = envl{}
-				}
+			if in, ok := ob.inferredAt(ob.failedIndex(sw.After)); ok && !in.notRetried {
+				e = pe.of(sw.After, in.ft, ob.attemptOnTarget(sw.After), in.ra, in.has)
 			}
 		}
 		bands[i] = ob.serverBand(sc, sw, scaleDur(e.lo, scale), scaleDur(e.hi, scale), e.ok)
@@ -458,7 +449,7 @@ func policyDelayChecks(sc *Scenario, ob Observed, env EnvelopeFunc) []Check {
 // listDelayChecks checks the waits against expect.delays as written.
 func listDelayChecks(sc *Scenario, ob Observed) []Check {
 	scale := ob.scale()
-	ctol, _ := tolerances(sc.Expect.Tolerance, scale, 0)
+	ctol, _ := tolerances(sc.Expect.Tolerance, scale)
 	want := make([]time.Duration, len(sc.Expect.Delays.List))
 	for i, d := range sc.Expect.Delays.List {
 		want[i] = d.D()
@@ -574,7 +565,7 @@ func (ob Observed) serverBand(sc *Scenario, w Wait, lo, hi time.Duration, ok boo
 	// stamping its arrival lengthens the gap; only the mock stamping the end
 	// of the previous attempt late shortens it: so the long side gets the
 	// slack, the short side half of it.
-	_, base := tolerances(sc.Expect.Tolerance, ob.scale(), 0)
+	_, base := tolerances(sc.Expect.Tolerance, ob.scale())
 	if ob.RemoteProxy {
 		base.Abs += Duration(RemoteProxyAllowance)
 	}
@@ -675,6 +666,29 @@ func wrongWaits(b gapBand) string {
 	return strings.Join(append(s, "≥ "+fmtDur(b.hi+max(b.hi, MinSeparation))), " or ")
 }
 
+// inferredFailure is what the j-th failed attempt's fault implies (see
+// Observed.InferredTypes, InferredRetryAfter, InferredNotRetried).
+type inferredFailure struct {
+	ft         string
+	ra         time.Duration
+	has        bool // ra is set
+	notRetried bool
+}
+
+// inferredAt returns the inference for the j-th failed attempt (0-based);
+// ok is false when there is none.
+func (ob Observed) inferredAt(j int) (in inferredFailure, ok bool) {
+	if j < 0 || j >= len(ob.InferredTypes) {
+		return in, false
+	}
+	in.ft = ob.InferredTypes[j]
+	if j < len(ob.InferredRetryAfter) && ob.InferredRetryAfter[j] != nil {
+		in.ra, in.has = *ob.InferredRetryAfter[j], true
+	}
+	in.notRetried = j < len(ob.InferredNotRetried) && ob.InferredNotRetried[j]
+	return in, true
+}
+
 // failedIndex is the index of server attempt k (1-based) among the failed
 // attempts (InferredTypes, the client's RetryAttempt events), or -1 when it
 // did not fail.
@@ -727,29 +741,23 @@ func (ob Observed) gaveUpEarly(pe policyEnvelopes, cw []clientWait) (string, boo
 		if !end || ob.Outcome == "success" && k == ob.ServerAttempts {
 			continue
 		}
-		ft, attempt := "", ob.attemptOnTarget(k)
-		var ra time.Duration
-		has := false
-		// The client's own account of the failure when it recorded one;
-		// a client that did not record its last failure is judged by the
+		in, inferred := ob.inferredAt(failed - 1)
+		if inferred && in.notRetried {
+			continue // the policy does not retry this very failure (its status, a stream already begun)
+		}
+		// The client's own account of the failure when it recorded one; a
+		// client that did not record its last failure is judged by the
 		// failure the fault implies.
-		if ob.ClientTrace && failed-1 < len(ob.Retries) {
+		ft, attempt, ra, has := in.ft, ob.attemptOnTarget(k), in.ra, in.has
+		switch {
+		case ob.ClientTrace && failed-1 < len(ob.Retries):
 			r := ob.Retries[failed-1]
-			ft, attempt = r.FailureType, r.Attempt
+			ft, attempt, ra, has = r.FailureType, r.Attempt, 0, false
 			if r.RetryAfterMs != nil {
 				ra, has = time.Duration(*r.RetryAfterMs)*time.Millisecond, true
 			}
-		} else {
-			if failed-1 >= len(ob.InferredTypes) {
-				continue
-			}
-			ft = ob.InferredTypes[failed-1]
-			if failed-1 < len(ob.InferredRetryAfter) && ob.InferredRetryAfter[failed-1] != nil {
-				ra, has = *ob.InferredRetryAfter[failed-1], true
-			}
-		}
-		if failed-1 < len(ob.InferredNotRetried) && ob.InferredNotRetried[failed-1] {
-			continue // the policy does not retry this very failure (its status, a stream already begun)
+		case !inferred:
+			continue
 		}
 		if e := pe.of(k, ft, attempt, ra, has); e.ok {
 			return fmt.Sprintf("server.jsonl: the client stopped after attempt %d (%s, attempt %d of its request), where its policy retries after %s",
@@ -778,11 +786,10 @@ func shouldRetryHeaders(sc *Scenario) map[int]bool {
 // policy time and held to t as written. The server's gaps are wall clock:
 // t.Ratio applies to the wall-clock wait (a ratio does not care about the
 // scale), t.Abs is policy time and is scaled by timeScale like the waits
-// themselves, and then the measurement path adds ServerResidual and the
-// machine adds slack, the timer lateness measured while the scenario ran.
-// There is no other floor: on an idle machine a server gap is held to
-// 3ms + 5ms × timeScale + 2%.
-func tolerances(t Tolerance, timeScale float64, slack time.Duration) (client, server Tolerance) {
+// themselves, and then the measurement path adds ServerResidual (serverBand
+// adds what was measured around each gap). There is no other floor: on an
+// idle machine a server gap is held to 3ms + 5ms × timeScale + 2%.
+func tolerances(t Tolerance, timeScale float64) (client, server Tolerance) {
 	client = DefaultTolerance
 	if t.Ratio != 0 || t.Abs != 0 {
 		client = t
@@ -790,7 +797,7 @@ func tolerances(t Tolerance, timeScale float64, slack time.Duration) (client, se
 	if timeScale <= 0 {
 		timeScale = 1
 	}
-	server = Tolerance{Ratio: client.Ratio, Abs: Duration(scaleDur(client.Abs.D(), timeScale) + ServerResidual + max(slack, 0))}
+	server = Tolerance{Ratio: client.Ratio, Abs: Duration(scaleDur(client.Abs.D(), timeScale) + ServerResidual)}
 	return client, server
 }
 

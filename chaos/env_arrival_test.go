@@ -5,14 +5,11 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
-
-	"github.com/retrylab/retrylab/trace"
 )
 
 // fakeClock is the Env's clock in tests that check what it stamps.
@@ -37,34 +34,10 @@ func (c *fakeClock) Advance(d time.Duration) {
 // connection.
 func startClockedEnv(t *testing.T, clock *fakeClock, faults ...Fault) (*testEnv, <-chan struct{}) {
 	t.Helper()
-	j, err := trace.Create(filepath.Join(t.TempDir(), "server.jsonl"), "r-test")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { j.Close() })
 	accepted := make(chan struct{}, 16)
-	ended := make(chan struct{}, 1)
-	log := &syncBuffer{}
-	sc := &Scenario{Name: strings.ReplaceAll(t.Name(), "/", "_"), Provider: ProviderAnthropic, Attempts: faults}
-	env, err := StartEnv(t.Context(), EnvConfig{Scenario: sc, Toxi: startToxi(t), Journal: j, RunID: "r-test", Log: log,
-		Now:      clock.Now,
-		onAccept: func() { accepted <- struct{}{} },
-		OnAttempt: func(ServerAttempt) {
-			select {
-			case ended <- struct{}{}:
-			default:
-			}
-		}})
-	if err != nil {
-		t.Fatalf("StartEnv: %v", err)
-	}
-	t.Cleanup(func() {
-		env.Close()
-		if t.Failed() {
-			t.Logf("env log:\n%s", log.String())
-		}
-	})
-	return &testEnv{Env: env, log: log, ended: ended}, accepted
+	e := startEnvWith(t, EnvConfig{Toxi: startToxi(t), Now: clock.Now, onAccept: func() { accepted <- struct{}{} },
+		Scenario: &Scenario{Name: strings.ReplaceAll(t.Name(), "/", "_"), Provider: ProviderAnthropic, Attempts: faults}})
+	return e, accepted
 }
 
 const rawRequest = "POST /v1/messages HTTP/1.1\r\nHost: mock\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s"

@@ -61,6 +61,15 @@ func (s *syncBuffer) String() string {
 
 func startEnv(t *testing.T, toxi *Toxiproxy, provider string, faults ...Fault) *testEnv {
 	t.Helper()
+	return startEnvWith(t, EnvConfig{Toxi: toxi,
+		Scenario: &Scenario{Name: strings.ReplaceAll(t.Name(), "/", "_"), Provider: provider, Attempts: faults}})
+}
+
+// startEnvWith starts an Env from cfg (Scenario and Toxi set; Now and
+// onAccept as the test wants) with its journal in a temporary folder, its
+// log kept for a failed test, and OnAttempt signalling ended.
+func startEnvWith(t *testing.T, cfg EnvConfig) *testEnv {
+	t.Helper()
 	path := filepath.Join(t.TempDir(), "server.jsonl")
 	j, err := trace.Create(path, "r-test")
 	if err != nil {
@@ -69,14 +78,14 @@ func startEnv(t *testing.T, toxi *Toxiproxy, provider string, faults ...Fault) *
 	t.Cleanup(func() { j.Close() })
 	log := &syncBuffer{}
 	ended := make(chan struct{}, 1)
-	sc := &Scenario{Name: strings.ReplaceAll(t.Name(), "/", "_"), Provider: provider, Attempts: faults}
-	env, err := StartEnv(t.Context(), EnvConfig{Scenario: sc, Toxi: toxi, Journal: j, RunID: "r-test", Log: log,
-		OnAttempt: func(ServerAttempt) {
-			select {
-			case ended <- struct{}{}:
-			default:
-			}
-		}})
+	cfg.Journal, cfg.RunID, cfg.Log = j, "r-test", log
+	cfg.OnAttempt = func(ServerAttempt) {
+		select {
+		case ended <- struct{}{}:
+		default:
+		}
+	}
+	env, err := StartEnv(t.Context(), cfg)
 	if err != nil {
 		t.Fatalf("StartEnv: %v", err)
 	}

@@ -99,6 +99,18 @@ type DelaysMs struct {
 	Server []int64 `json:"server"`
 }
 
+// NotPassedChecks returns the checks that did not pass: failed,
+// inconclusive and unverified ones (never nil).
+func (r Result) NotPassedChecks() []Check {
+	out := []Check{}
+	for _, c := range r.Checks {
+		if !c.Passed {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
 // FailedChecks returns the checks that failed.
 func (r Result) FailedChecks() []Check { return r.checksIn(StateFail) }
 

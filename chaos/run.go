@@ -214,7 +214,7 @@ func (r *Runner) runScenario(ctx context.Context, sc *Scenario, dir string) Resu
 			r.logf(sc.Name, "run %d interrupted; the first run's verdict stands", run)
 			break
 		}
-		res.Reruns = append(res.Reruns, Rerun{Run: run, Verdict: rr.Verdict, Checks: notPassed(rr.Checks),
+		res.Reruns = append(res.Reruns, Rerun{Run: run, Verdict: rr.Verdict, Checks: rr.NotPassedChecks(),
 			DelaysMs: rr.DelaysMs, LatenessMs: rr.LatenessMs, Dir: rr.Dir})
 		if rr.Verdict == VerdictFail {
 			fails++
@@ -235,16 +235,6 @@ func (r *Runner) runScenario(ctx context.Context, sc *Scenario, dir string) Resu
 		res.Error = err.Error()
 	}
 	return res
-}
-
-func notPassed(cs []Check) []Check {
-	out := []Check{}
-	for _, c := range cs {
-		if !c.Passed {
-			out = append(out, c)
-		}
-	}
-	return out
 }
 
 // missingRequirement returns why the scenario's client cannot run here
@@ -498,10 +488,8 @@ func observe(sc *Scenario, attempts []ServerAttempt, tracePath string, scale flo
 	// The client's trace speaks for its failures when it recorded them: at
 	// least one RetryAttempt, or requests that all succeeded first time. A
 	// trace with only ProviderRequestFinished lines says how many retries
-	// there were but not what failed; the faults then tell.
-	// A request that failed had a failed attempt, which a full trace
-	// records as a RetryAttempt: without one, the trace does not say what
-	// failed either.
+	// there were but not what failed (nor does one whose failed request
+	// has no RetryAttempt); the faults then tell.
 	sumRetries, anyFailed := 0, false
 	for _, f := range finished {
 		sumRetries += f.Retries
@@ -513,6 +501,14 @@ func observe(sc *Scenario, attempts []ServerAttempt, tracePath string, scale flo
 	// request: the gap after it is not a wait. From the client's
 	// ProviderRequestFinished events when they account for every attempt,
 	// else from the faults (a request ends at an attempt that succeeded).
+	// What each failed attempt's fault implies, inferred once.
+	pol, _ := PolicyFor(sc)
+	inferred := make([]inference, len(attempts))
+	for k, a := range attempts {
+		if !succeeded(a) {
+			inferred[k] = inferFailure(sc, pol, k, a)
+		}
+	}
 	last := make([]bool, len(attempts))
 	total := 0
 	for _, f := range finished {
@@ -525,7 +521,11 @@ func observe(sc *Scenario, attempts []ServerAttempt, tracePath string, scale flo
 			last[k-1] = true
 		}
 	} else {
-		requestEnds(sc, attempts, last)
+		var split *retry.Policy
+		if sc.Requests > 1 {
+			split = pol
+		}
+		requestEnds(attempts, inferred, split, last)
 		if !ob.ClientTrace && sc.Requests > 1 {
 			ob.RequestsWanted = sc.Requests
 			for _, l := range last[:max(len(last)-1, 0)] {
@@ -546,10 +546,10 @@ func observe(sc *Scenario, attempts []ServerAttempt, tracePath string, scale flo
 			ob.ServerWaits = append(ob.ServerWaits, Wait{After: k + 1, Gap: waitEnd(sc, attempts, k+1).Sub(a.Ended)})
 		}
 		if !succeeded(a) {
-			ft, ra, retried := inferFailure(sc, k, a)
-			ob.InferredTypes = append(ob.InferredTypes, ft)
-			ob.InferredRetryAfter = append(ob.InferredRetryAfter, ra)
-			ob.InferredNotRetried = append(ob.InferredNotRetried, !retried)
+			in := inferred[k]
+			ob.InferredTypes = append(ob.InferredTypes, in.ft)
+			ob.InferredRetryAfter = append(ob.InferredRetryAfter, in.retryAfter)
+			ob.InferredNotRetried = append(ob.InferredNotRetried, !in.retried)
 		}
 	}
 	return ob, notes
@@ -559,13 +559,9 @@ func observe(sc *Scenario, attempts []ServerAttempt, tracePath string, scale flo
 // the server's side alone: an attempt that succeeded; and, when the scenario
 // makes several requests, one whose failure the policy does not retry (that
 // very failure, or no attempt left for its request), after which the next
-// attempt must be a new request. observe checks the count against the
-// scenario's requests.
-func requestEnds(sc *Scenario, attempts []ServerAttempt, last []bool) {
-	var pol *retry.Policy
-	if sc.Requests > 1 {
-		pol, _ = PolicyFor(sc)
-	}
+// attempt must be a new request (pol nil: successes alone). observe checks
+// the count against the scenario's requests.
+func requestEnds(attempts []ServerAttempt, inferred []inference, pol *retry.Policy, last []bool) {
 	n := 0 // the attempt's number within its request
 	for k, a := range attempts {
 		n++
@@ -573,12 +569,12 @@ func requestEnds(sc *Scenario, attempts []ServerAttempt, last []bool) {
 		case succeeded(a):
 			last[k] = true
 		case pol != nil:
-			ft, ra, retried := inferFailure(sc, k, a)
+			in := inferred[k]
 			var d time.Duration
-			if ra != nil {
-				d = *ra
+			if in.retryAfter != nil {
+				d = *in.retryAfter
 			}
-			if _, _, ok := pol.Envelope(retry.FailureType(ft), n, d, ra != nil); !retried || !ok {
+			if _, _, ok := pol.Envelope(retry.FailureType(in.ft), n, d, in.retryAfter != nil); !in.retried || !ok {
 				last[k] = true
 			}
 		}

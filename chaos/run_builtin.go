@@ -116,12 +116,14 @@ func (r *Runner) runBuiltin(ctx context.Context, sc *Scenario, baseURL, tracePat
 // policy reads them (forgeflare reads retry-after only; the SDKs read
 // retry-after-ms first).
 //
-// retried is false when the policy does not retry that exact failure (its
-// status, whether it came after the stream began, its x-should-retry), which
-// its failure type alone may not say: the SDKs retry an overloaded 529 but
-// not an overloaded_error SSE event mid-stream; forgeflare retries a
-// timeout but not a 408.
-func inferFailure(sc *Scenario, k int, a ServerAttempt) (ft string, retryAfter *time.Duration, retried bool) {
+// retried is false when pol does not retry that exact failure (its status,
+// whether it came after the stream began, its x-should-retry), which its
+// failure type alone may not say: the SDKs retry an overloaded 529 but not
+// an overloaded_error SSE event mid-stream; forgeflare retries a timeout but
+// not a 408. pol may be nil (the scenario's policy does not resolve): the
+// headers are then read as the SDKs read them and every failure counts as
+// retried.
+func inferFailure(sc *Scenario, pol *retry.Policy, k int, a ServerAttempt) inference {
 	var f Fault
 	if k < len(sc.Attempts) {
 		f = sc.Attempts[k]
@@ -167,18 +169,26 @@ func inferFailure(sc *Scenario, k int, a ServerAttempt) (ft string, retryAfter *
 		}
 	}
 	c := retry.Classify(pe)
-	retried = true
-	if pol, err := PolicyFor(sc); err == nil {
+	in := inference{ft: string(c.Type), retried: true}
+	if pol != nil {
 		if f.Kind() == FaultStatus {
 			c.RetryAfter, c.HasRetryAfter = pol.ReadRetryAfter(retryAfterHeaders(f), a.Ended)
 		}
-		retried = pol.Retries(c)
+		in.retried = pol.Retries(c)
 	}
 	if c.HasRetryAfter {
 		d := c.RetryAfter
-		return string(c.Type), &d, retried
+		in.retryAfter = &d
 	}
-	return string(c.Type), nil, retried
+	return in
+}
+
+// inference is what a failed attempt's fault implies of the failure a
+// client met: its type, its Retry-After, and whether the policy retries it.
+type inference struct {
+	ft         string
+	retryAfter *time.Duration
+	retried    bool
 }
 
 // retryAfterHeaders are the headers of a status fault's response that carry

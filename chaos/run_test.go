@@ -405,7 +405,11 @@ func TestInferFailureRetryAfterHeaders(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			_, got, _ := inferFailure(sc, 0, ServerAttempt{N: 1, Fault: FaultStatus, Status: 429, Ended: ended})
+			pol, err := PolicyFor(sc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := inferFailure(sc, pol, 0, ServerAttempt{N: 1, Fault: FaultStatus, Status: 429, Ended: ended}).retryAfter
 			g := time.Duration(-1)
 			if got != nil {
 				g = *got

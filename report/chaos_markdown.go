@@ -32,7 +32,7 @@ func ChaosMarkdown(w io.Writer, s *chaos.Summary) error {
 	}
 	var failed bool
 	for _, r := range s.Scenarios {
-		fcs := notPassing(r)
+		fcs := r.NotPassedChecks()
 		if len(fcs) == 0 && r.Error == "" && r.SkipReason == "" {
 			continue
 		}

@@ -34,7 +34,7 @@ func ChaosTable(w io.Writer, s *chaos.Summary) error {
 		if r.PassedOnRerun {
 			fmt.Fprintf(w, "\n%s: passed on run %d; run 1 (figures above) had:\n", r.Name, len(r.Reruns)+1)
 		}
-		for _, c := range notPassing(r) {
+		for _, c := range r.NotPassedChecks() {
 			fmt.Fprintf(w, "\n%s: check %s %s\n  want:  %s\n  got:   %s\n  where: %s\n", r.Name, c.Name, stateWord(c.State), c.Want, c.Got, c.Where)
 			if c.Hint != "" {
 				fmt.Fprintf(w, "  hint:  %s\n", c.Hint)
@@ -61,18 +61,6 @@ func verdictLabel(r chaos.Result) string {
 		return "INCONCLUSIVE"
 	}
 	return "FAIL"
-}
-
-// notPassing returns the checks of a scenario's first run that did not
-// pass, unverified ones included.
-func notPassing(r chaos.Result) []chaos.Check {
-	var out []chaos.Check
-	for _, c := range r.Checks {
-		if !c.Passed {
-			out = append(out, c)
-		}
-	}
-	return out
 }
 
 func stateWord(state string) string {
