@@ -25,7 +25,8 @@ Example:
   retrylab chaos run --out runs
   retrylab trace analyze runs/ --format markdown
 
-Exit codes: 0 success, 1 a scenario failed or an alert fired, 2 bad usage or input.
+Exit codes: 0 success, 1 a scenario failed or an alert fired, 2 bad usage or input,
+130 interrupted by SIGINT (143 by SIGTERM).
 `
 
 // Exit codes, as DESIGN.md defines them.
@@ -65,6 +66,10 @@ func exitCode(err error, stderr io.Writer) int {
 		return exitOK
 	}
 	fmt.Fprintf(stderr, "error: %s\n", err)
+	if isInterrupt(err) {
+		// mainExit returns 143 instead when the signal was SIGTERM.
+		return exitInterrupted
+	}
 	var ue *userError
 	if errors.As(err, &ue) {
 		if ue.hint != "" {

@@ -1,9 +1,9 @@
 package main
 
 import (
-	"context"
 	"os"
 	"testing"
+	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
 )
@@ -12,7 +12,12 @@ import (
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
 		"retrylab": func() {
-			os.Exit(exitCode(run(context.Background(), os.Args[1:], os.Stdout, os.Stderr), os.Stderr))
+			// Tests of the second signal stretch the grace period so that
+			// only the second signal can end the command in time.
+			if g, err := time.ParseDuration(os.Getenv("RETRYLAB_TEST_STOP_GRACE")); err == nil {
+				stopGrace = g
+			}
+			os.Exit(mainExit(os.Args[1:], os.Stdout, os.Stderr))
 		},
 	})
 }

@@ -1,0 +1,89 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+)
+
+// stopGrace is how long a command may take, after the first SIGINT or
+// SIGTERM, to write what it finished and clean up before the process exits
+// anyway: whatever it is blocked on (a pipe that never writes, a FIFO, a
+// client that ignores signals), retrylab stops within a second.
+var stopGrace = 800 * time.Millisecond // a variable for tests only
+
+// Exit codes of an interrupted command: 128 + the signal's number, as shells
+// report it.
+const (
+	exitInterrupted = 130 // SIGINT
+	exitTerminated  = 143 // SIGTERM
+)
+
+// interruptError is the cause of the command's context once a signal came.
+type interruptError struct{ sig os.Signal }
+
+func (e *interruptError) Error() string { return "interrupted by " + signalName(e.sig) }
+
+// Is makes an interruptError a context.Canceled, so that code checking for
+// a cancelled context treats both alike.
+func (e *interruptError) Is(target error) bool { return target == context.Canceled }
+
+func signalName(sig os.Signal) string {
+	if sig == syscall.SIGTERM {
+		return "SIGTERM"
+	}
+	return "SIGINT"
+}
+
+func signalExit(sig os.Signal) int {
+	if sig == syscall.SIGTERM {
+		return exitTerminated
+	}
+	return exitInterrupted
+}
+
+// mainExit runs the command named by args and returns the process's exit
+// code. The first SIGINT or SIGTERM cancels the command's context: the
+// command stops, writes what it finished and returns; if it has not returned
+// stopGrace later, or a second signal comes, mainExit returns at once. An
+// interrupted command exits 130 (SIGINT) or 143 (SIGTERM), whatever it
+// returned.
+func mainExit(args []string, stdout, stderr io.Writer) int {
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(sigs)
+	ctx, cancel := context.WithCancelCause(context.Background())
+	defer cancel(nil)
+
+	done := make(chan int, 1)
+	go func() { done <- exitCode(run(ctx, args, stdout, stderr), stderr) }()
+
+	var sig os.Signal
+	select {
+	case code := <-done:
+		return code
+	case sig = <-sigs:
+	}
+	cancel(&interruptError{sig})
+	fmt.Fprintf(stderr, "retrylab: %s: stopping (press Ctrl-C again to exit at once)\n", signalName(sig))
+	grace := time.NewTimer(stopGrace)
+	defer grace.Stop()
+	select {
+	case <-done:
+	case s := <-sigs:
+		fmt.Fprintf(stderr, "retrylab: second %s: exiting now\n", signalName(s))
+	case <-grace.C:
+		fmt.Fprintf(stderr, "retrylab: not stopped %s after %s: exiting now; what was not written is lost\n", stopGrace, signalName(sig))
+	}
+	return signalExit(sig)
+}
+
+// isInterrupt reports whether err comes from a cancelled context.
+func isInterrupt(err error) bool {
+	return errors.Is(err, context.Canceled)
+}
