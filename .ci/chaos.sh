@@ -12,9 +12,12 @@ export PATH="/usr/local/go/bin:$(go env GOPATH)/bin:$PATH"
 echo "== chaos run (embedded Toxiproxy)"
 go run ./cmd/retrylab chaos run --fail-on-skip --out runs/ci-embedded --format table scenarios/
 
-echo "== build toxiproxy-server v2.12.0"
-go install github.com/Shopify/toxiproxy/v2/cmd/server@v2.12.0
-server="$(go env GOPATH)/bin/server"
+server="${TOXIPROXY_SERVER_BIN:-}"
+if [ -z "$server" ]; then
+  echo "== build toxiproxy-server v2.12.0"
+  go install github.com/Shopify/toxiproxy/v2/cmd/server@v2.12.0
+  server="$(go env GOPATH)/bin/server"
+fi
 
 # A free loopback port: bind port 0, read it, release it.
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()' 2>/dev/null ||
