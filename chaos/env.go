@@ -669,9 +669,17 @@ func (e *Env) journalRequest(st *attemptState) {
 	e.mu.Unlock()
 }
 
-// waitReady waits until attempt n's pre-connect toxics are in place, the Env
-// closes, or readyWait passes.
+// waitReady waits until attempt n's toxics are in place and no earlier
+// attempt's are left on the proxy (readyFor), the Env closes, or readyWait
+// passes.
 func (e *Env) waitReady(n int) {
+	need := e.readyFor(n)
+	e.mu.Lock()
+	ready := e.ready >= need
+	e.mu.Unlock()
+	if ready {
+		return
+	}
 	deadline := time.AfterFunc(readyWait, func() {
 		e.mu.Lock()
 		e.cond.Broadcast()
@@ -681,7 +689,7 @@ func (e *Env) waitReady(n int) {
 	start := time.Now()
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	for e.ready < n && time.Since(start) < readyWait {
+	for e.ready < need && time.Since(start) < readyWait {
 		select {
 		case <-e.done:
 			return
@@ -689,6 +697,24 @@ func (e *Env) waitReady(n int) {
 		}
 		e.cond.Wait()
 	}
+}
+
+// readyFor is the switch attempt n's response must wait for: its own when
+// its fault uses the proxy (a switch removes every toxic on it, a drop's
+// too), else the one after the last earlier attempt whose fault did. Without
+// that, there is nothing to wait for: concurrent attempts of a stretch with
+// no toxics (past the scenario's faults) are not held back one by one.
+func (e *Env) readyFor(n int) int {
+	usesProxy := func(f Fault) bool { return f.Reset != nil || f.Drop != nil || len(f.Toxics) > 0 }
+	if usesProxy(e.fault(n)) {
+		return n
+	}
+	for k := min(n-1, len(e.cfg.Scenario.Attempts)); k >= 1; k-- {
+		if usesProxy(e.fault(k)) {
+			return k + 1
+		}
+	}
+	return 0
 }
 
 // switchTo removes the toxics on the proxy and installs attempt k's
