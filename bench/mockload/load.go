@@ -31,6 +31,10 @@ type config struct {
 	Toxiproxy string        // API URL of a real toxiproxy-server; "": embedded
 	Sample    time.Duration // memory sampling period; 0: 1s
 	Log       io.Writer     // one line per sample; nil: none
+	// GC forces a collection before each sample, so that the live heap is
+	// exact at that moment rather than as of the last GC (it costs some
+	// throughput).
+	GC bool
 }
 
 // sample is the process's memory at one moment of the run.
@@ -52,7 +56,10 @@ type result struct {
 	TTFB        []time.Duration
 	Samples     []sample // during the run, one per period from the start
 	End         sample   // after the run and a GC, the Env still open
-	Attempts    int      // attempts the mock recorded
+	Before      sample   // before the proxy started
+	Freed       sample   // after the Env and the proxy closed, and a GC
+	start       time.Time
+	Attempts    int // attempts the mock recorded
 }
 
 // StreamsPerSec is the completed streams per second.
@@ -69,15 +76,16 @@ func (r *result) Percentile(q float64) time.Duration {
 	return s[max(i, 0)]
 }
 
-// Slope fits live heap against time over the samples from `from` on (least
-// squares) and returns bytes per second.
-func (r *result) Slope(from time.Duration) float64 {
+// Slope fits live heap less perStream bytes per completed stream against
+// time over the samples from `from` on (least squares) and returns bytes
+// per second. With perStream 0 it is the live heap's own trend.
+func (r *result) Slope(from time.Duration, perStream float64) float64 {
 	var n, sx, sy, sxx, sxy float64
 	for _, s := range r.Samples {
 		if s.At < from {
 			continue
 		}
-		x, y := s.At.Seconds(), float64(s.HeapLive)
+		x, y := s.At.Seconds(), float64(s.HeapLive)-perStream*float64(s.Streams)
 		n++
 		sx += x
 		sy += y
@@ -88,6 +96,15 @@ func (r *result) Slope(from time.Duration) float64 {
 		return 0
 	}
 	return (n*sxy - sx*sy) / (n*sxx - sx*sx)
+}
+
+// HeldPerAttempt is what the Env held per attempt it recorded: the live
+// heap it freed when it closed, divided by its attempts.
+func (r *result) HeldPerAttempt() float64 {
+	if r.Attempts == 0 || r.End.HeapLive < r.Freed.HeapLive {
+		return 0
+	}
+	return float64(r.End.HeapLive-r.Freed.HeapLive) / float64(r.Attempts)
 }
 
 // goldenID and goldenReset are what vary between two success streams of the
@@ -204,7 +221,8 @@ func excerpt(b []byte, i int) []byte { return b[max(i-20, 0):min(i+20, len(b))] 
 // behind it with a scenario of no faults, runs cfg.Streams clients that
 // stream one response after another over a fresh connection each until
 // cfg.Duration has passed, and checks every response against the golden
-// stream.
+// stream. Then it closes the mock and the proxy and samples the memory
+// once more (result.Freed).
 func run(ctx context.Context, cfg config) (*result, error) {
 	chk, err := newChecker(cfg.Golden)
 	if err != nil {
@@ -216,11 +234,31 @@ func run(ctx context.Context, cfg config) (*result, error) {
 	if cfg.Log == nil {
 		cfg.Log = io.Discard
 	}
+	runtime.GC()
+	before := readMem(0, 0)
 	toxi, err := chaos.StartToxiproxy(ctx, cfg.Toxiproxy)
 	if err != nil {
 		return nil, err
 	}
-	defer toxi.Close()
+	res, err := load(ctx, cfg, chk, toxi)
+	if res != nil {
+		res.Before = before
+	}
+	if cerr := toxi.Close(); err == nil {
+		err = cerr
+	}
+	if res != nil {
+		// The Env is gone: what it held (its attempt records) is freed.
+		runtime.GC()
+		runtime.GC()
+		res.Freed = readMem(time.Since(res.start), res.Streams)
+	}
+	return res, err
+}
+
+// load runs the streams against an Env of its own behind toxi; the Env is
+// closed and unreachable when it returns.
+func load(ctx context.Context, cfg config, chk *checker, toxi *chaos.Toxiproxy) (*result, error) {
 	env, err := chaos.StartEnv(ctx, chaos.EnvConfig{
 		Scenario: &chaos.Scenario{Name: "mockload", Provider: chaos.ProviderAnthropic},
 		Toxi:     toxi, RunID: "mockload",
@@ -253,8 +291,8 @@ func run(ctx context.Context, cfg config) (*result, error) {
 	}
 
 	runtime.GC()
-	start := time.Now()
-	deadline := start.Add(cfg.Duration)
+	res.start = time.Now()
+	deadline := res.start.Add(cfg.Duration)
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	sampled := make(chan struct{})
@@ -263,7 +301,10 @@ func run(ctx context.Context, cfg config) (*result, error) {
 		t := time.NewTicker(cfg.Sample)
 		defer t.Stop()
 		take := func() {
-			s := readMem(time.Since(start), done.Load())
+			if cfg.GC {
+				runtime.GC()
+			}
+			s := readMem(time.Since(res.start), done.Load())
 			res.Samples = append(res.Samples, s)
 			fmt.Fprintf(cfg.Log, "t=%5.1fs streams=%-7d heap_live=%6.1fMB heap_inuse=%6.1fMB rss=%6.1fMB goroutines=%d\n",
 				s.At.Seconds(), s.Streams, mb(s.HeapLive), mb(s.HeapInUse), mb(s.RSS), s.Goroutines)
@@ -286,7 +327,7 @@ func run(ctx context.Context, cfg config) (*result, error) {
 			buf := make([]byte, 0, len(cfg.Golden)+4096)
 			for time.Now().Before(deadline) && ctx.Err() == nil {
 				got, first, err := stream(ctx, addr, req, buf)
-				lastEnd.Store(int64(time.Since(start)))
+				lastEnd.Store(int64(time.Since(res.start)))
 				if err == nil {
 					err = chk.check(got)
 				}
@@ -306,8 +347,8 @@ func run(ctx context.Context, cfg config) (*result, error) {
 	cancel()
 	<-sampled
 	runtime.GC() // the live heap once the last streams' garbage is gone
-	res.End = readMem(time.Since(start), done.Load())
 	res.Streams, res.Failed = done.Load(), failed.Load()
+	res.End = readMem(time.Since(res.start), res.Streams)
 	res.TTFB = ttfb[:min(nTTFB.Load(), maxTTFB)]
 	if err := env.Close(); err != nil {
 		return res, err

@@ -41,6 +41,7 @@ func mainErr(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	golden := fs.String("golden", "chaos/testdata/anthropic_ok.golden", "the mock's golden success stream")
 	toxi := fs.String("toxiproxy", "", "API URL of a toxiproxy-server (default: embedded)")
 	quiet := fs.Bool("q", false, "no line per memory sample")
+	gc := fs.Bool("gc", false, "collect garbage before each sample: exact live heap, less throughput")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -58,7 +59,7 @@ func mainErr(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if *quiet {
 		log = io.Discard
 	}
-	res, err := run(ctx, config{Streams: *streams, Duration: *duration, Golden: g, Toxiproxy: *toxi, Log: log})
+	res, err := run(ctx, config{Streams: *streams, Duration: *duration, Golden: g, Toxiproxy: *toxi, Log: log, GC: *gc})
 	if res == nil {
 		fmt.Fprintln(stderr, "error:", err)
 		return 2
@@ -78,18 +79,18 @@ func mainErr(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 func report(w io.Writer, streams int, r *result) {
 	first, last := r.Samples[0], r.Samples[len(r.Samples)-1]
 	warm := r.Elapsed / 5
-	slope := r.Slope(warm)
-	perStream := 0.0
-	if sps := r.StreamsPerSec(); sps > 0 {
-		perStream = slope / sps
-	}
+	sps := r.StreamsPerSec()
+	held := r.HeldPerAttempt()
 	fmt.Fprintf(w, "concurrency=%d elapsed=%.1fs streams=%d failed=%d mock_attempts=%d streams/s=%.0f\n",
-		streams, r.Elapsed.Seconds(), r.Streams, r.Failed, r.Attempts, r.StreamsPerSec())
+		streams, r.Elapsed.Seconds(), r.Streams, r.Failed, r.Attempts, sps)
 	fmt.Fprintf(w, "ttfb p50=%s p99=%s max=%s\n", ms(r.Percentile(0.50)), ms(r.Percentile(0.99)), ms(r.Percentile(1)))
-	fmt.Fprintf(w, "heap_live start=%.1fMB at %.0fs=%.1fMB after=%.1fMB (GC, %d attempts recorded)\n",
-		mb(first.HeapLive), last.At.Seconds(), mb(last.HeapLive), mb(r.End.HeapLive), r.Attempts)
+	fmt.Fprintf(w, "heap_live start=%.1fMB at %.0fs=%.1fMB end=%.1fMB (after GC) closed=%.1fMB (Env and proxy closed)\n",
+		mb(first.HeapLive), last.At.Seconds(), mb(last.HeapLive), mb(r.End.HeapLive), mb(r.Freed.HeapLive))
+	fmt.Fprintf(w, "goroutines before=%d closed=%d\n", r.Before.Goroutines, r.Freed.Goroutines)
 	fmt.Fprintf(w, "rss start=%.1fMB at %.0fs=%.1fMB max=%.1fMB\n", mb(first.RSS), last.At.Seconds(), mb(last.RSS), mb(maxRSS(r.Samples)))
-	fmt.Fprintf(w, "heap_live trend from %.0fs: %+.0f B/s = %+.0f B per stream\n", warm.Seconds(), slope, perStream)
+	fmt.Fprintf(w, "the Env's attempt records: %.0f B per attempt (freed on close)\n", held)
+	fmt.Fprintf(w, "heap_live trend from %.0fs: %+.0f B/s (%+.0f B per stream); less the records: %+.0f B/s\n",
+		warm.Seconds(), r.Slope(warm, 0), r.Slope(warm, 0)/max(sps, 1), r.Slope(warm, held))
 }
 
 func maxRSS(ss []sample) uint64 {
