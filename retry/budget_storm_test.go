@@ -138,8 +138,9 @@ func TestBudgetHoldsRetryStorm(t *testing.T) {
 				if ampWith > 1.10 {
 					t.Errorf("budget: amplification = %.3f, want ≤ 1.10", ampWith)
 				}
-				t.Logf("amplification: %.3f without budget, %.4f with (%.4f once drained); %d first attempts each",
-					ampNone, ampWith, ampDrained, with.firsts.Load())
+				t.Logf("amplification: %.3f without budget (%d/%d), %.4f with (%d/%d), %.4f once drained (%d/%d)",
+					ampNone, none.attempts.Load(), none.firsts.Load(), ampWith, with.attempts.Load(), with.firsts.Load(),
+					ampDrained, with.drainedAttempts.Load(), with.drainedFirsts.Load())
 			})
 		})
 	}
