@@ -15,16 +15,22 @@ const SummarySchema = "retrylab.chaos/v1"
 // Summary is one `chaos run` invocation: the document `--format json` prints
 // and summary.json holds.
 //
-// Failed counts every scenario that did not pass and was not skipped;
-// Inconclusive counts those of them whose only verdict was inconclusive.
-// PassedOnRerun counts the passes that needed a re-run, Unverified the
-// scenarios with a check that could not be verified (not failures).
+// Failed counts every scenario whose client failed a check or whose checks
+// stayed inconclusive; Inconclusive counts those of them whose only verdict
+// was inconclusive. Interrupted counts the scenarios a cancelled run did not
+// finish (or never started), Errors those that could not be carried out
+// (the run's infrastructure failed: the proxy, a file-descriptor limit, the
+// disk): neither is a client's failure. PassedOnRerun counts the passes that
+// needed a re-run, Unverified the scenarios with a check that could not be
+// verified (not failures).
 type Summary struct {
 	Schema        string   `json:"schema"`
 	Passed        int      `json:"passed"`
 	Failed        int      `json:"failed"`
 	Inconclusive  int      `json:"inconclusive"`
 	Skipped       int      `json:"skipped"`
+	Interrupted   int      `json:"interrupted"`
+	Errors        int      `json:"errors"`
 	PassedOnRerun int      `json:"passedOnRerun"`
 	Unverified    int      `json:"unverified"`
 	DurationMs    int64    `json:"durationMs"`
@@ -40,8 +46,10 @@ type Summary struct {
 // wall-clock.
 //
 // Verdict is pass, fail, inconclusive (the timing checks could not tell on
-// this machine, after every re-run) or skipped (a client requirement is
-// missing: SkipReason). When timing checks failed or were inconclusive the
+// this machine, after every re-run), skipped (a client requirement is
+// missing: SkipReason), interrupted (the run was cancelled before the
+// scenario finished, or before it started: Interrupted says which) or error
+// (the scenario could not be carried out: Error says why). When timing checks failed or were inconclusive the
 // scenario is re-run (Runner.Confirm times at most); the figures are the
 // first run's, Reruns says what each re-run gave, and PassedOnRerun marks a
 // pass that needed one.
@@ -52,6 +60,7 @@ type Result struct {
 	Passed        bool         `json:"passed"`
 	Verdict       string       `json:"verdict"`
 	SkipReason    string       `json:"skipReason,omitempty"`
+	Interrupted   string       `json:"interrupted,omitempty"` // why the scenario is unfinished
 	PassedOnRerun bool         `json:"passedOnRerun,omitempty"`
 	Reruns        []Rerun      `json:"reruns,omitempty"`
 	Outcome       string       `json:"outcome"`
@@ -79,6 +88,12 @@ const (
 	VerdictFail         = "fail"
 	VerdictInconclusive = "inconclusive"
 	VerdictSkipped      = "skipped"
+	// VerdictInterrupted: the run was cancelled (SIGINT, SIGTERM) before
+	// the scenario finished or started; it says nothing of the client.
+	VerdictInterrupted = "interrupted"
+	// VerdictError: the scenario could not be carried out (Result.Error);
+	// it says nothing of the client either.
+	VerdictError = "error"
 )
 
 // Rerun is what one re-run of a scenario gave: its verdict, the checks that
@@ -133,6 +148,8 @@ func (r Result) checksIn(state string) []Check {
 // verdict is the verdict of one run from its error and checks.
 func (r Result) verdict() string {
 	switch {
+	case r.Interrupted != "":
+		return VerdictInterrupted
 	case r.Error != "" || len(r.FailedChecks()) > 0:
 		return VerdictFail
 	case len(r.InconclusiveChecks()) > 0:
@@ -167,11 +184,16 @@ func writeJSON(path string, v any) error {
 func (s *Summary) Finish() {
 	s.Schema = SummarySchema
 	s.Passed, s.Failed, s.Inconclusive, s.Skipped, s.PassedOnRerun, s.Unverified = 0, 0, 0, 0, 0, 0
+	s.Interrupted, s.Errors = 0, 0
 	sort.Slice(s.Scenarios, func(i, j int) bool { return s.Scenarios[i].Name < s.Scenarios[j].Name })
 	for _, r := range s.Scenarios {
 		switch {
 		case r.Verdict == VerdictSkipped:
 			s.Skipped++
+		case r.Verdict == VerdictInterrupted:
+			s.Interrupted++
+		case r.Verdict == VerdictError:
+			s.Errors++
 		case r.Passed:
 			s.Passed++
 		default:

@@ -111,13 +111,20 @@ func (r *Runner) Run(ctx context.Context, scs []*Scenario) (*Summary, error) {
 			// dozens at once on two cores would make every one of them late
 			// and every timing check inconclusive. They take a second slot
 			// first, so that a waiting one holds no general slot.
+			sdir := filepath.Join(dir, sc.Name)
 			if r.ClientCmd != "" || len(sc.Client.Command) > 0 {
-				ext <- struct{}{}
+				if !acquire(ctx, ext) {
+					results[i] = r.notStarted(ctx, sc, sdir)
+					return
+				}
 				defer func() { <-ext }()
 			}
-			sem <- struct{}{}
+			if !acquire(ctx, sem) {
+				results[i] = r.notStarted(ctx, sc, sdir)
+				return
+			}
 			defer func() { <-sem }()
-			results[i] = r.runScenario(ctx, sc, filepath.Join(dir, sc.Name))
+			results[i] = r.runScenario(ctx, sc, sdir)
 		}()
 	}
 	wg.Wait()
@@ -125,6 +132,54 @@ func (r *Runner) Run(ctx context.Context, scs []*Scenario) (*Summary, error) {
 	sum.DurationMs = time.Since(start).Milliseconds()
 	sum.Finish()
 	return sum, sum.Write()
+}
+
+// acquire takes a slot of sem, or returns false once ctx ends first.
+func acquire(ctx context.Context, sem chan struct{}) bool {
+	if ctx.Err() != nil {
+		return false
+	}
+	select {
+	case sem <- struct{}{}:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
+// interruptReason says why ctx ended, for a scenario it left unfinished:
+// its cause ("interrupted by SIGINT") when it has one.
+func interruptReason(ctx context.Context) string {
+	if c := context.Cause(ctx); c != nil && c != ctx.Err() {
+		return c.Error()
+	}
+	return "the run was interrupted"
+}
+
+// notStarted records a scenario that an interrupted run never started.
+func (r *Runner) notStarted(ctx context.Context, sc *Scenario, dir string) Result {
+	res := Result{Name: sc.Name, File: sc.File, Description: sc.Description, Verdict: VerdictInterrupted,
+		Interrupted: "not started: " + interruptReason(ctx), Seed: r.Seed, TimeScale: sc.TimeScale, Dir: dir,
+		Client: r.clientName(sc), FailureTypes: []string{}, Escalations: []Escalation{}, Checks: []Check{}}
+	if r.TimeScale > 0 {
+		res.TimeScale = r.TimeScale
+	}
+	for _, f := range sc.Attempts {
+		res.Faults = append(res.Faults, DescribeFault(f))
+	}
+	r.logf(sc.Name, "INTERRUPTED: %s", res.Interrupted)
+	return res
+}
+
+// clientName is the client of sc as results name it.
+func (r *Runner) clientName(sc *Scenario) string {
+	switch {
+	case r.ClientCmd != "":
+		return r.ClientCmd
+	case len(sc.Client.Command) > 0:
+		return strings.Join(sc.Client.Command, " ")
+	}
+	return "built-in"
 }
 
 func (r *Runner) externalParallel() int {
@@ -168,6 +223,7 @@ type clientRun struct {
 	exit    *ClientExit   // external clients only
 	pgid    int           // external clients: the process group the lag meter watched; 0 if none
 	sleeps  []retry.Sleep // the built-in client's waits as it slept them
+	problem string        // the built-in client: why it was stopped, or ""
 }
 
 // sleepIn returns the timing of the built-in client's sleep after attempt
@@ -193,11 +249,14 @@ func sleepIn(sleeps []retry.Sleep, prev ServerAttempt, arrived time.Time) *Sleep
 // keeps the first run's figures; each re-run has its own folder,
 // <dir>/rerun-N.
 func (r *Runner) runScenario(ctx context.Context, sc *Scenario, dir string) Result {
+	if ctx.Err() != nil {
+		return r.notStarted(ctx, sc, dir)
+	}
 	if reason := r.missingRequirement(sc); reason != "" {
 		return r.skip(sc, dir, reason)
 	}
 	res := r.runOnce(ctx, sc, dir)
-	if res.Passed || r.Confirm <= 0 || !res.timingOnly() {
+	if res.Passed || res.Interrupted != "" || r.Confirm <= 0 || !res.timingOnly() {
 		return res
 	}
 	fails := 0
@@ -297,14 +356,16 @@ func (r *Runner) runOnce(ctx context.Context, sc *Scenario, dir string) (res Res
 	}
 	cmd := r.ClientCmd
 	external := cmd != "" || len(sc.Client.Command) > 0
-	if external {
-		res.Client = cmd
-		if cmd == "" {
-			res.Client = strings.Join(sc.Client.Command, " ")
-		}
-	}
+	res.Client = r.clientName(sc)
 	sec := newSecrets()
+	// finished is set once the client ran to its end before ctx ended: a
+	// scenario cut short by an interrupt has no verdict, only a reason.
+	finished := false
 	defer func() {
+		if !finished && ctx.Err() != nil {
+			res.Interrupted = "unfinished: " + interruptReason(ctx)
+			res.Error = ""
+		}
 		res.DurationMs = time.Since(start).Milliseconds()
 		res.Verdict = res.verdict()
 		res.Passed = res.Verdict == VerdictPass
@@ -377,8 +438,14 @@ func (r *Runner) runOnce(ctx context.Context, sc *Scenario, dir string) (res Res
 		if err != nil {
 			res.Error = err.Error()
 		}
+		if cr.problem != "" {
+			res.Checks = append(res.Checks, Check{Name: "client", Want: "the client finishes before the deadline",
+				Got: cr.problem, Where: "trace.jsonl (built-in client)"})
+		}
 	}
+	finished = ctx.Err() == nil
 	attempts := env.Attempts()
+	res.Attempts = len(attempts)
 	if err := env.Close(); err != nil {
 		r.logf(sc.Name, "closing mock and proxy: %v", err)
 	}
@@ -387,7 +454,7 @@ func (r *Runner) runOnce(ctx context.Context, sc *Scenario, dir string) (res Res
 		journalErr = journal.Close()
 	}
 	logw.Flush()
-	if res.Error != "" {
+	if res.Error != "" || !finished {
 		return res
 	}
 	ob, notes := observe(sc, attempts, tracePath, scale)
@@ -426,7 +493,7 @@ func (r *Runner) runOnce(ctx context.Context, sc *Scenario, dir string) (res Res
 		res.Error = err.Error()
 		return res
 	}
-	res.Checks = Evaluate(sc, ob, env2)
+	res.Checks = append(Evaluate(sc, ob, env2), res.Checks...)
 	if journalErr != nil {
 		res.Checks = append(res.Checks, Check{Name: "journal", Want: "every attempt journaled",
 			Got: journalErr.Error(), Where: "server.jsonl, mock.log"})

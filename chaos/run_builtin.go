@@ -2,6 +2,7 @@ package chaos
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -83,7 +84,10 @@ func (r *Runner) runBuiltin(ctx context.Context, sc *Scenario, baseURL, tracePat
 	rt.OnSleep = func(s retry.Sleep) { sleeps = append(sleeps, s) }
 	start := time.Now()
 	ok := true
-	for i := 0; i < sc.Requests; i++ {
+	// ctx ends at the deadline or on an interrupt: no request starts after
+	// that (Do ends its waits and attempts early by itself), so a client of
+	// a hundred million requests stops as promptly as one of a single.
+	for i := 0; i < sc.Requests && ctx.Err() == nil; i++ {
 		err := rt.Do(ctx, func(ctx context.Context, a retry.Attempt) error {
 			c, err := clientFor(a.Provider)
 			if err != nil {
@@ -105,6 +109,14 @@ func (r *Runner) runBuiltin(ctx context.Context, sc *Scenario, baseURL, tracePat
 	out := clientRun{outcome: "success", sleeps: sleeps}
 	if !ok {
 		out.outcome = "failure"
+	}
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		out.outcome = "failure"
+		d := "the deadline"
+		if dl, has := ctx.Deadline(); has {
+			d = fmt.Sprintf("%s", dl.Sub(start).Round(time.Millisecond))
+		}
+		out.problem = fmt.Sprintf("stopped after %s: still running at the deadline (expect.maxDuration, default %s)", d, DefaultDeadline)
 	}
 	return out, nil
 }

@@ -78,11 +78,18 @@ func ChaosJUnit(w io.Writer, s *chaos.Summary) error {
 		if r.PassedOnRerun {
 			su.Properties = append(su.Properties, junitProperty{"passedOnRerun", fmt.Sprint(len(r.Reruns) + 1)})
 		}
-		if r.Verdict == chaos.VerdictSkipped {
+		if r.Verdict == chaos.VerdictSkipped || r.Verdict == chaos.VerdictInterrupted {
+			// An interrupted scenario has no verdict: it is neither a
+			// failure nor an error of the client, but a case not run to
+			// its end.
+			msg, tm := r.SkipReason, "0"
+			if r.Verdict == chaos.VerdictInterrupted {
+				msg, tm = "interrupted: "+r.Interrupted, secs(r.DurationMs)
+			}
 			su.Tests++
 			su.Skipped++
-			su.Cases = append(su.Cases, junitCase{Name: "run", Classname: "chaos." + r.Name, Time: "0",
-				Skipped: &junitSkipped{Message: r.SkipReason}})
+			su.Cases = append(su.Cases, junitCase{Name: "run", Classname: "chaos." + r.Name, Time: tm,
+				Skipped: &junitSkipped{Message: msg}})
 			out.Tests += su.Tests
 			out.Skipped += su.Skipped
 			out.Suites = append(out.Suites, su)

@@ -20,6 +20,10 @@ func ChaosMarkdown(w io.Writer, s *chaos.Summary) error {
 		switch {
 		case r.Verdict == chaos.VerdictSkipped:
 			v = "⏭️ skipped"
+		case r.Verdict == chaos.VerdictInterrupted:
+			v = "⏹️ INTERRUPTED"
+		case r.Verdict == chaos.VerdictError:
+			v = "⚠️ ERROR"
 		case r.PassedOnRerun:
 			v = fmt.Sprintf("✅ pass (run %d)", len(r.Reruns)+1)
 		case r.Verdict == chaos.VerdictInconclusive:
@@ -33,7 +37,7 @@ func ChaosMarkdown(w io.Writer, s *chaos.Summary) error {
 	var failed bool
 	for _, r := range s.Scenarios {
 		fcs := r.NotPassedChecks()
-		if len(fcs) == 0 && r.Error == "" && r.SkipReason == "" {
+		if len(fcs) == 0 && r.Error == "" && r.SkipReason == "" && r.Interrupted == "" {
 			continue
 		}
 		if !failed {
@@ -46,6 +50,9 @@ func ChaosMarkdown(w io.Writer, s *chaos.Summary) error {
 		}
 		if r.SkipReason != "" {
 			fmt.Fprintf(w, "- skipped: %s\n", mdEscape(r.SkipReason))
+		}
+		if r.Interrupted != "" {
+			fmt.Fprintf(w, "- interrupted: %s\n", mdEscape(r.Interrupted))
 		}
 		if r.PassedOnRerun {
 			fmt.Fprintf(w, "- passed on run %d; run 1 had:\n", len(r.Reruns)+1)

@@ -31,6 +31,9 @@ func ChaosTable(w io.Writer, s *chaos.Summary) error {
 		if r.SkipReason != "" {
 			fmt.Fprintf(w, "\n%s: skipped: %s\n", r.Name, r.SkipReason)
 		}
+		if r.Interrupted != "" {
+			fmt.Fprintf(w, "\n%s: interrupted: %s\n", r.Name, r.Interrupted)
+		}
 		if r.PassedOnRerun {
 			fmt.Fprintf(w, "\n%s: passed on run %d; run 1 (figures above) had:\n", r.Name, len(r.Reruns)+1)
 		}
@@ -53,6 +56,10 @@ func verdictLabel(r chaos.Result) string {
 	switch {
 	case r.Verdict == chaos.VerdictSkipped:
 		return "SKIP"
+	case r.Verdict == chaos.VerdictInterrupted:
+		return "INTERRUPTED"
+	case r.Verdict == chaos.VerdictError:
+		return "ERROR"
 	case r.PassedOnRerun:
 		return fmt.Sprintf("PASS (run %d)", len(r.Reruns)+1)
 	case r.Passed:
@@ -96,6 +103,12 @@ func tally(s *chaos.Summary) string {
 	}
 	if s.Skipped > 0 {
 		out += fmt.Sprintf(", %d skipped", s.Skipped)
+	}
+	if s.Errors > 0 {
+		out += fmt.Sprintf(", %d could not run (error)", s.Errors)
+	}
+	if s.Interrupted > 0 {
+		out += fmt.Sprintf(", %d interrupted", s.Interrupted)
 	}
 	if s.Unverified > 0 {
 		out += fmt.Sprintf(", %d with unverified checks", s.Unverified)

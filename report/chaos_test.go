@@ -125,3 +125,62 @@ func TestChaosJUnitParses(t *testing.T) {
 		t.Errorf("wrong: %+v, want a failure", wrong)
 	}
 }
+
+// TestChaosInterruptedNotFailure: an interrupted run showed its unfinished
+// scenarios as ordinary failures (failureType "canceled"). They are
+// INTERRUPTED in the table and Markdown and skipped with a message in JUnit,
+// never failures; one never started is listed too.
+func TestChaosInterruptedNotFailure(t *testing.T) {
+	s := &chaos.Summary{RunDir: "runs/x", Seed: 1, Scenarios: []chaos.Result{
+		{Name: "cut", Verdict: chaos.VerdictInterrupted, Interrupted: "unfinished: interrupted by SIGINT", Attempts: 2,
+			FailureTypes: []string{}, Escalations: []chaos.Escalation{}, Checks: []chaos.Check{}, DurationMs: 300},
+		{Name: "never", Verdict: chaos.VerdictInterrupted, Interrupted: "not started: interrupted by SIGINT",
+			FailureTypes: []string{}, Escalations: []chaos.Escalation{}, Checks: []chaos.Check{}},
+		{Name: "ok", Verdict: chaos.VerdictPass, Passed: true, FailureTypes: []string{}, Escalations: []chaos.Escalation{},
+			Checks: []chaos.Check{{Name: "outcome", Passed: true, State: chaos.StatePass}}},
+	}}
+	s.Finish()
+	if s.Interrupted != 2 || s.Failed != 0 || s.Passed != 1 {
+		t.Fatalf("summary counts: %d interrupted, %d failed, %d passed; want 2, 0, 1", s.Interrupted, s.Failed, s.Passed)
+	}
+	tests := []struct {
+		name   string
+		render func(*bytes.Buffer, *chaos.Summary) error
+		want   []string
+	}{
+		{"table", func(b *bytes.Buffer, s *chaos.Summary) error { return ChaosTable(b, s) },
+			[]string{"INTERRUPTED", "cut: interrupted: unfinished: interrupted by SIGINT", "never: interrupted: not started", "1 passed, 0 failed, 2 interrupted"}},
+		{"markdown", func(b *bytes.Buffer, s *chaos.Summary) error { return ChaosMarkdown(b, s) },
+			[]string{"| cut | ⏹️ INTERRUPTED |", "- interrupted: not started: interrupted by SIGINT"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var b bytes.Buffer
+			if err := tt.render(&b, s); err != nil {
+				t.Fatal(err)
+			}
+			for _, w := range tt.want {
+				if !bytes.Contains(b.Bytes(), []byte(w)) {
+					t.Errorf("%s output lacks %q:\n%s", tt.name, w, b.String())
+				}
+			}
+			if bytes.Contains(b.Bytes(), []byte("FAIL")) || bytes.Contains(b.Bytes(), []byte("❌")) {
+				t.Errorf("%s output shows a failure:\n%s", tt.name, b.String())
+			}
+		})
+	}
+	var b bytes.Buffer
+	if err := ChaosJUnit(&b, s); err != nil {
+		t.Fatal(err)
+	}
+	var got junitSuites
+	if err := xml.Unmarshal(b.Bytes(), &got); err != nil {
+		t.Fatal(err)
+	}
+	if got.Failures != 0 || got.Errors != 0 || got.Skipped != 2 || got.Tests != 3 {
+		t.Fatalf("junit = %d tests, %d failures, %d errors, %d skipped; want 3, 0, 0, 2", got.Tests, got.Failures, got.Errors, got.Skipped)
+	}
+	if c := got.Suites[0].Cases[0]; c.Skipped == nil || c.Skipped.Message != "interrupted: unfinished: interrupted by SIGINT" {
+		t.Errorf("cut: %+v, want skipped with the interrupt's message", c)
+	}
+}
