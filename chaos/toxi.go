@@ -4,7 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"net/http/httptest"
+	"os"
+	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -31,6 +35,9 @@ type Toxiproxy struct {
 	proxies map[string]bool // names of the proxies created and not yet deleted
 	seq     int
 	closed  bool
+
+	stale    []string // stale proxies removed at start
+	staleErr error
 }
 
 // ToxiproxyError says a Toxiproxy server could not be reached. Hint tells the
@@ -84,8 +91,17 @@ func StartToxiproxy(ctx context.Context, apiURL string) (*Toxiproxy, error) {
 		}
 		return nil, &ToxiproxyError{URL: t.url, Err: err}
 	}
+	if t.srv == nil {
+		// A run SIGKILLed on this machine left its proxies behind. Failing
+		// to remove them is no reason not to run: they only hold a port.
+		t.stale, t.staleErr = t.RemoveStale(ctx)
+	}
 	return t, nil
 }
+
+// Stale returns the proxies of dead runs that StartToxiproxy removed from
+// the server, and why it could not remove others (nil if it could).
+func (t *Toxiproxy) Stale() ([]string, error) { return t.stale, t.staleErr }
 
 // URL returns the URL of the Toxiproxy API.
 func (t *Toxiproxy) URL() string { return t.url }
@@ -122,6 +138,76 @@ func (t *Toxiproxy) Close() error {
 	return errors.Join(errs...)
 }
 
+// proxyPrefix starts the name of every proxy retrylab creates.
+const proxyPrefix = "retrylab-"
+
+// ownerTag names the process that owns a proxy: "<pid>.<host>", host being
+// a hash of this machine's name (a proxy's name allows only so much). The
+// separator "." is one that sanitize never writes, so that the names of
+// older retrylab versions ("retrylab-<scenario>-...") never parse as owned.
+func ownerTag(pid int) string { return fmt.Sprintf("%d.%s", pid, hostTag()) }
+
+// hostTag is the hash of this machine's name, as ownerTag writes it.
+func hostTag() string {
+	h, _ := os.Hostname()
+	f := fnv.New32a()
+	f.Write([]byte(h))
+	return fmt.Sprintf("%08x", f.Sum32())
+}
+
+// proxyOwner returns the pid and host tag encoded in a proxy's name by
+// createProxy, or ok false for any other name.
+func proxyOwner(name string) (pid int, host string, ok bool) {
+	rest, found := strings.CutPrefix(name, proxyPrefix)
+	if !found {
+		return 0, "", false
+	}
+	tag, _, _ := strings.Cut(rest, "-")
+	p, host, found := strings.Cut(tag, ".")
+	if !found || len(host) != 8 {
+		return 0, "", false
+	}
+	pid, err := strconv.Atoi(p)
+	if err != nil || pid <= 0 {
+		return 0, "", false
+	}
+	return pid, host, true
+}
+
+// RemoveStale deletes the proxies that retrylab runs on this machine left
+// behind on the server when they died without cleaning up (SIGKILL, a
+// crash): those whose name holds this host and the pid of a process that no
+// longer exists. A live run's proxies, another machine's, and any other
+// proxy are left alone. It returns the names it removed; errors (a proxy
+// already gone is not one) are joined.
+func (t *Toxiproxy) RemoveStale(ctx context.Context) ([]string, error) {
+	var all map[string]*toxiclient.Proxy
+	err := call(ctx, func() error {
+		var err error
+		all, err = t.client.Proxies()
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("toxiproxy %s: list proxies: %w", t.url, err)
+	}
+	me, host := os.Getpid(), hostTag()
+	var removed []string
+	var errs []error
+	for name := range all {
+		pid, h, ok := proxyOwner(name)
+		if !ok || h != host || pid == me || processAlive(pid) {
+			continue
+		}
+		if err := t.deleteProxy(name); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		removed = append(removed, name)
+	}
+	sort.Strings(removed)
+	return removed, errors.Join(errs...)
+}
+
 // createProxy creates a uniquely named proxy listening on an ephemeral
 // loopback port and forwarding to upstream.
 func (t *Toxiproxy) createProxy(ctx context.Context, base, upstream string) (*toxiclient.Proxy, error) {
@@ -131,7 +217,7 @@ func (t *Toxiproxy) createProxy(ctx context.Context, base, upstream string) (*to
 		return nil, errors.New("toxiproxy: closed")
 	}
 	t.seq++
-	name := fmt.Sprintf("retrylab-%s-%d-%d", sanitize(base), time.Now().UnixNano()%1e9, t.seq)
+	name := fmt.Sprintf("%s%s-%s-%d-%d", proxyPrefix, ownerTag(os.Getpid()), sanitize(base), time.Now().UnixNano()%1e9, t.seq)
 	t.proxies[name] = true
 	t.mu.Unlock()
 	var p *toxiclient.Proxy

@@ -29,7 +29,9 @@ OUT/<timestamp>/{summary.json,junit.xml}.
 
 The report goes to stdout, progress to stderr. Exit 0 when every scenario
 passed (or was skipped for a missing client requirement), 1 when one failed
-or stayed inconclusive, 2 on bad input. A scenario whose timing checks fail
+or stayed inconclusive, 2 on bad input. On SIGINT or SIGTERM the clients are
+killed, the proxies removed and the results so far written, with unfinished
+scenarios marked "interrupted" (exit 130, 143 for SIGTERM). A scenario whose timing checks fail
 or cannot tell on a busy machine is re-run (--confirm) before it counts.
 
 Example:
@@ -167,6 +169,7 @@ func chaosRun(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return fmt.Errorf("start toxiproxy: %w", err)
 	}
 	defer toxi.Close()
+	reportStale(stderr, toxi)
 	name := "embedded"
 	if *toxiURL != "" {
 		name = *toxiURL
@@ -204,7 +207,10 @@ func chaosRun(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	if ctx.Err() != nil {
-		return fmt.Errorf("interrupted: %w", ctx.Err())
+		// The cause says which signal; it Is context.Canceled (exit 130
+		// or 143). What finished is written; the rest is marked so.
+		return fmt.Errorf("%w: %d of %d scenarios unfinished; results so far in %s",
+			context.Cause(ctx), sum.Interrupted, len(sum.Scenarios), sum.RunDir)
 	}
 	if sum.Failed > 0 {
 		msg := fmt.Sprintf("%d of %d scenarios failed", sum.Failed, len(sum.Scenarios))
@@ -286,6 +292,7 @@ func chaosServe(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		return fmt.Errorf("start toxiproxy: %w", err)
 	}
 	defer toxi.Close()
+	reportStale(stderr, toxi)
 	// Serve prints the verdict: PASS/FAIL for each server-side check of the
 	// scenario's expect.
 	v, err := chaos.Serve(ctx, sc, toxi, *journal, stdout, stderr)
@@ -296,6 +303,18 @@ func chaosServe(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		return fmt.Errorf("scenario %s: a server-side check failed: %w", sc.Name, errFailed)
 	}
 	return nil
+}
+
+// reportStale says which proxies of dead runs StartToxiproxy removed from
+// an external server, and which it could not.
+func reportStale(stderr io.Writer, toxi *chaos.Toxiproxy) {
+	names, err := toxi.Stale()
+	if len(names) > 0 {
+		fmt.Fprintf(stderr, "removed %d stale proxies of retrylab runs that died on this machine: %s\n", len(names), strings.Join(names, ", "))
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "warning: stale proxies of dead runs left on the server: %v\n", err)
+	}
 }
 
 // isTerminal reports whether w is a character device (a terminal).
