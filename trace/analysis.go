@@ -563,18 +563,20 @@ func (a *acc) readChunk(ctx context.Context, c chunk, opts Options, malformed fu
 	var r *Reader
 	var err error
 	switch {
-	case path == StdinName && opts.Stdin != nil:
-		r, err = NewReader(opts.Stdin, StdinName)
 	case c.end >= 0:
 		var f *os.File
 		if f, err = os.Open(path); err == nil {
 			r = newPlainReader(io.NewSectionReader(f, c.start, c.end-c.start), path)
 			r.closer = append(r.closer, f)
+			r.ctx = ctx
 		}
 	default:
-		r, err = Open(path)
+		r, err = openContext(ctx, path, opts.Stdin)
 	}
 	if err != nil {
+		if ctx.Err() != nil {
+			return 0, fmt.Errorf("%s: %w", path, ctx.Err())
+		}
 		return 0, readError(path, err)
 	}
 	defer r.Close()
@@ -589,13 +591,16 @@ func (a *acc) readEvents(ctx context.Context, r *Reader, path string, malformed 
 	var lastRun *runState
 	var lastKey string
 	for n := 0; ; n++ {
-		if n&0xffff == 0 && ctx.Err() != nil {
-			return ctx.Err()
+		if n&0xfff == 0 && ctx.Err() != nil {
+			return fmt.Errorf("%s: stopped reading: %w", path, ctx.Err())
 		}
 		ev, err := r.Next()
 		if err != nil {
 			if err == io.EOF {
 				return nil
+			}
+			if ctx.Err() != nil {
+				return fmt.Errorf("%s: stopped reading: %w", path, ctx.Err())
 			}
 			var le *LineError
 			if errors.As(err, &le) {

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"compress/flate"
 	"compress/gzip"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -58,11 +59,18 @@ func (r *RawEvent) Event() Event {
 	return ev
 }
 
+// MaxLineBytes is the longest line a Reader parses, its newline aside. A
+// longer line is malformed ("line longer than 1048576 bytes"): it is skipped
+// up to its newline without being buffered, so memory stays bounded whatever
+// the input (one 100 MB line, a gzip bomb of zeros, /dev/zero).
+const MaxLineBytes = 1 << 20
+
 // Reader reads a trace as a stream of lines, one at a time, in constant memory
-// apart from the longest line. It reads plain JSONL and gzip-compressed JSONL
-// (detected from the magic bytes, whatever the file is called), accepts CRLF
-// line ends, skips blank lines, reads lines of any length and a last line
-// without a newline.
+// (a 256 KiB buffer, plus up to MaxLineBytes for a line longer than that
+// buffer). It reads plain JSONL and gzip-compressed JSONL (detected from the
+// magic bytes, whatever the file is called; decompressed as a stream),
+// accepts CRLF line ends, skips blank lines and reads a last line without a
+// newline. A line longer than MaxLineBytes is malformed.
 //
 // Next returns a *LineError for a malformed line; the caller may report it
 // and call Next again.
@@ -74,6 +82,10 @@ type Reader struct {
 	long   []byte
 	ev     RawEvent
 	eof    bool
+	// ctx, if set, is checked once per MiB read, so that a huge line or an
+	// endless input (/dev/zero) cannot keep Next from noticing a cancel.
+	ctx       context.Context
+	unchecked int
 	// members, if set, is called with each payload member of an event whose
 	// type precedes its payload on the line, during the one scan of the
 	// line; such events have RawEvent.membersSeen set.
@@ -176,11 +188,18 @@ func (r *Reader) Close() error {
 	return errors.Join(errs...)
 }
 
+// errLineTooLong is readLine's report of a line longer than MaxLineBytes.
+var errLineTooLong = fmt.Errorf("line longer than %d bytes", MaxLineBytes)
+
 // Next returns the next well-formed event, a *LineError for a malformed
-// line, io.EOF at the end, or the error that stopped reading.
+// line, io.EOF at the end, or the error that stopped reading (one wrapping
+// the context's error once the Reader's context is done).
 func (r *Reader) Next() (*RawEvent, error) {
 	for {
 		line, last, err := r.readLine()
+		if errors.Is(err, errLineTooLong) {
+			return nil, &LineError{File: r.name, Line: r.line, Reason: errLineTooLong.Error() + " (skipped)"}
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -200,26 +219,44 @@ func (r *Reader) Next() (*RawEvent, error) {
 }
 
 // readLine returns the next line without its '\n'. last is true for a final
-// line that had no '\n'.
+// line that had no '\n'. A line longer than MaxLineBytes is read to its end
+// and dropped, and errLineTooLong returned.
 func (r *Reader) readLine() (line []byte, last bool, err error) {
 	if r.eof || r.br == nil {
 		return nil, false, io.EOF
 	}
 	r.long = r.long[:0]
+	tooLong := false
 	for {
 		b, err := r.br.ReadSlice('\n')
+		if cerr := r.checkCtx(len(b)); cerr != nil {
+			return nil, false, cerr
+		}
 		switch {
 		case err == nil:
 			r.line++
+			if tooLong || len(r.long)+len(b)-1 > MaxLineBytes {
+				return nil, false, errLineTooLong
+			}
 			if len(r.long) > 0 {
 				r.long = append(r.long, b...)
 				b = r.long
 			}
 			return b[:len(b)-1], false, nil
 		case errors.Is(err, bufio.ErrBufferFull):
-			r.long = append(r.long, b...)
+			if !tooLong && len(r.long)+len(b) > MaxLineBytes {
+				tooLong = true
+				r.long = r.long[:0]
+			}
+			if !tooLong {
+				r.long = append(r.long, b...)
+			}
 		case errors.Is(err, io.EOF):
 			r.eof = true
+			if tooLong || len(r.long)+len(b) > MaxLineBytes {
+				r.line++
+				return nil, true, errLineTooLong
+			}
 			r.long = append(r.long, b...)
 			if len(r.long) == 0 {
 				return nil, false, io.EOF
@@ -230,6 +267,20 @@ func (r *Reader) readLine() (line []byte, last bool, err error) {
 			return nil, false, fmt.Errorf("%s: %w", r.name, err)
 		}
 	}
+}
+
+// checkCtx counts n more bytes read and, once per MiB, returns the error of
+// the Reader's context if it is done.
+func (r *Reader) checkCtx(n int) error {
+	r.unchecked += n
+	if r.unchecked < 1<<20 || r.ctx == nil {
+		return nil
+	}
+	r.unchecked = 0
+	if err := r.ctx.Err(); err != nil {
+		return fmt.Errorf("%s: stopped reading: %w", r.name, err)
+	}
+	return nil
 }
 
 func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\r' || c == '\n' }

@@ -45,6 +45,8 @@ func readAll(t *testing.T, r io.Reader) []readResult {
 
 func TestReader(t *testing.T) {
 	long := `{"type":"Big","payload":{"s":"` + strings.Repeat("x", 2<<20) + `"}}`
+	head := `{"type":"Big","payload":{"s":"`
+	atMax := head + strings.Repeat("x", MaxLineBytes-len(head)-3) + `"}}` // the newline does not count
 	tests := []struct {
 		name string
 		in   string
@@ -54,8 +56,16 @@ func TestReader(t *testing.T) {
 			[]readResult{{Line: 1, Type: "RetryAttempt", RunID: "r1"}}},
 		{"crlf and blank lines", "{\"type\":\"A\"}\r\n\r\n  \n{\"type\":\"B\"}\r\n",
 			[]readResult{{Line: 1, Type: "A"}, {Line: 4, Type: "B"}}},
-		{"2 MiB line", long + "\n{\"type\":\"After\"}\n",
+		{"line of exactly MaxLineBytes", atMax + "\n{\"type\":\"After\"}\n",
 			[]readResult{{Line: 1, Type: "Big"}, {Line: 2, Type: "After"}}},
+		// TestReaderLongLineBounded: a line past the limit is malformed and
+		// skipped to its newline, not buffered.
+		{"2 MiB line", long + "\n{\"type\":\"After\"}\n",
+			[]readResult{{Line: 1, Err: "t.jsonl:1: line longer than 1048576 bytes (skipped)"}, {Line: 2, Type: "After"}}},
+		{"one byte too long", atMax + "x\n{\"type\":\"After\"}\n",
+			[]readResult{{Line: 1, Err: "t.jsonl:1: line longer than 1048576 bytes (skipped)"}, {Line: 2, Type: "After"}}},
+		{"too long last line", "{\"type\":\"A\"}\n" + long,
+			[]readResult{{Line: 1, Type: "A"}, {Line: 2, Err: "t.jsonl:2: line longer than 1048576 bytes (skipped)"}}},
 		{"last line without newline is fine when whole", `{"type":"A"}` + "\n" + `{"type":"B"}`,
 			[]readResult{{Line: 1, Type: "A"}, {Line: 2, Type: "B"}}},
 		{"truncated last line", `{"type":"A"}` + "\n" + `{"type":"B","payl`,
