@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 )
 
 // PathError is a path given to Discover that names nothing readable as a
@@ -43,7 +44,21 @@ func IsTraceFile(name string) bool {
 // named twice (even as "f", "./f" and "/abs/f", or through a symlink) is read
 // once, under the first name it was given.
 // A path that matches nothing, or a folder without traces, is a *PathError.
+//
+// In a folder, entries that are not regular files (FIFOs, sockets, devices,
+// symbolic links to them, broken links and link loops) are skipped, never
+// opened; Discover says nothing of them: DiscoverNotes does. A FIFO or device
+// named explicitly, or matched by a glob, is read (bash's <(...) is one).
 func Discover(paths []string) ([]string, error) {
+	return DiscoverNotes(paths, nil)
+}
+
+// DiscoverNotes is Discover calling note (if not nil) with each file of a
+// folder it skips and why, e.g. "skipped: not a regular file (named pipe)".
+func DiscoverNotes(paths []string, note func(path, reason string)) ([]string, error) {
+	if note == nil {
+		note = func(string, string) {}
+	}
 	var out []string
 	seen := map[string]bool{}
 	add := func(p string) {
@@ -60,6 +75,10 @@ func Discover(paths []string) ([]string, error) {
 		}
 		fi, err := os.Stat(p)
 		if err != nil {
+			if errors.Is(err, syscall.ELOOP) {
+				return nil, &PathError{Path: p, Reason: "symbolic link loop: the link leads back to itself", Err: err,
+					hint: "fix or remove the link, or leave it out of the paths"}
+			}
 			if !errors.Is(err, fs.ErrNotExist) {
 				return nil, &PathError{Path: p, Reason: "cannot read: " + cause(err), Err: err}
 			}
@@ -75,7 +94,7 @@ func Discover(paths []string) ([]string, error) {
 			if len(matches) == 0 {
 				return nil, &PathError{Path: p, Reason: "no such file or folder", Err: err}
 			}
-			sub, err := Discover(matches)
+			sub, err := DiscoverNotes(matches, note)
 			if err != nil {
 				return nil, err
 			}
@@ -88,14 +107,23 @@ func Discover(paths []string) ([]string, error) {
 			add(p)
 			continue
 		}
+		root := p
+		if li, err := os.Lstat(p); err == nil && li.Mode()&fs.ModeSymlink != 0 {
+			root = p + string(filepath.Separator) // WalkDir would not enter a link
+		}
 		var found []string
-		err = filepath.WalkDir(p, func(path string, d fs.DirEntry, err error) error {
+		err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 			if err != nil {
 				return err
 			}
-			if !d.IsDir() && IsTraceFile(d.Name()) {
-				found = append(found, path)
+			if d.IsDir() || !IsTraceFile(d.Name()) {
+				return nil
 			}
+			if reason := notRegular(path, d); reason != "" {
+				note(path, "skipped: "+reason)
+				return nil
+			}
+			found = append(found, path)
 			return nil
 		})
 		if err != nil {
@@ -110,6 +138,47 @@ func Discover(paths []string) ([]string, error) {
 		}
 	}
 	return out, nil
+}
+
+// notRegular says why the folder entry d at path is not to be read, or ""
+// for a regular file or a link to one. Nothing is opened: a FIFO would block.
+func notRegular(path string, d fs.DirEntry) string {
+	t := d.Type()
+	if t.IsRegular() {
+		return ""
+	}
+	if t&fs.ModeSymlink != 0 {
+		fi, err := os.Stat(path)
+		switch {
+		case errors.Is(err, syscall.ELOOP):
+			return "symbolic link loop"
+		case errors.Is(err, fs.ErrNotExist):
+			return "broken symbolic link"
+		case err != nil:
+			return "cannot follow the symbolic link: " + cause(err)
+		case fi.Mode().IsRegular():
+			return ""
+		case fi.IsDir():
+			return "symbolic link to a folder (not followed)"
+		}
+		return "symbolic link to a " + kindOf(fi.Mode())
+	}
+	return "not a regular file (" + kindOf(t) + ")"
+}
+
+// kindOf names a file type that is not a regular file.
+func kindOf(m fs.FileMode) string {
+	switch {
+	case m&fs.ModeNamedPipe != 0:
+		return "named pipe"
+	case m&fs.ModeSocket != 0:
+		return "socket"
+	case m&fs.ModeCharDevice != 0:
+		return "character device"
+	case m&fs.ModeDevice != 0:
+		return "device"
+	}
+	return "special file"
 }
 
 // sameFileKey names the file p refers to, whatever spelling of its path was

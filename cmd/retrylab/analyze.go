@@ -111,7 +111,9 @@ func traceAnalyze(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		}
 		paths = []string{"runs"}
 	}
-	files, err := trace.Discover(paths)
+	files, err := trace.DiscoverNotes(paths, func(path, reason string) {
+		fmt.Fprintf(stderr, "note: %s: %s\n", path, reason)
+	})
 	if err != nil {
 		var pe *trace.PathError
 		if errors.As(err, &pe) {

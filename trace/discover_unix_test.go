@@ -1,0 +1,79 @@
+//go:build unix
+
+package trace
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// TestDiscoverSkipsNonRegular is a regression test: the folder walk took
+// a FIFO named *.jsonl (and links to one) as a trace, and opening it hung
+// the analysis. They are skipped with a note, never opened.
+func TestDiscoverSkipsNonRegular(t *testing.T) {
+	dir := t.TempDir()
+	mk := func(name string) string { return filepath.Join(dir, name) }
+	if err := os.WriteFile(mk("ok.jsonl"), []byte("{\"type\":\"A\"}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(mk("fifo.jsonl"), 0o600); err != nil {
+		t.Skipf("no FIFOs here: %v", err)
+	}
+	for _, l := range [][2]string{
+		{"fifo.jsonl", "to-fifo.jsonl"},
+		{"ok.jsonl", "to-ok.jsonl"},
+		{"loop-b.jsonl", "loop-a.jsonl"},
+		{"loop-a.jsonl", "loop-b.jsonl"},
+		{"gone", "dangling.jsonl"},
+		{"/dev/null", "null.jsonl"},
+	} {
+		if err := os.Symlink(l[0], mk(l[1])); err != nil {
+			t.Fatal(err)
+		}
+	}
+	notes := map[string]string{}
+	got, err := DiscoverNotes([]string{dir}, func(p, reason string) { notes[filepath.Base(p)] = reason })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{mk("ok.jsonl")}, got); diff != "" { // to-ok.jsonl is the same file
+		t.Errorf("files mismatch (-want +got):\n%s", diff)
+	}
+	want := map[string]string{
+		"fifo.jsonl":     "skipped: not a regular file (named pipe)",
+		"to-fifo.jsonl":  "skipped: symbolic link to a named pipe",
+		"loop-a.jsonl":   "skipped: symbolic link loop",
+		"loop-b.jsonl":   "skipped: symbolic link loop",
+		"dangling.jsonl": "skipped: broken symbolic link",
+		"null.jsonl":     "skipped: symbolic link to a character device",
+	}
+	if diff := cmp.Diff(want, notes); diff != "" {
+		t.Errorf("notes mismatch (-want +got):\n%s", diff)
+	}
+}
+
+// TestDiscoverSymlinkLoop: a link loop named, or matched by a glob, is a
+// clear error, not a hang or a crash.
+func TestDiscoverSymlinkLoop(t *testing.T) {
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "a.jsonl"), filepath.Join(dir, "b.jsonl")
+	if err := os.Symlink(b, a); err != nil {
+		t.Skip("no symlinks here:", err)
+	}
+	if err := os.Symlink(a, b); err != nil {
+		t.Fatal(err)
+	}
+	for _, arg := range []string{a, filepath.Join(dir, "*.jsonl")} {
+		_, err := Discover([]string{arg})
+		var pe *PathError
+		if !errors.As(err, &pe) || !strings.Contains(pe.Reason, "symbolic link loop") {
+			t.Errorf("Discover(%q) = %v, want a PathError naming a symbolic link loop", arg, err)
+		}
+	}
+}
