@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"io"
 	"math"
 	"os"
@@ -14,6 +15,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/retrylab/retrylab/trace/internal/sketch"
 )
@@ -161,13 +163,15 @@ type Group struct {
 }
 
 // MarshalJSON writes the dimensions first, in --by order, then the counts.
+// Values are JSON strings whatever they hold (control characters, invalid
+// UTF-8 as U+FFFD), as encoding/json would write them.
 func (g Group) MarshalJSON() ([]byte, error) {
 	var b []byte
 	b = append(b, '{')
 	for _, d := range g.by {
-		b = strconv.AppendQuote(b, d)
+		b = appendJSONString(b, d)
 		b = append(b, ':')
-		b = strconv.AppendQuote(b, g.Keys[d])
+		b = appendJSONString(b, g.Keys[d])
 		b = append(b, ',')
 	}
 	b = fmt.Appendf(b, `"total":%d,"succeeded":%d,"failed":%d,"withRetries":%d,"retries":%d,"retryRate":%s,"failureRate":%s,"recoveredRate":%s}`,
@@ -455,21 +459,71 @@ func newAcc(by []string) *acc {
 	}
 }
 
-// str interns a JSON string token of a low-cardinality field.
+// str returns the label of a JSON string token (see label), interning
+// short ones: they are of low-cardinality fields.
 func (a *acc) str(val []byte) string {
 	if len(val) >= 2 && val[0] == '"' {
 		raw := val[1 : len(val)-1]
 		if s, ok := a.intern[string(raw)]; ok {
 			return s
 		}
-		s := jsonString(val)
-		if len(a.intern) < 100_000 {
+		s := label(jsonString(val))
+		if len(raw) <= maxInternBytes && len(a.intern) < maxInterned {
 			a.intern[string(raw)] = s
 		}
 		return s
 	}
 	return ""
 }
+
+// The intern table's bounds: at most maxInterned strings of at most
+// maxInternBytes each (2.5 MB per worker).
+const (
+	maxInterned    = 10_000
+	maxInternBytes = 256
+)
+
+// MaxLabelBytes is the longest label (provider, model, failure type, reason,
+// from, to, run id, unknown type) kept as it is. A longer one is cut to its
+// first bytes followed by "…" and 16 hex digits of its FNV-1a hash, so that
+// distinct long values stay distinct while memory stays bounded.
+const MaxLabelBytes = 256
+
+// label bounds s to MaxLabelBytes (see there).
+func label(s string) string {
+	if len(s) <= MaxLabelBytes {
+		return s
+	}
+	h := fnv.New64a()
+	h.Write([]byte(s))
+	sum := fmt.Sprintf("…%016x", h.Sum64())
+	cut := MaxLabelBytes - len(sum)
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + sum
+}
+
+// rawLabel is label of the raw contents of a JSON string (no quotes).
+func rawLabel(raw []byte) string {
+	if bytes.IndexByte(raw, '\\') < 0 && utf8.Valid(raw) {
+		if len(raw) <= MaxLabelBytes {
+			return string(raw)
+		}
+		return label(string(raw))
+	}
+	q := make([]byte, 0, len(raw)+2)
+	q = append(append(append(q, '"'), raw...), '"')
+	return label(jsonString(q))
+}
+
+// maxUnknownTypes bounds the distinct unknown event types counted by name
+// per worker; the rest are counted under OtherUnknownTypes.
+const maxUnknownTypes = 1000
+
+// OtherUnknownTypes is the inputs.unknownTypes key that counts the events
+// of unknown types past the first 1000 distinct ones.
+const OtherUnknownTypes = "(other unknown types)"
 
 // fileRunPrefix marks run keys made from a file name rather than a runId.
 const fileRunPrefix = "\x00file:"
@@ -621,7 +675,7 @@ func (a *acc) readEvents(ctx context.Context, r *Reader, path string, malformed 
 		} else {
 			key := fileRun
 			if len(ev.RunID) > 0 {
-				key = string(ev.RunID)
+				key = rawLabel(ev.RunID)
 			}
 			run = a.runs[key]
 			if run == nil {
@@ -733,7 +787,11 @@ func (a *acc) event(ev *RawEvent, run *runState, runKey string) {
 		a.stepFinished++
 	default:
 		if !IsKnownType(ev.Type) {
-			a.unknown[ev.Type]++
+			t := label(ev.Type)
+			if _, ok := a.unknown[t]; !ok && len(a.unknown) >= maxUnknownTypes {
+				t = OtherUnknownTypes
+			}
+			a.unknown[t]++
 		}
 	}
 }

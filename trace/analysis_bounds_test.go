@@ -1,0 +1,62 @@
+package trace
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+func writeTrace(t *testing.T, lines []string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "t.jsonl")
+	if err := os.WriteFile(p, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// TestAnalyzeLabelsBounded is a regression test: labels were kept whole,
+// so a trace of distinct 1 MB model names, run ids or unknown types grew
+// memory by a megabyte each. Long labels are cut (staying distinct), and
+// distinct unknown types are counted by name up to a bound.
+func TestAnalyzeLabelsBounded(t *testing.T) {
+	long := strings.Repeat("é", 50_000)
+	req := func(runID, model string) string {
+		return fmt.Sprintf(`{"type":"ProviderRequestFinished","runId":%q,"payload":{"provider":"p","model":%q,"success":true}}`, runID, model)
+	}
+	lines := []string{req(long+"1", long+"a"), req(long+"2", long+"b"), req(long+"2", long+"b"),
+		`{"type":"RunStarted","runId":"r\u0031"}`, `{"type":"RunStarted","runId":"r1"}`}
+	for i := range maxUnknownTypes + 500 {
+		lines = append(lines, fmt.Sprintf(`{"type":"Unknown%d"}`, i))
+	}
+	an, err := Analyze(context.Background(), []string{writeTrace(t, lines)}, Options{Workers: 1, By: []string{"model", "run"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(an.Groups) != 2 {
+		t.Fatalf("%d groups, want 2 (distinct long models stay distinct)", len(an.Groups))
+	}
+	for _, g := range an.Groups {
+		for d, v := range g.Keys {
+			if len(v) > MaxLabelBytes || !utf8.ValidString(v) {
+				t.Errorf("%s label of %d bytes (valid UTF-8 %v), want at most %d", d, len(v), utf8.ValidString(v), MaxLabelBytes)
+			}
+		}
+	}
+	if an.Groups[0].Keys["model"] == an.Groups[1].Keys["model"] {
+		t.Errorf("two long models got one label %q", an.Groups[0].Keys["model"])
+	}
+	if an.Inputs.Runs != 4 { // two long run ids, r1 however it is escaped, the file (lines without one)
+		t.Errorf("%d runs, want 4", an.Inputs.Runs)
+	}
+	if got := len(an.Inputs.UnknownTypes); got != maxUnknownTypes+1 {
+		t.Errorf("%d unknown type keys, want %d", got, maxUnknownTypes+1)
+	}
+	if got := an.Inputs.UnknownTypes[OtherUnknownTypes]; got != 500 {
+		t.Errorf("%s = %d, want 500", OtherUnknownTypes, got)
+	}
+}
