@@ -4,9 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -433,6 +435,10 @@ func (d *decoder) decode(n *yaml.Node, v reflect.Value, path string) {
 			d.errorf(n, path, "want a number, got %s", describe(n), "write a number such as 0.1")
 			return
 		}
+		if math.IsNaN(f) || math.IsInf(f, 0) {
+			d.errorf(n, path, "want a number, got %s", describe(n), "write a finite number such as 0.1")
+			return
+		}
 		if f < 0 {
 			d.errorf(n, path, "must not be negative, got %v", f, "use 0 or a positive number")
 			return
@@ -457,8 +463,15 @@ func (d *decoder) validate(root *yaml.Node, sc *Scenario) {
 		base := filepath.Base(d.file)
 		sc.Name = strings.TrimSuffix(base, filepath.Ext(base))
 	}
-	if strings.ContainsAny(sc.Name, `/\`) || sc.Name == "." || sc.Name == ".." {
-		d.errorf(top["name"], "name", "name %q cannot name a folder", sc.Name, "use letters, digits and dashes")
+	if why := checkName(sc.Name); why != "" {
+		hint := "use letters, digits and dashes"
+		if len(sc.Name) > MaxNameLen {
+			hint = fmt.Sprintf("shorten it to %d bytes at most (it names the run folder); say more in description", MaxNameLen)
+		}
+		if top["name"] == nil {
+			hint += "; the name comes from the file name: rename the file or add name:"
+		}
+		d.errorf(top["name"], "name", "%s", why, hint)
 	}
 	switch sc.Provider {
 	case "":
@@ -478,6 +491,8 @@ func (d *decoder) validate(root *yaml.Node, sc *Scenario) {
 	}
 	if n, ok := top["timeScale"]; ok && isZero(n) {
 		d.errorf(n, "timeScale", "timeScale must be above 0", "0.1 makes every wait ten times shorter")
+	} else if why := CheckTimeScale(sc.TimeScale); ok && sc.TimeScale != 0 && why != "" {
+		d.errorf(n, "timeScale", "timeScale %s", why, TimeScaleHint)
 	}
 	if sc.TimeScale == 0 {
 		sc.TimeScale = 1
@@ -532,6 +547,7 @@ func (d *decoder) validate(root *yaml.Node, sc *Scenario) {
 		}
 	}
 	exp := mapping(top["expect"])
+	d.validateFailureTypes(exp["failureTypes"], sc.Expect.FailureTypes)
 	switch sc.Expect.Outcome {
 	case "", "success", "failure":
 	default:
@@ -573,10 +589,12 @@ func (d *decoder) validateFault(n *yaml.Node, f *Fault, path string) {
 	if f.Status != 0 && (f.Status < 100 || f.Status > 599) {
 		d.errorf(m["status"], join(path, "status"), "status %d is not an HTTP status", f.Status, "use a status between 100 and 599, e.g. 429 or 529")
 	}
+	d.validateHeaders(m["headers"], f.Headers, join(path, "headers"))
 	for i, tx := range f.Toxics {
 		tp := fmt.Sprintf("%s.toxics[%d]", path, i)
 		tn := m["toxics"].Content[i]
 		tm := mapping(tn)
+		d.validateToxicAttrs(tn, tm["attributes"], tx.Type, tx.Attributes, tp)
 		if !contains(toxicTypes, tx.Type) {
 			hint := "toxic types: " + strings.Join(toxicTypes, ", ")
 			if s := closest(tx.Type, toxicTypes); s != "" {
@@ -692,11 +710,17 @@ func (d *Duration) UnmarshalYAML(n *yaml.Node) error {
 		hint := "write a duration such as 2s, 300ms or 1m30s"
 		if _, nerr := strconv.ParseFloat(n.Value, 64); nerr == nil {
 			hint = fmt.Sprintf("add a unit: %ss or %sms", n.Value, n.Value)
+		} else if durationRE.MatchString(n.Value) {
+			// Well formed, yet ParseDuration refused it: it overflows.
+			return &nodeError{node: n, msg: fmt.Sprintf("duration %q is too long", n.Value), hint: "durations go up to 24h"}
 		}
 		return &nodeError{node: n, msg: fmt.Sprintf("bad duration %q", n.Value), hint: hint}
 	}
 	if v < 0 {
 		return &nodeError{node: n, msg: fmt.Sprintf("negative duration %q", n.Value), hint: "durations must be 0 or more"}
+	}
+	if v > MaxScenarioDuration {
+		return &nodeError{node: n, msg: fmt.Sprintf("duration %q is too long", n.Value), hint: "durations go up to 24h"}
 	}
 	*d = Duration(v)
 	return nil
@@ -725,6 +749,9 @@ func (ds *Delays) UnmarshalYAML(n *yaml.Node) error {
 	}
 	return &nodeError{node: n, msg: "delays must be a list of durations or \"policy\"", hint: "write delays: [2s, 4s] or delays: policy"}
 }
+
+// durationRE matches what time.ParseDuration reads, whatever the size.
+var durationRE = regexp.MustCompile(`^[-+]?(([0-9]+(\.[0-9]*)?|\.[0-9]+)(ns|us|µs|μs|ms|s|m|h))+$`)
 
 // String formats d like time.Duration.
 func (d Duration) String() string { return time.Duration(d).String() }

@@ -116,7 +116,7 @@ func chaosRun(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	out := fs.String("out", "runs", "base folder of run folders")
 	toxiURL := fs.String("toxiproxy", os.Getenv("TOXIPROXY_URL"), "URL of a toxiproxy-server API (env TOXIPROXY_URL); default: embedded")
 	parallel := fs.Int("parallel", 0, "scenarios run at once (default: all)")
-	timeScale := fs.Float64("time-scale", 0, "multiply every wait by this, overriding the scenarios' timeScale")
+	timeScale := fs.Float64("time-scale", 0, "multiply every wait by this (0 < F <= 1000), overriding the scenarios' timeScale")
 	clientCmd := fs.String("client-cmd", "", "external client for every scenario, run with sh -c")
 	format := fs.String("format", "table", "report format: table, json, markdown or junit")
 	junit := fs.String("junit", "", "also write JUnit XML to this file")
@@ -133,8 +133,13 @@ func chaosRun(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	default:
 		return usageErrorf("formats: table, json, markdown, junit", "unknown format %q", *format)
 	}
-	if *timeScale < 0 || *parallel < 0 || *confirm < 0 {
-		return usageErrorf(hint, "--time-scale, --parallel and --confirm must not be negative")
+	if *parallel < 0 || *confirm < 0 {
+		return usageErrorf(hint, "--parallel and --confirm must not be negative")
+	}
+	// 0 is the default: each scenario's own timeScale.
+	if why := chaos.CheckTimeScale(*timeScale); *timeScale != 0 && why != "" {
+		return usageErrorf(chaos.TimeScaleHint+"; 0 (the default) keeps each scenario's own",
+			"bad --time-scale: %s", why)
 	}
 	seed := rand.Int64()
 	if *seedStr != "" {
