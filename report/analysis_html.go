@@ -12,6 +12,7 @@ import (
 // external asset, alert states in colour. Every value from the traces is
 // escaped by html/template, so a model named "<script>" shows as text.
 func AnalysisHTML(w io.Writer, a *trace.Analysis) error {
+	a = safeAnalysis(a, true) // keys redacted, labels made safe to print
 	return analysisHTMLTmpl.Execute(w, struct {
 		Inputs   string
 		Sections []htmlSection

@@ -12,6 +12,7 @@ import (
 // AnalysisMarkdown renders an analysis as GitHub-flavoured Markdown, for a
 // CI job summary or a pull-request comment.
 func AnalysisMarkdown(w io.Writer, a *trace.Analysis) error {
+	a = safeAnalysis(a, true) // keys redacted, labels made safe to print
 	bw := bufio.NewWriter(w)
 	fmt.Fprintf(bw, "## Retry analysis\n\n%s\n", anInputs(a))
 	for _, s := range analysisSections(a) {

@@ -18,6 +18,7 @@ import (
 // and metrics, one retrylab_alert_state gauge per alert and state (1 for the
 // current state, 0 otherwise), and the closing "# EOF".
 func AnalysisOpenMetrics(w io.Writer, a *trace.Analysis) error {
+	a = safeAnalysis(a, true) // keys redacted, labels made safe to print
 	bw := bufio.NewWriter(w)
 	fam := func(name, typ, help, unit string) {
 		fmt.Fprintf(bw, "# TYPE %s %s\n", name, typ)

@@ -112,19 +112,19 @@ func traceAnalyze(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		paths = []string{"runs"}
 	}
 	files, err := trace.DiscoverNotes(paths, func(path, reason string) {
-		fmt.Fprintf(stderr, "note: %s: %s\n", path, reason)
+		fmt.Fprintf(stderr, "note: %s\n", printable(path+": "+reason))
 	})
 	if err != nil {
 		var pe *trace.PathError
 		if errors.As(err, &pe) {
-			return usageErrorf(pe.Hint(), "%s", pe.Error())
+			return usageErrorf(pe.Hint(), "%s", printable(pe.Error()))
 		}
 		return err
 	}
 
 	an, err := trace.Analyze(ctx, files, trace.Options{
 		By: dims, Alerts: alerts, MinSamples: *minSamples, Confidence: *confidence, Strict: *strict,
-		Malformed: func(le *trace.LineError) { fmt.Fprintf(stderr, "%s\n", le) },
+		Malformed: func(le *trace.LineError) { fmt.Fprintf(stderr, "%s\n", printable(le.Error())) },
 	})
 	if err != nil {
 		var le *trace.LineError
@@ -132,9 +132,9 @@ func traceAnalyze(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		switch {
 		case errors.As(err, &le):
 			return usageErrorf("fix or remove that line, or drop --strict to count and skip malformed lines",
-				"malformed line: %s", le)
+				"malformed line: %s", printable(le.Error()))
 		case errors.As(err, &pe):
-			return usageErrorf(pe.Hint(), "%s", pe.Error())
+			return usageErrorf(pe.Hint(), "%s", printable(pe.Error()))
 		}
 		return err
 	}
@@ -154,6 +154,10 @@ func traceAnalyze(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	}
 	return nil
 }
+
+// printable is a message about a trace made fit for stderr: no key (file
+// names and messages may hold one), no control character.
+func printable(s string) string { return report.Visible(report.RedactLabel(s)) }
 
 func boundOf(a trace.AlertResult) float64 {
 	if a.Op == "<" || a.Op == "<=" {
