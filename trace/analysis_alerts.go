@@ -267,9 +267,19 @@ func ParseAlerts(name string, data []byte) ([]Alert, error) {
 		}
 		return nil, yamlError(name, err)
 	}
+	// A second document ("---") would be ignored without a word.
+	var extra yaml.Node
+	switch err := dec.Decode(&extra); {
+	case err == nil:
+		return nil, &AlertError{File: name, Line: extra.Line,
+			Msg: "a second YAML document (---): an alerts file holds one; put every alert in its one alerts: list"}
+	case !errors.Is(err, io.EOF):
+		return nil, yamlError(name, err)
+	}
 	// Line numbers of each alert entry, for the checks below.
 	lines := map[int]int{}
 	fields := map[int]map[string]int{}
+	values := map[int]map[string]*yaml.Node{}
 	listed := false // an explicit "alerts:" list, even an empty one
 	if len(doc.Content) > 0 && doc.Content[0].Kind == yaml.MappingNode {
 		m := doc.Content[0]
@@ -279,8 +289,10 @@ func ParseAlerts(name string, data []byte) ([]Alert, error) {
 				for j, it := range m.Content[i+1].Content {
 					lines[j] = it.Line
 					fields[j] = map[string]int{}
+					values[j] = map[string]*yaml.Node{}
 					for k := 0; k+1 < len(it.Content); k += 2 {
 						fields[j][it.Content[k].Value] = it.Content[k].Line
+						values[j][it.Content[k].Value] = it.Content[k+1]
 					}
 				}
 			}
@@ -343,8 +355,14 @@ func ParseAlerts(name string, data []byte) ([]Alert, error) {
 		if al.Threshold == nil {
 			return nil, errf("threshold", "missing")
 		}
+		if t := *al.Threshold; math.IsNaN(t) || math.IsInf(t, 0) {
+			return nil, errf("threshold", fmt.Sprintf("%s is not a finite number (want e.g. 0.2)", values[j]["threshold"].Value))
+		}
+		if n := values[j]["minSamples"]; n != nil && n.ShortTag() != "!!int" {
+			return nil, errf("minSamples", fmt.Sprintf("%s is not a whole number (want e.g. 20)", n.Value))
+		}
 		if al.MinSamples != nil && *al.MinSamples < 0 {
-			return nil, errf("minSamples", "must not be negative")
+			return nil, errf("minSamples", fmt.Sprintf("%d is negative (want 0 or more)", *al.MinSamples))
 		}
 	}
 	return file.Alerts, nil

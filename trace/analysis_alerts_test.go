@@ -1,0 +1,65 @@
+package trace
+
+import (
+	"context"
+	"errors"
+	"math"
+	"testing"
+)
+
+// TestParseAlertsRejectsHostileValues is a regression test: thresholds
+// .nan and .inf, minSamples 2.5, and a second YAML document were accepted
+// (a NaN threshold never fires; the second document was ignored).
+func TestParseAlertsRejectsHostileValues(t *testing.T) {
+	const head = "alerts:\n  - metric: provider_retry_rate\n    op: \">\"\n"
+	tests := []struct {
+		name, in, wantErr string
+	}{
+		{"threshold .nan", head + "    threshold: .nan\n", "a.yaml:4: alerts[0].threshold: .nan is not a finite number (want e.g. 0.2)"},
+		{"threshold .NaN", head + "    threshold: .NaN\n", "a.yaml:4: alerts[0].threshold: .NaN is not a finite number (want e.g. 0.2)"},
+		{"threshold .inf", head + "    threshold: .inf\n", "a.yaml:4: alerts[0].threshold: .inf is not a finite number (want e.g. 0.2)"},
+		{"threshold -.inf", head + "    threshold: -.inf\n", "a.yaml:4: alerts[0].threshold: -.inf is not a finite number (want e.g. 0.2)"},
+		{"threshold +.Inf", head + "    threshold: +.Inf\n", "a.yaml:4: alerts[0].threshold: +.Inf is not a finite number (want e.g. 0.2)"},
+		{"minSamples 2.5", head + "    threshold: 0.2\n    minSamples: 2.5\n", "a.yaml:5: alerts[0].minSamples: 2.5 is not a whole number (want e.g. 20)"},
+		{"minSamples 1e3", head + "    threshold: 0.2\n    minSamples: 1e3\n", "a.yaml:5: alerts[0].minSamples: 1e3 is not a whole number (want e.g. 20)"},
+		{"minSamples negative", head + "    threshold: 0.2\n    minSamples: -1\n", "a.yaml:5: alerts[0].minSamples: -1 is negative (want 0 or more)"},
+		{"minSamples .nan", head + "    threshold: 0.2\n    minSamples: .nan\n", "a.yaml:5: alerts[0].minSamples: `.nan` is not a number"},
+		{"second document", head + "    threshold: 0.2\n---\nalerts: []\n", "a.yaml:5: a second YAML document (---): an alerts file holds one; put every alert in its one alerts: list"},
+		{"second empty document", head + "    threshold: 0.2\n---\n", "a.yaml:5: a second YAML document (---): an alerts file holds one; put every alert in its one alerts: list"},
+		{"minSamples 20 ok", head + "    threshold: 0.2\n    minSamples: 20\n", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := ParseAlerts("a.yaml", []byte(tt.in))
+			got := ""
+			if err != nil {
+				got = err.Error()
+				var ae *AlertError
+				if !errors.As(err, &ae) || ae.Hint() == "" {
+					t.Errorf("error %v is not an *AlertError with a hint", err)
+				}
+			}
+			if got != tt.wantErr {
+				t.Errorf("ParseAlerts() error = %q, want %q", got, tt.wantErr)
+			}
+		})
+	}
+}
+
+// TestParseAlertRejectsNonFinite: --alert with NaN or Inf is an error.
+func TestParseAlertRejectsNonFinite(t *testing.T) {
+	for _, s := range []string{"provider_retry_rate>NaN", "provider_retry_rate>Inf", "provider_retry_rate<-Inf", "provider_retry_rate>=+inf", "provider_retry_rate>1e999"} {
+		if _, err := ParseAlert(s); err == nil {
+			t.Errorf("ParseAlert(%q) accepted", s)
+		}
+	}
+}
+
+// TestAnalyzeRejectsNaNConfidence: a NaN confidence is out of range.
+func TestAnalyzeRejectsNaNConfidence(t *testing.T) {
+	for _, c := range []float64{math.NaN(), math.Inf(1), math.Inf(-1), 1, 0.5} {
+		if _, err := Analyze(context.Background(), nil, Options{Confidence: c}); err == nil {
+			t.Errorf("Analyze accepted confidence %v", c)
+		}
+	}
+}
