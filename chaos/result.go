@@ -177,7 +177,7 @@ func writeJSON(path string, v any) error {
 	if err != nil {
 		return err
 	}
-	return os.WriteFile(path, append(b, '\n'), 0o644)
+	return outputErr("", path, os.WriteFile(path, append(b, '\n'), 0o644))
 }
 
 // Finish counts passes and failures and sorts scenarios by name.

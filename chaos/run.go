@@ -68,7 +68,9 @@ type Runner struct {
 
 // Run runs scs in parallel and returns their summary, already written to
 // summary.json. An error means no verdict could be produced at all (e.g. the
-// run folder could not be created); a failing scenario is not an error.
+// run folder could not be created: the summary is nil) or that summary.json
+// could not be written (the summary is returned with the error, so that it
+// can still be reported); a failing scenario is not an error.
 func (r *Runner) Run(ctx context.Context, scs []*Scenario) (*Summary, error) {
 	now := time.Now
 	if r.Now != nil {
@@ -193,7 +195,7 @@ func (r *Runner) externalParallel() int {
 // start within the same second.
 func makeRunDir(out string, t time.Time) (string, error) {
 	if err := os.MkdirAll(out, 0o755); err != nil {
-		return "", fmt.Errorf("create run folder: %w", err)
+		return "", &OutputError{What: "--out", Path: out, Err: err}
 	}
 	base := filepath.Join(out, t.UTC().Format("2006-01-02T15-04-05Z"))
 	dir := base
@@ -203,7 +205,7 @@ func makeRunDir(out string, t time.Time) (string, error) {
 			return dir, nil
 		}
 		if !errors.Is(err, os.ErrExist) || i > 100 {
-			return "", fmt.Errorf("create run folder: %w", err)
+			return "", &OutputError{What: "--out", Path: dir, Err: err}
 		}
 		dir = fmt.Sprintf("%s-%d", base, i)
 	}

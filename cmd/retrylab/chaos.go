@@ -169,6 +169,20 @@ func chaosRun(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if len(scs) == 0 {
 		return usageErrorf("give scenario files or folders that hold them", "no scenarios to run")
 	}
+	// Where the results go is checked before anything runs: a bad --out or
+	// --junit used to fail only once every scenario had run.
+	if err := chaos.CheckOutDir(*out); err != nil {
+		return err
+	}
+	var junitFile *os.File
+	if *junit != "" {
+		f, err := chaos.CreateOutFile("--junit", *junit)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		junitFile = f
+	}
 	toxi, err := chaos.StartToxiproxy(ctx, *toxiURL)
 	if err != nil {
 		return fmt.Errorf("start toxiproxy: %w", err)
@@ -186,30 +200,44 @@ func chaosRun(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		r.Color = os.Getenv("NO_COLOR") == ""
 	}
 	fmt.Fprintf(stderr, "running %d scenarios (seed %d, toxiproxy %s)\n", len(scs), seed, name)
-	sum, err := r.Run(ctx, scs)
-	if err != nil {
-		return err
+	sum, runErr := r.Run(ctx, scs)
+	if sum == nil {
+		return runErr
 	}
-	if err := writeJUnit(filepath.Join(sum.RunDir, "junit.xml"), sum); err != nil {
-		return err
-	}
-	if *junit != "" {
-		if err := writeJUnit(*junit, sum); err != nil {
-			return err
+	// Whatever could not be written (a full disk), the rest is: every
+	// output is attempted, and the first error returned after the report.
+	errs := []error{runErr, writeJUnit(filepath.Join(sum.RunDir, "junit.xml"), sum)}
+	if junitFile != nil {
+		err := report.ChaosJUnit(junitFile, sum)
+		if cerr := junitFile.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			errs = append(errs, &chaos.OutputError{What: "--junit", Path: *junit, Err: err})
 		}
 	}
+	// The renderers do not all check each write: ew keeps the first error.
+	ew := &errWriter{w: stdout}
 	switch *format {
 	case "json":
-		err = report.ChaosJSON(stdout, sum)
+		err = report.ChaosJSON(ew, sum)
 	case "markdown":
-		err = report.ChaosMarkdown(stdout, sum)
+		err = report.ChaosMarkdown(ew, sum)
 	case "junit":
-		err = report.ChaosJUnit(stdout, sum)
+		err = report.ChaosJUnit(ew, sum)
 	default:
-		err = report.ChaosTable(stdout, sum)
+		err = report.ChaosTable(ew, sum)
+	}
+	if err == nil {
+		err = ew.err
 	}
 	if err != nil {
-		return err
+		errs = append(errs, &chaos.OutputError{What: "the report", Path: "stdout", Err: err})
+	}
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
 	}
 	if ctx.Err() != nil {
 		// The cause says which signal; it Is context.Canceled (exit 130
@@ -246,13 +274,16 @@ func parseShard(s string) (i, n int, ok bool) {
 func writeJUnit(path string, sum *chaos.Summary) error {
 	f, err := os.Create(path)
 	if err != nil {
-		return err
+		return &chaos.OutputError{What: filepath.Base(path), Path: path, Err: err}
 	}
-	if err := report.ChaosJUnit(f, sum); err != nil {
-		f.Close()
-		return err
+	err = report.ChaosJUnit(f, sum)
+	if cerr := f.Close(); err == nil {
+		err = cerr
 	}
-	return f.Close()
+	if err != nil {
+		return &chaos.OutputError{What: filepath.Base(path), Path: path, Err: err}
+	}
+	return nil
 }
 
 func chaosValidate(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -288,9 +319,14 @@ func chaosServe(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if *journal == "" {
 		dir := filepath.Join("runs", "serve-"+time.Now().UTC().Format("2006-01-02T15-04-05Z"))
 		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return err
+			return &chaos.OutputError{What: "the journal's folder", Path: dir, Err: err}
 		}
 		*journal = filepath.Join(dir, "server.jsonl")
+	}
+	// A journal that cannot be written is said now, with a hint, not once
+	// the server is up.
+	if err := checkJournal(*journal); err != nil {
+		return err
 	}
 	toxi, err := chaos.StartToxiproxy(ctx, *toxiURL)
 	if err != nil {
@@ -308,6 +344,42 @@ func chaosServe(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		return fmt.Errorf("scenario %s: a server-side check failed: %w", sc.Name, errFailed)
 	}
 	return nil
+}
+
+// checkJournal makes sure that chaos serve can append to path: it opens
+// it for appending, creating it and its folder.
+func checkJournal(path string) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return &chaos.OutputError{What: "--journal", Path: path, Err: err}
+	}
+	if fi, err := os.Stat(path); err == nil && !fi.Mode().IsRegular() {
+		what := "a folder"
+		if !fi.IsDir() {
+			what = "not a regular file"
+		}
+		return usageErrorf("give --journal a file path, e.g. runs/serve/server.jsonl", "--journal %s is %s", path, what)
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+	if err != nil {
+		return &chaos.OutputError{What: "--journal", Path: path, Err: err}
+	}
+	return f.Close()
+}
+
+// errWriter remembers the first error of its writer and writes nothing
+// after it.
+type errWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (e *errWriter) Write(p []byte) (int, error) {
+	if e.err != nil {
+		return 0, e.err
+	}
+	n, err := e.w.Write(p)
+	e.err = err
+	return n, err
 }
 
 // reportStale says which proxies of dead runs StartToxiproxy removed from
