@@ -629,7 +629,7 @@ func (a *acc) readChunk(ctx context.Context, c chunk, opts Options, malformed fu
 	}
 	if err != nil {
 		if ctx.Err() != nil {
-			return 0, fmt.Errorf("%s: %w", path, ctx.Err())
+			return 0, fmt.Errorf("%s: %w", path, context.Cause(ctx))
 		}
 		return 0, readError(path, err)
 	}
@@ -646,7 +646,7 @@ func (a *acc) readEvents(ctx context.Context, r *Reader, path string, malformed 
 	var lastKey string
 	for n := 0; ; n++ {
 		if n&0xfff == 0 && ctx.Err() != nil {
-			return fmt.Errorf("%s: stopped reading: %w", path, ctx.Err())
+			return fmt.Errorf("%s: stopped reading: %w", path, context.Cause(ctx))
 		}
 		ev, err := r.Next()
 		if err != nil {
@@ -654,7 +654,7 @@ func (a *acc) readEvents(ctx context.Context, r *Reader, path string, malformed 
 				return nil
 			}
 			if ctx.Err() != nil {
-				return fmt.Errorf("%s: stopped reading: %w", path, ctx.Err())
+				return fmt.Errorf("%s: stopped reading: %w", path, context.Cause(ctx))
 			}
 			var le *LineError
 			if errors.As(err, &le) {

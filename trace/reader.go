@@ -278,7 +278,7 @@ func (r *Reader) checkCtx(n int) error {
 	}
 	r.unchecked = 0
 	if err := r.ctx.Err(); err != nil {
-		return fmt.Errorf("%s: stopped reading: %w", r.name, err)
+		return fmt.Errorf("%s: stopped reading: %w", r.name, context.Cause(r.ctx))
 	}
 	return nil
 }
