@@ -106,3 +106,21 @@ func outputErr(what, path string, err error) error {
 	}
 	return &OutputError{What: what, Path: path, Err: err}
 }
+
+// InfraError is a failure of the run's infrastructure, not of the client
+// under test: the file-descriptor limit reached (EMFILE, ENFILE), or the
+// proxy failing.
+type InfraError struct{ Err error }
+
+func (e *InfraError) Error() string { return "infrastructure error: " + e.Err.Error() }
+
+func (e *InfraError) Unwrap() error { return e.Err }
+
+// Hint says how to fix the error.
+func (e *InfraError) Hint() string { return InfraHint }
+
+// isInfraErr reports whether err comes from a resource limit of this
+// machine rather than from what the client met.
+func isInfraErr(err error) bool {
+	return errors.Is(err, syscall.EMFILE) || errors.Is(err, syscall.ENFILE)
+}

@@ -150,7 +150,9 @@ func (r Result) verdict() string {
 	switch {
 	case r.Interrupted != "":
 		return VerdictInterrupted
-	case r.Error != "" || len(r.FailedChecks()) > 0:
+	case r.Error != "":
+		return VerdictError
+	case len(r.FailedChecks()) > 0:
 		return VerdictFail
 	case len(r.InconclusiveChecks()) > 0:
 		return VerdictInconclusive

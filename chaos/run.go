@@ -15,6 +15,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/retrylab/retrylab/retry"
@@ -60,10 +61,14 @@ type Runner struct {
 	Live, Color bool
 	Now         func() time.Time
 
-	mu    sync.Mutex // serializes Progress lines
-	board *board
-	probe *probe
-	lag   *lagMeter
+	mu sync.Mutex // serializes Progress lines
+	// stopInfra stops the whole run when its infrastructure fails (the
+	// proxy, the file-descriptor limit): every other scenario would only
+	// wait for it, then fail for it.
+	stopInfra context.CancelCauseFunc
+	board     *board
+	probe     *probe
+	lag       *lagMeter
 }
 
 // Run runs scs in parallel and returns their summary, already written to
@@ -95,6 +100,8 @@ func (r *Runner) Run(ctx context.Context, scs []*Scenario) (*Summary, error) {
 		r.board = newBoard(r.Progress, r.Color, scs)
 		r.board.redraw()
 	}
+	ctx, r.stopInfra = context.WithCancelCause(ctx)
+	defer r.stopInfra(nil)
 	r.probe = &probe{}
 	r.lag = newLagMeter()
 	defer r.lag.close()
@@ -158,18 +165,49 @@ func interruptReason(ctx context.Context) string {
 	return "the run was interrupted"
 }
 
-// notStarted records a scenario that an interrupted run never started.
+// infraCause returns the infrastructure error that stopped the run, if
+// that is why ctx ended.
+func infraCause(ctx context.Context) *InfraError {
+	var ie *InfraError
+	if ctx.Err() != nil && errors.As(context.Cause(ctx), &ie) {
+		return ie
+	}
+	return nil
+}
+
+// infraFailed records err, from setting up or running a scenario, in res;
+// when it is a failure of the run's infrastructure it stops the whole run.
+func (r *Runner) infraFailed(ctx context.Context, res *Result, what string, err error) {
+	if ctx.Err() != nil {
+		return // interrupted (or stopped already): not this scenario's error
+	}
+	res.Error = what + err.Error()
+	var ie *InfraError
+	if !errors.As(err, &ie) {
+		ie = &InfraError{Err: fmt.Errorf("%s: %s%w", res.Name, what, err)}
+	}
+	r.logf(res.Name, "stopping the run: %v", ie)
+	if r.stopInfra != nil {
+		r.stopInfra(ie)
+	}
+}
+
+// notStarted records a scenario that an interrupted (or stopped) run never
+// started.
 func (r *Runner) notStarted(ctx context.Context, sc *Scenario, dir string) Result {
 	res := Result{Name: sc.Name, File: sc.File, Description: sc.Description, Verdict: VerdictInterrupted,
 		Interrupted: "not started: " + interruptReason(ctx), Seed: r.Seed, TimeScale: sc.TimeScale, Dir: dir,
 		Client: r.clientName(sc), FailureTypes: []string{}, Escalations: []Escalation{}, Checks: []Check{}}
+	if ie := infraCause(ctx); ie != nil {
+		res.Verdict, res.Interrupted, res.Error = VerdictError, "", "not started: "+ie.Error()
+	}
 	if r.TimeScale > 0 {
 		res.TimeScale = r.TimeScale
 	}
 	for _, f := range sc.Attempts {
 		res.Faults = append(res.Faults, DescribeFault(f))
 	}
-	r.logf(sc.Name, "INTERRUPTED: %s", res.Interrupted)
+	r.logf(sc.Name, "%s: %s%s", strings.ToUpper(res.Verdict), res.Interrupted, res.Error)
 	return res
 }
 
@@ -364,7 +402,12 @@ func (r *Runner) runOnce(ctx context.Context, sc *Scenario, dir string) (res Res
 	// scenario cut short by an interrupt has no verdict, only a reason.
 	finished := false
 	defer func() {
-		if !finished && ctx.Err() != nil {
+		if ie := infraCause(ctx); !finished && ie != nil {
+			// Another scenario found the infrastructure failing.
+			if res.Error == "" {
+				res.Error = "stopped: " + ie.Error()
+			}
+		} else if !finished && ctx.Err() != nil {
 			res.Interrupted = "unfinished: " + interruptReason(ctx)
 			res.Error = ""
 		}
@@ -374,14 +417,14 @@ func (r *Runner) runOnce(ctx context.Context, sc *Scenario, dir string) (res Res
 		sec.scrubResult(&res)
 		if err := writeJSON(filepath.Join(dir, "result.json"), res); err != nil && res.Error == "" {
 			res.Error = err.Error()
-			res.Verdict, res.Passed = VerdictFail, false
+			res.Verdict, res.Passed = VerdictError, false
 		}
 		// Every file is closed by now (deferred later, run earlier).
 		if err := sec.scrubDir(dir); err != nil {
 			r.logf(sc.Name, "scrubbing keys from the run folder: %v", err)
 			if res.Error == "" {
 				res.Error = "scrubbing keys from the run folder: " + err.Error()
-				res.Verdict, res.Passed = VerdictFail, false
+				res.Verdict, res.Passed = VerdictError, false
 			}
 		}
 		verdict := strings.ToUpper(res.Verdict)
@@ -393,13 +436,13 @@ func (r *Runner) runOnce(ctx context.Context, sc *Scenario, dir string) (res Res
 		r.logf(sc.Name, "%s in %dms", verdict, res.DurationMs)
 	}()
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		res.Error = err.Error()
+		r.infraFailed(ctx, &res, "", outputErr("", dir, err))
 		return res
 	}
 	runID := fmt.Sprintf("%s-%s", sc.Name, filepath.Base(filepath.Dir(dir)))
 	journal, err := trace.Create(filepath.Join(dir, "server.jsonl"), runID)
 	if err != nil {
-		res.Error = err.Error()
+		r.infraFailed(ctx, &res, "", outputErr("", filepath.Join(dir, "server.jsonl"), err))
 		return res
 	}
 	defer journal.Close()
@@ -422,7 +465,9 @@ func (r *Runner) runOnce(ctx context.Context, sc *Scenario, dir string) (res Res
 			r.logf(sc.Name, "attempt %d met %s → %s, %d bytes, closed by %s", a.N, met, status, a.Bytes, a.ClosedBy)
 		}})
 	if err != nil {
-		res.Error = "start mock and proxy: " + err.Error()
+		// The mock could not listen or the proxy could not be created:
+		// every other scenario would meet the same.
+		r.infraFailed(ctx, &res, "start mock and proxy: ", err)
 		return res
 	}
 	deadline := DefaultDeadline
@@ -433,11 +478,23 @@ func (r *Runner) runOnce(ctx context.Context, sc *Scenario, dir string) (res Res
 	var cr clientRun
 	if external {
 		cr = r.runExternal(ctx, sc, env.BaseURL(), dir, tracePath, cmd, scale, deadline, sec)
+		if cr.exit != nil && strings.HasPrefix(cr.exit.Problem, "could not start") {
+			// Not the client's failure: it never ran (a file-descriptor
+			// limit, a missing program).
+			res.Error = "client " + cr.exit.Problem
+			if strings.Contains(cr.exit.Problem, syscall.EMFILE.Error()) || strings.Contains(cr.exit.Problem, syscall.ENFILE.Error()) {
+				res.Error = ""
+				r.infraFailed(ctx, &res, "client ", errors.New(cr.exit.Problem))
+			}
+		}
 	} else {
 		cctx, cancel := context.WithTimeout(ctx, deadline)
 		cr, err = r.runBuiltin(cctx, sc, env.BaseURL(), tracePath, runID, scale, logw)
 		cancel()
-		if err != nil {
+		var ie *InfraError
+		if errors.As(err, &ie) || isInfraErr(err) {
+			r.infraFailed(ctx, &res, "", err)
+		} else if err != nil {
 			res.Error = err.Error()
 		}
 		if cr.problem != "" {

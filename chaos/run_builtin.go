@@ -82,6 +82,12 @@ func (r *Runner) runBuiltin(ctx context.Context, sc *Scenario, baseURL, tracePat
 	}
 	var sleeps []retry.Sleep
 	rt.OnSleep = func(s retry.Sleep) { sleeps = append(sleeps, s) }
+	// An attempt that failed for lack of file descriptors says nothing of
+	// the client, and retrying it only waits: the client stops at once and
+	// the scenario is an error of the run.
+	ctx, stop := context.WithCancel(ctx)
+	defer stop()
+	var infra error
 	start := time.Now()
 	ok := true
 	// ctx ends at the deadline or on an interrupt: no request starts after
@@ -98,6 +104,10 @@ func (r *Runner) runBuiltin(ctx context.Context, sc *Scenario, baseURL, tracePat
 				model = sc.Model
 			}
 			_, err = c.Stream(ctx, provider.Request{Model: model, Messages: []provider.Message{{Role: "user", Content: builtinPrompt}}, MaxTokens: 64})
+			if isInfraErr(err) && infra == nil {
+				infra = err
+				stop()
+			}
 			return err
 		})
 		if err != nil {
@@ -106,11 +116,14 @@ func (r *Runner) runBuiltin(ctx context.Context, sc *Scenario, baseURL, tracePat
 		}
 	}
 	_ = tw.Emit(trace.TypeRunFinished, trace.RunFinished{Success: ok, DurationMs: time.Since(start).Milliseconds()})
+	if infra != nil {
+		return clientRun{}, &InfraError{Err: infra}
+	}
 	out := clientRun{outcome: "success", sleeps: sleeps}
 	if !ok {
 		out.outcome = "failure"
 	}
-	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+	if errors.Is(context.Cause(ctx), context.DeadlineExceeded) {
 		out.outcome = "failure"
 		d := "the deadline"
 		if dl, has := ctx.Deadline(); has {

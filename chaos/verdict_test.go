@@ -756,8 +756,9 @@ func TestResultVerdict(t *testing.T) {
 		{name: "attempts failed", res: Result{Checks: []Check{failT, failN}}, verdict: VerdictFail, timingOnly: false},
 		{name: "delays.client is not timing", res: Result{Checks: []Check{failC, failT}}, verdict: VerdictFail, timingOnly: false},
 		{name: "a non-timing failure with an inconclusive one", res: Result{Checks: []Check{incT, failN}}, verdict: VerdictFail, timingOnly: false},
-		{name: "an error", res: Result{Error: "start mock and proxy: boom", Checks: []Check{pass}}, verdict: VerdictFail, timingOnly: false},
-		{name: "an error with a timing failure", res: Result{Error: "boom", Checks: []Check{failT}}, verdict: VerdictFail, timingOnly: false},
+		// An error of the run is not a verdict on the client: "error", not "fail".
+		{name: "an error", res: Result{Error: "start mock and proxy: boom", Checks: []Check{pass}}, verdict: VerdictError, timingOnly: false},
+		{name: "an error with a timing failure", res: Result{Error: "boom", Checks: []Check{failT}}, verdict: VerdictError, timingOnly: false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -29,7 +29,8 @@ OUT/<timestamp>/{summary.json,junit.xml}.
 
 The report goes to stdout, progress to stderr. Exit 0 when every scenario
 passed (or was skipped for a missing client requirement), 1 when one failed
-or stayed inconclusive, 2 on bad input. On SIGINT or SIGTERM the clients are
+or stayed inconclusive, 2 on bad input or when a scenario could not be carried
+out (verdict "error": the proxy failed, too few file descriptors). On SIGINT or SIGTERM the clients are
 killed, the proxies removed and the results so far written, with unfinished
 scenarios marked "interrupted" (exit 130, 143 for SIGTERM). A scenario whose timing checks fail
 or cannot tell on a busy machine is re-run (--confirm) before it counts.
@@ -244,6 +245,22 @@ func chaosRun(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		// or 143). What finished is written; the rest is marked so.
 		return fmt.Errorf("%w: %d of %d scenarios unfinished; results so far in %s",
 			context.Cause(ctx), sum.Interrupted, len(sum.Scenarios), sum.RunDir)
+	}
+	if sum.Errors > 0 {
+		// The run's infrastructure failed (the proxy, the file-descriptor
+		// limit, the disk): no verdict on the client, exit 2.
+		// The cause, rather than the scenarios it stopped.
+		first := ""
+		for _, r := range sum.Scenarios {
+			if r.Verdict == chaos.VerdictError && (first == "" || !strings.HasPrefix(r.Error, "stopped: ") && !strings.HasPrefix(r.Error, "not started: ")) {
+				first = r.Name + ": " + r.Error
+				if !strings.HasPrefix(r.Error, "stopped: ") && !strings.HasPrefix(r.Error, "not started: ") {
+					break
+				}
+			}
+		}
+		return usageErrorf(chaos.InfraHint, "%d of %d scenarios could not be carried out (an error of the run, not of the client); first: %s",
+			sum.Errors, len(sum.Scenarios), first)
 	}
 	if sum.Failed > 0 {
 		msg := fmt.Sprintf("%d of %d scenarios failed", sum.Failed, len(sum.Scenarios))
