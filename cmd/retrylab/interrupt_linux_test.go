@@ -2,12 +2,14 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"errors"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -18,18 +20,20 @@ import (
 const stopGuard = 20 * time.Second
 
 // startRetrylab starts the retrylab command (the test binary, as TestMain
-// installs it) in dir and waits until it catches SIGINT and SIGTERM, so
-// that a signal sent next reaches its handler, not the default action.
+// installs it) in dir and waits until it handles SIGINT and SIGTERM (it
+// writes a file then), so that a signal sent next reaches its handler: the
+// Go runtime catches both from the start, and exits on them until then.
 func startRetrylab(t *testing.T, dir string, stdin *os.File, env []string, args ...string) (*exec.Cmd, *bytes.Buffer) {
 	t.Helper()
 	bin, err := exec.LookPath("retrylab")
 	if err != nil {
 		t.Fatalf("the retrylab test command is not installed: %v", err)
 	}
+	ready := filepath.Join(t.TempDir(), "ready")
 	cmd := exec.Command(bin, args...)
 	cmd.Dir = dir
 	cmd.Stdin = stdin
-	cmd.Env = append(os.Environ(), env...)
+	cmd.Env = append(append(os.Environ(), "RETRYLAB_TEST_READY_FILE="+ready), env...)
 	var stderr bytes.Buffer
 	cmd.Stdout = &bytes.Buffer{}
 	cmd.Stderr = &stderr
@@ -38,37 +42,16 @@ func startRetrylab(t *testing.T, dir string, stdin *os.File, env []string, args 
 	}
 	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
 	deadline := time.Now().Add(stopGuard)
-	for !catches(cmd.Process.Pid, syscall.SIGINT, syscall.SIGTERM) {
+	for {
+		if _, err := os.Stat(ready); err == nil {
+			break
+		}
 		if time.Now().After(deadline) {
 			t.Fatalf("retrylab %v never installed its signal handlers", args)
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
 	return cmd, &stderr
-}
-
-// catches reports whether process pid has a handler for every signal of
-// sigs, from the SigCgt mask of /proc/PID/status.
-func catches(pid int, sigs ...syscall.Signal) bool {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
-	if err != nil {
-		return false
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if hex, ok := strings.CutPrefix(line, "SigCgt:"); ok {
-			mask, err := strconv.ParseUint(strings.TrimSpace(hex), 16, 64)
-			if err != nil {
-				return false
-			}
-			for _, s := range sigs {
-				if mask&(1<<(uint(s)-1)) == 0 {
-					return false
-				}
-			}
-			return true
-		}
-	}
-	return false
 }
 
 // waitExit waits for cmd and returns its exit code and how long it took
@@ -147,27 +130,76 @@ func TestInterruptStopsBlockedCommands(t *testing.T) {
 	}
 }
 
+// syncBuffer is a bytes.Buffer safe for one writer and one reader.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.String()
+}
+
+// mainExitStuck runs mainExit with a command that ignores its context (it
+// returns only when the test ends) and sends this process SIGINT once
+// mainExit handles it, then once more when second is set; it returns the
+// exit code and stderr.
+func mainExitStuck(t *testing.T, grace time.Duration, second bool) (int, string) {
+	defer func(r func(context.Context, []string, io.Writer, io.Writer) error, g time.Duration) {
+		runCommand, stopGrace, signalsReady = r, g, nil
+	}(runCommand, stopGrace)
+	release := make(chan struct{})
+	defer close(release)
+	runCommand = func(context.Context, []string, io.Writer, io.Writer) error { <-release; return nil }
+	stopGrace = grace
+	ready := make(chan struct{})
+	signalsReady = func() { close(ready) }
+	var stderr syncBuffer
+	code := make(chan int, 1)
+	go func() { code <- mainExit(nil, io.Discard, &stderr) }()
+	<-ready
+	if err := syscall.Kill(os.Getpid(), syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	if second {
+		for !strings.Contains(stderr.String(), "stopping") {
+			time.Sleep(time.Millisecond)
+		}
+		if err := syscall.Kill(os.Getpid(), syscall.SIGINT); err != nil {
+			t.Fatal(err)
+		}
+	}
+	select {
+	case c := <-code:
+		return c, stderr.String()
+	case <-time.After(stopGuard):
+		t.Fatalf("mainExit still running %s after the signal; stderr:\n%s", stopGuard, stderr.String())
+		return 0, ""
+	}
+}
+
 // TestSecondInterruptExitsAtOnce: with a grace period far too long to wait
-// for, a second Ctrl-C ends the command.
+// for and a command that ignores its context, a second Ctrl-C ends it.
 func TestSecondInterruptExitsAtOnce(t *testing.T) {
-	r, w, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
+	code, stderr := mainExitStuck(t, time.Hour, true)
+	if code != exitInterrupted || !strings.Contains(stderr, "second SIGINT") {
+		t.Errorf("exit code %d, want %d after a second SIGINT; stderr:\n%s", code, exitInterrupted, stderr)
 	}
-	defer r.Close()
-	defer w.Close()
-	cmd, stderr := startRetrylab(t, t.TempDir(), r, []string{"RETRYLAB_TEST_STOP_GRACE=1h"}, "trace", "analyze", "-")
-	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
-		t.Fatal(err)
+}
+
+// TestInterruptGraceEndsStuckCommand: a command that ignores its context
+// cannot hold the process past the grace period.
+func TestInterruptGraceEndsStuckCommand(t *testing.T) {
+	code, stderr := mainExitStuck(t, 10*time.Millisecond, false)
+	if code != exitInterrupted || !strings.Contains(stderr, "not stopped") {
+		t.Errorf("exit code %d, want %d once the grace period ends; stderr:\n%s", code, exitInterrupted, stderr)
 	}
-	// The first signal stops the command cleanly if it can; this one must
-	// not depend on it blocking, so send the second one right away.
-	time.Sleep(100 * time.Millisecond)
-	sent := time.Now()
-	_ = cmd.Process.Signal(syscall.SIGINT)
-	code, took := waitExit(t, cmd, sent)
-	if code != 130 {
-		t.Errorf("exit code %d, want 130; stderr:\n%s", code, stderr)
-	}
-	t.Logf("stopped %s after the second SIGINT", took.Round(time.Millisecond))
 }

@@ -17,6 +17,9 @@ func TestMain(m *testing.M) {
 			if g, err := time.ParseDuration(os.Getenv("RETRYLAB_TEST_STOP_GRACE")); err == nil {
 				stopGrace = g
 			}
+			if f := os.Getenv("RETRYLAB_TEST_READY_FILE"); f != "" {
+				signalsReady = func() { _ = os.WriteFile(f, nil, 0o600) }
+			}
 			os.Exit(mainExit(os.Args[1:], os.Stdout, os.Stderr))
 		},
 	})

@@ -17,6 +17,13 @@ import (
 // client that ignores signals), retrylab stops within a second.
 var stopGrace = 800 * time.Millisecond // a variable for tests only
 
+// runCommand is run; tests replace it with a command that ignores its context.
+var runCommand = run
+
+// signalsReady, if set, is called once mainExit handles SIGINT and SIGTERM
+// (tests wait for it: until then a signal kills the process).
+var signalsReady func()
+
 // Exit codes of an interrupted command: 128 + the signal's number, as shells
 // report it.
 const (
@@ -57,11 +64,15 @@ func mainExit(args []string, stdout, stderr io.Writer) int {
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
 	defer signal.Stop(sigs)
+	if signalsReady != nil {
+		signalsReady()
+	}
 	ctx, cancel := context.WithCancelCause(context.Background())
 	defer cancel(nil)
 
 	done := make(chan int, 1)
-	go func() { done <- exitCode(run(ctx, args, stdout, stderr), stderr) }()
+	cmd := runCommand
+	go func() { done <- exitCode(cmd(ctx, args, stdout, stderr), stderr) }()
 
 	var sig os.Signal
 	select {
