@@ -25,6 +25,10 @@ const (
 	// MaxTimeScale bounds timeScale and --time-scale (which must be above
 	// 0): 1000 stretches a 2 s wait to half an hour.
 	MaxTimeScale = 1000
+	// MinTimeScale is the smallest timeScale and --time-scale: 0.001 makes
+	// a 2 s wait 2 ms, about the resolution of the timing checks; below it
+	// every wait is 0 and a client that does not wait at all would pass.
+	MinTimeScale = 0.001
 	// MaxScenarioDuration bounds every duration of a scenario file; with
 	// MaxTimeScale it keeps every scaled wait far from overflowing.
 	MaxScenarioDuration = 24 * time.Hour
@@ -38,6 +42,8 @@ func CheckTimeScale(s float64) string {
 		return fmt.Sprintf("%v is not a number of times", s)
 	case s <= 0:
 		return fmt.Sprintf("%v is not above 0", s)
+	case s < MinTimeScale:
+		return fmt.Sprintf("%v is below %v: every wait would round to nothing", s, MinTimeScale)
 	case s > MaxTimeScale:
 		return fmt.Sprintf("%v is above %d", s, MaxTimeScale)
 	}
@@ -45,7 +51,22 @@ func CheckTimeScale(s float64) string {
 }
 
 // TimeScaleHint says what a time scale is, for errors.
-const TimeScaleHint = "a time scale multiplies every wait: 0.1 makes them ten times shorter; it must be above 0 and at most 1000"
+const TimeScaleHint = "a time scale multiplies every wait: 0.1 makes them ten times shorter; it must be at least 0.001 and at most 1000"
+
+// reservedNames are the files a run folder holds beside its scenarios'
+// folders: a scenario named like one would take its place.
+var reservedNames = []string{"summary.json", "junit.xml"}
+
+// isReservedName reports whether name is one of reservedNames, in any case
+// (a case-insensitive file system makes them one).
+func isReservedName(name string) bool {
+	for _, r := range reservedNames {
+		if strings.EqualFold(name, r) {
+			return true
+		}
+	}
+	return false
+}
 
 // checkName returns why name cannot name a scenario ("" if it can).
 func checkName(name string) string {
@@ -58,6 +79,8 @@ func checkName(name string) string {
 		return fmt.Sprintf("name %q cannot name a folder", name)
 	case strings.TrimSpace(name) == "":
 		return fmt.Sprintf("name %q is blank", name)
+	case isReservedName(name):
+		return fmt.Sprintf("name %q is taken: the run folder holds a file of that name", name)
 	}
 	for _, r := range name {
 		if unicode.IsControl(r) {

@@ -21,13 +21,20 @@ import (
 
 // toxiproxyServer starts a real toxiproxy-server on a free loopback port and
 // returns its API URL. The binary is $TOXIPROXY_SERVER_BIN (CI builds it:
-// .ci/run), else $GOPATH/bin/server; without one the test is skipped, but
+// .ci/run), else toxiproxy-server on PATH or in $GOPATH/bin, else
+// $GOPATH/bin/server (what go install names it); without one the test is skipped, but
 // under CI, or when TOXIPROXY_SERVER_BIN names a missing file, it fails.
 func toxiproxyServer(t *testing.T) string {
 	t.Helper()
 	bin := os.Getenv("TOXIPROXY_SERVER_BIN")
 	if bin == "" {
 		bin = filepath.Join(build.Default.GOPATH, "bin", "server")
+		for _, name := range []string{"toxiproxy-server", filepath.Join(build.Default.GOPATH, "bin", "toxiproxy-server")} {
+			if p, err := exec.LookPath(name); err == nil {
+				bin = p
+				break
+			}
+		}
 	}
 	if _, err := os.Stat(bin); err != nil {
 		msg := fmt.Sprintf("no toxiproxy-server at %s (%v): set TOXIPROXY_SERVER_BIN, or go install github.com/Shopify/toxiproxy/v2/cmd/server@v2.12.0", bin, err)
