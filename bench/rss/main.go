@@ -12,7 +12,6 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"syscall"
 	"time"
 )
 
@@ -38,10 +37,7 @@ func main() {
 		fmt.Fprintln(os.Stderr, "error:", err)
 		os.Exit(2)
 	}
-	var rss int64
-	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-		rss = int64(ru.Maxrss) // KiB on Linux
-	}
+	rss := maxRSSKiB(cmd.ProcessState)
 	fmt.Fprintf(os.Stderr, "wall_ms=%d max_rss_kb=%d\n", wall.Milliseconds(), rss)
 	os.Exit(code)
 }
