@@ -7,12 +7,10 @@ import (
 	"fmt"
 	"hash/fnv"
 	"io"
-	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
-	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -843,89 +841,6 @@ func (w *prefixWriter) Flush() {
 	if len(w.buf) > 0 {
 		w.emit(w.clean(string(w.buf)))
 		w.buf = nil
-	}
-}
-
-// secrets is the set of exact key values the mock saw a scenario's client
-// send, plus FakeAPIKey. A hidden external client may send a key that does
-// not look like sk-...; every run file of the scenario is scrubbed of them.
-type secrets struct {
-	mu   sync.Mutex
-	keys []string
-}
-
-func newSecrets() *secrets { return &secrets{keys: []string{FakeAPIKey}} }
-
-func (s *secrets) add(k string) {
-	if s == nil || len(k) < provider.MinSecretLen {
-		return
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if !slices.Contains(s.keys, k) {
-		s.keys = append(s.keys, k)
-	}
-}
-
-func (s *secrets) list() []string {
-	if s == nil {
-		return nil
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return slices.Clone(s.keys)
-}
-
-// scrub removes the known keys and anything that looks like a key from t.
-func (s *secrets) scrub(t string) string { return provider.RedactExact(t, s.list()) }
-
-// scrubDir rewrites every file under dir with the known keys and anything
-// that looks like a key removed. Compressed files (.gz) are left alone.
-func (s *secrets) scrubDir(dir string) error {
-	var errs []error
-	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			errs = append(errs, err)
-			return nil
-		}
-		if d.IsDir() || strings.HasSuffix(path, ".gz") {
-			return nil
-		}
-		b, err := os.ReadFile(path)
-		if err != nil {
-			errs = append(errs, err)
-			return nil
-		}
-		if r := s.scrub(string(b)); r != string(b) {
-			if err := os.WriteFile(path, []byte(r), 0o644); err != nil {
-				errs = append(errs, err)
-			}
-		}
-		return nil
-	})
-	return errors.Join(append(errs, err)...)
-}
-
-// scrubResult removes the known keys from every string of res that a client
-// could have influenced. The scenario's name, file and run folder are the
-// user's own paths and are left as they are (a run folder must stay findable).
-func (s *secrets) scrubResult(res *Result) {
-	for _, p := range []*string{&res.Description, &res.Outcome, &res.Client, &res.Error} {
-		*p = s.scrub(*p)
-	}
-	for i := range res.FailureTypes {
-		res.FailureTypes[i] = s.scrub(res.FailureTypes[i])
-	}
-	for i := range res.Faults {
-		res.Faults[i] = s.scrub(res.Faults[i])
-	}
-	for i := range res.Checks {
-		c := &res.Checks[i]
-		c.Name, c.Want, c.Got, c.Where = s.scrub(c.Name), s.scrub(c.Want), s.scrub(c.Got), s.scrub(c.Where)
-	}
-	for i := range res.Escalations {
-		e := &res.Escalations[i]
-		e.From, e.To, e.Reason = s.scrub(e.From), s.scrub(e.To), s.scrub(e.Reason)
 	}
 }
 

@@ -1,7 +1,6 @@
 package chaos
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -11,7 +10,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
 )
@@ -149,78 +147,3 @@ func resolveArgs(args []string, scenarioFile string) []string {
 
 // clientWaitDelay is how long an exited client's output may stay open.
 const clientWaitDelay = 2 * time.Second
-
-// redactTrace rewrites the trace an external client wrote with API keys
-// redacted, as its stdout and stderr are: no run file may hold a key. A
-// missing trace is fine. (The runner scrubs the whole run folder again at
-// the end, with every key the mock saw.)
-func redactTrace(path string, scrub func(string) string) error {
-	b, err := os.ReadFile(path)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	if r := scrub(string(b)); r != string(b) {
-		return os.WriteFile(path, []byte(r), 0o644)
-	}
-	return nil
-}
-
-// redactFile is an output file whose lines have API keys redacted. It is
-// created on first write, so a silent client leaves an empty file. Output is
-// written at newlines only (and at Close), so that a key is never split
-// across two writes and missed.
-type redactFile struct {
-	mu    sync.Mutex
-	path  string
-	f     *os.File
-	buf   []byte
-	scrub func(string) string // nil: redact
-}
-
-func (w *redactFile) Write(p []byte) (int, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	w.buf = append(w.buf, p...)
-	i := bytes.LastIndexByte(w.buf, '\n')
-	if i < 0 {
-		return len(p), nil
-	}
-	if err := w.flush(w.buf[:i+1]); err != nil {
-		return 0, err
-	}
-	w.buf = append([]byte(nil), w.buf[i+1:]...)
-	return len(p), nil
-}
-
-func (w *redactFile) flush(b []byte) error {
-	if w.f == nil {
-		f, err := os.OpenFile(w.path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
-		if err != nil {
-			return err
-		}
-		w.f = f
-	}
-	clean := provider.Redact
-	if w.scrub != nil {
-		clean = w.scrub
-	}
-	_, err := w.f.WriteString(clean(string(b)))
-	return err
-}
-
-// Close writes what is left and closes the file (creating it if empty).
-func (w *redactFile) Close() error {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	err := w.flush(w.buf)
-	w.buf = nil
-	if w.f != nil {
-		if cerr := w.f.Close(); err == nil {
-			err = cerr
-		}
-	}
-	return err
-}
