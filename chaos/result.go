@@ -3,7 +3,6 @@ package chaos
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -179,7 +178,7 @@ func writeJSON(path string, v any) error {
 	if err != nil {
 		return err
 	}
-	return outputErr("", path, os.WriteFile(path, append(b, '\n'), 0o644))
+	return outputErr("", path, WriteFileAtomic(path, append(b, '\n')))
 }
 
 // Finish counts passes and failures and sorts scenarios by name.

@@ -373,7 +373,7 @@ func (r *Runner) skip(sc *Scenario, dir, reason string) Result {
 	res := Result{Name: sc.Name, File: sc.File, Description: sc.Description, Verdict: VerdictSkipped, SkipReason: reason,
 		Seed: r.Seed, TimeScale: sc.TimeScale, Dir: dir, Client: strings.Join(sc.Client.Command, " "),
 		FailureTypes: []string{}, Escalations: []Escalation{}, Checks: []Check{}}
-	if err := os.MkdirAll(dir, 0o755); err == nil {
+	if err := makeRunSubdir(dir); err == nil {
 		_ = writeJSON(filepath.Join(dir, "result.json"), res)
 	}
 	r.logf(sc.Name, "SKIP: %s", reason)
@@ -433,7 +433,7 @@ func (r *Runner) runOnce(ctx context.Context, sc *Scenario, dir string) (res Res
 		}
 		r.logf(sc.Name, "%s in %dms", verdict, res.DurationMs)
 	}()
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := makeRunSubdir(dir); err != nil {
 		r.infraFailed(ctx, &res, "", outputErr("", dir, err))
 		return res
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -289,13 +290,12 @@ func parseShard(s string) (i, n int, ok bool) {
 }
 
 func writeJUnit(path string, sum *chaos.Summary) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return &chaos.OutputError{What: filepath.Base(path), Path: path, Err: err}
-	}
-	err = report.ChaosJUnit(f, sum)
-	if cerr := f.Close(); err == nil {
-		err = cerr
+	// The run folder is the clients' sandbox: a link a client left at
+	// junit.xml is replaced, never written through.
+	var b bytes.Buffer
+	err := report.ChaosJUnit(&b, sum)
+	if err == nil {
+		err = chaos.WriteFileAtomic(path, b.Bytes())
 	}
 	if err != nil {
 		return &chaos.OutputError{What: filepath.Base(path), Path: path, Err: err}
