@@ -61,7 +61,7 @@ func makeRunSubdir(dir string) error {
 			return nil
 		}
 		if rerr := os.Remove(dir); rerr != nil && !errors.Is(rerr, fs.ErrNotExist) {
-			return fmt.Errorf("%s is %s, not a folder, and cannot be removed: %w", dir, fileKind(fi.Mode()), rerr)
+			return fmt.Errorf("%s is not a folder (mode %v) and cannot be removed: %w", dir, fi.Mode(), rerr)
 		}
 	}
 	return fmt.Errorf("%s: something keeps replacing the folder", dir)
