@@ -3,34 +3,46 @@ package chaos
 import (
 	"bytes"
 	"errors"
+	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
+	"sort"
 	"strings"
 	"sync"
 
 	"github.com/retrylab/retrylab/retry/provider"
+	"github.com/retrylab/retrylab/trace"
 )
 
 // secrets is the set of exact key values the mock saw a scenario's client
 // send, plus FakeAPIKey. A hidden external client may send a key that does
-// not look like sk-...; every run file of the scenario is scrubbed of them.
+// not look like sk-...; every run file of the scenario is scrubbed of them,
+// in every form provider.RedactExact knows (plain, JSON-escaped,
+// percent-encoded).
 type secrets struct {
 	mu   sync.Mutex
 	keys []string
+	m    *provider.Matcher // compiled keys; rebuilt by add
 }
 
-func newSecrets() *secrets { return &secrets{keys: []string{FakeAPIKey}} }
+func newSecrets() *secrets {
+	return &secrets{keys: []string{FakeAPIKey}, m: provider.NewMatcher([]string{FakeAPIKey})}
+}
 
+// add learns k. Values shorter than provider.MinSecretLen or longer than
+// provider.MaxSecretLen are not keys (see RedactExact) and are ignored.
 func (s *secrets) add(k string) {
-	if s == nil || len(k) < provider.MinSecretLen {
+	if s == nil || len(k) < provider.MinSecretLen || len(k) > provider.MaxSecretLen {
 		return
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if !slices.Contains(s.keys, k) {
 		s.keys = append(s.keys, k)
+		s.m = provider.NewMatcher(s.keys)
 	}
 }
 
@@ -43,11 +55,24 @@ func (s *secrets) list() []string {
 	return slices.Clone(s.keys)
 }
 
-// scrub removes the known keys and anything that looks like a key from t.
-func (s *secrets) scrub(t string) string { return provider.RedactExact(t, s.list()) }
+func (s *secrets) matcher() *provider.Matcher {
+	if s == nil {
+		return nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.m
+}
 
-// scrubDir rewrites every file under dir with the known keys and anything
-// that looks like a key removed. Compressed files (.gz) are left alone.
+// scrub removes the known keys and anything that looks like a key from t.
+func (s *secrets) scrub(t string) string { return s.matcher().Redact(t) }
+
+// scrubDir rewrites every regular file under dir with the known keys and
+// anything that looks like a key removed, streaming (see scrubFile).
+// Compressed files (.gz) are left alone, and so is anything else a client
+// may have left: symbolic links (never followed, to a file or a folder),
+// FIFOs, sockets, devices. Run folders are the client's sandbox: nothing
+// outside them is read or written because of what it put there.
 func (s *secrets) scrubDir(dir string) error {
 	var errs []error
 	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
@@ -55,18 +80,12 @@ func (s *secrets) scrubDir(dir string) error {
 			errs = append(errs, err)
 			return nil
 		}
-		if d.IsDir() || strings.HasSuffix(path, ".gz") {
+		// WalkDir reports a link as a link (it does not follow it).
+		if !d.Type().IsRegular() || strings.HasSuffix(path, ".gz") {
 			return nil
 		}
-		b, err := os.ReadFile(path)
-		if err != nil {
+		if err := scrubFile(path, s); err != nil && !errors.As(err, new(*notRegularError)) {
 			errs = append(errs, err)
-			return nil
-		}
-		if r := s.scrub(string(b)); r != string(b) {
-			if err := os.WriteFile(path, []byte(r), 0o644); err != nil {
-				errs = append(errs, err)
-			}
 		}
 		return nil
 	})
@@ -98,75 +117,375 @@ func (s *secrets) scrubResult(res *Result) {
 
 // redactTrace rewrites the trace an external client wrote with API keys
 // redacted, as its stdout and stderr are: no run file may hold a key. A
-// missing trace is fine. (The runner scrubs the whole run folder again at
-// the end, with every key the mock saw.)
-func redactTrace(path string, scrub func(string) string) error {
-	b, err := os.ReadFile(path)
-	if errors.Is(err, os.ErrNotExist) {
+// missing trace is fine, and so is one that is not a regular file (a link,
+// a FIFO: it is not read, and readTrace says so). (The runner scrubs the
+// whole run folder again at the end, with every key the mock saw.)
+func redactTrace(path string, sec *secrets) error {
+	err := scrubFile(path, sec)
+	if errors.Is(err, os.ErrNotExist) || errors.As(err, new(*notRegularError)) {
 		return nil
 	}
+	return err
+}
+
+// notRegularError is a run file that is not a regular file: a client left
+// a symbolic link, a FIFO, a socket or a device where a file was expected.
+// It is not opened.
+type notRegularError struct {
+	path string
+	kind string // "a symbolic link", "a FIFO", ...
+}
+
+func (e *notRegularError) Error() string {
+	return fmt.Sprintf("%s is %s: not read", filepath.Base(e.path), e.kind)
+}
+
+// fileKind names a file mode for notRegularError.
+func fileKind(m fs.FileMode) string {
+	switch {
+	case m&fs.ModeSymlink != 0:
+		return "a symbolic link"
+	case m&fs.ModeNamedPipe != 0:
+		return "a FIFO"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	case m.IsDir():
+		return "a folder"
+	}
+	return "not a regular file"
+}
+
+// openRunFile opens a file of a run folder for reading, if it is a regular
+// file: a symbolic link is not followed (to a file outside the run folder,
+// say) and a FIFO, socket or device is not opened (a FIFO would block for
+// ever): each is a *notRegularError naming it. The check is made both
+// before (Lstat) and after the open (with O_NOFOLLOW and O_NONBLOCK, so a
+// file swapped in between is caught too, without blocking).
+func openRunFile(path string) (*os.File, error) {
+	fi, err := os.Lstat(path)
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, &notRegularError{path: path, kind: fileKind(fi.Mode())}
+	}
+	f, err := os.OpenFile(path, os.O_RDONLY|openNoFollow, 0)
+	if err != nil {
+		if isLinkErr(err) {
+			return nil, &notRegularError{path: path, kind: fileKind(fs.ModeSymlink)}
+		}
+		return nil, err
+	}
+	if fi, err = f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		f.Close()
+		if err != nil {
+			return nil, err
+		}
+		return nil, &notRegularError{path: path, kind: fileKind(fi.Mode())}
+	}
+	return f, nil
+}
+
+// runTrace is a trace.Reader of a file opened by openRunFile.
+type runTrace struct {
+	*trace.Reader
+	f *os.File
+}
+
+func (r *runTrace) Close() error { return errors.Join(r.Reader.Close(), r.f.Close()) }
+
+// openTrace is trace.Open for a client's trace in a run folder: regular
+// files only (see openRunFile).
+func openTrace(path string) (*runTrace, error) {
+	f, err := openRunFile(path)
+	if err != nil {
+		return nil, err
+	}
+	if strings.HasSuffix(path, ".gz") {
+		var magic [2]byte
+		if n, _ := f.ReadAt(magic[:], 0); n < 2 || magic[0] != 0x1f || magic[1] != 0x8b {
+			f.Close()
+			return nil, fmt.Errorf("%s: not gzip data although the name ends in .gz", path)
+		}
+	}
+	r, err := trace.NewReader(f, path)
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return &runTrace{Reader: r, f: f}, nil
+}
+
+// scrubFile rewrites the regular file at path with keys redacted (sec nil:
+// provider.Redact), streaming: it is read a block at a time and scrubbed a
+// line at a time (long lines in pieces, see scrubStream) into a temporary
+// file in the same folder, which then replaces it. Memory stays bounded
+// whatever the file's size; a file with nothing to redact is not rewritten.
+func scrubFile(path string, sec *secrets) error {
+	in, err := openRunFile(path)
 	if err != nil {
 		return err
 	}
-	if r := scrub(string(b)); r != string(b) {
-		return os.WriteFile(path, []byte(r), 0o644)
+	defer in.Close()
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".scrub-*")
+	if err != nil {
+		return err
 	}
-	return nil
+	defer os.Remove(tmp.Name()) // after a successful rename, a no-op
+	s := &scrubStream{w: tmp, sec: sec}
+	_, err = io.Copy(s, in)
+	if err == nil {
+		err = s.Close()
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil || !s.changed {
+		return err
+	}
+	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
+		return err
+	}
+	// rename replaces path itself, never what it may have become since.
+	return os.Rename(tmp.Name(), path)
 }
 
-// redactFile is an output file whose lines have API keys redacted. It is
-// created on first write, so a silent client leaves an empty file. Output is
-// written at newlines only (and at Close), so that a key is never split
-// across two writes and missed.
+// Bounds of scrubStream.
+const (
+	// scrubChunk is the most of a line without a newline held back: past
+	// it, the line is written in pieces.
+	scrubChunk = 64 << 10
+	// scrubTail is the least a piece leaves held back, so that a header
+	// with its key (x-api-key: ..., sk-...) shorter than this, and a learnt
+	// key in any of its forms, is whole in what is held when a cut is made:
+	// a cut never falls inside one.
+	scrubTail = 4 << 10
+	// maxKeptOutput is how much of each output stream of an external
+	// client (stdout.txt, stderr.txt) is kept; the rest is read and
+	// counted, and a "...truncated N bytes" line ends the file.
+	maxKeptOutput = 64 << 20
+)
+
+// scrubStream writes what is written to it to w with keys redacted, in
+// time linear in its size and with bounded memory. Text is written at
+// newlines (at most one write's worth at a time); a partial line longer
+// than scrubChunk is cut, scrubTail or more from its end, at a place
+// outside every match of a key pattern or a learnt key (so that a key is
+// never split into two pieces that each escape the scrub).
+type scrubStream struct {
+	w       io.Writer
+	sec     *secrets            // learnt keys; nil: scrub (or provider.Redact)
+	scrub   func(string) string // used when sec is nil
+	limit   int64               // input kept; 0: no limit
+	pending []byte
+	in      int64 // input bytes kept
+	dropped int64 // input bytes past limit
+	last    byte  // last byte written
+	changed bool  // the scrub changed something
+	err     error
+}
+
+func (s *scrubStream) clean(t string) string {
+	switch {
+	case s.sec != nil:
+		return s.sec.scrub(t)
+	case s.scrub != nil:
+		return s.scrub(t)
+	}
+	return provider.Redact(t)
+}
+
+func (s *scrubStream) Write(p []byte) (int, error) {
+	n := len(p)
+	if s.err != nil {
+		return 0, s.err
+	}
+	full := false
+	if s.limit > 0 {
+		room := s.limit - s.in
+		if int64(len(p)) >= room {
+			if s.in < s.limit {
+				full = true
+			}
+			s.dropped += int64(len(p)) - max(room, 0)
+			p = p[:max(room, 0)]
+		}
+	}
+	s.in += int64(len(p))
+	s.pending = append(s.pending, p...)
+	if i := bytes.LastIndexByte(p, '\n'); i >= 0 {
+		s.emit(len(s.pending) - (len(p) - i - 1))
+	}
+	for s.err == nil && len(s.pending) > scrubChunk {
+		s.emit(s.cut(len(s.pending)-s.tail(), false))
+	}
+	if full && s.err == nil {
+		// The limit is reached: a partial line is kept up to where a cut
+		// is safe, and the rest counted as dropped.
+		k := s.capCut()
+		s.dropped += int64(len(s.pending) - k)
+		s.emit(k)
+		s.pending = s.pending[:0]
+	}
+	if s.err != nil {
+		return 0, s.err
+	}
+	return n, nil
+}
+
+// tail is how much a cut leaves held back.
+func (s *scrubStream) tail() int {
+	return min(max(scrubTail, s.sec.matcher().MaxMatchLen()), scrubChunk/2)
+}
+
+// cut returns where to cut s.pending at or before limit: the latest place
+// outside every match of a key pattern or learnt key, found in all of
+// s.pending (atEnd: a match ending at limit counts as holding it, since
+// what follows may continue it). A match reaching the start (a "key"
+// longer than scrubChunk) cannot be avoided: then limit.
+func (s *scrubStream) cut(limit int, atEnd bool) int {
+	spans := s.sec.matcher().Spans(string(s.pending))
+	if s.sec == nil && s.scrub != nil {
+		spans = provider.NewMatcher(nil).Spans(string(s.pending))
+	}
+	if len(spans) == 0 {
+		return limit
+	}
+	holds := func(sp [2]int, p int) bool { return sp[0] < p && (p < sp[1] || atEnd && p == sp[1]) }
+	// Move left past every match holding the cut, until none does.
+	sort.Slice(spans, func(i, j int) bool { return spans[i][1] > spans[j][1] })
+	p := limit
+	for moved := true; moved && p > 0; {
+		moved = false
+		for _, sp := range spans {
+			if holds(sp, p) {
+				p, moved = sp[0], true
+			}
+		}
+	}
+	if p == 0 && !atEnd {
+		return limit
+	}
+	return p
+}
+
+// capCut returns how much of s.pending (the start of a partial line) to
+// keep when the limit is reached: up to a safe cut (see cut), less its last
+// word if the cut is inside it (it may be a key cut short, which no pattern
+// matches) and it is shorter than the tail, else less the tail.
+func (s *scrubStream) capCut() int {
+	k := s.cut(len(s.pending), true)
+	if k < len(s.pending) && bytes.IndexByte([]byte(" \t\r\n"), s.pending[k]) >= 0 {
+		return k // the last word is whole
+	}
+	j := bytes.LastIndexAny(s.pending[:k], " \t\r\n") + 1
+	if k-j <= s.tail() {
+		return j
+	}
+	return k - s.tail()
+}
+
+// emit writes the first k bytes of s.pending, scrubbed, and drops them.
+func (s *scrubStream) emit(k int) {
+	if k <= 0 || s.err != nil {
+		return
+	}
+	raw := string(s.pending[:k])
+	out := s.clean(raw)
+	if out != raw {
+		s.changed = true
+	}
+	if out != "" {
+		_, s.err = io.WriteString(s.w, out)
+		s.last = out[len(out)-1]
+	}
+	s.pending = s.pending[:copy(s.pending, s.pending[k:])]
+}
+
+// Close writes what is held, then the truncation note if input was dropped.
+func (s *scrubStream) Close() error {
+	s.emit(len(s.pending))
+	if s.dropped > 0 && s.err == nil {
+		nl := ""
+		if s.last != '\n' && s.in > 0 {
+			nl = "\n"
+		}
+		_, s.err = fmt.Fprintf(s.w, "%s...truncated %d bytes (retrylab keeps the first %d MiB of each output stream)\n", nl, s.dropped, s.limit>>20)
+	}
+	return s.err
+}
+
+// redactFile is an output file of a run folder whose lines have API keys
+// redacted (see scrubStream), created on first write, so a silent client
+// leaves an empty file. A link or special file a client put in its place is
+// replaced, never followed.
 type redactFile struct {
 	mu    sync.Mutex
 	path  string
 	f     *os.File
-	buf   []byte
-	scrub func(string) string // nil: redact
+	scrub func(string) string // nil: sec, or provider.Redact
+	sec   *secrets            // learnt keys, matched also across cuts
+	limit int64               // input kept (see scrubStream); 0: all
+	s     *scrubStream
 }
 
 func (w *redactFile) Write(p []byte) (int, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	w.buf = append(w.buf, p...)
-	i := bytes.LastIndexByte(w.buf, '\n')
-	if i < 0 {
-		return len(p), nil
-	}
-	if err := w.flush(w.buf[:i+1]); err != nil {
+	if err := w.open(); err != nil {
 		return 0, err
 	}
-	w.buf = append([]byte(nil), w.buf[i+1:]...)
-	return len(p), nil
+	return w.s.Write(p)
 }
 
-func (w *redactFile) flush(b []byte) error {
-	if w.f == nil {
-		f, err := os.OpenFile(w.path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
-		if err != nil {
-			return err
-		}
-		w.f = f
+func (w *redactFile) open() error {
+	if w.s != nil {
+		return nil
 	}
-	clean := provider.Redact
-	if w.scrub != nil {
-		clean = w.scrub
+	f, err := createRunFile(w.path)
+	if err != nil {
+		return err
 	}
-	_, err := w.f.WriteString(clean(string(b)))
-	return err
+	w.f = f
+	w.s = &scrubStream{w: f, sec: w.sec, scrub: w.scrub, limit: w.limit}
+	return nil
 }
 
 // Close writes what is left and closes the file (creating it if empty).
 func (w *redactFile) Close() error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	err := w.flush(w.buf)
-	w.buf = nil
+	err := w.open()
+	if err == nil {
+		err = w.s.Close()
+	}
 	if w.f != nil {
 		if cerr := w.f.Close(); err == nil {
 			err = cerr
 		}
+		w.f = nil
 	}
 	return err
+}
+
+// createRunFile opens path for appending, creating it: if a client put a
+// link, a FIFO or anything but a regular file there, it is removed (a link
+// itself, not its target) and the file created anew.
+func createRunFile(path string) (*os.File, error) {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND|openNoFollow, 0o644)
+	if err == nil {
+		fi, serr := f.Stat()
+		if serr == nil && fi.Mode().IsRegular() {
+			return f, nil
+		}
+		f.Close()
+	} else if !isLinkErr(err) && !errors.Is(err, errWouldBlock) {
+		return nil, err
+	}
+	if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return nil, err
+	}
+	return os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL|os.O_APPEND|openNoFollow, 0o644)
 }

@@ -743,9 +743,9 @@ func readTrace(path string) (evs []trace.Event, notes []string, err error) {
 	if path == "" {
 		return nil, nil, nil
 	}
-	r, err := trace.Open(path)
+	r, err := openTrace(path)
 	if errors.Is(err, os.ErrNotExist) {
-		r, err = trace.Open(path + ".gz")
+		r, err = openTrace(path + ".gz")
 	}
 	if err != nil {
 		return nil, nil, err

@@ -51,8 +51,8 @@ func (r *Runner) runExternal(ctx context.Context, sc *Scenario, baseURL, dir, tr
 	// stdout or stderr open forever; without WaitDelay, Wait would wait for
 	// it, past the deadline.
 	c.WaitDelay = clientWaitDelay
-	stdout := &redactFile{path: filepath.Join(dir, "stdout.txt"), scrub: sec.scrub}
-	stderr := &redactFile{path: filepath.Join(dir, "stderr.txt"), scrub: sec.scrub}
+	stdout := &redactFile{path: filepath.Join(dir, "stdout.txt"), sec: sec, limit: maxKeptOutput}
+	stderr := &redactFile{path: filepath.Join(dir, "stderr.txt"), sec: sec, limit: maxKeptOutput}
 	c.Stdout, c.Stderr = stdout, stderr
 	defer stdout.Close()
 	defer stderr.Close()
@@ -109,7 +109,7 @@ func (r *Runner) runExternal(ctx context.Context, sc *Scenario, baseURL, dir, tr
 	if exit.ExitCode == 0 && exit.Problem == "" {
 		out.outcome = "success"
 	}
-	if err := redactTrace(tracePath, sec.scrub); err != nil {
+	if err := redactTrace(tracePath, sec); err != nil {
 		fmt.Fprintln(stderr, "retrylab: redacting the client's trace:", err)
 	}
 	return out

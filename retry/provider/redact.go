@@ -90,6 +90,7 @@ type Matcher struct {
 	keys    []string
 	escaped *regexp.Regexp // every key in every escaped form; nil: no keys
 	maxLen  int            // the longest match a key can have, in bytes
+	short   bool           // a key holds / " or \, which JSON may escape short
 }
 
 // NewMatcher compiles secrets for RedactExact's matching, leaving out those
@@ -103,6 +104,7 @@ func NewMatcher(secrets []string) *Matcher {
 		}
 		m.keys = append(m.keys, k)
 		alts = append(alts, escapedPattern(k))
+		m.short = m.short || strings.ContainsAny(k, `/"\`)
 		// \uXXXX (6 bytes) is the longest form of a character; a
 		// character beyond the BMP is a surrogate pair (12 bytes) for 4
 		// bytes of UTF-8.
@@ -120,7 +122,12 @@ func NewMatcher(secrets []string) *Matcher {
 // MaxMatchLen is the longest text one of m's secrets can match, in any of
 // its forms: a stream cut into pieces at least this far from a piece's end
 // never splits a secret.
-func (m *Matcher) MaxMatchLen() int { return m.maxLen }
+func (m *Matcher) MaxMatchLen() int {
+	if m == nil {
+		return 0
+	}
+	return m.maxLen
+}
 
 // Redact applies Redact, then removes m's secrets in every form.
 func (m *Matcher) Redact(s string) string {
@@ -133,11 +140,57 @@ func (m *Matcher) Redact(s string) string {
 			s = strings.ReplaceAll(s, k, "***")
 		}
 	}
-	if m.escaped != nil && (strings.Contains(s, `\`) || strings.Contains(s, "%")) {
-		s = m.escaped.ReplaceAllString(s, "***")
+	ws := m.windows(s)
+	if len(ws) == 0 {
+		return s
 	}
-	return s
+	var b strings.Builder
+	at := 0
+	for _, w := range ws {
+		b.WriteString(s[at:w[0]])
+		b.WriteString(m.escaped.ReplaceAllString(s[w[0]:w[1]], "***"))
+		at = w[1]
+	}
+	b.WriteString(s[at:])
+	return b.String()
 }
+
+// windows returns the parts of s where an escaped key may stand: around
+// each escape (\u, %XX, and \/ \" \\ if a key holds / " or \), as far
+// as the longest match either side, merged. The escaped-form pattern runs on
+// these alone: plain text and JSON with only \" escapes are not searched.
+func (m *Matcher) windows(s string) [][2]int {
+	if m == nil || m.escaped == nil {
+		return nil
+	}
+	var ws [][2]int
+	for i := 0; i < len(s); {
+		j := strings.IndexAny(s[i:], `\%`)
+		if j < 0 {
+			break
+		}
+		i += j
+		esc := false
+		if s[i] == '%' {
+			esc = i+2 < len(s) && isHex(s[i+1]) && isHex(s[i+2])
+		} else if i+1 < len(s) {
+			c := s[i+1]
+			esc = c == 'u' || m.short && (c == '/' || c == '"' || c == '\\')
+		}
+		if esc {
+			lo, hi := max(i-m.maxLen, 0), min(i+m.maxLen, len(s))
+			if n := len(ws); n > 0 && lo <= ws[n-1][1] {
+				ws[n-1][1] = hi
+			} else {
+				ws = append(ws, [2]int{lo, hi})
+			}
+		}
+		i++
+	}
+	return ws
+}
+
+func isHex(c byte) bool { return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F' }
 
 // Spans returns the byte ranges [start, end) of s that Redact or m would
 // replace, in no particular order (they may overlap): a cut of s that falls
@@ -166,9 +219,9 @@ func (m *Matcher) Spans(s string) [][2]int {
 			i += j + 1
 		}
 	}
-	if m.escaped != nil && (strings.Contains(s, `\`) || strings.Contains(s, "%")) {
-		for _, loc := range m.escaped.FindAllStringIndex(s, -1) {
-			out = append(out, [2]int{loc[0], loc[1]})
+	for _, w := range m.windows(s) {
+		for _, loc := range m.escaped.FindAllStringIndex(s[w[0]:w[1]], -1) {
+			out = append(out, [2]int{w[0] + loc[0], w[0] + loc[1]})
 		}
 	}
 	return out
