@@ -274,23 +274,14 @@ func (e *Env) logf(format string, args ...any) {
 	fmt.Fprint(e.cfg.Log, redactSecrets(fmt.Sprintf("[mock] %s: "+format+"\n", append([]any{e.cfg.Scenario.Name}, args...)...)))
 }
 
-// noteSecrets hands the key values of a request's headers to OnSecret.
-func (e *Env) noteSecrets(h http.Header) {
+// noteSecrets hands OnSecret every key value a request carries: in its
+// headers, its query and its body (see requestSecrets).
+func (e *Env) noteSecrets(req *http.Request, body []byte) {
 	if e.cfg.OnSecret == nil {
 		return
 	}
-	for _, name := range []string{"X-Api-Key", "Api-Key", "Authorization"} {
-		for _, v := range h.Values(name) {
-			v = strings.TrimSpace(v)
-			if name == "Authorization" {
-				if scheme, tok, ok := strings.Cut(v, " "); ok && (strings.EqualFold(scheme, "bearer") || strings.EqualFold(scheme, "basic")) {
-					v = strings.TrimSpace(tok)
-				}
-			}
-			if v != "" {
-				e.cfg.OnSecret(v)
-			}
-		}
+	for _, v := range requestSecrets(req, body) {
+		e.cfg.OnSecret(v)
 	}
 }
 
@@ -412,8 +403,8 @@ func (e *Env) serve(c net.Conn, connected time.Time, readyAt int) {
 	}
 	var body []byte
 	if err == nil {
-		e.noteSecrets(req.Header)
 		body, err = io.ReadAll(io.LimitReader(req.Body, 32<<20))
+		e.noteSecrets(req, body)
 	}
 	if err != nil {
 		if e.nextFault().Kind() != FaultToxics {

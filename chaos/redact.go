@@ -32,15 +32,20 @@ func newSecrets() *secrets {
 	return &secrets{keys: []string{FakeAPIKey}, m: provider.NewMatcher([]string{FakeAPIKey})}
 }
 
+// maxLearntKeys bounds the keys learnt in a scenario (each makes every
+// scrub slower); a client sending more distinct ones is not a client.
+const maxLearntKeys = 64
+
 // add learns k. Values shorter than provider.MinSecretLen or longer than
-// provider.MaxSecretLen are not keys (see RedactExact) and are ignored.
+// provider.MaxSecretLen are not keys (see RedactExact) and are ignored, and
+// so is any key past the first maxLearntKeys.
 func (s *secrets) add(k string) {
 	if s == nil || len(k) < provider.MinSecretLen || len(k) > provider.MaxSecretLen {
 		return
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if !slices.Contains(s.keys, k) {
+	if len(s.keys) <= maxLearntKeys && !slices.Contains(s.keys, k) {
 		s.keys = append(s.keys, k)
 		s.m = provider.NewMatcher(s.keys)
 	}
