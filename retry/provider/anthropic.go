@@ -11,8 +11,10 @@ const AnthropicVersion = "2023-06-01"
 
 // Anthropic streams from the Anthropic Messages API (POST /v1/messages).
 //
-// A response is complete only when message_stop arrives; a stream that ends
-// before it is KindIncomplete. ping, content_block_start/stop and unknown
+// A response is complete only when message_stop arrives after a
+// message_delta that carried a stop_reason; a stream that ends before
+// message_stop, or whose message_stop comes without a stop_reason, is
+// KindIncomplete (seed 000 R1: "stream ended without stop_reason"). ping, content_block_start/stop and unknown
 // event types are ignored. An `error` event is KindSSEError with ErrorType
 // taken from data.error.type (the top-level type is always "error").
 type Anthropic struct{ base }
@@ -167,6 +169,9 @@ func (anthropicWire) event(st *streamState, ev SSEEvent) (bool, *Error) {
 			st.resp.Usage.OutputTokens = d.Usage.OutputTokens
 		}
 	case "message_stop":
+		if st.resp.StopReason == "" {
+			return false, &Error{Kind: KindIncomplete, Message: "stream ended without stop_reason"}
+		}
 		return true, nil
 	case "error":
 		e := &Error{Kind: KindSSEError}

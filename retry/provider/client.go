@@ -208,6 +208,7 @@ func (b *base) stream(ctx context.Context, req Request) (*Response, error) {
 		e.Provider = b.name
 		e.RequestID = st.resp.RequestID
 		e.Streamed = st.streamed
+		e.Text = st.text.String()
 		e.Bytes = cr.n
 		e.Header = resp.Header
 		e.Message = b.scrubString(e.Message)

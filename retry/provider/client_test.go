@@ -297,7 +297,7 @@ func errorCases() []errCase {
 			&Error{Kind: KindHTTP, Provider: "anthropic", Status: 503}},
 		errCase{"SSE error mid-stream", "anthropic",
 			stream(append(anthropicOK[:4:4], "event: error\ndata: {\"type\":\"error\",\"error\":{\"type\":\"overloaded_error\",\"message\":\"Overloaded\"}}\n\n")...),
-			&Error{Kind: KindSSEError, Provider: "anthropic", ErrorType: "overloaded_error", Message: "Overloaded", RequestID: "req_123", Streamed: true}},
+			&Error{Kind: KindSSEError, Provider: "anthropic", ErrorType: "overloaded_error", Message: "Overloaded", RequestID: "req_123", Streamed: true, Text: "Hello"}},
 		errCase{"SSE error before content", "anthropic",
 			stream(anthropicOK[0], "event: error\ndata: {\"type\":\"error\",\"error\":{\"type\":\"invalid_request_error\",\"message\":\"bad\"}}\n\n"),
 			&Error{Kind: KindSSEError, Provider: "anthropic", ErrorType: "invalid_request_error", Message: "bad", RequestID: "req_123"}},
@@ -305,9 +305,18 @@ func errorCases() []errCase {
 			stream(anthropicOK[0], "event: error\ndata: Overloaded\n\n"),
 			&Error{Kind: KindSSEError, Provider: "anthropic", Message: "Overloaded", RequestID: "req_123"}},
 		errCase{"stream cut without stop_reason", "anthropic", stream(anthropicOK[:6]...),
-			&Error{Kind: KindIncomplete, Provider: "anthropic", Message: "stream ended before the end of the response", RequestID: "req_123", Streamed: true}},
+			&Error{Kind: KindIncomplete, Provider: "anthropic", Message: "stream ended before the end of the response", RequestID: "req_123", Streamed: true, Text: "Hello, world"}},
 		errCase{"stream cut after stop_reason, before message_stop", "anthropic", stream(anthropicOK[:8]...),
-			&Error{Kind: KindIncomplete, Provider: "anthropic", Message: "stream ended before the end of the response", RequestID: "req_123", Streamed: true}},
+			&Error{Kind: KindIncomplete, Provider: "anthropic", Message: "stream ended before the end of the response", RequestID: "req_123", Streamed: true, Text: "Hello, world"}},
+		// Seed 000 R1: "stream ended without stop_reason" is StreamTransient,
+		// even when message_stop arrives.
+		errCase{"message_stop without stop_reason", "anthropic", stream(append(anthropicOK[:7:7], anthropicOK[8])...),
+			&Error{Kind: KindIncomplete, Provider: "anthropic", Message: "stream ended without stop_reason", RequestID: "req_123", Streamed: true, Text: "Hello, world"}},
+		errCase{"message_delta with a null stop_reason, then message_stop", "anthropic",
+			stream(anthropicOK[0], anthropicOK[3], "event: message_delta\ndata: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":null},\"usage\":{\"output_tokens\":3}}\n\n", anthropicOK[8]),
+			&Error{Kind: KindIncomplete, Provider: "anthropic", Message: "stream ended without stop_reason", RequestID: "req_123", Streamed: true, Text: "Hello"}},
+		errCase{"openai [DONE] without finish_reason", "openai", stream(append(openaiOK[:4:4], openaiOK[5], openaiOK[6])...),
+			&Error{Kind: KindIncomplete, Provider: "openai", Message: "stream ended without finish_reason", RequestID: "req_123", Streamed: true, Text: "Hello, world"}},
 		errCase{"empty 200 body", "anthropic", stream(),
 			&Error{Kind: KindIncomplete, Provider: "anthropic", Message: "stream ended before the end of the response", RequestID: "req_123"}},
 		errCase{"malformed JSON", "anthropic", stream(anthropicOK[0], "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\n\n"),
@@ -327,9 +336,9 @@ func errorCases() []errCase {
 			&Error{Kind: KindHTTP, Provider: "openai", Status: 500, ErrorType: "server_error", Code: "500", Message: "oops"}},
 		errCase{"openai error chunk mid-stream", "openai",
 			stream(openaiOK[1], "data: {\"error\":{\"message\":\"The server had an error\",\"type\":\"server_error\",\"code\":null}}\n\n"),
-			&Error{Kind: KindSSEError, Provider: "openai", ErrorType: "server_error", Message: "The server had an error", RequestID: "req_123", Streamed: true}},
+			&Error{Kind: KindSSEError, Provider: "openai", ErrorType: "server_error", Message: "The server had an error", RequestID: "req_123", Streamed: true, Text: "Hello"}},
 		errCase{"openai [DONE] missing", "openai", stream(openaiOK[:6]...),
-			&Error{Kind: KindIncomplete, Provider: "openai", Message: "stream ended before the end of the response", RequestID: "req_123", Streamed: true}},
+			&Error{Kind: KindIncomplete, Provider: "openai", Message: "stream ended before the end of the response", RequestID: "req_123", Streamed: true, Text: "Hello, world"}},
 		errCase{"openai malformed JSON", "openai", stream("data: {nope}\n\n"),
 			&Error{Kind: KindParse, Provider: "openai", RequestID: "req_123",
 				Message: `malformed message event data: invalid character 'n' looking for beginning of object key string: "{nope}"`}},
@@ -340,7 +349,7 @@ func errorCases() []errCase {
 		errCase{"reset mid-stream", "anthropic",
 			hijack("HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n" +
 				fmt.Sprintf("%x\r\n%s\r\n", len(anthropicOK[0]+anthropicOK[3]), anthropicOK[0]+anthropicOK[3])),
-			&Error{Kind: KindIncomplete, Provider: "anthropic", Streamed: true}},
+			&Error{Kind: KindIncomplete, Provider: "anthropic", Streamed: true, Text: "Hello"}},
 		errCase{"chunked body cut mid-stream", "anthropic",
 			func(w http.ResponseWriter, r *http.Request) {
 				io.Copy(io.Discard, r.Body)
@@ -350,7 +359,7 @@ func errorCases() []errCase {
 				bw.Flush()
 				conn.Close()
 			},
-			&Error{Kind: KindIncomplete, Provider: "anthropic", Streamed: true}},
+			&Error{Kind: KindIncomplete, Provider: "anthropic", Streamed: true, Text: "Hello"}},
 	)
 	return cases
 }

@@ -15,8 +15,10 @@
 //     (OpenAI): KindSSEError with ErrorType = data.error.type, never the
 //     top-level "type" (which is always "error").
 //   - The stream ends before message_stop (Anthropic) or `data: [DONE]`
-//     (OpenAI): KindIncomplete. Streamed says whether any content delta had
-//     arrived.
+//     (OpenAI), or reaches it without a stop_reason (finish_reason): the
+//     response was cut (seed 000 R1: "stream ended without stop_reason" is
+//     StreamTransient), KindIncomplete. Streamed says whether any content
+//     delta had arrived, Text holds the text that had.
 //   - A body read fails after a 2xx status (connection reset, unexpected EOF
 //     of a chunked body): KindIncomplete with Err set, because downstream a
 //     mid-stream drop is a stream interruption, not a connection failure.

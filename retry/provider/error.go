@@ -13,7 +13,7 @@ type Kind string
 const (
 	KindHTTP       Kind = "http"       // non-2xx response; Status, body fields and headers are set
 	KindSSEError   Kind = "sse_error"  // an SSE `error` event; ErrorType is error.type of its data
-	KindIncomplete Kind = "incomplete" // the stream ended without stop_reason / [DONE]
+	KindIncomplete Kind = "incomplete" // the stream ended early, or without stop_reason / finish_reason
 	KindParse      Kind = "parse"      // malformed JSON or a protocol violation in the stream
 	KindTimeout    Kind = "timeout"    // the per-attempt timeout or a network timeout fired
 	KindRefused    Kind = "refused"    // connection refused
@@ -47,6 +47,9 @@ type Error struct {
 	ShouldRetry *bool
 	// Streamed reports whether any content had streamed before the failure.
 	Streamed bool
+	// Text is the text that streamed before the failure (the failed
+	// output a retry with error context shows the model), "" if none.
+	Text string
 	// AttemptTimeout reports a KindTimeout failure caused by Config.Timeout,
 	// the attempt's own deadline, rather than by the network (a dial or
 	// response-header timeout of the transport). Some clients retry one and

@@ -123,6 +123,9 @@ func (openaiWire) event(st *streamState, ev SSEEvent) (bool, *Error) {
 		return false, nil
 	}
 	if ev.Data == "[DONE]" {
+		if st.resp.StopReason == "" {
+			return false, &Error{Kind: KindIncomplete, Message: "stream ended without finish_reason"}
+		}
 		return true, nil
 	}
 	var c openaiChunk
