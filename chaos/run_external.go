@@ -2,15 +2,12 @@ package chaos
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"github.com/retrylab/retrylab/retry/provider"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 	"time"
 )
 
@@ -22,18 +19,19 @@ import (
 // success outcome, any other exit is failure; a client still running at the
 // deadline is killed (its whole process group) and fails the "client" check.
 // Its process group is killed after every exit, too, so that nothing it left
-// in the background outlives it.
+// in the background outlives it; on Linux a supervisor kills it if the
+// runner dies first (see startClient). Its output is kept for
+// clientWaitDelay after its exit, and up to maxKeptOutput per stream.
 func (r *Runner) runExternal(ctx context.Context, sc *Scenario, baseURL, dir, tracePath, cmd string, scale float64, deadline time.Duration, sec *secrets) clientRun {
-	var c *exec.Cmd
+	var argv []string
 	display := cmd
 	if cmd != "" {
-		c = exec.Command("sh", "-c", cmd)
+		argv = []string{"sh", "-c", cmd}
 	} else {
-		args := resolveArgs(sc.Client.Command, sc.File)
-		c = exec.Command(args[0], args[1:]...)
+		argv = resolveArgs(sc.Client.Command, sc.File)
 		display = strings.Join(sc.Client.Command, " ")
 	}
-	c.Env = append(os.Environ(),
+	env := append(os.Environ(),
 		"ANTHROPIC_BASE_URL="+baseURL,
 		"OPENAI_BASE_URL="+baseURL+"/v1",
 		"RETRYLAB_BASE_URL="+baseURL,
@@ -46,65 +44,60 @@ func (r *Runner) runExternal(ctx context.Context, sc *Scenario, baseURL, dir, tr
 		fmt.Sprintf("RETRYLAB_TIME_SCALE=%g", scale),
 		"RETRYLAB_SCENARIO="+sc.Name,
 	)
-	c.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	// A process the client leaves behind (a setsid daemon, say) may hold
-	// stdout or stderr open forever; without WaitDelay, Wait would wait for
-	// it, past the deadline.
-	c.WaitDelay = clientWaitDelay
 	stdout := &redactFile{path: filepath.Join(dir, "stdout.txt"), sec: sec, limit: maxKeptOutput}
 	stderr := &redactFile{path: filepath.Join(dir, "stderr.txt"), sec: sec, limit: maxKeptOutput}
-	c.Stdout, c.Stderr = stdout, stderr
 	defer stdout.Close()
 	defer stderr.Close()
 	exit := &ClientExit{Command: display, ExitCode: -1}
 	out := clientRun{outcome: "failure", exit: exit}
-	if err := c.Start(); err != nil {
+	p, err := startClient(argv, env, stdout, stderr)
+	if err != nil {
 		exit.Problem = "could not start: " + provider.Redact(err.Error())
 		fmt.Fprintln(stderr, exit.Problem)
 		return out
 	}
-	out.pgid = c.Process.Pid // Setpgid: the group's id is the client's pid
-	unwatch := r.lag.watch(out.pgid)
-	defer unwatch()
-	done := make(chan error, 1)
-	go func() { done <- c.Wait() }()
-	kill := func() { _ = syscall.Kill(-c.Process.Pid, syscall.SIGKILL) }
+	out.pgid = p.pgid
+	if p.pgid != 0 {
+		unwatch := r.lag.watch(p.pgid)
+		defer unwatch()
+	}
 	timer := time.NewTimer(deadline)
 	defer timer.Stop()
-	var err error
+	var st clientStatus
 	select {
-	case err = <-done:
+	case st = <-p.exited:
 	case <-timer.C:
-		kill()
-		err = <-done
+		p.kill()
+		st = <-p.exited
 		exit.Problem = fmt.Sprintf("killed after %s: still running at the deadline (expect.maxDuration, default %s)", deadline, DefaultDeadline)
 	case <-ctx.Done():
-		kill()
-		err = <-done
+		p.kill()
+		st = <-p.exited
 		exit.Problem = "killed: the run was interrupted"
 	}
+	// A process the client leaves behind (a setsid daemon, say) may hold
+	// stdout or stderr open for ever: its output is kept for
+	// clientWaitDelay after the exit, no longer.
+	if !p.drain(clientWaitDelay, ctx.Done()) && exit.Problem == "" && ctx.Err() == nil {
+		exit.Problem = fmt.Sprintf("left processes running: the client exited (code %d) but its stdout/stderr were still held open %s later; its process group was killed (a process in another session cannot be), and output after the exit is not kept", st.code, clientWaitDelay)
+	}
 	// Whatever ended the client, what it left running in its process group
-	// (a background job that does not hold its output, which Wait does not
-	// wait for) could go on sending requests: kill it. ESRCH (the group is
-	// gone) is fine; the group's id cannot be reused while it has members.
-	kill()
-	var ee *exec.ExitError
+	// (a background job that does not hold its output) could go on sending
+	// requests: kill it. ESRCH (the group is gone) is fine.
+	p.kill()
+	p.drain(0, nil)
+	if err := p.reap(); err != nil {
+		fmt.Fprintln(stderr, "retrylab:", err)
+	}
 	switch {
-	case err == nil:
-		exit.ExitCode = 0
-	case errors.Is(err, exec.ErrWaitDelay):
-		// The client exited; something it started still held its output.
-		exit.ExitCode = c.ProcessState.ExitCode()
+	case st.err != nil:
+		exit.Problem = "wait: " + st.err.Error()
+	case st.signaled:
 		if exit.Problem == "" {
-			exit.Problem = fmt.Sprintf("left processes running: the client exited (code %d) but its stdout/stderr were still held open %s later; its process group was killed (a process in another session cannot be), and output after the exit is not kept", exit.ExitCode, clientWaitDelay)
-		}
-	case errors.As(err, &ee):
-		exit.ExitCode = ee.ExitCode()
-		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() && exit.Problem == "" {
-			exit.Problem = "crashed: killed by signal " + ws.Signal().String()
+			exit.Problem = "crashed: killed by signal " + st.signal
 		}
 	default:
-		exit.Problem = "wait: " + err.Error()
+		exit.ExitCode = st.code
 	}
 	if exit.ExitCode == 0 && exit.Problem == "" {
 		out.outcome = "success"

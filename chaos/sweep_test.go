@@ -34,6 +34,15 @@ func helperClient(name string) int {
 	switch name {
 	case "leaky":
 		return leakyClient()
+	case "parent":
+		// A runner that starts a client and waits to be killed.
+		pgid, err := chaos.StartSleeperForTest([]string{"sh", "-c", "sleep 600 & sleep 600"})
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		fmt.Printf("pgid %d\n", pgid)
+		select {}
 	}
 	fmt.Fprintln(os.Stderr, "unknown test client", name)
 	return 2

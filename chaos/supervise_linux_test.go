@@ -1,0 +1,115 @@
+package chaos
+
+import (
+	"bufio"
+	"bytes"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// TestSupervisorKillsGroupWhenRunnerKilled is the regression test for
+// external clients running on for ever after a SIGKILL of the runner: a
+// helper process (the runner) starts a client that sleeps, with a
+// background job; once the helper is SIGKILLed, the client's whole process
+// group is gone.
+func TestSupervisorKillsGroupWhenRunnerKilled(t *testing.T) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(exe)
+	cmd.Env = append(os.Environ(), "RETRYLAB_TEST_CLIENT=parent")
+	cmd.Stderr = os.Stderr
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	line, err := bufio.NewReader(out).ReadString('\n')
+	pgid, _ := strconv.Atoi(strings.TrimSpace(strings.TrimPrefix(line, "pgid ")))
+	if err != nil || pgid <= 0 {
+		_ = cmd.Process.Kill()
+		t.Fatalf("helper said %q, %v", line, err)
+	}
+	defer killGroup(pgid) // whatever happens, no sleeper is left
+	if err := syscall.Kill(-pgid, 0); err != nil {
+		t.Fatalf("the client's group %d is not running: %v", pgid, err)
+	}
+	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	_ = cmd.Wait()
+	// A generous guard: on a loaded machine the kill takes a few
+	// scheduling rounds; it is never near a minute.
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(10 * time.Millisecond) {
+		err := syscall.Kill(-pgid, 0)
+		if err == syscall.ESRCH {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the client's process group %d still runs a minute after its runner was killed (kill: %v)", pgid, err)
+		}
+	}
+}
+
+// TestSupervisorForwardsStatus checks that a supervised client's end is
+// reported as it was: its exit code, or the signal that killed it, and that
+// the supervisor, not this process, is its parent.
+func TestSupervisorForwardsStatus(t *testing.T) {
+	if !supervisorReady {
+		t.Fatal("TestMain did not call MaybeSupervise")
+	}
+	for _, tc := range []struct {
+		script string
+		want   clientStatus
+	}{
+		{"exit 0", clientStatus{code: 0}},
+		{"exit 3", clientStatus{code: 3}},
+		{"kill -SEGV $$", clientStatus{code: -1, signaled: true, signal: "segmentation fault"}},
+		{"kill -KILL $$", clientStatus{code: -1, signaled: true, signal: "killed"}},
+		{"kill -TERM $$", clientStatus{code: -1, signaled: true, signal: "terminated"}},
+		{"echo out; echo err >&2; exit 7", clientStatus{code: 7}},
+	} {
+		t.Run(tc.script, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			p, err := startClient([]string{"sh", "-c", "sleep 0.1; " + tc.script}, os.Environ(), &stdout, &stderr)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if b, err := os.ReadFile("/proc/" + strconv.Itoa(p.pgid) + "/stat"); err == nil {
+				f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+1:]))
+				if f[1] == strconv.Itoa(os.Getpid()) {
+					t.Errorf("the client's parent is the runner, not a supervisor")
+				}
+			}
+			st := <-p.exited
+			p.drain(time.Minute, nil)
+			p.kill()
+			if err := p.reap(); err != nil {
+				t.Error(err)
+			}
+			if st != tc.want {
+				t.Errorf("status %+v, want %+v", st, tc.want)
+			}
+			if strings.HasPrefix(tc.script, "echo") && (stdout.String() != "out\n" || stderr.String() != "err\n") {
+				t.Errorf("outputs %q, %q", stdout.String(), stderr.String())
+			}
+		})
+	}
+}
+
+// TestSupervisorCannotStart: a program that does not exist is reported by
+// the supervisor as the client not starting.
+func TestSupervisorCannotStart(t *testing.T) {
+	_, err := startClient([]string{"/nonexistent/client"}, os.Environ(), &bytes.Buffer{}, &bytes.Buffer{})
+	if err == nil || !strings.Contains(err.Error(), "/nonexistent/client") {
+		t.Errorf("startClient = %v, want the missing program named", err)
+	}
+}
