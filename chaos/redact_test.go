@@ -23,11 +23,34 @@ func TestScrubStreamKeyNeverSplit(t *testing.T) {
 	sec.add(key)
 	rng := rand.New(rand.NewPCG(1, 2))
 	forms := []string{key, `\u0041KIA-learnt-key-0123456789`, "AKIA%2Dlearnt-key-0123456789", "x-api-key: hdr-value-" + strings.Repeat("v", 300), "sk-" + strings.Repeat("s", 100), "Authorization: Bearer tok"}
-	for i := range 50 {
-		// Lines up to a few chunks long, the keys anywhere, around the
-		// cut points in particular.
+	// A key across the first cut, in each form, at each offset around it.
+	var cases []string
+	for _, f := range forms {
+		for _, off := range []int{1, 3, len(f) / 2, len(f) - 1} {
+			const total = scrubChunk + 100
+			limit := total - max(scrubTail, sec.matcher().MaxMatchLen())
+			in := strings.Repeat("a", limit-off) + " " + f + " "
+			cases = append(cases, in+strings.Repeat("b", total-len(in)))
+		}
+	}
+	for i, in := range cases {
+		want := sec.scrub(in)
+		var out bytes.Buffer
+		s := &scrubStream{w: &out, sec: sec}
+		if _, err := s.Write([]byte(in)); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if got := out.String(); got != want {
+			t.Errorf("key across the cut, case %d: streamed scrub differs from the whole's", i)
+		}
+	}
+	for i := range 10 {
+		// Lines up to a few chunks long, the keys anywhere.
 		var in strings.Builder
-		n := 1 + rng.IntN(3*scrubChunk)
+		n := scrubChunk/2 + rng.IntN(2*scrubChunk)
 		for in.Len() < n {
 			switch r := rng.IntN(100); {
 			case r < 3:
