@@ -14,7 +14,7 @@ import (
 )
 
 // spawn starts argv under a supervisor: this very program, re-executed
-// (os.Executable) in its supervisor mode (MaybeSupervise), with
+// (/proc/self/exe) in its supervisor mode (MaybeSupervise), with
 // Pdeathsig SIGTERM, so that the client's process group is killed when the
 // runner dies, even by SIGKILL. Without MaybeSupervise, the client is
 // started directly.
@@ -32,16 +32,17 @@ func spawn(argv, env []string, stdout, stderr *os.File) (*clientProc, error) {
 	if !supervisorReady {
 		return spawnDirect(argv, env, stdout, stderr)
 	}
-	exe, err := os.Executable()
-	if err != nil {
-		return spawnDirect(argv, env, stdout, stderr)
-	}
+	// /proc/self/exe runs this very binary even if its file was replaced
+	// or removed since (a rebuild during the run); argv[0] stays what the
+	// runner was started as (under testscript, the command's name).
+	const exe = "/proc/self/exe"
 	statusR, statusW, err := os.Pipe()
 	if err != nil {
 		return nil, err
 	}
 	defer statusW.Close()
 	c := exec.Command(exe, argv...)
+	c.Args[0] = os.Args[0]
 	c.Env = append(env, superviseEnv+"="+strconv.Itoa(os.Getpid()))
 	c.Stdout, c.Stderr = stdout, stderr
 	c.ExtraFiles = []*os.File{statusW}
@@ -81,7 +82,7 @@ func spawn(argv, env []string, stdout, stderr *os.File) (*clientProc, error) {
 			return fail(errors.New(strings.TrimPrefix(l, "error ")))
 		case !ok:
 			st := <-reaped
-			return nil, fmt.Errorf("supervisor (%s) ended before starting the client: %s", exe, describeStatus(st))
+			return nil, fmt.Errorf("supervisor (%s re-executed) ended before starting the client: %s", os.Args[0], describeStatus(st))
 		default:
 			return fail(fmt.Errorf("supervisor: bad report %q", l))
 		}
