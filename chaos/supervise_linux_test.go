@@ -83,10 +83,18 @@ func TestSupervisorForwardsStatus(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if b, err := os.ReadFile("/proc/" + strconv.Itoa(p.pgid) + "/stat"); err == nil {
-				f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+1:]))
-				if f[1] == strconv.Itoa(os.Getpid()) {
+			// The client leads a group of its own, under a supervisor that
+			// stays in the runner's group (so clientlag, which watches the
+			// client's group, never counts the supervisor).
+			if ppid, pgrp, ok := procStat(p.pgid); ok {
+				if ppid == os.Getpid() {
 					t.Errorf("the client's parent is the runner, not a supervisor")
+				}
+				if pgrp != p.pgid {
+					t.Errorf("the client is in group %d, not its own (%d)", pgrp, p.pgid)
+				}
+				if _, spgrp, ok := procStat(ppid); ok && spgrp != syscall.Getpgrp() {
+					t.Errorf("the supervisor is in group %d, not the runner's (%d)", spgrp, syscall.Getpgrp())
 				}
 			}
 			st := <-p.exited
@@ -112,4 +120,16 @@ func TestSupervisorCannotStart(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "/nonexistent/client") {
 		t.Errorf("startClient = %v, want the missing program named", err)
 	}
+}
+
+// procStat reads a process's parent and process group from /proc.
+func procStat(pid int) (ppid, pgrp int, ok bool) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return 0, 0, false
+	}
+	f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+1:]))
+	ppid, err1 := strconv.Atoi(f[1])
+	pgrp, err2 := strconv.Atoi(f[2])
+	return ppid, pgrp, err1 == nil && err2 == nil
 }
