@@ -33,6 +33,15 @@ const (
 	TypeRunFinished             = "RunFinished"
 	TypeMockRequest             = "MockRequest"
 	TypeMockResponse            = "MockResponse"
+	// TypeErrorReport is a retry.Report: a request the retry core gave up
+	// on, with its root cause, recovery actions and retry history.
+	TypeErrorReport = "ErrorReport"
+	// TypeTicketTransition is a ticket's change of state (seed 002).
+	TypeTicketTransition = "TicketTransition"
+	// TypeEscalationDeclined is a switch of model or provider that did not
+	// happen: refused by a hook, above the cost cap, or at the top of the
+	// ladder.
+	TypeEscalationDeclined = "EscalationDeclined"
 
 	TypeIterationStarted     = "IterationStarted"
 	TypeRepairAttempted      = "RepairAttempted"
@@ -50,6 +59,7 @@ const (
 var KnownTypes = []string{
 	TypeProviderRequestFinished, TypeRetryAttempt, TypeRunEscalated, TypeRetryDecision,
 	TypeRunStarted, TypeRunFinished, TypeMockRequest, TypeMockResponse,
+	TypeErrorReport, TypeTicketTransition, TypeEscalationDeclined,
 	TypeIterationStarted, TypeRepairAttempted, TypeVerificationFinished, TypeRunStopped,
 	TypeCandidateGenerated, TypeJudgeInvoked, TypeJudgeDecided, TypeDiagnosisStarted,
 	TypeDiagnosisCompleted, TypeStepFinished,
@@ -174,6 +184,9 @@ type RetryAttempt struct {
 	DelaySource  string `json:"delaySource"`
 	RetryAfterMs *int64 `json:"retryAfterMs,omitempty"`
 	RequestID    string `json:"requestId,omitempty"`
+	// ErrorContext marks a retry with error context (seed 004 US-002): the
+	// next attempt's request is rebuilt from this failure.
+	ErrorContext bool `json:"errorContext,omitempty"`
 }
 
 // RunEscalated is written on a switch of model or provider, or of level (L2 to L3).
@@ -193,6 +206,102 @@ type RetryDecision struct {
 	MaxRetries     int    `json:"maxRetries"`
 	ShouldRetry    bool   `json:"shouldRetry"`
 	NextDelayMs    int64  `json:"nextDelayMs"`
+}
+
+// ErrorReport is a request the retry core gave up on (seed 001's
+// ErrorReport): root cause, where it happened, what to do, what was tried.
+type ErrorReport struct {
+	ID string `json:"id"`
+	// Category is seed 001's failure category: retryable, non-retryable or
+	// conditional.
+	Category    string `json:"category"`
+	FailureType string `json:"failureType"`
+	Status      int    `json:"status,omitempty"`
+	Provider    string `json:"provider,omitempty"`
+	Model       string `json:"model,omitempty"`
+	Message     string `json:"message"`
+	RequestID   string `json:"requestId,omitempty"`
+	// Reason says why retrying stopped ("non-retryable", "attempts
+	// exhausted", ...).
+	Reason   string            `json:"reason"`
+	Attempts int               `json:"attempts"`
+	Tags     []string          `json:"tags,omitempty"`
+	Step     map[string]string `json:"step,omitempty"`
+	Actions  []ReportAction    `json:"actions,omitempty"`
+	History  []ReportAttempt   `json:"history,omitempty"`
+}
+
+// ReportAction is one thing a person (or the system) should do.
+type ReportAction struct {
+	Priority string `json:"priority"` // critical, high, medium, low
+	Text     string `json:"text"`
+	Command  string `json:"command,omitempty"`
+	Setting  string `json:"setting,omitempty"`
+}
+
+// ReportAttempt is one failed attempt of an ErrorReport's history.
+type ReportAttempt struct {
+	Attempt      int       `json:"attempt"`
+	Time         time.Time `json:"time,omitzero"`
+	Provider     string    `json:"provider,omitempty"`
+	Model        string    `json:"model,omitempty"`
+	FailureType  string    `json:"failureType"`
+	Status       int       `json:"status,omitempty"`
+	Message      string    `json:"message,omitempty"`
+	DelayMs      int64     `json:"delayMs"`
+	DelaySource  string    `json:"delaySource,omitempty"`
+	SwitchedTo   string    `json:"switchedTo,omitempty"` // the fallback or next model taken after it
+	ErrorContext bool      `json:"errorContext,omitempty"`
+}
+
+// Ticket events of TicketTransition.Event (seed 002's state machine).
+const (
+	TicketClaim   = "claim"   // ready → in_progress
+	TicketSucceed = "succeed" // in_progress → needs_review
+	TicketRetry   = "retry"   // in_progress → ready, retry_after set
+	TicketHold    = "hold"    // in_progress → on_hold
+	TicketRelease = "release" // on_hold → ready, by a person
+)
+
+// TicketTransition is a ticket's change of state (seed 002), with the
+// fields of the seed's activity log (errorCategory, currentAttempt,
+// maxRetries, shouldRetry, nextDelayMs) on a failure.
+type TicketTransition struct {
+	TicketID          string    `json:"ticketId"`
+	From              string    `json:"from"`
+	To                string    `json:"to"`
+	Event             string    `json:"event"`
+	Actor             string    `json:"actor"` // "system", or the person who released the ticket
+	ErrorCategory     string    `json:"errorCategory,omitempty"`
+	CurrentAttempt    int       `json:"currentAttempt,omitempty"`
+	MaxRetries        int       `json:"maxRetries,omitempty"`
+	ShouldRetry       *bool     `json:"shouldRetry,omitempty"`
+	NextDelayMs       int64     `json:"nextDelayMs,omitempty"`
+	RetryCount        int       `json:"retryCount"`
+	RetryAfter        time.Time `json:"retryAfter,omitzero"`
+	AttemptsRemaining *int      `json:"attemptsRemaining,omitempty"`
+	HoldReason        string    `json:"holdReason,omitempty"`
+	Error             string    `json:"error,omitempty"`
+}
+
+// Why an escalation was declined, for EscalationDeclined.Why.
+const (
+	DeclinedRefused     = "refused"       // the confirmation hook said no
+	DeclinedCostCap     = "cost_cap"      // it would take the run above its escalation cost cap
+	DeclinedUnpriced    = "unpriced"      // a cost cap is set and the switch has no price
+	DeclinedTopOfLadder = "top_of_ladder" // already at the most capable model
+)
+
+// EscalationDeclined is a switch of model or provider that did not happen.
+type EscalationDeclined struct {
+	From         string   `json:"from"`
+	To           string   `json:"to,omitempty"` // empty at the top of the ladder
+	Reason       string   `json:"reason"`       // the escalation's reason, as RunEscalated.Reason
+	Why          string   `json:"why"`
+	Detail       string   `json:"detail,omitempty"`
+	CostEstimate *float64 `json:"costEstimate,omitempty"`
+	Spent        *float64 `json:"spent,omitempty"` // escalation cost of the run so far
+	Cap          *float64 `json:"cap,omitempty"`
 }
 
 // RunStarted opens a run. Its fields are free; these are the ones retrylab writes.
