@@ -18,7 +18,8 @@ import (
 
 // FailureType names what went wrong in one attempt. The names are Plandex's
 // taxonomy (seed 001) plus conflict (HTTP 409), stream_parse (forgeflare's
-// permanent StreamParse/Json errors), canceled and unknown.
+// permanent StreamParse/Json errors), logical_failure (a response the caller
+// rejected, seed 004 US-002), canceled and unknown.
 type FailureType string
 
 // Failure types.
@@ -49,8 +50,11 @@ const (
 	BillingError        FailureType = "billing_error"
 	Conflict            FailureType = "conflict"
 	StreamParse         FailureType = "stream_parse"
-	Canceled            FailureType = "canceled"
-	Unknown             FailureType = "unknown"
+	// LogicalFailure is a response that arrived whole but that the caller
+	// rejected (Retrier.Validate): seed 004's "logical failure".
+	LogicalFailure FailureType = "logical_failure"
+	Canceled       FailureType = "canceled"
+	Unknown        FailureType = "unknown"
 )
 
 // FailureTypes lists every failure type, in the order above.
@@ -58,7 +62,7 @@ var FailureTypes = []FailureType{
 	RateLimit, Overloaded, ServerError, Timeout, ConnectionError, NetworkError, StreamInterrupted, CacheError,
 	ProviderUnavailable, AuthInvalid, PermissionDenied, ContextTooLong, InvalidRequest, ContentPolicy,
 	QuotaExhausted, ModelNotFound, ModelDeprecated, UnsupportedFeature, AccountSuspended, BillingError,
-	Conflict, StreamParse, Canceled, Unknown,
+	Conflict, StreamParse, LogicalFailure, Canceled, Unknown,
 }
 
 func knownFailureType(s string) bool {
@@ -100,7 +104,8 @@ func (c Class) String() string {
 // retries unknown stream errors, the epic does not.
 func ClassOf(ft FailureType) Class {
 	switch ft {
-	case RateLimit, Overloaded, ServerError, Timeout, ConnectionError, StreamInterrupted, CacheError, ProviderUnavailable:
+	case RateLimit, Overloaded, ServerError, Timeout, ConnectionError, StreamInterrupted, CacheError, ProviderUnavailable,
+		LogicalFailure:
 		return Retryable
 	case BillingError, Conflict, Unknown, NetworkError:
 		return Conditional
@@ -138,6 +143,12 @@ type Classification struct {
 // a *provider.Error (via errors.As), context errors, net errors and syscall
 // errors; anything else is unknown. A nil error classifies as unknown.
 //
+// A body error type or code billing_error (Anthropic's 402) or
+// billing_not_active (OpenAI's, sent with a 429) is billing_error, whatever
+// the status. A 400 (or another unlisted 4xx) whose message names the
+// prompt cache (cache_control, prompt_cache_*) is cache_error; see
+// isCacheError for the bodies.
+//
 // HTTP statuses: 400 invalid_request (context_too_long when the message or
 // code says the context/prompt is too long, content_policy when it names a
 // content policy or filter), 401 auth_invalid, 402 quota_exhausted, 403
@@ -154,11 +165,16 @@ type Classification struct {
 // → overloaded, rate_limit_error → rate_limit, api_error → server_error,
 // invalid_request_error → stream_parse (permanent), authentication_error →
 // auth_invalid, permission_error → permission_denied, not_found_error →
-// model_not_found, request_too_large → context_too_long; any other or absent
+// model_not_found, request_too_large → context_too_long, billing_error →
+// billing_error; any other or absent
 // type → unknown (which forgeflare retries).
 func Classify(err error) Classification {
 	if err == nil {
 		return Classification{Type: Unknown, Class: ClassOf(Unknown)}
+	}
+	var le *LogicalError
+	if errors.As(err, &le) {
+		return Classification{Type: LogicalFailure, Class: ClassOf(LogicalFailure), Message: provider.Redact(le.Err.Error())}
 	}
 	var pe *provider.Error
 	if errors.As(err, &pe) {
@@ -307,6 +323,32 @@ func isContextTooLong(text string) bool {
 		"prompt is too long", "too many tokens", "tokens exceed", "request_too_large", "input is too long")
 }
 
+// isCacheError reports a provider's prompt-cache error. The bodies it was
+// written from, all 400 invalid_request_error:
+//
+//	Anthropic "A maximum of 4 blocks with cache_control may be provided. Found 5."
+//	Anthropic "messages.38.content.4.text: cache_control cannot be set for empty text blocks"
+//	Anthropic "messages.0.content.4.cache_control.ttl: a ttl='1h' cache_control block must
+//	          not come after a ttl='5m' cache_control block. ..."
+//	OpenAI    "prompt_cache_retention is not supported on this model"
+//	          (param prompt_cache_retention, code invalid_parameter)
+//
+// Seed 001's remedy is to retry without the cache parameters; the retry's
+// Attempt.Previous says so to the caller.
+func isCacheError(text string) bool {
+	return containsAny(text, "cache_control", "prompt_cache")
+}
+
+// isBilling reports a billing error by the body's error type or code,
+// whatever the status: Anthropic's billing_error (402 in its list of error
+// types; reported with a 403 too: "an issue with your billing or payment
+// information") and OpenAI's billing_not_active (sent with a 429: "Your
+// account is not active, please check your billing details on our
+// website."). A payment may go through, so seed 001 calls it conditional.
+func isBilling(errType, code string) bool {
+	return errType == "billing_error" || errType == "billing_not_active" || code == "billing_not_active"
+}
+
 func isQuota(text string) bool {
 	return containsAny(text, "quota", "insufficient_quota", "billing", "credit balance", "out of credits")
 }
@@ -314,17 +356,12 @@ func isQuota(text string) bool {
 // classifyHTTP maps a non-2xx response to a failure type.
 func classifyHTTP(status int, errType, code, msg string) FailureType {
 	text := strings.ToLower(errType + " " + code + " " + msg)
+	if status >= 400 && isBilling(errType, code) {
+		return BillingError
+	}
 	switch status {
 	case 400:
-		switch {
-		case isContextTooLong(text):
-			return ContextTooLong
-		case containsAny(text, "content policy", "content_policy", "content_filter", "content filter", "safety system"):
-			return ContentPolicy
-		case isQuota(text):
-			return QuotaExhausted
-		}
-		return InvalidRequest
+		return classify400(text)
 	case 401:
 		return AuthInvalid
 	case 402:
@@ -373,9 +410,27 @@ func classifyHTTP(status int, errType, code, msg string) FailureType {
 		if isContextTooLong(text) {
 			return ContextTooLong
 		}
+		if isCacheError(text) {
+			return CacheError
+		}
 		return InvalidRequest
 	}
 	return Unknown
+}
+
+// classify400 maps a 400 by its body's text (error type, code, message).
+func classify400(text string) FailureType {
+	switch {
+	case isCacheError(text):
+		return CacheError
+	case isContextTooLong(text):
+		return ContextTooLong
+	case containsAny(text, "content policy", "content_policy", "content_filter", "content filter", "safety system"):
+		return ContentPolicy
+	case isQuota(text):
+		return QuotaExhausted
+	}
+	return InvalidRequest
 }
 
 // classifySSE maps an SSE error event's error.type (never the top-level type).
@@ -397,6 +452,8 @@ func classifySSE(errType, msg string) FailureType {
 		return ModelNotFound
 	case "request_too_large":
 		return ContextTooLong
+	case "billing_error":
+		return BillingError
 	}
 	return Unknown
 }
@@ -404,14 +461,14 @@ func classifySSE(errType, msg string) FailureType {
 // streamTypes lists the failure types a stream-level failure can classify
 // as (classifyProvider with Streamed set).
 var streamTypes = []FailureType{Overloaded, RateLimit, ServerError, StreamParse, AuthInvalid, PermissionDenied,
-	ModelNotFound, ContextTooLong, Unknown, StreamInterrupted, Timeout}
+	ModelNotFound, ContextTooLong, BillingError, Unknown, StreamInterrupted, Timeout}
 
 // statusTypes lists the failure types an HTTP status can classify as.
 func statusTypes(status int) []FailureType {
 	out := []FailureType{classifyHTTP(status, "", "", "")}
 	switch status {
 	case 400:
-		out = append(out, ContextTooLong, ContentPolicy, QuotaExhausted)
+		out = append(out, CacheError, ContextTooLong, ContentPolicy, QuotaExhausted)
 	case 403:
 		out = append(out, AccountSuspended)
 	case 404:
@@ -420,7 +477,10 @@ func statusTypes(status int) []FailureType {
 		out = append(out, QuotaExhausted)
 	}
 	if status >= 400 && status < 500 && status != 413 {
-		out = append(out, ContextTooLong)
+		out = append(out, ContextTooLong, CacheError)
+	}
+	if status >= 400 {
+		out = append(out, BillingError)
 	}
 	if status >= 500 {
 		out = append(out, Overloaded)

@@ -21,7 +21,34 @@
 //   - Retrier.Do takes ctx first, uses the injected clock (Now) and random
 //     source (Rand), waits with select on a timer and ctx.Done (it never
 //     sleeps past cancellation), and consults a shared Budget (gRPC-style
-//     retry throttling) before every retry.
+//     retry throttling) before every retry. Retrier.Run is Do for a call
+//     that returns output: Validate turns an output the caller rejects into
+//     a logical_failure, and the RetryContext it returns records every
+//     attempt (Summary: "succeeded after N attempt(s)").
+//   - Every Attempt carries the failures before it (Previous, History: the
+//     error, its classification, the failed output), so that a request can
+//     be rebuilt from them (seed 004 US-002, EnhancedRetryPrompt,
+//     Attempt.Prompt; seed 001's cache_error, retried without the cache
+//     parameters). ErrorContext marks such retries in the trace.
+//   - When Do gives up, the *ExhaustedError carries a Report (seed 001's
+//     ErrorReport: root cause, the caller's StepContext from WithStep,
+//     recovery actions, retry history), also written as an ErrorReport event
+//     and, with Retrier.Registry, kept in an ErrorRegistry file (the last
+//     100, written atomically under a file lock). Report.Render prints the
+//     seed's boxed UNRECOVERABLE ERROR at the width and colour the caller
+//     gives (StyleFor helps).
+//   - Every switch of model or provider is priced before it happens, offered
+//     to Confirm, and held to Policy.Escalation.MaxCost for the Retrier's
+//     run; one that does not happen is an EscalationDeclined event. At the
+//     top of the ladder the request stops with ReasonTopOfLadder.
+//   - A SafeAfterRollback operation is rolled back (Rollback) before each
+//     retry; an Irreversible one is not retried unless the policy allows it.
+//   - The environment is never read inside the loop: FromEnv applies
+//     Plandex's PLANDEX_* variables to a copy of a policy, when the caller
+//     asks.
+//   - Tickets is seed 002's ticket lifecycle (ready, in_progress,
+//     needs_review, on_hold), driven by Decide, one TicketTransition event
+//     per transition.
 //   - Trace events follow trace format v1: one RetryAttempt per failed
 //     attempt (attempt is the 1-based number of the attempt that failed,
 //     delayMs the wait before the next attempt in policy time, 0 when there
@@ -32,6 +59,8 @@
 //     "[retry] Using retry-after: 5s", "[retry] Retrying from beginning of
 //     response...". {status} is the HTTP status, or the failure type when
 //     there is none; the denominator is the strategy's max attempts − 1.
+//     The attempt line ends with " — " and the error message, on one line
+//     (R3: the message is shown on every attempt).
 //
 // # Waits
 //
@@ -52,6 +81,8 @@
 //	preset: plandex          # start from a preset (default: nothing is retried)
 //	name: my-project
 //	enabled: true            # false: one attempt, no retries, no escalation
+//	maxAttempts: 4           # global cap on attempts in all (only lowers; 0: none)
+//	maxDelay: 30s            # global cap on every wait, Retry-After included
 //	maxElapsed: 2m           # stop when the next wait would end later than this
 //	attemptTimeout: 30s      # per-attempt timeout; hitting it is a timeout failure
 //	clientTimeoutFinal: false # never retry a timeout of the provider client's own
@@ -90,12 +121,14 @@
 //	    jitterFraction: 0.1  # for proportional: ±10%
 //	    respectRetryAfter: true
 //	retryableErrors: [rate_limit, server_error, timeout]  # seed 004's list
-//	escalation: {afterRetries: 3, onContextLimit: true}
+//	escalation: {afterRetries: 3, onContextLimit: true,
+//	             ladder: [claude-haiku-4-5, claude-sonnet-4-5], maxCost: 0.05}
 //	fallback: {enabled: true, maxRetriesWithoutFallback: 3, additionalAttempts: 1}
 //
 // Shorthands: strategy fields written at the top level (maxRetries: 2,
-// initialDelay: 1s, ...) mean the same as under `all`; escalateAfterRetries: N
-// is escalation.afterRetries. retryableErrors is seed 004's list: its names
+// initialDelay: 1s, ...) mean the same as under `all`, but for maxAttempts
+// and maxDelay, which are global caps there (`all` sets every type, a cap
+// only lowers); escalateAfterRetries: N is escalation.afterRetries. retryableErrors is seed 004's list: its names
 // keep seed 004's meaning, by HTTP status (rate_limit: 429 whatever its
 // message; server_error: 500, 502, 503, 504; timeout: a client-side timeout,
 // not a 408 or a 504; context_limit: a 400 saying the context is too long;

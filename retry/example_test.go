@@ -53,7 +53,7 @@ func ExampleRetrier_Do() {
 	fmt.Println("err:", err)
 	// Output:
 	// {"v":1,"ts":"2026-11-21T10:00:00.123Z","type":"RetryAttempt","runId":"r-1","payload":{"provider":"anthropic","model":"claude-haiku-4-5","attempt":1,"maxAttempts":5,"failureType":"overloaded","status":529,"errorMessage":"Overloaded","willRetry":true,"delayMs":1,"delaySource":"backoff"}}
-	// [retry] Attempt 1/4: 529 — waiting 0.001s
+	// [retry] Attempt 1/4: 529 — waiting 0.001s — Overloaded
 	// {"v":1,"ts":"2026-11-21T10:00:00.123Z","type":"ProviderRequestFinished","runId":"r-1","payload":{"provider":"anthropic","model":"claude-haiku-4-5","durationMs":1,"success":true,"retries":1}}
 	// err: <nil>
 }
@@ -74,5 +74,5 @@ func ExampleDecide() {
 	d := retry.Decide(retry.ClassifyTicketError("429 rate limit exceeded"), 1)
 	fmt.Println(d.Category, d.ShouldRetry, d.NextDelay, d.AttemptsRemaining)
 	// Output:
-	// transient true 1m0s 1
+	// transient true 2s 1
 }

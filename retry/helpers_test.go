@@ -41,6 +41,8 @@ type run struct {
 	events  []trace.Event
 	log     string
 	elapsed time.Duration
+	// attempts are the Attempts the call saw (captureRun only).
+	attempts []Attempt
 }
 
 // doFake runs r.Do inside the caller's synctest bubble. The k-th attempt

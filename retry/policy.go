@@ -120,6 +120,14 @@ type Escalation struct {
 	// OnContextLimit escalates a context_too_long failure (which is never
 	// retried on the same model) when the ladder has a next model.
 	OnContextLimit bool
+	// Ladder is the policy's default model ladder, used when the Retrier
+	// names none (escalation-epic: seed 004's MODEL_LADDER).
+	Ladder []string
+	// MaxCost caps what escalation may add to a run, in US dollars: the sum
+	// of the cost estimates of its switches (seed 004's risk "cost
+	// explosion from escalation"). A switch that would go above it, or
+	// whose cost cannot be estimated, does not happen. 0: no cap.
+	MaxCost float64
 }
 
 // Fallback configures Plandex's fallback chain (seed 001).
@@ -156,8 +164,15 @@ type Policy struct {
 	// ExponentStart is added to the retry index k of the backoff formula
 	// (0: the first wait is initialDelay).
 	ExponentStart int
-	Default       Strategy
-	FailureTypes  map[FailureType]Strategy
+	// MaxAttempts and MaxDelay are global caps (seed 001's
+	// PLANDEX_MAX_RETRY_ATTEMPTS and PLANDEX_MAX_RETRY_DELAY_MS): they only
+	// lower, never raise, what each failure type's strategy says. MaxAttempts
+	// caps the attempts of a logical request in all, fallbacks and ladder
+	// included; MaxDelay caps every wait, a Retry-After included. 0: no cap.
+	MaxAttempts  int
+	MaxDelay     time.Duration
+	Default      Strategy
+	FailureTypes map[FailureType]Strategy
 	// RetryableErrors, when not nil, is seed 004's RetryPolicy.retryableErrors:
 	// a failure is also retried when the list names its seed 004 ErrorType
 	// (see epicClass) or its retrylab failure type. StatusRetry still
@@ -182,12 +197,27 @@ type Policy struct {
 	AllowIrreversible bool // retry irreversible operations (PLANDEX_RETRY_IRREVERSIBLE)
 }
 
-// Strategy returns the strategy for ft: its own, or the policy's default.
-func (p *Policy) Strategy(ft FailureType) Strategy {
+// Strategy returns the strategy for ft: its own, or the policy's default,
+// with the global caps (MaxAttempts, MaxDelay) applied.
+func (p *Policy) Strategy(ft FailureType) Strategy { return p.capped(p.rawStrategy(ft)) }
+
+// rawStrategy is ft's strategy as configured, before the global caps.
+func (p *Policy) rawStrategy(ft FailureType) Strategy {
 	if s, ok := p.FailureTypes[ft]; ok {
 		return s
 	}
 	return p.Default
+}
+
+// capped lowers s to the global caps.
+func (p *Policy) capped(s Strategy) Strategy {
+	if p.MaxAttempts > 0 && s.MaxAttempts > p.MaxAttempts {
+		s.MaxAttempts = p.MaxAttempts
+	}
+	if p.MaxDelay > 0 && (s.MaxDelay == 0 || s.MaxDelay > p.MaxDelay) {
+		s.MaxDelay = p.MaxDelay
+	}
+	return s
 }
 
 // Clone returns a deep copy of p.
@@ -198,6 +228,7 @@ func (p *Policy) Clone() *Policy {
 		q.FailureTypes[k] = v
 	}
 	q.RetryableErrors = slices.Clone(p.RetryableErrors)
+	q.Escalation.Ladder = slices.Clone(p.Escalation.Ladder)
 	q.StatusRetry = make(map[int]bool, len(p.StatusRetry))
 	for k, v := range p.StatusRetry {
 		q.StatusRetry[k] = v
@@ -389,6 +420,9 @@ func (p *Policy) retryAfterWait(s Strategy, ra time.Duration, has bool, raw stri
 	}
 	if cfg.Padding > 0 {
 		ra += time.Duration(float64(ra) * cfg.Padding)
+	}
+	if p.MaxDelay > 0 && ra > p.MaxDelay {
+		ra = p.MaxDelay
 	}
 	return ra, true, false
 }

@@ -2,6 +2,7 @@ package retry
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 )
@@ -192,6 +193,19 @@ func Orchestrator() *Policy {
 // moves to the next model at once with a fresh retry counter. Retry-After is
 // ignored (the seed never reads it). Disable with `enabled: false`.
 //
+// US-002: a response the caller rejects (Retrier.Validate, logical_failure)
+// is retried once, at once, the retry meant to carry the error context (the
+// epic's "Retry with error context" is one action; chosen: one automatic
+// retry, then the ladder). retryableErrors leaves it as it is.
+//
+// US-003: the default ladder is the seed's MODEL_LADDER (SeedLadder:
+// claude-haiku-3-5-20241022 → claude-sonnet-4-20250514 →
+// claude-opus-4-20250514), used when the Retrier names none; at its top a
+// failure that would escalate stops with "already at the most capable
+// model". Every switch's cost estimate is offered to Retrier.Confirm before
+// it happens; escalation.maxCost caps a run's escalation spending (none by
+// default: the seed names no figure).
+//
 // Failure types keep retrylab's one taxonomy (seed 001's names, which
 // DESIGN.md's scenario example uses: 529 → overloaded), whatever the preset:
 // the epic's server_error is server_error for 500, provider_unavailable for
@@ -201,39 +215,46 @@ func EscalationEpic() *Policy {
 	t := Strategy{Retry: true, MaxAttempts: 4, InitialDelay: time.Second, MaxDelay: 30 * time.Second,
 		Multiplier: 2, Kind: Exponential, Jitter: NoJitter}
 	return &Policy{
-		Name: "escalation-epic", Enabled: true, Default: off(t), FailureTypes: map[FailureType]Strategy{},
+		Name: "escalation-epic", Enabled: true, Default: off(t),
+		FailureTypes:    map[FailureType]Strategy{LogicalFailure: {Retry: true, MaxAttempts: 2, Kind: NoBackoff, Jitter: NoJitter}},
 		RetryableErrors: []string{"rate_limit", "server_error", "timeout"},
-		Escalation:      Escalation{AfterRetries: 3, OnContextLimit: true},
+		Escalation:      Escalation{AfterRetries: 3, OnContextLimit: true, Ladder: slices.Clone(SeedLadder)},
 	}
 }
 
 // ForgeTicket maps seed 002's ticket categories onto provider failures:
 //
 //	transient (rate_limit, overloaded, server_error, provider_unavailable,
-//	  timeout, connection_error, stream_interrupted, cache_error):
+//	  timeout, connection_error, stream_interrupted):
 //	  3 retries, exponential 1s × 2^k: 1s, 2s, 4s
 //	api_error (auth_invalid, permission_denied, invalid_request, content_policy,
 //	  context_too_long, quota_exhausted, model_not_found, model_deprecated,
-//	  unsupported_feature, account_suspended, billing_error, conflict):
+//	  unsupported_feature, account_suspended, billing_error, conflict,
+//	  cache_error: a 400 like the rest):
 //	  2 retries, linear 1s × (k+1): 1s, 2s
-//	code_error (stream_parse: malformed output): 1 retry, no delay
+//	code_error (stream_parse: malformed output; logical_failure: an output
+//	  the caller rejected, the seed's "logic issues"): 1 retry, no delay
 //	unknown: 1 retry, linear: 1s
 //
-// The seed gives no base delay; 1s is chosen for every kind so that the
-// shapes (exponential, linear, none) are what a test sees. No jitter.
-// system_error (ENOENT, EACCES, git) has no provider failure; Decide covers it.
+// The base delay is TicketBaseDelay (1s), the same as Decide's, so that the
+// preset and the ticket lifecycle give one answer to seed 002 (see
+// TicketBaseDelay for why 1s). No jitter. system_error (ENOENT, EACCES,
+// git) has no provider failure; Decide covers it.
 func ForgeTicket() *Policy {
-	exp := Strategy{Retry: true, MaxAttempts: 4, InitialDelay: time.Second, Multiplier: 2, Kind: Exponential, Jitter: NoJitter}
-	lin := Strategy{Retry: true, MaxAttempts: 3, InitialDelay: time.Second, Kind: Linear, Jitter: NoJitter}
+	base := TicketBaseDelay
+	exp := Strategy{Retry: true, MaxAttempts: 4, InitialDelay: base, Multiplier: 2, Kind: Exponential, Jitter: NoJitter}
+	lin := Strategy{Retry: true, MaxAttempts: 3, InitialDelay: base, Kind: Linear, Jitter: NoJitter}
 	code := Strategy{Retry: true, MaxAttempts: 2, Kind: NoBackoff, Jitter: NoJitter}
-	unk := Strategy{Retry: true, MaxAttempts: 2, InitialDelay: time.Second, Kind: Linear, Jitter: NoJitter}
+	unk := Strategy{Retry: true, MaxAttempts: 2, InitialDelay: base, Kind: Linear, Jitter: NoJitter}
 	m := withTypes(exp, RateLimit, Overloaded, ServerError, ProviderUnavailable, Timeout, ConnectionError,
-		StreamInterrupted, CacheError)
+		StreamInterrupted)
 	for ft, s := range withTypes(lin, AuthInvalid, PermissionDenied, InvalidRequest, ContentPolicy, ContextTooLong,
-		QuotaExhausted, ModelNotFound, ModelDeprecated, UnsupportedFeature, AccountSuspended, BillingError, Conflict) {
+		QuotaExhausted, ModelNotFound, ModelDeprecated, UnsupportedFeature, AccountSuspended, BillingError, Conflict,
+		CacheError) {
 		m[ft] = s
 	}
 	m[StreamParse] = code
+	m[LogicalFailure] = code
 	m[Unknown] = unk
 	return &Policy{Name: "forge-ticket", Enabled: true, Default: unk, FailureTypes: m, StreamErrors: true}
 }

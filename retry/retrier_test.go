@@ -41,10 +41,11 @@ func TestTraceEventsForgeflare(t *testing.T) {
 		if diff := cmp.Diff(wantFin, eventsOf[trace.ProviderRequestFinished](t, got.events, trace.TypeProviderRequestFinished)); diff != "" {
 			t.Errorf("ProviderRequestFinished mismatch (-want +got):\n%s", diff)
 		}
+		// Seed 000 R4's lines, each attempt's followed by its error message (R3).
 		wantLog := "[retry] Using retry-after: 5s\n" +
-			"[retry] Attempt 1/4: 429 — waiting 5s\n" +
-			"[retry] Attempt 2/4: 529 — waiting 4s\n" +
-			"[retry] Attempt 3/4: overloaded — waiting 8s\n" +
+			"[retry] Attempt 1/4: 429 — waiting 5s — rate limited\n" +
+			"[retry] Attempt 2/4: 529 — waiting 4s — Overloaded\n" +
+			"[retry] Attempt 3/4: overloaded — waiting 8s — stream error\n" +
 			"[retry] Retrying from beginning of response...\n"
 		if diff := cmp.Diff(wantLog, got.log); diff != "" {
 			t.Errorf("log mismatch (-want +got):\n%s", diff)

@@ -23,16 +23,26 @@ type TicketStrategy struct {
 	BaseDelay  time.Duration
 }
 
-// TicketStrategies is seed 002's table. The seed gives no delays; the base
-// delay chosen is 30s for every category, because a ticket retry re-queues
-// a whole agent run (seconds would hammer the same failure): exponential
-// waits 30s, 60s, 120s; linear 30s, 60s; none 0.
+// TicketBaseDelay is the one base delay of seed 002, for Decide (the
+// ticket lifecycle) and the forge-ticket preset alike. The seed gives none;
+// the only agent-learning.js that can be read (corynaegle-ai/swarm-app,
+// apps/platform/lib/agent-learning.js, whose shouldRetryTicket and
+// calculateBackoffDelay the seed calls) uses baseDelayMs 1000 for its
+// exponential category, and 2000–5000 for the others. 1s it is: a re-queued
+// ticket also waits for a free VM, which adds its own delay, and a rate
+// limit of a minute is still outlasted by the exponential series (1s, 2s,
+// 4s) together with the agent run in between. The earlier 30s of Decide
+// made the preset and the lifecycle give two answers to one seed.
+const TicketBaseDelay = time.Second
+
+// TicketStrategies is seed 002's table, with TicketBaseDelay: exponential
+// waits 1s, 2s, 4s; linear 1s, 2s; none 0.
 var TicketStrategies = map[string]TicketStrategy{
-	CategoryTransient:   {MaxRetries: 3, Kind: Exponential, BaseDelay: 30 * time.Second},
-	CategoryAPIError:    {MaxRetries: 2, Kind: Linear, BaseDelay: 30 * time.Second},
+	CategoryTransient:   {MaxRetries: 3, Kind: Exponential, BaseDelay: TicketBaseDelay},
+	CategoryAPIError:    {MaxRetries: 2, Kind: Linear, BaseDelay: TicketBaseDelay},
 	CategoryCodeError:   {MaxRetries: 1, Kind: NoBackoff},
-	CategorySystemError: {MaxRetries: 2, Kind: Exponential, BaseDelay: 30 * time.Second},
-	CategoryUnknown:     {MaxRetries: 1, Kind: Linear, BaseDelay: 30 * time.Second},
+	CategorySystemError: {MaxRetries: 2, Kind: Exponential, BaseDelay: TicketBaseDelay},
+	CategoryUnknown:     {MaxRetries: 1, Kind: Linear, BaseDelay: TicketBaseDelay},
 }
 
 // Decision is a ticket-level retry decision (shouldRetryTicket).

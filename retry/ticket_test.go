@@ -16,16 +16,16 @@ func TestDecide(t *testing.T) {
 		retries  int
 		want     Decision
 	}{
-		{"transient first retry", "transient", 0, Decision{Category: "transient", ShouldRetry: true, MaxRetries: 3, NextDelay: 30 * time.Second, AttemptsRemaining: 2}},
-		{"transient exponential", "transient", 2, Decision{Category: "transient", ShouldRetry: true, MaxRetries: 3, NextDelay: 120 * time.Second}},
+		{"transient first retry", "transient", 0, Decision{Category: "transient", ShouldRetry: true, MaxRetries: 3, NextDelay: time.Second, AttemptsRemaining: 2}},
+		{"transient exponential", "transient", 2, Decision{Category: "transient", ShouldRetry: true, MaxRetries: 3, NextDelay: 4 * time.Second}},
 		{"transient exhausted after 3", "transient", 3, Decision{Category: "transient", MaxRetries: 3}},
-		{"api_error linear", "api_error", 1, Decision{Category: "api_error", ShouldRetry: true, MaxRetries: 2, NextDelay: 60 * time.Second}},
+		{"api_error linear", "api_error", 1, Decision{Category: "api_error", ShouldRetry: true, MaxRetries: 2, NextDelay: 2 * time.Second}},
 		{"api_error exhausted", "api_error", 2, Decision{Category: "api_error", MaxRetries: 2}},
 		{"code_error single retry, no delay", "code_error", 0, Decision{Category: "code_error", ShouldRetry: true, MaxRetries: 1}},
 		{"code_error then on_hold", "code_error", 1, Decision{Category: "code_error", MaxRetries: 1}},
-		{"system_error exponential", "system_error", 1, Decision{Category: "system_error", ShouldRetry: true, MaxRetries: 2, NextDelay: 60 * time.Second}},
-		{"unknown linear once", "unknown", 0, Decision{Category: "unknown", ShouldRetry: true, MaxRetries: 1, NextDelay: 30 * time.Second}},
-		{"unrecognised category is unknown", "weird", 0, Decision{Category: "unknown", ShouldRetry: true, MaxRetries: 1, NextDelay: 30 * time.Second}},
+		{"system_error exponential", "system_error", 1, Decision{Category: "system_error", ShouldRetry: true, MaxRetries: 2, NextDelay: 2 * time.Second}},
+		{"unknown linear once", "unknown", 0, Decision{Category: "unknown", ShouldRetry: true, MaxRetries: 1, NextDelay: time.Second}},
+		{"unrecognised category is unknown", "weird", 0, Decision{Category: "unknown", ShouldRetry: true, MaxRetries: 1, NextDelay: time.Second}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -67,7 +67,7 @@ func TestDecideTicketEmitsRetryDecision(t *testing.T) {
 	r.DecideTicket("T-2", "SyntaxError: bad", 1)
 	got := eventsOf[trace.RetryDecision](t, decodeEvents(t, buf.Bytes()), trace.TypeRetryDecision)
 	want := []trace.RetryDecision{
-		{TicketID: "T-1", Category: "transient", CurrentAttempt: 2, MaxRetries: 3, ShouldRetry: true, NextDelayMs: 60000},
+		{TicketID: "T-1", Category: "transient", CurrentAttempt: 2, MaxRetries: 3, ShouldRetry: true, NextDelayMs: 2000},
 		{TicketID: "T-2", Category: "code_error", CurrentAttempt: 2, MaxRetries: 1, ShouldRetry: false, NextDelayMs: 0},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {

@@ -212,9 +212,14 @@ func (d *decoder) float(n *yaml.Node, path string, min, max float64) (float64, e
 var policyFields = []string{"preset", "name", "enabled", "maxElapsed", "attemptTimeout", "clientTimeoutFinal", "exponentStart",
 	"streamErrors", "streamTransient", "honorShouldRetry", "allowIrreversible", "statusRetry", "retryAfter", "default", "all",
 	"failureTypes", "escalation", "fallback", "retryableErrors", "escalateAfterRetries",
-	// Strategy fields at the top level are shorthand for `all`.
+	// Strategy fields at the top level are shorthand for `all`, but for
+	// maxAttempts and maxDelay, which are global caps there (capFields).
 	"retry", "maxAttempts", "maxRetries", "initialDelay", "maxDelay", "multiplier", "kind", "jitter",
 	"jitterFraction", "respectRetryAfter"}
+
+// capFields are the top-level keys that cap every failure type instead of
+// setting it (seed 001's PLANDEX_MAX_RETRY_ATTEMPTS, PLANDEX_MAX_RETRY_DELAY_MS).
+var capFields = []string{"maxAttempts", "maxDelay"}
 
 var strategyFields = []string{"retry", "maxAttempts", "maxRetries", "initialDelay", "maxDelay", "multiplier",
 	"kind", "jitter", "jitterFraction", "respectRetryAfter"}
@@ -270,6 +275,9 @@ func (d *decoder) policy(n *yaml.Node) (*Policy, error) {
 		if p.ExponentStart, err = d.integer(v, "exponentStart", 0); err != nil {
 			return nil, err
 		}
+	}
+	if err := d.caps(f, p); err != nil {
+		return nil, err
 	}
 	if v, ok := f["default"]; ok {
 		if p.Default, err = d.strategy(v, "default", p.Default); err != nil {
@@ -333,7 +341,7 @@ func (d *decoder) policy(n *yaml.Node) (*Policy, error) {
 				return nil, d.errf(keyNode(v, k), path, "unknown failure type", "valid types: %s", strings.Join(failureTypeNames(), ", "))
 			}
 			ft := FailureType(k)
-			if p.FailureTypes[ft], err = d.strategy(m[k], path, p.Strategy(ft)); err != nil {
+			if p.FailureTypes[ft], err = d.strategy(m[k], path, p.rawStrategy(ft)); err != nil {
 				return nil, err
 			}
 		}
@@ -344,51 +352,113 @@ func (d *decoder) policy(n *yaml.Node) (*Policy, error) {
 		}
 	}
 	if v, ok := f["escalation"]; ok {
-		m, _, err := d.fields(v, "escalation", []string{"afterRetries", "onContextLimit"})
-		if err != nil {
+		if err := d.escalation(v, p); err != nil {
 			return nil, err
-		}
-		if x, ok := m["afterRetries"]; ok {
-			if p.Escalation.AfterRetries, err = d.integer(x, "escalation.afterRetries", 0); err != nil {
-				return nil, err
-			}
-		}
-		if x, ok := m["onContextLimit"]; ok {
-			if p.Escalation.OnContextLimit, err = d.boolean(x, "escalation.onContextLimit"); err != nil {
-				return nil, err
-			}
 		}
 	}
 	if v, ok := f["fallback"]; ok {
-		m, _, err := d.fields(v, "fallback", []string{"enabled", "maxRetriesWithoutFallback", "additionalAttempts"})
-		if err != nil {
+		if err := d.fallback(v, p); err != nil {
 			return nil, err
-		}
-		if x, ok := m["enabled"]; ok {
-			if p.Fallback.Enabled, err = d.boolean(x, "fallback.enabled"); err != nil {
-				return nil, err
-			}
-		}
-		if x, ok := m["maxRetriesWithoutFallback"]; ok {
-			if p.Fallback.MaxRetriesWithoutFallback, err = d.integer(x, "fallback.maxRetriesWithoutFallback", 0); err != nil {
-				return nil, err
-			}
-		}
-		if x, ok := m["additionalAttempts"]; ok {
-			if p.Fallback.AdditionalAttempts, err = d.integer(x, "fallback.additionalAttempts", 1); err != nil {
-				return nil, err
-			}
 		}
 	}
 	return p, nil
 }
 
+// escalation reads the escalation mapping: afterRetries, onContextLimit,
+// ladder, maxCost.
+func (d *decoder) escalation(v *yaml.Node, p *Policy) error {
+	m, _, err := d.fields(v, "escalation", []string{"afterRetries", "onContextLimit", "ladder", "maxCost"})
+	if err != nil {
+		return err
+	}
+	if x, ok := m["afterRetries"]; ok {
+		if p.Escalation.AfterRetries, err = d.integer(x, "escalation.afterRetries", 0); err != nil {
+			return err
+		}
+	}
+	if x, ok := m["onContextLimit"]; ok {
+		if p.Escalation.OnContextLimit, err = d.boolean(x, "escalation.onContextLimit"); err != nil {
+			return err
+		}
+	}
+	return d.escalationGuard(m, p)
+}
+
+// fallback reads the fallback mapping (Plandex's chain).
+func (d *decoder) fallback(v *yaml.Node, p *Policy) error {
+	m, _, err := d.fields(v, "fallback", []string{"enabled", "maxRetriesWithoutFallback", "additionalAttempts"})
+	if err != nil {
+		return err
+	}
+	if x, ok := m["enabled"]; ok {
+		if p.Fallback.Enabled, err = d.boolean(x, "fallback.enabled"); err != nil {
+			return err
+		}
+	}
+	if x, ok := m["maxRetriesWithoutFallback"]; ok {
+		if p.Fallback.MaxRetriesWithoutFallback, err = d.integer(x, "fallback.maxRetriesWithoutFallback", 0); err != nil {
+			return err
+		}
+	}
+	if x, ok := m["additionalAttempts"]; ok {
+		if p.Fallback.AdditionalAttempts, err = d.integer(x, "fallback.additionalAttempts", 1); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// caps reads the global caps: top-level maxAttempts and maxDelay.
+func (d *decoder) caps(f map[string]*yaml.Node, p *Policy) error {
+	var err error
+	if v, ok := f["maxAttempts"]; ok {
+		if p.MaxAttempts, err = d.integer(v, "maxAttempts", 0); err != nil {
+			return err
+		}
+	}
+	if v, ok := f["maxDelay"]; ok {
+		if p.MaxDelay, err = d.duration(v, "maxDelay"); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// escalationGuard reads escalation.ladder and escalation.maxCost.
+func (d *decoder) escalationGuard(m map[string]*yaml.Node, p *Policy) error {
+	if x, ok := m["ladder"]; ok {
+		if x.Kind != yaml.SequenceNode || len(x.Content) < 2 {
+			return d.errf(x, "escalation.ladder", "must be a list of at least two models", "write e.g. [claude-haiku-4-5, claude-sonnet-4-5, claude-opus-4-1], cheapest first")
+		}
+		var ladder []string
+		for _, item := range x.Content {
+			if item.Kind != yaml.ScalarNode || strings.TrimSpace(item.Value) == "" {
+				return d.errf(item, "escalation.ladder", "must be a list of model names", "write e.g. [claude-haiku-4-5, claude-sonnet-4-5]")
+			}
+			if contains(ladder, item.Value) {
+				return d.errf(item, "escalation.ladder", fmt.Sprintf("model %q is on the ladder twice", item.Value), "name each model once, cheapest first")
+			}
+			ladder = append(ladder, item.Value)
+		}
+		p.Escalation.Ladder = ladder
+	}
+	if x, ok := m["maxCost"]; ok {
+		v, err := d.float(x, "escalation.maxCost", 0, 1e6)
+		if err != nil {
+			return err
+		}
+		p.Escalation.MaxCost = v
+	}
+	return nil
+}
+
 // topStrategy collects the strategy fields written at the top level of a
 // policy mapping into a mapping node of their own (nil if there are none).
+// maxAttempts and maxDelay there are caps, not strategy fields.
 func topStrategy(n *yaml.Node) *yaml.Node {
 	var out *yaml.Node
 	for i := 0; i+1 < len(n.Content); i += 2 {
-		if contains(strategyFields, n.Content[i].Value) {
+		if k := n.Content[i].Value; contains(strategyFields, k) && !contains(capFields, k) {
 			if out == nil {
 				out = &yaml.Node{Kind: yaml.MappingNode, Line: n.Content[i].Line}
 			}
@@ -424,8 +494,12 @@ func (d *decoder) retryableErrors(v *yaml.Node, p *Policy) error {
 	p.RetryableErrors = names
 	p.Default.Retry = false
 	for ft, s := range p.FailureTypes {
-		s.Retry = false
-		p.FailureTypes[ft] = s
+		// A logical failure is US-002's, not an error seed 004's
+		// ErrorClassifier sees: the list leaves it as it was.
+		if ft != LogicalFailure {
+			s.Retry = false
+			p.FailureTypes[ft] = s
+		}
 	}
 	p.StatusRetry = map[int]bool{}
 	return nil
@@ -640,6 +714,7 @@ func (p *Policy) String() string {
 	if p.ClientTimeoutFinal {
 		b.WriteString("clientTimeoutFinal: true\n")
 	}
+	b.WriteString(capsString(p))
 	fmt.Fprintf(&b, "exponentStart: %d\nstreamErrors: %t\n", p.ExponentStart, p.StreamErrors)
 	if p.StreamTransient {
 		b.WriteString("streamTransient: true\n")
@@ -667,7 +742,7 @@ func (p *Policy) String() string {
 			fmt.Fprintf(&b, "  %s: %s\n", ft, strategyString(p.FailureTypes[ft]))
 		}
 	}
-	fmt.Fprintf(&b, "escalation: {afterRetries: %d, onContextLimit: %t}\n", p.Escalation.AfterRetries, p.Escalation.OnContextLimit)
+	b.WriteString(escalationString(p.Escalation))
 	fb := p.Fallback
 	if fb.AdditionalAttempts < 1 {
 		fb.AdditionalAttempts = 1
@@ -675,6 +750,31 @@ func (p *Policy) String() string {
 	fmt.Fprintf(&b, "fallback: {enabled: %t, maxRetriesWithoutFallback: %d, additionalAttempts: %d}\n",
 		fb.Enabled, fb.MaxRetriesWithoutFallback, fb.AdditionalAttempts)
 	return b.String()
+}
+
+// capsString renders the global caps, when set.
+func capsString(p *Policy) string {
+	var s string
+	if p.MaxAttempts > 0 {
+		s += fmt.Sprintf("maxAttempts: %d\n", p.MaxAttempts)
+	}
+	if p.MaxDelay > 0 {
+		s += fmt.Sprintf("maxDelay: %s\n", p.MaxDelay)
+	}
+	return s
+}
+
+// escalationString renders the escalation line; the ladder and the cost
+// cap only when set.
+func escalationString(e Escalation) string {
+	s := fmt.Sprintf("escalation: {afterRetries: %d, onContextLimit: %t", e.AfterRetries, e.OnContextLimit)
+	if len(e.Ladder) > 0 {
+		s += fmt.Sprintf(", ladder: [%s]", strings.Join(e.Ladder, ", "))
+	}
+	if e.MaxCost > 0 {
+		s += fmt.Sprintf(", maxCost: %v", e.MaxCost)
+	}
+	return s + "}\n"
 }
 
 // retryAfterString renders ra's fields; the rules added after the first
