@@ -16,6 +16,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf16"
 	"unicode/utf8"
 )
 
@@ -115,11 +116,71 @@ func NewReader(r io.Reader, name string) (*Reader, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", name, err)
 		}
+		zr.Multistream(false)
 		rd.bufs = append(rd.bufs, br)
-		rd.br = getBuf(zr)
+		rd.br = getBuf(&gzipMembers{src: br, zr: zr, members: 1, ctx: &rd.ctx})
 		rd.closer = append(rd.closer, zr)
 	}
 	return rd, nil
+}
+
+// gzipMembers decompresses a gzip file member after member, as gzip -d
+// does (cat a.gz b.gz is one valid file), as a stream: memory stays bounded
+// whatever the data expands to. What follows the last member must be
+// nothing: other data is an ErrGzipTrailingData, not a "corrupt header".
+type gzipMembers struct {
+	src     *bufio.Reader // zr reads it byte by byte: nothing past a member is consumed
+	zr      *gzip.Reader
+	members int
+	ctx     *context.Context // the Reader's, set after NewReader
+}
+
+func (g *gzipMembers) Read(p []byte) (int, error) {
+	for {
+		n, err := g.zr.Read(p)
+		if err != io.EOF {
+			return n, err
+		}
+		// The member ended: another one, the end of the file, or other data.
+		next, perr := g.src.Peek(2)
+		switch {
+		case len(next) == 0 && perr == io.EOF:
+			return n, io.EOF
+		case len(next) < 2 || next[0] != 0x1f || next[1] != 0x8b:
+			if perr != nil && perr != io.EOF {
+				return n, perr
+			}
+			return n, &GzipTrailingDataError{Members: g.members}
+		}
+		if err := g.zr.Reset(g.src); err != nil {
+			if err == io.EOF {
+				err = io.ErrUnexpectedEOF // a header cut short
+			}
+			return n, err
+		}
+		g.zr.Multistream(false)
+		g.members++
+		if n > 0 {
+			return n, nil
+		}
+		// Empty members give no bytes: read on (bufio gives up after 100
+		// empty reads), but let a cancel stop a file of millions of them.
+		if g.members%1024 == 0 && g.ctx != nil && *g.ctx != nil {
+			if err := (*g.ctx).Err(); err != nil {
+				return 0, err
+			}
+		}
+	}
+}
+
+// GzipTrailingDataError is data that is not gzip after the last complete
+// member of a gzip file (something appended to it, or zeros after it).
+type GzipTrailingDataError struct {
+	Members int // complete members read before the data
+}
+
+func (e *GzipTrailingDataError) Error() string {
+	return fmt.Sprintf("data that is not gzip after the end of the gzip stream (after %d complete member(s))", e.Members)
 }
 
 // newPlainReader returns a Reader of uncompressed r.
@@ -157,7 +218,11 @@ func readError(path string, err error) *PathError {
 	pe := &PathError{Path: path, Reason: "cannot read: " + cause(err), Err: err,
 		hint: "check that the file exists and is readable"}
 	var corrupt flate.CorruptInputError
+	var trailing *GzipTrailingDataError
 	switch {
+	case errors.As(err, &trailing):
+		pe.Reason = "cannot read: " + trailing.Error()
+		pe.hint = "re-copy the file, or leave it out of the paths (gzip -dc FILE > FILE.jsonl keeps what precedes that data)"
 	case errors.Is(err, io.ErrUnexpectedEOF):
 		pe.Reason = "cannot read: the gzip stream is cut short (unexpected EOF): the file is truncated"
 		pe.hint = "re-copy the file (or let the run that writes it finish), or leave it out of the paths to analyze the rest"
@@ -405,15 +470,103 @@ func jsonString(val []byte) string {
 	if len(val) < 2 || val[0] != '"' {
 		return ""
 	}
-	raw := val[1 : len(val)-1]
-	if bytes.IndexByte(raw, '\\') < 0 && utf8.Valid(raw) {
-		return string(raw)
+	return unescapeJSON(val[1 : len(val)-1])
+}
+
+// unescapeJSON decodes the escapes of the raw contents of a JSON string,
+// leniently: every well-formed escape is decoded (a surrogate pair to its
+// rune, a lone surrogate to U+FFFD, as encoding/json does), whatever else
+// the string holds. Raw control characters and invalid UTF-8, which
+// encoding/json refuses, are kept as they are (the printers make them
+// visible), and a malformed escape ("\x", "\u12") is kept as written.
+// Decoding all the escapes matters: a key written "\u0073k-ant-..." next
+// to a raw control character must reach the redactor as "sk-ant-...".
+func unescapeJSON(raw []byte) string {
+	i := bytes.IndexByte(raw, '\\')
+	if i < 0 {
+		return validString(raw)
 	}
-	var s string
-	if err := json.Unmarshal(val, &s); err != nil {
-		return string(raw)
+	out := make([]byte, 0, len(raw))
+	for ; i >= 0; i = bytes.IndexByte(raw, '\\') {
+		out = append(out, raw[:i]...)
+		raw = raw[i:]
+		if len(raw) < 2 {
+			break
+		}
+		if c, ok := simpleEscapes[raw[1]]; ok {
+			out = append(out, c)
+			raw = raw[2:]
+			continue
+		}
+		r, ok := rune(0), false
+		if raw[1] == 'u' {
+			r, ok = hex4(raw[2:])
+		}
+		if !ok { // not an escape JSON knows: keep it as written
+			out = append(out, raw[:2]...)
+			raw = raw[2:]
+			continue
+		}
+		n := 6
+		if utf16.IsSurrogate(r) {
+			r2, ok2 := rune(0), false
+			if len(raw) >= 12 && raw[6] == '\\' && raw[7] == 'u' {
+				r2, ok2 = hex4(raw[8:])
+			}
+			if d := utf16.DecodeRune(r, r2); ok2 && d != utf8.RuneError {
+				r, n = d, 12
+			} else {
+				r = utf8.RuneError
+			}
+		}
+		out = utf8.AppendRune(out, r)
+		raw = raw[n:]
 	}
-	return s
+	return validString(append(out, raw...))
+}
+
+// validString is b as a string with each byte of invalid UTF-8 replaced by
+// U+FFFD, as encoding/json decodes it.
+func validString(b []byte) string {
+	if utf8.Valid(b) {
+		return string(b)
+	}
+	out := make([]byte, 0, len(b)+8)
+	for len(b) > 0 {
+		r, n := utf8.DecodeRune(b)
+		if r == utf8.RuneError && n == 1 {
+			out = utf8.AppendRune(out, utf8.RuneError)
+		} else {
+			out = append(out, b[:n]...)
+		}
+		b = b[n:]
+	}
+	return string(out)
+}
+
+// simpleEscapes are JSON's one-character escapes and what they stand for.
+var simpleEscapes = map[byte]byte{'"': '"', '\\': '\\', '/': '/', 'b': '\b', 'f': '\f', 'n': '\n', 'r': '\r', 't': '\t'}
+
+// hex4 returns the value of the 4 hex digits that b starts with.
+func hex4(b []byte) (rune, bool) {
+	if len(b) < 4 {
+		return 0, false
+	}
+	var r rune
+	for _, c := range b[:4] {
+		switch {
+		case '0' <= c && c <= '9':
+			c -= '0'
+		case 'a' <= c && c <= 'f':
+			c -= 'a' - 10
+		case 'A' <= c && c <= 'F':
+			c -= 'A' - 10
+		default:
+			return 0, false
+		}
+		r = r<<4 | rune(c)
+	}
+	return r, true
 }
 
 // jsonNumber returns the value of a JSON number token, or of a numeric
