@@ -1,6 +1,7 @@
 package trace
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -45,19 +46,32 @@ func IsTraceFile(name string) bool {
 // once, under the first name it was given.
 // A path that matches nothing, or a folder without traces, is a *PathError.
 //
-// In a folder, entries that are not regular files (FIFOs, sockets, devices,
-// symbolic links to them, broken links and link loops) are skipped, never
-// opened; Discover says nothing of them: DiscoverNotes does. A FIFO or device
-// named explicitly, or matched by a glob, is read (bash's <(...) is one).
+// In a folder, and among the matches of a glob, entries that are not
+// regular files (FIFOs, sockets, devices, symbolic links to them, broken
+// links and link loops) are skipped, never opened; Discover says nothing of
+// them: DiscoverNotes does. A glob whose every match is skipped is a
+// *PathError naming why. A FIFO or device named explicitly is read (bash's
+// <(...) is one).
 func Discover(paths []string) ([]string, error) {
-	return DiscoverNotes(paths, nil)
+	return DiscoverContext(context.Background(), paths, nil)
 }
 
 // DiscoverNotes is Discover calling note (if not nil) with each file of a
-// folder it skips and why, e.g. "skipped: not a regular file (named pipe)".
+// folder or glob it skips and why, e.g. "skipped: not a regular file
+// (named pipe)".
 func DiscoverNotes(paths []string, note func(path, reason string)) ([]string, error) {
+	return DiscoverContext(context.Background(), paths, note)
+}
+
+// DiscoverContext is DiscoverNotes giving up when ctx is done (a walk of a
+// huge tree, such as /, can take minutes): the error then wraps the
+// context's cause.
+func DiscoverContext(ctx context.Context, paths []string, note func(path, reason string)) ([]string, error) {
 	if note == nil {
 		note = func(string, string) {}
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("stopped searching for traces: %w", context.Cause(ctx))
 	}
 	var out []string
 	seen := map[string]bool{}
@@ -94,7 +108,25 @@ func DiscoverNotes(paths []string, note func(path, reason string)) ([]string, er
 			if len(matches) == 0 {
 				return nil, &PathError{Path: p, Reason: "no such file or folder", Err: err}
 			}
-			sub, err := DiscoverNotes(matches, note)
+			// A match is not named by the user: one that is not a regular
+			// file or a folder (a FIFO would block) is skipped, as in a walk.
+			kept := matches[:0]
+			var skipped string
+			for _, m := range matches {
+				if reason := globSkip(m); reason != "" {
+					note(m, "skipped: "+reason)
+					if skipped == "" {
+						skipped = m + ": " + reason
+					}
+					continue
+				}
+				kept = append(kept, m)
+			}
+			if len(kept) == 0 {
+				return nil, &PathError{Path: p, Reason: "the glob matches nothing readable as a trace (" + skipped + ")",
+					hint: "fix or remove what it matches, or give the trace files or run folders themselves"}
+			}
+			sub, err := DiscoverContext(ctx, kept, note)
 			if err != nil {
 				return nil, err
 			}
@@ -116,6 +148,9 @@ func DiscoverNotes(paths []string, note func(path, reason string)) ([]string, er
 			if err != nil {
 				return err
 			}
+			if err := ctx.Err(); err != nil {
+				return errStopped
+			}
 			if d.IsDir() || !IsTraceFile(d.Name()) {
 				return nil
 			}
@@ -126,6 +161,9 @@ func DiscoverNotes(paths []string, note func(path, reason string)) ([]string, er
 			found = append(found, path)
 			return nil
 		})
+		if err == errStopped {
+			return nil, fmt.Errorf("%s: stopped searching for traces: %w", p, context.Cause(ctx))
+		}
 		if err != nil {
 			return nil, &PathError{Path: p, Reason: "cannot read folder: " + err.Error(), Err: err}
 		}
@@ -138,6 +176,27 @@ func DiscoverNotes(paths []string, note func(path, reason string)) ([]string, er
 		}
 	}
 	return out, nil
+}
+
+// errStopped ends a folder walk whose context is done.
+var errStopped = errors.New("stopped")
+
+// globSkip says why the match m of a glob is not to be read, or "" for a
+// regular file, a folder, or a link to either. Nothing is opened.
+func globSkip(m string) string {
+	li, err := os.Lstat(m)
+	if err != nil {
+		return "cannot read: " + cause(err)
+	}
+	if li.IsDir() {
+		return ""
+	}
+	if li.Mode()&fs.ModeSymlink != 0 {
+		if fi, err := os.Stat(m); err == nil && fi.IsDir() {
+			return ""
+		}
+	}
+	return notRegular(m, fs.FileInfoToDirEntry(li))
 }
 
 // notRegular says why the folder entry d at path is not to be read, or ""

@@ -3,6 +3,7 @@
 package trace
 
 import (
+	"context"
 	"errors"
 	"os"
 	"path/filepath"
@@ -75,5 +76,67 @@ func TestDiscoverSymlinkLoop(t *testing.T) {
 		if !errors.As(err, &pe) || !strings.Contains(pe.Reason, "symbolic link loop") {
 			t.Errorf("Discover(%q) = %v, want a PathError naming a symbolic link loop", arg, err)
 		}
+	}
+}
+
+// TestDiscoverGlobSkipsFIFO is a regression test: a glob's matches were
+// taken as named explicitly, so a FIFO among them was opened and the
+// analysis hung. A match that is not a regular file or a folder is skipped
+// with a note, as in a folder walk; a glob left with nothing is an error.
+func TestDiscoverGlobSkipsFIFO(t *testing.T) {
+	dir := t.TempDir()
+	mk := func(name string) string { return filepath.Join(dir, name) }
+	if err := syscall.Mkfifo(mk("a-fifo.jsonl"), 0o600); err != nil {
+		t.Skipf("no FIFOs here: %v", err)
+	}
+	if err := os.WriteFile(mk("b-ok.jsonl"), []byte("{\"type\":\"A\"}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("a-fifo.jsonl", mk("c-to-fifo.jsonl")); err != nil {
+		t.Fatal(err)
+	}
+	notes := map[string]string{}
+	got, err := DiscoverNotes([]string{mk("*.jsonl")}, func(p, reason string) { notes[filepath.Base(p)] = reason })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{mk("b-ok.jsonl")}, got); diff != "" {
+		t.Errorf("files mismatch (-want +got):\n%s", diff)
+	}
+	want := map[string]string{
+		"a-fifo.jsonl":    "skipped: not a regular file (named pipe)",
+		"c-to-fifo.jsonl": "skipped: symbolic link to a named pipe",
+	}
+	if diff := cmp.Diff(want, notes); diff != "" {
+		t.Errorf("notes mismatch (-want +got):\n%s", diff)
+	}
+
+	_, err = Discover([]string{mk("a-*")})
+	var pe *PathError
+	if !errors.As(err, &pe) || !strings.Contains(pe.Reason, "named pipe") || pe.Hint() == "" {
+		t.Errorf("Discover(a glob matching only a FIFO) = %v, want a PathError with a hint naming the named pipe", err)
+	}
+	// Named explicitly, the FIFO is taken (bash's <(...) is one).
+	if got, err := Discover([]string{mk("a-fifo.jsonl")}); err != nil || len(got) != 1 {
+		t.Errorf("Discover(the FIFO named) = %v, %v; want it taken", got, err)
+	}
+}
+
+// TestDiscoverContextStopsWalk: a walk stops at the first entry after its
+// context is done (here cancelled by the note on the first entry), with an
+// error wrapping context.Canceled.
+func TestDiscoverContextStopsWalk(t *testing.T) {
+	dir := t.TempDir()
+	if err := syscall.Mkfifo(filepath.Join(dir, "a.jsonl"), 0o600); err != nil {
+		t.Skipf("no FIFOs here: %v", err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "b.jsonl"), []byte("{\"type\":\"A\"}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	got, err := DiscoverContext(ctx, []string{dir}, func(string, string) { cancel() })
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("DiscoverContext = %v, %v; want an error wrapping context.Canceled", got, err)
 	}
 }
