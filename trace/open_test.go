@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -63,9 +64,10 @@ func TestReaderTruncatedGzipClearError(t *testing.T) {
 	}
 }
 
-// analyzeCanceled runs Analyze with a context cancelled while it reads and
-// returns its error; the guard only catches a hang.
-func analyzeCanceled(t *testing.T, files []string, opts Options) error {
+// analyzeCanceled runs Analyze, cancels its context once reading (the
+// caller's reading, when not nil, returns when the read is underway and
+// blocked) and returns Analyze's error; the guard only catches a hang.
+func analyzeCanceled(t *testing.T, files []string, opts Options, reading func()) error {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
@@ -73,6 +75,9 @@ func analyzeCanceled(t *testing.T, files []string, opts Options) error {
 		_, err := Analyze(ctx, files, opts)
 		done <- err
 	}()
+	if reading != nil {
+		reading()
+	}
 	cancel()
 	select {
 	case err := <-done:
@@ -85,13 +90,20 @@ func analyzeCanceled(t *testing.T, files []string, opts Options) error {
 
 // TestAnalyzeCancelNeverWritingPipe is a regression test: Analyze blocked
 // for ever reading a pipe that nobody writes to, whatever its context said.
+// The context is cancelled once the read of the pipe has begun.
 func TestAnalyzeCancelNeverWritingPipe(t *testing.T) {
 	pr, pw, err := os.Pipe()
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { pw.Close(); pr.Close() })
-	err = analyzeCanceled(t, []string{StdinName}, Options{Stdin: pr})
+	began := make(chan struct{})
+	var once sync.Once
+	stdin := readFunc(func(p []byte) (int, error) {
+		once.Do(func() { close(began) })
+		return pr.Read(p) // blocks: nothing is ever written
+	})
+	err = analyzeCanceled(t, []string{StdinName}, Options{Stdin: stdin}, func() { <-began })
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("Analyze = %v, want an error wrapping context.Canceled", err)
 	}

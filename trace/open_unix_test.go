@@ -5,29 +5,62 @@ package trace
 import (
 	"context"
 	"errors"
+	"os"
 	"path/filepath"
+	"runtime"
 	"syscall"
 	"testing"
+	"time"
 )
 
 // TestAnalyzeCancelNamedFIFO is a regression test: a FIFO named on the
-// command line that no one opens for writing blocked Analyze in open(2),
-// past any cancel.
+// command line blocked Analyze past any cancel, in open(2) while no one
+// opened it for writing, then in read(2) while the writer wrote nothing.
+// The context is cancelled once Analyze has the FIFO open and is reading.
 func TestAnalyzeCancelNamedFIFO(t *testing.T) {
 	fifo := filepath.Join(t.TempDir(), "never.jsonl")
 	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
 		t.Skipf("no FIFOs here: %v", err)
 	}
-	err := analyzeCanceled(t, []string{fifo}, Options{})
+	var w *os.File
+	t.Cleanup(func() {
+		if w != nil {
+			w.Close()
+		}
+	})
+	err := analyzeCanceled(t, []string{fifo}, Options{}, func() {
+		// A non-blocking open for writing fails (ENXIO) until a reader
+		// has the FIFO open; the writer then never writes.
+		for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+			if f, err := os.OpenFile(fifo, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
+				w = f
+				return
+			}
+		}
+		t.Error("Analyze never opened the FIFO")
+	})
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("Analyze = %v, want an error wrapping context.Canceled", err)
 	}
 }
 
 // TestAnalyzeCancelDevZero: /dev/zero named explicitly is read (no line
-// ever ends) until the context is cancelled.
+// ever ends) until the context is cancelled; on Linux the cancel comes once
+// the process holds /dev/zero open.
 func TestAnalyzeCancelDevZero(t *testing.T) {
-	err := analyzeCanceled(t, []string{"/dev/zero"}, Options{})
+	err := analyzeCanceled(t, []string{"/dev/zero"}, Options{}, func() {
+		if runtime.GOOS != "linux" {
+			return
+		}
+		for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+			fds, _ := os.ReadDir("/proc/self/fd")
+			for _, fd := range fds {
+				if l, _ := os.Readlink("/proc/self/fd/" + fd.Name()); l == "/dev/zero" {
+					return
+				}
+			}
+		}
+	})
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("Analyze = %v, want an error wrapping context.Canceled", err)
 	}
