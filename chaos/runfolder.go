@@ -17,7 +17,13 @@ import (
 // WriteFileAtomic writes data to path through a temporary file in the same
 // folder and a rename, so that a link or FIFO a client put at path is
 // replaced, never followed, and a reader never sees half a file.
+//
+// A device at path is an error, never replaced: no client makes one, and a
+// path such as /dev/full belongs to the system.
 func WriteFileAtomic(path string, data []byte) error {
+	if fi, err := os.Lstat(path); err == nil && fi.Mode()&fs.ModeDevice != 0 {
+		return fmt.Errorf("%s is a device, not a file: not replaced", path)
+	}
 	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
 	if err != nil {
 		return err

@@ -4,8 +4,13 @@ package main
 
 import (
 	"os"
+
+	"github.com/retrylab/retrylab/chaos"
 )
 
 func main() {
+	// A client's supervisor is this program run again (Linux): it must
+	// supervise before anything else.
+	chaos.MaybeSupervise()
 	os.Exit(mainExit(os.Args[1:], os.Stdout, os.Stderr))
 }

@@ -6,10 +6,14 @@ import (
 	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/retrylab/retrylab/chaos"
 )
 
 // TestMain lets the test binary act as the retrylab command inside scripts.
 func TestMain(m *testing.M) {
+	// Before testscript: a re-executed test binary is a client's supervisor.
+	chaos.MaybeSupervise()
 	testscript.Main(m, map[string]func(){
 		"retrylab": func() {
 			// Tests of the second signal stretch the grace period so that
