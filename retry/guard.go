@@ -55,6 +55,13 @@ func (c *costLedger) reserve(cost, limit float64) bool {
 	return true
 }
 
+// refund takes back a booked cost (negative estimates were booked as 0).
+func (c *costLedger) refund(cost float64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.spent = math.Max(c.spent-math.Max(cost, 0), 0)
+}
+
 // EscalationSpent is what the switches of model or provider made by r so
 // far are estimated to add, in US dollars (negative estimates count as 0).
 func (r *Retrier) EscalationSpent() float64 { return r.spend.total() }

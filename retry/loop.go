@@ -37,7 +37,7 @@ func (r *Retrier) Do(ctx context.Context, call func(ctx context.Context, a Attem
 func (r *Retrier) Run(ctx context.Context, call func(ctx context.Context, a Attempt) (string, error)) (*RetryContext, error) {
 	l := r.newLoop()
 	for {
-		out, err, deadline := l.attempt(ctx, call)
+		out, deadline, err := l.attempt(ctx, call)
 		if err == nil {
 			l.finish(true, nil, nil)
 			l.rc.Succeeded, l.rc.Output = true, out
@@ -110,7 +110,7 @@ func (l *loop) elapsed() time.Duration { return l.now().Sub(l.start) - l.slept +
 
 // attempt makes one attempt under the per-attempt timeout and validates its
 // output. deadline reports that the attempt's own timeout ended it.
-func (l *loop) attempt(ctx context.Context, call func(context.Context, Attempt) (string, error)) (string, error, bool) {
+func (l *loop) attempt(ctx context.Context, call func(context.Context, Attempt) (string, error)) (out string, deadline bool, err error) {
 	l.n++
 	l.onTarget++
 	l.rc.Attempts = l.n
@@ -118,21 +118,21 @@ func (l *loop) attempt(ctx context.Context, call func(context.Context, Attempt) 
 	if l.p.AttemptTimeout > 0 {
 		actx, cancel = context.WithTimeout(ctx, l.p.AttemptTimeout)
 	}
-	out, err := call(actx, l.attemptInfo())
-	deadline := errors.Is(actx.Err(), context.DeadlineExceeded) && ctx.Err() == nil
+	out, err = call(actx, l.attemptInfo())
+	deadline = errors.Is(actx.Err(), context.DeadlineExceeded) && ctx.Err() == nil
 	cancel()
 	if err != nil {
 		l.r.Budget.OnFailure()
-		return out, err, deadline
+		return out, deadline, err
 	}
 	// The provider answered: a success for the budget, whatever Validate says.
 	l.r.Budget.OnSuccess()
 	if l.r.Validate != nil {
 		if verr := l.r.Validate(out); verr != nil {
-			return out, &LogicalError{Err: verr, Output: out}, false
+			return out, false, &LogicalError{Err: verr, Output: out}
 		}
 	}
-	return out, nil, false
+	return out, false, nil
 }
 
 // attemptInfo is the Attempt the call is given: its number and target, and
@@ -225,7 +225,11 @@ func (l *loop) chooseSwitch(ctx context.Context, d *decision) {
 	if d.c.Type != Canceled && p.Enabled && !blocked && !capped {
 		d.sw = l.r.pickSwitch(p, d.c, d.retryable, d.retry, l.onTarget, l.cur, l.used)
 	}
-	if d.sw != nil {
+	// The guard (which may ask a person) is consulted only for a switch the
+	// retry budget lets happen.
+	if d.sw != nil && !l.r.Budget.AllowRetry() {
+		d.sw, d.retry, d.reason = nil, false, ReasonBudgetExhausted
+	} else if d.sw != nil {
 		if why, detail := l.guard(ctx, d); why != "" {
 			l.decline(d.sw.to, d.sw.reason, why, detail, d.cost)
 			d.sw, d.cost = nil, nil
@@ -235,7 +239,7 @@ func (l *loop) chooseSwitch(ctx context.Context, d *decision) {
 		} else {
 			d.retry, d.delay, d.source = true, 0, trace.DelayNone
 		}
-	} else if !d.retry && l.atTop(d) {
+	} else if d.sw == nil && !d.retry && !capped && l.atTop(d) {
 		d.reason = ReasonTopOfLadder
 		l.decline(target{}, "", trace.DeclinedTopOfLadder, ReasonTopOfLadder, nil)
 	}
@@ -256,6 +260,9 @@ func (l *loop) limits(ctx context.Context, d *decision) {
 	}
 	if d.retry && l.r.Operation == SafeAfterRollback && l.r.Rollback != nil {
 		if err := l.r.Rollback(ctx, l.attemptInfo()); err != nil {
+			if d.sw != nil && d.cost != nil {
+				l.r.spend.refund(*d.cost) // the switch booked by the guard will not happen
+			}
 			d.retry, d.reason, d.sw = false, "rollback failed: "+provider.Redact(err.Error()), nil
 		}
 	}

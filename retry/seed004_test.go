@@ -347,3 +347,29 @@ func TestParseEscalationGuard(t *testing.T) {
 		}
 	}
 }
+
+// TestEscalationGuardSkippedWhenSwitchCannotHappen: a switch the retry
+// budget stops is never offered to Confirm, and one a failed rollback stops
+// is not counted as spent.
+func TestEscalationGuardSkippedWhenSwitchCannotHappen(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r := ladderRetrier(t)
+		r.Budget = NewBudget(2, 0) // two failures leave it at half: no retry, no switch
+		r.Confirm = func(context.Context, EscalationOffer) error { t.Error("Confirm called"); return nil }
+		r.Policy.Escalation.AfterRetries = 0
+		got := doFake(t, r, &provider.Error{Kind: provider.KindHTTP, Status: 400, Message: "prompt exceeds context_length"})
+		var ex *ExhaustedError
+		if !errors.As(got.err, &ex) || ex.Reason != ReasonBudgetExhausted {
+			t.Errorf("err = %v", got.err)
+		}
+	})
+	synctest.Test(t, func(t *testing.T) {
+		r := ladderRetrier(t)
+		r.Operation = SafeAfterRollback
+		r.Rollback = func(context.Context, Attempt) error { return errors.New("no checkpoint") }
+		got := doFake(t, r, &provider.Error{Kind: provider.KindHTTP, Status: 400, Message: "prompt exceeds context_length"})
+		if got.err == nil || r.EscalationSpent() != 0 {
+			t.Errorf("err %v, spent %v; want the failed rollback to stop the switch and refund it", got.err, r.EscalationSpent())
+		}
+	})
+}
