@@ -3,6 +3,7 @@ package retry
 import (
 	"context"
 	"errors"
+	"os"
 	"strings"
 	"testing"
 	"testing/synctest"
@@ -261,4 +262,27 @@ func TestConditionalOperationRollsBack(t *testing.T) {
 			Rollback: func(context.Context, Attempt) error { t.Error("rolled back a safe operation"); return nil }}
 		doFake(t, r, httpErr(503))
 	})
+}
+
+// TestLoadPolicyFile: a per-project policy file (seed 004 US-004), and the
+// errors that name it.
+func TestLoadPolicyFile(t *testing.T) {
+	dir := t.TempDir()
+	path := dir + "/policy.yaml"
+	if err := os.WriteFile(path, []byte("preset: plandex\nmaxAttempts: 3\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p, err := LoadPolicyFile(path)
+	if err != nil || p.MaxAttempts != 3 || p.Name != "plandex" {
+		t.Fatalf("LoadPolicyFile = %+v, %v", p, err)
+	}
+	_, err = LoadPolicyFile(dir + "/missing.yaml")
+	var pe *PolicyError
+	if !errors.As(err, &pe) || err.Error() != dir+"/missing.yaml: cannot read the policy file: no such file or directory" || pe.Hint() == "" {
+		t.Errorf("missing file: %v", err)
+	}
+	os.WriteFile(path, []byte("preset: plandex\nmaxDelay: soon\n"), 0o644)
+	if _, err := LoadPolicyFile(path); err == nil || err.Error() != path+`:2: maxDelay: bad duration "soon"` {
+		t.Errorf("bad file: %v", err)
+	}
 }

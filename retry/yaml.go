@@ -1,7 +1,10 @@
 package retry
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"regexp"
 	"slices"
 	"sort"
@@ -807,4 +810,22 @@ func strategyString(s Strategy) string {
 	}
 	return fmt.Sprintf("{retry: %t, maxAttempts: %d, initialDelay: %s, maxDelay: %s, multiplier: %v, kind: %s, jitter: %s, jitterFraction: %v, respectRetryAfter: %t}",
 		s.Retry, max(s.MaxAttempts, 1), s.InitialDelay, s.MaxDelay, s.Multiplier, kind, jit, s.JitterFraction, s.RespectRetryAfter)
+}
+
+// LoadPolicyFile reads and parses the policy file at path (a per-project
+// policy, seed 004 US-004). A file that cannot be read is a *PolicyError
+// naming it, with a hint; errors inside it name path:line and the field.
+// A relative path is the caller's to resolve (a scenario's is relative to
+// the scenario file).
+func LoadPolicyFile(path string) (*Policy, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		msg := err.Error()
+		if pe := (*fs.PathError)(nil); errors.As(err, &pe) {
+			msg = pe.Err.Error()
+		}
+		return nil, &PolicyError{File: path, Msg: "cannot read the policy file: " + msg,
+			Help: "give the path of a policy YAML file, or a preset name: " + strings.Join(PresetNames(), ", ")}
+	}
+	return ParsePolicy(data, path)
 }
