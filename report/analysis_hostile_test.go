@@ -33,6 +33,18 @@ var secretValues = []struct{ inTrace, secret string }{
 	{`\u0041KIAJ2345ABCDEFGHIJK`, "J2345ABCDEFGHIJK"},
 	{`Bearer eyJhbGciOiJIUzI1NiJ9.c2VjcmV0`, "eyJhbGciOiJIUzI1NiJ9"},
 	{`x-api-key: k3yV4lu3Th4tIsL0ng`, "k3yV4lu3Th4tIsL0ng"},
+	// Escaped beside a raw control character (encoding/json refuses the
+	// string, so the reader once kept its escapes undecoded).
+	{"\x01\\u0073k-ant-api03-CtrlBeside0123", "CtrlBeside0123"},
+	{"\x02\\u0041KIAQ2345ABCDEFGHIJ", "Q2345ABCDEFGHIJ"},
+	// Glued to a word, or of kinds provider.Redact does not know.
+	{`key_AKIAZ2345ABCDEFGHIJ`, "Z2345ABCDEFGHIJ"},
+	{`xsk-ant-api03-GluedToAWord9876`, "GluedToAWord9876"},
+	{`ghp_GitHubT0kenGitHubT0kenGitHub00`, "GitHubT0kenGitHub"},
+	{`AIzaSyGoogleKeyGoogleKeyGoogleKey12`, "GoogleKeyGoogleKey"},
+	{`eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ4In0.SiGnAtUrEsIgNaTuRe`, "SiGnAtUrEsIgNaTuRe"},
+	{`token=T0kenValueT0kenValue`, "T0kenValueT0kenValue"},
+	{`{\"client_secret\":\"S3cretValueS3cret\"}`, "S3cretValueS3cret"},
 }
 
 // hostileTrace writes a trace whose every label field holds each hostile

@@ -14,7 +14,7 @@ import (
 func AnalysisMarkdown(w io.Writer, a *trace.Analysis) error {
 	a = safeAnalysis(a, true) // keys redacted, labels made safe to print
 	bw := bufio.NewWriter(w)
-	fmt.Fprintf(bw, "## Retry analysis\n\n%s\n", anInputs(a))
+	fmt.Fprintf(bw, "## Retry analysis\n\n%s\n", mdText(anInputs(a)))
 	for _, s := range analysisSections(a) {
 		fmt.Fprintf(bw, "\n### %s\n\n", s.title)
 		if s.summary != "" {
@@ -49,8 +49,10 @@ func writeMDRow(w io.Writer, cells []string) {
 	fmt.Fprintf(w, "| %s |\n", strings.Join(esc, " | "))
 }
 
-// mdText keeps data from breaking a table row or being read as HTML (a
-// model named "<script>" shows as written).
+// mdText keeps data from breaking a table row, being read as HTML (a model
+// named "<script>" shows as written) or as a link ("[x](https://...)"). A
+// backslash is escaped too: "\\|" would otherwise leave the pipe unescaped
+// for renderers that count backslashes.
 func mdText(s string) string { return mdEscaper.Replace(s) }
 
-var mdEscaper = strings.NewReplacer("|", `\|`, "\n", " ", "\r", " ", "&", "&amp;", "<", "&lt;", ">", "&gt;")
+var mdEscaper = strings.NewReplacer(`\`, `\\`, "|", `\|`, "](", `]\(`, "\n", " ", "\r", " ", "&", "&amp;", "<", "&lt;", ">", "&gt;")

@@ -3,9 +3,11 @@ package report
 import (
 	"fmt"
 	"math"
+	"os"
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 
@@ -13,34 +15,119 @@ import (
 	"github.com/retrylab/retrylab/trace"
 )
 
-// awsKeyRE matches AWS access key ids, which provider.Redact does not know.
-var awsKeyRE = regexp.MustCompile(`\b(AKIA|ASIA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA)[0-9A-Z]{16}\b`)
+// labelKeyREs are keys that provider.Redact does not know, each with the
+// lower-case markers (at least one of which every match holds) that let a
+// label without any skip the expression. Over-redaction is the safe side:
+// a label is never a key on purpose.
+var labelKeyREs = []struct {
+	re     *regexp.Regexp
+	repl   string
+	marker []string
+}{
+	// AWS access key ids: a prefix and 16 more (12 or more is redacted).
+	{regexp.MustCompile(`(AKIA|ASIA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA|ABIA|ACCA)[0-9A-Z]{12,}`), "${1}***",
+		[]string{"akia", "asia", "agpa", "aida", "aroa", "anpa", "anva", "aipa", "abia", "acca"}},
+	// Anthropic and OpenAI keys glued to a word ("xsk-ant-..."), which
+	// provider.Redact leaves for fear of "task-...".
+	{regexp.MustCompile(`sk-(ant|proj|svcacct|admin)-[A-Za-z0-9_\-]{4,}`), "sk-${1}-***", []string{"sk-"}},
+	// Google API keys, GitHub, Slack, Stripe and Hugging Face tokens.
+	{regexp.MustCompile(`AIza[0-9A-Za-z_\-]{20,}`), "AIza***", []string{"aiza"}},
+	{regexp.MustCompile(`\b(gh[pousr]_|github_pat_)[A-Za-z0-9_]{16,}`), "${1}***", []string{"gh", "github_pat_"}},
+	{regexp.MustCompile(`\b(xox[abposre]-)[A-Za-z0-9\-]{8,}`), "${1}***", []string{"xox"}},
+	{regexp.MustCompile(`\b([rsp]k_(?:live|test)_)[A-Za-z0-9]{8,}`), "${1}***", []string{"k_live_", "k_test_"}},
+	{regexp.MustCompile(`\b(hf_)[A-Za-z0-9]{20,}`), "${1}***", []string{"hf_"}},
+	// A JWT (a bearer token without its "Bearer").
+	{regexp.MustCompile(`eyJ[A-Za-z0-9_\-]{4,}\.eyJ[A-Za-z0-9_\-]{4,}\.[A-Za-z0-9_\-]*`), "eyJ***", []string{"eyj"}},
+	// A value given to a name that says it is secret: token=V, "secret": "V",
+	// password: V, key=V (?key=V is how Google takes its key), ...
+	{regexp.MustCompile(`(?i)(\b(?:[a-z0-9]+[_-])*(?:token|secret|password|passwd|pwd|key|apikey|credentials?|auth)["']?\s*[:=]\s*["']?)([^\s"'\\,;&]+)`), "${1}***",
+		[]string{"token", "secret", "pass", "pwd", "key", "credential", "auth"}},
+}
 
 // RedactLabel removes anything that looks like a key from a string that
 // came from a trace: what provider.Redact removes (sk-... keys, x-api-key
-// and Authorization values, Bearer tokens) and AWS access key ids. The
-// reader has already decoded JSON escapes, so a key the trace held as
+// and Authorization values, Bearer tokens), AWS access key ids, Google,
+// GitHub, Slack, Stripe and Hugging Face tokens, JWTs, the values given to
+// names such as token=, secret: or password=, and the exact values of the
+// environment's secrets (see envSecrets), also written escaped. The reader
+// has already decoded JSON escapes, so a key the trace held as
 // "\u0041KIA..." is caught too.
 func RedactLabel(s string) string {
-	if !mayHoldKey(s) {
+	if m := envSecrets(); m != nil {
+		s = m.Redact(s)
+	}
+	lower := strings.ToLower(s)
+	if !mayHoldKey(lower) {
 		return s // most labels: skip the regular expressions (1M distinct models took 10 s)
 	}
 	s = provider.Redact(s)
-	return awsKeyRE.ReplaceAllString(s, "${1}***")
+	for _, p := range labelKeyREs {
+		for _, m := range p.marker {
+			if strings.Contains(lower, m) {
+				s = p.re.ReplaceAllString(s, p.repl)
+				lower = strings.ToLower(s)
+				break
+			}
+		}
+	}
+	return s
 }
 
 // keyMarkers are substrings, lower case, of every match of provider.Redact
-// and awsKeyRE: a string without any of them holds no key they would find.
-var keyMarkers = []string{"sk-", "key", "bearer", "authorization", "akia", "asia", "agpa", "aida", "aroa", "anpa", "anva", "aipa"}
+// and labelKeyREs: a string without any of them holds no key they would find.
+var keyMarkers = func() []string {
+	m := []string{"sk-", "key", "bearer", "authorization"}
+	for _, p := range labelKeyREs {
+		m = append(m, p.marker...)
+	}
+	return m
+}()
 
-func mayHoldKey(s string) bool {
-	ls := strings.ToLower(s)
+func mayHoldKey(lower string) bool {
 	for _, m := range keyMarkers {
-		if strings.Contains(ls, m) {
+		if strings.Contains(lower, m) {
 			return true
 		}
 	}
 	return false
+}
+
+// envSecrets is a matcher of the values of the environment variables named
+// like secrets (ANTHROPIC_API_KEY, AWS_SECRET_ACCESS_KEY, GITHUB_TOKEN,
+// ...) that look like one, or nil if there are none: a key the user has is
+// never printed, whatever it looks like and however the trace escaped it.
+var envSecrets = sync.OnceValue(func() *provider.Matcher { return secretsMatcher(os.Environ()) })
+
+// secretsMatcher is envSecrets of the environment env ("NAME=value" each).
+func secretsMatcher(env []string) *provider.Matcher {
+	var keys []string
+	for _, kv := range env {
+		name, val, _ := strings.Cut(kv, "=")
+		if secretEnvName.MatchString(name) && looksSecret(val) {
+			keys = append(keys, val)
+		}
+	}
+	if len(keys) == 0 {
+		return nil
+	}
+	return provider.NewMatcher(keys)
+}
+
+var secretEnvName = regexp.MustCompile(`(?i)(KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL)`)
+
+// looksSecret reports whether an environment value could be a key: long,
+// without spaces, not a path, and mixing letters and digits (so a value
+// such as "anthropic" or "true" is not scrubbed from every label).
+func looksSecret(v string) bool {
+	if len(v) < 16 || len(v) > provider.MaxSecretLen || strings.ContainsAny(v, " \t\n") || strings.HasPrefix(v, "/") || strings.HasPrefix(v, ".") {
+		return false
+	}
+	var letter, digit bool
+	for _, r := range v {
+		letter = letter || unicode.IsLetter(r)
+		digit = digit || unicode.IsDigit(r)
+	}
+	return letter && digit
 }
 
 // validUTF8 replaces each byte of invalid UTF-8 with U+FFFD, as
@@ -153,7 +240,7 @@ func safeAnalysis(a *trace.Analysis, visible bool) *trace.Analysis {
 		})
 		out.Escalations.ByPath = paths
 	}
-	if a.Groups != nil {
+	if a.Groups != nil && !groupsClean(a, clean) {
 		groups := make([]trace.Group, 0, len(a.Groups))
 		recovered := make([]float64, 0, len(a.Groups))
 		at := map[string]int{}
@@ -195,6 +282,20 @@ func safeAnalysis(a *trace.Analysis, visible bool) *trace.Analysis {
 		out.Groups = groups
 	}
 	return &out
+}
+
+// groupsClean reports whether cleaning leaves every group label as it is,
+// so that the groups can be printed as they are: with 100,000 groups,
+// copying them and their Keys maps took some 50 MB.
+func groupsClean(a *trace.Analysis, clean func(string) string) bool {
+	for _, g := range a.Groups {
+		for _, d := range a.By {
+			if v := g.Keys[d]; clean(v) != v {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 func ratio(n, d int64) float64 { return ratioF(float64(n), d) }
