@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/debug"
 	"slices"
 	"strings"
 
@@ -111,7 +112,11 @@ func traceAnalyze(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		}
 		paths = []string{"runs"}
 	}
-	files, err := trace.DiscoverNotes(paths, func(path, reason string) {
+	// Memory: the heap is kept under a soft limit (see analyzeMemoryLimit).
+	if os.Getenv("GOMEMLIMIT") == "" {
+		defer debug.SetMemoryLimit(debug.SetMemoryLimit(analyzeMemoryLimit))
+	}
+	files, err := trace.DiscoverContext(ctx, paths, func(path, reason string) {
 		fmt.Fprintf(stderr, "note: %s\n", printable(path+": "+reason))
 	})
 	if err != nil {
@@ -119,7 +124,7 @@ func traceAnalyze(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		if errors.As(err, &pe) {
 			return usageErrorf(pe.Hint(), "%s", printable(pe.Error()))
 		}
-		return err
+		return printableError{err}
 	}
 
 	an, err := trace.Analyze(ctx, files, trace.Options{
@@ -136,7 +141,7 @@ func traceAnalyze(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		case errors.As(err, &pe):
 			return usageErrorf(pe.Hint(), "%s", printable(pe.Error()))
 		}
-		return err
+		return printableError{err} // an interrupt: "FILE: stopped reading: interrupted by SIGINT"
 	}
 	if err := render(stdout, an); err != nil {
 		return err
@@ -158,6 +163,21 @@ func traceAnalyze(ctx context.Context, args []string, stdout, stderr io.Writer) 
 // printable is a message about a trace made fit for stderr: no key (file
 // names and messages may hold one), no control character.
 func printable(s string) string { return report.Visible(report.RedactLabel(s)) }
+
+// printableError is an error whose message names files found in folders
+// (a name may hold a key or a terminal escape), printed through printable;
+// errors.Is and errors.As see the error it wraps.
+type printableError struct{ err error }
+
+func (e printableError) Error() string { return printable(e.err.Error()) }
+func (e printableError) Unwrap() error { return e.err }
+
+// analyzeMemoryLimit is the soft limit of the heap that trace analyze sets,
+// unless GOMEMLIMIT says otherwise: past it the garbage collector works
+// harder rather than let the heap double, which keeps peak RSS under 64 MB
+// for inputs of up to some tens of thousands of distinct groups (see
+// docs/analyze.md). Beyond, memory grows with the groups and runs kept.
+const analyzeMemoryLimit = 48 << 20
 
 func boundOf(a trace.AlertResult) float64 {
 	if a.Op == "<" || a.Op == "<=" {
