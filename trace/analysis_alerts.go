@@ -2,6 +2,7 @@ package trace
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -9,6 +10,8 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -250,9 +253,50 @@ func isMetric(m string) bool {
 //
 // Unknown fields are errors. Errors are *AlertError naming file, line and field.
 func LoadAlerts(path string) ([]Alert, error) {
-	data, err := os.ReadFile(path)
+	return LoadAlertsContext(context.Background(), path)
+}
+
+// MaxAlertsFileBytes is the largest alerts file LoadAlerts reads: a larger
+// one (a log given by mistake, /dev/zero) is an error, not read to its end.
+const MaxAlertsFileBytes = 1 << 20
+
+// LoadAlertsContext is LoadAlerts giving up when ctx is done: a FIFO or
+// bash's <(...) is read in a goroutine of its own, as OpenContext does, so
+// that a writer that never writes cannot keep it from returning an error
+// wrapping the context's cause.
+func LoadAlertsContext(ctx context.Context, path string) ([]Alert, error) {
+	fail := func(err error) error {
+		return &AlertError{File: path, Msg: "cannot read alerts file: " + cause(err)}
+	}
+	fi, err := os.Stat(path)
 	if err != nil {
-		return nil, &AlertError{File: path, Msg: "cannot read alerts file: " + cause(err)}
+		return nil, fail(err)
+	}
+	if fi.IsDir() {
+		return nil, &AlertError{File: path, Msg: "is a folder, not an alerts file"}
+	}
+	var src io.Reader
+	if fi.Mode().IsRegular() {
+		f, err := os.Open(path)
+		if err != nil {
+			return nil, fail(err)
+		}
+		defer f.Close()
+		src = f
+	} else {
+		ar := newAsyncReader(ctx, func() (io.Reader, error) { return os.Open(path) })
+		defer ar.Close()
+		src = ar
+	}
+	data, err := io.ReadAll(io.LimitReader(src, MaxAlertsFileBytes+1))
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, fmt.Errorf("%s: stopped reading: %w", path, context.Cause(ctx))
+		}
+		return nil, fail(err)
+	}
+	if len(data) > MaxAlertsFileBytes {
+		return nil, &AlertError{File: path, Msg: fmt.Sprintf("larger than %d bytes: not an alerts file", MaxAlertsFileBytes)}
 	}
 	return ParseAlerts(path, data)
 }
@@ -345,6 +389,12 @@ func ParseAlerts(name string, data []byte) ([]Alert, error) {
 		if al.Name == "" {
 			al.Name = al.Metric
 		}
+		// Names and severities are printed in every format and on stderr.
+		for _, f := range []struct{ field, v string }{{"name", al.Name}, {"severity", al.Severity}} {
+			if why := unprintable(f.v); why != "" {
+				return nil, errf(f.field, strconv.Quote(f.v)+" "+why)
+			}
+		}
 		switch al.Op {
 		case ">", ">=", "<", "<=":
 		case "":
@@ -366,6 +416,25 @@ func ParseAlerts(name string, data []byte) ([]Alert, error) {
 		}
 	}
 	return file.Alerts, nil
+}
+
+// maxAlertText is the longest alert name or severity.
+const maxAlertText = 200
+
+// unprintable says what keeps s from being printed as it is, or "".
+func unprintable(s string) string {
+	if len(s) > maxAlertText {
+		return fmt.Sprintf("is longer than %d bytes", maxAlertText)
+	}
+	if !utf8.ValidString(s) {
+		return "is not valid UTF-8"
+	}
+	for _, r := range s {
+		if unicode.IsControl(r) || unicode.In(r, unicode.Cf, unicode.Zl, unicode.Zp) {
+			return fmt.Sprintf("holds the control or invisible character %U", r)
+		}
+	}
+	return ""
 }
 
 // yamlError turns a yaml error ("yaml: line 3: ...") into an *AlertError.

@@ -4,6 +4,9 @@ import (
 	"context"
 	"errors"
 	"math"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -27,6 +30,10 @@ func TestParseAlertsRejectsHostileValues(t *testing.T) {
 		{"second document", head + "    threshold: 0.2\n---\nalerts: []\n", "a.yaml:5: a second YAML document (---): an alerts file holds one; put every alert in its one alerts: list"},
 		{"second empty document", head + "    threshold: 0.2\n---\n", "a.yaml:5: a second YAML document (---): an alerts file holds one; put every alert in its one alerts: list"},
 		{"minSamples 20 ok", head + "    threshold: 0.2\n    minSamples: 20\n", ""},
+		// Names and severities are printed: no terminal escape, no newline.
+		{"name with an escape", head + "    threshold: 0.2\n    name: \"x\\e[31my\"\n", `a.yaml:5: alerts[0].name: "x\x1b[31my" holds the control or invisible character U+001B`},
+		{"severity with a newline", head + "    threshold: 0.2\n    severity: \"a\\nb\"\n", `a.yaml:5: alerts[0].severity: "a\nb" holds the control or invisible character U+000A`},
+		{"name with a bidi override", head + "    threshold: 0.2\n    name: \"a\\u202eb\"\n", `a.yaml:5: alerts[0].name: "a\u202eb" holds the control or invisible character U+202E`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -61,5 +68,28 @@ func TestAnalyzeRejectsNaNConfidence(t *testing.T) {
 		if _, err := Analyze(context.Background(), nil, Options{Confidence: c}); err == nil {
 			t.Errorf("Analyze accepted confidence %v", c)
 		}
+	}
+}
+
+// TestLoadAlertsBounded is a regression test: the alerts file was read
+// whole whatever it was (--alerts /dev/zero grew without end), and a FIFO
+// that nobody wrote to blocked past any cancel.
+func TestLoadAlertsBounded(t *testing.T) {
+	big := filepath.Join(t.TempDir(), "big.yaml")
+	if err := os.WriteFile(big, []byte("alerts: []\n#"+strings.Repeat("x", MaxAlertsFileBytes)+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, path := range []string{big, "/dev/zero"} {
+		if _, err := os.Stat(path); err != nil {
+			continue // no /dev/zero here
+		}
+		_, err := LoadAlerts(path)
+		var ae *AlertError
+		if !errors.As(err, &ae) || !strings.Contains(ae.Msg, "larger than 1048576 bytes") {
+			t.Errorf("LoadAlerts(%s) = %v, want an AlertError: larger than 1048576 bytes", path, err)
+		}
+	}
+	if _, err := LoadAlerts(t.TempDir()); err == nil || !strings.Contains(err.Error(), "is a folder") {
+		t.Errorf("LoadAlerts(a folder) = %v, want an error saying it is a folder", err)
 	}
 }

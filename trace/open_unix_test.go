@@ -65,3 +65,36 @@ func TestAnalyzeCancelDevZero(t *testing.T) {
 		t.Fatalf("Analyze = %v, want an error wrapping context.Canceled", err)
 	}
 }
+
+// TestLoadAlertsCancelNamedFIFO: an alerts FIFO (bash's <(...)) that its
+// writer never writes to does not keep LoadAlertsContext from returning
+// once its context is cancelled.
+func TestLoadAlertsCancelNamedFIFO(t *testing.T) {
+	fifo := filepath.Join(t.TempDir(), "alerts.yaml")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skipf("no FIFOs here: %v", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		_, err := LoadAlertsContext(ctx, fifo)
+		done <- err
+	}()
+	var w *os.File
+	for deadline := time.Now().Add(20 * time.Second); w == nil && time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+		w, _ = os.OpenFile(fifo, os.O_WRONLY|syscall.O_NONBLOCK, 0)
+	}
+	if w == nil {
+		t.Fatal("LoadAlertsContext never opened the FIFO")
+	}
+	defer w.Close()
+	cancel()
+	select {
+	case err := <-done:
+		if !errors.Is(err, context.Canceled) {
+			t.Fatalf("LoadAlertsContext = %v, want an error wrapping context.Canceled", err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("LoadAlertsContext did not return after its context was cancelled")
+	}
+}

@@ -93,7 +93,7 @@ func traceAnalyze(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	alerts := trace.DefaultAlerts()
 	if *alertsFile != "" {
 		var err error
-		if alerts, err = trace.LoadAlerts(*alertsFile); err != nil {
+		if alerts, err = trace.LoadAlertsContext(ctx, *alertsFile); err != nil {
 			return alertUsageError(err)
 		}
 	}
@@ -189,7 +189,7 @@ func boundOf(a trace.AlertResult) float64 {
 func alertUsageError(err error) error {
 	var ae *trace.AlertError
 	if errors.As(err, &ae) {
-		return usageErrorf(ae.Hint(), "%s", ae.Error())
+		return usageErrorf(ae.Hint(), "%s", printable(ae.Error())) // yaml quotes values as they are
 	}
-	return err
+	return printableError{err} // an interrupt while reading a FIFO
 }
