@@ -525,6 +525,35 @@ const maxUnknownTypes = 1000
 // of unknown types past the first 1000 distinct ones.
 const OtherUnknownTypes = "(other unknown types)"
 
+// maxDistinctCounts bounds the distinct failure types, statuses, escalation
+// paths and reasons counted by name (per worker, and once merged): a trace
+// of a million distinct failure types took 600 MB. The rest are counted
+// under OtherFailureTypes, "(other statuses)", OtherPaths and OtherReasons.
+// Real traces hold a few dozen of each.
+const maxDistinctCounts = 1000
+
+// The keys that count what is past maxDistinctCounts (an added key in
+// attempts.byFailureType, attempts.byStatus, escalations.byReason, and
+// escalations.byPath as from and to).
+const (
+	OtherFailureTypes = "(other failure types)"
+	OtherStatuses     = "(other statuses)"
+	OtherReasons      = "(other reasons)"
+	OtherPaths        = "(other paths)"
+)
+
+// otherStatus is the byStatus key of OtherStatuses (no HTTP status).
+const otherStatus = math.MinInt64
+
+// countCapped adds n to m[k], or to m[other] once m holds maxDistinctCounts
+// keys and k is not one of them.
+func countCapped[K comparable](m map[K]int64, k, other K, n int64) {
+	if _, ok := m[k]; !ok && len(m) >= maxDistinctCounts {
+		k = other
+	}
+	m[k] += n
+}
+
 // fileRunPrefix marks run keys made from a file name rather than a runId.
 const fileRunPrefix = "\x00file:"
 
@@ -751,9 +780,9 @@ func (a *acc) event(ev *RawEvent, run *runState, runKey string) {
 		if failureType == "" {
 			failureType = "unknown"
 		}
-		a.byFailureType[failureType]++
+		countCapped(a.byFailureType, failureType, OtherFailureTypes, 1)
 		if status != 0 {
-			a.byStatus[status]++
+			countCapped(a.byStatus, status, otherStatus, 1)
 		}
 		if willRetry {
 			a.delay.Add(delay)
@@ -762,11 +791,11 @@ func (a *acc) event(ev *RawEvent, run *runState, runKey string) {
 	case TypeRunEscalated:
 		from, to, reason := a.cur.from, a.cur.to, a.cur.reason
 		a.escalations++
-		a.byPath[pathKey{from, to}]++
+		countCapped(a.byPath, pathKey{from, to}, pathKey{OtherPaths, OtherPaths}, 1)
 		if reason == "" {
 			reason = "unknown"
 		}
-		a.byReason[reason]++
+		countCapped(a.byReason, reason, OtherReasons, 1)
 		run.escalated = true
 		if strings.EqualFold(from, "L2") {
 			run.l2Escalated = true
@@ -885,17 +914,17 @@ func (a *acc) merge(o *acc) {
 	a.delayHist.merge(&o.delayHist)
 	a.failedAttempts += o.failedAttempts
 	for k, v := range o.byFailureType {
-		a.byFailureType[k] += v
+		countCapped(a.byFailureType, k, OtherFailureTypes, v)
 	}
 	for k, v := range o.byStatus {
-		a.byStatus[k] += v
+		countCapped(a.byStatus, k, otherStatus, v)
 	}
 	a.escalations += o.escalations
 	for k, v := range o.byPath {
-		a.byPath[k] += v
+		countCapped(a.byPath, k, pathKey{OtherPaths, OtherPaths}, v)
 	}
 	for k, v := range o.byReason {
-		a.byReason[k] += v
+		countCapped(a.byReason, k, OtherReasons, v)
 	}
 	a.diagStarted += o.diagStarted
 	a.stepFinished += o.stepFinished
@@ -997,6 +1026,10 @@ func (a *acc) result(files int) *Analysis {
 	}
 	byStatus := make(map[string]int64, len(a.byStatus))
 	for k, v := range a.byStatus {
+		if k == otherStatus {
+			byStatus[OtherStatuses] = v
+			continue
+		}
 		byStatus[strconv.FormatInt(k, 10)] = v
 	}
 	an.Attempts = Attempts{

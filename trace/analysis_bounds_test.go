@@ -60,3 +60,67 @@ func TestAnalyzeLabelsBounded(t *testing.T) {
 		t.Errorf("%s = %d, want 500", OtherUnknownTypes, got)
 	}
 }
+
+// TestAnalyzeCountsBounded is a regression test: failure types, statuses,
+// escalation paths and reasons were counted by name without bound (a
+// trace of a million distinct failure types took 600 MB). Past
+// maxDistinctCounts distinct keys the rest go to an "(other ...)" key,
+// per worker and once merged, and no count is lost.
+func TestAnalyzeCountsBounded(t *testing.T) {
+	const n = maxDistinctCounts + 700
+	var a, b []string
+	for i := range n {
+		line := fmt.Sprintf(`{"type":"RetryAttempt","runId":"r","payload":{"failureType":"ft%d","status":%d}}`, i, 1000+i) + "\n" +
+			fmt.Sprintf(`{"type":"RunEscalated","runId":"r","payload":{"from":"f%d","to":"t","reason":"why%d"}}`, i, i)
+		if i%2 == 0 {
+			a = append(a, line)
+		} else {
+			b = append(b, line)
+		}
+	}
+	for _, workers := range []int{1, 2} {
+		an, err := Analyze(context.Background(), []string{writeTrace(t, append(a, b...)), writeTrace(t, append(b, a...))}, Options{Workers: workers})
+		if err != nil {
+			t.Fatal(err)
+		}
+		checks := []struct {
+			name  string
+			count func() (keys int, sum, other int64)
+		}{
+			{"byFailureType", func() (int, int64, int64) {
+				return len(an.Attempts.ByFailureType), sum(an.Attempts.ByFailureType), an.Attempts.ByFailureType[OtherFailureTypes]
+			}},
+			{"byStatus", func() (int, int64, int64) {
+				return len(an.Attempts.ByStatus), sum(an.Attempts.ByStatus), an.Attempts.ByStatus[OtherStatuses]
+			}},
+			{"byReason", func() (int, int64, int64) {
+				return len(an.Escalations.ByReason), sum(an.Escalations.ByReason), an.Escalations.ByReason[OtherReasons]
+			}},
+			{"byPath", func() (int, int64, int64) {
+				var s, o int64
+				for _, p := range an.Escalations.ByPath {
+					s += p.Count
+					if p.From == OtherPaths {
+						o += p.Count
+					}
+				}
+				return len(an.Escalations.ByPath), s, o
+			}},
+		}
+		for _, c := range checks {
+			keys, total, other := c.count()
+			if keys > maxDistinctCounts+1 || total != 2*n || other < 2*n-2*maxDistinctCounts {
+				t.Errorf("workers=%d %s: %d keys, sum %d, other %d; want at most %d keys, sum %d, other at least %d",
+					workers, c.name, keys, total, other, maxDistinctCounts+1, 2*n, 2*n-2*maxDistinctCounts)
+			}
+		}
+	}
+}
+
+func sum(m map[string]int64) int64 {
+	var s int64
+	for _, v := range m {
+		s += v
+	}
+	return s
+}
