@@ -135,6 +135,10 @@ func DiscoverContext(ctx context.Context, paths []string, note func(path, reason
 			}
 			continue
 		}
+		if fi.Mode()&fs.ModeSocket != 0 { // opening one fails with "no such device or address"
+			return nil, &PathError{Path: p, Reason: "is a socket, not a file: nothing to read",
+				hint: "give trace files, run folders, a FIFO or - for stdin"}
+		}
 		if !fi.IsDir() {
 			add(p)
 			continue

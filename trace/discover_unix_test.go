@@ -5,6 +5,7 @@ package trace
 import (
 	"context"
 	"errors"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -138,5 +139,26 @@ func TestDiscoverContextStopsWalk(t *testing.T) {
 	got, err := DiscoverContext(ctx, []string{dir}, func(string, string) { cancel() })
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("DiscoverContext = %v, %v; want an error wrapping context.Canceled", got, err)
+	}
+}
+
+// TestDiscoverNamedSocket: a socket named explicitly is a clear error, not
+// "no such device or address" from open(2).
+func TestDiscoverNamedSocket(t *testing.T) {
+	dir, err := os.MkdirTemp("", "sock") // short: a socket path is at most ~100 bytes
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	path := filepath.Join(dir, "s.jsonl")
+	l, err := net.Listen("unix", path)
+	if err != nil {
+		t.Skipf("no unix sockets here: %v", err)
+	}
+	defer l.Close()
+	_, err = Discover([]string{path})
+	var pe *PathError
+	if !errors.As(err, &pe) || !strings.Contains(pe.Reason, "is a socket") || pe.Hint() == "" {
+		t.Errorf("Discover(a socket) = %v, want a PathError with a hint saying it is a socket", err)
 	}
 }
