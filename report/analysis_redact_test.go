@@ -2,10 +2,15 @@ package report
 
 import (
 	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/retrylab/retrylab/trace"
 )
 
 // TestRedactLabelKeyForms is a regression test: AWS key ids glued to a word
@@ -106,4 +111,69 @@ func TestMarkdownEscapesLinksAndBackslashes(t *testing.T) {
 	if strings.Contains(buf.String(), "<img") {
 		t.Errorf("markdown holds raw HTML from an unknown type name:\n%s", buf.String())
 	}
+}
+
+// FuzzAnalysisLabelFormats: whatever a label holds (as the reader decodes
+// it), JSON stays valid, the people's formats and OpenMetrics hold no
+// control character, Markdown rows keep their cells, and OpenMetrics
+// parses.
+func FuzzAnalysisLabelFormats(f *testing.F) {
+	for _, s := range append(append([]string{}, hostileLabels...), `a\|b`, "[x](y)", `\`, "\u2029", "é\xff") {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, label string) {
+		q, _ := json.Marshal(label)
+		dir := t.TempDir()
+		line := fmt.Sprintf(`{"type":"ProviderRequestFinished","runId":%s,"payload":{"provider":%s,"model":%s,"failureType":%s,"success":false,"retries":1}}`+"\n"+
+			`{"type":"RetryAttempt","payload":{"failureType":%s}}`+"\n"+`{"type":"RunEscalated","payload":{"from":%s,"to":%s,"reason":%s}}`+"\n"+`{"type":%s}`+"\n",
+			q, q, q, q, q, q, q, q, q)
+		if err := os.WriteFile(filepath.Join(dir, "trace.jsonl"), []byte(line), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		a := analyzeDirBy(t, dir, []string{"provider", "model", "failureType", "run"})
+		var buf bytes.Buffer
+		if err := AnalysisJSON(&buf, a); err != nil || !json.Valid(buf.Bytes()) {
+			t.Fatalf("JSON: %v, valid %v:\n%s", err, json.Valid(buf.Bytes()), buf.String())
+		}
+		for name, render := range map[string]func(io.Writer, *trace.Analysis) error{
+			"table": AnalysisTable, "markdown": AnalysisMarkdown, "html": AnalysisHTML, "openmetrics": AnalysisOpenMetrics,
+		} {
+			buf.Reset()
+			if err := render(&buf, a); err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
+			checkNoControls(t, buf.String())
+			switch name {
+			case "openmetrics":
+				if _, err := omParse(buf.String()); err != nil {
+					t.Errorf("OpenMetrics: %v", err)
+				}
+			case "markdown":
+				// Every row of a table has as many cell separators as its
+				// header: a pipe after an even run of backslashes.
+				cols := -1
+				for _, l := range strings.Split(buf.String(), "\n") {
+					if !strings.HasPrefix(l, "| ") {
+						cols = -1
+						continue
+					}
+					seps, bs := 0, 0
+					for _, c := range l {
+						if c == '|' && bs%2 == 0 {
+							seps++
+						}
+						if c == '\\' {
+							bs++
+						} else {
+							bs = 0
+						}
+					}
+					if cols >= 0 && seps != cols {
+						t.Errorf("markdown row with %d separators, want %d: %q", seps, cols, l)
+					}
+					cols = seps
+				}
+			}
+		}
+	})
 }
