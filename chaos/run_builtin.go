@@ -127,7 +127,7 @@ func (r *Runner) runBuiltin(ctx context.Context, sc *Scenario, baseURL, tracePat
 		out.outcome = "failure"
 		d := "the deadline"
 		if dl, has := ctx.Deadline(); has {
-			d = fmt.Sprintf("%s", dl.Sub(start).Round(time.Millisecond))
+			d = dl.Sub(start).Round(time.Millisecond).String()
 		}
 		out.problem = fmt.Sprintf("stopped after %s: still running at the deadline (expect.maxDuration, default %s)", d, DefaultDeadline)
 	}

@@ -249,9 +249,7 @@ func omParseSample(line string) (omSample, string, error) {
 			}
 			s.labels[k] = v.String()
 			keys = append(keys, k+"="+strconv.Quote(v.String()))
-			if strings.HasPrefix(rest, ",") {
-				rest = rest[1:]
-			}
+			rest = strings.TrimPrefix(rest, ",")
 		}
 		if !strings.HasPrefix(rest, "}") {
 			return s, "", fmt.Errorf("unterminated label set")
