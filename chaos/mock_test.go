@@ -3,7 +3,6 @@ package chaos
 import (
 	"bufio"
 	"bytes"
-	"flag"
 	"io"
 	"net/http"
 	"os"
@@ -16,24 +15,11 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// The -update flag rewrites golden files; it is shared with the package's
-// other golden tests, so it is looked up rather than declared twice.
-func init() {
-	if flag.Lookup("update") == nil {
-		flag.Bool("update", false, "rewrite the golden files in testdata/")
-	}
-}
-
-func updating() bool {
-	f := flag.Lookup("update")
-	return f != nil && f.Value.String() == "true"
-}
-
 // golden compares got with testdata/name, or rewrites it with -update.
 func golden(t *testing.T, name string, got []byte) {
 	t.Helper()
 	path := filepath.Join("testdata", name)
-	if updating() {
+	if *update { // declared in load_test.go
 		if err := os.WriteFile(path, got, 0o644); err != nil {
 			t.Fatal(err)
 		}
