@@ -19,6 +19,14 @@ import (
 	"github.com/retrylab/retrylab/retry"
 )
 
+// IsPolicyFileName reports whether a file found in a scenario folder is a
+// policy file kept beside the scenarios (NAME.policy.yaml, .yml or .json),
+// which a folder walk leaves out; named explicitly, it is read as a scenario.
+func IsPolicyFileName(path string) bool {
+	base := strings.ToLower(filepath.Base(path))
+	return strings.HasSuffix(strings.TrimSuffix(base, filepath.Ext(base)), ".policy")
+}
+
 // LoadError is one problem found in a scenario file. It names the file, the
 // line and column, the field path (e.g. "attempts[2].retryAfter") and says
 // what to do next (Hint, which Error leaves out: LoadErrors prints it once).
@@ -206,7 +214,9 @@ func LoadPaths(paths []string, skipDirs ...string) ([]*Scenario, error) {
 			}
 			switch strings.ToLower(filepath.Ext(f)) {
 			case ".yaml", ".yml", ".json":
-				found = append(found, f)
+				if !IsPolicyFileName(f) {
+					found = append(found, f)
+				}
 			}
 			return nil
 		})
@@ -498,7 +508,17 @@ func (d *decoder) validate(root *yaml.Node, sc *Scenario) {
 		sc.TimeScale = 1
 	}
 	client := mapping(top["client"])
-	if n, ok := client["policy"]; ok {
+	if n, ok := client["policy"]; ok && n.Kind == yaml.ScalarNode && isPolicyPath(n.Value) {
+		path, _ := PolicyPath(sc)
+		if _, err := retry.LoadPolicyFile(path); err != nil {
+			hint := "client.policy names a policy file, relative to the scenario file's folder; see docs/policy.md"
+			var pe *retry.PolicyError
+			if errors.As(err, &pe) && pe.Hint() != "" {
+				hint = pe.Hint()
+			}
+			d.errorf(n, "client.policy", "policy file %s", err.Error(), hint)
+		}
+	} else if ok {
 		if _, err := retry.DecodePolicyNode(n, d.file); err != nil {
 			var pe *retry.PolicyError
 			if errors.As(err, &pe) {

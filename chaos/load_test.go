@@ -284,3 +284,47 @@ func TestClientOperation(t *testing.T) {
 		})
 	}
 }
+
+// TestPolicyFile: client.policy may name a policy file (seed 004 US-004),
+// relative to the scenario file, and a folder walk leaves NAME.policy.yaml
+// files out of the scenarios.
+func TestPolicyFile(t *testing.T) {
+	dir := t.TempDir()
+	sub := filepath.Join(dir, "suite")
+	if err := os.MkdirAll(filepath.Join(sub, "policies"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	write := func(name, body string) {
+		t.Helper()
+		if err := os.WriteFile(filepath.Join(sub, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("policies/team.policy.yaml", "preset: forgeflare\nfailureTypes:\n  rate_limit:\n    initialDelay: 3s\n")
+	write("a.yaml", "client:\n  policy: policies/team.policy.yaml\nattempts:\n  - status: 429\nexpect:\n  outcome: success\n")
+	scs, err := LoadPaths([]string{dir})
+	if err != nil {
+		t.Fatalf("LoadPaths: %v", err)
+	}
+	if len(scs) != 1 {
+		t.Fatalf("LoadPaths found %d scenarios, want 1 (the policy file is not a scenario)", len(scs))
+	}
+	p, err := PolicyFor(scs[0])
+	if err != nil {
+		t.Fatalf("PolicyFor: %v", err)
+	}
+	if got := p.Strategy(retry.RateLimit).InitialDelay; got != 3*time.Second {
+		t.Errorf("rate_limit initialDelay = %v, want the policy file's 3s", got)
+	}
+	for _, tc := range []struct {
+		name string
+		want bool
+	}{
+		{"team.policy.yaml", true}, {"x/Team.Policy.YML", true}, {"a.policy.json", true},
+		{"policy.yaml", false}, {"policies.yaml", false}, {"a.yaml", false},
+	} {
+		if got := IsPolicyFileName(tc.name); got != tc.want {
+			t.Errorf("IsPolicyFileName(%q) = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}

@@ -7,11 +7,14 @@ import (
 	"io"
 	"math/rand/v2"
 	"net/http"
+	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/retrylab/retrylab/retry"
 	"github.com/retrylab/retrylab/retry/provider"
 	"github.com/retrylab/retrylab/trace"
+	"go.yaml.in/yaml/v3"
 )
 
 // The prompt the built-in client sends; the mock answers any prompt.
@@ -24,7 +27,40 @@ func PolicyFor(sc *Scenario) (*retry.Policy, error) {
 	if sc.Client.Policy.Kind == 0 {
 		return retry.Preset(sc.Provider + "-sdk")
 	}
+	if path, ok := PolicyPath(sc); ok {
+		return retry.LoadPolicyFile(path)
+	}
 	return retry.DecodePolicyNode(&sc.Client.Policy, sc.File)
+}
+
+// PolicyPath returns the policy file a scenario's client.policy names, if
+// it names one: a string holding a path separator or ending .yaml, .yml or
+// .json (preset names have neither). A relative path is relative to the
+// scenario file's folder, so a suite can be run from anywhere.
+func PolicyPath(sc *Scenario) (string, bool) {
+	n := &sc.Client.Policy
+	for n.Kind == yaml.AliasNode && n.Alias != nil {
+		n = n.Alias
+	}
+	if n.Kind != yaml.ScalarNode || !isPolicyPath(n.Value) {
+		return "", false
+	}
+	p := n.Value
+	if !filepath.IsAbs(p) && sc.File != "" {
+		p = filepath.Join(filepath.Dir(sc.File), p)
+	}
+	return p, true
+}
+
+func isPolicyPath(v string) bool {
+	if strings.ContainsAny(v, `/\`) {
+		return true
+	}
+	switch strings.ToLower(filepath.Ext(v)) {
+	case ".yaml", ".yml", ".json":
+		return true
+	}
+	return false
 }
 
 // envelopeFor returns the policy's envelope as an EnvelopeFunc.

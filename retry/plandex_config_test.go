@@ -286,3 +286,33 @@ func TestLoadPolicyFile(t *testing.T) {
 		t.Errorf("bad file: %v", err)
 	}
 }
+
+// TestLoadPolicyFileHostile: a path that names a folder, a FIFO, a device or
+// a huge file is refused at once with a reason, never read.
+func TestLoadPolicyFileHostile(t *testing.T) {
+	dir := t.TempDir()
+	big := dir + "/big.yaml"
+	if err := os.WriteFile(big, make([]byte, MaxPolicyFileBytes+1), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fifo := dir + "/fifo.yaml"
+	if err := mkfifo(fifo); err != nil {
+		t.Logf("no FIFO here (%v): that case is skipped", err)
+		fifo = ""
+	}
+	for _, tc := range []struct{ path, want string }{
+		{dir, "not a regular file"},
+		{big, "over the 1048576-byte limit"},
+		{fifo, "not a regular file"},
+		{"/dev/zero", "not a regular file"},
+	} {
+		if tc.path == "" {
+			continue
+		}
+		_, err := LoadPolicyFile(tc.path)
+		var pe *PolicyError
+		if !errors.As(err, &pe) || !strings.Contains(err.Error(), tc.want) || pe.Hint() == "" {
+			t.Errorf("LoadPolicyFile(%s) = %v, want a *PolicyError with %q and a hint", tc.path, err, tc.want)
+		}
+	}
+}

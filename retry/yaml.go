@@ -3,6 +3,7 @@ package retry
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"regexp"
@@ -818,14 +819,45 @@ func strategyString(s Strategy) string {
 // A relative path is the caller's to resolve (a scenario's is relative to
 // the scenario file).
 func LoadPolicyFile(path string) (*Policy, error) {
-	data, err := os.ReadFile(path)
+	fail := func(msg, help string) (*Policy, error) {
+		return nil, &PolicyError{File: path, Msg: msg, Help: help}
+	}
+	readHelp := "give the path of a policy YAML file, or a preset name: " + strings.Join(PresetNames(), ", ")
+	// Stat before opening: opening a FIFO would block, and a device such as
+	// /dev/zero never ends.
+	fi, err := os.Stat(path)
 	if err != nil {
-		msg := err.Error()
-		if pe := (*fs.PathError)(nil); errors.As(err, &pe) {
-			msg = pe.Err.Error()
-		}
-		return nil, &PolicyError{File: path, Msg: "cannot read the policy file: " + msg,
-			Help: "give the path of a policy YAML file, or a preset name: " + strings.Join(PresetNames(), ", ")}
+		return fail("cannot read the policy file: "+pathErrMsg(err), readHelp)
+	}
+	if !fi.Mode().IsRegular() {
+		return fail("not a regular file ("+fi.Mode().Type().String()+")", readHelp)
+	}
+	if fi.Size() > MaxPolicyFileBytes {
+		return fail(fmt.Sprintf("the policy file is %d bytes, over the %d-byte limit", fi.Size(), MaxPolicyFileBytes),
+			"a policy is a few dozen lines; check that the path names a policy file")
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return fail("cannot read the policy file: "+pathErrMsg(err), readHelp)
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, MaxPolicyFileBytes+1))
+	if err != nil {
+		return fail("cannot read the policy file: "+pathErrMsg(err), readHelp)
+	}
+	if len(data) > MaxPolicyFileBytes {
+		return fail(fmt.Sprintf("the policy file is over the %d-byte limit", MaxPolicyFileBytes),
+			"a policy is a few dozen lines; check that the path names a policy file")
 	}
 	return ParsePolicy(data, path)
+}
+
+// MaxPolicyFileBytes bounds what LoadPolicyFile reads.
+const MaxPolicyFileBytes = 1 << 20
+
+func pathErrMsg(err error) string {
+	if pe := (*fs.PathError)(nil); errors.As(err, &pe) {
+		return pe.Err.Error()
+	}
+	return err.Error()
 }
