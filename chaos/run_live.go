@@ -61,9 +61,12 @@ func (b *board) redraw() {
 }
 
 // progress turns one scenario's raw progress (the retry core's log lines,
-// the runner's attempt lines) into what people read: Retrier's
-// "[retry] Using retry-after: 4s" followed by "... — waiting 4s" becomes
-// one line "... — waiting 4s (retry-after)".
+// the runner's attempt lines) into what people read. Every line of the retry
+// core passes through verbatim, as seed 000 R4 words it ("[retry] Using
+// retry-after: 4s", "[retry] Not switching …", "[retry] Not escalating …:
+// already at the most capable model"); a wait line is labelled with where
+// its wait came from: "(retry-after)" after a Using retry-after line, else
+// "(backoff)".
 type progress struct {
 	mu         sync.Mutex
 	retryAfter bool
@@ -76,8 +79,7 @@ func (p *progress) line(s string) {
 	switch {
 	case strings.HasPrefix(s, "[retry] Using retry-after"):
 		p.retryAfter = true
-		return
-	case strings.Contains(s, "waiting"):
+	case strings.HasPrefix(s, "[retry] Attempt ") && strings.Contains(s, " — waiting "):
 		if p.retryAfter {
 			s += " (retry-after)"
 		} else {
