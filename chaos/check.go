@@ -3,6 +3,7 @@ package chaos
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -130,6 +131,9 @@ type Observed struct {
 	ServerWaits []Wait
 	// ServerFaults are the fault kinds the attempts met, in order.
 	ServerFaults []string
+	// Prompts[k] is server attempt k+1's prompt excerpt
+	// (ServerAttempt.Prompt).
+	Prompts []string
 	// FailedAttempts[k] is true when server attempt k+1 failed (did not
 	// deliver a complete response); RequestEnds[k] when it was the last
 	// attempt of its logical request.
@@ -233,6 +237,9 @@ func Evaluate(sc *Scenario, ob Observed, env EnvelopeFunc) []Check {
 	}
 	if ex.MaxDuration > 0 {
 		cs = append(cs, maxDurationCheck(ex.MaxDuration.D(), ob))
+	}
+	for _, pe := range ex.Prompts {
+		cs = append(cs, promptCheck(pe, ob))
 	}
 	return settle(cs)
 }
@@ -913,4 +920,46 @@ func tolString(t Tolerance) string {
 		return fmt.Sprintf("%s + %g%%", abs.Round(100*time.Microsecond), t.Ratio*100)
 	}
 	return fmt.Sprintf("%s + %g%%", fmtDur(abs), t.Ratio*100)
+}
+
+// promptCheck checks one expect.prompts entry against the prompt the server
+// saw on that attempt. Got quotes the prompt (cut to 300 bytes) or says the
+// attempt never came.
+func promptCheck(pe PromptExpect, ob Observed) Check {
+	var want []string
+	for _, c := range pe.Contains {
+		want = append(want, "contains "+strconv.Quote(c))
+	}
+	for _, c := range pe.NotContains {
+		want = append(want, "does not contain "+strconv.Quote(c))
+	}
+	c := Check{Name: fmt.Sprintf("prompts[attempt %d]", pe.Attempt), Want: strings.Join(want, ", "),
+		Where: fmt.Sprintf("server.jsonl: MockRequest attempt %d, prompt", pe.Attempt)}
+	if pe.Attempt < 1 || pe.Attempt > len(ob.Prompts) {
+		c.Got = fmt.Sprintf("no attempt %d (the server saw %d)", pe.Attempt, len(ob.Prompts))
+		return c
+	}
+	got := ob.Prompts[pe.Attempt-1]
+	c.Passed = true
+	var missing []string
+	for _, s := range pe.Contains {
+		if !strings.Contains(got, s) {
+			c.Passed = false
+			missing = append(missing, "lacks "+strconv.Quote(s))
+		}
+	}
+	for _, s := range pe.NotContains {
+		if strings.Contains(got, s) {
+			c.Passed = false
+			missing = append(missing, "holds "+strconv.Quote(s))
+		}
+	}
+	c.Got = strconv.Quote(excerpt(got, 300))
+	if got == "" {
+		c.Got = "an empty prompt (no user message text in the request body)"
+	}
+	if len(missing) > 0 {
+		c.Got = strings.Join(missing, ", ") + ": " + c.Got
+	}
+	return c
 }

@@ -33,6 +33,7 @@ func TestExtraScenarios(t *testing.T) {
 		"wrong-escalation":            {must: []string{"escalations"}},
 		"wrong-failure-types":         {must: []string{"failureTypes"}},
 		"wrong-max-duration":          {must: []string{"maxDuration"}},
+		"wrong-no-error-context":      {must: []string{"prompts[attempt 2]"}},
 		"wrong-outcome":               {must: []string{"outcome"}},
 		"wrong-plandex-no-padding":    {must: []string{"delays.client"}, may: []string{"delays.server"}},
 		"wrong-retry-after-0-ignored": {must: []string{"delays.client"}, may: []string{"delays.server"}},

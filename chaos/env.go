@@ -14,6 +14,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	toxiclient "github.com/Shopify/toxiproxy/v2/client"
 	"github.com/retrylab/retrylab/retry/provider"
@@ -66,6 +67,12 @@ type ServerAttempt struct {
 	Bytes     int64  // response bytes that left toward the client (drop: at most the cut)
 	ClosedBy  string // trace.ClosedByServer, ClosedByClient or ClosedByProxy
 	RequestID string // the request-id / x-request-id header sent
+	// BodySHA256 is the hex SHA-256 of the request body, and Prompt an
+	// excerpt of its last user message's text (requestPrompt): what the
+	// checks of expect.prompts read, e.g. that a retry carries the error
+	// context of the attempt before it (seed 004 US-002).
+	BodySHA256 string
+	Prompt     string
 }
 
 // Env is one scenario's network: the mock server on 127.0.0.1 and a
@@ -430,6 +437,9 @@ func (e *Env) serve(c net.Conn, connected time.Time, readyAt int) {
 	st.rec.Path = req.URL.Path
 	model, stream, includeUsage := requestFields(body)
 	st.rec.Model = redactSecrets(model)
+	sum := sha256.Sum256(body)
+	st.rec.BodySHA256 = hex.EncodeToString(sum[:])
+	st.rec.Prompt = redactSecrets(requestPrompt(body))
 	go func() {
 		// The request is complete; any further read ends when the peer closes.
 		_, _ = io.Copy(io.Discard, br)
@@ -653,10 +663,12 @@ func (e *Env) journalRequest(st *attemptState) {
 	e.journal(trace.TypeMockRequest, trace.MockRequest{
 		Attempt: st.rec.N, Fault: st.rec.Fault, Status: st.rec.Status, Path: st.rec.Path,
 		Model: st.rec.Model, ArrivedAt: st.rec.Arrived.UTC(), ConnectedAt: st.rec.Connected.UTC(),
+		BodySHA256: st.rec.BodySHA256, Prompt: st.rec.Prompt,
 	})
 	e.mu.Lock()
 	a := &e.attempts[st.rec.N-1]
 	a.Path, a.Model, a.Status = st.rec.Path, st.rec.Model, st.rec.Status
+	a.BodySHA256, a.Prompt = st.rec.BodySHA256, st.rec.Prompt
 	e.mu.Unlock()
 }
 
@@ -779,6 +791,69 @@ func requestFields(body []byte) (model string, stream, includeUsage bool) {
 		v.Model = v.Model[:200]
 	}
 	return v.Model, v.Stream, v.StreamOptions.IncludeUsage
+}
+
+// MaxPromptExcerpt bounds ServerAttempt.Prompt, in bytes: a longer prompt
+// keeps its first and last MaxPromptExcerpt/2 bytes (cut at rune
+// boundaries) around " … ", so both an error context at its start and the
+// original request at its end stay visible.
+const MaxPromptExcerpt = 2048
+
+// requestPrompt returns the text of the last user message of an Anthropic
+// Messages or OpenAI Chat Completions request body: its content string, or
+// its text parts joined by newlines; "" when the body has none. The result
+// is valid UTF-8 and at most MaxPromptExcerpt bytes plus the " … " joint.
+func requestPrompt(body []byte) string {
+	var v struct {
+		Messages []struct {
+			Role    string          `json:"role"`
+			Content json.RawMessage `json:"content"`
+		} `json:"messages"`
+	}
+	if json.Unmarshal(body, &v) != nil {
+		return ""
+	}
+	for i := len(v.Messages) - 1; i >= 0; i-- {
+		m := v.Messages[i]
+		if m.Role != "user" {
+			continue
+		}
+		var text string
+		if json.Unmarshal(m.Content, &text) != nil {
+			var parts []struct {
+				Type string `json:"type"`
+				Text string `json:"text"`
+			}
+			if json.Unmarshal(m.Content, &parts) != nil {
+				return ""
+			}
+			var texts []string
+			for _, p := range parts {
+				if p.Type == "text" {
+					texts = append(texts, p.Text)
+				}
+			}
+			text = strings.Join(texts, "\n")
+		}
+		return excerpt(strings.ToValidUTF8(text, "\uFFFD"), MaxPromptExcerpt)
+	}
+	return ""
+}
+
+// excerpt keeps s whole when it fits in max bytes, else its first and last
+// max/2 bytes, cut at rune boundaries, joined by " … ".
+func excerpt(s string, max int) string {
+	if len(s) <= max {
+		return s
+	}
+	head, tail := s[:max/2], s[len(s)-max/2:]
+	for len(head) > 0 && !utf8.ValidString(head) {
+		head = head[:len(head)-1]
+	}
+	for len(tail) > 0 && !utf8.ValidString(tail) {
+		tail = tail[1:]
+	}
+	return head + " … " + tail
 }
 
 // redactSecrets removes anything that looks like an API key from s.

@@ -9,10 +9,12 @@ import (
 	"path/filepath"
 	"reflect"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"go.yaml.in/yaml/v3"
 
@@ -558,6 +560,7 @@ func (d *decoder) validate(root *yaml.Node, sc *Scenario) {
 	if n, ok := client["command"]; ok && len(sc.Client.Command) == 0 && n.Kind == yaml.SequenceNode {
 		d.errorf(n, "client.command", "empty command", `write the program and its arguments: ["python3", "agent.py"]`)
 	}
+	d.validateErrorContext(client, sc)
 	if seq := top["attempts"]; seq != nil && seq.Kind == yaml.SequenceNode {
 		for i, fn := range seq.Content {
 			if i < len(sc.Attempts) {
@@ -567,6 +570,7 @@ func (d *decoder) validate(root *yaml.Node, sc *Scenario) {
 		}
 	}
 	exp := mapping(top["expect"])
+	d.validatePrompts(exp["prompts"], sc.Expect.Prompts)
 	d.validateFailureTypes(exp["failureTypes"], sc.Expect.FailureTypes)
 	switch sc.Expect.Outcome {
 	case "", "success", "failure":
@@ -610,6 +614,15 @@ func (d *decoder) validateFault(n *yaml.Node, f *Fault, path string) {
 		d.errorf(m["status"], join(path, "status"), "status %d is not an HTTP status", f.Status, "use a status between 100 and 599, e.g. 429 or 529")
 	}
 	d.validateHeaders(m["headers"], f.Headers, join(path, "headers"))
+	if f.OK != nil {
+		tn := mapping(m["ok"])["text"]
+		switch {
+		case len(f.OK.Text) > MaxOKTextBytes:
+			d.errorf(tn, join(path, "ok.text"), "text is %d bytes, over the %d-byte limit", len(f.OK.Text), MaxOKTextBytes, "a response text that fails validation needs a sentence, not a book")
+		case !utf8.ValidString(f.OK.Text):
+			d.errorf(tn, join(path, "ok.text"), "text is not valid UTF-8", "write the text as plain UTF-8")
+		}
+	}
 	for i, tx := range f.Toxics {
 		tp := fmt.Sprintf("%s.toxics[%d]", path, i)
 		tn := m["toxics"].Content[i]
@@ -775,3 +788,58 @@ var durationRE = regexp.MustCompile(`^[-+]?(([0-9]+(\.[0-9]*)?|\.[0-9]+)(ns|us|Â
 
 // String formats d like time.Duration.
 func (d Duration) String() string { return time.Duration(d).String() }
+
+// validateErrorContext checks client.validate and client.errorContext: the
+// built-in client's alone, and validate needs something to check.
+func (d *decoder) validateErrorContext(client map[string]*yaml.Node, sc *Scenario) {
+	externalHint := "an external client validates and builds its own prompts; remove %s"
+	if n, ok := client["validate"]; ok {
+		vm := mapping(n)
+		switch {
+		case len(sc.Client.Command) > 0:
+			d.errorf(n, "client.validate", "validate applies to the built-in client only", fmt.Sprintf(externalHint, "validate"))
+		case sc.Client.Validate == nil || len(sc.Client.Validate.Contains) == 0:
+			d.errorf(n, "client.validate", "validate needs contains", `write validate: {contains: ["the text a good answer holds"]}`)
+		default:
+			for i, c := range sc.Client.Validate.Contains {
+				if c == "" || len(c) > 1024 {
+					at := n
+					if seq := vm["contains"]; seq != nil && seq.Kind == yaml.SequenceNode && i < len(seq.Content) {
+						at = seq.Content[i]
+					}
+					d.errorf(at, fmt.Sprintf("client.validate.contains[%d]", i), "a string must be 1 to 1024 bytes", "write the text a good answer holds")
+				}
+			}
+		}
+	}
+	if n, ok := client["errorContext"]; ok && len(sc.Client.Command) > 0 {
+		d.errorf(n, "client.errorContext", "errorContext applies to the built-in client only", fmt.Sprintf(externalHint, "errorContext"))
+	}
+}
+
+// validatePrompts checks expect.prompts: an attempt number and at least one
+// non-empty string to look for, each bounded.
+func (d *decoder) validatePrompts(seq *yaml.Node, ps []PromptExpect) {
+	if seq == nil || seq.Kind != yaml.SequenceNode {
+		return
+	}
+	for i, p := range ps {
+		if i >= len(seq.Content) {
+			break
+		}
+		n := seq.Content[i]
+		path := fmt.Sprintf("expect.prompts[%d]", i)
+		if p.Attempt < 1 || p.Attempt > 1000 {
+			d.errorf(n, path+".attempt", "attempt must be 1 to 1000", "attempts count from 1: attempt: 2 is the first retry")
+		}
+		if len(p.Contains)+len(p.NotContains) == 0 {
+			d.errorf(n, path, "nothing to check", `add contains: ["Previous attempt failed"] or notContains: [...]`)
+		}
+		for _, s := range append(slices.Clone(p.Contains), p.NotContains...) {
+			if s == "" || len(s) > 1024 {
+				d.errorf(n, path, "a string must be 1 to 1024 bytes", "write a substring of the prompt, e.g. \"Previous attempt failed\"")
+				break
+			}
+		}
+	}
+}

@@ -76,7 +76,7 @@ func TestLoadDefaultsAndJSON(t *testing.T) {
 	three := 3
 	want := &Scenario{
 		Name: "ok", Provider: "openai", Model: DefaultOpenAIModel, Requests: 1, TimeScale: 1,
-		Attempts: []Fault{{Status: 503, Line: 1}, {Hang: &struct{}{}, Line: 1}, {OK: &struct{}{}, Line: 1}},
+		Attempts: []Fault{{Status: 503, Line: 1}, {Hang: &struct{}{}, Line: 1}, {OK: &OKFault{}, Line: 1}},
 		Expect:   Expect{Outcome: "success", Attempts: &three, Delays: Delays{Set: true, Policy: true}},
 		File:     "testdata/load/ok.json",
 	}

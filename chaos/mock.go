@@ -49,10 +49,10 @@ const mockText = "Retries are a contract between a client and a provider. " +
 	"that a test harness can check that the client did precisely what its policy " +
 	"promised. This sentence exists only to make the stream long enough to cut."
 
-// mockDeltas splits mockText into the text_delta pieces of a stream: groups
-// of six words, each keeping its trailing space.
-func mockDeltas() []string {
-	words := strings.SplitAfter(mockText, " ")
+// mockDeltas splits text into the text_delta pieces of a stream: groups of
+// six words, each keeping its trailing space.
+func mockDeltas(text string) []string {
+	words := strings.SplitAfter(text, " ")
 	var out []string
 	for i := 0; i < len(words); i += 6 {
 		out = append(out, strings.Join(words[i:min(i+6, len(words))], ""))
@@ -60,8 +60,18 @@ func mockDeltas() []string {
 	return out
 }
 
-// mockOutputTokens is the usage.output_tokens reported by successful streams.
-var mockOutputTokens = len(strings.Fields(mockText))
+// text is the assistant text of a success: the ok fault's text when it sets
+// one (a response the client's validation may reject), else mockText.
+func (p respParams) text() string {
+	if p.fault.OK != nil && p.fault.OK.Text != "" {
+		return p.fault.OK.Text
+	}
+	return mockText
+}
+
+// outputTokens is the usage.output_tokens a success reports: one per word
+// of its text.
+func (p respParams) outputTokens() int { return len(strings.Fields(p.text())) }
 
 // response is a rendered HTTP response: the head (status line and headers,
 // up to and including the blank line) and the body pieces. When chunked,
@@ -255,7 +265,7 @@ func jsonString(v any) string {
 }
 
 // Usage objects as the real APIs send them; the mock always reports 25 input
-// tokens and mockOutputTokens output tokens.
+// tokens and one output token per word of the text (respParams.outputTokens).
 type (
 	anthropicUsage struct {
 		InputTokens              int `json:"input_tokens"`
@@ -270,7 +280,7 @@ type (
 	}
 )
 
-func mockOpenAIUsage() openaiUsage { return openaiUsage{25, mockOutputTokens, 25 + mockOutputTokens} }
+func mockOpenAIUsage(out int) openaiUsage { return openaiUsage{25, out, 25 + out} }
 
 // mockID is a message or completion id derived from the attempt's request id,
 // so that the two can be matched in the journal.
@@ -314,12 +324,12 @@ func anthropicEvents(p respParams) []string {
 		ev("content_block_start", `{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}`),
 		ev("ping", `{"type": "ping"}`),
 	}
-	for _, d := range mockDeltas() {
+	for _, d := range mockDeltas(p.text()) {
 		out = append(out, ev("content_block_delta", jsonString(blockDelta{"content_block_delta", 0, textDelta{"text_delta", d}})))
 	}
 	out = append(out,
 		ev("content_block_stop", `{"type":"content_block_stop","index":0}`),
-		ev("message_delta", fmt.Sprintf(`{"type":"message_delta","delta":{"stop_reason":"end_turn","stop_sequence":null},"usage":{"output_tokens":%d}}`, mockOutputTokens)),
+		ev("message_delta", fmt.Sprintf(`{"type":"message_delta","delta":{"stop_reason":"end_turn","stop_sequence":null},"usage":{"output_tokens":%d}}`, p.outputTokens())),
 		ev("message_stop", `{"type":"message_stop"}`),
 	)
 	return out
@@ -367,12 +377,12 @@ func openaiEvents(p respParams) []string {
 	}
 	empty, stop := "", "stop"
 	out := []string{chunk(delta{Role: "assistant", Content: &empty}, nil)}
-	for _, d := range mockDeltas() {
+	for _, d := range mockDeltas(p.text()) {
 		out = append(out, chunk(delta{Content: &d}, nil))
 	}
 	out = append(out, chunk(delta{}, &stop))
 	if p.includeUsage {
-		out = append(out, render([]choice{}, new(mockOpenAIUsage())))
+		out = append(out, render([]choice{}, new(mockOpenAIUsage(p.outputTokens()))))
 	}
 	return append(out, "data: [DONE]\n\n")
 }
@@ -443,8 +453,8 @@ func messageResponse(p respParams) *response {
 			Usage             openaiUsage `json:"usage"`
 			SystemFingerprint string      `json:"system_fingerprint"`
 		}{mockID("chatcmpl-mock", p), "chat.completion", p.now.Unix(), p.model,
-			[]choice{{Message: msg{Role: "assistant", Content: mockText}, FinishReason: "stop"}},
-			mockOpenAIUsage(), "fp_retrylab"})
+			[]choice{{Message: msg{Role: "assistant", Content: p.text()}, FinishReason: "stop"}},
+			mockOpenAIUsage(p.outputTokens()), "fp_retrylab"})
 	} else {
 		type block struct {
 			Type string `json:"type"`
@@ -460,7 +470,7 @@ func messageResponse(p respParams) *response {
 			StopSequence *string        `json:"stop_sequence"`
 			Usage        anthropicUsage `json:"usage"`
 		}{mockID("msg_mock", p), "message", "assistant", p.model,
-			[]block{{"text", mockText}}, "end_turn", nil, anthropicUsage{InputTokens: 25, OutputTokens: mockOutputTokens}})
+			[]block{{"text", p.text()}}, "end_turn", nil, anthropicUsage{InputTokens: 25, OutputTokens: p.outputTokens()}})
 	}
 	body += "\n"
 	hs := []header{

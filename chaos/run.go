@@ -665,6 +665,7 @@ func observe(sc *Scenario, attempts []ServerAttempt, tracePath string, scale flo
 	ob.RequestEnds = last
 	for k, a := range attempts {
 		ob.ServerFaults = append(ob.ServerFaults, a.Fault)
+		ob.Prompts = append(ob.Prompts, a.Prompt)
 		ob.FailedAttempts = append(ob.FailedAttempts, !succeeded(a))
 		if k+1 < len(attempts) && !last[k] {
 			ob.ServerWaits = append(ob.ServerWaits, Wait{After: k + 1, Gap: waitEnd(sc, attempts, k+1).Sub(a.Ended)})

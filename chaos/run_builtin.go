@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -116,6 +117,17 @@ func (r *Runner) runBuiltin(ctx context.Context, sc *Scenario, baseURL, tracePat
 		Trace: tw, Log: log, Rand: rand.New(rand.NewPCG(s1, s2)), TimeScale: scale,
 		Operation: sc.Client.Safety(),
 	}
+	if v := sc.Client.Validate; v != nil && len(v.Contains) > 0 {
+		rt.Validate = func(out string) error {
+			for _, c := range v.Contains {
+				if !strings.Contains(out, c) {
+					return fmt.Errorf("the response does not contain %q", c)
+				}
+			}
+			return nil
+		}
+	}
+	rt.ErrorContext = sc.Client.ErrorContext
 	var sleeps []retry.Sleep
 	rt.OnSleep = func(s retry.Sleep) { sleeps = append(sleeps, s) }
 	// An attempt that failed for lack of file descriptors says nothing of
@@ -130,21 +142,28 @@ func (r *Runner) runBuiltin(ctx context.Context, sc *Scenario, baseURL, tracePat
 	// that (Do ends its waits and attempts early by itself), so a client of
 	// a hundred million requests stops as promptly as one of a single.
 	for i := 0; i < sc.Requests && ctx.Err() == nil; i++ {
-		err := rt.Do(ctx, func(ctx context.Context, a retry.Attempt) error {
+		_, err := rt.Run(ctx, func(ctx context.Context, a retry.Attempt) (string, error) {
 			c, err := clientFor(a.Provider)
 			if err != nil {
-				return err
+				return "", err
 			}
 			model := a.Model
 			if model == "" {
 				model = sc.Model
 			}
-			_, err = c.Stream(ctx, provider.Request{Model: model, Messages: []provider.Message{{Role: "user", Content: builtinPrompt}}, MaxTokens: 64})
+			prompt := builtinPrompt
+			if sc.Client.ErrorContext {
+				prompt = a.Prompt(builtinPrompt, suggestion(sc.Client.Validate))
+			}
+			resp, err := c.Stream(ctx, provider.Request{Model: model, Messages: []provider.Message{{Role: "user", Content: prompt}}, MaxTokens: 64})
 			if isInfraErr(err) && infra == nil {
 				infra = err
 				stop()
 			}
-			return err
+			if err != nil {
+				return "", err
+			}
+			return resp.Text, nil
 		})
 		if err != nil {
 			ok = false
@@ -168,6 +187,19 @@ func (r *Runner) runBuiltin(ctx context.Context, sc *Scenario, baseURL, tracePat
 		out.problem = fmt.Sprintf("stopped after %s: still running at the deadline (expect.maxDuration, default %s)", d, DefaultDeadline)
 	}
 	return out, nil
+}
+
+// suggestion is the enhanced prompt's advice for a built-in client that
+// validates: what a good answer must hold.
+func suggestion(v *Validate) string {
+	if v == nil || len(v.Contains) == 0 {
+		return ""
+	}
+	q := make([]string, len(v.Contains))
+	for i, c := range v.Contains {
+		q[i] = strconv.Quote(c)
+	}
+	return "The answer must contain " + strings.Join(q, " and ") + "."
 }
 
 // inferFailure is the failure type (and Retry-After) the k-th attempt's

@@ -47,6 +47,19 @@ type Client struct {
 	// not failed, and RequiresHint says how to provide it.
 	Requires     []string `yaml:"requires"`
 	RequiresHint string   `yaml:"requiresHint"`
+	// Validate makes the built-in client check each response's text (seed
+	// 004 US-002): one that fails is a logical failure, retried as the
+	// policy retries logical_failure. With ErrorContext, each retry's prompt
+	// is seed 004's enhanced prompt: the error, the failed output, an
+	// instruction to avoid it, then the original request.
+	Validate     *Validate `yaml:"validate"`
+	ErrorContext bool      `yaml:"errorContext"`
+}
+
+// Validate is the built-in client's check of a response's text: it must
+// contain every string of Contains.
+type Validate struct {
+	Contains []string `yaml:"contains"`
 }
 
 // Operations are the values client.operation takes.
@@ -88,10 +101,17 @@ type Fault struct {
 	Reset    *struct{}      `yaml:"reset"`
 	Latency  Duration       `yaml:"latency"`
 	Toxics   []Toxic        `yaml:"toxics"`
-	OK       *struct{}      `yaml:"ok"`
+	OK       *OKFault       `yaml:"ok"`
 
 	// Line is the line of the fault in its file, for error messages.
 	Line int `yaml:"-"`
+}
+
+// OKFault is a successful response. Text, when set, replaces the mock's
+// assistant text: a valid, complete stream whose content the client's own
+// validation may reject (seed 004 US-002, a logical failure).
+type OKFault struct {
+	Text string `yaml:"text"`
 }
 
 // SSEErrorFault sends an SSE `error` event after AfterEvents events of a
@@ -159,6 +179,19 @@ type Expect struct {
 	Tolerance    Tolerance    `yaml:"tolerance"`
 	Escalations  []Escalation `yaml:"escalations"`
 	MaxDuration  Duration     `yaml:"maxDuration"`
+	// Prompts checks what the client sent on given attempts (the text of
+	// each request's last user message, as the mock's journal records it):
+	// e.g. that a retry carries the error context of the attempt before it
+	// (seed 004 US-002).
+	Prompts []PromptExpect `yaml:"prompts"`
+}
+
+// PromptExpect is what server attempt Attempt's prompt must and must not
+// contain (plain substrings, case-sensitive).
+type PromptExpect struct {
+	Attempt     int      `yaml:"attempt"`
+	Contains    []string `yaml:"contains"`
+	NotContains []string `yaml:"notContains"`
 }
 
 // Delays is either an explicit list of waits or "policy" (each wait inside

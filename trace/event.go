@@ -344,6 +344,11 @@ type MockRequest struct {
 	// before it sends on it (a pooled or pre-opened connection).
 	ArrivedAt   time.Time `json:"arrivedAt,omitzero"`
 	ConnectedAt time.Time `json:"connectedAt,omitzero"`
+	// BodySHA256 is the hex SHA-256 of the request body; Prompt is an
+	// excerpt (at most 2 KB: head and tail) of the text of its last user
+	// message, secrets redacted. Both empty when no request body arrived.
+	BodySHA256 string `json:"bodySha256,omitempty"`
+	Prompt     string `json:"prompt,omitempty"`
 }
 
 // MockResponse is the mock server's journal entry for a finished attempt.

@@ -1,0 +1,77 @@
+package chaos
+
+import (
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+// TestRequestPrompt: the journal's prompt is the last user message's text,
+// in either wire format, bounded and valid UTF-8 whatever the body.
+func TestRequestPrompt(t *testing.T) {
+	long := strings.Repeat("é", 3000) + "END"
+	for _, tc := range []struct {
+		name, body, want string
+	}{
+		{"anthropic string", `{"model":"m","messages":[{"role":"user","content":"Say hello."}]}`, "Say hello."},
+		{"anthropic blocks", `{"messages":[{"role":"user","content":[{"type":"text","text":"a"},{"type":"image","source":{}},{"type":"text","text":"b"}]}]}`, "a\nb"},
+		{"openai last user", `{"messages":[{"role":"system","content":"sys"},{"role":"user","content":"first"},{"role":"assistant","content":"x"},{"role":"user","content":"second"}]}`, "second"},
+		{"openai parts", `{"messages":[{"role":"user","content":[{"type":"text","text":"hi"}]}]}`, "hi"},
+		{"no user", `{"messages":[{"role":"assistant","content":"x"}]}`, ""},
+		{"not JSON", `hello`, ""},
+		{"content neither", `{"messages":[{"role":"user","content":42}]}`, ""},
+		{"empty", ``, ""},
+	} {
+		if got := requestPrompt([]byte(tc.body)); got != tc.want {
+			t.Errorf("%s: requestPrompt = %q, want %q", tc.name, got, tc.want)
+		}
+	}
+	got := requestPrompt([]byte(`{"messages":[{"role":"user","content":"` + long + `"}]}`))
+	if len(got) > MaxPromptExcerpt+len(" … ") || !utf8.ValidString(got) || !strings.HasPrefix(got, "éé") || !strings.HasSuffix(got, "END") || !strings.Contains(got, " … ") {
+		t.Errorf("long prompt: %d bytes, valid %v, head %q, tail %q", len(got), utf8.ValidString(got), got[:4], got[len(got)-4:])
+	}
+	if got := requestPrompt([]byte("{\"messages\":[{\"role\":\"user\",\"content\":\"a\xffb\"}]}")); !utf8.ValidString(got) {
+		t.Errorf("invalid UTF-8 kept: %q", got)
+	}
+}
+
+// TestPromptCheck: expect.prompts passes when every string is (or is not)
+// in that attempt's prompt, and says what is missing or what never came.
+func TestPromptCheck(t *testing.T) {
+	ob := Observed{Prompts: []string{"Say hello.", "Previous attempt failed ... Original request:\nSay hello."}}
+	for _, tc := range []struct {
+		name    string
+		pe      PromptExpect
+		pass    bool
+		gotPart string
+	}{
+		{"contains", PromptExpect{Attempt: 2, Contains: []string{"Previous attempt failed", "Original request:"}}, true, ""},
+		{"missing", PromptExpect{Attempt: 1, Contains: []string{"Previous attempt failed"}}, false, `lacks "Previous attempt failed"`},
+		{"not contains", PromptExpect{Attempt: 1, NotContains: []string{"Previous"}}, true, ""},
+		{"holds", PromptExpect{Attempt: 2, NotContains: []string{"Previous"}}, false, `holds "Previous"`},
+		{"no such attempt", PromptExpect{Attempt: 3, Contains: []string{"x"}}, false, "no attempt 3 (the server saw 2)"},
+	} {
+		c := promptCheck(tc.pe, ob)
+		if c.Passed != tc.pass || !strings.Contains(c.Got, tc.gotPart) || c.Name != "prompts[attempt "+string(rune('0'+tc.pe.Attempt))+"]" {
+			t.Errorf("%s: %+v", tc.name, c)
+		}
+	}
+}
+
+// TestOKText: an ok fault's text replaces the mock's answer in both wire
+// formats and its usage counts its words.
+func TestOKText(t *testing.T) {
+	for _, prov := range []string{ProviderAnthropic, ProviderOpenAI} {
+		p := respParams{provider: prov, model: "m", fault: Fault{OK: &OKFault{Text: "one two three"}}}
+		if p.text() != "one two three" || p.outputTokens() != 3 {
+			t.Errorf("%s: text %q tokens %d", prov, p.text(), p.outputTokens())
+		}
+		body := string(okResponse(p).bytes())
+		if !strings.Contains(body, "one two three") || strings.Contains(body, "Retries are a contract") {
+			t.Errorf("%s: response does not carry the ok text:\n%.400s", prov, body)
+		}
+	}
+	if p := (respParams{fault: Fault{OK: &OKFault{}}}); p.text() != mockText {
+		t.Errorf("ok: {} must answer mockText")
+	}
+}
