@@ -795,7 +795,7 @@ func (r *Runner) logf(name, format string, args ...any) {
 // lines prefixed with the scenario's name, with secrets redacted.
 func (r *Runner) lineWriter(name string, sec *secrets) *prefixWriter {
 	p := &progress{emit: func(line string) { r.logf(name, "%s", line) }}
-	return &prefixWriter{emit: p.line, scrub: sec.scrub}
+	return &prefixWriter{emit: p.line, scrub: sec.scrub, progress: p}
 }
 
 func failedCheckNames(cs []Check) []string {
@@ -811,6 +811,9 @@ type prefixWriter struct {
 	buf   []byte
 	emit  func(string)
 	scrub func(string) string // nil: redact
+	// progress labels the lines; the built-in client's Retrier tells it
+	// each attempt's outcome (progress.attempt).
+	progress *progress
 }
 
 func (w *prefixWriter) clean(s string) string {

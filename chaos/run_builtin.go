@@ -128,6 +128,9 @@ func (r *Runner) runBuiltin(ctx context.Context, sc *Scenario, baseURL, tracePat
 		}
 	}
 	rt.ErrorContext = sc.Client.ErrorContext
+	if pw, ok := log.(*prefixWriter); ok && pw.progress != nil {
+		rt.OnAttempt = pw.progress.attempt
+	}
 	var sleeps []retry.Sleep
 	rt.OnSleep = func(s retry.Sleep) { sleeps = append(sleeps, s) }
 	// An attempt that failed for lack of file descriptors says nothing of

@@ -5,6 +5,9 @@ import (
 	"io"
 	"strings"
 	"sync"
+
+	"github.com/retrylab/retrylab/retry"
+	"github.com/retrylab/retrylab/trace"
 )
 
 // board is the live view on a terminal: one line per scenario, redrawn in
@@ -65,12 +68,23 @@ func (b *board) redraw() {
 // core passes through verbatim, as seed 000 R4 words it ("[retry] Using
 // retry-after: 4s", "[retry] Not switching …", "[retry] Not escalating …:
 // already at the most capable model"); a wait line is labelled with where
-// its wait came from: "(retry-after)" after a Using retry-after line, else
-// "(backoff)".
+// its wait came from, "(retry-after)" or "(backoff)". The built-in client's
+// Retrier says so through OnAttempt (attempt), before it logs the line; for
+// an external client that prints seed 000's lines, a "Using retry-after"
+// line before the wait line says it.
 type progress struct {
 	mu         sync.Mutex
+	structured bool // attempt has been called: the log text is not read
 	retryAfter bool
 	emit       func(string)
+}
+
+// attempt is the built-in client's Retrier.OnAttempt.
+func (p *progress) attempt(o retry.AttemptOutcome) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.structured = true
+	p.retryAfter = o.Next == retry.NextRetry && o.DelaySource == trace.DelayRetryAfter
 }
 
 func (p *progress) line(s string) {
@@ -78,7 +92,9 @@ func (p *progress) line(s string) {
 	defer p.mu.Unlock()
 	switch {
 	case strings.HasPrefix(s, "[retry] Using retry-after"):
-		p.retryAfter = true
+		if !p.structured {
+			p.retryAfter = true
+		}
 	case strings.HasPrefix(s, "[retry] Attempt ") && strings.Contains(s, " — waiting "):
 		if p.retryAfter {
 			s += " (retry-after)"

@@ -39,12 +39,14 @@ func (r *Retrier) Run(ctx context.Context, call func(ctx context.Context, a Atte
 	for {
 		out, deadline, err := l.attempt(ctx, call)
 		if err == nil {
+			l.notify(decision{}, NextDone)
 			l.finish(true, nil, nil)
 			l.rc.Succeeded, l.rc.Output = true, out
 			return l.rc, nil
 		}
 		d := l.decide(ctx, err, deadline)
 		l.record(d, err)
+		l.notify(d, d.next())
 		if !d.retry {
 			return l.rc, l.giveUp(ctx, err, d)
 		}
@@ -57,6 +59,40 @@ func (r *Retrier) Run(ctx context.Context, call func(ctx context.Context, a Atte
 			return l.rc, werr
 		}
 	}
+}
+
+// next is what Run does after the attempt d decided on.
+func (d decision) next() Next {
+	switch {
+	case !d.retry:
+		return NextGiveUp
+	case d.sw != nil:
+		return NextSwitch
+	}
+	return NextRetry
+}
+
+// notify reports the attempt that just ended to OnAttempt.
+func (l *loop) notify(d decision, next Next) {
+	if l.r.OnAttempt == nil {
+		return
+	}
+	o := AttemptOutcome{Attempt: l.n, OnTarget: l.onTarget, Provider: l.cur.provider, Model: l.cur.model, Next: next}
+	if next != NextDone {
+		o.Classification = d.c
+	}
+	switch next {
+	case NextRetry:
+		o.Delay, o.DelaySource = d.delay, d.source
+	case NextSwitch:
+		o.SwitchTo, o.Reason = d.sw.to.model, d.sw.reason
+		if d.sw.to.provider != l.cur.provider {
+			o.SwitchTo = d.sw.to.provider + "/" + d.sw.to.model
+		}
+	case NextGiveUp:
+		o.Reason = d.reason
+	}
+	l.r.OnAttempt(o)
 }
 
 // loop is the state of one Run.

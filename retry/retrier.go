@@ -120,6 +120,11 @@ type Retrier struct {
 	// checks the waits a server saw uses it to tell the client's own
 	// lateness from a wrong wait.
 	OnSleep func(Sleep)
+	// OnAttempt, if set, is called once for every attempt that ended, after
+	// Run has decided what comes next and before it logs, switches, waits or
+	// gives up: a structured account of what the log lines say, for a live
+	// display or a harness.
+	OnAttempt func(AttemptOutcome)
 
 	// Rollback, if set, is called for a SafeAfterRollback operation before
 	// each retry (and before a switch to a fallback), with the attempt that
@@ -150,6 +155,36 @@ func (r *Retrier) noteSleep(attempt int, planned time.Duration, start time.Time,
 		r.OnSleep(Sleep{Attempt: attempt, Planned: planned, Start: start, End: end()})
 	}
 }
+
+// AttemptOutcome is one ended attempt as OnAttempt reports it.
+type AttemptOutcome struct {
+	Attempt  int // 1-based over the whole request
+	OnTarget int // 1-based on the current provider and model
+	Provider string
+	Model    string
+	// Classification is the failure's; zero when Next is NextDone.
+	Classification Classification
+	Next           Next
+	// Delay (policy time) and DelaySource (trace.DelayRetryAfter,
+	// DelayBackoff, ...) of a NextRetry.
+	Delay       time.Duration
+	DelaySource string
+	// SwitchTo is the model (provider/model across providers) of a
+	// NextSwitch; Reason says why it switches or gives up.
+	SwitchTo string
+	Reason   string
+}
+
+// Next is what Run does after an attempt.
+type Next string
+
+// What comes after an attempt.
+const (
+	NextDone   Next = "done"    // it succeeded
+	NextRetry  Next = "retry"   // a wait, then the same target again
+	NextSwitch Next = "switch"  // another model or provider, at once
+	NextGiveUp Next = "give_up" // no more attempts
+)
 
 // Sleep is one wait of Retrier.Do as it was slept.
 type Sleep struct {
