@@ -1,6 +1,7 @@
 package trace
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 	"slices"
@@ -37,8 +38,29 @@ type Comparison struct {
 	Schema      string       `json:"schema"`
 	Alpha       float64      `json:"alpha"`
 	MinSamples  int64        `json:"minSamples"`
+	Base        CompareSide  `json:"base"`
+	Current     CompareSide  `json:"current"`
 	Rows        []CompareRow `json:"rows"`
 	Regressions int          `json:"regressions"`
+}
+
+// CompareSide describes one side of a comparison.
+type CompareSide struct {
+	// From is "traces" (run folders or trace files were analysed) or
+	// "analysis" (an analysis JSON file was read: no histograms, and the
+	// samples of metrics whose denominators it does not carry are 0).
+	From     string `json:"from"`
+	Files    int    `json:"files"`
+	Runs     int    `json:"runs"`
+	Requests int64  `json:"requests"`
+}
+
+func sideOf(a *Analysis) CompareSide {
+	from := "traces"
+	if a.FromJSON {
+		from = "analysis"
+	}
+	return CompareSide{From: from, Files: a.Inputs.Files, Runs: a.Inputs.Runs, Requests: a.Requests.Total}
 }
 
 // CompareRow is one metric side by side.
@@ -103,7 +125,8 @@ func Compare(base, cur *Analysis, opts CompareOptions) *Comparison {
 	if opts.MinSamples <= 0 {
 		opts.MinSamples = 30
 	}
-	c := &Comparison{Schema: CompareSchema, Alpha: opts.Alpha, MinSamples: opts.MinSamples, Rows: []CompareRow{}}
+	c := &Comparison{Schema: CompareSchema, Alpha: opts.Alpha, MinSamples: opts.MinSamples, Rows: []CompareRow{},
+		Base: sideOf(base), Current: sideOf(cur)}
 	for _, name := range MetricNames {
 		bv, bn, rate, ok1 := base.Metric(name)
 		cv, cn, _, ok2 := cur.Metric(name)
@@ -119,7 +142,7 @@ func Compare(base, cur *Analysis, opts CompareOptions) *Comparison {
 				if r.Direction == "decrease_is_bad" {
 					z = -z
 				}
-				r.setP(z, 1-normalCDF(z))
+				r.setP(z, upperTail(z))
 			}
 		} else {
 			r.Kind = "mean"
@@ -157,11 +180,11 @@ func Compare(base, cur *Analysis, opts CompareOptions) *Comparison {
 		r.Test = "mann_whitney_binned"
 		bt, ct := p.bh.total(), p.ch.total()
 		switch {
-		case bt == 0 && p.bn > 0 || ct == 0 && p.cn > 0:
+		case base.FromJSON || cur.FromJSON || bt == 0 && p.bn > 0 || ct == 0 && p.cn > 0:
 			r.Test = "none" // an analysis JSON file: no raw samples
 		case bt >= opts.MinSamples && ct >= opts.MinSamples:
 			if z, ok := mannWhitneyZ(&p.bh, &p.ch); ok {
-				r.setP(z, 1-normalCDF(z))
+				r.setP(z, upperTail(z))
 			}
 		}
 		c.add(r, opts)
@@ -177,7 +200,7 @@ func meanOf(sum, n int64) float64 {
 }
 
 func newRow(name string, b, c float64, bn, cn int64) CompareRow {
-	r := CompareRow{Metric: name, Base: b, Current: c, Delta: c - b, BaseN: bn, CurrentN: cn,
+	r := CompareRow{Metric: name, Base: b, Current: c, Delta: sig(c-b, 12), BaseN: bn, CurrentN: cn,
 		Test: "none", Direction: "increase_is_bad"}
 	if higherIsBetter[name] {
 		r.Direction = "decrease_is_bad"
@@ -187,7 +210,7 @@ func newRow(name string, b, c float64, bn, cn int64) CompareRow {
 
 func (r *CompareRow) setP(z, p float64) {
 	z = round6(z)
-	p = round6(p)
+	p = sig(p, 4)
 	r.Z, r.P = &z, &p
 }
 
@@ -256,6 +279,12 @@ func (c *Comparison) add(r CompareRow, opts CompareOptions) {
 		c.Regressions++
 	}
 	c.Rows = append(c.Rows, r)
+}
+
+// sig rounds f to d significant digits.
+func sig(f float64, d int) float64 {
+	v, _ := strconv.ParseFloat(strconv.FormatFloat(f, 'g', d, 64), 64)
+	return v
 }
 
 func fmtNum(f float64) string { return strconv.FormatFloat(f, 'g', 4, 64) }
@@ -328,8 +357,8 @@ func mannWhitneyZ(base, cur *Histogram) (float64, bool) {
 	return (u2 - mu) / math.Sqrt(v), true
 }
 
-// normalCDF is Φ(z).
-func normalCDF(z float64) float64 { return 0.5 * math.Erfc(-z/math.Sqrt2) }
+// upperTail is 1-Φ(z), accurate far in the tail.
+func upperTail(z float64) float64 { return 0.5 * math.Erfc(z/math.Sqrt2) }
 
 // ParseMaxIncrease parses "metric=0.05" for --max-increase.
 func ParseMaxIncrease(s string) (string, float64, error) {
@@ -346,4 +375,27 @@ func ParseMaxIncrease(s string) (string, float64, error) {
 		return "", 0, fmt.Errorf("--max-increase %q: %q is not a non-negative number", s, val)
 	}
 	return name, f, nil
+}
+
+// MaxAnalysisJSON is the largest analysis JSON file ReadAnalysisJSON reads.
+const MaxAnalysisJSON = 64 << 20
+
+// ReadAnalysisJSON decodes an analysis JSON document (schema
+// retrylab.analysis/v1, as `trace analyze --format json` writes it). ok is
+// false, with no error, when data is not one JSON object of that schema
+// (a trace file, say); err is set when it is that schema but malformed.
+func ReadAnalysisJSON(data []byte) (a *Analysis, ok bool, err error) {
+	var head struct {
+		Schema string `json:"schema"`
+	}
+	if json.Unmarshal(data, &head) != nil || head.Schema != Schema {
+		return nil, false, nil
+	}
+	a = &Analysis{}
+	if err := json.Unmarshal(data, a); err != nil {
+		return nil, true, fmt.Errorf("an analysis JSON (%s) that does not decode: %w", Schema, err)
+	}
+	a.FromJSON = true
+	a.Z = 1.645
+	return a, true, nil
 }
