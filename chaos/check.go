@@ -28,6 +28,9 @@ type Check struct {
 	Got    string `json:"got"`
 	Where  string `json:"where,omitempty"`
 	Hint   string `json:"hint,omitempty"`
+	// Line is the YAML line of the expectation the check verifies in the
+	// scenario file (Scenario.ExpectLine), 0 when unknown.
+	Line int `json:"line,omitempty"`
 }
 
 // Check states.
@@ -233,6 +236,9 @@ func Evaluate(sc *Scenario, ob Observed, env EnvelopeFunc) []Check {
 	}
 	if ex.MaxDuration > 0 {
 		cs = append(cs, maxDurationCheck(ex.MaxDuration.D(), ob))
+	}
+	for i := range cs {
+		cs[i].Line = sc.ExpectLine(cs[i].Name)
 	}
 	return settle(cs)
 }

@@ -99,6 +99,7 @@ func traceCompare(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if err := render(stdout, c); err != nil {
 		return err
 	}
+	appendStepSummary(stderr, func(w io.Writer) error { return report.CompareMarkdown(w, c) })
 	if c.Regressions > 0 {
 		var names []string
 		for _, r := range c.Rows {
