@@ -199,8 +199,17 @@ func meanOf(sum, n int64) float64 {
 	return round6(float64(sum) / float64(n))
 }
 
+// finite is f, or 0 for NaN and ±Inf (which JSON cannot carry).
+func finite(f float64) float64 {
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return 0
+	}
+	return f
+}
+
 func newRow(name string, b, c float64, bn, cn int64) CompareRow {
-	r := CompareRow{Metric: name, Base: b, Current: c, Delta: sig(c-b, 12), BaseN: bn, CurrentN: cn,
+	b, c = finite(b), finite(c)
+	r := CompareRow{Metric: name, Base: b, Current: c, Delta: finite(sig(c-b, 12)), BaseN: bn, CurrentN: cn,
 		Test: "none", Direction: "increase_is_bad"}
 	if higherIsBetter[name] {
 		r.Direction = "decrease_is_bad"
@@ -397,5 +406,24 @@ func ReadAnalysisJSON(data []byte) (a *Analysis, ok bool, err error) {
 	}
 	a.FromJSON = true
 	a.Z = 1.645
+	for _, name := range MetricNames {
+		v, n, rate, _ := a.Metric(name)
+		switch {
+		case n < 0:
+			return nil, true, fmt.Errorf("the samples of %s are negative (%d)", name, n)
+		case math.IsNaN(v) || math.IsInf(v, 0) || v < 0:
+			return nil, true, fmt.Errorf("metrics.%s is %v, not a non-negative number", name, v)
+		case rate && v > 1:
+			return nil, true, fmt.Errorf("metrics.%s is %v, a rate above 1", name, v)
+		}
+	}
+	d := a.Attempts.DelayMs
+	if d.Count < 0 || d.Total < 0 || d.P50 < 0 || d.P90 < 0 || d.P99 < 0 || d.Max < 0 {
+		return nil, true, fmt.Errorf("attempts.delayMs holds a negative value")
+	}
+	q := a.Requests.DurationMs
+	if q.P50 < 0 || q.P90 < 0 || q.P99 < 0 || q.Max < 0 {
+		return nil, true, fmt.Errorf("requests.durationMs holds a negative value")
+	}
 	return a, true, nil
 }

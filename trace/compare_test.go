@@ -1,6 +1,7 @@
 package trace
 
 import (
+	"encoding/json"
 	"math/rand/v2"
 	"testing"
 )
@@ -183,6 +184,39 @@ func FuzzParseMaxIncrease(f *testing.F) {
 		n, v, err := ParseMaxIncrease(s)
 		if err == nil && (n == "" || v < 0 || v != v) {
 			t.Fatalf("%q: accepted %q=%v", s, n, v)
+		}
+	})
+}
+
+// FuzzCompareAnalysisJSON: whatever two analysis documents hold, reading
+// them never panics, and the comparison encodes as JSON (no NaN or Inf).
+func FuzzCompareAnalysisJSON(f *testing.F) {
+	f.Add([]byte(`{"schema":"retrylab.analysis/v1","requests":{"total":2000},"metrics":{"provider_retry_rate":0.05}}`),
+		[]byte(`{"schema":"retrylab.analysis/v1","requests":{"total":2000},"metrics":{"provider_retry_rate":0.1}}`))
+	f.Add([]byte(`{"schema":"retrylab.analysis/v1","requests":{"total":-3},"metrics":{"provider_retry_rate":1e308}}`),
+		[]byte(`{"schema":"retrylab.analysis/v1","requests":{"total":9223372036854775807},"metrics":{"provider_retry_rate":-1e308},"attempts":{"delayMs":{"count":1,"total":-9223372036854775808,"p50":9223372036854775807}}}`))
+	f.Add([]byte(`{"v":1}`), []byte(`{"schema":"retrylab.analysis/v1","groups":[{"total":"x"}]}`))
+	f.Fuzz(func(t *testing.T, a, b []byte) {
+		var sides [2]*Analysis
+		for i, data := range [][]byte{a, b} {
+			an, ok, err := ReadAnalysisJSON(data)
+			if !ok || err != nil {
+				an = &Analysis{Schema: Schema}
+			}
+			sides[i] = an
+		}
+		c := Compare(sides[0], sides[1], CompareOptions{})
+		if _, err := json.Marshal(c); err != nil {
+			t.Fatalf("comparison does not encode: %v", err)
+		}
+		n := 0
+		for _, r := range c.Rows {
+			if r.Verdict == VerdictRegression {
+				n++
+			}
+		}
+		if n != c.Regressions {
+			t.Fatalf("%d regression rows, Regressions %d", n, c.Regressions)
 		}
 	})
 }
