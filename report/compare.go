@@ -27,15 +27,23 @@ func compareCells(r trace.CompareRow) []string {
 	if r.P != nil {
 		p = strconv.FormatFloat(*r.P, 'g', 3, 64)
 	}
-	return []string{r.Metric, cmpNum(r.Base, r.Kind), cmpNum(r.Current, r.Kind), cmpDelta(r),
+	name := r.Metric
+	if r.Kind == "distribution" {
+		name += " (mean)"
+	}
+	return []string{name, cmpNum(r.Base, r.Kind), cmpNum(r.Current, r.Kind), cmpDelta(r),
 		fmt.Sprintf("%d / %d", r.BaseN, r.CurrentN), p}
 }
 
+// compareHeader: a distribution row (delay_ms, duration_ms) shows the mean.
 var compareHeader = []string{"metric", "base", "current", "delta", "n base / current", "p"}
 
 func cmpNum(f float64, kind string) string {
-	if kind == "rate" {
+	switch kind {
+	case "rate":
 		return strconv.FormatFloat(100*f, 'f', 2, 64) + "%"
+	case "distribution": // a mean, in ms
+		return strconv.FormatFloat(f, 'f', 1, 64)
 	}
 	return strconv.FormatFloat(f, 'f', -1, 64)
 }
@@ -44,8 +52,10 @@ func cmpDelta(r trace.CompareRow) string {
 	if r.Kind == "rate" {
 		return fmt.Sprintf("%+.2f pp", 100*r.Delta)
 	}
+	if r.Kind == "distribution" {
+		return fmt.Sprintf("%+.1f", r.Delta)
+	}
 	return strconv.FormatFloat(r.Delta, 'f', -1, 64)
-
 }
 
 func compareSide(s trace.CompareSide) string {
