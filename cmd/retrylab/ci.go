@@ -51,7 +51,12 @@ func appendStepSummary(stderr io.Writer, render func(io.Writer) error) {
 		have = st.Size()
 	}
 	data := fitSummary(b.Bytes(), maxStepSummary-have)
-	if len(data) > 0 && have > 0 {
+	if len(data) == 0 {
+		f.Close()
+		fmt.Fprintf(stderr, "warning: $GITHUB_STEP_SUMMARY already holds %d bytes of GitHub's 1 MiB: retrylab's summary is not appended\n", have)
+		return
+	}
+	if have > 0 {
 		data = append([]byte("\n"), data...)
 	}
 	_, err = f.Write(data)
