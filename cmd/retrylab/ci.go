@@ -36,6 +36,12 @@ func appendStepSummary(stderr io.Writer, render func(io.Writer) error) {
 		warn(err)
 		return
 	}
+	// A FIFO or a device would block or take anything: only a regular
+	// file (or none yet) is written.
+	if st, err := os.Stat(path); err == nil && !st.Mode().IsRegular() {
+		warn(fmt.Errorf("not a regular file"))
+		return
+	}
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
 	if err != nil {
 		warn(err)
