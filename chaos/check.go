@@ -29,6 +29,9 @@ type Check struct {
 	Got    string `json:"got"`
 	Where  string `json:"where,omitempty"`
 	Hint   string `json:"hint,omitempty"`
+	// Line is the YAML line of the expectation the check verifies in the
+	// scenario file (Scenario.ExpectLine), 0 when unknown.
+	Line int `json:"line,omitempty"`
 }
 
 // Check states.
@@ -240,6 +243,9 @@ func Evaluate(sc *Scenario, ob Observed, env EnvelopeFunc) []Check {
 	}
 	for _, pe := range ex.Prompts {
 		cs = append(cs, promptCheck(pe, ob))
+	}
+	for i := range cs {
+		cs[i].Line = sc.ExpectLine(cs[i].Name)
 	}
 	return settle(cs)
 }

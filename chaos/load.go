@@ -159,7 +159,7 @@ func ParseScenario(path string, data []byte) (*Scenario, error) {
 		d.errorf(root, "", "a scenario must be a mapping, got %s", kindName(root), "start the file with keys such as name:, attempts:, expect:")
 		return nil, d.errs
 	}
-	sc := &Scenario{File: path}
+	sc := &Scenario{File: path, Lines: keyLines(root)}
 	d.decode(root, reflect.ValueOf(sc).Elem(), "")
 	d.validate(root, sc)
 	if len(d.errs) > 0 {
@@ -648,6 +648,27 @@ func (d *decoder) validateFault(n *yaml.Node, f *Fault, path string) {
 			d.errorf(tm["toxicity"], join(tp, "toxicity"), "toxicity %v is above 1", tx.Toxicity, "toxicity is a probability; leave it out for 1.0")
 		}
 	}
+}
+
+// keyLines records the lines of the top-level keys expect and client and of
+// the keys of the expect mapping (see Scenario.Lines).
+func keyLines(root *yaml.Node) map[string]int {
+	lines := map[string]int{}
+	for i := 0; i+1 < len(root.Content); i += 2 {
+		k, v := root.Content[i], root.Content[i+1]
+		switch k.Value {
+		case "client":
+			lines["client"] = k.Line
+		case "expect":
+			lines["expect"] = k.Line
+			if v.Kind == yaml.MappingNode {
+				for j := 0; j+1 < len(v.Content); j += 2 {
+					lines["expect."+v.Content[j].Value] = v.Content[j].Line
+				}
+			}
+		}
+	}
+	return lines
 }
 
 func isZero(n *yaml.Node) bool {

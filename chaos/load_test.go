@@ -79,6 +79,7 @@ func TestLoadDefaultsAndJSON(t *testing.T) {
 		Attempts: []Fault{{Status: 503, Line: 1}, {Hang: &struct{}{}, Line: 1}, {OK: &OKFault{}, Line: 1}},
 		Expect:   Expect{Outcome: "success", Attempts: &three, Delays: Delays{Set: true, Policy: true}},
 		File:     "testdata/load/ok.json",
+		Lines:    map[string]int{"expect": 1, "expect.attempts": 1, "expect.delays": 1, "expect.outcome": 1},
 	}
 	if diff := cmp.Diff(want, sc, cmp.FilterPath(func(p cmp.Path) bool { return p.String() == "Client.Policy" }, cmp.Ignore())); diff != "" {
 		t.Errorf("LoadScenario mismatch (-want +got):\n%s", diff)
@@ -326,5 +327,24 @@ func TestPolicyFile(t *testing.T) {
 		if got := IsPolicyFileName(tc.name); got != tc.want {
 			t.Errorf("IsPolicyFileName(%q) = %v, want %v", tc.name, got, tc.want)
 		}
+	}
+}
+
+func TestScenarioExpectLines(t *testing.T) {
+	src := "name: lines\nclient:\n  policy: anthropic-sdk\nattempts:\n  - status: 529\nexpect:\n  outcome: success\n  attempts: 2\n  delays: policy\n  maxDuration: 30s\n"
+	sc, err := ParseScenario("lines.yaml", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for check, want := range map[string]int{
+		"outcome": 7, "attempts": 8, "delays.client": 9, "delays.server": 9, "delays": 9,
+		"maxDuration": 10, "client": 2, "escalations": 6, "journal": 6,
+	} {
+		if got := sc.ExpectLine(check); got != want {
+			t.Errorf("ExpectLine(%q) = %d, want %d", check, got, want)
+		}
+	}
+	if got := (&Scenario{}).ExpectLine("outcome"); got != 0 {
+		t.Errorf("a scenario built in code: line %d, want 0", got)
 	}
 }

@@ -1,6 +1,7 @@
 package chaos
 
 import (
+	"strings"
 	"time"
 
 	"go.yaml.in/yaml/v3"
@@ -23,6 +24,32 @@ type Scenario struct {
 
 	// File is the path the scenario was loaded from.
 	File string `yaml:"-"`
+	// Lines holds the 1-based YAML line of keys, recorded at load time for
+	// CI annotations: "expect" and "client" (the top-level keys), and
+	// "expect.FIELD" for each field of the expect block. Absent keys are
+	// not in the map; a scenario built in code has none.
+	Lines map[string]int `yaml:"-"`
+}
+
+// ExpectLine returns the YAML line of the expectation a check named name
+// verifies: expect.outcome for "outcome", expect.delays for "delays",
+// "delays.client" and "delays.server", and so on; the client key for the
+// "client" check; else the line of expect itself. 0 when unknown.
+func (sc *Scenario) ExpectLine(check string) int {
+	if sc == nil || sc.Lines == nil {
+		return 0
+	}
+	field, _, _ := strings.Cut(check, ".")
+	field, _, _ = strings.Cut(field, "[") // prompts[attempt 2] → prompts
+	if l := sc.Lines["expect."+field]; l > 0 {
+		return l
+	}
+	if check == "client" {
+		if l := sc.Lines["client"]; l > 0 {
+			return l
+		}
+	}
+	return sc.Lines["expect"]
 }
 
 // Client says which client runs the scenario and with what policy.

@@ -697,7 +697,7 @@ func TestPolicyDelaysWithoutTraceAcrossRequests(t *testing.T) {
 			scenario: "requests: 2\nattempts: [{}, {status: 529}]",
 			attempts: []ServerAttempt{at(1, "ok", 200, 0, 10), at(2, "status", 529, 20, 30), at(3, "ok", 200, 480, 490)},
 			want: Check{Name: "delays.server", Passed: true, State: StatePass, Want: "wall-clock gaps inside the envelope × timeScale: [375ms, 500ms]",
-				Got: "450ms", Where: "server.jsonl: gaps between attempts"},
+				Got: "450ms", Where: "server.jsonl: gaps between attempts", Line: 4},
 		},
 		{
 			// The 429's Retry-After (2s) belongs to attempt 3, not to the
@@ -706,7 +706,7 @@ func TestPolicyDelaysWithoutTraceAcrossRequests(t *testing.T) {
 			scenario: "requests: 2\nattempts: [{status: 529}, {}, {status: 429, retryAfter: \"2\"}]",
 			attempts: []ServerAttempt{at(1, "status", 529, 0, 10), at(2, "ok", 200, 460, 470), at(3, "status", 429, 480, 490), at(4, "ok", 200, 2490, 2500)},
 			want: Check{Name: "delays.server", Passed: true, State: StatePass, Want: "wall-clock gaps inside the envelope × timeScale: [375ms, 500ms], 2s",
-				Got: "450ms, 2s", Where: "server.jsonl: gaps between attempts"},
+				Got: "450ms, 2s", Where: "server.jsonl: gaps between attempts", Line: 4},
 		},
 	}
 	for _, tt := range tests {

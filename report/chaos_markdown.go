@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"html"
 	"io"
 	"strings"
 
@@ -44,7 +45,9 @@ func ChaosMarkdown(w io.Writer, s *chaos.Summary) error {
 			fmt.Fprintln(w, "\n### Checks that did not pass")
 			failed = true
 		}
-		fmt.Fprintf(w, "\n**%s** (`%s`)\n\n", mdEscape(r.Name), r.File)
+		// Collapsible on GitHub; open, since these are what one came for.
+		// The blank line after <summary> lets Markdown render inside.
+		fmt.Fprintf(w, "\n<details open><summary>%s <b>%s</b> (%s)</summary>\n\n", detailsIcon(r), html.EscapeString(visibleLine(r.Name)), html.EscapeString(visibleLine(r.File)))
 		if r.Error != "" {
 			fmt.Fprintf(w, "- error: %s\n", mdEscape(r.Error))
 		}
@@ -66,9 +69,32 @@ func ChaosMarkdown(w io.Writer, s *chaos.Summary) error {
 		for _, rr := range r.Reruns {
 			fmt.Fprintf(w, "- run %d: %s%s\n", rr.Run, rr.Verdict, mdEscape(checkNames(rr.Checks)))
 		}
+		fmt.Fprintln(w, "\n</details>")
 	}
 	return nil
 }
+
+// detailsIcon is the icon and word of a scenario whose checks are listed.
+func detailsIcon(r chaos.Result) string {
+	switch {
+	case r.Verdict == chaos.VerdictSkipped:
+		return "⏭️ skipped:"
+	case r.Verdict == chaos.VerdictInterrupted:
+		return "⏹️ interrupted:"
+	case r.Verdict == chaos.VerdictError:
+		return "⚠️ error:"
+	case r.PassedOnRerun:
+		return "✅ passed on rerun:"
+	case r.Verdict == chaos.VerdictInconclusive:
+		return "❔ inconclusive:"
+	case !r.Passed:
+		return "❌ failed:"
+	}
+	return "✅ passed:"
+}
+
+// visibleLine is s on one line.
+func visibleLine(s string) string { return strings.NewReplacer("\n", " ", "\r", " ").Replace(s) }
 
 func mdEscape(s string) string {
 	return strings.NewReplacer("|", `\|`, "\n", " ").Replace(s)

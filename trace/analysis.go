@@ -81,6 +81,9 @@ type Analysis struct {
 	// Delays holds exact bucket counts of willRetry delays and request
 	// durations for histograms; it is not part of the JSON contract.
 	DelayHist, DurationHist Histogram `json:"-"`
+	// FromJSON is true for an analysis decoded from its JSON contract
+	// (ReadAnalysisJSON): Counts and the histograms are then unknown.
+	FromJSON bool `json:"-"`
 }
 
 // Inputs describes what was read.

@@ -146,6 +146,7 @@ func traceAnalyze(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if err := render(stdout, an); err != nil {
 		return err
 	}
+	appendStepSummary(stderr, func(w io.Writer) error { return report.AnalysisMarkdown(w, an) })
 	var firing []string
 	for _, a := range an.Alerts {
 		if a.State == trace.StateFiring {

@@ -236,6 +236,16 @@ func chaosRun(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		errs = append(errs, &chaos.OutputError{What: "the report", Path: "stdout", Err: err})
 	}
+	// CI: annotations (on stdout after the report; on stderr when stdout
+	// is JSON or JUnit, which a line more would break) and the job summary.
+	if githubActions() {
+		aw := stdout
+		if *format == "json" || *format == "junit" {
+			aw = stderr
+		}
+		writeAnnotations(aw, sum)
+	}
+	appendStepSummary(stderr, func(w io.Writer) error { return report.ChaosMarkdown(w, sum) })
 	for _, err := range errs {
 		if err != nil {
 			return err

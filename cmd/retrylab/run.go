@@ -17,6 +17,7 @@ Usage:
   retrylab chaos serve --scenario F   mock server + proxy for a client you start yourself
   retrylab chaos validate PATH...     check scenario files without running them
   retrylab trace analyze [PATH...]    retry rates, delays, escalations and alerts
+  retrylab trace compare BASE CUR     metrics side by side, exit 1 on a regression
   retrylab version                    print the version
 
 Run 'retrylab <command> --help' for a command's flags and a worked example.
@@ -118,6 +119,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	case "trace":
 		return runGroup(ctx, "trace", traceUsage, args[1:], stdout, stderr, map[string]command{
 			"analyze": traceAnalyze,
+			"compare": traceCompare,
 		})
 	}
 	return usageErrorf("run 'retrylab --help' for the list of commands", "unknown command %q", args[0])
@@ -144,11 +146,12 @@ Example:
   retrylab chaos run --time-scale 0.05 scenarios/
 `
 
-const traceUsage = `Usage: retrylab trace <analyze> [flags]
+const traceUsage = `Usage: retrylab trace <analyze|compare> [flags]
 
   analyze   retry rates, delays, escalations and alerts from run folders or trace files
+  compare   two sets of runs side by side, with a regression verdict per metric
 
-Run 'retrylab trace analyze --help' for its flags.
+Run 'retrylab trace <command> --help' for its flags.
 
 Example:
   retrylab trace analyze runs/ --format markdown
