@@ -298,6 +298,34 @@ func TestRunnerConfirmKeepsFirstRun(t *testing.T) {
 	}
 }
 
+// TestConfirmAfterFirstRuns: a scenario is re-run to confirm only once
+// every first run has ended, so its re-run does not compete with the rest
+// of the suite for the CPU.
+func TestConfirmAfterFirstRuns(t *testing.T) {
+	if _, err := exec.LookPath("curl"); err != nil {
+		t.Skip("curl not installed")
+	}
+	dir := t.TempDir()
+	flaky := parse(t, "flaky", scripted(t, dir, "flaky", "two,one")+"timeScale: 0.01\nattempts: [{status: 529}]\n"+expectNoWait)
+	// 2s + 4s of backoff at timeScale 0.05: its first run lasts about 300ms,
+	// far longer than the flaky one's.
+	slow := parse(t, "slow", "client: {policy: forgeflare}\ntimeScale: 0.05\nattempts: [{status: 529}, {status: 529}]\nexpect: {outcome: success}\n")
+	progress := &syncBuffer{}
+	r := &Runner{Toxi: runnerToxi(t), Out: filepath.Join(dir, "runs"), Confirm: 2, Progress: progress}
+	sum, err := r.Run(context.Background(), []*Scenario{flaky, slow})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !sum.Scenarios[0].PassedOnRerun || !sum.Scenarios[1].Passed {
+		t.Fatalf("flaky %+v, slow %+v: want a pass on a re-run and a pass", sum.Scenarios[0].Verdict, sum.Scenarios[1].Verdict)
+	}
+	out := progress.String()
+	slowDone, rerun := strings.Index(out, "[slow] PASS"), strings.Index(out, "[flaky] run 2 of at most 3")
+	if slowDone < 0 || rerun < 0 || rerun < slowDone {
+		t.Errorf("the re-run started before every first run ended (slow done at %d, re-run at %d):\n%s", slowDone, rerun, out)
+	}
+}
+
 // TestMissingRequirement checks client.requires: a bare name is a program
 // in PATH, a name with a slash a file or folder, from the current folder
 // or the scenario file's; --client-cmd ignores requirements.

@@ -48,6 +48,10 @@ type Runner struct {
 	// ExternalParallel bounds how many scenarios with an external client
 	// run at once; 0 means 2 × GOMAXPROCS (at least 2).
 	ExternalParallel int
+	// ConfirmParallel is how many scenarios are re-run at once to confirm
+	// (Confirm) after every first run has ended; 0 means GOMAXPROCS/2, at
+	// least 1.
+	ConfirmParallel int
 	// Confirm is how many times at most a scenario whose timing checks
 	// failed or were inconclusive is re-run (the CLI's --confirm, default
 	// 2); 0 reports the first run as it is.
@@ -131,10 +135,11 @@ func (r *Runner) Run(ctx context.Context, scs []*Scenario) (*Summary, error) {
 				return
 			}
 			defer func() { <-sem }()
-			results[i] = r.runScenario(ctx, sc, sdir)
+			results[i] = r.firstRun(ctx, sc, sdir)
 		}()
 	}
 	wg.Wait()
+	r.confirmAll(ctx, scs, results, dir)
 	sum.Scenarios = results
 	sum.DurationMs = time.Since(start).Milliseconds()
 	sum.Finish()
@@ -279,24 +284,60 @@ func sleepIn(sleeps []retry.Sleep, prev ServerAttempt, arrived time.Time) *Sleep
 	return nil
 }
 
-// runScenario runs one scenario, or skips it when its client's requirements
-// are missing. A run whose only failed or inconclusive checks are timing
-// checks is re-run up to r.Confirm times: a failure is reported only when it
-// reproduces (two runs failed), a pass on a re-run passes (marked as such),
-// and a scenario that could not tell on any run is inconclusive. The result
-// keeps the first run's figures; each re-run has its own folder,
-// <dir>/rerun-N.
-func (r *Runner) runScenario(ctx context.Context, sc *Scenario, dir string) Result {
+// firstRun runs one scenario once, or skips it when its client's
+// requirements are missing.
+func (r *Runner) firstRun(ctx context.Context, sc *Scenario, dir string) Result {
 	if ctx.Err() != nil {
 		return r.notStarted(ctx, sc, dir)
 	}
 	if reason := r.missingRequirement(sc); reason != "" {
 		return r.skip(sc, dir, reason)
 	}
-	res := r.runOnce(ctx, sc, dir)
-	if res.Passed || res.Interrupted != "" || r.Confirm <= 0 || !res.timingOnly() {
-		return res
+	return r.runOnce(ctx, sc, dir)
+}
+
+// needsConfirm reports whether a first run's verdict waits for re-runs:
+// its only failed or inconclusive checks are timing checks.
+func (r *Runner) needsConfirm(res Result) bool {
+	return !res.Passed && res.Interrupted == "" && res.Verdict != VerdictSkipped && r.Confirm > 0 && res.timingOnly()
+}
+
+// confirmAll re-runs, once every first run has ended, the scenarios whose
+// verdict waits for confirmation, ConfirmParallel at a time: a timing check
+// that a loaded moment made fail or inconclusive is tried again when the
+// suite no longer competes with it for the CPU, instead of beside the same
+// load that disturbed it.
+func (r *Runner) confirmAll(ctx context.Context, scs []*Scenario, results []Result, dir string) {
+	par := r.ConfirmParallel
+	if par <= 0 {
+		par = max(1, runtime.GOMAXPROCS(0)/2)
 	}
+	sem := make(chan struct{}, par)
+	var wg sync.WaitGroup
+	for i, sc := range scs {
+		if !r.needsConfirm(results[i]) {
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if !acquire(ctx, sem) {
+				return // interrupted: the first run's verdict stands
+			}
+			defer func() { <-sem }()
+			results[i] = r.confirm(ctx, sc, filepath.Join(dir, sc.Name), results[i])
+		}()
+	}
+	wg.Wait()
+}
+
+// confirm re-runs a scenario whose first run (res) failed or could not tell
+// only on timing checks, up to r.Confirm times: a failure is reported only
+// when it reproduces (two runs failed), a pass on a re-run passes (marked as
+// such), and a scenario that could not tell on any run is inconclusive. The
+// result keeps the first run's figures; each re-run has its own folder,
+// <dir>/rerun-N.
+func (r *Runner) confirm(ctx context.Context, sc *Scenario, dir string, res Result) Result {
 	fails := 0
 	if res.Verdict == VerdictFail {
 		fails++
