@@ -36,6 +36,7 @@ func (r *Retrier) Do(ctx context.Context, call func(ctx context.Context, a Attem
 // attempt, whatever the outcome.
 func (r *Retrier) Run(ctx context.Context, call func(ctx context.Context, a Attempt) (string, error)) (*RetryContext, error) {
 	l := r.newLoop()
+	l.labels = LabelsFrom(ctx)
 	for {
 		out, deadline, err := l.attempt(ctx, call)
 		if err == nil {
@@ -97,12 +98,13 @@ func (l *loop) notify(d decision, next Next) {
 
 // loop is the state of one Run.
 type loop struct {
-	r     *Retrier
-	p     *Policy
-	now   func() time.Time
-	rng   *rand.Rand
-	log   io.Writer
-	scale float64
+	labels Labels // the request's (WithLabels)
+	r      *Retrier
+	p      *Policy
+	now    func() time.Time
+	rng    *rand.Rand
+	log    io.Writer
+	scale  float64
 
 	start         time.Time
 	slept, waited time.Duration // real time asleep; policy time waited
@@ -311,7 +313,7 @@ func (l *loop) record(d decision, err error) {
 	ev := trace.RetryAttempt{Provider: l.cur.provider, Model: l.cur.model, Attempt: l.n, MaxAttempts: d.maxAttempts,
 		FailureType: string(c.Type), Status: c.Status, ErrorMessage: c.Message, WillRetry: d.retry,
 		DelayMs: d.delay.Milliseconds(), DelaySource: d.source, RequestID: c.RequestID,
-		ErrorContext: d.retry && l.r.ErrorContext}
+		ErrorContext: d.retry && l.r.ErrorContext, PromptPattern: l.labels.PromptPattern, Tags: l.labels.Tags}
 	if c.HasRetryAfter {
 		ms := c.RetryAfter.Milliseconds()
 		ev.RetryAfterMs = &ms
@@ -331,7 +333,8 @@ func (l *loop) record(d decision, err error) {
 func (l *loop) finish(success bool, err error, c *Classification) {
 	l.rc.Duration = l.elapsed()
 	ev := trace.ProviderRequestFinished{Provider: l.cur.provider, Model: l.cur.model,
-		DurationMs: l.rc.Duration.Milliseconds(), Success: success, Retries: l.n - 1}
+		DurationMs: l.rc.Duration.Milliseconds(), Success: success, Retries: l.n - 1,
+		PromptPattern: l.labels.PromptPattern, Tags: l.labels.Tags}
 	if err != nil {
 		ev.Error = provider.Redact(err.Error())
 		ev.FailureType = string(c.Type)

@@ -24,7 +24,7 @@ import (
 const Schema = "retrylab.analysis/v1"
 
 // Group dimensions accepted by Options.By.
-var Dimensions = []string{"provider", "model", "failureType", "run", "day"}
+var Dimensions = []string{"provider", "model", "failureType", "run", "day", "promptPattern"}
 
 // DefaultBy is the grouping used when Options.By is empty.
 var DefaultBy = []string{"provider", "model"}
@@ -52,7 +52,8 @@ var DefaultBy = []string{"provider", "model"}
 //     then from, then to; a missing reason is "unknown".
 //   - groups: requests per value of the --by dimensions (provider, model,
 //     failureType — "none" when absent —, run, day — the UTC date of ts,
-//     "unknown" without one), sorted by those values.
+//     "unknown" without one —, promptPattern — "none" when absent), sorted
+//     by those values.
 //   - metrics: l2_escalation_rate = runs with a RunEscalated from "L2" /
 //     runs with L2 activity (IterationStarted, RepairAttempted, or an
 //     escalation from L2); avg_repair_iterations = mean over runs with a
@@ -413,7 +414,7 @@ func (r *runState) merge(o *runState) {
 	r.hasIter = r.hasIter || o.hasIter
 }
 
-type groupKey struct{ provider, model, failureType, run, day string }
+type groupKey struct{ provider, model, failureType, run, day, promptPattern string }
 
 type groupStats struct {
 	total, succeeded, failed, withRetries, retries, recovered int64
@@ -423,24 +424,24 @@ type pathKey struct{ from, to string }
 
 // acc accumulates one worker's share of the files.
 type acc struct {
-	by                                           []string
-	byProvider, byModel, byFailure, byRun, byDay bool
-	files                                        int
-	events, malformed                            int64
-	unknown                                      map[string]int
-	duration, delay                              sketch.Dist
-	durHist, delayHist                           Histogram
-	failedAttempts                               int64
-	byFailureType                                map[string]int64
-	byStatus                                     map[int64]int64
-	escalations                                  int64
-	byPath                                       map[pathKey]int64
-	byReason                                     map[string]int64
-	diagStarted, stepFinished                    int64
-	runs                                         map[string]*runState
-	groups                                       map[groupKey]*groupStats
-	intern                                       map[string]string
-	cur                                          payloadFields
+	by                                                      []string
+	byProvider, byModel, byFailure, byRun, byDay, byPattern bool
+	files                                                   int
+	events, malformed                                       int64
+	unknown                                                 map[string]int
+	duration, delay                                         sketch.Dist
+	durHist, delayHist                                      Histogram
+	failedAttempts                                          int64
+	byFailureType                                           map[string]int64
+	byStatus                                                map[int64]int64
+	escalations                                             int64
+	byPath                                                  map[pathKey]int64
+	byReason                                                map[string]int64
+	diagStarted, stepFinished                               int64
+	runs                                                    map[string]*runState
+	groups                                                  map[groupKey]*groupStats
+	intern                                                  map[string]string
+	cur                                                     payloadFields
 }
 
 func newAcc(by []string) *acc {
@@ -451,6 +452,7 @@ func newAcc(by []string) *acc {
 		byFailure:     slices.Contains(by, "failureType"),
 		byRun:         slices.Contains(by, "run"),
 		byDay:         slices.Contains(by, "day"),
+		byPattern:     slices.Contains(by, "promptPattern"),
 		unknown:       map[string]int{},
 		byFailureType: map[string]int64{},
 		byStatus:      map[int64]int64{},
@@ -758,6 +760,12 @@ func (a *acc) event(ev *RawEvent, run *runState, runKey string) {
 		if a.byDay {
 			gk.day = dayOf(ev.TS)
 		}
+		if a.byPattern {
+			gk.promptPattern = c.promptPattern
+			if gk.promptPattern == "" {
+				gk.promptPattern = "none"
+			}
+		}
 		g := a.groups[gk]
 		if g == nil {
 			g = &groupStats{}
@@ -831,9 +839,9 @@ func (a *acc) event(ev *RawEvent, run *runState, runKey string) {
 // payloadFields are the payload members the analysis reads, of whichever
 // event is being read.
 type payloadFields struct {
-	provider, model, failureType, from, to, reason string
-	dur, retries, status, delay, iter              int64
-	success, willRetry, hasIter                    bool
+	provider, model, failureType, from, to, reason, promptPattern string
+	dur, retries, status, delay, iter                             int64
+	success, willRetry, hasIter                                   bool
 }
 
 // member records one payload member of an event of type typ.
@@ -854,6 +862,10 @@ func (a *acc) member(typ string, k, v []byte) {
 			c.retries, _ = jsonInt(v)
 		case "failureType":
 			c.failureType = a.str(v)
+		case "promptPattern":
+			if a.byPattern {
+				c.promptPattern = a.str(v)
+			}
 		}
 	case TypeRetryAttempt:
 		switch string(k) {
@@ -1076,6 +1088,8 @@ func (a *acc) result(files int) *Analysis {
 				keys[d] = strings.TrimPrefix(k.run, fileRunPrefix)
 			case "day":
 				keys[d] = k.day
+			case "promptPattern":
+				keys[d] = k.promptPattern
 			}
 		}
 		an.Groups = append(an.Groups, Group{

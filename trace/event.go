@@ -168,6 +168,10 @@ type ProviderRequestFinished struct {
 	Error       string `json:"error,omitempty"`
 	FailureType string `json:"failureType,omitempty"`
 	RequestID   string `json:"requestId,omitempty"`
+	// PromptPattern and Tags label the request when its caller set them
+	// (retry.WithLabels): the kind of prompt, and free tags.
+	PromptPattern string   `json:"promptPattern,omitempty"`
+	Tags          []string `json:"tags,omitempty"`
 }
 
 // RetryAttempt is written once per failed attempt.
@@ -187,6 +191,9 @@ type RetryAttempt struct {
 	// ErrorContext marks a retry with error context (seed 004 US-002): the
 	// next attempt's request is rebuilt from this failure.
 	ErrorContext bool `json:"errorContext,omitempty"`
+	// PromptPattern and Tags: as on ProviderRequestFinished.
+	PromptPattern string   `json:"promptPattern,omitempty"`
+	Tags          []string `json:"tags,omitempty"`
 }
 
 // RunEscalated is written on a switch of model or provider, or of level (L2 to L3).

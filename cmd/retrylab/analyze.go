@@ -57,7 +57,7 @@ func traceAnalyze(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	alertsFile := fs.String("alerts", "", "read alerts from this YAML `FILE` instead of the defaults")
 	minSamples := fs.Int("min-samples", 1, "alerts with fewer samples report insufficient_data")
 	confidence := fs.Float64("confidence", 0.95, "one-sided confidence of the Wilson bounds (0.5 < F < 1)")
-	by := fs.String("by", "provider,model", "group requests by these dimensions: provider, model, failureType, run, day")
+	by := fs.String("by", "provider,model", "group requests by these dimensions: provider, model, failureType, run, day, promptPattern")
 	strict := fs.Bool("strict", false, "treat a malformed line as an error (exit 2)")
 	if err := parseFlags(fs, args, "run 'retrylab trace analyze --help'", stdout, stderr); err != nil {
 		return err
