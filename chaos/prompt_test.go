@@ -75,3 +75,17 @@ func TestOKText(t *testing.T) {
 		t.Errorf("ok: {} must answer mockText")
 	}
 }
+
+// FuzzRequestPrompt: whatever a request body holds, the journal's prompt is
+// valid UTF-8 and bounded.
+func FuzzRequestPrompt(f *testing.F) {
+	f.Add(`{"messages":[{"role":"user","content":"Say hello."}]}`)
+	f.Add(`{"messages":[{"role":"user","content":[{"type":"text","text":"a\u0000b"}]}]}`)
+	f.Add("{\"messages\":[{\"role\":\"user\",\"content\":\"\xff\xfe\"}]}")
+	f.Fuzz(func(t *testing.T, body string) {
+		got := requestPrompt([]byte(body))
+		if !utf8.ValidString(got) || len(got) > MaxPromptExcerpt+len(" … ") {
+			t.Errorf("requestPrompt = %d bytes, valid %v", len(got), utf8.ValidString(got))
+		}
+	})
+}

@@ -18,6 +18,7 @@ Usage:
   retrylab chaos validate PATH...     check scenario files without running them
   retrylab trace analyze [PATH...]    retry rates, delays, escalations and alerts
   retrylab trace compare BASE CUR     metrics side by side, exit 1 on a regression
+  retrylab trace failures [PATH...]   every failed attempt, one row each (CSV or JSONL)
   retrylab version                    print the version
 
 Run 'retrylab <command> --help' for a command's flags and a worked example.
@@ -118,8 +119,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		})
 	case "trace":
 		return runGroup(ctx, "trace", traceUsage, args[1:], stdout, stderr, map[string]command{
-			"analyze": traceAnalyze,
-			"compare": traceCompare,
+			"analyze":  traceAnalyze,
+			"compare":  traceCompare,
+			"failures": traceFailures,
 		})
 	}
 	return usageErrorf("run 'retrylab --help' for the list of commands", "unknown command %q", args[0])
@@ -146,10 +148,11 @@ Example:
   retrylab chaos run --time-scale 0.05 scenarios/
 `
 
-const traceUsage = `Usage: retrylab trace <analyze|compare> [flags]
+const traceUsage = `Usage: retrylab trace <analyze|compare|failures> [flags]
 
   analyze   retry rates, delays, escalations and alerts from run folders or trace files
   compare   two sets of runs side by side, with a regression verdict per metric
+  failures  every failed attempt, one row each, for a spreadsheet or a database
 
 Run 'retrylab trace <command> --help' for its flags.
 

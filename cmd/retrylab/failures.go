@@ -1,0 +1,113 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strings"
+
+	"github.com/retrylab/retrylab/report"
+	"github.com/retrylab/retrylab/trace"
+)
+
+const failuresUsage = `Usage: retrylab trace failures [flags] [PATH...]
+
+Exports every failed attempt (every RetryAttempt event) of run folders, trace
+files (*.jsonl, *.jsonl.gz), globs, or - for stdin, one row each, for a
+spreadsheet or a database. Paths are found as 'retrylab trace analyze' finds
+them; without PATH, runs/ is read. Rows stream: memory stays small whatever
+the input.
+
+Columns (CSV header; the same keys in JSONL):
+  run time provider model attempt failureType status message willRetry
+  waitMs delaySource requestId promptPattern tags file line
+time is RFC 3339 UTC with milliseconds; waitMs is the wait before the next
+attempt, empty (null) when none followed; tags are joined with ';' in CSV.
+Keys are redacted; in CSV, control characters are written as \xNN and a
+cell starting with = + - or @ gets a leading ' so that no spreadsheet runs
+it as a formula.
+
+Flags:
+%s
+Example:
+  retrylab trace failures runs/ > failures.csv
+  retrylab trace failures --format jsonl runs/ | jq -r .message | sort | uniq -c
+
+Exit codes: 0 written (also when there was nothing to export), 2 bad usage or
+bad input (missing path, unreadable file, malformed line with --strict).
+`
+
+func traceFailures(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("trace failures", failuresUsage)
+	format := fs.String("format", "csv", "output format: csv or jsonl")
+	out := fs.StringP("output", "o", "", "write to this `FILE` instead of stdout")
+	strict := fs.Bool("strict", false, "treat a malformed line as an error (exit 2)")
+	if err := parseFlags(fs, args, "run 'retrylab trace failures --help'", stdout, stderr); err != nil {
+		return err
+	}
+	if !slices.Contains(report.FailureFormats, *format) {
+		return usageErrorf("use --format csv or jsonl", "unknown --format %q", *format)
+	}
+	paths := fs.Args()
+	if len(paths) == 0 {
+		if _, err := os.Stat("runs"); err != nil {
+			return usageErrorf("give run folders or trace files, e.g. retrylab trace failures runs/ (or - for stdin)", "no paths given and there is no runs/ folder here")
+		}
+		paths = []string{"runs"}
+	}
+	files, err := trace.DiscoverContext(ctx, paths, func(path, reason string) {
+		fmt.Fprintf(stderr, "note: %s\n", printable(path+": "+reason))
+	})
+	if err != nil {
+		var pe *trace.PathError
+		if errors.As(err, &pe) {
+			return usageErrorf(pe.Hint(), "%s", printable(pe.Error()))
+		}
+		return printableError{err}
+	}
+	w := stdout
+	if *out != "" {
+		if fi, err := os.Stat(*out); err == nil && fi.IsDir() {
+			return usageErrorf("give a file name, e.g. -o failures.csv", "-o %s is a folder", printable(*out))
+		}
+		f, err := os.Create(*out)
+		if err != nil {
+			return usageErrorf("check that the folder exists and is writable", "cannot write -o: %s", printable(err.Error()))
+		}
+		defer f.Close()
+		w = f
+	}
+	var malformed int
+	rows, err := report.ExportFailures(ctx, files, *format, w, *strict, func(le *trace.LineError) {
+		malformed++
+		fmt.Fprintf(stderr, "%s\n", printable(le.Error()))
+	})
+	if err != nil {
+		var le *trace.LineError
+		var pe *trace.PathError
+		switch {
+		case errors.As(err, &le):
+			return usageErrorf("fix or remove that line, or drop --strict to skip malformed lines",
+				"malformed line: %s", printable(le.Error()))
+		case errors.As(err, &pe):
+			return usageErrorf(pe.Hint(), "%s", printable(pe.Error()))
+		}
+		return printableError{fmt.Errorf("after %d row(s): %w", rows, err)}
+	}
+	if *out != "" {
+		if err := w.(*os.File).Close(); err != nil {
+			return fmt.Errorf("writing %s: %w", printable(*out), err)
+		}
+	}
+	note := fmt.Sprintf("%d failed attempt(s) from %d file(s)", rows, len(files))
+	if malformed > 0 {
+		note += fmt.Sprintf("; %d malformed line(s) skipped", malformed)
+	}
+	if *out != "" || rows == 0 {
+		fmt.Fprintln(stderr, strings.TrimSpace(note))
+	}
+	return nil
+}
