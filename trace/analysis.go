@@ -71,6 +71,13 @@ type Analysis struct {
 	Metrics     Metrics       `json:"metrics"`
 	Alerts      []AlertResult `json:"alerts"`
 
+	// Added by issue 9 (seeds 002, 003, 004); see docs/analyze.md.
+	Orchestrator  Orchestrator  `json:"orchestrator"`
+	Recovery      Recovery      `json:"recovery"`
+	Tickets       Tickets       `json:"tickets"`
+	RetryCore     RetryCore     `json:"retryCore"`
+	ErrorMessages ErrorMessages `json:"errorMessages"`
+
 	// Counts holds the denominators behind the metrics; it is not part of
 	// the JSON contract.
 	Counts Counts `json:"-"`
@@ -81,6 +88,9 @@ type Analysis struct {
 	// Delays holds exact bucket counts of willRetry delays and request
 	// durations for histograms; it is not part of the JSON contract.
 	DelayHist, DurationHist Histogram `json:"-"`
+	// TicketDelayHist holds the bucket counts of RetryDecision nextDelayMs
+	// (shouldRetry true), for the seed's retry_delay_seconds histogram.
+	TicketDelayHist Histogram `json:"-"`
 }
 
 // Inputs describes what was read.
@@ -104,6 +114,8 @@ type Requests struct {
 	RecoveredRate float64   `json:"recoveredRate"`
 	Amplification float64   `json:"amplification"`
 	DurationMs    Quantiles `json:"durationMs"`
+	// RetriesPerRequest counts the requests with 0, 1, … 9 and 10+ retries.
+	RetriesPerRequest []Bucket `json:"retriesPerRequest"`
 }
 
 // Quantiles are nearest-rank percentiles and the exact maximum, in ms.
@@ -189,6 +201,17 @@ type Metrics struct {
 	L2EscalationRate    float64 `json:"l2_escalation_rate"`
 	AvgRepairIterations float64 `json:"avg_repair_iterations"`
 	DiagnosisRate       float64 `json:"diagnosis_rate"`
+
+	JudgeInvocationRate   float64 `json:"judge_invocation_rate"`
+	CandidateValidityRate float64 `json:"candidate_validity_rate"`
+	VerificationPassRate  float64 `json:"verification_pass_rate"`
+	RecoveredRate         float64 `json:"recovered_rate"`
+	TimeToRecoveryMean    float64 `json:"time_to_recovery_mean"`
+	TimeToRecoveryP50     float64 `json:"time_to_recovery_p50"`
+	TimeToRecoveryP90     float64 `json:"time_to_recovery_p90"`
+	TimeToRecoveryP99     float64 `json:"time_to_recovery_p99"`
+	RetrySuccessRate      float64 `json:"retry_success_rate"`
+	TicketExhaustedRate   float64 `json:"ticket_exhausted_rate"`
 }
 
 // Counts are the numerators and denominators behind Metrics.
@@ -378,7 +401,7 @@ func Analyze(ctx context.Context, files []string, opts Options) (*Analysis, erro
 			}
 		}
 	}
-	an := total.result(len(files))
+	an := total.result(len(files), repairThreshold(opts.Alerts))
 	an.By = slices.Clone(by)
 	an.Z = math.Sqrt2 * math.Erfinv(2*conf-1)
 	alerts, err := EvaluateAlerts(an, opts.Alerts, opts.MinSamples)
@@ -398,6 +421,8 @@ type runState struct {
 	repairs     int64
 	maxIter     int64
 	hasIter     bool
+	l3Active    bool
+	judged      bool
 }
 
 func (r *runState) merge(o *runState) {
@@ -408,6 +433,8 @@ func (r *runState) merge(o *runState) {
 	r.repairs += o.repairs
 	r.maxIter = max(r.maxIter, o.maxIter)
 	r.hasIter = r.hasIter || o.hasIter
+	r.l3Active = r.l3Active || o.l3Active
+	r.judged = r.judged || o.judged
 }
 
 type groupKey struct{ provider, model, failureType, run, day string }
@@ -438,6 +465,7 @@ type acc struct {
 	groups                                       map[groupKey]*groupStats
 	intern                                       map[string]string
 	cur                                          payloadFields
+	x                                            extraAcc
 }
 
 func newAcc(by []string) *acc {
@@ -456,6 +484,7 @@ func newAcc(by []string) *acc {
 		runs:          map[string]*runState{},
 		groups:        map[groupKey]*groupStats{},
 		intern:        map[string]string{},
+		x:             newExtraAcc(),
 	}
 }
 
@@ -771,8 +800,10 @@ func (a *acc) event(ev *RawEvent, run *runState, runKey string) {
 			g.withRetries++
 			if success {
 				g.recovered++
+				a.x.ttr.Add(max(dur, 0))
 			}
 		}
+		a.x.retriesDist[min(retries, MaxDistributionBucket)]++
 	case TypeRetryAttempt:
 		c := &a.cur
 		failureType, status, delay, willRetry := c.failureType, c.status, c.delay, c.willRetry
@@ -788,6 +819,12 @@ func (a *acc) event(ev *RawEvent, run *runState, runKey string) {
 			a.delay.Add(delay)
 			a.delayHist.add(max(delay, 0))
 		}
+		if c.errCtx {
+			a.x.errorContext++
+		}
+		if c.msg != nil {
+			a.x.message(c.model, c.msg)
+		}
 	case TypeRunEscalated:
 		from, to, reason := a.cur.from, a.cur.to, a.cur.reason
 		a.escalations++
@@ -797,6 +834,9 @@ func (a *acc) event(ev *RawEvent, run *runState, runKey string) {
 		}
 		countCapped(a.byReason, reason, OtherReasons, 1)
 		run.escalated = true
+		if strings.EqualFold(to, "L3") {
+			run.l3Active = true
+		}
 		if strings.EqualFold(from, "L2") {
 			run.l2Escalated = true
 			run.l2Active = true
@@ -812,8 +852,81 @@ func (a *acc) event(ev *RawEvent, run *runState, runKey string) {
 		}
 	case TypeDiagnosisStarted:
 		a.diagStarted++
+		run.l3Active = true
+	case TypeDiagnosisCompleted, TypeJudgeDecided:
+		run.l3Active = true
 	case TypeStepFinished:
 		a.stepFinished++
+	default:
+		a.extraEvent(ev, run)
+	}
+}
+
+// extraEvent counts the events of issue 9's figures.
+func (a *acc) extraEvent(ev *RawEvent, run *runState) {
+	c, x := &a.cur, &a.x
+	switch ev.Type {
+	case TypeJudgeInvoked:
+		run.l3Active, run.judged = true, true
+		x.judgeInvocations++
+	case TypeCandidateGenerated:
+		run.l3Active = true
+		x.candidates++
+		if c.valid {
+			x.validCandidates++
+		}
+	case TypeVerificationFinished:
+		x.verifications++
+		if c.passed {
+			x.verificationsPass++
+		}
+	case TypeRunStopped:
+		countCapped(x.runStopped, orUnknown(c.reason), OtherValues, 1)
+	case TypeRetryDecision:
+		x.decisions++
+		if c.shouldRetry {
+			x.ticketDelay.Add(c.delay)
+			x.ticketDelayHist.add(max(c.delay, 0))
+		}
+		t := x.ticket(c.ticket)
+		if t == nil {
+			x.untracked++
+			return
+		}
+		if t.category == "" {
+			t.category = c.category
+		}
+		if c.shouldRetry {
+			t.retried = true
+		}
+		if ts := string(ev.TS); t.later(c.attempt, ts) {
+			t.hasDecision, t.lastAttempt, t.lastTS, t.lastRetry = true, c.attempt, ts, c.shouldRetry
+		}
+	case TypeTicketTransition:
+		x.transitions++
+		countCapped(x.byEvent, orUnknown(c.event), OtherValues, 1)
+		countCapped(x.byTo, orUnknown(c.to), OtherValues, 1)
+		succeed := c.event == TicketSucceed || c.to == "needs_review" || c.to == "done"
+		if c.ticket != "" && (succeed || c.event == TicketRetry) {
+			if t := x.ticket(c.ticket); t != nil {
+				if succeed {
+					t.succeeded = true
+				} else {
+					t.retried = true
+					if t.category == "" {
+						t.category = c.category
+					}
+				}
+			}
+		}
+	case TypeErrorReport:
+		x.errorReports++
+		countCapped(x.reportByType, orUnknown(c.failureType), OtherValues, 1)
+		countCapped(x.reportByCategory, orUnknown(c.category), OtherValues, 1)
+	case TypeEscalationDeclined:
+		x.declined++
+		countCapped(x.declinedReason, orUnknown(c.reason), OtherValues, 1)
+		countCapped(x.declinedWhy, orUnknown(c.why), OtherValues, 1)
 	default:
 		if !IsKnownType(ev.Type) {
 			t := label(ev.Type)
@@ -825,12 +938,25 @@ func (a *acc) event(ev *RawEvent, run *runState, runKey string) {
 	}
 }
 
+func orUnknown(s string) string {
+	if s == "" {
+		return "unknown"
+	}
+	return s
+}
+
 // payloadFields are the payload members the analysis reads, of whichever
 // event is being read.
 type payloadFields struct {
 	provider, model, failureType, from, to, reason string
 	dur, retries, status, delay, iter              int64
 	success, willRetry, hasIter                    bool
+	// issue 9
+	ticket, category, event, why string
+	attempt                      int64
+	msg                          []byte // raw JSON token, valid until the next event
+	valid, passed, shouldRetry   bool
+	errCtx                       bool
 }
 
 // member records one payload member of an event of type typ.
@@ -862,6 +988,12 @@ func (a *acc) member(typ string, k, v []byte) {
 			c.delay, _ = jsonInt(v)
 		case "willRetry":
 			c.willRetry = jsonBool(v)
+		case "model":
+			c.model = a.str(v)
+		case "errorMessage":
+			c.msg = v
+		case "errorContext":
+			c.errCtx = jsonBool(v)
 		}
 	case TypeRunEscalated:
 		switch string(k) {
@@ -877,6 +1009,56 @@ func (a *acc) member(typ string, k, v []byte) {
 			if it, ok := jsonInt(v); ok {
 				c.iter, c.hasIter = it, true
 			}
+		}
+	case TypeCandidateGenerated:
+		if string(k) == "valid" {
+			c.valid = jsonBool(v)
+		}
+	case TypeVerificationFinished:
+		if string(k) == "passed" || string(k) == "success" {
+			c.passed = c.passed || jsonBool(v)
+		}
+	case TypeRunStopped:
+		if string(k) == "reason" {
+			c.reason = a.str(v)
+		}
+	case TypeRetryDecision:
+		switch string(k) {
+		case "ticketId":
+			c.ticket = a.str(v)
+		case "category":
+			c.category = a.str(v)
+		case "currentAttempt":
+			c.attempt, _ = jsonInt(v)
+		case "shouldRetry":
+			c.shouldRetry = jsonBool(v)
+		case "nextDelayMs":
+			c.delay, _ = jsonInt(v)
+		}
+	case TypeTicketTransition:
+		switch string(k) {
+		case "ticketId":
+			c.ticket = a.str(v)
+		case "event":
+			c.event = a.str(v)
+		case "to":
+			c.to = a.str(v)
+		case "errorCategory":
+			c.category = a.str(v)
+		}
+	case TypeErrorReport:
+		switch string(k) {
+		case "failureType":
+			c.failureType = a.str(v)
+		case "category":
+			c.category = a.str(v)
+		}
+	case TypeEscalationDeclined:
+		switch string(k) {
+		case "reason":
+			c.reason = a.str(v)
+		case "why":
+			c.why = a.str(v)
 		}
 	}
 }
@@ -927,6 +1109,7 @@ func (a *acc) merge(o *acc) {
 		countCapped(a.byReason, k, OtherReasons, v)
 	}
 	a.diagStarted += o.diagStarted
+	a.x.merge(&o.x)
 	a.stepFinished += o.stepFinished
 	for k, v := range o.runs {
 		if r := a.runs[k]; r != nil {
@@ -967,7 +1150,7 @@ func ratio(num, den float64) float64 {
 	return num / den
 }
 
-func (a *acc) result(files int) *Analysis {
+func (a *acc) result(files int, repairThreshold float64) *Analysis {
 	an := &Analysis{Schema: Schema}
 	an.Inputs = Inputs{Files: files, Events: a.events, MalformedLines: a.malformed, UnknownTypes: a.unknown}
 	var c Counts
@@ -1102,5 +1285,21 @@ func (a *acc) result(files int) *Analysis {
 	}
 	an.DelayHist, an.DurationHist = a.delayHist, a.durHist
 	an.Alerts = []AlertResult{}
+	a.extraResult(an, repairThreshold)
 	return an
+}
+
+// DefaultRepairThreshold is the threshold of orchestrator.repairIterations.above
+// when no avg_repair_iterations alert is given (seed 003's "> 3").
+const DefaultRepairThreshold = 3
+
+// repairThreshold is the threshold of the first avg_repair_iterations
+// alert, or DefaultRepairThreshold.
+func repairThreshold(alerts []Alert) float64 {
+	for _, al := range alerts {
+		if al.Metric == "avg_repair_iterations" && al.Threshold != nil {
+			return *al.Threshold
+		}
+	}
+	return DefaultRepairThreshold
 }
