@@ -195,7 +195,7 @@ func ParseAlert(s string) (Alert, error) {
 	if !isMetric(metric) {
 		return bad("unknown metric " + strconv.Quote(metric))
 	}
-	v, err := strconv.ParseFloat(strings.TrimSpace(rest), 64)
+	v, err := parseThreshold(metric, strings.TrimSpace(rest))
 	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
 		return bad("threshold " + strconv.Quote(strings.TrimSpace(rest)) + " is not a number")
 	}
@@ -443,4 +443,20 @@ func yamlError(name string, err error) *AlertError {
 		}
 	}
 	return &AlertError{File: name, Line: line, Msg: msg}
+}
+
+// parseThreshold parses an --alert threshold: a number, or for a metric in
+// seconds (time_to_recovery_*) also a duration with unit s or ms (30s,
+// 500ms).
+func parseThreshold(metric, s string) (float64, error) {
+	if d, ok := LookupMetric(metric); ok && d.Unit == "seconds" {
+		switch {
+		case strings.HasSuffix(s, "ms"):
+			v, err := strconv.ParseFloat(strings.TrimSuffix(s, "ms"), 64)
+			return v / 1000, err
+		case strings.HasSuffix(s, "s"):
+			return strconv.ParseFloat(strings.TrimSuffix(s, "s"), 64)
+		}
+	}
+	return strconv.ParseFloat(s, 64)
 }

@@ -52,8 +52,12 @@ func NormalizeMessage(s string) string {
 			continue
 		}
 		flushSpace(&b, &space)
-		_, n := utf8.DecodeRuneInString(s[i:])
-		b.WriteString(s[i : i+n])
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && n == 1 {
+			b.WriteRune(utf8.RuneError) // invalid UTF-8 becomes U+FFFD
+		} else {
+			b.WriteString(s[i : i+n])
+		}
 		i += n
 	}
 	out := b.String()
@@ -67,7 +71,7 @@ func NormalizeMessage(s string) string {
 	if out == "" {
 		return "(empty)"
 	}
-	return strings.ToValidUTF8(out, "\uFFFD")
+	return out
 }
 
 func flushSpace(b *strings.Builder, space *bool) {
