@@ -893,13 +893,12 @@ func (a *acc) extraEvent(ev *RawEvent, run *runState) {
 			x.untracked++
 			return
 		}
-		if t.category == "" {
-			t.category = c.category
-		}
+		ts := string(ev.TS)
+		t.decisionCategory(c.attempt, ts, c.category)
 		if c.shouldRetry {
 			t.retried = true
 		}
-		if ts := string(ev.TS); t.later(c.attempt, ts) {
+		if t.later(c.attempt, ts) {
 			t.hasDecision, t.lastAttempt, t.lastTS, t.lastRetry = true, c.attempt, ts, c.shouldRetry
 		}
 	case TypeTicketTransition:
@@ -913,9 +912,7 @@ func (a *acc) extraEvent(ev *RawEvent, run *runState) {
 					t.succeeded = true
 				} else {
 					t.retried = true
-					if t.category == "" {
-						t.category = c.category
-					}
+					t.transitionCategory(c.category)
 				}
 			}
 		}

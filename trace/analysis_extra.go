@@ -151,7 +151,15 @@ type ErrorMessages struct {
 
 // ticketState is what ticket analytics need of one ticket.
 type ticketState struct {
+	// category is that of the ticket's first RetryDecision (lowest
+	// currentAttempt, then earliest ts, then the smaller category), or the
+	// smallest errorCategory of its retry transitions when it has none:
+	// whatever the order the workers read the files in.
 	category    string
+	catAttempt  int64
+	catTS       string
+	hasCat      bool
+	transCat    string
 	retried     bool
 	succeeded   bool
 	hasDecision bool
@@ -171,10 +179,33 @@ func (t *ticketState) later(attempt int64, ts string) bool {
 	return ts >= t.lastTS
 }
 
-func (t *ticketState) merge(o *ticketState) {
-	if t.category == "" {
-		t.category = o.category
+// decisionCategory offers the category of a decision (attempt, ts).
+func (t *ticketState) decisionCategory(attempt int64, ts, cat string) {
+	if !t.hasCat || attempt < t.catAttempt || attempt == t.catAttempt && (ts < t.catTS || ts == t.catTS && cat < t.category) {
+		t.hasCat, t.catAttempt, t.catTS, t.category = true, attempt, ts, cat
 	}
+}
+
+// transitionCategory offers the errorCategory of a retry transition.
+func (t *ticketState) transitionCategory(cat string) {
+	if cat != "" && (t.transCat == "" || cat < t.transCat) {
+		t.transCat = cat
+	}
+}
+
+// Category returns the ticket's category (see category).
+func (t *ticketState) Category() string {
+	if t.hasCat {
+		return t.category
+	}
+	return t.transCat
+}
+
+func (t *ticketState) merge(o *ticketState) {
+	if o.hasCat {
+		t.decisionCategory(o.catAttempt, o.catTS, o.category)
+	}
+	t.transitionCategory(o.transCat)
 	t.retried = t.retried || o.retried
 	t.succeeded = t.succeeded || o.succeeded
 	if o.hasDecision && t.later(o.lastAttempt, o.lastTS) {
@@ -440,7 +471,7 @@ func (a *acc) extraResult(an *Analysis, repairThreshold float64) {
 		}
 		if ts.retried {
 			t.Retried++
-			cat := ts.category
+			cat := ts.Category()
 			if cat == "" {
 				cat = "unknown"
 			}
