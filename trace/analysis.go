@@ -466,6 +466,8 @@ type acc struct {
 	intern                                       map[string]string
 	cur                                          payloadFields
 	x                                            extraAcc
+	cur9                                         extraFields
+	dirty9                                       bool
 }
 
 func newAcc(by []string) *acc {
@@ -717,6 +719,7 @@ func (a *acc) readEvents(ctx context.Context, r *Reader, path string, malformed 
 			var le *LineError
 			if errors.As(err, &le) {
 				a.cur = payloadFields{}
+				a.cur9, a.dirty9 = extraFields{}, false
 				a.malformed++
 				if err := malformed(le); err != nil {
 					return err
@@ -753,6 +756,9 @@ func (a *acc) readEvents(ctx context.Context, r *Reader, path string, malformed 
 		}
 		a.event(ev, run, lastKey)
 		a.cur = payloadFields{}
+		if a.dirty9 {
+			a.cur9, a.dirty9 = extraFields{}, false
+		}
 	}
 }
 
@@ -762,7 +768,11 @@ func (a *acc) event(ev *RawEvent, run *runState, runKey string) {
 		c := &a.cur
 		provider, model, failureType, dur, retries, success := c.provider, c.model, c.failureType, c.dur, c.retries, c.success
 		retries = max(retries, 0)
-		a.duration.Add(dur)
+		if retries > 0 && success {
+			sketch.AddBoth(&a.duration, &a.x.ttr, dur) // the time to recovery is the duration
+		} else {
+			a.duration.Add(dur)
+		}
 		a.durHist.add(max(dur, 0))
 		// Request counts are kept per group only; result sums the groups.
 		var gk groupKey
@@ -800,7 +810,6 @@ func (a *acc) event(ev *RawEvent, run *runState, runKey string) {
 			g.withRetries++
 			if success {
 				g.recovered++
-				a.x.ttr.Add(max(dur, 0))
 			}
 		}
 		a.x.retriesDist[min(retries, MaxDistributionBucket)]++
@@ -819,11 +828,13 @@ func (a *acc) event(ev *RawEvent, run *runState, runKey string) {
 			a.delay.Add(delay)
 			a.delayHist.add(max(delay, 0))
 		}
-		if c.errCtx {
-			a.x.errorContext++
-		}
-		if c.msg != nil {
-			a.x.message(c.model, c.msg)
+		if a.dirty9 {
+			if a.cur9.errCtx {
+				a.x.errorContext++
+			}
+			if a.cur9.msg != nil {
+				a.message(a.cur9.modelRaw, a.cur9.msg)
+			}
 		}
 	case TypeRunEscalated:
 		from, to, reason := a.cur.from, a.cur.to, a.cur.reason
@@ -864,7 +875,7 @@ func (a *acc) event(ev *RawEvent, run *runState, runKey string) {
 
 // extraEvent counts the events of issue 9's figures.
 func (a *acc) extraEvent(ev *RawEvent, run *runState) {
-	c, x := &a.cur, &a.x
+	c, x := &a.cur9, &a.x
 	switch ev.Type {
 	case TypeJudgeInvoked:
 		run.l3Active, run.judged = true, true
@@ -881,7 +892,7 @@ func (a *acc) extraEvent(ev *RawEvent, run *runState) {
 			x.verificationsPass++
 		}
 	case TypeRunStopped:
-		countCapped(x.runStopped, orUnknown(c.reason), OtherValues, 1)
+		countCapped(x.runStopped, orUnknown(a.cur.reason), OtherValues, 1)
 	case TypeRetryDecision:
 		x.decisions++
 		if c.shouldRetry {
@@ -904,8 +915,9 @@ func (a *acc) extraEvent(ev *RawEvent, run *runState) {
 	case TypeTicketTransition:
 		x.transitions++
 		countCapped(x.byEvent, orUnknown(c.event), OtherValues, 1)
-		countCapped(x.byTo, orUnknown(c.to), OtherValues, 1)
-		succeed := c.event == TicketSucceed || c.to == "needs_review" || c.to == "done"
+		to := a.cur.to
+		countCapped(x.byTo, orUnknown(to), OtherValues, 1)
+		succeed := c.event == TicketSucceed || to == "needs_review" || to == "done"
 		if c.ticket != "" && (succeed || c.event == TicketRetry) {
 			if t := x.ticket(c.ticket); t != nil {
 				if succeed {
@@ -918,11 +930,11 @@ func (a *acc) extraEvent(ev *RawEvent, run *runState) {
 		}
 	case TypeErrorReport:
 		x.errorReports++
-		countCapped(x.reportByType, orUnknown(c.failureType), OtherValues, 1)
+		countCapped(x.reportByType, orUnknown(a.cur.failureType), OtherValues, 1)
 		countCapped(x.reportByCategory, orUnknown(c.category), OtherValues, 1)
 	case TypeEscalationDeclined:
 		x.declined++
-		countCapped(x.declinedReason, orUnknown(c.reason), OtherValues, 1)
+		countCapped(x.declinedReason, orUnknown(a.cur.reason), OtherValues, 1)
 		countCapped(x.declinedWhy, orUnknown(c.why), OtherValues, 1)
 	default:
 		if !IsKnownType(ev.Type) {
@@ -948,10 +960,15 @@ type payloadFields struct {
 	provider, model, failureType, from, to, reason string
 	dur, retries, status, delay, iter              int64
 	success, willRetry, hasIter                    bool
-	// issue 9
+}
+
+// extraFields are the payload members of the issue 9 figures. They are
+// apart from payloadFields, and cleared only after an event that set one
+// (acc.dirty9), so that the events of the hot loop pay nothing for them.
+type extraFields struct {
 	ticket, category, event, why string
-	attempt                      int64
-	msg                          []byte // raw JSON token, valid until the next event
+	attempt, delay               int64
+	msg, modelRaw                []byte // raw JSON tokens, valid until the next event
 	valid, passed, shouldRetry   bool
 	errCtx                       bool
 }
@@ -986,11 +1003,11 @@ func (a *acc) member(typ string, k, v []byte) {
 		case "willRetry":
 			c.willRetry = jsonBool(v)
 		case "model":
-			c.model = a.str(v)
+			a.cur9.modelRaw, a.dirty9 = v, true
 		case "errorMessage":
-			c.msg = v
+			a.cur9.msg, a.dirty9 = v, true
 		case "errorContext":
-			c.errCtx = jsonBool(v)
+			a.cur9.errCtx, a.dirty9 = jsonBool(v), true
 		}
 	case TypeRunEscalated:
 		switch string(k) {
@@ -1007,13 +1024,23 @@ func (a *acc) member(typ string, k, v []byte) {
 				c.iter, c.hasIter = it, true
 			}
 		}
+	case TypeCandidateGenerated, TypeVerificationFinished, TypeRunStopped, TypeRetryDecision, TypeTicketTransition, TypeErrorReport, TypeEscalationDeclined:
+		a.dirty9 = true
+		a.member9(typ, k, v)
+	}
+}
+
+// member9 records a payload member of the issue 9 event types.
+func (a *acc) member9(typ string, k, v []byte) {
+	c, e := &a.cur, &a.cur9
+	switch typ {
 	case TypeCandidateGenerated:
 		if string(k) == "valid" {
-			c.valid = jsonBool(v)
+			e.valid = jsonBool(v)
 		}
 	case TypeVerificationFinished:
 		if string(k) == "passed" || string(k) == "success" {
-			c.passed = c.passed || jsonBool(v)
+			e.passed = e.passed || jsonBool(v)
 		}
 	case TypeRunStopped:
 		if string(k) == "reason" {
@@ -1022,40 +1049,40 @@ func (a *acc) member(typ string, k, v []byte) {
 	case TypeRetryDecision:
 		switch string(k) {
 		case "ticketId":
-			c.ticket = a.str(v)
+			e.ticket = a.str(v)
 		case "category":
-			c.category = a.str(v)
+			e.category = a.str(v)
 		case "currentAttempt":
-			c.attempt, _ = jsonInt(v)
+			e.attempt, _ = jsonInt(v)
 		case "shouldRetry":
-			c.shouldRetry = jsonBool(v)
+			e.shouldRetry = jsonBool(v)
 		case "nextDelayMs":
-			c.delay, _ = jsonInt(v)
+			e.delay, _ = jsonInt(v)
 		}
 	case TypeTicketTransition:
 		switch string(k) {
 		case "ticketId":
-			c.ticket = a.str(v)
+			e.ticket = a.str(v)
 		case "event":
-			c.event = a.str(v)
+			e.event = a.str(v)
 		case "to":
 			c.to = a.str(v)
 		case "errorCategory":
-			c.category = a.str(v)
+			e.category = a.str(v)
 		}
 	case TypeErrorReport:
 		switch string(k) {
 		case "failureType":
 			c.failureType = a.str(v)
 		case "category":
-			c.category = a.str(v)
+			e.category = a.str(v)
 		}
 	case TypeEscalationDeclined:
 		switch string(k) {
 		case "reason":
 			c.reason = a.str(v)
 		case "why":
-			c.why = a.str(v)
+			e.why = a.str(v)
 		}
 	}
 }

@@ -31,7 +31,8 @@ const (
 	// TopModelMessages how many per model.
 	TopMessages      = 10
 	TopModelMessages = 5
-	// maxNormCache bounds the cache of raw → normalised messages.
+	// maxNormCache bounds the (raw model, raw message) pairs counted on
+	// the fast path, per worker.
 	maxNormCache = 4096
 )
 
@@ -235,7 +236,9 @@ type extraAcc struct {
 	messages                         int64
 	byMessage                        map[string]int64
 	byModelMessage                   map[string]map[string]int64
-	normCache                        map[string]string
+	msgKey                           []byte
+	msgIdx                           map[string]int
+	msgPairs                         []msgPair
 }
 
 func newExtraAcc() extraAcc {
@@ -245,25 +248,56 @@ func newExtraAcc() extraAcc {
 		reportByType: map[string]int64{}, reportByCategory: map[string]int64{},
 		declinedReason: map[string]int64{}, declinedWhy: map[string]int64{},
 		byMessage: map[string]int64{}, byModelMessage: map[string]map[string]int64{},
-		normCache: map[string]string{},
+		msgIdx: map[string]int{},
 	}
 }
 
-// message counts one RetryAttempt's raw errorMessage (a JSON string token).
-func (x *extraAcc) message(model string, raw []byte) {
+// message counts one RetryAttempt's raw errorMessage (a JSON string token)
+// of the model whose raw token is modelRaw (nil without one). The hot path
+// is one map lookup: raw model and message seen before (at most
+// maxNormCache pairs of short ones) count in msgPairs, folded into the
+// maps by flushMessages.
+func (a *acc) message(modelRaw, raw []byte) {
 	if len(raw) < 2 || raw[0] != '"' {
 		return
 	}
-	m, ok := x.normCache[string(raw)]
-	if !ok {
-		m = NormalizeMessage(jsonString(raw))
-		if len(raw) <= maxInternBytes && len(x.normCache) < maxNormCache {
-			x.normCache[string(raw)] = m
-		}
-	}
+	x := &a.x
 	x.messages++
+	x.msgKey = append(append(append(x.msgKey[:0], modelRaw...), 0), raw...)
+	if i, ok := x.msgIdx[string(x.msgKey)]; ok {
+		x.msgPairs[i].n++
+		return
+	}
+	model := ""
+	if modelRaw != nil {
+		model = a.str(modelRaw)
+	}
+	m := NormalizeMessage(jsonString(raw))
+	if len(x.msgKey) <= 2*maxInternBytes && len(x.msgIdx) < maxNormCache {
+		x.msgIdx[string(x.msgKey)] = len(x.msgPairs)
+		x.msgPairs = append(x.msgPairs, msgPair{model: model, msg: m, n: 1})
+		return
+	}
 	countCappedN(x.byMessage, m, OtherMessages, 1, maxMessages)
 	x.modelMessage(model, m, 1)
+}
+
+// msgPair counts one (model, normalised message) of msgIdx.
+type msgPair struct {
+	model, msg string
+	n          int64
+}
+
+// flushMessages folds the counts of msgPairs into the maps.
+func (x *extraAcc) flushMessages() {
+	for i := range x.msgPairs {
+		p := &x.msgPairs[i]
+		if p.n > 0 {
+			countCappedN(x.byMessage, p.msg, OtherMessages, p.n, maxMessages)
+			x.modelMessage(p.model, p.msg, p.n)
+			p.n = 0
+		}
+	}
 }
 
 func (x *extraAcc) modelMessage(model, m string, n int64) {
@@ -294,6 +328,8 @@ func (x *extraAcc) ticket(id string) *ticketState {
 }
 
 func (x *extraAcc) merge(o *extraAcc) {
+	x.flushMessages()
+	o.flushMessages()
 	for i, v := range o.retriesDist {
 		x.retriesDist[i] += v
 	}
@@ -411,6 +447,7 @@ func topMessages(m map[string]int64, k int) (top []MessageCount, other, total in
 // extraResult fills the issue 9 figures of an.
 func (a *acc) extraResult(an *Analysis, repairThreshold float64) {
 	x := &a.x
+	x.flushMessages()
 	o := Orchestrator{
 		JudgeInvocations: x.judgeInvocations, Candidates: x.candidates, ValidCandidates: x.validCandidates,
 		Verifications: x.verifications, VerificationsPassed: x.verificationsPass, RunStoppedByReason: x.runStopped,
