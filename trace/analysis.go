@@ -60,7 +60,12 @@ var DefaultBy = []string{"provider", "model"}
 //     RepairAttempted events when none carries an iteration);
 //     diagnosis_rate = DiagnosisStarted / StepFinished.
 //   - alerts: see EvaluateAlerts; the samples n of each metric are given by
-//     Analysis.Metric.
+//     Analysis.Metric, from Registry.
+//   - issue 9 (additive): requests.retriesPerRequest, recovery,
+//     orchestrator, tickets, retryCore and errorMessages, and the metrics of
+//     Registry past diagnosis_rate; docs/analyze.md defines each field.
+//     Every list is capped (MaxListedIDs ids, TopMessages messages) with the
+//     count of the rest.
 type Analysis struct {
 	Schema      string        `json:"schema"`
 	Inputs      Inputs        `json:"inputs"`
