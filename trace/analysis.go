@@ -914,7 +914,7 @@ func (a *acc) extraEvent(ev *RawEvent, run *runState) {
 		if c.shouldRetry {
 			t.retried = true
 		}
-		if t.later(c.attempt, ts) {
+		if t.later(c.attempt, ts, c.shouldRetry) {
 			t.hasDecision, t.lastAttempt, t.lastTS, t.lastRetry = true, c.attempt, ts, c.shouldRetry
 		}
 	case TypeTicketTransition:

@@ -169,15 +169,21 @@ type ticketState struct {
 	lastRetry   bool
 }
 
-// later reports whether a decision (attempt, ts) comes after the ticket's last.
-func (t *ticketState) later(attempt int64, ts string) bool {
+// later reports whether a decision (attempt, ts, shouldRetry) comes after
+// the ticket's last: a higher currentAttempt, then a later ts; on a full
+// tie (no ts, say) shouldRetry false wins, so that the result does not
+// depend on the order workers read the files in.
+func (t *ticketState) later(attempt int64, ts string, retry bool) bool {
 	if !t.hasDecision {
 		return true
 	}
 	if attempt != t.lastAttempt {
 		return attempt > t.lastAttempt
 	}
-	return ts >= t.lastTS
+	if ts != t.lastTS {
+		return ts > t.lastTS
+	}
+	return !retry && t.lastRetry
 }
 
 // decisionCategory offers the category of a decision (attempt, ts).
@@ -209,7 +215,7 @@ func (t *ticketState) merge(o *ticketState) {
 	t.transitionCategory(o.transCat)
 	t.retried = t.retried || o.retried
 	t.succeeded = t.succeeded || o.succeeded
-	if o.hasDecision && t.later(o.lastAttempt, o.lastTS) {
+	if o.hasDecision && t.later(o.lastAttempt, o.lastTS, o.lastRetry) {
 		t.hasDecision, t.lastAttempt, t.lastTS, t.lastRetry = true, o.lastAttempt, o.lastTS, o.lastRetry
 	}
 }

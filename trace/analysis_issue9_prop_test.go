@@ -208,7 +208,7 @@ func reference(lines []string) *refIssue9 {
 				r.delays = append(r.delays, n("nextDelayMs"))
 				t.retried = true
 			}
-			if a := n("currentAttempt"); !t.has || a > t.attempt || a == t.attempt && ev.TS >= t.ts {
+			if a := n("currentAttempt"); !t.has || a > t.attempt || a == t.attempt && (ev.TS > t.ts || ev.TS == t.ts && !b("shouldRetry")) {
 				t.has, t.attempt, t.ts, t.lastRetry = true, a, ev.TS, b("shouldRetry")
 			}
 		case TypeTicketTransition:

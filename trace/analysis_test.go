@@ -267,7 +267,11 @@ func TestAnalyzeChunked(t *testing.T) {
 		case i%500 == 0:
 			b.WriteString("\r\n")
 		case i%3 == 0:
-			fmt.Fprintf(&b, `{"type":"RetryAttempt","runId":"r%d","payload":{"failureType":"overloaded","status":529,"willRetry":true,"delayMs":%d}}`+"\n", i%7, i)
+			fmt.Fprintf(&b, `{"type":"RetryAttempt","runId":"r%d","payload":{"model":"m%d","failureType":"overloaded","status":529,"willRetry":true,"delayMs":%d,"errorMessage":"boom %d %c"}}`+"\n", i%7, i%5, i, i, 'a'+i%17)
+		case i%5 == 1: // issue 9: ticket decisions whose last one is decided across chunks, ties included
+			fmt.Fprintf(&b, `{"type":"RetryDecision","runId":"r%d","payload":{"ticketId":"t%d","category":"c%d","currentAttempt":%d,"shouldRetry":%t,"nextDelayMs":%d}}`+"\n", i%7, i%13, i%3, i%4, i%2 == 0, i)
+		case i%7 == 2:
+			fmt.Fprintf(&b, `{"type":"TicketTransition","payload":{"ticketId":"t%d","event":"succeed","to":"needs_review"}}`+"\n", i%17)
 		default:
 			fmt.Fprintf(&b, `{"type":"ProviderRequestFinished","payload":{"provider":"p","model":"m%d","durationMs":%d,"success":%t,"retries":%d}}`+"\n", i%3, i, i%11 != 0, i%4)
 		}
