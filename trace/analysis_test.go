@@ -208,6 +208,15 @@ func TestParseAlert(t *testing.T) {
 		{in: "nope>1", wantErr: true},
 		{in: ">1", wantErr: true},
 		{in: "provider_retry_rate>abc", wantErr: true},
+		// Issue 9: every registry metric, durations in seconds or with a unit.
+		{in: "judge_invocation_rate>0.1", want: Alert{Name: "judge_invocation_rate", Metric: "judge_invocation_rate", Op: ">", Threshold: f(0.1)}},
+		{in: "time_to_recovery_mean>30", want: Alert{Name: "time_to_recovery_mean", Metric: "time_to_recovery_mean", Op: ">", Threshold: f(30)}},
+		{in: "time_to_recovery_p50>30s", want: Alert{Name: "time_to_recovery_p50", Metric: "time_to_recovery_p50", Op: ">", Threshold: f(30)}},
+		{in: "time_to_recovery_p90>=1500ms", want: Alert{Name: "time_to_recovery_p90", Metric: "time_to_recovery_p90", Op: ">=", Threshold: f(1.5)}},
+		{in: "recovered_rate<0.7", want: Alert{Name: "recovered_rate", Metric: "recovered_rate", Op: "<", Threshold: f(0.7)}},
+		{in: "recovered_rate<70%", wantErr: true},
+		{in: "retry_success_rate>30s", wantErr: true}, // a unit only for durations
+		{in: "time_to_recovery_p50>ms", wantErr: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.in, func(t *testing.T) {
