@@ -71,6 +71,15 @@ func hostileTrace(t *testing.T) string {
 		fmt.Fprintf(&b, `{"type":"RetryAttempt","runId":%s,"payload":{"failureType":%s,"willRetry":true,"delayMs":1}}`+"\n", v, v)
 		fmt.Fprintf(&b, `{"type":"RunEscalated","runId":%s,"payload":{"from":%s,"to":%s,"reason":%s}}`+"\n", v, v, v, v)
 		fmt.Fprintf(&b, `{"type":%s,"runId":%s,"payload":{}}`+"\n", v, v)
+		// Issue 9: every label of the new figures (messages, ticket ids,
+		// categories, reasons, states) holds it too.
+		fmt.Fprintf(&b, `{"type":"RetryAttempt","runId":%s,"payload":{"model":%s,"errorMessage":%s,"errorContext":true}}`+"\n", v, v, v)
+		fmt.Fprintf(&b, `{"type":"RetryDecision","runId":%s,"payload":{"ticketId":%s,"category":%s,"shouldRetry":%v,"nextDelayMs":5}}`+"\n", v, v, v, i%2 == 0)
+		fmt.Fprintf(&b, `{"type":"TicketTransition","runId":%s,"payload":{"ticketId":%s,"event":%s,"to":%s,"errorCategory":%s}}`+"\n", v, v, v, v, v)
+		fmt.Fprintf(&b, `{"type":"RunStopped","runId":%s,"payload":{"reason":%s}}`+"\n", v, v)
+		fmt.Fprintf(&b, `{"type":"RepairAttempted","runId":%s,"payload":{"iteration":9}}`+"\n", v)
+		fmt.Fprintf(&b, `{"type":"ErrorReport","runId":%s,"payload":{"failureType":%s,"category":%s}}`+"\n", v, v, v)
+		fmt.Fprintf(&b, `{"type":"EscalationDeclined","runId":%s,"payload":{"reason":%s,"why":%s}}`+"\n", v, v, v)
 	}
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "trace.jsonl"), []byte(b.String()), 0o644); err != nil {

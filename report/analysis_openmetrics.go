@@ -79,7 +79,7 @@ func AnalysisOpenMetrics(w io.Writer, a *trace.Analysis) error {
 	for _, k := range anSortedKeys(a.Attempts.ByStatus) {
 		sample("retrylab_failed_attempts_by_status_total", []string{"status", k}, float64(a.Attempts.ByStatus[k]))
 	}
-	histogram := func(name, help string, h trace.Histogram) {
+	histogram := func(name, help string, h *trace.Histogram) {
 		fam(name, "histogram", help, "seconds")
 		var cum int64
 		for i, b := range trace.HistogramBoundsMs {
@@ -91,8 +91,8 @@ func AnalysisOpenMetrics(w io.Writer, a *trace.Analysis) error {
 		sample(name+"_sum", nil, float64(h.SumMs)/1000)
 		sample(name+"_count", nil, float64(cum))
 	}
-	histogram("retrylab_retry_delay_seconds", "Waits before a retry (RetryAttempt with willRetry).", a.DelayHist)
-	histogram("retrylab_request_duration_seconds", "Request durations including every retry.", a.DurationHist)
+	histogram("retrylab_retry_delay_seconds", "Waits before a retry (RetryAttempt with willRetry).", &a.DelayHist)
+	histogram("retrylab_request_duration_seconds", "Request durations including every retry.", &a.DurationHist)
 
 	e := a.Escalations
 	fam("retrylab_escalations", "counter", "Escalations (RunEscalated), by path.", "")
@@ -117,11 +117,13 @@ func AnalysisOpenMetrics(w io.Writer, a *trace.Analysis) error {
 		sample("retrylab_group_failure_rate", groupLabels(a, g), g.FailureRate)
 	}
 
-	for _, name := range trace.MetricNames {
-		v, n, _, _ := a.Metric(name)
-		gauge("retrylab_"+name, "Dashboard metric "+name+".", v)
-		gauge("retrylab_"+name+"_samples", "Samples behind "+name+".", float64(n))
+	for _, d := range trace.Registry {
+		v, n := d.Value(a)
+		om := d.OpenMetricsName()
+		gauge(om, "Dashboard metric "+d.Name+".", v)
+		gauge(om+"_samples", "Samples behind "+d.Name+".", float64(n))
 	}
+	analysisOpenMetricsExtra(a, fam, sample, counter, histogram)
 
 	// Alerts may share a name (a default and an --alert on the same metric
 	// both take the metric's name); a repeated series would make the whole
@@ -194,4 +196,71 @@ func omLe(v float64) string {
 
 func omEscape(s string) string {
 	return strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`).Replace(s)
+}
+
+// analysisOpenMetricsExtra writes the issue 9 families: seed 002's ticket
+// metrics under the seed's own names (tickets_retried_total{category},
+// tickets_retry_exhausted_total, the retry_delay_seconds histogram;
+// retry_success_rate is a registry gauge), and the retrylab_* counts of
+// seeds 003 and 004. Id lists (escalated runs, exhausted tickets) are not
+// series: their counts are.
+func analysisOpenMetricsExtra(a *trace.Analysis,
+	fam func(name, typ, help, unit string), sample func(string, []string, float64),
+	counter func(string, string, int64), histogram func(string, string, *trace.Histogram)) {
+	byKey := func(name, help, label string, m map[string]int64) {
+		fam(name, "counter", help, "")
+		for _, k := range anSortedKeys(m) {
+			sample(name+"_total", []string{label, k}, float64(m[k]))
+		}
+	}
+	buckets := func(name, help, label string, bs []trace.Bucket) {
+		fam(name, "counter", help, "")
+		for _, b := range bs {
+			sample(name+"_total", []string{label, b.Value}, float64(b.Count))
+		}
+	}
+	t := a.Tickets
+	byKey("tickets_retried", "Tickets retried at least once (RetryDecision shouldRetry true, or a retry TicketTransition), by category.", "category", t.RetriedByCategory)
+	counter("tickets_retry_exhausted", "Tickets whose last RetryDecision has shouldRetry false.", t.Exhausted.Count)
+	histogram("retry_delay_seconds", "Ticket retry delays (RetryDecision nextDelayMs with shouldRetry true).", &a.TicketDelayHist)
+	counter("retrylab_retry_decisions", "RetryDecision events.", t.Decisions)
+	byKey("retrylab_ticket_transitions", "TicketTransition events, by event.", "event", t.TransitionsByEvent)
+	byKey("retrylab_ticket_transitions_by_state", "TicketTransition events, by the state entered.", "to", t.TransitionsByTo)
+
+	buckets("retrylab_requests_by_retries", "Requests by their number of retries (10+ for ten and more).", "retries", a.Requests.RetriesPerRequest)
+	o := a.Orchestrator
+	counter("retrylab_judge_invocations", "JudgeInvoked events.", o.JudgeInvocations)
+	counter("retrylab_candidates", "CandidateGenerated events.", o.Candidates)
+	counter("retrylab_verifications", "VerificationFinished events.", o.Verifications)
+	byKey("retrylab_runs_stopped", "RunStopped events, by reason.", "reason", o.RunStoppedByReason)
+	fam("retrylab_escalated_runs", "gauge", "Runs with a RunEscalated.", "")
+	sample("retrylab_escalated_runs", nil, float64(o.EscalatedRuns.Count))
+	buckets("retrylab_runs_by_repair_iterations", "Runs with a RepairAttempted, by max(iteration) (10+ for ten and more).", "iterations", o.RepairIterations.Distribution)
+	fam("retrylab_runs_above_repair_threshold", "gauge", "Runs whose max(iteration) is above the avg_repair_iterations threshold.", "")
+	sample("retrylab_runs_above_repair_threshold", nil, float64(o.RepairIterations.Above.Count))
+
+	rc := a.RetryCore
+	byKey("retrylab_error_reports", "ErrorReport events, by failure type.", "failure_type", rc.ErrorReportsByFailureType)
+	byKey("retrylab_error_reports_by_category", "ErrorReport events, by category.", "category", rc.ErrorReportsByCategory)
+	byKey("retrylab_escalations_declined", "EscalationDeclined events, by the escalation's reason.", "reason", rc.EscalationsDeclinedByReason)
+	byKey("retrylab_escalations_declined_by_why", "EscalationDeclined events, by why it was declined.", "why", rc.EscalationsDeclinedByWhy)
+	counter("retrylab_error_context_retries", "RetryAttempt events with errorContext true.", rc.ErrorContextRetries)
+
+	em := a.ErrorMessages
+	fam("retrylab_error_messages", "counter", "Failed attempts by normalised errorMessage: the top ones, the rest as (other).", "")
+	for _, m := range em.Top {
+		sample("retrylab_error_messages_total", []string{"message", m.Message}, float64(m.Count))
+	}
+	if em.Other > 0 {
+		sample("retrylab_error_messages_total", []string{"message", trace.OtherMessages}, float64(em.Other))
+	}
+	fam("retrylab_error_messages_by_model", "counter", "Failed attempts by model and normalised errorMessage: the top ones per model, the rest as (other).", "")
+	for _, mm := range em.ByModel {
+		for _, m := range mm.Top {
+			sample("retrylab_error_messages_by_model_total", []string{"model", mm.Model, "message", m.Message}, float64(m.Count))
+		}
+		if mm.Other > 0 {
+			sample("retrylab_error_messages_by_model_total", []string{"model", mm.Model, "message", trace.OtherMessages}, float64(mm.Other))
+		}
+	}
 }

@@ -281,7 +281,86 @@ func safeAnalysis(a *trace.Analysis, visible bool) *trace.Analysis {
 		})
 		out.Groups = groups
 	}
+	safeExtra(&out, a, clean)
 	return &out
+}
+
+// safeExtra cleans the labels of the issue 9 figures: run and ticket ids,
+// categories, reasons, models and error messages. Lists of ids stay sorted;
+// messages that clean to the same text are merged.
+func safeExtra(out, a *trace.Analysis, clean func(string) string) {
+	o := &out.Orchestrator
+	o.RunStoppedByReason = cleanCounts(a.Orchestrator.RunStoppedByReason, clean)
+	o.EscalatedRuns = cleanIDs(a.Orchestrator.EscalatedRuns, clean)
+	o.RepairIterations.Above = cleanIDs(a.Orchestrator.RepairIterations.Above, clean)
+	t := &out.Tickets
+	t.RetriedByCategory = cleanCounts(a.Tickets.RetriedByCategory, clean)
+	t.Exhausted = cleanIDs(a.Tickets.Exhausted, clean)
+	t.TransitionsByEvent = cleanCounts(a.Tickets.TransitionsByEvent, clean)
+	t.TransitionsByTo = cleanCounts(a.Tickets.TransitionsByTo, clean)
+	c := &out.RetryCore
+	c.ErrorReportsByFailureType = cleanCounts(a.RetryCore.ErrorReportsByFailureType, clean)
+	c.ErrorReportsByCategory = cleanCounts(a.RetryCore.ErrorReportsByCategory, clean)
+	c.EscalationsDeclinedByReason = cleanCounts(a.RetryCore.EscalationsDeclinedByReason, clean)
+	c.EscalationsDeclinedByWhy = cleanCounts(a.RetryCore.EscalationsDeclinedByWhy, clean)
+	em := &out.ErrorMessages
+	em.Top = cleanMessages(a.ErrorMessages.Top, clean)
+	if a.ErrorMessages.ByModel != nil {
+		em.ByModel = make([]trace.ModelMessages, 0, len(a.ErrorMessages.ByModel))
+		at := map[string]int{}
+		for _, m := range a.ErrorMessages.ByModel {
+			model := clean(m.Model)
+			if i, ok := at[model]; ok {
+				mm := &em.ByModel[i]
+				mm.Total += m.Total
+				mm.Other += m.Other
+				mm.Top = cleanMessages(append(slices.Clone(mm.Top), m.Top...), clean)
+				continue
+			}
+			at[model] = len(em.ByModel)
+			em.ByModel = append(em.ByModel, trace.ModelMessages{Model: model, Total: m.Total, Top: cleanMessages(m.Top, clean), Other: m.Other})
+		}
+	}
+}
+
+// cleanIDs cleans each id, dropping duplicates made by cleaning.
+func cleanIDs(l trace.IDList, clean func(string) string) trace.IDList {
+	out := l
+	out.IDs = make([]string, 0, len(l.IDs))
+	for _, id := range l.IDs {
+		out.IDs = append(out.IDs, clean(id))
+	}
+	slices.Sort(out.IDs)
+	out.IDs = slices.Compact(out.IDs)
+	return out
+}
+
+// cleanMessages cleans each message, summing those made equal, largest first.
+func cleanMessages(ms []trace.MessageCount, clean func(string) string) []trace.MessageCount {
+	if ms == nil {
+		return nil
+	}
+	out := make([]trace.MessageCount, 0, len(ms))
+	at := map[string]int{}
+	for _, m := range ms {
+		k := clean(m.Message)
+		if i, ok := at[k]; ok {
+			out[i].Count += m.Count
+			continue
+		}
+		at[k] = len(out)
+		out = append(out, trace.MessageCount{Message: k, Count: m.Count})
+	}
+	slices.SortStableFunc(out, func(x, y trace.MessageCount) int {
+		if x.Count != y.Count {
+			if x.Count > y.Count {
+				return -1
+			}
+			return 1
+		}
+		return strings.Compare(x.Message, y.Message)
+	})
+	return out
 }
 
 // groupsClean reports whether cleaning leaves every group label as it is,

@@ -221,14 +221,12 @@ func analysisSections(a *trace.Analysis) []analysisSection {
 		out = append(out, g)
 	}
 
+	out = append(out, analysisExtraSections(a)...)
+
 	m := analysisSection{title: "Metrics", header: []string{"metric", "value", "n", ci}}
-	for _, name := range trace.MetricNames {
-		v, k, isRate, _ := a.Metric(name)
-		if isRate {
-			m.rows = append(m.rows, []string{name, anPct(v), n(k), anInterval(a, v, k)})
-		} else {
-			m.rows = append(m.rows, []string{name, anNum(v), n(k), "-"})
-		}
+	for _, d := range trace.Registry {
+		v, k := d.Value(a)
+		m.rows = append(m.rows, []string{d.Name, anMetric(d, v), n(k), anMetricInterval(a, d, v, k)})
 	}
 	out = append(out, m)
 
@@ -237,8 +235,9 @@ func analysisSections(a *trace.Analysis) []analysisSection {
 		al.summary = "No alerts configured."
 	}
 	for _, r := range a.Alerts {
-		_, _, isRate, _ := a.Metric(r.Metric)
-		val, iv, thr := anNum(r.Value), "-", anNum(r.Threshold)
+		d, _ := trace.LookupMetric(r.Metric)
+		isRate := d.IsRate()
+		val, iv, thr := anMetric(d, r.Value), "-", anMetric(d, r.Threshold)
 		if isRate {
 			val, iv, thr = anPct(r.Value), fmt.Sprintf("[%s, %s]", anPct(r.Lower), anPct(r.Upper)), anPct(r.Threshold)
 		}
@@ -255,4 +254,163 @@ func anState(s string) string {
 		return "FIRING"
 	}
 	return s
+}
+
+// anMetric formats a metric's value: a percentage for a rate, seconds for a
+// duration, else a number.
+func anMetric(d trace.MetricDef, v float64) string {
+	switch {
+	case d.IsRate():
+		return anPct(v)
+	case d.Unit == "seconds":
+		return anNum(v) + "s"
+	}
+	return anNum(v)
+}
+
+func anMetricInterval(a *trace.Analysis, d trace.MetricDef, v float64, k int64) string {
+	if d.IsRate() {
+		return anInterval(a, v, k)
+	}
+	return "-"
+}
+
+// anIDs lists ids with the count of the rest: "r1, r2 and 3 more".
+func anIDs(l trace.IDList) string {
+	if len(l.IDs) == 0 {
+		return "none"
+	}
+	s := strings.Join(l.IDs, ", ")
+	if l.More > 0 {
+		s += fmt.Sprintf(" and %d more", l.More)
+	}
+	return s
+}
+
+// anCountRows makes [key, count] rows of m, the largest counts first.
+func anCountRows(m map[string]int64) [][]string {
+	var rows [][]string
+	for _, k := range anSortedKeys(m) {
+		rows = append(rows, []string{anCell(k), strconv.FormatInt(m[k], 10)})
+	}
+	return rows
+}
+
+// analysisExtraSections lays out the issue 9 figures: seed 003's L2/L3
+// runs, seed 004's recovery and error messages, seed 002's tickets, and the
+// retry core's events. Sections without data are left out, except those
+// of requests.
+func analysisExtraSections(a *trace.Analysis) []analysisSection {
+	n := func(v int64) string { return strconv.FormatInt(v, 10) }
+	pctOf := func(k, total int64) string {
+		if total == 0 {
+			return "-"
+		}
+		return anPct(float64(k) / float64(total))
+	}
+	var out []analysisSection
+	r := a.Requests
+	if r.Total > 0 {
+		rp := analysisSection{title: "Retries per request", header: []string{"retries", "requests", "share"}}
+		for _, b := range r.RetriesPerRequest {
+			if b.Count > 0 {
+				rp.rows = append(rp.rows, []string{b.Value, n(b.Count), pctOf(b.Count, r.Total)})
+			}
+		}
+		out = append(out, rp)
+		rec := a.Recovery
+		t := rec.TimeToRecoveryMs
+		out = append(out, analysisSection{
+			title: "Recovery",
+			summary: fmt.Sprintf("%d of %s that failed at least once recovered (%s).",
+				rec.Recovered, anCount(rec.FailedOnce, "request"), anPct(rec.Rate)),
+			header: []string{"", "count", "mean", "p50", "p90", "p99", "max"},
+			rows: [][]string{{"time to recovery", n(t.Count), anDur(int64(math.Round(t.Mean))),
+				anDur(t.P50), anDur(t.P90), anDur(t.P99), anDur(t.Max)}},
+		})
+	}
+	em := a.ErrorMessages
+	if em.Total > 0 {
+		top := analysisSection{title: "Top error messages",
+			summary: anCount(em.Total, "failed attempt") + " with a message; numbers, ids, hex, UUIDs and quoted values are replaced by <n>, <id>, <hex>, <uuid> and \"<…>\".",
+			header:  []string{"message", "attempts", "share"}}
+		for _, m := range em.Top {
+			top.rows = append(top.rows, []string{m.Message, n(m.Count), pctOf(m.Count, em.Total)})
+		}
+		if em.Other > 0 {
+			top.rows = append(top.rows, []string{trace.OtherMessages, n(em.Other), pctOf(em.Other, em.Total)})
+		}
+		out = append(out, top)
+		byModel := analysisSection{title: "Top error messages by model", header: []string{"model", "message", "attempts"}}
+		for _, mm := range em.ByModel {
+			for _, m := range mm.Top {
+				byModel.rows = append(byModel.rows, []string{anCell(mm.Model), m.Message, n(m.Count)})
+			}
+			if mm.Other > 0 {
+				byModel.rows = append(byModel.rows, []string{anCell(mm.Model), trace.OtherMessages, n(mm.Other)})
+			}
+		}
+		out = append(out, byModel)
+	}
+	o := a.Orchestrator
+	if o.L3Runs > 0 || o.Candidates > 0 || o.Verifications > 0 || len(o.RunStoppedByReason) > 0 ||
+		o.EscalatedRuns.Count > 0 || o.RepairIterations.Runs > 0 {
+		ri := o.RepairIterations
+		sec := analysisSection{
+			title: "L2/L3 runs",
+			summary: fmt.Sprintf("Judge invoked in %d of %s with L3 activity (%s); %s, %d valid; %s, %d passed. Escalated runs (%d): %s.",
+				o.JudgeRuns, anCount(int64(o.L3Runs), "run"), anCount(o.JudgeInvocations, "invocation"),
+				anCount(o.Candidates, "candidate"), o.ValidCandidates, anCount(o.Verifications, "verification"), o.VerificationsPassed,
+				o.EscalatedRuns.Count, anIDs(o.EscalatedRuns)),
+			header: []string{"max repair iteration", "runs"},
+			note:   fmt.Sprintf("Runs above %s repair iterations (%d): %s.", anNum(ri.Threshold), ri.Above.Count, anIDs(ri.Above)),
+		}
+		for _, b := range ri.Distribution {
+			if b.Count > 0 {
+				sec.rows = append(sec.rows, []string{b.Value, n(b.Count)})
+			}
+		}
+		out = append(out, sec)
+		if len(o.RunStoppedByReason) > 0 {
+			out = append(out, analysisSection{title: "Runs stopped by reason", header: []string{"reason", "count"},
+				rows: anCountRows(o.RunStoppedByReason)})
+		}
+	}
+	t := a.Tickets
+	if t.Decisions > 0 || t.Transitions > 0 {
+		d := t.DelayMs
+		sec := analysisSection{
+			title: "Tickets",
+			summary: fmt.Sprintf("%s in %s; %s retried, %d succeeded after a retry (%s); %d exhausted (last decision shouldRetry false): %s. Retry delays: %d, p50 %s, p90 %s, p99 %s, max %s.",
+				anCount(t.Decisions, "retry decision"), anCount(int64(t.Tickets), "ticket"), anCount(int64(t.Retried), "ticket"),
+				t.SucceededAfterRetry, anPct(t.RetrySuccessRate), t.Exhausted.Count, anIDs(t.Exhausted),
+				d.Count, anDur(d.P50), anDur(d.P90), anDur(d.P99), anDur(d.Max)),
+			header: []string{"category", "tickets retried"},
+			rows:   anCountRows(t.RetriedByCategory),
+		}
+		if t.UntrackedDecisions > 0 {
+			sec.note = fmt.Sprintf("%s past the first %d tickets are counted but not followed per ticket.", anCount(t.UntrackedDecisions, "decision"), 1<<16)
+		}
+		out = append(out, sec)
+		if t.Transitions > 0 {
+			out = append(out, analysisSection{title: "Ticket transitions by event", header: []string{"event", "count"}, rows: anCountRows(t.TransitionsByEvent)})
+			out = append(out, analysisSection{title: "Ticket transitions by state entered", header: []string{"to", "count"}, rows: anCountRows(t.TransitionsByTo)})
+		}
+	}
+	rc := a.RetryCore
+	if rc.ErrorReports > 0 || rc.EscalationsDeclined > 0 || rc.ErrorContextRetries > 0 {
+		sec := analysisSection{title: "Retry core events",
+			summary: fmt.Sprintf("%s, %s, %s with error context.", anCount(rc.ErrorReports, "error report"),
+				anCount(rc.EscalationsDeclined, "declined escalation"), anCount(rc.ErrorContextRetries, "retry"))}
+		out = append(out, sec)
+		if rc.ErrorReports > 0 {
+			out = append(out, analysisSection{title: "Error reports by failure type", header: []string{"failure type", "reports"}, rows: anCountRows(rc.ErrorReportsByFailureType)})
+			out = append(out, analysisSection{title: "Error reports by category", header: []string{"category", "reports"}, rows: anCountRows(rc.ErrorReportsByCategory)})
+		}
+		if rc.EscalationsDeclined > 0 {
+			out = append(out, analysisSection{title: "Declined escalations by reason", header: []string{"reason", "count"}, rows: anCountRows(rc.EscalationsDeclinedByReason)})
+			out = append(out, analysisSection{title: "Declined escalations by why", header: []string{"why", "count"}, rows: anCountRows(rc.EscalationsDeclinedByWhy)})
+		}
+	}
+	return out
 }

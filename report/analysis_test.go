@@ -97,9 +97,24 @@ func TestAnalysisOpenMetricsParses(t *testing.T) {
 		"retrylab_group_failure_rate": "gauge",
 		"retrylab_alert_state":        "gauge", "retrylab_alert_value": "gauge", "retrylab_alert_threshold": "gauge",
 	}
-	for _, name := range trace.MetricNames {
-		wantTypes["retrylab_"+name] = "gauge"
-		wantTypes["retrylab_"+name+"_samples"] = "gauge"
+	for _, d := range trace.Registry {
+		wantTypes[d.OpenMetricsName()] = "gauge"
+		wantTypes[d.OpenMetricsName()+"_samples"] = "gauge"
+	}
+	// Issue 9: seed 002's names, and the retrylab_* counts of seeds 003, 004.
+	for name, typ := range map[string]string{
+		"tickets_retried": "counter", "tickets_retry_exhausted": "counter", "retry_delay_seconds": "histogram",
+		"retrylab_retry_decisions": "counter", "retrylab_ticket_transitions": "counter",
+		"retrylab_ticket_transitions_by_state": "counter", "retrylab_requests_by_retries": "counter",
+		"retrylab_judge_invocations": "counter", "retrylab_candidates": "counter", "retrylab_verifications": "counter",
+		"retrylab_runs_stopped": "counter", "retrylab_escalated_runs": "gauge",
+		"retrylab_runs_by_repair_iterations": "counter", "retrylab_runs_above_repair_threshold": "gauge",
+		"retrylab_error_reports": "counter", "retrylab_error_reports_by_category": "counter",
+		"retrylab_escalations_declined": "counter", "retrylab_escalations_declined_by_why": "counter",
+		"retrylab_error_context_retries": "counter", "retrylab_error_messages": "counter",
+		"retrylab_error_messages_by_model": "counter",
+	} {
+		wantTypes[name] = typ
 	}
 	gotTypes := map[string]string{}
 	for name, f := range fams {

@@ -61,7 +61,12 @@ var DefaultBy = []string{"provider", "model"}
 //     RepairAttempted events when none carries an iteration);
 //     diagnosis_rate = DiagnosisStarted / StepFinished.
 //   - alerts: see EvaluateAlerts; the samples n of each metric are given by
-//     Analysis.Metric.
+//     Analysis.Metric, from Registry.
+//   - issue 9 (additive): requests.retriesPerRequest, recovery,
+//     orchestrator, tickets, retryCore and errorMessages, and the metrics of
+//     Registry past diagnosis_rate; docs/analyze.md defines each field.
+//     Every list is capped (MaxListedIDs ids, TopMessages messages) with the
+//     count of the rest.
 type Analysis struct {
 	Schema      string        `json:"schema"`
 	Inputs      Inputs        `json:"inputs"`
@@ -71,6 +76,13 @@ type Analysis struct {
 	Groups      []Group       `json:"groups"`
 	Metrics     Metrics       `json:"metrics"`
 	Alerts      []AlertResult `json:"alerts"`
+
+	// Added by issue 9 (seeds 002, 003, 004); see docs/analyze.md.
+	Orchestrator  Orchestrator  `json:"orchestrator"`
+	Recovery      Recovery      `json:"recovery"`
+	Tickets       Tickets       `json:"tickets"`
+	RetryCore     RetryCore     `json:"retryCore"`
+	ErrorMessages ErrorMessages `json:"errorMessages"`
 
 	// Counts holds the denominators behind the metrics; it is not part of
 	// the JSON contract.
@@ -85,6 +97,9 @@ type Analysis struct {
 	// FromJSON is true for an analysis decoded from its JSON contract
 	// (ReadAnalysisJSON): Counts and the histograms are then unknown.
 	FromJSON bool `json:"-"`
+	// TicketDelayHist holds the bucket counts of RetryDecision nextDelayMs
+	// (shouldRetry true), for the seed's retry_delay_seconds histogram.
+	TicketDelayHist Histogram `json:"-"`
 }
 
 // Inputs describes what was read.
@@ -108,6 +123,8 @@ type Requests struct {
 	RecoveredRate float64   `json:"recoveredRate"`
 	Amplification float64   `json:"amplification"`
 	DurationMs    Quantiles `json:"durationMs"`
+	// RetriesPerRequest counts the requests with 0, 1, … 9 and 10+ retries.
+	RetriesPerRequest []Bucket `json:"retriesPerRequest"`
 }
 
 // Quantiles are nearest-rank percentiles and the exact maximum, in ms.
@@ -193,6 +210,17 @@ type Metrics struct {
 	L2EscalationRate    float64 `json:"l2_escalation_rate"`
 	AvgRepairIterations float64 `json:"avg_repair_iterations"`
 	DiagnosisRate       float64 `json:"diagnosis_rate"`
+
+	JudgeInvocationRate   float64 `json:"judge_invocation_rate"`
+	CandidateValidityRate float64 `json:"candidate_validity_rate"`
+	VerificationPassRate  float64 `json:"verification_pass_rate"`
+	RecoveredRate         float64 `json:"recovered_rate"`
+	TimeToRecoveryMean    float64 `json:"time_to_recovery_mean"`
+	TimeToRecoveryP50     float64 `json:"time_to_recovery_p50"`
+	TimeToRecoveryP90     float64 `json:"time_to_recovery_p90"`
+	TimeToRecoveryP99     float64 `json:"time_to_recovery_p99"`
+	RetrySuccessRate      float64 `json:"retry_success_rate"`
+	TicketExhaustedRate   float64 `json:"ticket_exhausted_rate"`
 }
 
 // Counts are the numerators and denominators behind Metrics.
@@ -382,7 +410,7 @@ func Analyze(ctx context.Context, files []string, opts Options) (*Analysis, erro
 			}
 		}
 	}
-	an := total.result(len(files))
+	an := total.result(len(files), repairThreshold(opts.Alerts))
 	an.By = slices.Clone(by)
 	an.Z = math.Sqrt2 * math.Erfinv(2*conf-1)
 	alerts, err := EvaluateAlerts(an, opts.Alerts, opts.MinSamples)
@@ -402,6 +430,8 @@ type runState struct {
 	repairs     int64
 	maxIter     int64
 	hasIter     bool
+	l3Active    bool
+	judged      bool
 }
 
 func (r *runState) merge(o *runState) {
@@ -412,6 +442,8 @@ func (r *runState) merge(o *runState) {
 	r.repairs += o.repairs
 	r.maxIter = max(r.maxIter, o.maxIter)
 	r.hasIter = r.hasIter || o.hasIter
+	r.l3Active = r.l3Active || o.l3Active
+	r.judged = r.judged || o.judged
 }
 
 type groupKey struct{ provider, model, failureType, run, day, promptPattern string }
@@ -442,6 +474,9 @@ type acc struct {
 	groups                                                  map[groupKey]*groupStats
 	intern                                                  map[string]string
 	cur                                                     payloadFields
+	x                                                       extraAcc
+	cur9                                                    extraFields
+	dirty9                                                  bool
 }
 
 func newAcc(by []string) *acc {
@@ -461,6 +496,7 @@ func newAcc(by []string) *acc {
 		runs:          map[string]*runState{},
 		groups:        map[groupKey]*groupStats{},
 		intern:        map[string]string{},
+		x:             newExtraAcc(),
 	}
 }
 
@@ -693,6 +729,7 @@ func (a *acc) readEvents(ctx context.Context, r *Reader, path string, malformed 
 			var le *LineError
 			if errors.As(err, &le) {
 				a.cur = payloadFields{}
+				a.cur9, a.dirty9 = extraFields{}, false
 				a.malformed++
 				if err := malformed(le); err != nil {
 					return err
@@ -729,6 +766,9 @@ func (a *acc) readEvents(ctx context.Context, r *Reader, path string, malformed 
 		}
 		a.event(ev, run, lastKey)
 		a.cur = payloadFields{}
+		if a.dirty9 {
+			a.cur9, a.dirty9 = extraFields{}, false
+		}
 	}
 }
 
@@ -738,7 +778,11 @@ func (a *acc) event(ev *RawEvent, run *runState, runKey string) {
 		c := &a.cur
 		provider, model, failureType, dur, retries, success := c.provider, c.model, c.failureType, c.dur, c.retries, c.success
 		retries = max(retries, 0)
-		a.duration.Add(dur)
+		if retries > 0 && success {
+			sketch.AddBoth(&a.duration, &a.x.ttr, dur) // the time to recovery is the duration
+		} else {
+			a.duration.Add(dur)
+		}
 		a.durHist.add(max(dur, 0))
 		// Request counts are kept per group only; result sums the groups.
 		var gk groupKey
@@ -784,6 +828,7 @@ func (a *acc) event(ev *RawEvent, run *runState, runKey string) {
 				g.recovered++
 			}
 		}
+		a.x.retriesDist[min(retries, MaxDistributionBucket)]++
 	case TypeRetryAttempt:
 		c := &a.cur
 		failureType, status, delay, willRetry := c.failureType, c.status, c.delay, c.willRetry
@@ -799,6 +844,14 @@ func (a *acc) event(ev *RawEvent, run *runState, runKey string) {
 			a.delay.Add(delay)
 			a.delayHist.add(max(delay, 0))
 		}
+		if a.dirty9 {
+			if a.cur9.errCtx {
+				a.x.errorContext++
+			}
+			if a.cur9.msg != nil {
+				a.message(a.cur9.modelRaw, a.cur9.msg)
+			}
+		}
 	case TypeRunEscalated:
 		from, to, reason := a.cur.from, a.cur.to, a.cur.reason
 		a.escalations++
@@ -808,6 +861,9 @@ func (a *acc) event(ev *RawEvent, run *runState, runKey string) {
 		}
 		countCapped(a.byReason, reason, OtherReasons, 1)
 		run.escalated = true
+		if strings.EqualFold(to, "L3") {
+			run.l3Active = true
+		}
 		if strings.EqualFold(from, "L2") {
 			run.l2Escalated = true
 			run.l2Active = true
@@ -823,8 +879,79 @@ func (a *acc) event(ev *RawEvent, run *runState, runKey string) {
 		}
 	case TypeDiagnosisStarted:
 		a.diagStarted++
+		run.l3Active = true
+	case TypeDiagnosisCompleted, TypeJudgeDecided:
+		run.l3Active = true
 	case TypeStepFinished:
 		a.stepFinished++
+	default:
+		a.extraEvent(ev, run)
+	}
+}
+
+// extraEvent counts the events of issue 9's figures.
+func (a *acc) extraEvent(ev *RawEvent, run *runState) {
+	c, x := &a.cur9, &a.x
+	switch ev.Type {
+	case TypeJudgeInvoked:
+		run.l3Active, run.judged = true, true
+		x.judgeInvocations++
+	case TypeCandidateGenerated:
+		run.l3Active = true
+		x.candidates++
+		if c.valid {
+			x.validCandidates++
+		}
+	case TypeVerificationFinished:
+		x.verifications++
+		if c.passed {
+			x.verificationsPass++
+		}
+	case TypeRunStopped:
+		countCapped(x.runStopped, orUnknown(a.cur.reason), OtherValues, 1)
+	case TypeRetryDecision:
+		x.decisions++
+		if c.shouldRetry {
+			x.ticketDelay.Add(c.delay)
+			x.ticketDelayHist.add(max(c.delay, 0))
+		}
+		t := x.ticket(c.ticket)
+		if t == nil {
+			x.untracked++
+			return
+		}
+		ts := string(ev.TS)
+		t.decisionCategory(c.attempt, ts, c.category)
+		if c.shouldRetry {
+			t.retried = true
+		}
+		if t.later(c.attempt, ts, c.shouldRetry) {
+			t.hasDecision, t.lastAttempt, t.lastTS, t.lastRetry = true, c.attempt, ts, c.shouldRetry
+		}
+	case TypeTicketTransition:
+		x.transitions++
+		countCapped(x.byEvent, orUnknown(c.event), OtherValues, 1)
+		to := a.cur.to
+		countCapped(x.byTo, orUnknown(to), OtherValues, 1)
+		succeed := c.event == TicketSucceed || to == "needs_review" || to == "done"
+		if c.ticket != "" && (succeed || c.event == TicketRetry) {
+			if t := x.ticket(c.ticket); t != nil {
+				if succeed {
+					t.succeeded = true
+				} else {
+					t.retried = true
+					t.transitionCategory(c.category)
+				}
+			}
+		}
+	case TypeErrorReport:
+		x.errorReports++
+		countCapped(x.reportByType, orUnknown(a.cur.failureType), OtherValues, 1)
+		countCapped(x.reportByCategory, orUnknown(c.category), OtherValues, 1)
+	case TypeEscalationDeclined:
+		x.declined++
+		countCapped(x.declinedReason, orUnknown(a.cur.reason), OtherValues, 1)
+		countCapped(x.declinedWhy, orUnknown(c.why), OtherValues, 1)
 	default:
 		if !IsKnownType(ev.Type) {
 			t := label(ev.Type)
@@ -836,12 +963,30 @@ func (a *acc) event(ev *RawEvent, run *runState, runKey string) {
 	}
 }
 
+func orUnknown(s string) string {
+	if s == "" {
+		return "unknown"
+	}
+	return s
+}
+
 // payloadFields are the payload members the analysis reads, of whichever
 // event is being read.
 type payloadFields struct {
 	provider, model, failureType, from, to, reason, promptPattern string
 	dur, retries, status, delay, iter                             int64
 	success, willRetry, hasIter                                   bool
+}
+
+// extraFields are the payload members of the issue 9 figures. They are
+// apart from payloadFields, and cleared only after an event that set one
+// (acc.dirty9), so that the events of the hot loop pay nothing for them.
+type extraFields struct {
+	ticket, category, event, why string
+	attempt, delay               int64
+	msg, modelRaw                []byte // raw JSON tokens, valid until the next event
+	valid, passed, shouldRetry   bool
+	errCtx                       bool
 }
 
 // member records one payload member of an event of type typ.
@@ -877,6 +1022,12 @@ func (a *acc) member(typ string, k, v []byte) {
 			c.delay, _ = jsonInt(v)
 		case "willRetry":
 			c.willRetry = jsonBool(v)
+		case "model":
+			a.cur9.modelRaw, a.dirty9 = v, true
+		case "errorMessage":
+			a.cur9.msg, a.dirty9 = v, true
+		case "errorContext":
+			a.cur9.errCtx, a.dirty9 = jsonBool(v), true
 		}
 	case TypeRunEscalated:
 		switch string(k) {
@@ -892,6 +1043,66 @@ func (a *acc) member(typ string, k, v []byte) {
 			if it, ok := jsonInt(v); ok {
 				c.iter, c.hasIter = it, true
 			}
+		}
+	case TypeCandidateGenerated, TypeVerificationFinished, TypeRunStopped, TypeRetryDecision, TypeTicketTransition, TypeErrorReport, TypeEscalationDeclined:
+		a.dirty9 = true
+		a.member9(typ, k, v)
+	}
+}
+
+// member9 records a payload member of the issue 9 event types.
+func (a *acc) member9(typ string, k, v []byte) {
+	c, e := &a.cur, &a.cur9
+	switch typ {
+	case TypeCandidateGenerated:
+		if string(k) == "valid" {
+			e.valid = jsonBool(v)
+		}
+	case TypeVerificationFinished:
+		if string(k) == "passed" || string(k) == "success" {
+			e.passed = e.passed || jsonBool(v)
+		}
+	case TypeRunStopped:
+		if string(k) == "reason" {
+			c.reason = a.str(v)
+		}
+	case TypeRetryDecision:
+		switch string(k) {
+		case "ticketId":
+			e.ticket = a.str(v)
+		case "category":
+			e.category = a.str(v)
+		case "currentAttempt":
+			e.attempt, _ = jsonInt(v)
+		case "shouldRetry":
+			e.shouldRetry = jsonBool(v)
+		case "nextDelayMs":
+			e.delay, _ = jsonInt(v)
+		}
+	case TypeTicketTransition:
+		switch string(k) {
+		case "ticketId":
+			e.ticket = a.str(v)
+		case "event":
+			e.event = a.str(v)
+		case "to":
+			c.to = a.str(v)
+		case "errorCategory":
+			e.category = a.str(v)
+		}
+	case TypeErrorReport:
+		switch string(k) {
+		case "failureType":
+			c.failureType = a.str(v)
+		case "category":
+			e.category = a.str(v)
+		}
+	case TypeEscalationDeclined:
+		switch string(k) {
+		case "reason":
+			c.reason = a.str(v)
+		case "why":
+			e.why = a.str(v)
 		}
 	}
 }
@@ -942,6 +1153,7 @@ func (a *acc) merge(o *acc) {
 		countCapped(a.byReason, k, OtherReasons, v)
 	}
 	a.diagStarted += o.diagStarted
+	a.x.merge(&o.x)
 	a.stepFinished += o.stepFinished
 	for k, v := range o.runs {
 		if r := a.runs[k]; r != nil {
@@ -982,7 +1194,7 @@ func ratio(num, den float64) float64 {
 	return num / den
 }
 
-func (a *acc) result(files int) *Analysis {
+func (a *acc) result(files int, repairThreshold float64) *Analysis {
 	an := &Analysis{Schema: Schema}
 	an.Inputs = Inputs{Files: files, Events: a.events, MalformedLines: a.malformed, UnknownTypes: a.unknown}
 	var c Counts
@@ -1119,5 +1331,21 @@ func (a *acc) result(files int) *Analysis {
 	}
 	an.DelayHist, an.DurationHist = a.delayHist, a.durHist
 	an.Alerts = []AlertResult{}
+	a.extraResult(an, repairThreshold)
 	return an
+}
+
+// DefaultRepairThreshold is the threshold of orchestrator.repairIterations.above
+// when no avg_repair_iterations alert is given (seed 003's "> 3").
+const DefaultRepairThreshold = 3
+
+// repairThreshold is the threshold of the first avg_repair_iterations
+// alert, or DefaultRepairThreshold.
+func repairThreshold(alerts []Alert) float64 {
+	for _, al := range alerts {
+		if al.Metric == "avg_repair_iterations" && al.Threshold != nil {
+			return *al.Threshold
+		}
+	}
+	return DefaultRepairThreshold
 }

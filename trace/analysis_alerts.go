@@ -48,12 +48,6 @@ type AlertResult struct {
 	Severity  string  `json:"severity,omitempty"`
 }
 
-// MetricNames lists the metrics alerts may use, in Metrics order.
-var MetricNames = []string{
-	"provider_retry_rate", "provider_failure_rate", "escalation_rate",
-	"l2_escalation_rate", "avg_repair_iterations", "diagnosis_rate",
-}
-
 func f64(v float64) *float64 { return &v }
 
 // DefaultAlerts are seed 003's four alerts.
@@ -64,30 +58,6 @@ func DefaultAlerts() []Alert {
 		{Name: "avg_repair_iterations", Metric: "avg_repair_iterations", Op: ">", Threshold: f64(3)},
 		{Name: "diagnosis_rate", Metric: "diagnosis_rate", Op: ">", Threshold: f64(0.10)},
 	}
-}
-
-// Metric returns a metric's value, its sample count n, and whether it is a
-// rate (a proportion with a Wilson interval). ok is false for an unknown name.
-//
-// Samples: requests for the provider_* rates, runs for escalation_rate,
-// runs with L2 activity for l2_escalation_rate, runs with a RepairAttempted
-// for avg_repair_iterations, StepFinished events for diagnosis_rate.
-func (a *Analysis) Metric(name string) (value float64, samples int64, rate, ok bool) {
-	switch name {
-	case "provider_retry_rate":
-		return a.Metrics.ProviderRetryRate, a.Requests.Total, true, true
-	case "provider_failure_rate":
-		return a.Metrics.ProviderFailureRate, a.Requests.Total, true, true
-	case "escalation_rate":
-		return a.Metrics.EscalationRate, int64(a.Inputs.Runs), true, true
-	case "l2_escalation_rate":
-		return a.Metrics.L2EscalationRate, int64(a.Counts.L2Runs), true, true
-	case "avg_repair_iterations":
-		return a.Metrics.AvgRepairIterations, int64(a.Counts.RepairRuns), false, true
-	case "diagnosis_rate":
-		return a.Metrics.DiagnosisRate, a.Counts.StepFinished, true, true
-	}
-	return 0, 0, false, false
 }
 
 // Wilson returns the Wilson score bounds of the proportion p observed over
@@ -225,7 +195,7 @@ func ParseAlert(s string) (Alert, error) {
 	if !isMetric(metric) {
 		return bad("unknown metric " + strconv.Quote(metric))
 	}
-	v, err := strconv.ParseFloat(strings.TrimSpace(rest), 64)
+	v, err := parseThreshold(metric, strings.TrimSpace(rest))
 	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
 		return bad("threshold " + strconv.Quote(strings.TrimSpace(rest)) + " is not a number")
 	}
@@ -473,4 +443,20 @@ func yamlError(name string, err error) *AlertError {
 		}
 	}
 	return &AlertError{File: name, Line: line, Msg: msg}
+}
+
+// parseThreshold parses an --alert threshold: a number, or for a metric in
+// seconds (time_to_recovery_*) also a duration with unit s or ms (30s,
+// 500ms).
+func parseThreshold(metric, s string) (float64, error) {
+	if d, ok := LookupMetric(metric); ok && d.Unit == "seconds" {
+		switch {
+		case strings.HasSuffix(s, "ms"):
+			v, err := strconv.ParseFloat(strings.TrimSuffix(s, "ms"), 64)
+			return v / 1000, err
+		case strings.HasSuffix(s, "s"):
+			return strconv.ParseFloat(strings.TrimSuffix(s, "s"), 64)
+		}
+	}
+	return strconv.ParseFloat(s, 64)
 }

@@ -8,7 +8,7 @@ import (
 // FuzzParseAlert checks that --alert parsing never panics and that what it
 // accepts is a known metric, a valid op and a finite threshold.
 func FuzzParseAlert(f *testing.F) {
-	for _, s := range []string{"provider_retry_rate>0.2", "diagnosis_rate >= 0.1", "a<b", ">", "avg_repair_iterations<=3e0", "x=1"} {
+	for _, s := range []string{"provider_retry_rate>0.2", "diagnosis_rate >= 0.1", "a<b", ">", "avg_repair_iterations<=3e0", "x=1", "time_to_recovery_p50>30s", "time_to_recovery_p99<=1500ms", "recovered_rate<0.7"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {

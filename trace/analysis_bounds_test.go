@@ -124,3 +124,62 @@ func sum(m map[string]int64) int64 {
 	}
 	return s
 }
+
+// TestAnalyzeIssue9Bounded: distinct tickets, messages, models, run ids
+// and reasons past their caps keep every map and list bounded, and no
+// count is lost: the rest is counted.
+func TestAnalyzeIssue9Bounded(t *testing.T) {
+	var lines []string
+	const tickets = maxTickets + 100
+	for i := range tickets {
+		lines = append(lines, fmt.Sprintf(`{"type":"RetryDecision","payload":{"ticketId":"t%d","category":"c","shouldRetry":false}}`, i))
+	}
+	word := func(i int) string { // distinct and digit-free, so normalisation keeps them apart
+		var b strings.Builder
+		for ; i > 0 || b.Len() == 0; i /= 26 {
+			b.WriteByte(byte('a' + i%26))
+		}
+		return b.String()
+	}
+	const messages = maxNormCache + 500
+	for i := range messages {
+		lines = append(lines, fmt.Sprintf(`{"type":"RetryAttempt","runId":"r%d","payload":{"model":"m%s","errorMessage":"boom %s"}}`, i, word(i%(maxMessageModels+7)), word(i)))
+		lines = append(lines, fmt.Sprintf(`{"type":"RunEscalated","runId":"r%d","payload":{"from":"a","to":"b"}}`, i))
+		lines = append(lines, fmt.Sprintf(`{"type":"RunStopped","runId":"r%d","payload":{"reason":"why %s"}}`, i, word(i)))
+	}
+	an, err := Analyze(context.Background(), []string{writeTrace(t, lines)}, Options{Workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tk := an.Tickets
+	if tk.Decisions != tickets || int64(tk.Tickets)+tk.UntrackedDecisions != tickets || tk.Tickets != maxTickets {
+		t.Errorf("tickets: %d decisions, %d followed, %d untracked; want %d, %d, %d", tk.Decisions, tk.Tickets, tk.UntrackedDecisions, tickets, maxTickets, tickets-maxTickets)
+	}
+	if len(tk.Exhausted.IDs) != MaxListedIDs || tk.Exhausted.Count != maxTickets || tk.Exhausted.More != maxTickets-MaxListedIDs {
+		t.Errorf("exhausted: %d ids, count %d, more %d", len(tk.Exhausted.IDs), tk.Exhausted.Count, tk.Exhausted.More)
+	}
+	em := an.ErrorMessages
+	if len(em.Top) != TopMessages || len(em.ByModel) > maxMessageModels+1 {
+		t.Errorf("%d top messages, %d models; want %d, at most %d", len(em.Top), len(em.ByModel), TopMessages, maxMessageModels+1)
+	}
+	sum := em.Other
+	for _, m := range em.Top {
+		sum += m.Count
+	}
+	var byModel int64
+	for _, mm := range em.ByModel {
+		byModel += mm.Total
+		if len(mm.Top) > TopModelMessages {
+			t.Errorf("model %s: %d messages", mm.Model, len(mm.Top))
+		}
+	}
+	if em.Total != messages || sum != messages || byModel != messages {
+		t.Errorf("messages: total %d, top+other %d, by model %d; want %d", em.Total, sum, byModel, messages)
+	}
+	if len(an.Orchestrator.EscalatedRuns.IDs) != MaxListedIDs || an.Orchestrator.EscalatedRuns.Count != messages {
+		t.Errorf("escalated runs: %+v", an.Orchestrator.EscalatedRuns)
+	}
+	if got := len(an.Orchestrator.RunStoppedByReason); got != maxDistinctCounts+1 {
+		t.Errorf("%d RunStopped reasons, want %d", got, maxDistinctCounts+1)
+	}
+}

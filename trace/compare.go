@@ -81,10 +81,15 @@ type CompareRow struct {
 	Reason      string   `json:"reason"`
 }
 
-// higherIsBetter lists the metrics whose decrease is the regression. Every
-// other metric — failure and retry rates, escalation rates, repair
-// iterations, delays, durations — regresses when it increases.
-var higherIsBetter = map[string]bool{"recovered_rate": true, "success_rate": true, "recoveredRate": true}
+// higherIsBetter reports whether a decrease of the metric is the
+// regression: the registry's HigherIsBetter metrics (recovered, success,
+// validity and pass rates). Every other metric — failure and retry rates,
+// escalation rates, repair iterations, delays, durations, times to
+// recovery — regresses when it increases.
+func higherIsBetter(name string) bool {
+	d, ok := LookupMetric(name)
+	return ok && d.HigherIsBetter
+}
 
 // CompareRowNames lists the rows Compare produces, in order: every metric
 // of MetricNames, then the delay and duration percentiles and the two
@@ -211,7 +216,7 @@ func newRow(name string, b, c float64, bn, cn int64) CompareRow {
 	b, c = finite(b), finite(c)
 	r := CompareRow{Metric: name, Base: b, Current: c, Delta: finite(sig(c-b, 12)), BaseN: bn, CurrentN: cn,
 		Test: "none", Direction: "increase_is_bad"}
-	if higherIsBetter[name] {
+	if higherIsBetter(name) {
 		r.Direction = "decrease_is_bad"
 	}
 	return r

@@ -220,3 +220,18 @@ func FuzzCompareAnalysisJSON(f *testing.F) {
 		}
 	})
 }
+
+// TestCompareDirectionFromRegistry: the registry says which way a metric
+// regresses; a drop of a recovered or success rate is the regression.
+func TestCompareDirectionFromRegistry(t *testing.T) {
+	for name, want := range map[string]string{
+		"provider_retry_rate": "increase_is_bad", "recovered_rate": "decrease_is_bad",
+		"retry_success_rate": "decrease_is_bad", "verification_pass_rate": "decrease_is_bad",
+		"candidate_validity_rate": "decrease_is_bad", "time_to_recovery_p50": "increase_is_bad",
+		"delay_ms_p50": "increase_is_bad",
+	} {
+		if got := newRow(name, 0.5, 0.4, 100, 100).Direction; got != want {
+			t.Errorf("%s: direction %s, want %s", name, got, want)
+		}
+	}
+}

@@ -14,7 +14,7 @@ import (
 	"github.com/retrylab/retrylab/trace"
 )
 
-const analyzeUsage = `Usage: retrylab trace analyze [flags] [PATH...]
+var analyzeUsage = strings.Replace(`Usage: retrylab trace analyze [flags] [PATH...]
 
 Reads run folders, trace files (*.jsonl, *.jsonl.gz), globs, or - for stdin,
 and reports retry and failure rates, recovered rate, amplification, duration
@@ -32,13 +32,16 @@ is, and reports insufficient_data below --min-samples samples.
 Alerts file (YAML):
   alerts:
     - name: provider_retry_rate    # defaults to the metric's name
-      metric: provider_retry_rate  # provider_retry_rate provider_failure_rate escalation_rate
-                                   # l2_escalation_rate avg_repair_iterations diagnosis_rate
+      metric: provider_retry_rate  # any metric below
       op: ">"                      # > >= < <=
       threshold: 0.20
       minSamples: 20
       severity: page
 
+Metrics (for --alert and alerts files; n is what a rate's Wilson interval
+and --min-samples count; thresholds of durations are in seconds, and
+--alert also takes 30s or 500ms):
+{{metrics}}
 Flags:
 %s
 Example:
@@ -48,7 +51,20 @@ Example:
 
 Exit codes: 0 no alert firing, 1 an alert fired, 2 bad usage or bad input
 (missing path, unreadable file, bad alert, malformed line with --strict).
-`
+`, "{{metrics}}", metricsHelp(), 1)
+
+// metricsHelp lists trace.Registry for --help: name, kind, samples, help.
+func metricsHelp() string {
+	var b strings.Builder
+	for _, d := range trace.Registry {
+		kind := string(d.Kind)
+		if d.Unit != "" {
+			kind += ", " + d.Unit
+		}
+		fmt.Fprintf(&b, "  %s (%s; n = %s)\n      %s\n", d.Name, kind, d.Samples, d.Help)
+	}
+	return b.String()
+}
 
 func traceAnalyze(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("trace analyze", analyzeUsage)

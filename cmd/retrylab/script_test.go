@@ -2,12 +2,14 @@ package main
 
 import (
 	"os"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/retrylab/retrylab/chaos"
+	"github.com/retrylab/retrylab/trace"
 )
 
 // TestMain lets the test binary act as the retrylab command inside scripts.
@@ -40,4 +42,20 @@ func TestScripts(t *testing.T) {
 			return false, nil
 		},
 	})
+}
+
+// TestScriptRegistryCovered: analyze_registry.txtar fires an alert on, and
+// finds in --help, every metric of trace.Registry.
+func TestScriptRegistryCovered(t *testing.T) {
+	data, err := os.ReadFile("testdata/script/analyze_registry.txtar")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range trace.Registry {
+		for _, want := range []string{"--alert '" + d.Name + ">", "stderr '^alert firing: " + d.Name + "'", "stdout '^  " + d.Name + ` \(`} {
+			if !strings.Contains(string(data), want) {
+				t.Errorf("analyze_registry.txtar lacks %q", want)
+			}
+		}
+	}
 }

@@ -173,3 +173,43 @@ func (d *Dist) Quantile(q float64) int64 {
 	}
 	return d.max
 }
+
+// record counts v (non-negative) and keeps it if d is still exact; it
+// reports whether v must still go to a bucket.
+func (d *Dist) record(v int64) bool {
+	d.count++
+	d.total = satAdd(d.total, v)
+	if v > d.max || d.count == 1 {
+		d.max = v
+	}
+	if !d.sketched {
+		d.exact = append(d.exact, v)
+		if len(d.exact) > ExactLimit {
+			d.toSketch()
+		}
+		return false
+	}
+	if v == 0 {
+		d.zeros++
+		return false
+	}
+	return true
+}
+
+// AddBoth records v in d and in e, as d.Add(v); e.Add(v) would, computing
+// its bucket (a logarithm) once.
+func AddBoth(d, e *Dist, v int64) {
+	if v < 0 {
+		v = 0
+	}
+	nd, ne := d.record(v), e.record(v)
+	if nd || ne {
+		k := bucketOf(v)
+		if nd {
+			d.addIndex(k, 1)
+		}
+		if ne {
+			e.addIndex(k, 1)
+		}
+	}
+}

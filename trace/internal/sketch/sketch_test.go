@@ -78,3 +78,28 @@ func TestTotalSaturates(t *testing.T) {
 		t.Errorf("count/total/max = %d/%d/%d, want 3/MaxInt64/MaxInt64", a.Count(), a.Total(), a.Max())
 	}
 }
+
+// TestAddBoth: AddBoth gives the same two distributions as two Adds, exact
+// and sketched, whatever their sizes.
+func TestAddBoth(t *testing.T) {
+	var a, b, c, d Dist
+	for i := range 3 * ExactLimit {
+		v := int64(i*7919%100000) - 5
+		a.Add(v)
+		if i%3 == 0 {
+			AddBoth(&c, &d, v)
+			b.Add(v)
+		} else {
+			c.Add(v)
+		}
+	}
+	for _, q := range []float64{0, 0.5, 0.9, 0.99, 1} {
+		if a.Quantile(q) != c.Quantile(q) || b.Quantile(q) != d.Quantile(q) {
+			t.Errorf("q %v: %d/%d and %d/%d", q, a.Quantile(q), c.Quantile(q), b.Quantile(q), d.Quantile(q))
+		}
+	}
+	if a.Count() != c.Count() || a.Total() != c.Total() || a.Max() != c.Max() ||
+		b.Count() != d.Count() || b.Total() != d.Total() || b.Max() != d.Max() {
+		t.Errorf("counts differ: %d %d %d / %d %d %d", a.Count(), a.Total(), a.Max(), c.Count(), c.Total(), c.Max())
+	}
+}
