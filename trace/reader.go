@@ -6,11 +6,13 @@ import (
 	"compress/flate"
 	"compress/gzip"
 	"context"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"math"
+	"math/bits"
 	"os"
 	"strconv"
 	"strings"
@@ -774,8 +776,22 @@ func scanNumber(b []byte, i int) (int, bool) {
 // scanString returns the index after the closing quote of the string at b[i].
 func scanString(b []byte, i int) (int, bool) {
 	i++
-	// Most strings are short and plain: a byte loop beats IndexByte's call.
-	for end := min(len(b), i+48); i < end; i++ {
+	// Eight bytes at a time (SWAR): a word holds a quote or a backslash when
+	// one of its bytes XORed with it is zero.
+	for i+8 <= len(b) {
+		x := binary.LittleEndian.Uint64(b[i:])
+		m := hasZero(x^quotes) | hasZero(x^backslashes)
+		if m == 0 {
+			i += 8
+			continue
+		}
+		i += bits.TrailingZeros64(m) / 8
+		if b[i] == '"' {
+			return i + 1, true
+		}
+		i += 2 // a backslash: skip the escaped character
+	}
+	for ; i < len(b); i++ {
 		switch b[i] {
 		case '"':
 			return i + 1, true
@@ -783,22 +799,16 @@ func scanString(b []byte, i int) (int, bool) {
 			i++
 		}
 	}
-	if i > len(b) {
-		return 0, false
-	}
-	for {
-		j := bytes.IndexByte(b[i:], '"')
-		if j < 0 {
-			return 0, false
-		}
-		k := bytes.IndexByte(b[i:i+j], '\\')
-		if k < 0 {
-			return i + j + 1, true
-		}
-		// A backslash before the quote: skip the escaped character.
-		i += k + 2
-		if i > len(b) {
-			return 0, false
-		}
-	}
+	return 0, false
 }
+
+const (
+	quotes      = 0x2222222222222222 // '"' in every byte
+	backslashes = 0x5C5C5C5C5C5C5C5C // '\\' in every byte
+	lows        = 0x0101010101010101
+	highs       = 0x8080808080808080
+)
+
+// hasZero has the high bit set in the lowest zero byte of x (and possibly
+// in higher bytes after it, which callers ignore: they take the lowest).
+func hasZero(x uint64) uint64 { return (x - lows) &^ x & highs }
