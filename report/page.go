@@ -607,11 +607,16 @@ var pageTmpl = template.Must(template.New("page").Funcs(template.FuncMap{
 	"add": func(a, b int) int { return a + b },
 }).Parse(pageTemplate))
 
+// errorHook is the page's only script, first in <head>: it marks the body
+// with data-js-error if anything in the page throws (the browser test looks
+// for it). No value from the inputs is ever written into a script.
+const errorHook = "<script>window.onerror=function(m){document.body.setAttribute('data-js-error',m)}</script>"
+
 const pageTemplate = `<!DOCTYPE html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
-<script>window.onerror=function(m){document.body.setAttribute('data-js-error',m)}</script>
+` + errorHook + `
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>{{.Title}}</title>
 <style>
