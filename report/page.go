@@ -486,9 +486,11 @@ func timeline(run int, r chaos.Result) timelineView {
 			t.Note = pageClean(m)
 		}
 	}
-	attempts := len(r.Faults)
-	if r.Attempts > attempts {
-		attempts = r.Attempts
+	// Attempts made (the server's count); Faults is what each was scripted
+	// to meet, and may list more than were made.
+	attempts := r.Attempts
+	if attempts <= 0 {
+		attempts = len(r.Faults)
 	}
 	waits := max(len(r.DelaysMs.Server), len(r.DelaysMs.Client))
 	if attempts < waits+1 && waits > 0 {
@@ -580,7 +582,7 @@ func timeline(run int, r chaos.Result) timelineView {
 	t.ScaleLabelX = tlLabelW + tlAxisW
 	t.ScaleLabel = anDur(int64(maxMs)) + " wall clock"
 	t.Desc = fmt.Sprintf("Scenario %s: %s, %s, %s; waits drawn to scale on a wall-clock axis up to %s.",
-		t.Name, t.Word, anCount(int64(len(r.Faults)), "attempt"), anCount(int64(waits), "wait"), t.ScaleLabel)
+		t.Name, t.Word, anCount(int64(attempts), "attempt"), anCount(int64(waits), "wait"), t.ScaleLabel)
 	if t.ClientScaled {
 		t.Desc += fmt.Sprintf(" Client waits are policy time, drawn × time scale %g.", scale)
 	}
