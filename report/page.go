@@ -539,12 +539,12 @@ func timeline(run int, r chaos.Result) timelineView {
 		var vals []string
 		if i < len(r.DelaysMs.Server) {
 			row.HasObs, row.ObsMs, row.ObsW, row.ObsY = true, r.DelaysMs.Server[i], max(px(float64(r.DelaysMs.Server[i])), 1), y+2
-			wr.Observed = anDur(row.ObsMs)
+			wr.Observed = strconv.FormatInt(row.ObsMs, 10) + "ms"
 			vals = append(vals, "server "+wr.Observed)
 		}
 		if i < len(r.DelaysMs.Client) {
 			row.HasCli, row.CliMs, row.CliW, row.CliY = true, r.DelaysMs.Client[i], max(px(wall(float64(r.DelaysMs.Client[i]))), 1), y+11
-			wr.Client = anDur(row.CliMs) + " policy"
+			wr.Client = strconv.FormatInt(row.CliMs, 10) + "ms policy"
 			vals = append(vals, "client "+wr.Client)
 		}
 		if envs != nil {

@@ -57,6 +57,9 @@ func LoadRuns(ctx context.Context, paths []string) (RunsFound, error) {
 	for _, p := range paths {
 		fi, err := os.Stat(p)
 		if err != nil {
+			if b := filepath.Base(p); b == "summary.json" || b == "result.json" {
+				return out, &RunFileError{Path: p, Reason: "cannot read: " + err.Error()}
+			}
 			continue // trace discovery names what is missing
 		}
 		if !fi.IsDir() {

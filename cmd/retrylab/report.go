@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"runtime/debug"
 
 	"github.com/retrylab/retrylab/chaos"
@@ -66,28 +67,54 @@ func reportHTML(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if os.Getenv("GOMEMLIMIT") == "" {
 		defer debug.SetMemoryLimit(debug.SetMemoryLimit(analyzeMemoryLimit))
 	}
-	runs, err := report.LoadRuns(ctx, paths)
-	if err != nil {
-		var re *report.RunFileError
-		if errors.As(err, &re) {
-			return usageErrorf(re.Hint(), "%s", printable(re.Error()))
+	// Each path may hold chaos runs (summary.json, result.json), traces, or
+	// both; a folder of runs without traces is fine.
+	var page report.Page
+	var files []string
+	seen := map[string]bool{}
+	skipped := 0
+	for _, p := range paths {
+		runs, err := report.LoadRuns(ctx, []string{p})
+		if err != nil {
+			var re *report.RunFileError
+			if errors.As(err, &re) {
+				return usageErrorf(re.Hint(), "%s", printable(re.Error()))
+			}
+			return printableError{err}
 		}
-		return printableError{err}
-	}
-	if runs.Skipped > 0 {
-		fmt.Fprintf(stderr, "note: %d run folders past the first %d were not read\n", runs.Skipped, report.MaxRunFolders)
-	}
-	page := report.Page{Runs: runs.Runs}
-
-	files, err := trace.DiscoverContext(ctx, paths, func(path, reason string) {
-		fmt.Fprintf(stderr, "note: %s\n", printable(path+": "+reason))
-	})
-	if err != nil {
-		var pe *trace.PathError
-		if errors.As(err, &pe) {
-			return usageErrorf(pe.Hint(), "%s", printable(pe.Error()))
+		skipped += runs.Skipped
+		for _, r := range runs.Runs {
+			if len(page.Runs) < report.MaxRunFolders {
+				page.Runs = append(page.Runs, r)
+			} else {
+				skipped++
+			}
 		}
-		return printableError{err}
+		if b := filepath.Base(p); b == "summary.json" || b == "result.json" {
+			continue // a run, not a trace
+		}
+		fs, err := trace.DiscoverContext(ctx, []string{p}, func(path, reason string) {
+			fmt.Fprintf(stderr, "note: %s\n", printable(path+": "+reason))
+		})
+		if err != nil {
+			var pe *trace.PathError
+			switch {
+			case errors.As(err, &pe) && len(runs.Runs) > 0:
+				continue // runs without traces
+			case errors.As(err, &pe):
+				return usageErrorf(pe.Hint(), "%s", printable(pe.Error()))
+			}
+			return printableError{err}
+		}
+		for _, f := range fs {
+			if !seen[f] {
+				seen[f] = true
+				files = append(files, f)
+			}
+		}
+	}
+	if skipped > 0 {
+		fmt.Fprintf(stderr, "note: %d run folders past the first %d were not read\n", skipped, report.MaxRunFolders)
 	}
 	if len(files) > 0 {
 		var malformed int64
