@@ -17,7 +17,10 @@ import (
 // paths held none) and the chaos runs found in the paths.
 type Page struct {
 	Analysis *trace.Analysis
-	Runs     []*chaos.Summary
+	// ByDay, if set, is the same traces analysed by day: its retry and
+	// failure rates are drawn per day, with their intervals.
+	ByDay *trace.Analysis
+	Runs  []*chaos.Summary
 	// Inputs, if set, says what was read (shown under the title).
 	Inputs string
 }
@@ -45,7 +48,10 @@ func PageHTML(w io.Writer, p Page) error {
 		}
 		v.Cards = analysisCards(a)
 		v.Bars = analysisBarCharts(a)
-		v.Rates = analysisRateCharts(a)
+		v.Rates = analysisRateCharts(a, "")
+		if p.ByDay != nil && len(p.ByDay.Groups) > 0 {
+			v.Rates = append(v.Rates, analysisRateCharts(safeAnalysis(p.ByDay, true), "-by-day")...)
+		}
 		v.Sections = htmlSections(a)
 	}
 	if len(p.Runs) > 0 {
@@ -227,7 +233,7 @@ type rateRow struct {
 	Y, TextY, MidY, W, X1, X2 int
 }
 
-func analysisRateCharts(a *trace.Analysis) []rateChart {
+func analysisRateCharts(a *trace.Analysis, suffix string) []rateChart {
 	if len(a.Groups) == 0 {
 		return nil
 	}
@@ -270,8 +276,8 @@ func analysisRateCharts(a *trace.Analysis) []rateChart {
 		return c
 	}
 	return []rateChart{
-		mk("retry-rate-per-group", "Retry rate", func(g trace.Group) float64 { return g.RetryRate }),
-		mk("failure-rate-per-group", "Failure rate", func(g trace.Group) float64 { return g.FailureRate }),
+		mk("retry-rate-per-group"+suffix, "Retry rate", func(g trace.Group) float64 { return g.RetryRate }),
+		mk("failure-rate-per-group"+suffix, "Failure rate", func(g trace.Group) float64 { return g.FailureRate }),
 	}
 }
 
@@ -514,7 +520,7 @@ func timeline(run int, r chaos.Result) timelineView {
 		if i < len(r.DelaysMs.Client) {
 			maxMs = math.Max(maxMs, wall(float64(r.DelaysMs.Client[i])))
 		}
-		if envs != nil && envs[i][1] > 0 {
+		if i < len(envs) && envs[i][1] > 0 {
 			maxMs = math.Max(maxMs, wall(float64(envs[i][1].Milliseconds())))
 		}
 	}
@@ -547,7 +553,7 @@ func timeline(run int, r chaos.Result) timelineView {
 			wr.Client = strconv.FormatInt(row.CliMs, 10) + "ms policy"
 			vals = append(vals, "client "+wr.Client)
 		}
-		if envs != nil {
+		if i < len(envs) {
 			e := envs[i]
 			if e[0] < 0 {
 				wr.Allows = "no retry"

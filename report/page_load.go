@@ -117,6 +117,12 @@ func readRunFile(path string) (*chaos.Summary, error) {
 	if len(b) > MaxRunFileBytes {
 		return nil, &RunFileError{Path: path, Reason: fmt.Sprintf("larger than %d MB", MaxRunFileBytes>>20)}
 	}
+	return decodeRunFile(path, b)
+}
+
+// decodeRunFile decodes the bytes of a summary.json, or of a result.json as
+// a run of one.
+func decodeRunFile(path string, b []byte) (*chaos.Summary, error) {
 	bad := func(err error) error {
 		var se *json.SyntaxError
 		var te *json.UnmarshalTypeError

@@ -34,7 +34,11 @@ func pageOf(t *testing.T, paths ...string) string {
 		t.Fatal(err)
 	}
 	var buf bytes.Buffer
-	if err := PageHTML(&buf, Page{Analysis: an, Runs: runs.Runs}); err != nil {
+	byDay, err := trace.Analyze(context.Background(), files, trace.Options{By: []string{"day"}, Alerts: []trace.Alert{}, MinSamples: 1, Confidence: 0.95})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := PageHTML(&buf, Page{Analysis: an, ByDay: byDay, Runs: runs.Runs}); err != nil {
 		t.Fatal(err)
 	}
 	return buf.String()
@@ -73,6 +77,7 @@ func TestPageTimelines(t *testing.T) {
 		`met: 429 retry-after=3`,
 		`<summary>Passed or skipped: 3 scenarios</summary>`,
 		`role="img"`,
+		`<title id="retry-rate-per-group-by-day-t">Retry rate per day</title>`,
 	} {
 		if !strings.Contains(page, want) {
 			t.Errorf("page lacks %s", want)
@@ -185,4 +190,31 @@ func TestLoadRunsErrors(t *testing.T) {
 			t.Errorf("%s: error %v, want one naming the file and %q", tc.name, err, tc.want)
 		}
 	}
+}
+
+// FuzzPageSummary feeds a summary.json through decodeRunFile and PageHTML: no
+// panic, and nothing from it becomes markup or a script.
+func FuzzPageSummary(f *testing.F) {
+	b, err := os.ReadFile(filepath.Join("testdata", "page", "run", "summary.json"))
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(b)
+	f.Add([]byte(`{"schema":"retrylab.chaos/v1","scenarios":[{"name":"<script>x","attempts":-3,"timeScale":-1,"faults":["<b>"],"delaysMs":{"server":[-5,9223372036854775807],"client":[1]},"checks":[{"name":"delays.client","want":"[1s, 2s]","got":"<img>"}]}]}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		run, err := decodeRunFile("summary.json", data)
+		if err != nil {
+			return
+		}
+		var buf bytes.Buffer
+		if err := PageHTML(&buf, Page{Runs: []*chaos.Summary{run}}); err != nil {
+			t.Fatal(err)
+		}
+		page := strings.Replace(buf.String(), errorHook, "", 1)
+		for _, bad := range []string{"<script", "<img", "<b>x"} {
+			if strings.Contains(page, bad) {
+				t.Errorf("page holds %q", bad)
+			}
+		}
+	})
 }

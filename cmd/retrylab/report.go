@@ -32,7 +32,7 @@ script framework; it opens from disk) of the chaos run folders and traces
 in PATH: summary cards (requests, retry and failure rates with their
 intervals, escalations, alert states, scenario verdicts), charts (failures
 by type and by status, the distribution of waits, rates per group with
-interval whiskers) and, for every chaos scenario, a timeline of its
+interval whiskers, and per day) and, for every chaos scenario, a timeline of its
 attempts: the fault each met, each wait to scale (observed on the server's
 clock and recorded by the client), the policy's envelope shaded, checks that
 did not pass with their want and got. Passing scenarios are collapsed;
@@ -134,6 +134,10 @@ func reportHTML(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		}
 		if an.Inputs.Events > 0 {
 			page.Analysis = an
+			// Rates per day: a second pass over the same files.
+			if page.ByDay, err = trace.Analyze(ctx, files, trace.Options{By: []string{"day"}, Alerts: []trace.Alert{}, MinSamples: 1, Confidence: 0.95}); err != nil {
+				return printableError{err}
+			}
 		}
 	}
 	if page.Analysis == nil && len(page.Runs) == 0 {
