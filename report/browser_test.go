@@ -104,14 +104,31 @@ func TestReportInBrowser(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	runs, err := report.LoadRuns(t.Context(), []string{sum.RunDir})
+	checkInBrowser(t, bin, sum.RunDir)
+}
+
+// TestReportInBrowserRunFolder checks the page of a run folder made
+// elsewhere (RETRYLAB_REPORT_RUN=DIR, a folder holding summary.json), e.g.
+// of the whole scenario suite: go test -run RunFolder ./report.
+func TestReportInBrowserRunFolder(t *testing.T) {
+	dir := os.Getenv("RETRYLAB_REPORT_RUN")
+	if dir == "" {
+		t.Skip("set RETRYLAB_REPORT_RUN to a chaos run folder (holding summary.json) to check its page in chromium")
+	}
+	checkInBrowser(t, findChromium(t), dir)
+}
+
+// checkInBrowser renders the page of the run folder runDir and checks it
+// in chromium against each scenario's result.json.
+func checkInBrowser(t *testing.T, bin, runDir string) {
+	runs, err := report.LoadRuns(t.Context(), []string{runDir})
 	if err != nil || len(runs.Runs) != 1 {
 		t.Fatalf("LoadRuns: %v, %d runs", err, len(runs.Runs))
 	}
 	// What result.json says, scenario by scenario.
 	want := map[string]chaos.DelaysMs{}
-	for _, sc := range scs {
-		b, err := os.ReadFile(filepath.Join(sum.RunDir, sc.Name, "result.json"))
+	for _, sc := range runs.Runs[0].Scenarios {
+		b, err := os.ReadFile(filepath.Join(runDir, sc.Name, "result.json"))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -120,6 +137,9 @@ func TestReportInBrowser(t *testing.T) {
 			t.Fatal(err)
 		}
 		want[res.Name] = res.DelaysMs
+	}
+	if len(want) > 500 {
+		t.Fatalf("%d scenarios: the page draws at most 500 of each kind; check a smaller run", len(want))
 	}
 	dir := t.TempDir()
 	page := filepath.Join(dir, "report.html")
@@ -156,6 +176,7 @@ func TestReportInBrowser(t *testing.T) {
 	if len(seen) != len(want) {
 		t.Errorf("timelines for %v, want %d scenarios", seen, len(want))
 	}
+	checked := 0
 	for _, m := range scenarioRe.FindAllStringSubmatch(dom, -1) {
 		name, body := m[1], m[2]
 		d := want[name]
@@ -176,5 +197,9 @@ func TestReportInBrowser(t *testing.T) {
 		if len(d.Server) == 0 && name == "forgeflare-max-4-retries" {
 			t.Errorf("%s: no server waits in result.json; the test checks nothing", name)
 		}
+		checked++
+	}
+	if checked != len(want) {
+		t.Errorf("checked the waits of %d scenarios, want %d", checked, len(want))
 	}
 }
