@@ -493,11 +493,9 @@ func timeline(run int, r chaos.Result) timelineView {
 		}
 	}
 	// Attempts made (the server's count); Faults is what each was scripted
-	// to meet, and may list more than were made.
-	attempts := r.Attempts
-	if attempts <= 0 {
-		attempts = len(r.Faults)
-	}
+	// to meet, and may list more than were made (or, for a skipped
+	// scenario, list attempts never made).
+	attempts := max(r.Attempts, 0)
 	waits := max(len(r.DelaysMs.Server), len(r.DelaysMs.Client))
 	if attempts < waits+1 && waits > 0 {
 		attempts = waits + 1

@@ -111,13 +111,20 @@ func TestPageCapsAndEscapes(t *testing.T) {
 	s.Scenarios = append(s.Scenarios, chaos.Result{Name: `<script>alert(1)</script> sk-ant-api03-abcdefghijklmnopqrstuvwxyz0123456789`,
 		Passed: true, Verdict: chaos.VerdictPass, Attempts: 1, Faults: []string{"\x1b[31mred"},
 		Checks: []chaos.Check{{Name: "outcome", Passed: true}}})
+	s.Scenarios = append(s.Scenarios, chaos.Result{Name: "skipped-one", Verdict: chaos.VerdictSkipped, SkipReason: "needs node",
+		Faults: []string{"529", "ok"}})
 	var buf bytes.Buffer
 	if err := PageHTML(&buf, Page{Runs: []*chaos.Summary{s}}); err != nil {
 		t.Fatal(err)
 	}
 	page := strings.Replace(buf.String(), errorHook, "", 1)
-	if n := strings.Count(page, `class="timeline"`); n != pageMaxNotPassed+1 {
-		t.Errorf("%d timelines drawn, want %d", n, pageMaxNotPassed+1)
+	skipped := page[strings.Index(page, `data-scenario="skipped-one"`):]
+	skipped = skipped[:strings.Index(skipped, "</div>")]
+	if strings.Contains(skipped, "met:") || !strings.Contains(skipped, "needs node") {
+		t.Errorf("a skipped scenario draws attempts or lacks its reason:\n%s", skipped)
+	}
+	if n := strings.Count(page, `class="timeline"`); n != pageMaxNotPassed+2 {
+		t.Errorf("%d timelines drawn, want %d", n, pageMaxNotPassed+2)
 	}
 	for _, want := range []string{"120 more not drawn", "30 more attempts not drawn", "&lt;script&gt;", "sk-***"} {
 		if !strings.Contains(page, want) {
