@@ -38,7 +38,7 @@ func findChromium(t *testing.T) string {
 // runChromium runs headless chromium with args on page and returns its
 // stdout. The browser runs in its own process group, killed at the end, so
 // that no renderer outlives the test.
-func runChromium(t *testing.T, bin, page string, args ...string) []byte {
+func runChromium(t *testing.T, bin, page string, args ...string) (stdoutB, stderrB []byte) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
@@ -59,7 +59,7 @@ func runChromium(t *testing.T, bin, page string, args ...string) []byte {
 	if err != nil {
 		t.Fatalf("chromium %v: %v\nstderr:\n%s", args, err, lastLines(stderr.String(), 20))
 	}
-	return stdout.Bytes()
+	return stdout.Bytes(), stderr.Bytes()
 }
 
 func lastLines(s string, n int) string {
@@ -157,7 +157,15 @@ func checkInBrowser(t *testing.T, bin, runDir string) {
 		t.Fatalf("no screenshot: %v", err)
 	}
 
-	dom := string(runChromium(t, bin, page, "--dump-dom"))
+	// --enable-logging=stderr prints every console message as a
+	// ":CONSOLE" line: the page must log none.
+	domB, logB := runChromium(t, bin, page, "--dump-dom", "--enable-logging=stderr", "--v=0")
+	dom := string(domB)
+	for _, l := range strings.Split(string(logB), "\n") {
+		if strings.Contains(l, ":CONSOLE") {
+			t.Errorf("console message: %s", l)
+		}
+	}
 	if !strings.Contains(dom, "</body>") {
 		t.Fatalf("--dump-dom gave no page:\n%s", lastLines(dom, 10))
 	}
