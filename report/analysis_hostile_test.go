@@ -134,6 +134,10 @@ func TestAnalysisHostileLabelsAllFormats(t *testing.T) {
 		}},
 		{"html", func(b *bytes.Buffer) error { return AnalysisHTML(b, a) }, func(t *testing.T, out string) {
 			checkNoControls(t, out)
+			if strings.Count(out, errorHook) != 1 {
+				t.Error("html lacks its error hook")
+			}
+			out = strings.Replace(out, errorHook, "", 1) // the page's own script
 			if strings.Contains(out, "<script") {
 				t.Error("html holds a raw <script")
 			}

@@ -19,6 +19,7 @@ Usage:
   retrylab trace analyze [PATH...]    retry rates, delays, escalations and alerts
   retrylab trace compare BASE CUR     metrics side by side, exit 1 on a regression
   retrylab trace failures [PATH...]   every failed attempt, one row each (CSV or JSONL)
+  retrylab report html PATH... -o F   one HTML page: charts and a timeline per scenario
   retrylab version                    print the version
 
 Run 'retrylab <command> --help' for a command's flags and a worked example.
@@ -122,6 +123,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			"analyze":  traceAnalyze,
 			"compare":  traceCompare,
 			"failures": traceFailures,
+		})
+	case "report":
+		return runGroup(ctx, "report", reportUsage, args[1:], stdout, stderr, map[string]command{
+			"html": reportHTML,
 		})
 	}
 	return usageErrorf("run 'retrylab --help' for the list of commands", "unknown command %q", args[0])

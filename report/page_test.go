@@ -1,0 +1,227 @@
+package report
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/retrylab/retrylab/chaos"
+	"github.com/retrylab/retrylab/trace"
+)
+
+// pageOf renders the report of paths as `retrylab report html` does.
+func pageOf(t *testing.T, paths ...string) string {
+	t.Helper()
+	runs, err := LoadRuns(context.Background(), paths)
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, err := trace.Discover(paths)
+	if err != nil {
+		t.Fatal(err)
+	}
+	an, err := trace.Analyze(context.Background(), files, trace.Options{
+		By: []string{"provider", "model"}, Alerts: trace.DefaultAlerts(), MinSamples: 1, Confidence: 0.95,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	byDay, err := trace.Analyze(context.Background(), files, trace.Options{By: []string{"day"}, Alerts: []trace.Alert{}, MinSamples: 1, Confidence: 0.95})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := PageHTML(&buf, Page{Analysis: an, ByDay: byDay, Runs: runs.Runs}); err != nil {
+		t.Fatal(err)
+	}
+	return buf.String()
+}
+
+func TestPageGolden(t *testing.T) {
+	got := pageOf(t, filepath.Join("testdata", "page", "run"))
+	path := filepath.Join("testdata", "page.golden")
+	if *update {
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update)", err)
+	}
+	if d := cmp.Diff(string(want), got); d != "" {
+		t.Errorf("page mismatch (-want +got):\n%s", d)
+	}
+}
+
+// TestPageTimelines checks what the golden shows, so that -update cannot
+// bless a wrong page: one timeline per scenario, the waits of summary.json,
+// the failed check in red with its want and got, the envelope shaded.
+func TestPageTimelines(t *testing.T) {
+	page := pageOf(t, filepath.Join("testdata", "page", "run"))
+	for _, want := range []string{
+		`class="timeline" data-scenario="forgeflare-max-4-retries"`,
+		`data-wait="4" data-observed-ms="801"`,
+		`data-wait="4" data-client-ms="16000"`,
+		`<rect class="wait client bad" data-wait="3" data-client-ms="5100"`,
+		`<rect class="wait client" data-wait="2" data-client-ms="2066"`,
+		`<title>policy allows [3.6s, 4.4s]</title>`,
+		`✗ delays.client fail</b>: want [900ms, 1.1s], [1.8s, 2.2s], [3.6s, 4.4s], got 914ms, 2.066s, 5.1s`,
+		`met: 429 retry-after=3`,
+		`<summary>Passed or skipped: 3 scenarios</summary>`,
+		`role="img"`,
+		`<title id="retry-rate-per-group-by-day-t">Retry rate per day</title>`,
+	} {
+		if !strings.Contains(page, want) {
+			t.Errorf("page lacks %s", want)
+		}
+	}
+	if n := strings.Count(page, `class="timeline"`); n != 4 {
+		t.Errorf("%d timelines, want 4", n)
+	}
+	// forgeflare-max-4-retries made 5 attempts (its script lists a 6th).
+	if strings.Contains(page, "attempt 6 met") {
+		t.Error("draws an attempt that was never made")
+	}
+	// Every svg has a title and a desc.
+	svgs := regexp.MustCompile(`(?s)<svg role="img".*?</svg>`).FindAllString(page, -1)
+	if len(svgs) < 7 {
+		t.Errorf("%d charts, want at least 7", len(svgs))
+	}
+	for _, s := range svgs {
+		if !strings.Contains(s, "<title") || !strings.Contains(s, "<desc") {
+			t.Errorf("svg without title or desc: %.200s", s)
+		}
+	}
+}
+
+func TestPageCapsAndEscapes(t *testing.T) {
+	s := &chaos.Summary{Schema: chaos.SummarySchema, RunDir: "runs/x"}
+	for i := range 620 {
+		s.Scenarios = append(s.Scenarios, chaos.Result{Name: fmt.Sprintf("fail-%03d", i), Verdict: chaos.VerdictFail,
+			Attempts: 80, Faults: []string{"529"}, DelaysMs: chaos.DelaysMs{Server: []int64{10, 20}}})
+	}
+	s.Scenarios = append(s.Scenarios, chaos.Result{Name: `<script>alert(1)</script> sk-ant-api03-abcdefghijklmnopqrstuvwxyz0123456789`,
+		Passed: true, Verdict: chaos.VerdictPass, Attempts: 1, Faults: []string{"\x1b[31mred"},
+		Checks: []chaos.Check{{Name: "outcome", Passed: true}}})
+	s.Scenarios = append(s.Scenarios, chaos.Result{Name: "skipped-one", Verdict: chaos.VerdictSkipped, SkipReason: "needs node",
+		Faults: []string{"529", "ok"}})
+	var buf bytes.Buffer
+	if err := PageHTML(&buf, Page{Runs: []*chaos.Summary{s}}); err != nil {
+		t.Fatal(err)
+	}
+	page := strings.Replace(buf.String(), errorHook, "", 1)
+	skipped := page[strings.Index(page, `data-scenario="skipped-one"`):]
+	skipped = skipped[:strings.Index(skipped, "</div>")]
+	if strings.Contains(skipped, "met:") || !strings.Contains(skipped, "needs node") {
+		t.Errorf("a skipped scenario draws attempts or lacks its reason:\n%s", skipped)
+	}
+	if n := strings.Count(page, `class="timeline"`); n != pageMaxNotPassed+2 {
+		t.Errorf("%d timelines drawn, want %d", n, pageMaxNotPassed+2)
+	}
+	for _, want := range []string{"120 more not drawn", "30 more attempts not drawn", "&lt;script&gt;", "sk-***"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("page lacks %q", want)
+		}
+	}
+	for _, bad := range []string{"<script", "abcdefghijklmnopqrstuvwxyz0123456789", "\x1b"} {
+		if strings.Contains(page, bad) {
+			t.Errorf("page holds %q", bad)
+		}
+	}
+}
+
+func TestParseEnvelopes(t *testing.T) {
+	ms := time.Millisecond
+	for _, tc := range []struct {
+		in   string
+		want [][2]time.Duration
+		ok   bool
+	}{
+		{"[900ms, 1.1s], 4s, no retry", [][2]time.Duration{{900 * ms, 1100 * ms}, {4000 * ms, 4000 * ms}, {-1, -1}}, true},
+		{"2s", [][2]time.Duration{{2000 * ms, 2000 * ms}}, true},
+		{"waits inside the policy's envelope", nil, false},
+		{"[2s, 1s]", nil, false},
+		{"[2s]", nil, false},
+		{"", nil, false},
+	} {
+		got, ok := parseEnvelopes(tc.in)
+		if ok != tc.ok || (ok && !cmp.Equal(got, tc.want)) {
+			t.Errorf("parseEnvelopes(%q) = %v, %v; want %v, %v", tc.in, got, ok, tc.want, tc.ok)
+		}
+	}
+}
+
+func FuzzParseEnvelopes(f *testing.F) {
+	for _, s := range []string{"[900ms, 1.1s], 4s, no retry", "none", "[[1s, 2s]", "1s,,2s", "]1s["} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		es, ok := parseEnvelopes(s)
+		if !ok {
+			return
+		}
+		for _, e := range es {
+			if e[0] > e[1] {
+				t.Errorf("%q: envelope %v has lo > hi", s, e)
+			}
+		}
+	})
+}
+
+func TestLoadRunsErrors(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, body string) string {
+		p := filepath.Join(dir, name)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return filepath.Dir(p)
+	}
+	for _, tc := range []struct{ name, body, want string }{
+		{"bad/summary.json", "{\n\"schema\": \n}", "line 3: not valid JSON"},
+		{"other/summary.json", `{"schema": "x"}`, `field "schema" is "x"`},
+		{"types/summary.json", `{"schema": "retrylab.chaos/v1", "scenarios": 3}`, `field "scenarios"`},
+		{"one/result.json", `{}`, `field "name" is missing`},
+	} {
+		_, err := LoadRuns(context.Background(), []string{write(tc.name, tc.body)})
+		if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), tc.name) {
+			t.Errorf("%s: error %v, want one naming the file and %q", tc.name, err, tc.want)
+		}
+	}
+}
+
+// FuzzPageSummary feeds a summary.json through decodeRunFile and PageHTML: no
+// panic, and nothing from it becomes markup or a script.
+func FuzzPageSummary(f *testing.F) {
+	b, err := os.ReadFile(filepath.Join("testdata", "page", "run", "summary.json"))
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(b)
+	f.Add([]byte(`{"schema":"retrylab.chaos/v1","scenarios":[{"name":"<script>x","attempts":-3,"timeScale":-1,"faults":["<b>"],"delaysMs":{"server":[-5,9223372036854775807],"client":[1]},"checks":[{"name":"delays.client","want":"[1s, 2s]","got":"<img>"}]}]}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		run, err := decodeRunFile("summary.json", data)
+		if err != nil {
+			return
+		}
+		var buf bytes.Buffer
+		if err := PageHTML(&buf, Page{Runs: []*chaos.Summary{run}}); err != nil {
+			t.Fatal(err)
+		}
+		page := strings.Replace(buf.String(), errorHook, "", 1)
+		for _, bad := range []string{"<script", "<img", "<b>x"} {
+			if strings.Contains(page, bad) {
+				t.Errorf("page holds %q", bad)
+			}
+		}
+	})
+}
