@@ -476,8 +476,30 @@ var internedTypes = func() map[string]string {
 	return m
 }()
 
+// typeSlots is a perfect-enough hash of the known types: a type is found
+// by its length and first and last bytes, then one comparison, without
+// hashing the whole name (the map stays for the ones that collide).
+var typeSlots = func() (t [128]string) {
+	for _, k := range KnownTypes {
+		if h := typeSlot([]byte(k)); t[h] == "" {
+			t[h] = k
+		}
+	}
+	return t
+}()
+
+func typeSlot(raw []byte) int {
+	if len(raw) == 0 {
+		return 0
+	}
+	return (len(raw)*31 + int(raw[0])*7 + int(raw[len(raw)-1])) & 127
+}
+
 func internType(val []byte) string {
 	raw := val[1 : len(val)-1]
+	if s := typeSlots[typeSlot(raw)]; s == string(raw) && s != "" {
+		return s
+	}
 	if s, ok := internedTypes[string(raw)]; ok {
 		return s
 	}

@@ -3,6 +3,7 @@ package trace
 import (
 	"math/rand/v2"
 	"testing"
+	"unsafe"
 )
 
 // scanStringRef is the byte-at-a-time scan scanString replaces.
@@ -44,3 +45,19 @@ func BenchmarkScanString(b *testing.B) {
 		scanString(s, 0)
 	}
 }
+
+// TestInternTypeKnown: every known type is interned (the same string, not
+// a copy), whichever table finds it, and an unknown one is decoded.
+func TestInternTypeKnown(t *testing.T) {
+	for _, k := range KnownTypes {
+		got := internType([]byte(`"` + k + `"`))
+		if got != k || unsafeData(got) != unsafeData(k) {
+			t.Errorf("internType(%q) = %q, not the interned string", k, got)
+		}
+	}
+	if got := internType([]byte(`"Custom\u0041"`)); got != "CustomA" {
+		t.Errorf("unknown type = %q", got)
+	}
+}
+
+func unsafeData(s string) *byte { return unsafe.StringData(s) }
