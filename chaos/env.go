@@ -435,11 +435,12 @@ func (e *Env) serve(c net.Conn, connected time.Time, readyAt int) {
 	toxicsFirst := readyAt >= n
 	st := &attemptState{rec: rec, peerGone: make(chan struct{})}
 	st.rec.Path = req.URL.Path
-	model, stream, includeUsage := requestFields(body)
+	rb := decodeRequest(body)
+	model, stream, includeUsage := rb.Model, rb.Stream, rb.StreamOptions.IncludeUsage
 	st.rec.Model = redactSecrets(model)
 	sum := sha256.Sum256(body)
 	st.rec.BodySHA256 = hex.EncodeToString(sum[:])
-	st.rec.Prompt = redactSecrets(requestPrompt(body))
+	st.rec.Prompt = redactSecrets(rb.prompt())
 	go func() {
 		// The request is complete; any further read ends when the peer closes.
 		_, _ = io.Copy(io.Discard, br)
@@ -771,25 +772,38 @@ func (e *Env) addToxicsLocked(ctx context.Context, ts []toxicSpec) error {
 	return errors.Join(errs...)
 }
 
-// requestFields returns the "model", "stream" and
-// "stream_options.include_usage" fields of a JSON request body; a body that
-// is not a JSON object gives "" and false.
-func requestFields(body []byte) (model string, stream, includeUsage bool) {
-	var v struct {
-		Model         string `json:"model"`
-		Stream        bool   `json:"stream"`
-		StreamOptions struct {
-			IncludeUsage bool `json:"include_usage"`
-		} `json:"stream_options"`
-	}
+// requestBody is what the mock reads of a JSON request body, decoded once
+// per request: the fields that shape the answer, and the messages, kept raw
+// until a prompt is asked for (a messages value of any shape never spoils
+// the other fields).
+type requestBody struct {
+	Model         string `json:"model"`
+	Stream        bool   `json:"stream"`
+	StreamOptions struct {
+		IncludeUsage bool `json:"include_usage"`
+	} `json:"stream_options"`
+	Messages json.RawMessage `json:"messages"`
+}
+
+// decodeRequest decodes a request body; a body that is not a JSON object
+// gives the zero requestBody: fields that parsed before an error are kept
+// by Unmarshal, and a half-parsed body is not trusted.
+func decodeRequest(body []byte) requestBody {
+	var v requestBody
 	if json.Unmarshal(body, &v) != nil {
-		// Fields that parsed before the error are kept by Unmarshal; a
-		// half-parsed body is not trusted.
-		return "", false, false
+		return requestBody{}
 	}
 	if len(v.Model) > 200 {
 		v.Model = v.Model[:200]
 	}
+	return v
+}
+
+// requestFields returns the "model", "stream" and
+// "stream_options.include_usage" fields of a JSON request body; a body that
+// is not a JSON object gives "" and false.
+func requestFields(body []byte) (model string, stream, includeUsage bool) {
+	v := decodeRequest(body)
 	return v.Model, v.Stream, v.StreamOptions.IncludeUsage
 }
 
@@ -799,22 +813,23 @@ func requestFields(body []byte) (model string, stream, includeUsage bool) {
 // original request at its end stay visible.
 const MaxPromptExcerpt = 2048
 
-// requestPrompt returns the text of the last user message of an Anthropic
-// Messages or OpenAI Chat Completions request body: its content string, or
-// its text parts joined by newlines; "" when the body has none. The result
-// is valid UTF-8 and at most MaxPromptExcerpt bytes plus the " … " joint.
-func requestPrompt(body []byte) string {
-	var v struct {
-		Messages []struct {
-			Role    string          `json:"role"`
-			Content json.RawMessage `json:"content"`
-		} `json:"messages"`
+// requestPrompt is decodeRequest(body).prompt().
+func requestPrompt(body []byte) string { return decodeRequest(body).prompt() }
+
+// prompt returns the text of the last user message of an Anthropic
+// Messages or OpenAI Chat Completions request: its content string, or its
+// text parts joined by newlines; "" when there is none. The result is valid
+// UTF-8 and at most MaxPromptExcerpt bytes plus the " … " joint.
+func (v requestBody) prompt() string {
+	var msgs []struct {
+		Role    string          `json:"role"`
+		Content json.RawMessage `json:"content"`
 	}
-	if json.Unmarshal(body, &v) != nil {
+	if len(v.Messages) == 0 || json.Unmarshal(v.Messages, &msgs) != nil {
 		return ""
 	}
-	for i := len(v.Messages) - 1; i >= 0; i-- {
-		m := v.Messages[i]
+	for i := len(msgs) - 1; i >= 0; i-- {
+		m := msgs[i]
 		if m.Role != "user" {
 			continue
 		}

@@ -89,3 +89,12 @@ func FuzzRequestPrompt(f *testing.F) {
 		}
 	})
 }
+
+// TestRequestDecodedOnce: messages of any shape never spoil the fields that
+// shape the answer, and give no prompt.
+func TestRequestDecodedOnce(t *testing.T) {
+	rb := decodeRequest([]byte(`{"model":"m","stream":true,"messages":5}`))
+	if rb.Model != "m" || !rb.Stream || rb.prompt() != "" {
+		t.Errorf("decodeRequest = %+v, prompt %q", rb, rb.prompt())
+	}
+}

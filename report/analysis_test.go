@@ -48,20 +48,7 @@ func TestAnalysisGolden(t *testing.T) {
 			if err := tt.render(&buf, a); err != nil {
 				t.Fatal(err)
 			}
-			golden := filepath.Join("testdata", tt.name+".golden")
-			if *update {
-				os.MkdirAll("testdata", 0o755)
-				if err := os.WriteFile(golden, buf.Bytes(), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatalf("%v (run go test -update)", err)
-			}
-			if diff := cmp.Diff(string(want), buf.String()); diff != "" {
-				t.Errorf("%s mismatch (-want +got):\n%s", tt.name, diff)
-			}
+			golden(t, tt.name+".golden", buf.Bytes())
 		})
 	}
 }

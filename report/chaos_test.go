@@ -3,11 +3,7 @@ package report
 import (
 	"bytes"
 	"encoding/xml"
-	"os"
-	"path/filepath"
 	"testing"
-
-	"github.com/google/go-cmp/cmp"
 
 	"github.com/retrylab/retrylab/chaos"
 )
@@ -79,19 +75,7 @@ func TestChaosGolden(t *testing.T) {
 			if err := tt.render(&b, chaosSummary()); err != nil {
 				t.Fatal(err)
 			}
-			golden := filepath.Join("testdata", "chaos_"+tt.name+".golden")
-			if *update {
-				if err := os.WriteFile(golden, b.Bytes(), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if diff := cmp.Diff(string(want), b.String()); diff != "" {
-				t.Errorf("Chaos %s mismatch (-want +got):\n%s", tt.name, diff)
-			}
+			golden(t, "chaos_"+tt.name+".golden", b.Bytes())
 		})
 	}
 }

@@ -3,11 +3,7 @@ package report
 import (
 	"bytes"
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"testing"
-
-	"github.com/google/go-cmp/cmp"
 
 	"github.com/retrylab/retrylab/trace"
 )
@@ -55,19 +51,7 @@ func TestCompareGolden(t *testing.T) {
 			if err := tt.render(&buf, c); err != nil {
 				t.Fatal(err)
 			}
-			golden := filepath.Join("testdata", tt.name+".golden")
-			if *update {
-				if err := os.WriteFile(golden, buf.Bytes(), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatalf("%v (run go test -update)", err)
-			}
-			if diff := cmp.Diff(string(want), buf.String()); diff != "" {
-				t.Errorf("%s mismatch (-want +got):\n%s", tt.name, diff)
-			}
+			golden(t, tt.name+".golden", buf.Bytes())
 		})
 	}
 }

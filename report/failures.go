@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/retrylab/retrylab/retry"
 	"github.com/retrylab/retrylab/trace"
 )
 
@@ -154,10 +155,7 @@ func failureRow(ev *trace.RawEvent, path string, clean func(string) string) Fail
 		w := p.DelayMs
 		row.WaitMs = &w
 	}
-	for i, t := range p.Tags {
-		if i == 16 {
-			break
-		}
+	for _, t := range p.Tags[:min(len(p.Tags), retry.MaxTags)] { // what the retry core writes at most
 		row.Tags = append(row.Tags, clean(t))
 	}
 	return row

@@ -46,19 +46,7 @@ func pageOf(t *testing.T, paths ...string) string {
 
 func TestPageGolden(t *testing.T) {
 	got := pageOf(t, filepath.Join("testdata", "page", "run"))
-	path := filepath.Join("testdata", "page.golden")
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update)", err)
-	}
-	if d := cmp.Diff(string(want), got); d != "" {
-		t.Errorf("page mismatch (-want +got):\n%s", d)
-	}
+	golden(t, "page.golden", []byte(got))
 }
 
 // TestPageTimelines checks what the golden shows, so that -update cannot

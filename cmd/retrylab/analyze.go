@@ -121,26 +121,17 @@ func traceAnalyze(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		alerts = append(alerts, a)
 	}
 
-	paths := fs.Args()
-	if len(paths) == 0 {
-		if _, err := os.Stat("runs"); err != nil {
-			return usageErrorf("give run folders or trace files, e.g. retrylab trace analyze runs/ (or - for stdin)", "no paths given and there is no runs/ folder here")
-		}
-		paths = []string{"runs"}
+	paths, err := pathsOrRuns(fs.Args(), "analyze")
+	if err != nil {
+		return err
 	}
 	// Memory: the heap is kept under a soft limit (see analyzeMemoryLimit).
 	if os.Getenv("GOMEMLIMIT") == "" {
 		defer debug.SetMemoryLimit(debug.SetMemoryLimit(analyzeMemoryLimit))
 	}
-	files, err := trace.DiscoverContext(ctx, paths, func(path, reason string) {
-		fmt.Fprintf(stderr, "note: %s\n", printable(path+": "+reason))
-	})
+	files, err := discoverTraces(ctx, paths, stderr)
 	if err != nil {
-		var pe *trace.PathError
-		if errors.As(err, &pe) {
-			return usageErrorf(pe.Hint(), "%s", printable(pe.Error()))
-		}
-		return printableError{err}
+		return err
 	}
 
 	an, err := trace.Analyze(ctx, files, trace.Options{
@@ -148,16 +139,7 @@ func traceAnalyze(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		Malformed: func(le *trace.LineError) { fmt.Fprintf(stderr, "%s\n", printable(le.Error())) },
 	})
 	if err != nil {
-		var le *trace.LineError
-		var pe *trace.PathError
-		switch {
-		case errors.As(err, &le):
-			return usageErrorf("fix or remove that line, or drop --strict to count and skip malformed lines",
-				"malformed line: %s", printable(le.Error()))
-		case errors.As(err, &pe):
-			return usageErrorf(pe.Hint(), "%s", printable(pe.Error()))
-		}
-		return printableError{err} // an interrupt: "FILE: stopped reading: interrupted by SIGINT"
+		return readTracesError(err, "fix or remove that line, or drop --strict to count and skip malformed lines")
 	}
 	if err := render(stdout, an); err != nil {
 		return err
@@ -175,6 +157,52 @@ func traceAnalyze(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		return fmt.Errorf("%d alert(s) firing: %w", len(firing), errFailed)
 	}
 	return nil
+}
+
+// pathsOrRuns returns the PATH arguments of trace command cmd, or runs/
+// when none are given and it exists.
+func pathsOrRuns(paths []string, cmd string) ([]string, error) {
+	if len(paths) > 0 {
+		return paths, nil
+	}
+	if _, err := os.Stat("runs"); err != nil {
+		return nil, usageErrorf("give run folders or trace files, e.g. retrylab trace "+cmd+" runs/ (or - for stdin)", "no paths given and there is no runs/ folder here")
+	}
+	return []string{"runs"}, nil
+}
+
+// discoverTraces finds the trace files of paths as every trace command
+// does: what it skips is a note on stderr, a path that cannot be read a
+// usage error with its hint.
+func discoverTraces(ctx context.Context, paths []string, stderr io.Writer) ([]string, error) {
+	files, err := trace.DiscoverContext(ctx, paths, func(path, reason string) {
+		fmt.Fprintf(stderr, "note: %s\n", printable(path+": "+reason))
+	})
+	if err != nil {
+		var pe *trace.PathError
+		if errors.As(err, &pe) {
+			return nil, usageErrorf(pe.Hint(), "%s", printable(pe.Error()))
+		}
+		return nil, printableError{err}
+	}
+	return files, nil
+}
+
+// readTracesError is the CLI error of a failed read of trace files: a
+// malformed line (--strict) or an unreadable file is a usage error
+// (malformedHint says what to do about the line); anything else, such as
+// an interrupt ("FILE: stopped reading: interrupted by SIGINT"), is printed
+// as it is.
+func readTracesError(err error, malformedHint string) error {
+	var le *trace.LineError
+	var pe *trace.PathError
+	switch {
+	case errors.As(err, &le):
+		return usageErrorf(malformedHint, "malformed line: %s", printable(le.Error()))
+	case errors.As(err, &pe):
+		return usageErrorf(pe.Hint(), "%s", printable(pe.Error()))
+	}
+	return printableError{err}
 }
 
 // printable is a message about a trace made fit for stderr: no key (file

@@ -119,28 +119,14 @@ func loadSide(ctx context.Context, path string, strict bool, stderr io.Writer) (
 	if a, ok, err := readAnalysisFile(path); ok || err != nil {
 		return a, err
 	}
-	files, err := trace.DiscoverContext(ctx, []string{path}, func(p, reason string) {
-		fmt.Fprintf(stderr, "note: %s\n", printable(p+": "+reason))
-	})
+	files, err := discoverTraces(ctx, []string{path}, stderr)
 	if err != nil {
-		var pe *trace.PathError
-		if errors.As(err, &pe) {
-			return nil, usageErrorf(pe.Hint(), "%s", printable(pe.Error()))
-		}
-		return nil, printableError{err}
+		return nil, err
 	}
 	a, err := trace.Analyze(ctx, files, trace.Options{By: []string{"provider"}, Strict: strict,
 		Malformed: func(le *trace.LineError) { fmt.Fprintf(stderr, "%s\n", printable(le.Error())) }})
 	if err != nil {
-		var le *trace.LineError
-		var pe *trace.PathError
-		switch {
-		case errors.As(err, &le):
-			return nil, usageErrorf("fix or remove that line, or drop --strict", "malformed line: %s", printable(le.Error()))
-		case errors.As(err, &pe):
-			return nil, usageErrorf(pe.Hint(), "%s", printable(pe.Error()))
-		}
-		return nil, printableError{err}
+		return nil, readTracesError(err, "fix or remove that line, or drop --strict")
 	}
 	return a, nil
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -51,22 +50,13 @@ func traceFailures(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if !slices.Contains(report.FailureFormats, *format) {
 		return usageErrorf("use --format csv or jsonl", "unknown --format %q", *format)
 	}
-	paths := fs.Args()
-	if len(paths) == 0 {
-		if _, err := os.Stat("runs"); err != nil {
-			return usageErrorf("give run folders or trace files, e.g. retrylab trace failures runs/ (or - for stdin)", "no paths given and there is no runs/ folder here")
-		}
-		paths = []string{"runs"}
-	}
-	files, err := trace.DiscoverContext(ctx, paths, func(path, reason string) {
-		fmt.Fprintf(stderr, "note: %s\n", printable(path+": "+reason))
-	})
+	paths, err := pathsOrRuns(fs.Args(), "failures")
 	if err != nil {
-		var pe *trace.PathError
-		if errors.As(err, &pe) {
-			return usageErrorf(pe.Hint(), "%s", printable(pe.Error()))
-		}
-		return printableError{err}
+		return err
+	}
+	files, err := discoverTraces(ctx, paths, stderr)
+	if err != nil {
+		return err
 	}
 	w := stdout
 	if *out != "" {
@@ -86,16 +76,7 @@ func traceFailures(ctx context.Context, args []string, stdout, stderr io.Writer)
 		fmt.Fprintf(stderr, "%s\n", printable(le.Error()))
 	})
 	if err != nil {
-		var le *trace.LineError
-		var pe *trace.PathError
-		switch {
-		case errors.As(err, &le):
-			return usageErrorf("fix or remove that line, or drop --strict to skip malformed lines",
-				"malformed line: %s", printable(le.Error()))
-		case errors.As(err, &pe):
-			return usageErrorf(pe.Hint(), "%s", printable(pe.Error()))
-		}
-		return printableError{fmt.Errorf("after %d row(s): %w", rows, err)}
+		return readTracesError(fmt.Errorf("after %d row(s): %w", rows, err), "fix or remove that line, or drop --strict to skip malformed lines")
 	}
 	if *out != "" {
 		if err := w.(*os.File).Close(); err != nil {
