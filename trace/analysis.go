@@ -472,7 +472,10 @@ type acc struct {
 	diagStarted, stepFinished                               int64
 	runs                                                    map[string]*runState
 	groups                                                  map[groupKey]*groupStats
-	intern                                                  map[string]string
+	recentGroups                                            [recentSlots]recentGroup
+	readers                                                 payloadReaders
+	intern                                                  map[string]interned
+	recent                                                  [recentSlots]interned
 	cur                                                     payloadFields
 	x                                                       extraAcc
 	cur9                                                    extraFields
@@ -480,7 +483,7 @@ type acc struct {
 }
 
 func newAcc(by []string) *acc {
-	return &acc{
+	a := &acc{
 		by:            by,
 		byProvider:    slices.Contains(by, "provider"),
 		byModel:       slices.Contains(by, "model"),
@@ -495,9 +498,11 @@ func newAcc(by []string) *acc {
 		byReason:      map[string]int64{},
 		runs:          map[string]*runState{},
 		groups:        map[groupKey]*groupStats{},
-		intern:        map[string]string{},
+		intern:        map[string]interned{},
 		x:             newExtraAcc(),
 	}
+	a.bindReaders()
+	return a
 }
 
 // str returns the label of a JSON string token (see label), interning
@@ -505,16 +510,69 @@ func newAcc(by []string) *acc {
 func (a *acc) str(val []byte) string {
 	if len(val) >= 2 && val[0] == '"' {
 		raw := val[1 : len(val)-1]
-		if s, ok := a.intern[string(raw)]; ok {
-			return s
+		slot := &a.recent[recentSlot(raw)]
+		if slot.raw == string(raw) && len(raw) > 0 {
+			return slot.s
+		}
+		if e, ok := a.intern[string(raw)]; ok {
+			*slot = e
+			return e.s
 		}
 		s := label(jsonString(val))
 		if len(raw) <= maxInternBytes && len(a.intern) < maxInterned {
-			a.intern[string(raw)] = s
+			e := interned{raw: string(raw), s: s}
+			a.intern[e.raw] = e
+			*slot = e
 		}
 		return s
 	}
 	return ""
+}
+
+// recentGroup caches one groups entry (see group).
+type recentGroup struct {
+	key groupKey
+	g   *groupStats
+}
+
+// group returns the counts of gk, made on first use. A direct-mapped cache
+// keyed by the fields' lengths and first bytes is looked at first: hashing
+// six strings per request was 6 % of the analysis.
+func (a *acc) group(gk groupKey) *groupStats {
+	h := 0
+	for _, f := range [...]string{gk.provider, gk.model, gk.failureType, gk.run, gk.day, gk.promptPattern} {
+		h = h*31 + len(f)
+		if len(f) > 0 {
+			h = h*7 + int(f[0]) + int(f[len(f)-1])*3
+		}
+	}
+	slot := &a.recentGroups[h&(recentSlots-1)]
+	if slot.g != nil && slot.key == gk {
+		return slot.g
+	}
+	g := a.groups[gk]
+	if g == nil {
+		g = &groupStats{}
+		a.groups[gk] = g
+	}
+	*slot = recentGroup{key: gk, g: g}
+	return g
+}
+
+// interned is a string value as it appears in the trace (raw, escapes and
+// all) and the label it stands for.
+type interned struct{ raw, s string }
+
+// recentSlots is the size of the direct-mapped cache in front of the intern
+// map: providers, models and failure types repeat from one event to the next,
+// and comparing a few bytes is cheaper than hashing them.
+const recentSlots = 64
+
+func recentSlot(raw []byte) int {
+	if len(raw) == 0 {
+		return 0
+	}
+	return (len(raw)*31 + int(raw[0])*7 + int(raw[len(raw)/2])*3 + int(raw[len(raw)-1])) & (recentSlots - 1)
 }
 
 // The intern table's bounds: at most maxInterned strings of at most
@@ -710,7 +768,7 @@ func (a *acc) readChunk(ctx context.Context, c chunk, opts Options, malformed fu
 
 func (a *acc) readEvents(ctx context.Context, r *Reader, path string, malformed func(*LineError) error) error {
 	fileRun := fileRunPrefix + path
-	r.members = a.member
+	r.members = a.membersOf
 	var lastRunID []byte
 	var lastRun *runState
 	var lastKey string
@@ -761,8 +819,10 @@ func (a *acc) readEvents(ctx context.Context, r *Reader, path string, malformed 
 			continue // the mock's journal: not a client event, not a run
 		}
 		run.counted = true
-		if !ev.membersSeen {
-			eachMember(ev.Payload, func(k, v []byte) { a.member(ev.Type, k, v) })
+		if !ev.membersSeen && len(ev.Payload) > 0 && ev.Payload[0] == '{' {
+			if fn := a.membersOf(ev.Type); fn != nil {
+				scanObject(ev.Payload, 0, 0, fn) // the type came after the payload
+			}
 		}
 		a.event(ev, run, lastKey)
 		a.cur = payloadFields{}
@@ -810,11 +870,7 @@ func (a *acc) event(ev *RawEvent, run *runState, runKey string) {
 				gk.promptPattern = "none"
 			}
 		}
-		g := a.groups[gk]
-		if g == nil {
-			g = &groupStats{}
-			a.groups[gk] = g
-		}
+		g := a.group(gk)
 		g.total++
 		g.retries = satAdd(g.retries, retries)
 		if success {
@@ -990,64 +1046,111 @@ type extraFields struct {
 }
 
 // member records one payload member of an event of type typ.
-func (a *acc) member(typ string, k, v []byte) {
-	c := &a.cur
+// payloadReaders are an acc's readers of payload members, one per event
+// type it reads, bound once (a method value made per event would allocate).
+type payloadReaders struct {
+	requestFinished, retryAttempt, runEscalated, repairAttempted func(k, v []byte) bool
+	extra                                                        map[string]func(k, v []byte) bool
+}
+
+func (a *acc) bindReaders() {
+	a.readers = payloadReaders{
+		requestFinished: a.memberRequestFinished,
+		retryAttempt:    a.memberRetryAttempt,
+		runEscalated:    a.memberRunEscalated,
+		repairAttempted: a.memberRepairAttempted,
+		extra:           map[string]func(k, v []byte) bool{},
+	}
+	for _, typ := range []string{TypeCandidateGenerated, TypeVerificationFinished, TypeRunStopped, TypeRetryDecision, TypeTicketTransition, TypeErrorReport, TypeEscalationDeclined} {
+		a.readers.extra[typ] = func(k, v []byte) bool {
+			a.dirty9 = true
+			a.member9(typ, k, v)
+			return true
+		}
+	}
+}
+
+// membersOf returns the reader of the payload members of events of type
+// typ, nil when the analysis reads none of them (the payload is still
+// checked to be valid JSON).
+func (a *acc) membersOf(typ string) func(k, v []byte) bool {
 	switch typ {
 	case TypeProviderRequestFinished:
-		switch string(k) {
-		case "provider":
-			c.provider = a.str(v)
-		case "model":
-			c.model = a.str(v)
-		case "durationMs":
-			c.dur, _ = jsonInt(v)
-		case "success":
-			c.success = jsonBool(v)
-		case "retries":
-			c.retries, _ = jsonInt(v)
-		case "failureType":
-			c.failureType = a.str(v)
-		case "promptPattern":
-			if a.byPattern {
-				c.promptPattern = a.str(v)
-			}
-		}
+		return a.readers.requestFinished
 	case TypeRetryAttempt:
-		switch string(k) {
-		case "failureType":
-			c.failureType = a.str(v)
-		case "status":
-			c.status, _ = jsonInt(v)
-		case "delayMs":
-			c.delay, _ = jsonInt(v)
-		case "willRetry":
-			c.willRetry = jsonBool(v)
-		case "model":
-			a.cur9.modelRaw, a.dirty9 = v, true
-		case "errorMessage":
-			a.cur9.msg, a.dirty9 = v, true
-		case "errorContext":
-			a.cur9.errCtx, a.dirty9 = jsonBool(v), true
-		}
+		return a.readers.retryAttempt
 	case TypeRunEscalated:
-		switch string(k) {
-		case "from":
-			c.from = a.str(v)
-		case "to":
-			c.to = a.str(v)
-		case "reason":
-			c.reason = a.str(v)
-		}
+		return a.readers.runEscalated
 	case TypeRepairAttempted:
-		if string(k) == "iteration" {
-			if it, ok := jsonInt(v); ok {
-				c.iter, c.hasIter = it, true
-			}
-		}
-	case TypeCandidateGenerated, TypeVerificationFinished, TypeRunStopped, TypeRetryDecision, TypeTicketTransition, TypeErrorReport, TypeEscalationDeclined:
-		a.dirty9 = true
-		a.member9(typ, k, v)
+		return a.readers.repairAttempted
 	}
+	return a.readers.extra[typ]
+}
+
+func (a *acc) memberRequestFinished(k, v []byte) bool {
+	c := &a.cur
+	switch string(k) {
+	case "provider":
+		c.provider = a.str(v)
+	case "model":
+		c.model = a.str(v)
+	case "durationMs":
+		c.dur, _ = jsonInt(v)
+	case "success":
+		c.success = jsonBool(v)
+	case "retries":
+		c.retries, _ = jsonInt(v)
+	case "failureType":
+		c.failureType = a.str(v)
+	case "promptPattern":
+		if a.byPattern {
+			c.promptPattern = a.str(v)
+		}
+	}
+	return true
+}
+
+func (a *acc) memberRetryAttempt(k, v []byte) bool {
+	c := &a.cur
+	switch string(k) {
+	case "failureType":
+		c.failureType = a.str(v)
+	case "status":
+		c.status, _ = jsonInt(v)
+	case "delayMs":
+		c.delay, _ = jsonInt(v)
+	case "willRetry":
+		c.willRetry = jsonBool(v)
+	case "model":
+		a.cur9.modelRaw, a.dirty9 = v, true
+	case "errorMessage":
+		a.cur9.msg, a.dirty9 = v, true
+	case "errorContext":
+		a.cur9.errCtx, a.dirty9 = jsonBool(v), true
+	}
+	return true
+}
+
+func (a *acc) memberRunEscalated(k, v []byte) bool {
+	c := &a.cur
+	switch string(k) {
+	case "from":
+		c.from = a.str(v)
+	case "to":
+		c.to = a.str(v)
+	case "reason":
+		c.reason = a.str(v)
+	}
+	return true
+}
+
+func (a *acc) memberRepairAttempted(k, v []byte) bool {
+	if string(k) == "iteration" {
+		if it, ok := jsonInt(v); ok {
+			a.cur.iter, a.cur.hasIter = it, true
+		}
+	}
+	return true
 }
 
 // member9 records a payload member of the issue 9 event types.
@@ -1105,15 +1208,6 @@ func (a *acc) member9(typ string, k, v []byte) {
 			e.why = a.str(v)
 		}
 	}
-}
-
-// eachMember calls fn for each member of the JSON object obj (already
-// validated by the Reader); anything but an object is ignored.
-func eachMember(obj []byte, fn func(k, v []byte)) {
-	if len(obj) == 0 || obj[0] != '{' {
-		return
-	}
-	scanObject(obj, 0, 0, func(k, v []byte) bool { fn(k, v); return true })
 }
 
 // dayOf returns the UTC date of an RFC 3339 timestamp, or "unknown".

@@ -59,3 +59,29 @@ func BenchmarkAnalyze(b *testing.B) {
 	}
 	b.ReportMetric(float64(len(paths)*10_000)*float64(b.N)/b.Elapsed().Seconds(), "events/s")
 }
+
+// BenchmarkAnalyzeCorpus analyses the folder named by RETRYLAB_BENCH_CORPUS
+// (bench/gen writes one; bench/run.sh uses the same), to profile the real
+// mix: go test -run '^$' -bench AnalyzeCorpus -cpuprofile cpu.out ./trace
+func BenchmarkAnalyzeCorpus(b *testing.B) {
+	dir := os.Getenv("RETRYLAB_BENCH_CORPUS")
+	if dir == "" {
+		b.Skip("RETRYLAB_BENCH_CORPUS is not set")
+	}
+	paths, err := filepath.Glob(filepath.Join(dir, "*", "trace.jsonl"))
+	if err != nil || len(paths) == 0 {
+		b.Fatalf("no */trace.jsonl in %s", dir)
+	}
+	var size int64
+	for _, p := range paths {
+		if fi, err := os.Stat(p); err == nil {
+			size += fi.Size()
+		}
+	}
+	b.SetBytes(size)
+	for b.Loop() {
+		if _, err := Analyze(context.Background(), paths, Options{Alerts: DefaultAlerts()}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

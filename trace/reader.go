@@ -92,7 +92,7 @@ type Reader struct {
 	// members, if set, is called with each payload member of an event whose
 	// type precedes its payload on the line, during the one scan of the
 	// line; such events have RawEvent.membersSeen set.
-	members func(typ string, key, val []byte)
+	members func(typ string) func(key, val []byte) bool
 	bufs    []*bufio.Reader // given back to bufPool by Close
 }
 
@@ -384,7 +384,7 @@ func trimSpace(b []byte) []byte {
 // interned). It returns a reason when the line is malformed. When members is
 // not nil and the type comes before an object payload, members sees each
 // payload member as the payload is scanned.
-func parseTop(line []byte, ev *RawEvent, members func(typ string, key, val []byte)) string {
+func parseTop(line []byte, ev *RawEvent, members func(typ string) func(key, val []byte) bool) string {
 	*ev = RawEvent{}
 	b := line
 	i := skipWS(b, 0)
@@ -413,8 +413,9 @@ func parseTop(line []byte, ev *RawEvent, members func(typ string, key, val []byt
 			i = skipWS(b, i+1)
 			var vend int
 			if string(key) == "payload" && haveType && members != nil && i < len(b) && b[i] == '{' {
-				typ := ev.Type
-				vend, ok = scanObject(b, i, 1, func(k, v []byte) bool { members(typ, k, v); return true })
+				// The reader of this type's members (nil: none wanted) is
+				// chosen once per event, not once per member.
+				vend, ok = scanObject(b, i, 1, members(ev.Type))
 				ev.membersSeen = ok
 			} else {
 				vend, ok = scanValue(b, i, 1)
@@ -616,6 +617,9 @@ func jsonInt(val []byte) (int64, bool) {
 	if len(val) > 0 && val[0] == '"' {
 		val = val[1 : len(val)-1]
 	}
+	if n, ok := smallInt(val); ok {
+		return n, true
+	}
 	if n, err := strconv.ParseInt(string(val), 10, 64); err == nil {
 		return n, true
 	}
@@ -635,6 +639,30 @@ func jsonInt(val []byte) (int64, bool) {
 		return int64(f - 0.5), true
 	}
 	return int64(f + 0.5), true
+}
+
+// smallInt parses an optional '-' and 1 to 18 decimal digits (no overflow
+// possible), the form of nearly every number in a trace; anything else is
+// left to strconv.
+func smallInt(b []byte) (int64, bool) {
+	neg := len(b) > 0 && b[0] == '-'
+	if neg {
+		b = b[1:]
+	}
+	if len(b) == 0 || len(b) > 18 {
+		return 0, false
+	}
+	var n int64
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + int64(c-'0')
+	}
+	if neg {
+		n = -n
+	}
+	return n, true
 }
 
 func jsonBool(val []byte) bool { return len(val) == 4 && string(val) == "true" }

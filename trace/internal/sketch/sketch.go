@@ -11,6 +11,7 @@ package sketch
 import (
 	"math"
 	"slices"
+	"sync"
 )
 
 // ExactLimit is how many values a Dist keeps exactly before it switches to buckets.
@@ -63,7 +64,36 @@ func (d *Dist) toSketch() {
 	d.exact = nil
 }
 
-func bucketOf(v int64) int { return int(math.Ceil(math.Log(float64(v)) / logGamma)) }
+// bucketOf is the index of v's bucket: ceil(log_gamma(v)), for v >= 1.
+// Most values are milliseconds below a minute: those are looked up in a
+// table built (once, on first use, with the same formula) instead of
+// calling math.Log for every value.
+func bucketOf(v int64) int {
+	if v < smallValues {
+		smallOnce.Do(buildSmall)
+		return int(smallBuckets[v])
+	}
+	return logBucket(v)
+}
+
+func logBucket(v int64) int { return int(math.Ceil(math.Log(float64(v)) / logGamma)) }
+
+// smallValues bounds the lookup table of bucketOf (128 KiB of int16:
+// ceil(log_gamma(65535)) is 555).
+const smallValues = 1 << 16
+
+var (
+	smallOnce    sync.Once
+	smallBuckets *[smallValues]int16
+)
+
+func buildSmall() {
+	t := new([smallValues]int16)
+	for v := int64(1); v < smallValues; v++ {
+		t[v] = int16(logBucket(v))
+	}
+	smallBuckets = t
+}
 
 func (d *Dist) addBucket(v, n int64) {
 	if v == 0 {

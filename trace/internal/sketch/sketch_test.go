@@ -103,3 +103,13 @@ func TestAddBoth(t *testing.T) {
 		t.Errorf("counts differ: %d %d %d / %d %d %d", a.Count(), a.Total(), a.Max(), c.Count(), c.Total(), c.Max())
 	}
 }
+
+// The lookup table must give exactly the logarithm's bucket, at every
+// small value and across the boundary to computed ones.
+func TestBucketTableMatchesFormula(t *testing.T) {
+	for v := int64(1); v < smallValues+1000; v++ {
+		if got, want := bucketOf(v), logBucket(v); got != want {
+			t.Fatalf("bucketOf(%d) = %d, want %d", v, got, want)
+		}
+	}
+}
