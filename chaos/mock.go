@@ -226,19 +226,6 @@ func idHeader(p respParams) header {
 	return header{"request-id", p.requestID}
 }
 
-// connectionHeader says Connection: close, since the mock closes every
-// connection after one response, except when the response is meant to be cut
-// (a drop, or raw toxics that may cut it): then keep-alive, as the real APIs
-// send. Node's fetch (undici, under both official SDKs) takes EOF on a
-// Connection: close response for the end of the message even mid-chunk, so
-// with close a dropped stream would look short but clean to it.
-func connectionHeader(p respParams) header {
-	if p.fault.Drop != nil || len(p.fault.Toxics) > 0 {
-		return header{"Connection", "keep-alive"}
-	}
-	return header{"Connection", "close"}
-}
-
 // streamHead renders the head of a 200 event stream.
 func streamHead(p respParams) []byte {
 	hs := []header{

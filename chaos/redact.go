@@ -494,3 +494,6 @@ func createRunFile(path string) (*os.File, error) {
 	}
 	return os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL|os.O_APPEND|openNoFollow, 0o644)
 }
+
+// redactSecrets removes anything that looks like an API key from s.
+func redactSecrets(s string) string { return provider.Redact(s) }

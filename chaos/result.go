@@ -2,10 +2,8 @@ package chaos
 
 import (
 	"encoding/json"
-	"fmt"
 	"path/filepath"
 	"sort"
-	"strings"
 )
 
 // SummarySchema is the schema of the `chaos run --format json` document.
@@ -215,41 +213,4 @@ func (s *Summary) Finish() {
 // WriteSummary writes summary.json into the run folder.
 func (s *Summary) Write() error {
 	return writeJSON(filepath.Join(s.RunDir, "summary.json"), s)
-}
-
-// DescribeFault says in a few words what one attempt meets, e.g.
-// "529", "429 retry-after=2", "sseError overloaded_error after 3 events".
-func DescribeFault(f Fault) string {
-	switch f.Kind() {
-	case FaultStatus:
-		s := fmt.Sprint(f.Status)
-		if f.RetryAfter != nil {
-			s += " retry-after=" + *f.RetryAfter
-		}
-		if f.ErrorType != "" {
-			s += " " + f.ErrorType
-		}
-		return s
-	case FaultSSEError:
-		t := f.SSEError.Type
-		if t == "" {
-			t = "overloaded_error"
-		}
-		return fmt.Sprintf("sseError %s after %d events", t, f.SSEError.AfterEvents)
-	case FaultDrop:
-		return fmt.Sprintf("drop after %d bytes", f.Drop.AfterBytes)
-	case FaultHang:
-		return "hang"
-	case FaultReset:
-		return "reset"
-	case FaultLatency:
-		return "latency " + f.Latency.String()
-	case FaultToxics:
-		var s []string
-		for _, t := range f.Toxics {
-			s = append(s, t.Type)
-		}
-		return "toxics " + strings.Join(s, "+")
-	}
-	return "ok"
 }

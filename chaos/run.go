@@ -770,11 +770,6 @@ func waitEnd(sc *Scenario, attempts []ServerAttempt, k int) time.Time {
 	return a.Arrived
 }
 
-// succeeded reports whether the server delivered a complete response.
-func succeeded(a ServerAttempt) bool {
-	return a.Status == 200 && (a.Fault == FaultOK || a.Fault == FaultLatency || a.Fault == "")
-}
-
 // maxTraceNotes bounds how many malformed lines a result names.
 const maxTraceNotes = 5
 

@@ -166,45 +166,7 @@ func inferFailure(sc *Scenario, pol *retry.Policy, k int, a ServerAttempt) infer
 		f = sc.Attempts[k]
 	}
 	pe := &provider.Error{Provider: sc.Provider}
-	switch f.Kind() {
-	case FaultStatus:
-		pe.Kind, pe.Status, pe.ErrorType, pe.Message = provider.KindHTTP, f.Status, f.ErrorType, f.Message
-		// The headers the mock sent: retry-after as written, then the
-		// scenario's own headers (retry-after-ms among them), read the way
-		// the SDKs read them.
-		h := retryAfterHeaders(f)
-		if d, raw, ok := provider.ParseRetryAfter(h, a.Ended); ok || raw != "" {
-			pe.RetryAfterRaw = raw
-			pe.RetryAfter, pe.HasRetryAfter = d, ok
-		}
-		if v := h.Get("X-Should-Retry"); v != "" {
-			b := v == "true"
-			pe.ShouldRetry = &b
-		}
-	case FaultSSEError:
-		pe.Kind, pe.ErrorType, pe.Message, pe.Streamed = provider.KindSSEError, f.SSEError.Type, f.SSEError.Message, true
-		if pe.ErrorType == "" {
-			pe.ErrorType = "overloaded_error"
-		}
-	case FaultDrop:
-		pe.Kind, pe.Streamed = provider.KindIncomplete, true
-	case FaultHang:
-		pe.Kind = provider.KindTimeout
-	case FaultReset:
-		pe.Kind = provider.KindReset
-	default:
-		pe.Kind = provider.KindNetwork
-		for _, t := range f.Toxics {
-			switch t.Type {
-			case "timeout":
-				pe.Kind = provider.KindTimeout
-			case "reset_peer":
-				pe.Kind = provider.KindReset
-			case "limit_data":
-				pe.Kind = provider.KindIncomplete
-			}
-		}
-	}
+	kindOf(f).failure(f, pe, a.Ended)
 	c := retry.Classify(pe)
 	in := inference{ft: string(c.Type), retried: true}
 	if pol != nil {
@@ -226,18 +188,4 @@ type inference struct {
 	ft         string
 	retryAfter *time.Duration
 	retried    bool
-}
-
-// retryAfterHeaders are the headers of a status fault's response that carry
-// Retry-After: retry-after as written, then the scenario's own headers
-// (retry-after-ms among them).
-func retryAfterHeaders(f Fault) http.Header {
-	h := http.Header{}
-	if f.RetryAfter != nil {
-		h.Set("Retry-After", *f.RetryAfter)
-	}
-	for k, v := range f.Headers {
-		h.Set(k, v)
-	}
-	return h
 }

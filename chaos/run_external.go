@@ -3,12 +3,13 @@ package chaos
 import (
 	"context"
 	"fmt"
-	"github.com/retrylab/retrylab/retry/provider"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/retrylab/retrylab/retry/provider"
 )
 
 // runExternal runs an external client: cmd with `sh -c` if set, else the

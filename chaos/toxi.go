@@ -300,38 +300,3 @@ type toxicSpec struct {
 	toxicity          float32
 	attrs             toxiclient.Attributes
 }
-
-// preConnectToxics returns the toxics that must be on the proxy before
-// attempt k (1-based) connects: reset_peer (it only acts on connections
-// opened after it exists) and the scenario's raw toxics. Toxicity defaults
-// to 1.0 (0 would never fire).
-func preConnectToxics(f Fault, k int) []toxicSpec {
-	var out []toxicSpec
-	if f.Reset != nil {
-		// Downstream: it fires on the first response byte, which the mock
-		// writes only once it has read the request and the toxics of this
-		// attempt are known to be in place. The client sees ECONNRESET
-		// before any response byte.
-		out = append(out, toxicSpec{
-			name: fmt.Sprintf("a%d-reset", k), typ: "reset_peer", stream: "downstream",
-			toxicity: 1.0, attrs: toxiclient.Attributes{"timeout": 0},
-		})
-	}
-	for i, tx := range f.Toxics {
-		s := toxicSpec{name: tx.Name, typ: tx.Type, stream: tx.Stream, toxicity: tx.Toxicity, attrs: toxiclient.Attributes(tx.Attributes)}
-		if s.name == "" {
-			s.name = fmt.Sprintf("a%d-%d-%s", k, i, tx.Type)
-		}
-		if s.stream == "" {
-			s.stream = "downstream"
-		}
-		if s.toxicity == 0 {
-			s.toxicity = 1.0
-		}
-		if s.attrs == nil {
-			s.attrs = toxiclient.Attributes{}
-		}
-		out = append(out, s)
-	}
-	return out
-}
