@@ -1,7 +1,6 @@
 package chaos
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -17,7 +16,6 @@ import (
 	"time"
 
 	"github.com/retrylab/retrylab/retry"
-	"github.com/retrylab/retrylab/retry/provider"
 	"github.com/retrylab/retrylab/trace"
 )
 
@@ -267,21 +265,6 @@ type clientRun struct {
 	pgid    int           // external clients: the process group the lag meter watched; 0 if none
 	sleeps  []retry.Sleep // the built-in client's waits as it slept them
 	problem string        // the built-in client: why it was stopped, or ""
-}
-
-// sleepIn returns the timing of the built-in client's sleep after attempt
-// prev and before the next attempt arrived, or nil when it slept none there
-// (a retry at once, a switch of model). The sleep may start before the mock
-// stamped prev's end (the client gave up on a hung attempt and started
-// waiting while the mock had yet to notice), but not before prev arrived.
-func sleepIn(sleeps []retry.Sleep, prev ServerAttempt, arrived time.Time) *SleepTiming {
-	for _, s := range sleeps {
-		if s.Start.Before(prev.Arrived) || s.End.After(arrived) {
-			continue
-		}
-		return &SleepTiming{Lead: s.Start.Sub(prev.Ended), Late: s.End.Sub(s.Start) - s.Planned, Send: arrived.Sub(s.End)}
-	}
-	return nil
 }
 
 // firstRun runs one scenario once, or skips it when its client's
@@ -617,271 +600,12 @@ func (r *Runner) runOnce(ctx context.Context, sc *Scenario, dir string) (res Res
 	return res
 }
 
-// observe gathers what the checks read from the server's attempts and the
-// client's trace (if it wrote one).
-//
-// notes name the trace's malformed lines (file:line: reason), which are
-// skipped; they do not fail the scenario.
-func observe(sc *Scenario, attempts []ServerAttempt, tracePath string, scale float64) (Observed, []string) {
-	ob := Observed{ServerAttempts: len(attempts), TimeScale: scale}
-	var finished []trace.ProviderRequestFinished
-	evs, notes, err := readTrace(tracePath)
-	if err != nil && !errors.Is(err, os.ErrNotExist) {
-		notes = append(notes, "reading the client's trace: "+err.Error())
-	}
-	if len(evs) > 0 {
-		for _, ev := range evs {
-			switch ev.Type {
-			case trace.TypeRetryAttempt:
-				var p trace.RetryAttempt
-				if ev.Decode(&p) == nil {
-					ob.Retries = append(ob.Retries, p)
-				}
-			case trace.TypeRunEscalated:
-				var p trace.RunEscalated
-				if ev.Decode(&p) == nil {
-					ob.Escalations = append(ob.Escalations, p)
-				}
-			case trace.TypeProviderRequestFinished:
-				var p trace.ProviderRequestFinished
-				if ev.Decode(&p) == nil {
-					finished = append(finished, p)
-				}
-			}
-		}
-	}
-	// The client's trace speaks for its failures when it recorded them: at
-	// least one RetryAttempt, or requests that all succeeded first time. A
-	// trace with only ProviderRequestFinished lines says how many retries
-	// there were but not what failed (nor does one whose failed request
-	// has no RetryAttempt); the faults then tell.
-	sumRetries, anyFailed := 0, false
-	for _, f := range finished {
-		sumRetries += f.Retries
-		anyFailed = anyFailed || !f.Success
-	}
-	ob.ClientTrace = len(ob.Retries) > 0 || (len(finished) > 0 && sumRetries == 0 && !anyFailed)
-
-	// last[k] is true when server attempt k was the last of its logical
-	// request: the gap after it is not a wait. From the client's
-	// ProviderRequestFinished events when they account for every attempt,
-	// else from the faults (a request ends at an attempt that succeeded).
-	// What each failed attempt's fault implies, inferred once.
-	pol, _ := PolicyFor(sc)
-	inferred := make([]inference, len(attempts))
-	for k, a := range attempts {
-		if !succeeded(a) {
-			inferred[k] = inferFailure(sc, pol, k, a)
-		}
-	}
-	last := make([]bool, len(attempts))
-	total := 0
-	for _, f := range finished {
-		total += f.Retries + 1
-	}
-	if len(finished) > 0 && total == len(attempts) {
-		k := 0
-		for _, f := range finished {
-			k += f.Retries + 1
-			last[k-1] = true
-		}
-	} else {
-		var split *retry.Policy
-		if sc.Requests > 1 {
-			split = pol
-		}
-		requestEnds(attempts, inferred, split, last)
-		if !ob.ClientTrace && sc.Requests > 1 {
-			ob.RequestsWanted = sc.Requests
-			for _, l := range last[:max(len(last)-1, 0)] {
-				if l {
-					ob.RequestsSeen++
-				}
-			}
-			if len(attempts) > 0 {
-				ob.RequestsSeen++ // the last attempt ends the last request
-			}
-		}
-	}
-	ob.RequestEnds = last
-	for k, a := range attempts {
-		ob.ServerFaults = append(ob.ServerFaults, a.Fault)
-		ob.Prompts = append(ob.Prompts, a.Prompt)
-		ob.FailedAttempts = append(ob.FailedAttempts, !succeeded(a))
-		if k+1 < len(attempts) && !last[k] {
-			ob.ServerWaits = append(ob.ServerWaits, Wait{After: k + 1, Gap: waitEnd(sc, attempts, k+1).Sub(a.Ended)})
-		}
-		if !succeeded(a) {
-			in := inferred[k]
-			ob.InferredTypes = append(ob.InferredTypes, in.ft)
-			ob.InferredRetryAfter = append(ob.InferredRetryAfter, in.retryAfter)
-			ob.InferredNotRetried = append(ob.InferredNotRetried, !in.retried)
-		}
-	}
-	return ob, notes
-}
-
-// requestEnds marks in last the attempts that ended a logical request, from
-// the server's side alone: an attempt that succeeded; and, when the scenario
-// makes several requests, one whose failure the policy does not retry (that
-// very failure, or no attempt left for its request), after which the next
-// attempt must be a new request (pol nil: successes alone). observe checks
-// the count against the scenario's requests.
-func requestEnds(attempts []ServerAttempt, inferred []inference, pol *retry.Policy, last []bool) {
-	n := 0 // the attempt's number within its request
-	for k, a := range attempts {
-		n++
-		switch {
-		case succeeded(a):
-			last[k] = true
-		case pol != nil:
-			in := inferred[k]
-			var d time.Duration
-			if in.retryAfter != nil {
-				d = *in.retryAfter
-			}
-			if _, _, ok := pol.Envelope(retry.FailureType(in.ft), n, d, in.retryAfter != nil); !in.retried || !ok {
-				last[k] = true
-			}
-		}
-		if last[k] {
-			n = 0
-		}
-	}
-}
-
-// waitEnd is when the wait before attempts[k] (0-based) ended: the arrival
-// of its first request byte; but when that attempt met raw toxics on the
-// upstream stream (a latency toxic holds the request back inside the proxy),
-// the moment its connection reached the mock, if that came after the
-// previous attempt ended: the scenario's own toxic is not the client's wait.
-func waitEnd(sc *Scenario, attempts []ServerAttempt, k int) time.Time {
-	a := attempts[k]
-	if k < 1 || k >= len(sc.Attempts) {
-		return a.Arrived
-	}
-	upstream := false
-	for _, t := range sc.Attempts[k].Toxics {
-		upstream = upstream || t.Stream == "upstream"
-	}
-	if upstream && !a.Connected.IsZero() && a.Connected.After(attempts[k-1].Ended) {
-		return a.Connected
-	}
-	return a.Arrived
-}
-
-// maxTraceNotes bounds how many malformed lines a result names.
-const maxTraceNotes = 5
-
-// readTrace reads the client's trace with trace.Reader (plain or gzip JSONL;
-// tracePath+".gz" if tracePath is absent). Malformed lines are skipped and
-// returned as "file:line: reason" notes; a missing trace is no events.
-func readTrace(path string) (evs []trace.Event, notes []string, err error) {
-	if path == "" {
-		return nil, nil, nil
-	}
-	r, err := openTrace(path)
-	if errors.Is(err, os.ErrNotExist) {
-		r, err = openTrace(path + ".gz")
-	}
-	if err != nil {
-		return nil, nil, err
-	}
-	defer r.Close()
-	bad := 0
-	for {
-		ev, err := r.Next()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		var le *trace.LineError
-		if errors.As(err, &le) {
-			bad++
-			if bad <= maxTraceNotes {
-				notes = append(notes, fmt.Sprintf("%s:%d: %s", filepath.Base(le.File), le.Line, le.Reason))
-			}
-			continue
-		}
-		if err != nil {
-			return evs, notes, err
-		}
-		evs = append(evs, ev.Event())
-	}
-	if bad > maxTraceNotes {
-		notes = append(notes, fmt.Sprintf("... and %d more malformed lines", bad-maxTraceNotes))
-	}
-	return evs, notes, nil
-}
-
-// logf writes one progress line: "[scenario] message".
-func (r *Runner) logf(name, format string, args ...any) {
-	if r.Progress == nil {
-		return
-	}
-	if r.board != nil {
-		r.board.set(name, fmt.Sprintf(format, args...))
-		return
-	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	fmt.Fprintf(r.Progress, "[%s] %s\n", name, fmt.Sprintf(format, args...))
-}
-
-// lineWriter returns a writer that turns whatever is written into progress
-// lines prefixed with the scenario's name, with secrets redacted.
-func (r *Runner) lineWriter(name string, sec *secrets) *prefixWriter {
-	p := &progress{emit: func(line string) { r.logf(name, "%s", line) }}
-	return &prefixWriter{emit: p.line, scrub: sec.scrub, progress: p}
-}
-
 func failedCheckNames(cs []Check) []string {
 	var out []string
 	for _, c := range cs {
 		out = append(out, c.Name)
 	}
 	return out
-}
-
-type prefixWriter struct {
-	mu    sync.Mutex
-	buf   []byte
-	emit  func(string)
-	scrub func(string) string // nil: redact
-	// progress labels the lines; the built-in client's Retrier tells it
-	// each attempt's outcome (progress.attempt).
-	progress *progress
-}
-
-func (w *prefixWriter) clean(s string) string {
-	if w.scrub != nil {
-		return w.scrub(s)
-	}
-	return provider.Redact(s)
-}
-
-func (w *prefixWriter) Write(p []byte) (int, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	w.buf = append(w.buf, p...)
-	for {
-		i := bytes.IndexByte(w.buf, '\n')
-		if i < 0 {
-			break
-		}
-		w.emit(w.clean(string(w.buf[:i])))
-		w.buf = w.buf[i+1:]
-	}
-	return len(p), nil
-}
-
-// Flush emits a final partial line.
-func (w *prefixWriter) Flush() {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if len(w.buf) > 0 {
-		w.emit(w.clean(string(w.buf)))
-		w.buf = nil
-	}
 }
 
 // Shard returns the scenarios of shard i (1-based) of n: every n-th

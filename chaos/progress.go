@@ -1,12 +1,14 @@
 package chaos
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"strings"
 	"sync"
 
 	"github.com/retrylab/retrylab/retry"
+	"github.com/retrylab/retrylab/retry/provider"
 	"github.com/retrylab/retrylab/trace"
 )
 
@@ -104,4 +106,67 @@ func (p *progress) line(s string) {
 		p.retryAfter = false
 	}
 	p.emit(s)
+}
+
+// logf writes one progress line: "[scenario] message".
+func (r *Runner) logf(name, format string, args ...any) {
+	if r.Progress == nil {
+		return
+	}
+	if r.board != nil {
+		r.board.set(name, fmt.Sprintf(format, args...))
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	fmt.Fprintf(r.Progress, "[%s] %s\n", name, fmt.Sprintf(format, args...))
+}
+
+// lineWriter returns a writer that turns whatever is written into progress
+// lines prefixed with the scenario's name, with secrets redacted.
+func (r *Runner) lineWriter(name string, sec *secrets) *prefixWriter {
+	p := &progress{emit: func(line string) { r.logf(name, "%s", line) }}
+	return &prefixWriter{emit: p.line, scrub: sec.scrub, progress: p}
+}
+
+type prefixWriter struct {
+	mu    sync.Mutex
+	buf   []byte
+	emit  func(string)
+	scrub func(string) string // nil: redact
+	// progress labels the lines; the built-in client's Retrier tells it
+	// each attempt's outcome (progress.attempt).
+	progress *progress
+}
+
+func (w *prefixWriter) clean(s string) string {
+	if w.scrub != nil {
+		return w.scrub(s)
+	}
+	return provider.Redact(s)
+}
+
+func (w *prefixWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.buf = append(w.buf, p...)
+	for {
+		i := bytes.IndexByte(w.buf, '\n')
+		if i < 0 {
+			break
+		}
+		w.emit(w.clean(string(w.buf[:i])))
+		w.buf = w.buf[i+1:]
+	}
+	return len(p), nil
+}
+
+// Flush emits a final partial line.
+func (w *prefixWriter) Flush() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if len(w.buf) > 0 {
+		w.emit(w.clean(string(w.buf)))
+		w.buf = nil
+	}
 }
