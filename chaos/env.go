@@ -35,66 +35,11 @@ type EnvConfig struct {
 	onAccept func()
 }
 
-// Env is one scenario's network: the mock server on 127.0.0.1 and a
-// uniquely named Toxiproxy proxy in front of it. Clients talk to BaseURL.
-//
-// Attempts are counted by requests at the mock: a connection becomes attempt
-// k when it has delivered a POST to /v1/messages or /v1/chat/completions (the
-// k-th such request meets the scenario's k-th fault; past the end of the
-// list, ok). Anything else is answered 404/405 without consuming a fault, and
-// a connection that closes without a request is not an attempt, with one
-// exception: when the next fault is raw toxics, which may hold the request
-// back inside the proxy, such a connection is that attempt (with no path).
-// Arrived is when the request's first byte reached the mock, not when the
-// connection was accepted: Toxiproxy dials the mock as soon as a client
-// connects, and a client may connect long before it sends (Connected
-// records that). The mock closes
-// each connection after one response (and says Connection: close unless the
-// response is to be cut; see connectionHeader), so every attempt is a new
-// connection and a fresh set of per-connection toxics. The toxics on the
-// proxy act on every connection, so a health probe that connects while
-// attempt k's reset or raw toxics are in place meets them too (but consumes
-// nothing).
-//
-// How each fault is made. status, sseError, ok and latency (a sleep before
-// answering) come from the mock. hang is made by the mock too: it reads the
-// request and never answers until the client gives up; to the client this is
-// the same as an upstream timeout toxic, and the mock still journals the
-// request's path and model and sees the exact moment the client closes. drop
-// is Toxiproxy's limit_data, installed by the mock after it has read the
-// request and before it writes a byte, so the cut is exact: limit = head
-// length + the wire length of afterBytes bytes of the event stream (chunk
-// framing included); the client reads exactly afterBytes bytes of the stream
-// and then an unexpected EOF. reset is a downstream reset_peer (timeout 0)
-// put on the proxy before the attempt connects (it only sends a RST on
-// connections opened after it exists); the mock then writes the response head
-// and the toxic resets both sides at once, so the client gets ECONNRESET and
-// no byte. Raw toxics are put on the proxy before the attempt connects, with
-// toxicity 1.0 unless the scenario says otherwise.
-//
-// When an attempt ends. After its last byte the mock half-closes the
-// connection and waits until the proxy closes it. Toxiproxy closes the
-// upstream side only after it has delivered (or cut) everything toward the
-// client and closed the client's connection, so ServerAttempt.Ended is the
-// moment the client saw the end, for every fault kind: for drop it is when
-// limit_data cut the stream, for reset when reset_peer fired, for hang when
-// the client gave up, for a latency or bandwidth toxic when the delayed bytes
-// were delivered. The residual error is the proxy's hand-off from its client
-// side to its upstream side plus the client's connect time: the gap
-// Arrived(k+1) − Ended(k) overstates the client's wait by that. Measured with
-// TestGapResidual (RETRYLAB_MEASURE=1): mean 0.4–0.8 ms, worst 1–3 ms, for
-// every fault kind, embedded and real toxiproxy-server, on a 2-core machine.
-//
-// Per-attempt toxics. Toxics act on every live connection of a proxy. So
-// when attempt k ends (as above) the Env removes attempt k's toxics and
-// installs attempt k+1's pre-connect toxics, and only then records attempt k
-// as ended (Attempts, OnAttempt, journal). A client that retries within the
-// time of those API calls (about a millisecond) can connect before the
-// switch: the mock then withholds attempt k+1's response until the switch is
-// done, so downstream toxics are right; an upstream raw toxic may miss data
-// already sent; a reset whose toxic was not in place when the connection was
-// made falls back to the mock closing the connection abruptly (the client
-// sees EOF instead of ECONNRESET; the log says so).
+// Env is one scenario's network: the mock server on 127.0.0.1 (server.go)
+// and a uniquely named Toxiproxy proxy in front of it (toxi.go). Clients
+// talk to BaseURL. How attempts are counted and stamped, how each fault is
+// made and when an attempt ends are the package's contracts: see the
+// package documentation (doc.go).
 type Env struct {
 	cfg       EnvConfig
 	provider  string

@@ -6,6 +6,9 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
+
+	"github.com/retrylab/retrylab/trace"
 )
 
 // A run folder is the clients' sandbox: what a client leaves there (a
@@ -71,4 +74,114 @@ func makeRunSubdir(dir string) error {
 		}
 	}
 	return fmt.Errorf("%s: something keeps replacing the folder", dir)
+}
+
+// notRegularError is a run file that is not a regular file: a client left
+// a symbolic link, a FIFO, a socket or a device where a file was expected.
+// It is not opened.
+type notRegularError struct {
+	path string
+	kind string // "a symbolic link", "a FIFO", ...
+}
+
+func (e *notRegularError) Error() string {
+	return fmt.Sprintf("%s is %s: not read", filepath.Base(e.path), e.kind)
+}
+
+// fileKind names a file mode for notRegularError.
+func fileKind(m fs.FileMode) string {
+	switch {
+	case m&fs.ModeSymlink != 0:
+		return "a symbolic link"
+	case m&fs.ModeNamedPipe != 0:
+		return "a FIFO"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	case m.IsDir():
+		return "a folder"
+	}
+	return "not a regular file"
+}
+
+// openRunFile opens a file of a run folder for reading, if it is a regular
+// file: a symbolic link is not followed (to a file outside the run folder,
+// say) and a FIFO, socket or device is not opened (a FIFO would block for
+// ever): each is a *notRegularError naming it. The check is made both
+// before (Lstat) and after the open (with O_NOFOLLOW and O_NONBLOCK, so a
+// file swapped in between is caught too, without blocking).
+func openRunFile(path string) (*os.File, error) {
+	fi, err := os.Lstat(path)
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, &notRegularError{path: path, kind: fileKind(fi.Mode())}
+	}
+	f, err := os.OpenFile(path, os.O_RDONLY|openNoFollow, 0)
+	if err != nil {
+		if isLinkErr(err) {
+			return nil, &notRegularError{path: path, kind: fileKind(fs.ModeSymlink)}
+		}
+		return nil, err
+	}
+	if fi, err = f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		f.Close()
+		if err != nil {
+			return nil, err
+		}
+		return nil, &notRegularError{path: path, kind: fileKind(fi.Mode())}
+	}
+	return f, nil
+}
+
+// runTrace is a trace.Reader of a file opened by openRunFile.
+type runTrace struct {
+	*trace.Reader
+	f *os.File
+}
+
+func (r *runTrace) Close() error { return errors.Join(r.Reader.Close(), r.f.Close()) }
+
+// openTrace is trace.Open for a client's trace in a run folder: regular
+// files only (see openRunFile).
+func openTrace(path string) (*runTrace, error) {
+	f, err := openRunFile(path)
+	if err != nil {
+		return nil, err
+	}
+	if strings.HasSuffix(path, ".gz") {
+		var magic [2]byte
+		if n, _ := f.ReadAt(magic[:], 0); n < 2 || magic[0] != 0x1f || magic[1] != 0x8b {
+			f.Close()
+			return nil, fmt.Errorf("%s: not gzip data although the name ends in .gz", path)
+		}
+	}
+	r, err := trace.NewReader(f, path)
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return &runTrace{Reader: r, f: f}, nil
+}
+
+// createRunFile opens path for appending, creating it: if a client put a
+// link, a FIFO or anything but a regular file there, it is removed (a link
+// itself, not its target) and the file created anew.
+func createRunFile(path string) (*os.File, error) {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND|openNoFollow, 0o644)
+	if err == nil {
+		fi, serr := f.Stat()
+		if serr == nil && fi.Mode().IsRegular() {
+			return f, nil
+		}
+		f.Close()
+	} else if !isLinkErr(err) && !errors.Is(err, errWouldBlock) {
+		return nil, err
+	}
+	if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return nil, err
+	}
+	return os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL|os.O_APPEND|openNoFollow, 0o644)
 }
