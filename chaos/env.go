@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"strings"
 	"sync"
 	"time"
 
@@ -245,7 +244,7 @@ func (e *Env) switchTo(ctx context.Context, k int) error {
 	var errs []error
 	for _, name := range e.active {
 		name := name
-		if err := call(ctx, func() error { return e.proxy.RemoveToxic(name) }); err != nil && !strings.Contains(err.Error(), "not found") {
+		if err := call(ctx, func() error { return e.proxy.RemoveToxic(name) }); err != nil && !isNotFound(err) {
 			errs = append(errs, fmt.Errorf("remove toxic %s: %w", name, err))
 		}
 	}

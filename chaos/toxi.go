@@ -5,7 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
-	"net/http/httptest"
+	"net"
+	"net/http"
 	"os"
 	"sort"
 	"strconv"
@@ -29,7 +30,7 @@ import (
 type Toxiproxy struct {
 	url    string
 	client *toxiclient.Client
-	srv    *httptest.Server // nil when not embedded
+	srv    *embeddedServer // nil when not embedded
 
 	mu      sync.Mutex
 	proxies map[string]bool // names of the proxies created and not yet deleted
@@ -69,10 +70,11 @@ const apiTimeout = 5 * time.Second
 func StartToxiproxy(ctx context.Context, apiURL string) (*Toxiproxy, error) {
 	t := &Toxiproxy{proxies: map[string]bool{}}
 	if apiURL == "" {
-		logger := zerolog.Nop()
-		server := toxiproxy.NewServer(toxiproxy.NewMetricsContainer(nil), logger)
-		t.srv = httptest.NewServer(server.Routes()) // binds 127.0.0.1:0
-		t.url = t.srv.URL
+		srv, err := startEmbedded()
+		if err != nil {
+			return nil, err
+		}
+		t.srv, t.url = srv, srv.url
 	} else {
 		t.url = strings.TrimSuffix(apiURL, "/")
 		if !strings.Contains(t.url, "://") {
@@ -246,7 +248,7 @@ func (t *Toxiproxy) deleteProxy(name string) error {
 		}
 		return p.Delete()
 	})
-	if err != nil && strings.Contains(err.Error(), "not found") {
+	if isNotFound(err) {
 		err = nil
 	}
 	if err == nil {
@@ -257,6 +259,35 @@ func (t *Toxiproxy) deleteProxy(name string) error {
 	}
 	return fmt.Errorf("toxiproxy %s: delete proxy %s: %w", t.url, name, err)
 }
+
+// isNotFound reports whether err is the Toxiproxy API's 404 (a proxy or
+// toxic that is not there), as the official client returns it.
+func isNotFound(err error) bool {
+	var ae *toxiclient.ApiError
+	return errors.As(err, &ae) && ae.Status == http.StatusNotFound
+}
+
+// embeddedServer is Toxiproxy's API served in this process on an ephemeral
+// loopback port.
+type embeddedServer struct {
+	url string
+	srv *http.Server
+}
+
+func startEmbedded() (*embeddedServer, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, fmt.Errorf("embedded toxiproxy: listen: %w", err)
+	}
+	api := toxiproxy.NewServer(toxiproxy.NewMetricsContainer(nil), zerolog.Nop())
+	s := &embeddedServer{url: "http://" + ln.Addr().String(),
+		srv: &http.Server{Handler: api.Routes(), ReadHeaderTimeout: apiTimeout}}
+	go func() { _ = s.srv.Serve(ln) }()
+	return s, nil
+}
+
+// Close stops the API and closes its connections.
+func (s *embeddedServer) Close() { _ = s.srv.Close() }
 
 // call runs f, a call of the official client (which takes no context), and
 // returns its error, or an error when ctx ends or apiTimeout passes first; f
