@@ -411,52 +411,12 @@ func (r *Runner) runOnce(ctx context.Context, sc *Scenario, dir string) (res Res
 	if r.TimeScale > 0 {
 		scale = r.TimeScale
 	}
-	res = Result{Name: sc.Name, File: sc.File, Description: sc.Description, Seed: r.Seed, TimeScale: scale,
-		Dir: dir, Client: "built-in", FailureTypes: []string{}, Escalations: []Escalation{}, Checks: []Check{}}
-	for _, f := range sc.Attempts {
-		res.Faults = append(res.Faults, DescribeFault(f))
-	}
-	cmd := r.ClientCmd
-	external := cmd != "" || len(sc.Client.Command) > 0
-	res.Client = r.clientName(sc)
+	res = newResult(sc, dir, r.Seed, scale, r.clientName(sc))
 	sec := newSecrets()
 	// finished is set once the client ran to its end before ctx ended: a
 	// scenario cut short by an interrupt has no verdict, only a reason.
 	finished := false
-	defer func() {
-		if ie := infraCause(ctx); !finished && ie != nil {
-			// Another scenario found the infrastructure failing.
-			if res.Error == "" {
-				res.Error = "stopped: " + ie.Error()
-			}
-		} else if !finished && ctx.Err() != nil {
-			res.Interrupted = "unfinished: " + interruptReason(ctx)
-			res.Error = ""
-		}
-		res.DurationMs = time.Since(start).Milliseconds()
-		res.Verdict = res.verdict()
-		res.Passed = res.Verdict == VerdictPass
-		sec.scrubResult(&res)
-		if err := writeJSON(filepath.Join(dir, "result.json"), res); err != nil && res.Error == "" {
-			res.Error = err.Error()
-			res.Verdict, res.Passed = VerdictError, false
-		}
-		// Every file is closed by now (deferred later, run earlier).
-		if err := sec.scrubDir(dir); err != nil {
-			r.logf(sc.Name, "scrubbing keys from the run folder: %v", err)
-			if res.Error == "" {
-				res.Error = "scrubbing keys from the run folder: " + err.Error()
-				res.Verdict, res.Passed = VerdictError, false
-			}
-		}
-		verdict := strings.ToUpper(res.Verdict)
-		if fc := append(res.FailedChecks(), res.InconclusiveChecks()...); len(fc) > 0 {
-			verdict += " (" + strings.Join(failedCheckNames(fc), ", ") + ")"
-		} else if res.Error != "" {
-			verdict += " (" + res.Error + ")"
-		}
-		r.logf(sc.Name, "%s in %dms", verdict, res.DurationMs)
-	}()
+	defer func() { r.settle(ctx, sc, dir, &res, sec, start, finished) }()
 	if err := makeRunSubdir(dir); err != nil {
 		r.infraFailed(ctx, &res, "", outputErr("", dir, err))
 		return res
@@ -474,56 +434,16 @@ func (r *Runner) runOnce(ctx context.Context, sc *Scenario, dir string) (res Res
 	defer mockLog.Close()
 	r.logf(sc.Name, "starting (%d faults, timeScale %g, client %s)", len(sc.Attempts), scale, res.Client)
 	env, err := StartEnv(ctx, EnvConfig{Scenario: sc, Toxi: r.Toxi, Journal: journal, RunID: runID, Log: mockLog,
-		OnSecret: sec.add,
-		OnAttempt: func(a ServerAttempt) {
-			met := "ok"
-			if a.N-1 < len(sc.Attempts) {
-				met = DescribeFault(sc.Attempts[a.N-1])
-			}
-			status := "no response"
-			if a.Status != 0 {
-				status = fmt.Sprintf("HTTP %d", a.Status)
-			}
-			r.logf(sc.Name, "attempt %d met %s → %s, %d bytes, closed by %s", a.N, met, status, a.Bytes, a.ClosedBy)
-		}})
+		OnSecret: sec.add, OnAttempt: r.attemptLogger(sc)})
 	if err != nil {
 		// The mock could not listen or the proxy could not be created:
 		// every other scenario would meet the same.
 		r.infraFailed(ctx, &res, "start mock and proxy: ", err)
 		return res
 	}
-	deadline := DefaultDeadline
-	if sc.Expect.MaxDuration > 0 {
-		deadline = sc.Expect.MaxDuration.D()
-	}
 	tracePath := filepath.Join(dir, "trace.jsonl")
-	var cr clientRun
-	if external {
-		cr = r.runExternal(ctx, sc, env.BaseURL(), dir, tracePath, cmd, scale, deadline, sec)
-		if cr.exit != nil && strings.HasPrefix(cr.exit.Problem, "could not start") {
-			// Not the client's failure: it never ran (a file-descriptor
-			// limit, a missing program).
-			res.Error = "client " + cr.exit.Problem
-			if strings.Contains(cr.exit.Problem, syscall.EMFILE.Error()) || strings.Contains(cr.exit.Problem, syscall.ENFILE.Error()) {
-				res.Error = ""
-				r.infraFailed(ctx, &res, "client ", errors.New(cr.exit.Problem))
-			}
-		}
-	} else {
-		cctx, cancel := context.WithTimeout(ctx, deadline)
-		cr, err = r.runBuiltin(cctx, sc, env.BaseURL(), tracePath, runID, scale, logw)
-		cancel()
-		var ie *InfraError
-		if errors.As(err, &ie) || isInfraErr(err) {
-			r.infraFailed(ctx, &res, "", err)
-		} else if err != nil {
-			res.Error = err.Error()
-		}
-		if cr.problem != "" {
-			res.Checks = append(res.Checks, Check{Name: "client", Want: "the client finishes before the deadline",
-				Got: cr.problem, Where: "trace.jsonl (built-in client)"})
-		}
-	}
+	cr := r.runClient(ctx, sc, &res, clientSetup{baseURL: env.BaseURL(), dir: dir, tracePath: tracePath,
+		runID: runID, scale: scale, sec: sec, log: logw})
 	finished = ctx.Err() == nil
 	attempts := env.Attempts()
 	res.Attempts = len(attempts)
@@ -538,6 +458,129 @@ func (r *Runner) runOnce(ctx context.Context, sc *Scenario, dir string) (res Res
 	if res.Error != "" || !finished {
 		return res
 	}
+	r.verify(sc, &res, attempts, cr, tracePath, scale, start, journalErr)
+	return res
+}
+
+// newResult is a scenario's result before it runs.
+func newResult(sc *Scenario, dir string, seed int64, scale float64, client string) Result {
+	res := Result{Name: sc.Name, File: sc.File, Description: sc.Description, Seed: seed, TimeScale: scale,
+		Dir: dir, Client: client, FailureTypes: []string{}, Escalations: []Escalation{}, Checks: []Check{}}
+	for _, f := range sc.Attempts {
+		res.Faults = append(res.Faults, DescribeFault(f))
+	}
+	return res
+}
+
+// settle gives a run its verdict once it has ended, however it ended,
+// scrubs the keys the client sent from the result and the run folder,
+// writes result.json and logs the verdict.
+func (r *Runner) settle(ctx context.Context, sc *Scenario, dir string, res *Result, sec *secrets, start time.Time, finished bool) {
+	if ie := infraCause(ctx); !finished && ie != nil {
+		// Another scenario found the infrastructure failing.
+		if res.Error == "" {
+			res.Error = "stopped: " + ie.Error()
+		}
+	} else if !finished && ctx.Err() != nil {
+		res.Interrupted = "unfinished: " + interruptReason(ctx)
+		res.Error = ""
+	}
+	res.DurationMs = time.Since(start).Milliseconds()
+	res.Verdict = res.verdict()
+	res.Passed = res.Verdict == VerdictPass
+	sec.scrubResult(res)
+	if err := writeJSON(filepath.Join(dir, "result.json"), res); err != nil && res.Error == "" {
+		res.Error = err.Error()
+		res.Verdict, res.Passed = VerdictError, false
+	}
+	// Every file is closed by now (deferred later, run earlier).
+	if err := sec.scrubDir(dir); err != nil {
+		r.logf(sc.Name, "scrubbing keys from the run folder: %v", err)
+		if res.Error == "" {
+			res.Error = "scrubbing keys from the run folder: " + err.Error()
+			res.Verdict, res.Passed = VerdictError, false
+		}
+	}
+	r.logf(sc.Name, "%s in %dms", verdictLine(*res), res.DurationMs)
+}
+
+// verdictLine is the verdict as the progress log shows it, with the checks
+// that did not pass or the error.
+func verdictLine(res Result) string {
+	verdict := strings.ToUpper(res.Verdict)
+	if fc := append(res.FailedChecks(), res.InconclusiveChecks()...); len(fc) > 0 {
+		verdict += " (" + strings.Join(failedCheckNames(fc), ", ") + ")"
+	} else if res.Error != "" {
+		verdict += " (" + res.Error + ")"
+	}
+	return verdict
+}
+
+// attemptLogger logs each attempt of sc as the mock finishes it.
+func (r *Runner) attemptLogger(sc *Scenario) func(ServerAttempt) {
+	return func(a ServerAttempt) {
+		met := "ok"
+		if a.N-1 < len(sc.Attempts) {
+			met = DescribeFault(sc.Attempts[a.N-1])
+		}
+		status := "no response"
+		if a.Status != 0 {
+			status = fmt.Sprintf("HTTP %d", a.Status)
+		}
+		r.logf(sc.Name, "attempt %d met %s → %s, %d bytes, closed by %s", a.N, met, status, a.Bytes, a.ClosedBy)
+	}
+}
+
+// clientSetup is what a client of one run is given.
+type clientSetup struct {
+	baseURL, dir, tracePath, runID string
+	scale                          float64
+	sec                            *secrets
+	log                            *prefixWriter
+}
+
+// runClient runs the scenario's client, external or built in, until it
+// ends or its deadline (expect.maxDuration, else DefaultDeadline) passes.
+// A client that could not be started, or infrastructure that failed under
+// it, sets res.Error; the built-in client's own problem becomes a check.
+func (r *Runner) runClient(ctx context.Context, sc *Scenario, res *Result, cs clientSetup) clientRun {
+	deadline := DefaultDeadline
+	if sc.Expect.MaxDuration > 0 {
+		deadline = sc.Expect.MaxDuration.D()
+	}
+	if r.ClientCmd != "" || len(sc.Client.Command) > 0 {
+		cr := r.runExternal(ctx, sc, cs.baseURL, cs.dir, cs.tracePath, r.ClientCmd, cs.scale, deadline, cs.sec)
+		if cr.exit != nil && strings.HasPrefix(cr.exit.Problem, "could not start") {
+			// Not the client's failure: it never ran (a file-descriptor
+			// limit, a missing program).
+			res.Error = "client " + cr.exit.Problem
+			if strings.Contains(cr.exit.Problem, syscall.EMFILE.Error()) || strings.Contains(cr.exit.Problem, syscall.ENFILE.Error()) {
+				res.Error = ""
+				r.infraFailed(ctx, res, "client ", errors.New(cr.exit.Problem))
+			}
+		}
+		return cr
+	}
+	cctx, cancel := context.WithTimeout(ctx, deadline)
+	cr, err := r.runBuiltin(cctx, sc, cs.baseURL, cs.tracePath, cs.runID, cs.scale, cs.log)
+	cancel()
+	var ie *InfraError
+	if errors.As(err, &ie) || isInfraErr(err) {
+		r.infraFailed(ctx, res, "", err)
+	} else if err != nil {
+		res.Error = err.Error()
+	}
+	if cr.problem != "" {
+		res.Checks = append(res.Checks, Check{Name: "client", Want: "the client finishes before the deadline",
+			Got: cr.problem, Where: "trace.jsonl (built-in client)"})
+	}
+	return cr
+}
+
+// verify observes a finished run (the mock's attempts and the client's
+// trace), measures the noise around each wait, evaluates the scenario's
+// checks and fills in res.
+func (r *Runner) verify(sc *Scenario, res *Result, attempts []ServerAttempt, cr clientRun, tracePath string, scale float64, start time.Time, journalErr error) {
 	ob, notes := observe(sc, attempts, tracePath, scale)
 	for _, n := range notes {
 		r.logf(sc.Name, "warning: client trace: %s (line skipped)", n)
@@ -549,41 +592,61 @@ func (r *Runner) runOnce(ctx context.Context, sc *Scenario, dir string) (res Res
 	// and one on the server side of the gap.
 	ob.Slack = 2 * r.probe.lateness(start, time.Now())
 	ob.RemoteProxy = r.Toxi != nil && !r.Toxi.Embedded()
-	// Each gap gets the contention measured around it: from shortly before
-	// the attempt ended (a late Ended shortens the gap) to just after the
-	// next one arrived (each probe sample covers the tick before it).
-	for i, w := range ob.ServerWaits {
-		if k := w.After; k >= 1 && k < len(attempts) {
-			// From the previous attempt's arrival: on a loaded machine the
-			// mock may stamp that attempt's end late, and what delayed it
-			// happened before the stamp.
-			from := attempts[k-1].Ended.Add(-gapLead)
-			if a := attempts[k-1].Arrived; a.Before(from) {
-				from = a
-			}
-			end := waitEnd(sc, attempts, k)
-			ob.ServerWaits[i].Slack = max(2*r.probe.lateness(from, end.Add(probeTick)), time.Microsecond)
-			if cr.pgid != 0 {
-				ob.ServerWaits[i].ClientLag, ob.ServerWaits[i].ClientLagMeasured = r.lag.wait(cr.pgid, attempts[k-1].Ended, end)
-			}
-			ob.ServerWaits[i].Sleep = sleepIn(cr.sleeps, attempts[k-1], end)
-		}
-	}
-	env2, err := envelopeFor(sc)
+	r.measureWaits(sc, &ob, attempts, cr)
+	env, err := envelopeFor(sc)
 	if err != nil {
 		res.Error = err.Error()
-		return res
+		return
 	}
-	res.Checks = append(Evaluate(sc, ob, env2), res.Checks...)
+	res.Checks = append(Evaluate(sc, ob, env), res.Checks...)
+	res.Checks = append(res.Checks, runChecks(journalErr, notes)...)
+	fillResult(res, ob)
+}
+
+// measureWaits gives each gap the contention measured around it: from
+// shortly before the attempt ended (a late Ended shortens the gap) to just
+// after the next one arrived (each probe sample covers the tick before it),
+// and the client's own scheduling lag and sleep in it.
+func (r *Runner) measureWaits(sc *Scenario, ob *Observed, attempts []ServerAttempt, cr clientRun) {
+	for i, w := range ob.ServerWaits {
+		k := w.After
+		if k < 1 || k >= len(attempts) {
+			continue
+		}
+		// From the previous attempt's arrival: on a loaded machine the mock
+		// may stamp that attempt's end late, and what delayed it happened
+		// before the stamp.
+		from := attempts[k-1].Ended.Add(-gapLead)
+		if a := attempts[k-1].Arrived; a.Before(from) {
+			from = a
+		}
+		end := waitEnd(sc, attempts, k)
+		ob.ServerWaits[i].Slack = max(2*r.probe.lateness(from, end.Add(probeTick)), time.Microsecond)
+		if cr.pgid != 0 {
+			ob.ServerWaits[i].ClientLag, ob.ServerWaits[i].ClientLagMeasured = r.lag.wait(cr.pgid, attempts[k-1].Ended, end)
+		}
+		ob.ServerWaits[i].Sleep = sleepIn(cr.sleeps, attempts[k-1], end)
+	}
+}
+
+// runChecks are the checks of the run itself: a journal that could not be
+// written fails; malformed trace lines, which were skipped, are a note.
+func runChecks(journalErr error, notes []string) []Check {
+	var cs []Check
 	if journalErr != nil {
-		res.Checks = append(res.Checks, Check{Name: "journal", Want: "every attempt journaled",
+		cs = append(cs, Check{Name: "journal", Want: "every attempt journaled",
 			Got: journalErr.Error(), Where: "server.jsonl, mock.log"})
 	}
 	if len(notes) > 0 {
-		// A note, not a failure: the lines were skipped.
-		res.Checks = append(res.Checks, Check{Name: "trace", Passed: true, Want: "well-formed JSONL",
+		cs = append(cs, Check{Name: "trace", Passed: true, Want: "well-formed JSONL",
 			Got: fmt.Sprintf("malformed lines skipped: %s", strings.Join(notes, "; ")), Where: "trace.jsonl"})
 	}
+	return cs
+}
+
+// fillResult copies what was observed into the result: outcome, attempts,
+// failure types, waits on both sides and escalations.
+func fillResult(res *Result, ob Observed) {
 	res.LatenessMs = (ob.Slack / 2).Milliseconds()
 	res.Outcome = ob.Outcome
 	res.Attempts = ob.ServerAttempts
@@ -597,7 +660,6 @@ func (r *Runner) runOnce(ctx context.Context, sc *Scenario, dir string) (res Res
 	for _, e := range ob.Escalations {
 		res.Escalations = append(res.Escalations, Escalation{From: e.From, To: e.To, Reason: e.Reason})
 	}
-	return res
 }
 
 func failedCheckNames(cs []Check) []string {
