@@ -35,48 +35,13 @@ func sleepIn(sleeps []retry.Sleep, prev ServerAttempt, arrived time.Time) *Sleep
 // skipped; they do not fail the scenario.
 func observe(sc *Scenario, attempts []ServerAttempt, tracePath string, scale float64) (Observed, []string) {
 	ob := Observed{ServerAttempts: len(attempts), TimeScale: scale}
-	var finished []trace.ProviderRequestFinished
 	evs, notes, err := readTrace(tracePath)
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		notes = append(notes, "reading the client's trace: "+err.Error())
 	}
-	if len(evs) > 0 {
-		for _, ev := range evs {
-			switch ev.Type {
-			case trace.TypeRetryAttempt:
-				var p trace.RetryAttempt
-				if ev.Decode(&p) == nil {
-					ob.Retries = append(ob.Retries, p)
-				}
-			case trace.TypeRunEscalated:
-				var p trace.RunEscalated
-				if ev.Decode(&p) == nil {
-					ob.Escalations = append(ob.Escalations, p)
-				}
-			case trace.TypeProviderRequestFinished:
-				var p trace.ProviderRequestFinished
-				if ev.Decode(&p) == nil {
-					finished = append(finished, p)
-				}
-			}
-		}
-	}
-	// The client's trace speaks for its failures when it recorded them: at
-	// least one RetryAttempt, or requests that all succeeded first time. A
-	// trace with only ProviderRequestFinished lines says how many retries
-	// there were but not what failed (nor does one whose failed request
-	// has no RetryAttempt); the faults then tell.
-	sumRetries, anyFailed := 0, false
-	for _, f := range finished {
-		sumRetries += f.Retries
-		anyFailed = anyFailed || !f.Success
-	}
-	ob.ClientTrace = len(ob.Retries) > 0 || (len(finished) > 0 && sumRetries == 0 && !anyFailed)
+	finished := ob.addTrace(evs)
+	ob.ClientTrace = speaksForFailures(ob.Retries, finished)
 
-	// last[k] is true when server attempt k was the last of its logical
-	// request: the gap after it is not a wait. From the client's
-	// ProviderRequestFinished events when they account for every attempt,
-	// else from the faults (a request ends at an attempt that succeeded).
 	// What each failed attempt's fault implies, inferred once.
 	pol, _ := PolicyFor(sc)
 	inferred := make([]inference, len(attempts))
@@ -85,6 +50,70 @@ func observe(sc *Scenario, attempts []ServerAttempt, tracePath string, scale flo
 			inferred[k] = inferFailure(sc, pol, k, a)
 		}
 	}
+	ob.RequestEnds = ob.requestEnds(sc, pol, attempts, finished, inferred)
+	for k, a := range attempts {
+		ob.ServerFaults = append(ob.ServerFaults, a.Fault)
+		ob.Prompts = append(ob.Prompts, a.Prompt)
+		ob.FailedAttempts = append(ob.FailedAttempts, !succeeded(a))
+		if k+1 < len(attempts) && !ob.RequestEnds[k] {
+			ob.ServerWaits = append(ob.ServerWaits, Wait{After: k + 1, Gap: waitEnd(sc, attempts, k+1).Sub(a.Ended)})
+		}
+		if !succeeded(a) {
+			in := inferred[k]
+			ob.InferredTypes = append(ob.InferredTypes, in.ft)
+			ob.InferredRetryAfter = append(ob.InferredRetryAfter, in.retryAfter)
+			ob.InferredNotRetried = append(ob.InferredNotRetried, !in.retried)
+		}
+	}
+	return ob, notes
+}
+
+// addTrace records the client's retries and escalations and returns its
+// finished requests.
+func (ob *Observed) addTrace(evs []trace.Event) []trace.ProviderRequestFinished {
+	var finished []trace.ProviderRequestFinished
+	for _, ev := range evs {
+		switch ev.Type {
+		case trace.TypeRetryAttempt:
+			var p trace.RetryAttempt
+			if ev.Decode(&p) == nil {
+				ob.Retries = append(ob.Retries, p)
+			}
+		case trace.TypeRunEscalated:
+			var p trace.RunEscalated
+			if ev.Decode(&p) == nil {
+				ob.Escalations = append(ob.Escalations, p)
+			}
+		case trace.TypeProviderRequestFinished:
+			var p trace.ProviderRequestFinished
+			if ev.Decode(&p) == nil {
+				finished = append(finished, p)
+			}
+		}
+	}
+	return finished
+}
+
+// speaksForFailures reports whether the client's trace speaks for its
+// failures: it recorded at least one RetryAttempt, or requests that all
+// succeeded first time. A trace with only ProviderRequestFinished lines
+// says how many retries there were but not what failed (nor does one whose
+// failed request has no RetryAttempt); the faults then tell.
+func speaksForFailures(retries []trace.RetryAttempt, finished []trace.ProviderRequestFinished) bool {
+	sumRetries, anyFailed := 0, false
+	for _, f := range finished {
+		sumRetries += f.Retries
+		anyFailed = anyFailed || !f.Success
+	}
+	return len(retries) > 0 || (len(finished) > 0 && sumRetries == 0 && !anyFailed)
+}
+
+// requestEnds returns last, where last[k] is true when server attempt k was
+// the last of its logical request: the gap after it is not a wait. From the
+// client's ProviderRequestFinished events when they account for every
+// attempt, else from the faults (a request ends at an attempt that
+// succeeded), counting the requests seen when the trace cannot.
+func (ob *Observed) requestEnds(sc *Scenario, pol *retry.Policy, attempts []ServerAttempt, finished []trace.ProviderRequestFinished, inferred []inference) []bool {
 	last := make([]bool, len(attempts))
 	total := 0
 	for _, f := range finished {
@@ -96,40 +125,25 @@ func observe(sc *Scenario, attempts []ServerAttempt, tracePath string, scale flo
 			k += f.Retries + 1
 			last[k-1] = true
 		}
-	} else {
-		var split *retry.Policy
-		if sc.Requests > 1 {
-			split = pol
-		}
-		requestEnds(attempts, inferred, split, last)
-		if !ob.ClientTrace && sc.Requests > 1 {
-			ob.RequestsWanted = sc.Requests
-			for _, l := range last[:max(len(last)-1, 0)] {
-				if l {
-					ob.RequestsSeen++
-				}
-			}
-			if len(attempts) > 0 {
-				ob.RequestsSeen++ // the last attempt ends the last request
+		return last
+	}
+	var split *retry.Policy
+	if sc.Requests > 1 {
+		split = pol
+	}
+	requestEnds(attempts, inferred, split, last)
+	if !ob.ClientTrace && sc.Requests > 1 {
+		ob.RequestsWanted = sc.Requests
+		for _, l := range last[:max(len(last)-1, 0)] {
+			if l {
+				ob.RequestsSeen++
 			}
 		}
-	}
-	ob.RequestEnds = last
-	for k, a := range attempts {
-		ob.ServerFaults = append(ob.ServerFaults, a.Fault)
-		ob.Prompts = append(ob.Prompts, a.Prompt)
-		ob.FailedAttempts = append(ob.FailedAttempts, !succeeded(a))
-		if k+1 < len(attempts) && !last[k] {
-			ob.ServerWaits = append(ob.ServerWaits, Wait{After: k + 1, Gap: waitEnd(sc, attempts, k+1).Sub(a.Ended)})
-		}
-		if !succeeded(a) {
-			in := inferred[k]
-			ob.InferredTypes = append(ob.InferredTypes, in.ft)
-			ob.InferredRetryAfter = append(ob.InferredRetryAfter, in.retryAfter)
-			ob.InferredNotRetried = append(ob.InferredNotRetried, !in.retried)
+		if len(attempts) > 0 {
+			ob.RequestsSeen++ // the last attempt ends the last request
 		}
 	}
-	return ob, notes
+	return last
 }
 
 // requestEnds marks in last the attempts that ended a logical request, from

@@ -31,26 +31,45 @@ func (r *Runner) runBuiltin(ctx context.Context, sc *Scenario, baseURL, tracePat
 		return clientRun{}, err
 	}
 	defer tw.Close()
-	s1, s2 := scenarioSeed(r.Seed, sc.Name)
 	_ = tw.Emit(trace.TypeRunStarted, trace.RunStarted{Scenario: sc.Name, Provider: sc.Provider, Model: sc.Model, Policy: pol.Name, Seed: r.Seed})
-	clients := map[string]provider.Client{}
-	clientFor := func(name string) (provider.Client, error) {
-		if name == "" {
-			name = sc.Provider
+	rt := r.builtinRetrier(sc, pol, tw, log, scale)
+	var sleeps []retry.Sleep
+	rt.OnSleep = func(s retry.Sleep) { sleeps = append(sleeps, s) }
+	// An attempt that failed for lack of file descriptors says nothing of
+	// the client, and retrying it only waits: the client stops at once and
+	// the scenario is an error of the run.
+	ctx, stop := context.WithCancel(ctx)
+	defer stop()
+	var infra error
+	send := builtinAttempt(sc, &builtinClients{sc: sc, baseURL: baseURL}, func(err error) {
+		if infra == nil {
+			infra = err
+			stop()
 		}
-		if c, ok := clients[name]; ok {
-			return c, nil
+	})
+	start := time.Now()
+	ok := true
+	// ctx ends at the deadline or on an interrupt: no request starts after
+	// that (Do ends its waits and attempts early by itself), so a client of
+	// a hundred million requests stops as promptly as one of a single.
+	for i := 0; i < sc.Requests && ctx.Err() == nil; i++ {
+		if _, err := rt.Run(ctx, send); err != nil {
+			ok = false
+			fmt.Fprintf(log, "request %d failed: %v\n", i+1, err)
 		}
-		// One transport per scenario, without keep-alive: every attempt is
-		// its own connection, so per-attempt TCP toxics apply to it alone.
-		c, err := provider.New(name, provider.Config{BaseURL: baseURL, APIKey: FakeAPIKey, Timeout: sc.Client.Timeout.D(),
-			HTTPClient: &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}})
-		if err != nil {
-			return nil, err
-		}
-		clients[name] = c
-		return c, nil
 	}
+	_ = tw.Emit(trace.TypeRunFinished, trace.RunFinished{Success: ok, DurationMs: time.Since(start).Milliseconds()})
+	if infra != nil {
+		return clientRun{}, &InfraError{Err: infra}
+	}
+	return builtinOutcome(ctx, ok, start, sleeps), nil
+}
+
+// builtinRetrier is the retry core as the scenario's client section sets
+// it up: policy, model ladder and fallbacks, operation safety, response
+// validation and error context, its trace and progress hooks.
+func (r *Runner) builtinRetrier(sc *Scenario, pol *retry.Policy, tw *trace.Writer, log io.Writer, scale float64) *retry.Retrier {
+	s1, s2 := scenarioSeed(r.Seed, sc.Name)
 	rt := &retry.Retrier{
 		Policy: pol, Provider: sc.Provider, Model: sc.Model, Ladder: sc.Client.Escalation,
 		Fallbacks: retry.Fallbacks{LargeContext: sc.Client.Fallback.LargeContext, Error: sc.Client.Fallback.Error,
@@ -72,52 +91,70 @@ func (r *Runner) runBuiltin(ctx context.Context, sc *Scenario, baseURL, tracePat
 	if pw, ok := log.(*prefixWriter); ok && pw.progress != nil {
 		rt.OnAttempt = pw.progress.attempt
 	}
-	var sleeps []retry.Sleep
-	rt.OnSleep = func(s retry.Sleep) { sleeps = append(sleeps, s) }
-	// An attempt that failed for lack of file descriptors says nothing of
-	// the client, and retrying it only waits: the client stops at once and
-	// the scenario is an error of the run.
-	ctx, stop := context.WithCancel(ctx)
-	defer stop()
-	var infra error
-	start := time.Now()
-	ok := true
-	// ctx ends at the deadline or on an interrupt: no request starts after
-	// that (Do ends its waits and attempts early by itself), so a client of
-	// a hundred million requests stops as promptly as one of a single.
-	for i := 0; i < sc.Requests && ctx.Err() == nil; i++ {
-		_, err := rt.Run(ctx, func(ctx context.Context, a retry.Attempt) (string, error) {
-			c, err := clientFor(a.Provider)
-			if err != nil {
-				return "", err
-			}
-			model := a.Model
-			if model == "" {
-				model = sc.Model
-			}
-			prompt := builtinPrompt
-			if sc.Client.ErrorContext {
-				prompt = a.Prompt(builtinPrompt, suggestion(sc.Client.Validate))
-			}
-			resp, err := c.Stream(ctx, provider.Request{Model: model, Messages: []provider.Message{{Role: "user", Content: prompt}}, MaxTokens: 64})
-			if isInfraErr(err) && infra == nil {
-				infra = err
-				stop()
-			}
-			if err != nil {
-				return "", err
-			}
-			return resp.Text, nil
-		})
+	return rt
+}
+
+// builtinClients are the built-in client's provider clients, one per
+// provider it talks to, made on first use.
+type builtinClients struct {
+	sc      *Scenario
+	baseURL string
+	m       map[string]provider.Client
+}
+
+func (bc *builtinClients) get(name string) (provider.Client, error) {
+	if name == "" {
+		name = bc.sc.Provider
+	}
+	if c, ok := bc.m[name]; ok {
+		return c, nil
+	}
+	// One transport per scenario, without keep-alive: every attempt is its
+	// own connection, so per-attempt TCP toxics apply to it alone.
+	c, err := provider.New(name, provider.Config{BaseURL: bc.baseURL, APIKey: FakeAPIKey, Timeout: bc.sc.Client.Timeout.D(),
+		HTTPClient: &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}})
+	if err != nil {
+		return nil, err
+	}
+	if bc.m == nil {
+		bc.m = map[string]provider.Client{}
+	}
+	bc.m[name] = c
+	return c, nil
+}
+
+// builtinAttempt returns one attempt of the built-in client: the prompt
+// (with the error context of the attempt before when the scenario asks)
+// streamed to the attempt's provider and model. An infrastructure error
+// is handed to onInfra.
+func builtinAttempt(sc *Scenario, clients *builtinClients, onInfra func(error)) func(context.Context, retry.Attempt) (string, error) {
+	return func(ctx context.Context, a retry.Attempt) (string, error) {
+		c, err := clients.get(a.Provider)
 		if err != nil {
-			ok = false
-			fmt.Fprintf(log, "request %d failed: %v\n", i+1, err)
+			return "", err
 		}
+		model := a.Model
+		if model == "" {
+			model = sc.Model
+		}
+		prompt := builtinPrompt
+		if sc.Client.ErrorContext {
+			prompt = a.Prompt(builtinPrompt, suggestion(sc.Client.Validate))
+		}
+		resp, err := c.Stream(ctx, provider.Request{Model: model, Messages: []provider.Message{{Role: "user", Content: prompt}}, MaxTokens: 64})
+		if isInfraErr(err) {
+			onInfra(err)
+		}
+		if err != nil {
+			return "", err
+		}
+		return resp.Text, nil
 	}
-	_ = tw.Emit(trace.TypeRunFinished, trace.RunFinished{Success: ok, DurationMs: time.Since(start).Milliseconds()})
-	if infra != nil {
-		return clientRun{}, &InfraError{Err: infra}
-	}
+}
+
+// builtinOutcome is the built-in client's run as the checks see it: its
+// outcome, its sleeps, and a problem when the deadline stopped it.
+func builtinOutcome(ctx context.Context, ok bool, start time.Time, sleeps []retry.Sleep) clientRun {
 	out := clientRun{outcome: "success", sleeps: sleeps}
 	if !ok {
 		out.outcome = "failure"
@@ -130,7 +167,7 @@ func (r *Runner) runBuiltin(ctx context.Context, sc *Scenario, baseURL, tracePat
 		}
 		out.problem = fmt.Sprintf("stopped after %s: still running at the deadline (expect.maxDuration, default %s)", d, DefaultDeadline)
 	}
-	return out, nil
+	return out
 }
 
 // suggestion is the enhanced prompt's advice for a built-in client that

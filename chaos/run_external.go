@@ -24,27 +24,8 @@ import (
 // runner dies first (see startClient). Its output is kept for
 // clientWaitDelay after its exit, and up to maxKeptOutput per stream.
 func (r *Runner) runExternal(ctx context.Context, sc *Scenario, baseURL, dir, tracePath, cmd string, scale float64, deadline time.Duration, sec *secrets) clientRun {
-	var argv []string
-	display := cmd
-	if cmd != "" {
-		argv = []string{"sh", "-c", cmd}
-	} else {
-		argv = resolveArgs(sc.Client.Command, sc.File)
-		display = strings.Join(sc.Client.Command, " ")
-	}
-	env := append(os.Environ(),
-		"ANTHROPIC_BASE_URL="+baseURL,
-		"OPENAI_BASE_URL="+baseURL+"/v1",
-		"RETRYLAB_BASE_URL="+baseURL,
-		"ANTHROPIC_API_KEY="+FakeAPIKey,
-		"OPENAI_API_KEY="+FakeAPIKey,
-		"RETRYLAB_TRACE="+tracePath,
-		"RETRYLAB_PROVIDER="+sc.Provider,
-		"RETRYLAB_MODEL="+sc.Model,
-		fmt.Sprintf("RETRYLAB_REQUESTS=%d", sc.Requests),
-		fmt.Sprintf("RETRYLAB_TIME_SCALE=%g", scale),
-		"RETRYLAB_SCENARIO="+sc.Name,
-	)
+	argv, display := clientArgv(sc, cmd)
+	env := append(os.Environ(), clientEnv(sc, baseURL, tracePath, scale)...)
 	stdout := &redactFile{path: filepath.Join(dir, "stdout.txt"), sec: sec, limit: maxKeptOutput}
 	stderr := &redactFile{path: filepath.Join(dir, "stderr.txt"), sec: sec, limit: maxKeptOutput}
 	defer stdout.Close()
@@ -62,20 +43,7 @@ func (r *Runner) runExternal(ctx context.Context, sc *Scenario, baseURL, dir, tr
 		unwatch := r.lag.watch(p.pgid)
 		defer unwatch()
 	}
-	timer := time.NewTimer(deadline)
-	defer timer.Stop()
-	var st clientStatus
-	select {
-	case st = <-p.exited:
-	case <-timer.C:
-		p.kill()
-		st = <-p.exited
-		exit.Problem = fmt.Sprintf("killed after %s: still running at the deadline (expect.maxDuration, default %s)", deadline, DefaultDeadline)
-	case <-ctx.Done():
-		p.kill()
-		st = <-p.exited
-		exit.Problem = "killed: the run was interrupted"
-	}
+	st := waitClient(ctx, p, deadline, exit)
 	// A process the client leaves behind (a setsid daemon, say) may hold
 	// stdout or stderr open for ever: its output is kept for
 	// clientWaitDelay after the exit, no longer.
@@ -90,6 +58,66 @@ func (r *Runner) runExternal(ctx context.Context, sc *Scenario, baseURL, dir, tr
 	if err := p.reap(); err != nil {
 		fmt.Fprintln(stderr, "retrylab:", err)
 	}
+	exitStatus(st, exit)
+	if exit.ExitCode == 0 && exit.Problem == "" {
+		out.outcome = "success"
+	}
+	if err := redactTrace(tracePath, sec); err != nil {
+		fmt.Fprintln(stderr, "retrylab: redacting the client's trace:", err)
+	}
+	return out
+}
+
+// clientArgv is the command line of an external client and how it is
+// shown: cmd (--client-cmd) under `sh -c`, else the scenario's
+// client.command with paths resolved.
+func clientArgv(sc *Scenario, cmd string) (argv []string, display string) {
+	if cmd != "" {
+		return []string{"sh", "-c", cmd}, cmd
+	}
+	return resolveArgs(sc.Client.Command, sc.File), strings.Join(sc.Client.Command, " ")
+}
+
+// clientEnv is what an external client is told in its environment: where
+// the provider APIs are (the proxy), a fake key, where to write its trace,
+// and the scenario's provider, model, requests and time scale.
+func clientEnv(sc *Scenario, baseURL, tracePath string, scale float64) []string {
+	return []string{
+		"ANTHROPIC_BASE_URL=" + baseURL,
+		"OPENAI_BASE_URL=" + baseURL + "/v1",
+		"RETRYLAB_BASE_URL=" + baseURL,
+		"ANTHROPIC_API_KEY=" + FakeAPIKey,
+		"OPENAI_API_KEY=" + FakeAPIKey,
+		"RETRYLAB_TRACE=" + tracePath,
+		"RETRYLAB_PROVIDER=" + sc.Provider,
+		"RETRYLAB_MODEL=" + sc.Model,
+		fmt.Sprintf("RETRYLAB_REQUESTS=%d", sc.Requests),
+		fmt.Sprintf("RETRYLAB_TIME_SCALE=%g", scale),
+		"RETRYLAB_SCENARIO=" + sc.Name,
+	}
+}
+
+// waitClient waits until the client exits, killing it at the deadline or
+// when ctx ends (and saying so in exit.Problem).
+func waitClient(ctx context.Context, p *clientProc, deadline time.Duration, exit *ClientExit) clientStatus {
+	timer := time.NewTimer(deadline)
+	defer timer.Stop()
+	select {
+	case st := <-p.exited:
+		return st
+	case <-timer.C:
+		p.kill()
+		exit.Problem = fmt.Sprintf("killed after %s: still running at the deadline (expect.maxDuration, default %s)", deadline, DefaultDeadline)
+	case <-ctx.Done():
+		p.kill()
+		exit.Problem = "killed: the run was interrupted"
+	}
+	return <-p.exited
+}
+
+// exitStatus records how the client ended: its exit code, or the signal
+// that killed it, or why it could not be waited for.
+func exitStatus(st clientStatus, exit *ClientExit) {
 	switch {
 	case st.err != nil:
 		exit.Problem = "wait: " + st.err.Error()
@@ -100,13 +128,6 @@ func (r *Runner) runExternal(ctx context.Context, sc *Scenario, baseURL, dir, tr
 	default:
 		exit.ExitCode = st.code
 	}
-	if exit.ExitCode == 0 && exit.Problem == "" {
-		out.outcome = "success"
-	}
-	if err := redactTrace(tracePath, sec); err != nil {
-		fmt.Fprintln(stderr, "retrylab: redacting the client's trace:", err)
-	}
-	return out
 }
 
 // resolveArgs resolves client.command's relative paths for a scenario file
