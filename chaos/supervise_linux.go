@@ -32,29 +32,12 @@ func spawn(argv, env []string, stdout, stderr *os.File) (*clientProc, error) {
 	if !supervisorReady {
 		return spawnDirect(argv, env, stdout, stderr)
 	}
-	// /proc/self/exe runs this very binary even if its file was replaced
-	// or removed since (a rebuild during the run); argv[0] stays what the
-	// runner was started as (under testscript, the command's name).
-	const exe = "/proc/self/exe"
-	statusR, statusW, err := os.Pipe()
+	sup, statusR, err := startSupervisor(argv, env, stdout, stderr)
 	if err != nil {
 		return nil, err
 	}
-	defer statusW.Close()
-	c := exec.Command(exe, argv...)
-	c.Args[0] = os.Args[0]
-	c.Env = append(env, superviseEnv+"="+strconv.Itoa(os.Getpid()))
-	c.Stdout, c.Stderr = stdout, stderr
-	c.ExtraFiles = []*os.File{statusW}
-	c.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGTERM}
-	if err := c.Start(); err != nil {
-		statusR.Close()
-		return nil, err
-	}
-	statusW.Close()
-	sup := c.Process
 	reaped := make(chan clientStatus, 1)
-	go func() { reaped <- statusOf(c.Process.Wait()) }()
+	go func() { reaped <- statusOf(sup.Wait()) }()
 	lines := make(chan string, 2)
 	go func() {
 		defer statusR.Close()
@@ -64,30 +47,13 @@ func spawn(argv, env []string, stdout, stderr *os.File) (*clientProc, error) {
 		}
 		close(lines)
 	}()
-	fail := func(err error) (*clientProc, error) {
-		_ = sup.Kill()
-		<-reaped
-		return nil, err
-	}
-	var pgid int
-	select {
-	case l, ok := <-lines:
-		switch {
-		case strings.HasPrefix(l, "pid "):
-			pgid, err = strconv.Atoi(strings.TrimPrefix(l, "pid "))
-			if err != nil || pgid <= 0 {
-				return fail(fmt.Errorf("supervisor: bad report %q", l))
-			}
-		case strings.HasPrefix(l, "error "):
-			return fail(errors.New(strings.TrimPrefix(l, "error ")))
-		case !ok:
-			st := <-reaped
-			return nil, fmt.Errorf("supervisor (%s re-executed) ended before starting the client: %s", os.Args[0], describeStatus(st))
-		default:
-			return fail(fmt.Errorf("supervisor: bad report %q", l))
+	pgid, gone, err := awaitStart(lines, reaped)
+	if err != nil {
+		if !gone {
+			_ = sup.Kill()
+			<-reaped
 		}
-	case <-time.After(30 * time.Second):
-		return fail(errors.New("supervisor did not start the client within 30s"))
+		return nil, err
 	}
 	p := &clientProc{pgid: pgid, exited: make(chan clientStatus, 1), killFn: func() { killGroup(pgid) }}
 	go func() {
@@ -102,22 +68,83 @@ func spawn(argv, env []string, stdout, stderr *os.File) (*clientProc, error) {
 		}
 		p.exited <- parseReport(l)
 	}()
-	p.reapFn = func() error {
-		// The group is killed: the supervisor, which stays while it has
-		// members, ends at once.
-		t := time.NewTimer(10 * time.Second)
-		defer t.Stop()
-		select {
-		case st := <-reaped:
-			reaped <- st
-			return nil
-		case <-t.C:
-			_ = sup.Kill()
-			<-reaped
-			return fmt.Errorf("the client's supervisor (pid %d) did not end 10s after its group was killed: killed", sup.Pid)
-		}
-	}
+	p.reapFn = func() error { return reapSupervisor(sup, reaped) }
 	return p, nil
+}
+
+// startSupervisor starts this very binary as the client's supervisor, with
+// the write end of a status pipe as its file 3; it returns the read end.
+// /proc/self/exe runs this binary even if its file was replaced or removed
+// since (a rebuild during the run); argv[0] stays what the runner was
+// started as (under testscript, the command's name).
+func startSupervisor(argv, env []string, stdout, stderr *os.File) (*os.Process, *os.File, error) {
+	const exe = "/proc/self/exe"
+	statusR, statusW, err := os.Pipe()
+	if err != nil {
+		return nil, nil, err
+	}
+	defer statusW.Close()
+	c := exec.Command(exe, argv...)
+	c.Args[0] = os.Args[0]
+	c.Env = append(env, superviseEnv+"="+strconv.Itoa(os.Getpid()))
+	c.Stdout, c.Stderr = stdout, stderr
+	c.ExtraFiles = []*os.File{statusW}
+	c.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGTERM}
+	if err := c.Start(); err != nil {
+		statusR.Close()
+		return nil, nil, err
+	}
+	return c.Process, statusR, nil
+}
+
+// awaitStart waits for the supervisor's first report: the client's pid
+// (its process group), or why it could not start it. gone is true when the
+// supervisor has ended (and been reaped) already.
+func awaitStart(lines <-chan string, reaped chan clientStatus) (pgid int, gone bool, err error) {
+	t := time.NewTimer(30 * time.Second)
+	defer t.Stop()
+	select {
+	case l, ok := <-lines:
+		if !ok {
+			st := <-reaped
+			return 0, true, fmt.Errorf("supervisor (%s re-executed) ended before starting the client: %s", os.Args[0], describeStatus(st))
+		}
+		pgid, err := parseStarted(l)
+		return pgid, false, err
+	case <-t.C:
+		return 0, false, errors.New("supervisor did not start the client within 30s")
+	}
+}
+
+// parseStarted reads the supervisor's first report: "pid N" or "error …".
+func parseStarted(l string) (int, error) {
+	switch {
+	case strings.HasPrefix(l, "pid "):
+		pgid, err := strconv.Atoi(strings.TrimPrefix(l, "pid "))
+		if err != nil || pgid <= 0 {
+			return 0, fmt.Errorf("supervisor: bad report %q", l)
+		}
+		return pgid, nil
+	case strings.HasPrefix(l, "error "):
+		return 0, errors.New(strings.TrimPrefix(l, "error "))
+	}
+	return 0, fmt.Errorf("supervisor: bad report %q", l)
+}
+
+// reapSupervisor waits for the supervisor once the client's group is
+// killed: it stays while its group has members, so it ends at once.
+func reapSupervisor(sup *os.Process, reaped chan clientStatus) error {
+	t := time.NewTimer(10 * time.Second)
+	defer t.Stop()
+	select {
+	case st := <-reaped:
+		reaped <- st
+		return nil
+	case <-t.C:
+		_ = sup.Kill()
+		<-reaped
+		return fmt.Errorf("the client's supervisor (pid %d) did not end 10s after its group was killed: killed", sup.Pid)
+	}
 }
 
 // parseReport reads the supervisor's "exit CODE" or "signal N".
