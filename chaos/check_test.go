@@ -41,6 +41,7 @@ func plainStates(cs []Check) []Check {
 }
 
 func TestEvaluate(t *testing.T) {
+	t.Parallel()
 	// A fixed envelope: [1s, 2s] for every attempt; "nope" is not retried.
 	env := func(ft string, attempt int, ra time.Duration, has bool) (time.Duration, time.Duration, bool) {
 		if ft == "nope" {
@@ -194,6 +195,7 @@ func TestEvaluate(t *testing.T) {
 }
 
 func TestTolerances(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name         string
 		tol          Tolerance
@@ -230,6 +232,7 @@ func TestTolerances(t *testing.T) {
 // (regression: a correct shell client with fixed 1s waits failed 5 of 12
 // runs under parallel load without it).
 func TestServerToleranceNoFloor(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name     string
 		external bool
@@ -306,6 +309,7 @@ func TestServerToleranceNoFloor(t *testing.T) {
 // by the worst of the whole scenario: a busy start must not hide a wrong
 // wait later on.
 func TestServerTolerancePerGap(t *testing.T) {
+	t.Parallel()
 	sc := &Scenario{Attempts: []Fault{{Status: 503}, {Status: 503}},
 		Expect: Expect{Delays: Delays{Set: true, List: durs(2*time.Second, 2*time.Second)}}}
 	ob := Observed{TimeScale: 0.1, Slack: ms(80), ClientTrace: true, Retries: retries("overloaded", 2000, 2000),
@@ -326,6 +330,7 @@ func TestServerTolerancePerGap(t *testing.T) {
 // x-should-retry: true is retried by the SDK presets, and delays: policy must
 // check that wait against the backoff, not report "no retry".
 func TestEvaluateShouldRetryEnvelope(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name   string
 		header string

@@ -15,6 +15,7 @@ import (
 // growth from the last sample at or before from to the first at or after
 // to, and nothing when the span is not covered by samples.
 func TestLagMeterWait(t *testing.T) {
+	t.Parallel()
 	t0 := time.Date(2026, 3, 4, 5, 6, 7, 0, time.UTC)
 	at := func(n int) time.Time { return t0.Add(ms(n)) }
 	// Samples every 10ms; cumulated waits 0, 5, 12, 20ms.
@@ -64,6 +65,7 @@ func TestLagMeterWait(t *testing.T) {
 // requests can) has no run-queue wait; it must never come out negative,
 // which would narrow the long side of a delay band below its base.
 func TestLagMeterWaitReversedSpan(t *testing.T) {
+	t.Parallel()
 	t0 := time.Date(2026, 3, 4, 5, 6, 7, 0, time.UTC)
 	at := func(n int) time.Time { return t0.Add(ms(n)) }
 	m := &lagMeter{groups: map[int]*lagGroup{7: {samples: []lagSample{{at(0), 0}, {at(10), ms(5)}, {at(20), ms(12)}, {at(30), ms(20)}}}}}
@@ -126,6 +128,7 @@ func waitSamples(t *testing.T, m *lagMeter, pgid, n int) []lagSample {
 // group is sampled with a growing cumulated wait, an unwatched one no
 // longer is, and close stops the loop.
 func TestLagMeterSampling(t *testing.T) {
+	t.Parallel()
 	src := &fakeLag{}
 	m := &lagMeter{groups: map[int]*lagGroup{}, sys: src}
 	t.Cleanup(m.close)
@@ -174,6 +177,7 @@ func TestLagMeterSampling(t *testing.T) {
 // TestLagMeterWithoutSource: where the system measures nothing (no
 // source), watching is a no-op and nothing is measured.
 func TestLagMeterWithoutSource(t *testing.T) {
+	t.Parallel()
 	m := &lagMeter{groups: map[int]*lagGroup{}}
 	unwatch := m.watch(100)
 	unwatch()
@@ -211,6 +215,7 @@ func busyGroup(t *testing.T) *exec.Cmd {
 // once the group is gone, it has no entry. Amounts depend on the machine's
 // load and are not checked.
 func TestProcLag(t *testing.T) {
+	t.Parallel()
 	src := newLagSource()
 	if src == nil {
 		t.Skip("no per-thread scheduler statistics on this system (Linux only)")
@@ -248,6 +253,7 @@ func TestProcLag(t *testing.T) {
 // watched, sampled at least twice, the cumulated wait never decreasing,
 // then unwatched and closed.
 func TestLagMeterProc(t *testing.T) {
+	t.Parallel()
 	m := newLagMeter()
 	if m.sys == nil {
 		t.Skip("no per-thread scheduler statistics on this system (Linux only)")

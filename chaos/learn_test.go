@@ -11,6 +11,7 @@ import (
 // sent as a query parameter or a JSON body field, which were never learnt
 // (and so left in every run file): each place a key can be sent.
 func TestRequestSecretsEveryPlace(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name   string
 		url    string

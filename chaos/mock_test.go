@@ -47,6 +47,7 @@ func goldenParams(provider string, f Fault) respParams {
 // TestResponsesGolden pins the mock's responses byte for byte, as they go on
 // the wire (head, chunk framing, SSE events).
 func TestResponsesGolden(t *testing.T) {
+	t.Parallel()
 	ra := "2"
 	for _, tc := range []struct {
 		name string
@@ -105,6 +106,7 @@ func TestResponsesGolden(t *testing.T) {
 }
 
 func TestAnthropicStreamShape(t *testing.T) {
+	t.Parallel()
 	r := streamResponse(goldenParams(ProviderAnthropic, Fault{}))
 	var names []string
 	for _, p := range r.pieces {
@@ -126,6 +128,7 @@ func TestAnthropicStreamShape(t *testing.T) {
 // TestWireOffset checks the drop arithmetic: cutting the wire at head +
 // wireOffset(n) leaves a client exactly n bytes of the event stream.
 func TestWireOffset(t *testing.T) {
+	t.Parallel()
 	r := streamResponse(goldenParams(ProviderAnthropic, Fault{}))
 	total := len(bytes.Join(r.pieces, nil))
 	for _, n := range []int{0, 1, 100, 400, 401, total - 1, total} {
@@ -187,6 +190,7 @@ func FuzzRequestModel(f *testing.F) {
 }
 
 func TestErrorTypes(t *testing.T) {
+	t.Parallel()
 	got := map[int]string{}
 	for _, s := range []int{400, 401, 402, 403, 404, 408, 409, 413, 429, 500, 501, 502, 503, 504, 529} {
 		got[s] = AnthropicErrorType(s)
@@ -211,6 +215,7 @@ func TestErrorTypes(t *testing.T) {
 // responses keep saying close, because the mock closes the connection after
 // them and a keep-alive client would otherwise reuse it (TestEnvKeepAliveClient).
 func TestConnectionHeader(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name string
 		p    respParams
@@ -252,6 +257,7 @@ func TestConnectionHeader(t *testing.T) {
 // stream_options.include_usage (it once ignored include_usage, so clients
 // that ask for the usage chunk never got one).
 func TestRequestFields(t *testing.T) {
+	t.Parallel()
 	type fields struct {
 		Model                string
 		Stream, IncludeUsage bool

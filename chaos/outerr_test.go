@@ -14,6 +14,7 @@ import (
 // a read-only folder, a file where a folder goes) was reported as a bare
 // error, without a hint.
 func TestOutputErrorHints(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		err  error
 		want string
@@ -40,6 +41,7 @@ func TestOutputErrorHints(t *testing.T) {
 
 // TestCheckOutDirReadOnly: a read-only --out was found only after the run.
 func TestCheckOutDirReadOnly(t *testing.T) {
+	t.Parallel()
 	if os.Geteuid() == 0 {
 		t.Skip("root writes into read-only folders")
 	}
@@ -60,6 +62,7 @@ func TestCheckOutDirReadOnly(t *testing.T) {
 // TestWriteJSONFullDisk: a result that cannot be written for a full disk
 // says so, with a hint.
 func TestWriteJSONFullDisk(t *testing.T) {
+	t.Parallel()
 	// A full disk cannot be made here; its error is what the hint is
 	// chosen from.
 	err := outputErr("", "runs/x/summary.json", &os.PathError{Op: "write", Path: "runs/x/summary.json", Err: syscall.ENOSPC})
@@ -73,6 +76,7 @@ func TestWriteJSONFullDisk(t *testing.T) {
 // to a device path through a temporary file and a rename replaced the
 // device node itself (run as root, the test turned /dev/full into a file).
 func TestWriteJSONNeverReplacesDevice(t *testing.T) {
+	t.Parallel()
 	dev := filepath.Join(t.TempDir(), "null")
 	if err := syscall.Mknod(dev, syscall.S_IFCHR|0o666, 1<<8|3); err != nil { // like /dev/null
 		t.Skipf("cannot make a device here (needs root): %v", err)

@@ -13,6 +13,7 @@ import (
 // "Not switching" and "Not escalating" lines), and each wait line says where
 // its wait came from.
 func TestProgressSeedLines(t *testing.T) {
+	t.Parallel()
 	in := []string{
 		"[retry] Using retry-after: 4s",
 		"[retry] Attempt 1/3: 429 — waiting 4s — rate limited",
@@ -40,6 +41,7 @@ func TestProgressSeedLines(t *testing.T) {
 // TestProgressStructured: with the built-in client's OnAttempt, the wait
 // line's label comes from the attempt's outcome, not from the log text.
 func TestProgressStructured(t *testing.T) {
+	t.Parallel()
 	var got []string
 	p := &progress{emit: func(s string) { got = append(got, s) }}
 	p.attempt(retry.AttemptOutcome{Next: retry.NextRetry, DelaySource: trace.DelayRetryAfter})

@@ -9,6 +9,7 @@ import (
 // TestRequestPrompt: the journal's prompt is the last user message's text,
 // in either wire format, bounded and valid UTF-8 whatever the body.
 func TestRequestPrompt(t *testing.T) {
+	t.Parallel()
 	long := strings.Repeat("é", 3000) + "END"
 	for _, tc := range []struct {
 		name, body, want string
@@ -38,6 +39,7 @@ func TestRequestPrompt(t *testing.T) {
 // TestPromptCheck: expect.prompts passes when every string is (or is not)
 // in that attempt's prompt, and says what is missing or what never came.
 func TestPromptCheck(t *testing.T) {
+	t.Parallel()
 	ob := Observed{Prompts: []string{"Say hello.", "Previous attempt failed ... Original request:\nSay hello."}}
 	for _, tc := range []struct {
 		name    string
@@ -61,6 +63,7 @@ func TestPromptCheck(t *testing.T) {
 // TestOKText: an ok fault's text replaces the mock's answer in both wire
 // formats and its usage counts its words.
 func TestOKText(t *testing.T) {
+	t.Parallel()
 	for _, prov := range []string{ProviderAnthropic, ProviderOpenAI} {
 		p := respParams{provider: prov, model: "m", fault: Fault{OK: &OKFault{Text: "one two three"}}}
 		if p.text() != "one two three" || p.outputTokens() != 3 {
@@ -93,6 +96,7 @@ func FuzzRequestPrompt(f *testing.F) {
 // TestRequestDecodedOnce: messages of any shape never spoil the fields that
 // shape the answer, and give no prompt.
 func TestRequestDecodedOnce(t *testing.T) {
+	t.Parallel()
 	rb := decodeRequest([]byte(`{"model":"m","stream":true,"messages":5}`))
 	if rb.Model != "m" || !rb.Stream || rb.prompt() != "" {
 		t.Errorf("decodeRequest = %+v, prompt %q", rb, rb.prompt())

@@ -18,6 +18,7 @@ import (
 // cut in a long line: whatever the line's length, the place of the key and
 // the sizes of the writes, the streamed output equals the scrub of the whole.
 func TestScrubStreamKeyNeverSplit(t *testing.T) {
+	t.Parallel()
 	sec := newSecrets()
 	key := "AKIA-learnt-key-0123456789"
 	sec.add(key)
@@ -90,6 +91,7 @@ func TestScrubStreamKeyNeverSplit(t *testing.T) {
 // writer that rescanned its growing buffer on every write (64 MB without a
 // newline took 36 s) and held the whole line: what it holds stays bounded.
 func TestRedactFileLongLineBounded(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	w := &redactFile{path: filepath.Join(dir, "stdout.txt"), sec: newSecrets(), limit: maxKeptOutput}
 	chunk := bytes.Repeat([]byte("a"), 32<<10)
@@ -114,6 +116,7 @@ func TestRedactFileLongLineBounded(t *testing.T) {
 // TestRedactFileCapTruncates checks the cap on kept output: the first bytes
 // are kept, cut at a safe place, and a last line says how many were not.
 func TestRedactFileCapTruncates(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name   string
 		writes []string
@@ -169,6 +172,7 @@ func outside(t *testing.T) (string, func()) {
 // rewrote the link's target. Links (to files and folders) and FIFOs are
 // left alone, not read.
 func TestScrubDirSymlinkNotFollowed(t *testing.T) {
+	t.Parallel()
 	target, unchanged := outside(t)
 	dir := t.TempDir()
 	for name, old := range map[string]string{"trace.jsonl": target, "sub": filepath.Dir(target)} {
@@ -206,6 +210,7 @@ func TestScrubDirSymlinkNotFollowed(t *testing.T) {
 // its trace a FIFO (chaos run hung for ever, past Ctrl-C) or a link (its
 // target was read): neither is opened, and the note says why.
 func TestReadTraceSpecialFiles(t *testing.T) {
+	t.Parallel()
 	target, _ := outside(t)
 	for _, tc := range []struct {
 		name string
@@ -245,6 +250,7 @@ func TestReadTraceSpecialFiles(t *testing.T) {
 // TestRedactFilePlantedLink checks that an output file a client replaced by
 // a link before the first write is replaced, not written through.
 func TestRedactFilePlantedLink(t *testing.T) {
+	t.Parallel()
 	target, unchanged := outside(t)
 	dir := t.TempDir()
 	for _, name := range []string{"stdout.txt", "stderr.txt"} {
@@ -275,6 +281,7 @@ func TestRedactFilePlantedLink(t *testing.T) {
 // TestSecretsLearntBounds: values too short or too long to be keys are not
 // learnt (too long ones would make every cut hold back too much).
 func TestSecretsLearntBounds(t *testing.T) {
+	t.Parallel()
 	sec := newSecrets()
 	for _, k := range []string{"short", strings.Repeat("k", provider.MaxSecretLen+1), "just-right-key"} {
 		sec.add(k)

@@ -65,6 +65,7 @@ func oneWait(who bandClient, w Wait, recorded time.Duration) Observed {
 // built-in one, ExternalAllowance + ExternalRatio and the measured
 // run-queue wait of the client's processes.
 func TestGapBandTolerance(t *testing.T) {
+	t.Parallel()
 	tol := Tolerance{Abs: Duration(ms(1))}
 	tests := []struct {
 		name   string
@@ -153,6 +154,7 @@ func TestGapBandTolerance(t *testing.T) {
 // (before " / +") and the long side (after it). Only the figures and the
 // stable part of each note are compared, not the whole sentence.
 func TestGapBandWhere(t *testing.T) {
+	t.Parallel()
 	tol := Tolerance{Abs: Duration(ms(1))}
 	const prefix = "server.jsonl: gap between attempts 1 and 2 (wall clock, timeScale 1), tolerance "
 	tests := []struct {
@@ -236,6 +238,7 @@ func TestGapBandWhere(t *testing.T) {
 // the distance; it never passes. The client's run-queue wait only
 // lengthens a gap, so it never widens the short side.
 func TestGapBandLagNeverPassesShortGap(t *testing.T) {
+	t.Parallel()
 	sc := &Scenario{Expect: Expect{Delays: Delays{Set: true, Policy: true}}}
 	env := fixedEnvelope(ms(375), ms(500))
 	// Default tolerance at timeScale 1: 5ms + 3ms residual + 2% = 15.5ms
@@ -284,6 +287,7 @@ func TestGapBandLagNeverPassesShortGap(t *testing.T) {
 // each width is the same at every wait. A gap inside an inconclusive band is
 // inconclusive; outside it, it fails.
 func TestGapBandConclusive(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name   string
 		who    bandClient
@@ -344,6 +348,7 @@ func TestGapBandConclusive(t *testing.T) {
 // cannot tell: what it says, and that a failed gap wins over an
 // inconclusive one whatever their order.
 func TestGapCheckInconclusive(t *testing.T) {
+	t.Parallel()
 	tol := Tolerance{Abs: Duration(ms(1))}
 	noisy := Wait{Gap: time.Second, Slack: ms(328)} // inconclusive, see TestGapBandConclusive
 	quiet := Wait{Gap: ms(1200)}                    // 1.2s for 1s on a quiet machine: a failure
@@ -404,6 +409,7 @@ func TestGapCheckInconclusive(t *testing.T) {
 // tell"), which would send the user to lower --parallel for a wait that
 // was simply wrong on a quiet gap.
 func TestGapCheckFailAfterInconclusiveHint(t *testing.T) {
+	t.Parallel()
 	sc := &Scenario{Expect: Expect{Delays: Delays{Set: true, List: durs(time.Second, time.Second)}, Tolerance: Tolerance{Abs: Duration(ms(1))}}}
 	ob := Observed{ClientTrace: true, TimeScale: 1, Retries: retries("overloaded", 1000, 1000),
 		ServerWaits: []Wait{{After: 1, Gap: time.Second, Slack: ms(328)}, {After: 2, Gap: ms(1200)}}}
@@ -418,6 +424,7 @@ func TestGapCheckFailAfterInconclusiveHint(t *testing.T) {
 // passes and the summary counts it as unverified); types that do not match
 // fail. With a trace they pass or fail as before.
 func TestFailureTypesUnverified(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name    string
 		trace   bool
@@ -518,6 +525,7 @@ type gaveUpCase struct {
 // the attempts are exhausted, not when x-should-retry: false told it to
 // stop, and not with escalations (the attempt counts are the client's).
 func TestGaveUpEarly(t *testing.T) {
+	t.Parallel()
 	const sdk = "client: {policy: anthropic-sdk}\n"
 	ra := func(attempt int, ft string, will bool, delay int64) trace.RetryAttempt {
 		src := "backoff"
@@ -645,6 +653,7 @@ func TestGaveUpEarly(t *testing.T) {
 // same: gaveUpEarly's contract is "the failure type is the client's own
 // when it wrote one, else the one the fault implies".
 func TestGaveUpEarlyUnrecordedGiveUp(t *testing.T) {
+	t.Parallel()
 	sc := parse(t, "unrecorded", "client: {policy: anthropic-sdk}\nattempts: [{status: 529}, {status: 529}]\nexpect: {delays: policy}\n")
 	env, err := envelopeFor(sc)
 	if err != nil {
@@ -682,6 +691,7 @@ func (tt gaveUpCase) observed() Observed {
 // attempt k met. InferredTypes has one entry per failed attempt, so when an
 // earlier request succeeded, server attempt k is not InferredTypes[k-1].
 func TestPolicyDelaysWithoutTraceAcrossRequests(t *testing.T) {
+	t.Parallel()
 	t0 := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	at := func(n int, fault string, status int, arrived, ended int) ServerAttempt {
 		return ServerAttempt{N: n, Fault: fault, Status: status, Arrived: t0.Add(ms(arrived)), Ended: t0.Add(ms(ended))}
@@ -730,6 +740,7 @@ func TestPolicyDelaysWithoutTraceAcrossRequests(t *testing.T) {
 // verdict of one run, whether only timing checks stand in its way (which
 // decides a re-run), and the counts of a summary.
 func TestResultVerdict(t *testing.T) {
+	t.Parallel()
 	pass := Check{Name: "outcome", Passed: true, State: StatePass}
 	failT := Check{Name: "delays.server", State: StateFail}
 	incT := Check{Name: "delays.server", State: StateInconclusive}
@@ -785,6 +796,7 @@ func TestResultVerdict(t *testing.T) {
 // inconclusive; passes on a re-run are passed and counted as such;
 // unverified checks are counted whatever the verdict.
 func TestSummaryFinish(t *testing.T) {
+	t.Parallel()
 	unver := Check{Name: "failureTypes", State: StateUnverified}
 	scs := []Result{
 		{Name: "f-inconclusive", Verdict: VerdictInconclusive, Checks: []Check{{Name: "delays.server", State: StateInconclusive}}},
@@ -823,6 +835,7 @@ func TestSummaryFinish(t *testing.T) {
 
 // TestCheckSettle: settle fills State from Passed and Passed from State.
 func TestCheckSettle(t *testing.T) {
+	t.Parallel()
 	got := settle([]Check{
 		{Name: "a", Passed: true},
 		{Name: "b"},
@@ -847,6 +860,7 @@ func TestCheckSettle(t *testing.T) {
 // began, and forgeflare retries a timeout but not a 408. A client that
 // stopped there was right, whatever its failure type's strategy says.
 func TestGaveUpEarlyExactFailure(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name, policy string
 		fault        Fault
@@ -878,6 +892,7 @@ func TestGaveUpEarlyExactFailure(t *testing.T) {
 // TestHostileRegressions: wrong verdicts a hostile review found, each with
 // the server's attempts as the mock would record them.
 func TestHostileRegressions(t *testing.T) {
+	t.Parallel()
 	t0 := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
 	at := func(n int, fault string, status int, connected, arrived, ended int) ServerAttempt {
 		return ServerAttempt{N: n, Fault: fault, Status: status, Connected: t0.Add(ms(connected)), Arrived: t0.Add(ms(arrived)), Ended: t0.Add(ms(ended))}
