@@ -35,7 +35,7 @@
 // connects, and a client may connect long before it sends (Connected
 // records that). The mock closes each connection after one response (and
 // says Connection: close unless the response is to be cut; see
-// connectionHeader), so every attempt is a new connection and a fresh set of
+// wire.Params.KeepAlive), so every attempt is a new connection and a fresh set of
 // per-connection toxics. The toxics on the proxy act on every connection, so
 // a health probe that connects while attempt k's reset or raw toxics are in
 // place meets them too (but consumes nothing).

@@ -698,7 +698,12 @@ func TestEnvNonAttempts(t *testing.T) {
 		{http.MethodPost, "/v1/complete", 404, "not_found_error"},
 	} {
 		status, body := get(tc.method, tc.path)
-		var v anthropicErrorBody
+		var v struct {
+			Type  string `json:"type"`
+			Error struct {
+				Type string `json:"type"`
+			} `json:"error"`
+		}
 		if err := json.Unmarshal([]byte(body), &v); err != nil {
 			t.Errorf("%s %s: body %q: %v", tc.method, tc.path, body, err)
 		}

@@ -26,7 +26,7 @@ type faultKind interface {
 	// mock wrote its whole response.
 	closedBy(wroteAll bool) string
 	// cutsResponse reports whether the response is meant to be cut on its
-	// way to the client: it is then sent keep-alive (connectionHeader).
+	// way to the client: it is then sent keep-alive (the wire's KeepAlive).
 	cutsResponse() bool
 	// completes reports whether a 200 of this kind is a complete answer.
 	completes() bool
@@ -88,19 +88,6 @@ func succeeded(a ServerAttempt) bool {
 	}
 	k, ok := kindRegistry[a.Fault]
 	return a.Fault == "" || ok && k.completes()
-}
-
-// connectionHeader says Connection: close, since the mock closes every
-// connection after one response, except when the response is meant to be cut
-// (a drop, or raw toxics that may cut it): then keep-alive, as the real APIs
-// send. Node's fetch (undici, under both official SDKs) takes EOF on a
-// Connection: close response for the end of the message even mid-chunk, so
-// with close a dropped stream would look short but clean to it.
-func connectionHeader(p respParams) header {
-	if kindOf(p.fault).cutsResponse() {
-		return header{"Connection", "keep-alive"}
-	}
-	return header{"Connection", "close"}
 }
 
 // okFault is a successful response (with ok.text, the text the scenario

@@ -23,7 +23,7 @@ func (dropFault) describe(f Fault) string {
 
 func (dropFault) serve(s *serving) {
 	s.answer(okResponse(s.p), func(resp *response) {
-		s.st.limit = int64(len(resp.head) + resp.wireOffset(max(s.f.Drop.AfterBytes, 0)))
+		s.st.limit = int64(len(resp.Head) + resp.WireOffset(max(s.f.Drop.AfterBytes, 0)))
 		if err := s.e.addToxics([]toxicSpec{{
 			name: fmt.Sprintf("a%d-drop", s.n), typ: "limit_data", stream: "downstream",
 			toxicity: 1.0, attrs: toxiclient.Attributes{"bytes": s.st.limit},

@@ -51,7 +51,7 @@ func (resetFault) serve(s *serving) {
 	// client sees no response.
 	s.e.journalRequest(s.st)
 	resp := okResponse(s.p)
-	s.e.write(s.c, s.st, &response{head: resp.head})
+	s.e.write(s.c, s.st, &response{Head: resp.Head})
 	s.st.rec.Bytes = 0
 	s.finishWhenGone(trace.ClosedByProxy)
 }

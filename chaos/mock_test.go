@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/retrylab/retrylab/chaos/internal/wire"
 )
 
 // golden compares got with testdata/name, or rewrites it with -update.
@@ -84,7 +85,7 @@ func TestResponsesGolden(t *testing.T) {
 		}())},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			raw := tc.resp.bytes()
+			raw := tc.resp.Bytes()
 			golden(t, tc.name, raw)
 			// What an HTTP client reads back is well formed.
 			resp, err := http.ReadResponse(bufio.NewReader(bytes.NewReader(raw)), nil)
@@ -95,10 +96,10 @@ func TestResponsesGolden(t *testing.T) {
 			if err != nil {
 				t.Fatalf("body: %v", err)
 			}
-			if resp.StatusCode != tc.resp.status || !resp.Close {
+			if resp.StatusCode != tc.resp.Status || !resp.Close {
 				t.Errorf("status %d close %v", resp.StatusCode, resp.Close)
 			}
-			if want := bytes.Join(tc.resp.pieces, nil); !bytes.Equal(body, want) {
+			if want := bytes.Join(tc.resp.Pieces, nil); !bytes.Equal(body, want) {
 				t.Errorf("decoded body differs from the pieces")
 			}
 		})
@@ -109,7 +110,7 @@ func TestAnthropicStreamShape(t *testing.T) {
 	t.Parallel()
 	r := streamResponse(goldenParams(ProviderAnthropic, Fault{}))
 	var names []string
-	for _, p := range r.pieces {
+	for _, p := range r.Pieces {
 		name := strings.TrimPrefix(strings.SplitN(string(p), "\n", 2)[0], "event: ")
 		if len(names) == 0 || names[len(names)-1] != name {
 			names = append(names, name)
@@ -120,7 +121,7 @@ func TestAnthropicStreamShape(t *testing.T) {
 	if diff := cmp.Diff(want, names); diff != "" {
 		t.Errorf("event order mismatch (-want +got):\n%s", diff)
 	}
-	if n := len(bytes.Join(r.pieces, nil)); n < 1024 {
+	if n := len(bytes.Join(r.Pieces, nil)); n < 1024 {
 		t.Errorf("stream is %d bytes; want it long enough to drop mid-stream", n)
 	}
 }
@@ -130,7 +131,7 @@ func TestAnthropicStreamShape(t *testing.T) {
 func TestWireOffset(t *testing.T) {
 	t.Parallel()
 	r := streamResponse(goldenParams(ProviderAnthropic, Fault{}))
-	total := len(bytes.Join(r.pieces, nil))
+	total := len(bytes.Join(r.Pieces, nil))
 	for _, n := range []int{0, 1, 100, 400, 401, total - 1, total} {
 		checkWireOffset(t, r, n)
 	}
@@ -138,14 +139,14 @@ func TestWireOffset(t *testing.T) {
 
 func checkWireOffset(t *testing.T, r *response, n int) {
 	t.Helper()
-	raw := r.bytes()
-	cut := raw[:len(r.head)+r.wireOffset(n)]
+	raw := r.Bytes()
+	cut := raw[:len(r.Head)+r.WireOffset(n)]
 	resp, err := http.ReadResponse(bufio.NewReader(bytes.NewReader(cut)), nil)
 	if err != nil {
 		t.Fatalf("n=%d: %v", n, err)
 	}
 	body, _ := io.ReadAll(resp.Body)
-	full := bytes.Join(r.pieces, nil)
+	full := bytes.Join(r.Pieces, nil)
 	if !bytes.Equal(body, full[:n]) {
 		t.Errorf("n=%d: client read %d bytes, want the first %d", n, len(body), n)
 	}
@@ -165,7 +166,7 @@ func FuzzWireOffset(f *testing.F) {
 			fl.SSEError = &SSEErrorFault{AfterEvents: after % 60}
 		}
 		r := streamResponse(goldenParams(prov, fl))
-		total := len(bytes.Join(r.pieces, nil))
+		total := len(bytes.Join(r.Pieces, nil))
 		if n < 0 || n > total {
 			n = ((n % (total + 1)) + total + 1) % (total + 1)
 		}
@@ -193,7 +194,7 @@ func TestErrorTypes(t *testing.T) {
 	t.Parallel()
 	got := map[int]string{}
 	for _, s := range []int{400, 401, 402, 403, 404, 408, 409, 413, 429, 500, 501, 502, 503, 504, 529} {
-		got[s] = AnthropicErrorType(s)
+		got[s] = wire.AnthropicErrorType(s)
 	}
 	want := map[int]string{
 		400: "invalid_request_error", 401: "authentication_error", 402: "billing_error",
@@ -241,7 +242,7 @@ func TestConnectionHeader(t *testing.T) {
 				r = okResponse(tc.p)
 			}
 			var got []string
-			for _, line := range strings.Split(string(r.head), "\r\n") {
+			for _, line := range strings.Split(string(r.Head), "\r\n") {
 				if v, ok := strings.CutPrefix(line, "Connection: "); ok {
 					got = append(got, v)
 				}

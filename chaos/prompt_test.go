@@ -65,17 +65,22 @@ func TestPromptCheck(t *testing.T) {
 func TestOKText(t *testing.T) {
 	t.Parallel()
 	for _, prov := range []string{ProviderAnthropic, ProviderOpenAI} {
-		p := respParams{provider: prov, model: "m", fault: Fault{OK: &OKFault{Text: "one two three"}}}
-		if p.text() != "one two three" || p.outputTokens() != 3 {
-			t.Errorf("%s: text %q tokens %d", prov, p.text(), p.outputTokens())
-		}
-		body := string(okResponse(p).bytes())
+		p := respParams{provider: prov, model: "m", fault: Fault{OK: &OKFault{Text: "one two three"}}, includeUsage: true}
+		body := string(okResponse(p).Bytes())
 		if !strings.Contains(body, "one two three") || strings.Contains(body, "Retries are a contract") {
 			t.Errorf("%s: response does not carry the ok text:\n%.400s", prov, body)
 		}
+		tokens := `"output_tokens":3`
+		if prov == ProviderOpenAI {
+			tokens = `"completion_tokens":3`
+		}
+		if !strings.Contains(body, tokens) {
+			t.Errorf("%s: usage does not count the text's 3 words (%s):\n%s", prov, tokens, body)
+		}
 	}
-	if p := (respParams{fault: Fault{OK: &OKFault{}}}); p.text() != mockText {
-		t.Errorf("ok: {} must answer mockText")
+	p := respParams{provider: ProviderAnthropic, fault: Fault{OK: &OKFault{}}}
+	if body := string(okResponse(p).Bytes()); !strings.Contains(body, "Retries are a contract") {
+		t.Errorf("ok: {} must answer the mock's default text")
 	}
 }
 

@@ -251,9 +251,9 @@ func (e *Env) newServed(c net.Conn, br *bufio.Reader, req *http.Request, body []
 // place for it; the mock half-closes after its last byte and waits for the
 // proxy or client to close (endWait at most).
 func (s *serving) answer(resp *response, prepare func(*response)) {
-	s.st.rec.Status = resp.status
+	s.st.rec.Status = resp.Status
 	s.e.journalRequest(s.st)
-	if prepare != nil && resp.status == 200 {
+	if prepare != nil && resp.Status == 200 {
 		prepare(resp)
 	}
 	s.e.write(s.c, s.st, resp)
@@ -296,7 +296,7 @@ func (e *Env) serveOther(c net.Conn, req *http.Request, body []byte) {
 	model, _, _ := requestFields(body)
 	p := respParams{provider: e.provider, model: redactSecrets(model), requestID: "req_mock" + e.tag + "000000", now: e.now()}
 	resp := notFoundResponse(p, req.Method, req.URL.Path)
-	e.logf("%s %s: not an attempt, answered %d", req.Method, redactSecrets(req.URL.Path), resp.status)
+	e.logf("%s %s: not an attempt, answered %d", req.Method, redactSecrets(req.URL.Path), resp.Status)
 	st := &attemptState{peerGone: make(chan struct{})}
 	e.write(c, st, resp)
 	if tc, ok := c.(*net.TCPConn); ok {
@@ -306,11 +306,11 @@ func (e *Env) serveOther(c net.Conn, req *http.Request, body []byte) {
 
 // write sends resp, one piece per Write, stopping when the peer is gone.
 func (e *Env) write(c net.Conn, st *attemptState, resp *response) {
-	pieces := [][]byte{resp.head}
-	for i := range resp.pieces {
-		pieces = append(pieces, resp.wire(i))
+	pieces := [][]byte{resp.Head}
+	for i := range resp.Pieces {
+		pieces = append(pieces, resp.Wire(i))
 	}
-	if tr := resp.trailer(); tr != nil {
+	if tr := resp.Trailer(); tr != nil {
 		pieces = append(pieces, tr)
 	}
 	for _, p := range pieces {

@@ -1,0 +1,77 @@
+package wire
+
+import (
+	"bufio"
+	"bytes"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+)
+
+func params(provider string) Params {
+	return Params{Provider: provider, Model: "m", RequestID: "req_mock0123456789ab000001",
+		Now: time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)}
+}
+
+// Every response parses as HTTP/1.1, says keep-alive only when asked, and
+// its body is what its pieces hold.
+func TestResponsesParse(t *testing.T) {
+	t.Parallel()
+	ra := "2"
+	for _, prov := range []string{ProviderAnthropic, ProviderOpenAI} {
+		for _, tc := range []struct {
+			name      string
+			make      func(Params) *Response
+			keepAlive bool
+			status    int
+		}{
+			{"stream", Stream, false, 200},
+			{"stream cut", Stream, true, 200},
+			{"message", func(p Params) *Response { p.NonStream = true; return OK(p) }, false, 200},
+			{"429", func(p Params) *Response { p.Fault = Fault{Status: 429, RetryAfter: &ra}; return Error(p) }, false, 429},
+			{"405", func(p Params) *Response { return NotFound(p, http.MethodGet, PathOpenAI) }, false, 405},
+		} {
+			p := params(prov)
+			p.KeepAlive = tc.keepAlive
+			r := tc.make(p)
+			resp, err := http.ReadResponse(bufio.NewReader(bytes.NewReader(r.Bytes())), nil)
+			if err != nil {
+				t.Fatalf("%s %s: %v", prov, tc.name, err)
+			}
+			body, err := io.ReadAll(resp.Body)
+			if err != nil {
+				t.Fatalf("%s %s: body: %v", prov, tc.name, err)
+			}
+			if resp.StatusCode != tc.status || r.Status != tc.status {
+				t.Errorf("%s %s: status %d (rendered %d), want %d", prov, tc.name, resp.StatusCode, r.Status, tc.status)
+			}
+			if got := resp.Header.Get("Connection") == "keep-alive"; got != tc.keepAlive {
+				t.Errorf("%s %s: Connection %q, keep-alive wanted %v", prov, tc.name, resp.Header.Get("Connection"), tc.keepAlive)
+			}
+			if want := string(bytes.Join(r.Pieces, nil)); string(body) != want {
+				t.Errorf("%s %s: body differs from the pieces", prov, tc.name)
+			}
+		}
+	}
+}
+
+// An SSE error stops the stream after AfterEvents events with an error
+// event of the type given (overloaded_error by default).
+func TestSSEErrorEndsStream(t *testing.T) {
+	t.Parallel()
+	p := params(ProviderAnthropic)
+	p.Fault.SSEError = &SSEError{AfterEvents: 2}
+	r := Stream(p)
+	if len(r.Pieces) != 3 {
+		t.Fatalf("%d events, want 2 and the error", len(r.Pieces))
+	}
+	if last := string(r.Pieces[2]); !strings.HasPrefix(last, "event: error\n") || !strings.Contains(last, "overloaded_error") {
+		t.Errorf("last event %q", last)
+	}
+	p.NonStream = true
+	if !OK(p).Chunked {
+		t.Error("an sseError fault streams even when the request did not ask for a stream")
+	}
+}
