@@ -168,35 +168,47 @@ func (b *base) stream(ctx context.Context, req Request) (*Response, error) {
 		return nil, b.transportError(ctx, actx, err, false, 0)
 	}
 	defer resp.Body.Close()
-
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		body, rerr := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
-		e := &Error{
-			Kind:      KindHTTP,
-			Provider:  b.name,
-			Status:    resp.StatusCode,
-			RequestID: resp.Header.Get(b.w.requestIDHeader()),
-			Bytes:     int64(len(body)),
-			Header:    resp.Header,
-		}
-		e.RetryAfter, e.RetryAfterRaw, e.HasRetryAfter = ParseRetryAfter(resp.Header, time.Now())
-		switch strings.ToLower(strings.TrimSpace(resp.Header.Get("X-Should-Retry"))) {
-		case "true":
-			e.ShouldRetry = ptr(true)
-		case "false":
-			e.ShouldRetry = ptr(false)
-		}
-		b.w.httpError(e, body)
-		if e.Message == "" && len(body) > 0 && !json.Valid(body) {
-			e.Message = truncate(string(body), 500)
-		}
-		e.Message = b.scrubString(e.Message)
-		if rerr != nil {
-			e.Err = b.scrub(rerr)
-		}
-		return nil, e
+		return nil, b.httpError(resp)
 	}
+	return b.readStream(ctx, actx, req, resp)
+}
 
+// httpError is the error of a response with a status outside 2xx: its
+// status, request id, Retry-After, x-should-retry and the provider's error
+// body (read up to maxErrorBody), keys scrubbed.
+func (b *base) httpError(resp *http.Response) *Error {
+	body, rerr := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
+	e := &Error{
+		Kind:      KindHTTP,
+		Provider:  b.name,
+		Status:    resp.StatusCode,
+		RequestID: resp.Header.Get(b.w.requestIDHeader()),
+		Bytes:     int64(len(body)),
+		Header:    resp.Header,
+	}
+	e.RetryAfter, e.RetryAfterRaw, e.HasRetryAfter = ParseRetryAfter(resp.Header, time.Now())
+	switch strings.ToLower(strings.TrimSpace(resp.Header.Get("X-Should-Retry"))) {
+	case "true":
+		e.ShouldRetry = ptr(true)
+	case "false":
+		e.ShouldRetry = ptr(false)
+	}
+	b.w.httpError(e, body)
+	if e.Message == "" && len(body) > 0 && !json.Valid(body) {
+		e.Message = truncate(string(body), 500)
+	}
+	e.Message = b.scrubString(e.Message)
+	if rerr != nil {
+		e.Err = b.scrub(rerr)
+	}
+	return e
+}
+
+// readStream reads a 2xx event stream to its end: the response, or the
+// error that cut it short (an SSE error event, a dropped connection, a
+// stream that ended before its last event) with what had been streamed.
+func (b *base) readStream(ctx, actx context.Context, req Request, resp *http.Response) (*Response, error) {
 	st := &streamState{onText: b.cfg.OnText, name: b.name, key: b.cfg.APIKey}
 	st.resp.RequestID = resp.Header.Get(b.w.requestIDHeader())
 	st.resp.Model = req.Model
@@ -220,8 +232,7 @@ func (b *base) stream(ctx context.Context, req Request) (*Response, error) {
 			return fail(&Error{Kind: KindIncomplete, Message: "stream ended before the end of the response"})
 		}
 		if err != nil {
-			e := b.transportError(ctx, actx, err, true, cr.n)
-			return fail(e)
+			return fail(b.transportError(ctx, actx, err, true, cr.n))
 		}
 		done, e := b.w.event(st, ev)
 		if e != nil {
