@@ -208,50 +208,69 @@ type switchTo struct {
 // model of the ladder instead of retrying on the current target.
 func (r *Retrier) pickSwitch(p *Policy, c Classification, retryable, retry bool, onTarget int, cur target, used map[string]bool) *switchTo {
 	ladder := r.ladder()
-	fb := r.Fallbacks
-	if p.Fallback.Enabled && fb.empty() {
-		// Without a configured chain, the ladder's next model is the
-		// fallback: a scenario file (DESIGN.md) names models only through
-		// client.escalation, and seed 001's walkthrough 3 falls back from
-		// gpt-4 to claude-3-haiku with nothing else configured.
-		if next := nextOn(ladder, cur.model); next != "" && !used["ladder:"+next] {
-			fb = Fallbacks{LargeContext: next, Error: next}
+	if p.Fallback.Enabled {
+		if fb, fromLadder := r.fallbacks(ladder, cur, used); !fb.empty() {
+			return fallbackSwitch(p, fb, fromLadder, c, retryable, retry, onTarget, cur, used)
 		}
 	}
-	if p.Fallback.Enabled && !fb.empty() {
-		trigger := !retryable || !retry
-		if retryable && p.Fallback.MaxRetriesWithoutFallback > 0 && onTarget >= p.Fallback.MaxRetriesWithoutFallback {
-			trigger = true
-		}
-		if !trigger {
-			return nil
-		}
-		limit := p.Fallback.AdditionalAttempts
-		if limit <= 0 {
-			limit = 1
-		}
-		f := fb
-		large, errKey := "large", "error"
-		if r.Fallbacks.empty() {
-			// Fallbacks taken from the ladder may each be used once.
-			large, errKey = "ladder:"+f.LargeContext, "ladder:"+f.Error
-		}
-		if c.Type == ContextTooLong && f.LargeContext != "" && !used[large] && f.LargeContext != cur.model {
-			return &switchTo{to: target{cur.provider, f.LargeContext}, reason: trace.ReasonContextLimit, limit: limit, key: large}
-		}
-		if c.Type != ContextTooLong && f.Error != "" && !used[errKey] && f.Error != cur.model {
-			return &switchTo{to: target{cur.provider, f.Error}, reason: trace.ReasonErrorFallback, limit: limit, key: errKey}
-		}
-		if f.Provider != "" && !used["provider"] && f.Provider != cur.provider {
-			m := f.ProviderModel
-			if m == "" {
-				m = cur.model
-			}
-			return &switchTo{to: target{f.Provider, m}, reason: trace.ReasonProviderFallback, limit: limit, key: "provider"}
-		}
+	return ladderSwitch(p, nextOn(ladder, cur.model), c, retryable, retry, onTarget, cur)
+}
+
+// fallbacks returns the fallback chain: the configured one, or, without
+// one, the ladder's next model (not used yet) as the fallback for every
+// failure (fromLadder). A scenario file (DESIGN.md) names models only
+// through client.escalation, and seed 001's walkthrough 3 falls back from
+// gpt-4 to claude-3-haiku with nothing else configured.
+func (r *Retrier) fallbacks(ladder []string, cur target, used map[string]bool) (fb Fallbacks, fromLadder bool) {
+	if !r.Fallbacks.empty() {
+		return r.Fallbacks, false
+	}
+	if next := nextOn(ladder, cur.model); next != "" && !used["ladder:"+next] {
+		return Fallbacks{LargeContext: next, Error: next}, true
+	}
+	return Fallbacks{}, true
+}
+
+// fallbackSwitch decides a fallback (seed 001): once the failure is not
+// retried (or not retryable), or after MaxRetriesWithoutFallback retries,
+// the large-context model for context_too_long, the error model for other
+// failures, else the other provider; each at most once.
+func fallbackSwitch(p *Policy, f Fallbacks, fromLadder bool, c Classification, retryable, retry bool, onTarget int, cur target, used map[string]bool) *switchTo {
+	trigger := !retryable || !retry
+	if retryable && p.Fallback.MaxRetriesWithoutFallback > 0 && onTarget >= p.Fallback.MaxRetriesWithoutFallback {
+		trigger = true
+	}
+	if !trigger {
 		return nil
 	}
-	next := nextOn(ladder, cur.model)
+	limit := p.Fallback.AdditionalAttempts
+	if limit <= 0 {
+		limit = 1
+	}
+	large, errKey := "large", "error"
+	if fromLadder {
+		// Fallbacks taken from the ladder may each be used once.
+		large, errKey = "ladder:"+f.LargeContext, "ladder:"+f.Error
+	}
+	switch {
+	case c.Type == ContextTooLong && f.LargeContext != "" && !used[large] && f.LargeContext != cur.model:
+		return &switchTo{to: target{cur.provider, f.LargeContext}, reason: trace.ReasonContextLimit, limit: limit, key: large}
+	case c.Type != ContextTooLong && f.Error != "" && !used[errKey] && f.Error != cur.model:
+		return &switchTo{to: target{cur.provider, f.Error}, reason: trace.ReasonErrorFallback, limit: limit, key: errKey}
+	case f.Provider != "" && !used["provider"] && f.Provider != cur.provider:
+		m := f.ProviderModel
+		if m == "" {
+			m = cur.model
+		}
+		return &switchTo{to: target{f.Provider, m}, reason: trace.ReasonProviderFallback, limit: limit, key: "provider"}
+	}
+	return nil
+}
+
+// ladderSwitch decides an escalation up the model ladder (seed 003/004):
+// at once for context_too_long when the policy says so, else once the
+// failure is not retried or after Escalation.AfterRetries retries.
+func ladderSwitch(p *Policy, next string, c Classification, retryable, retry bool, onTarget int, cur target) *switchTo {
 	if next == "" {
 		return nil
 	}
