@@ -257,82 +257,113 @@ func (pe policyEnvelopes) of(after int, ft string, attempt int, ra time.Duration
 func policyDelayChecks(sc *Scenario, ob Observed, env EnvelopeFunc) []Check {
 	scale := ob.scale()
 	ctol, _ := tolerances(sc.Expect.Tolerance, scale)
-	pe := newPolicyEnvelopes(sc, env)
+	de := delayEnvelopes{ob: ob, pe: newPolicyEnvelopes(sc, env)}
 	cw := ob.clientWaits()
-	// A switch to another model or provider is not a retry on the same
-	// target: it waits 0, whatever the policy's envelope says.
-	envc := func(i int, w clientWait) envl {
-		if w.switched {
-			return envl{0, 0, true}
-		}
-		after := 0
-		if i < len(ob.ServerWaits) {
-			after = ob.ServerWaits[i].After
-		}
-		// The failure the mock sent decides whether the policy retries it,
-		// whatever type the client recorded for it (a 400 written down as
-		// server_error is still a 400).
-		if in, ok := ob.inferredAt(ob.failedIndex(after)); after > 0 && ok && in.notRetried {
-			return envl{}
-		}
-		return pe.of(after, w.ft, w.attempt, w.retryAfter, w.hasRetryAfter)
-	}
 	var cs []Check
 	if ob.ClientTrace {
-		c := Check{Name: "delays.client", Passed: true, Where: "trace.jsonl: RetryAttempt.delayMs"}
-		var wants, gots []string
-		for i, w := range cw {
-			e := envc(i, w)
-			wants = append(wants, envString(e.lo, e.hi, e.ok))
-			gots = append(gots, fmtDur(w.delay))
-			if !e.ok || !inside(w.delay, e.lo, e.hi, ctol) {
-				if c.Passed {
-					c.Where = fmt.Sprintf("trace.jsonl: RetryAttempt attempt %d (%s), wait %d", w.attempt, w.ft, i+1)
-				}
-				c.Passed = false
-			}
-		}
-		c.Want, c.Got = strings.Join(wants, ", "), strings.Join(gots, ", ")
-		if len(cw) == 0 {
-			c.Want, c.Got = "waits inside the policy's envelope", "no waits"
-		}
-		cs = append(cs, c)
+		cs = append(cs, clientDelayCheck(cw, de, ctol))
 	}
 	// Server side: the envelope of each gap, from the client's waits or,
 	// without a client trace, from the failure types the faults imply.
 	bands := make([]gapBand, len(ob.ServerWaits))
 	for i, sw := range ob.ServerWaits {
-		var e envl
-		switch {
-		case ob.ClientTrace && i < len(cw):
-			e = envc(i, cw[i])
-		case !ob.ClientTrace:
-			if in, ok := ob.inferredAt(ob.failedIndex(sw.After)); ok && !in.notRetried {
-				e = pe.of(sw.After, in.ft, ob.attemptOnTarget(sw.After), in.ra, in.has)
-			}
-		}
+		e := de.server(i, sw, cw)
 		bands[i] = ob.serverBand(sc, sw, scaleDur(e.lo, scale), scaleDur(e.hi, scale), e.ok)
 	}
 	c := gapCheck(ob, bands, "wall-clock gaps inside the envelope × timeScale: ", "")
-	if ob.ClientTrace && len(ob.ServerWaits) != len(cw) && c.State != StateFail {
-		c.Passed, c.State = false, StateFail
-		c.Where = fmt.Sprintf("server.jsonl saw %d waits, trace.jsonl recorded %d", len(ob.ServerWaits), len(cw))
-	}
 	if c.State != StateFail {
-		if where, ok := ob.gaveUpEarly(pe, cw); !ok {
+		if where, split, failed := serverDelayMismatch(ob, de.pe, cw); failed {
 			c.Passed, c.State, c.Where = false, StateFail, where
-		}
-	}
-	if c.State != StateFail && ob.RequestsWanted > 0 && ob.RequestsSeen != ob.RequestsWanted {
-		c.Passed, c.State, c.Hint = false, StateFail, ""
-		c.Where = fmt.Sprintf("server.jsonl: split where the policy ends a request, the attempts make %d requests, the scenario %d: ", ob.RequestsSeen, ob.RequestsWanted)
-		if ob.RequestsSeen < ob.RequestsWanted {
-			c.Where += "a failure the policy retries was not retried (a new request came instead of the retry)"
-		} else {
-			c.Where += "a failure the policy does not retry (or no attempt left) was retried"
+			if split {
+				c.Hint = "" // the where says it all
+			}
 		}
 	}
 	return append(cs, c)
+}
+
+// delayEnvelopes gives each wait the envelope the policy allows for it.
+type delayEnvelopes struct {
+	ob Observed
+	pe policyEnvelopes
+}
+
+// client is the envelope of the client's i-th wait w. A switch to another
+// model or provider is not a retry on the same target: it waits 0,
+// whatever the policy's envelope says. The failure the mock sent decides
+// whether the policy retries it, whatever type the client recorded for it
+// (a 400 written down as server_error is still a 400).
+func (d delayEnvelopes) client(i int, w clientWait) envl {
+	if w.switched {
+		return envl{0, 0, true}
+	}
+	after := 0
+	if i < len(d.ob.ServerWaits) {
+		after = d.ob.ServerWaits[i].After
+	}
+	if in, ok := d.ob.inferredAt(d.ob.failedIndex(after)); after > 0 && ok && in.notRetried {
+		return envl{}
+	}
+	return d.pe.of(after, w.ft, w.attempt, w.retryAfter, w.hasRetryAfter)
+}
+
+// server is the envelope of the server's i-th gap sw: the client's wait's
+// when the client's trace speaks, else the one of the failure the fault
+// implies (none when the policy does not retry it).
+func (d delayEnvelopes) server(i int, sw Wait, cw []clientWait) envl {
+	switch {
+	case d.ob.ClientTrace && i < len(cw):
+		return d.client(i, cw[i])
+	case !d.ob.ClientTrace:
+		if in, ok := d.ob.inferredAt(d.ob.failedIndex(sw.After)); ok && !in.notRetried {
+			return d.pe.of(sw.After, in.ft, d.ob.attemptOnTarget(sw.After), in.ra, in.has)
+		}
+	}
+	return envl{}
+}
+
+// clientDelayCheck checks each wait the client recorded against its
+// envelope.
+func clientDelayCheck(cw []clientWait, de delayEnvelopes, ctol Tolerance) Check {
+	c := Check{Name: "delays.client", Passed: true, Where: "trace.jsonl: RetryAttempt.delayMs"}
+	var wants, gots []string
+	for i, w := range cw {
+		e := de.client(i, w)
+		wants = append(wants, envString(e.lo, e.hi, e.ok))
+		gots = append(gots, fmtDur(w.delay))
+		if !e.ok || !inside(w.delay, e.lo, e.hi, ctol) {
+			if c.Passed {
+				c.Where = fmt.Sprintf("trace.jsonl: RetryAttempt attempt %d (%s), wait %d", w.attempt, w.ft, i+1)
+			}
+			c.Passed = false
+		}
+	}
+	c.Want, c.Got = strings.Join(wants, ", "), strings.Join(gots, ", ")
+	if len(cw) == 0 {
+		c.Want, c.Got = "waits inside the policy's envelope", "no waits"
+	}
+	return c
+}
+
+// serverDelayMismatch finds what fails the server's delay check even when
+// every gap is inside its envelope: a count of waits that differs from the
+// client's trace, a client that gave up before the policy would, or
+// requests split where the policy would not split them (split).
+func serverDelayMismatch(ob Observed, pe policyEnvelopes, cw []clientWait) (where string, split, failed bool) {
+	if ob.ClientTrace && len(ob.ServerWaits) != len(cw) {
+		return fmt.Sprintf("server.jsonl saw %d waits, trace.jsonl recorded %d", len(ob.ServerWaits), len(cw)), false, true
+	}
+	if where, ok := ob.gaveUpEarly(pe, cw); !ok {
+		return where, false, true
+	}
+	if ob.RequestsWanted > 0 && ob.RequestsSeen != ob.RequestsWanted {
+		where := fmt.Sprintf("server.jsonl: split where the policy ends a request, the attempts make %d requests, the scenario %d: ", ob.RequestsSeen, ob.RequestsWanted)
+		if ob.RequestsSeen < ob.RequestsWanted {
+			return where + "a failure the policy retries was not retried (a new request came instead of the retry)", true, true
+		}
+		return where + "a failure the policy does not retry (or no attempt left) was retried", true, true
+	}
+	return "", false, false
 }
 
 // listDelayChecks checks the waits against expect.delays as written.
