@@ -114,122 +114,155 @@ func parseFlags(fs *flagSet, args []string, hint string, stdout, stderr io.Write
 }
 
 func chaosRun(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("chaos run", chaosRunUsage)
-	out := fs.String("out", "runs", "base folder of run folders")
-	toxiURL := fs.String("toxiproxy", os.Getenv("TOXIPROXY_URL"), "URL of a toxiproxy-server API (env TOXIPROXY_URL); default: embedded")
-	parallel := fs.Int("parallel", 0, "scenarios run at once (default: all)")
-	timeScale := fs.Float64("time-scale", 0, "multiply every wait by this (0 < F <= 1000), overriding the scenarios' timeScale")
-	clientCmd := fs.String("client-cmd", "", "external client for every scenario, run with sh -c")
-	format := fs.String("format", "table", "report format: table, json, markdown or junit")
-	junit := fs.String("junit", "", "also write JUnit XML to this file")
-	seedStr := fs.String("seed", "", "jitter seed (default: random; always recorded)")
-	shard := fs.String("shard", "", "run only shard I of N (I/N, 1-based)")
-	confirm := fs.Int("confirm", 2, "re-run a scenario whose timing checks failed or were inconclusive up to N times; a failure counts when it reproduces (0: report the first run)")
-	failOnSkip := fs.Bool("fail-on-skip", false, "a scenario skipped for a missing client requirement (client.requires) fails the run")
-	hint := "run 'retrylab chaos run --help'"
-	if err := parseFlags(fs, args, hint, stdout, stderr); err != nil {
-		return err
-	}
-	switch *format {
-	case "table", "json", "markdown", "junit":
-	default:
-		return usageErrorf("formats: table, json, markdown, junit", "unknown format %q", *format)
-	}
-	if *parallel < 0 || *confirm < 0 {
-		return usageErrorf(hint, "--parallel and --confirm must not be negative")
-	}
-	// 0 is the default: each scenario's own timeScale.
-	if why := chaos.CheckTimeScale(*timeScale); *timeScale != 0 && why != "" {
-		return usageErrorf(chaos.TimeScaleHint+"; 0 (the default) keeps each scenario's own",
-			"bad --time-scale: %s", why)
-	}
-	seed := rand.Int64()
-	if *seedStr != "" {
-		s, err := strconv.ParseInt(*seedStr, 10, 64)
-		if err != nil {
-			return usageErrorf("give a whole number, e.g. --seed 42", "bad --seed %q", *seedStr)
-		}
-		seed = s
-	}
-	paths := fs.Args()
-	if len(paths) == 0 {
-		paths = []string{"scenarios"}
-	}
-	// A folder walk skips --out and earlier run folders: their JSON files
-	// are results, not scenarios.
-	scs, err := chaos.LoadPaths(paths, *out)
+	cfg, err := parseChaosRun(args, stdout, stderr)
 	if err != nil {
 		return err
 	}
-	if *shard != "" {
-		i, n, ok := parseShard(*shard)
-		if !ok {
-			return usageErrorf("write --shard 2/4 to run the second quarter of the suite", "bad --shard %q", *shard)
-		}
-		scs = chaos.Shard(scs, i, n)
-	}
-	if len(scs) == 0 {
-		return usageErrorf("give scenario files or folders that hold them", "no scenarios to run")
+	scs, err := loadChaosScenarios(cfg)
+	if err != nil {
+		return err
 	}
 	// Where the results go is checked before anything runs: a bad --out or
 	// --junit used to fail only once every scenario had run.
-	if err := chaos.CheckOutDir(*out); err != nil {
+	if err := chaos.CheckOutDir(cfg.out); err != nil {
 		return err
 	}
 	var junitFile *os.File
-	if *junit != "" {
-		f, err := chaos.CreateOutFile("--junit", *junit)
+	if cfg.junit != "" {
+		f, err := chaos.CreateOutFile("--junit", cfg.junit)
 		if err != nil {
 			return err
 		}
 		defer f.Close()
 		junitFile = f
 	}
-	toxi, err := chaos.StartToxiproxy(ctx, *toxiURL)
+	toxi, err := chaos.StartToxiproxy(ctx, cfg.toxiURL)
 	if err != nil {
 		return fmt.Errorf("start toxiproxy: %w", err)
 	}
 	defer toxi.Close()
 	reportStale(stderr, toxi)
 	name := "embedded"
-	if *toxiURL != "" {
-		name = *toxiURL
+	if cfg.toxiURL != "" {
+		name = cfg.toxiURL
 	}
-	r := &chaos.Runner{Toxi: toxi, ToxiName: name, Out: *out, Parallel: *parallel, TimeScale: *timeScale,
-		ClientCmd: *clientCmd, Seed: seed, Shard: *shard, Progress: stderr, Confirm: *confirm}
+	r := &chaos.Runner{Toxi: toxi, ToxiName: name, Out: cfg.out, Parallel: cfg.parallel, TimeScale: cfg.timeScale,
+		ClientCmd: cfg.clientCmd, Seed: cfg.seed, Shard: cfg.shard, Progress: stderr, Confirm: cfg.confirm}
 	if isTerminal(stderr) {
 		r.Live = true
 		r.Color = os.Getenv("NO_COLOR") == ""
 	}
-	fmt.Fprintf(stderr, "running %d scenarios (seed %d, toxiproxy %s)\n", len(scs), seed, name)
+	fmt.Fprintf(stderr, "running %d scenarios (seed %d, toxiproxy %s)\n", len(scs), cfg.seed, name)
 	sum, runErr := r.Run(ctx, scs)
 	if sum == nil {
 		return runErr
 	}
 	// Whatever could not be written (a full disk), the rest is: every
 	// output is attempted, and the first error returned after the report.
-	errs := []error{runErr, writeJUnit(filepath.Join(sum.RunDir, "junit.xml"), sum)}
+	errs := append([]error{runErr}, writeChaosOutputs(cfg, sum, junitFile, stdout, stderr)...)
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return chaosExit(ctx, cfg, sum)
+}
+
+// chaosRunConfig is what the flags and arguments of chaos run ask for.
+type chaosRunConfig struct {
+	out, toxiURL, clientCmd, format, junit, shard string
+	parallel, confirm                             int
+	timeScale                                     float64
+	seed                                          int64
+	failOnSkip                                    bool
+	paths                                         []string
+}
+
+// parseChaosRun reads and checks chaos run's flags: a bad value is a usage
+// error with a hint before anything runs.
+func parseChaosRun(args []string, stdout, stderr io.Writer) (chaosRunConfig, error) {
+	var cfg chaosRunConfig
+	fs := newFlags("chaos run", chaosRunUsage)
+	fs.StringVar(&cfg.out, "out", "runs", "base folder of run folders")
+	fs.StringVar(&cfg.toxiURL, "toxiproxy", os.Getenv("TOXIPROXY_URL"), "URL of a toxiproxy-server API (env TOXIPROXY_URL); default: embedded")
+	fs.IntVar(&cfg.parallel, "parallel", 0, "scenarios run at once (default: all)")
+	fs.Float64Var(&cfg.timeScale, "time-scale", 0, "multiply every wait by this (0 < F <= 1000), overriding the scenarios' timeScale")
+	fs.StringVar(&cfg.clientCmd, "client-cmd", "", "external client for every scenario, run with sh -c")
+	fs.StringVar(&cfg.format, "format", "table", "report format: table, json, markdown or junit")
+	fs.StringVar(&cfg.junit, "junit", "", "also write JUnit XML to this file")
+	seedStr := fs.String("seed", "", "jitter seed (default: random; always recorded)")
+	fs.StringVar(&cfg.shard, "shard", "", "run only shard I of N (I/N, 1-based)")
+	fs.IntVar(&cfg.confirm, "confirm", 2, "re-run a scenario whose timing checks failed or were inconclusive up to N times; a failure counts when it reproduces (0: report the first run)")
+	fs.BoolVar(&cfg.failOnSkip, "fail-on-skip", false, "a scenario skipped for a missing client requirement (client.requires) fails the run")
+	hint := "run 'retrylab chaos run --help'"
+	if err := parseFlags(fs, args, hint, stdout, stderr); err != nil {
+		return cfg, err
+	}
+	switch cfg.format {
+	case "table", "json", "markdown", "junit":
+	default:
+		return cfg, usageErrorf("formats: table, json, markdown, junit", "unknown format %q", cfg.format)
+	}
+	if cfg.parallel < 0 || cfg.confirm < 0 {
+		return cfg, usageErrorf(hint, "--parallel and --confirm must not be negative")
+	}
+	// 0 is the default: each scenario's own timeScale.
+	if why := chaos.CheckTimeScale(cfg.timeScale); cfg.timeScale != 0 && why != "" {
+		return cfg, usageErrorf(chaos.TimeScaleHint+"; 0 (the default) keeps each scenario's own",
+			"bad --time-scale: %s", why)
+	}
+	cfg.seed = rand.Int64()
+	if *seedStr != "" {
+		s, err := strconv.ParseInt(*seedStr, 10, 64)
+		if err != nil {
+			return cfg, usageErrorf("give a whole number, e.g. --seed 42", "bad --seed %q", *seedStr)
+		}
+		cfg.seed = s
+	}
+	if cfg.paths = fs.Args(); len(cfg.paths) == 0 {
+		cfg.paths = []string{"scenarios"}
+	}
+	return cfg, nil
+}
+
+// loadChaosScenarios loads the scenarios of cfg.paths (a folder walk skips
+// --out and earlier run folders: their JSON files are results, not
+// scenarios), keeping the shard asked for.
+func loadChaosScenarios(cfg chaosRunConfig) ([]*chaos.Scenario, error) {
+	scs, err := chaos.LoadPaths(cfg.paths, cfg.out)
+	if err != nil {
+		return nil, err
+	}
+	if cfg.shard != "" {
+		i, n, ok := parseShard(cfg.shard)
+		if !ok {
+			return nil, usageErrorf("write --shard 2/4 to run the second quarter of the suite", "bad --shard %q", cfg.shard)
+		}
+		scs = chaos.Shard(scs, i, n)
+	}
+	if len(scs) == 0 {
+		return nil, usageErrorf("give scenario files or folders that hold them", "no scenarios to run")
+	}
+	return scs, nil
+}
+
+// writeChaosOutputs writes junit.xml in the run folder, --junit, the
+// report in cfg.format on stdout, GitHub annotations and the job summary,
+// returning what could not be written.
+func writeChaosOutputs(cfg chaosRunConfig, sum *chaos.Summary, junitFile *os.File, stdout, stderr io.Writer) []error {
+	errs := []error{writeJUnit(filepath.Join(sum.RunDir, "junit.xml"), sum)}
 	if junitFile != nil {
 		err := report.ChaosJUnit(junitFile, sum)
 		if cerr := junitFile.Close(); err == nil {
 			err = cerr
 		}
 		if err != nil {
-			errs = append(errs, &chaos.OutputError{What: "--junit", Path: *junit, Err: err})
+			errs = append(errs, &chaos.OutputError{What: "--junit", Path: cfg.junit, Err: err})
 		}
 	}
 	// The renderers do not all check each write: ew keeps the first error.
 	ew := &errWriter{w: stdout}
-	switch *format {
-	case "json":
-		err = report.ChaosJSON(ew, sum)
-	case "markdown":
-		err = report.ChaosMarkdown(ew, sum)
-	case "junit":
-		err = report.ChaosJUnit(ew, sum)
-	default:
-		err = report.ChaosTable(ew, sum)
-	}
+	err := chaosRenderers[cfg.format](ew, sum)
 	if err == nil {
 		err = ew.err
 	}
@@ -240,17 +273,27 @@ func chaosRun(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	// is JSON or JUnit, which a line more would break) and the job summary.
 	if githubActions() {
 		aw := stdout
-		if *format == "json" || *format == "junit" {
+		if cfg.format == "json" || cfg.format == "junit" {
 			aw = stderr
 		}
 		writeAnnotations(aw, sum)
 	}
 	appendStepSummary(stderr, func(w io.Writer) error { return report.ChaosMarkdown(w, sum) })
-	for _, err := range errs {
-		if err != nil {
-			return err
-		}
-	}
+	return errs
+}
+
+// chaosRenderers are chaos run's report formats.
+var chaosRenderers = map[string]func(io.Writer, *chaos.Summary) error{
+	"table":    report.ChaosTable,
+	"json":     report.ChaosJSON,
+	"markdown": report.ChaosMarkdown,
+	"junit":    report.ChaosJUnit,
+}
+
+// chaosExit maps a finished run to the command's error, hence its exit
+// code: interrupted (130/143), an error of the run (2), failed scenarios
+// or, with --fail-on-skip, skipped ones (1), else nil (0).
+func chaosExit(ctx context.Context, cfg chaosRunConfig, sum *chaos.Summary) error {
 	if ctx.Err() != nil {
 		// The cause says which signal; it Is context.Canceled (exit 130
 		// or 143). What finished is written; the rest is marked so.
@@ -260,18 +303,8 @@ func chaosRun(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if sum.Errors > 0 {
 		// The run's infrastructure failed (the proxy, the file-descriptor
 		// limit, the disk): no verdict on the client, exit 2.
-		// The cause, rather than the scenarios it stopped.
-		first := ""
-		for _, r := range sum.Scenarios {
-			if r.Verdict == chaos.VerdictError && (first == "" || !strings.HasPrefix(r.Error, "stopped: ") && !strings.HasPrefix(r.Error, "not started: ")) {
-				first = r.Name + ": " + r.Error
-				if !strings.HasPrefix(r.Error, "stopped: ") && !strings.HasPrefix(r.Error, "not started: ") {
-					break
-				}
-			}
-		}
 		return usageErrorf(chaos.InfraHint, "%d of %d scenarios could not be carried out (an error of the run, not of the client); first: %s",
-			sum.Errors, len(sum.Scenarios), first)
+			sum.Errors, len(sum.Scenarios), firstRunError(sum))
 	}
 	if sum.Failed > 0 {
 		msg := fmt.Sprintf("%d of %d scenarios failed", sum.Failed, len(sum.Scenarios))
@@ -280,10 +313,30 @@ func chaosRun(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		}
 		return fmt.Errorf("%s: %w", msg, errFailed)
 	}
-	if *failOnSkip && sum.Skipped > 0 {
+	if cfg.failOnSkip && sum.Skipped > 0 {
 		return fmt.Errorf("%d of %d scenarios skipped, and --fail-on-skip is set: %w", sum.Skipped, len(sum.Scenarios), errFailed)
 	}
 	return nil
+}
+
+// firstRunError names the cause of a run's errors, rather than the
+// scenarios it stopped: the first error that is not "stopped: " or
+// "not started: ", else the first error.
+func firstRunError(sum *chaos.Summary) string {
+	first := ""
+	for _, r := range sum.Scenarios {
+		if r.Verdict != chaos.VerdictError {
+			continue
+		}
+		consequence := strings.HasPrefix(r.Error, "stopped: ") || strings.HasPrefix(r.Error, "not started: ")
+		if first == "" || !consequence {
+			first = r.Name + ": " + r.Error
+			if !consequence {
+				break
+			}
+		}
+	}
+	return first
 }
 
 func parseShard(s string) (i, n int, ok bool) {
