@@ -150,11 +150,11 @@ func (d *decoder) validateToxicAttrs(tn, an *yaml.Node, typ string, attrs map[st
 		}
 		n, ok := v.(int)
 		if !ok {
-			d.errorf(node, fp, "want a whole number of %s, got %s", a.unit, describeAny(node, v), fmt.Sprintf("write a whole number of %s from %d to %d", a.unit, a.min, a.max))
+			d.errorf(node, fp, fmt.Sprintf("write a whole number of %s from %d to %d", a.unit, a.min, a.max), "want a whole number of %s, got %s", a.unit, describeAny(node, v))
 			continue
 		}
 		if int64(n) < a.min || int64(n) > a.max {
-			d.errorf(node, fp, "%d %s is out of range", n, a.unit, fmt.Sprintf("%s of a %s toxic goes from %d to %d %s", k, typ, a.min, a.max, a.unit))
+			d.errorf(node, fp, fmt.Sprintf("%s of a %s toxic goes from %d to %d %s", k, typ, a.min, a.max, a.unit), "%d %s is out of range", n, a.unit)
 			continue
 		}
 		vals[k] = int64(n)
@@ -165,12 +165,12 @@ func (d *decoder) validateToxicAttrs(tn, an *yaml.Node, typ string, attrs map[st
 			if node == nil {
 				node = tn
 			}
-			d.errorf(node, join(join(path, "attributes"), k), "a %s toxic needs %s", typ, k, fmt.Sprintf("add attributes: {%s: %d} (%s; 0 would never let the connection through)", k, max(spec[k].min, 1), spec[k].unit))
+			d.errorf(node, join(join(path, "attributes"), k), fmt.Sprintf("add attributes: {%s: %d} (%s; 0 would never let the connection through)", k, max(spec[k].min, 1), spec[k].unit), "a %s toxic needs %s", typ, k)
 		}
 	}
 	if avg, ok := vals["average_size"]; ok && typ == "slicer" {
 		if v, ok := vals["size_variation"]; ok && v >= avg {
-			d.errorf(am["size_variation"], join(join(path, "attributes"), "size_variation"), "size_variation %d is not below average_size %d", v, avg, "make size_variation smaller than average_size")
+			d.errorf(am["size_variation"], join(join(path, "attributes"), "size_variation"), "make size_variation smaller than average_size", "size_variation %d is not below average_size %d", v, avg)
 		}
 	}
 }
@@ -186,7 +186,7 @@ func (d *decoder) errorfKey(m *yaml.Node, k, field, msg, hint string) {
 			}
 		}
 	}
-	d.errorf(node, field, "%s", msg, hint)
+	d.c.Add(node, field, msg, hint)
 }
 
 func describeAny(n *yaml.Node, v any) string {
@@ -214,7 +214,7 @@ func (d *decoder) validateFailureTypes(seq *yaml.Node, fts []string) {
 		if s := closest(ft, known); s != "" {
 			hint = "did you mean " + s + "?"
 		}
-		d.errorf(seq.Content[i], fmt.Sprintf("expect.failureTypes[%d]", i), "unknown failure type %q", ft, hint)
+		d.errorf(seq.Content[i], fmt.Sprintf("expect.failureTypes[%d]", i), hint, "unknown failure type %q", ft)
 	}
 }
 
@@ -232,7 +232,7 @@ func (d *decoder) validateHeaders(hn *yaml.Node, h map[string]string, path strin
 		k, v := hn.Content[i], hn.Content[i+1]
 		fp := join(path, k.Value)
 		if !tokenRE.MatchString(k.Value) {
-			d.errorf(k, fp, "header name %q is not an HTTP token", k.Value, "a header name is letters, digits and !#$%&'*+-.^_`|~, with no spaces: e.g. x-should-retry")
+			d.errorf(k, fp, "a header name is letters, digits and !#$%&'*+-.^_`|~, with no spaces: e.g. x-should-retry", "header name %q is not an HTTP token", k.Value)
 			continue
 		}
 		if _, ok := h[k.Value]; !ok {
@@ -240,7 +240,7 @@ func (d *decoder) validateHeaders(hn *yaml.Node, h map[string]string, path strin
 		}
 		for _, r := range h[k.Value] {
 			if (r < 0x20 && r != '\t') || r == 0x7f {
-				d.errorf(v, fp, "header value holds the control character %U", r, "remove CR, LF, NUL and other control characters: a header value is one line")
+				d.errorf(v, fp, "remove CR, LF, NUL and other control characters: a header value is one line", "header value holds the control character %U", r)
 				break
 			}
 		}

@@ -135,7 +135,10 @@ expect:
 	if diff := cmp.Diff([]Duration{Duration(2 * time.Second), 0, Duration(1500 * time.Millisecond)}, sc.Expect.Delays.List); diff != "" {
 		t.Errorf("delays mismatch (-want +got):\n%s", diff)
 	}
-	if sc.Client.Policy.Value != "forgeflare" || sc.Client.Timeout.D() != 5*time.Second || sc.TimeScale != 0.1 || sc.Requests != 2 {
+	if pol, err := PolicyFor(sc); err != nil || pol.Name != "forgeflare" {
+		t.Errorf("client.policy not decoded: %v, %v", pol, err)
+	}
+	if sc.Client.Timeout.D() != 5*time.Second || sc.TimeScale != 0.1 || sc.Requests != 2 {
 		t.Errorf("client/timeScale/requests not decoded: %+v", sc)
 	}
 	if got := sc.Attempts[6].Toxics[0].Attributes["rate"]; got != 1 {
@@ -346,5 +349,34 @@ func TestScenarioExpectLines(t *testing.T) {
 	}
 	if got := (&Scenario{}).ExpectLine("outcome"); got != 0 {
 		t.Errorf("a scenario built in code: line %d, want 0", got)
+	}
+}
+
+// TestLoadErrorPercent is a regression test: the hint was the last printf
+// argument, guessed by counting %s in the format, so a %% in a message
+// printed %!(EXTRA string=...). A % in a message, a hint or the user's
+// text is printed as it is.
+func TestLoadErrorPercent(t *testing.T) {
+	t.Parallel()
+	src := "provider: \"50%d\"\nattemps%: 1\nexpect:\n  tolerance: {ratio: 2}\n"
+	_, err := ParseScenario("pct.yaml", []byte(src))
+	var le LoadErrors
+	if !errors.As(err, &le) {
+		t.Fatalf("err = %v, want LoadErrors", err)
+	}
+	var got []string
+	for _, e := range le {
+		got = append(got, e.Error()+" | "+e.Hint)
+	}
+	want := []string{
+		`pct.yaml:1:11: provider: unknown provider "50%d" | providers: anthropic, openai`,
+		`pct.yaml:2:1: attemps%: unknown key "attemps%" | did you mean attempts?`,
+		`pct.yaml:4:22: expect.tolerance.ratio: ratio 2 is above 1 | ratio is a fraction: 0.05 means 5%`,
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("errors mismatch (-want +got):\n%s", diff)
+	}
+	if strings.Contains(le.Error(), "%!") {
+		t.Errorf("a %% was read as a verb:\n%s", le.Error())
 	}
 }

@@ -282,7 +282,7 @@ func TestLoadPolicyFile(t *testing.T) {
 		t.Errorf("missing file: %v", err)
 	}
 	os.WriteFile(path, []byte("preset: plandex\nmaxDelay: soon\n"), 0o644)
-	if _, err := LoadPolicyFile(path); err == nil || err.Error() != path+`:2: maxDelay: bad duration "soon"` {
+	if _, err := LoadPolicyFile(path); err == nil || err.Error() != path+`:2:11: maxDelay: bad duration "soon"` {
 		t.Errorf("bad file: %v", err)
 	}
 }

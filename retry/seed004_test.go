@@ -336,10 +336,10 @@ func TestParseEscalationGuard(t *testing.T) {
 		t.Errorf("escalation = %+v", p.Escalation)
 	}
 	for src, want := range map[string]string{
-		"escalation: {ladder: [a]}\n":       "p.yaml:1: escalation.ladder: must be a list of at least two models",
-		"escalation: {ladder: [a, a]}\n":    `p.yaml:1: escalation.ladder: model "a" is on the ladder twice`,
-		"escalation: {maxCost: -1}\n":       "p.yaml:1: escalation.maxCost: -1 is out of range",
-		"escalation: {ladder: [a, {b: c}]}": "p.yaml:1: escalation.ladder: must be a list of model names",
+		"escalation: {ladder: [a]}\n":       "p.yaml:1:22: escalation.ladder: must be a list of at least two models",
+		"escalation: {ladder: [a, a]}\n":    `p.yaml:1:26: escalation.ladder: model "a" is on the ladder twice`,
+		"escalation: {maxCost: -1}\n":       "p.yaml:1:23: escalation.maxCost: -1 is out of range",
+		"escalation: {ladder: [a, {b: c}]}": "p.yaml:1:26: escalation.ladder: must be a list of model names",
 	} {
 		_, err := ParsePolicy([]byte(src), "p.yaml")
 		if err == nil || err.Error() != want {
