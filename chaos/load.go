@@ -52,16 +52,14 @@ func (es LoadErrors) Hint() string {
 	return yamldiag.List(es).Hint("fix the errors above; run 'retrylab chaos validate FILE' to check a file without running it")
 }
 
-// nodeError is returned by UnmarshalYAML methods so that the loader can
-// turn it into a LoadError with the node's position and field path.
+// nodeError is a problem of a value decoded in a form of its own (see
+// decodeOwn), at its node.
 type nodeError struct {
 	node *yaml.Node
 	sub  string // appended to the field path, e.g. "[1]"
 	msg  string
 	hint string
 }
-
-func (e *nodeError) Error() string { return e.msg }
 
 // Defaults applied by the loader.
 const (
@@ -237,11 +235,6 @@ func (d *decoder) errorf(n *yaml.Node, field, hint, format string, args ...any) 
 
 func join(path, key string) string { return yamldiag.Join(path, key) }
 
-var (
-	unmarshalerType  = reflect.TypeOf((*yaml.Unmarshaler)(nil)).Elem()
-	clientPolicyType = reflect.TypeOf(ClientPolicy{})
-)
-
 // decode fills v from n, reporting every problem instead of stopping at the
 // first: the loop over the value's shape; the scalar decisions are
 // scalarValue's.
@@ -249,11 +242,7 @@ func (d *decoder) decode(n *yaml.Node, v reflect.Value, path string) {
 	if n.Kind == yaml.AliasNode && n.Alias != nil {
 		n = n.Alias
 	}
-	if v.Type() == clientPolicyType {
-		return // validate resolves client.policy, which needs the file's folder
-	}
-	if v.CanAddr() && v.Addr().Type().Implements(unmarshalerType) {
-		d.unmarshal(n, v.Addr().Interface().(yaml.Unmarshaler), path)
+	if v.CanAddr() && d.decodeOwn(n, v.Addr().Interface(), path) {
 		return
 	}
 	isNull := n.Kind == yaml.ScalarNode && n.Tag == "!!null"
@@ -277,18 +266,24 @@ func (d *decoder) decode(n *yaml.Node, v reflect.Value, path string) {
 	}
 }
 
-// unmarshal runs a type's own UnmarshalYAML, placing its error.
-func (d *decoder) unmarshal(n *yaml.Node, u yaml.Unmarshaler, path string) {
-	err := u.UnmarshalYAML(n)
-	if err == nil {
-		return
+// decodeOwn decodes the types written in a form of their own (durations,
+// delays) and reports whether p was one; client.policy is left to
+// validate, which resolves it against the file's folder.
+func (d *decoder) decodeOwn(n *yaml.Node, p any, path string) bool {
+	var err *nodeError
+	switch p := p.(type) {
+	case *ClientPolicy:
+	case *Duration:
+		err = decodeDuration(n, p)
+	case *Delays:
+		err = decodeDelays(n, p)
+	default:
+		return false
 	}
-	var ne *nodeError
-	if errors.As(err, &ne) {
-		d.c.Add(ne.node, path+ne.sub, ne.msg, ne.hint)
-		return
+	if err != nil {
+		d.c.Add(err.node, path+err.sub, err.msg, err.hint)
 	}
-	d.c.Add(n, path, err.Error(), "")
+	return true
 }
 
 func (d *decoder) decodePointer(n *yaml.Node, v reflect.Value, path string, isNull bool) {
@@ -722,9 +717,9 @@ func describe(n *yaml.Node) string { return kindName(n) }
 // closest returns the known key nearest to s, if it is near enough to be a typo.
 func closest(s string, known []string) string { return yamldiag.Closest(s, known) }
 
-// UnmarshalYAML reads a Go duration string ("2s", "300ms"); a bare 0 is
+// decodeDuration reads a Go duration string ("2s", "300ms"); a bare 0 is
 // allowed. Negative durations are rejected.
-func (d *Duration) UnmarshalYAML(n *yaml.Node) error {
+func decodeDuration(n *yaml.Node, d *Duration) *nodeError {
 	if n.Kind != yaml.ScalarNode || n.Tag == "!!null" {
 		return &nodeError{node: n, msg: "want a duration, got " + kindName(n), hint: "write a duration such as 2s, 300ms or 1m30s"}
 	}
@@ -732,29 +727,38 @@ func (d *Duration) UnmarshalYAML(n *yaml.Node) error {
 		*d = 0
 		return nil
 	}
-	v, err := time.ParseDuration(n.Value)
-	if err != nil {
-		hint := "write a duration such as 2s, 300ms or 1m30s"
-		if _, nerr := strconv.ParseFloat(n.Value, 64); nerr == nil {
-			hint = fmt.Sprintf("add a unit: %ss or %sms", n.Value, n.Value)
-		} else if durationRE.MatchString(n.Value) {
-			// Well formed, yet ParseDuration refused it: it overflows.
-			return &nodeError{node: n, msg: fmt.Sprintf("duration %q is too long", n.Value), hint: "durations go up to 24h"}
-		}
-		return &nodeError{node: n, msg: fmt.Sprintf("bad duration %q", n.Value), hint: hint}
-	}
-	if v < 0 {
-		return &nodeError{node: n, msg: fmt.Sprintf("negative duration %q", n.Value), hint: "durations must be 0 or more"}
-	}
-	if v > MaxScenarioDuration {
-		return &nodeError{node: n, msg: fmt.Sprintf("duration %q is too long", n.Value), hint: "durations go up to 24h"}
+	v, msg, hint := parseDuration(n.Value)
+	if msg != "" {
+		return &nodeError{node: n, msg: msg, hint: hint}
 	}
 	*d = Duration(v)
 	return nil
 }
 
-// UnmarshalYAML reads "policy" or a list of durations.
-func (ds *Delays) UnmarshalYAML(n *yaml.Node) error {
+// parseDuration is decodeDuration's decision on a duration string: its
+// value, or what is wrong and what to do.
+func parseDuration(s string) (v time.Duration, msg, hint string) {
+	v, err := time.ParseDuration(s)
+	switch {
+	case err == nil && v < 0:
+		return 0, fmt.Sprintf("negative duration %q", s), "durations must be 0 or more"
+	case err == nil && v > MaxScenarioDuration:
+		return 0, fmt.Sprintf("duration %q is too long", s), "durations go up to 24h"
+	case err == nil:
+		return v, "", ""
+	}
+	if _, nerr := strconv.ParseFloat(s, 64); nerr == nil {
+		return 0, fmt.Sprintf("bad duration %q", s), fmt.Sprintf("add a unit: %ss or %sms", s, s)
+	}
+	if durationRE.MatchString(s) {
+		// Well formed, yet ParseDuration refused it: it overflows.
+		return 0, fmt.Sprintf("duration %q is too long", s), "durations go up to 24h"
+	}
+	return 0, fmt.Sprintf("bad duration %q", s), "write a duration such as 2s, 300ms or 1m30s"
+}
+
+// decodeDelays reads "policy" or a list of durations.
+func decodeDelays(n *yaml.Node, ds *Delays) *nodeError {
 	ds.Set = true
 	switch n.Kind {
 	case yaml.ScalarNode:
@@ -766,8 +770,7 @@ func (ds *Delays) UnmarshalYAML(n *yaml.Node) error {
 	case yaml.SequenceNode:
 		ds.List = make([]Duration, len(n.Content))
 		for i, c := range n.Content {
-			if err := ds.List[i].UnmarshalYAML(c); err != nil {
-				ne := err.(*nodeError)
+			if ne := decodeDuration(c, &ds.List[i]); ne != nil {
 				ne.sub = fmt.Sprintf("[%d]", i)
 				return ne
 			}
