@@ -16,6 +16,7 @@ import (
 var update = flag.Bool("update", false, "rewrite golden files in testdata/")
 
 func TestParsePolicy(t *testing.T) {
+	t.Parallel()
 	src := `
 preset: plandex
 name: my-project
@@ -49,6 +50,7 @@ escalation: {afterRetries: 2}
 }
 
 func TestParsePolicyWithoutPreset(t *testing.T) {
+	t.Parallel()
 	p, err := ParsePolicy([]byte("all: {retry: true, maxAttempts: 3, initialDelay: 1s}\nfailureTypes: {auth_invalid: {retry: false}}\n"), "p.yaml")
 	if err != nil {
 		t.Fatal(err)
@@ -62,6 +64,7 @@ func TestParsePolicyWithoutPreset(t *testing.T) {
 }
 
 func TestDecodePolicyNode(t *testing.T) {
+	t.Parallel()
 	var doc struct {
 		Policy yaml.Node `yaml:"policy"`
 	}
@@ -82,6 +85,7 @@ func TestDecodePolicyNode(t *testing.T) {
 }
 
 func TestParsePolicyErrors(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		src  string
@@ -135,6 +139,7 @@ func TestParsePolicyErrors(t *testing.T) {
 // TestPresetGolden renders every preset in the YAML schema; the golden files
 // are the reviewed numbers of each preset. Refresh with -update.
 func TestPresetGolden(t *testing.T) {
+	t.Parallel()
 	for _, name := range PresetNames() {
 		t.Run(name, func(t *testing.T) {
 			p := mustPreset(t, name)
@@ -165,6 +170,7 @@ func TestPresetGolden(t *testing.T) {
 }
 
 func TestPresetUnknown(t *testing.T) {
+	t.Parallel()
 	_, err := Preset("nope")
 	if err == nil || !strings.Contains(err.Error(), "forgeflare, plandex, orchestrator, escalation-epic, forge-ticket, anthropic-sdk, openai-sdk") {
 		t.Errorf("err = %v", err)
@@ -215,6 +221,7 @@ func FuzzParsePolicy(f *testing.F) {
 }
 
 func TestParseRetryAfterBlock(t *testing.T) {
+	t.Parallel()
 	src := "preset: orchestrator\nretryAfter: {respect: true, padding: 0.2, cap: 30s, ceiling: 40s, maxUsable: 50s, integerOnly: true}\n"
 	p, err := ParsePolicy([]byte(src), "p.yaml")
 	if err != nil {
@@ -243,6 +250,7 @@ func TestParseRetryAfterBlock(t *testing.T) {
 
 // TestParseEpicStyle: seed 004's RetryPolicy field names, written inline.
 func TestParseEpicStyle(t *testing.T) {
+	t.Parallel()
 	src := "preset: escalation-epic\nmaxRetries: 2\ninitialDelay: 500ms\nretryableErrors: [rate_limit, server_error]\nescalateAfterRetries: 1\n"
 	p, err := ParsePolicy([]byte(src), "p.yaml")
 	if err != nil {
@@ -298,6 +306,7 @@ func TestParseEpicStyle(t *testing.T) {
 // TestParseRetryAfterRules: the Retry-After rules the SDK presets need, in
 // YAML, and back out of String.
 func TestParseRetryAfterRules(t *testing.T) {
+	t.Parallel()
 	src := "retryAfter: {header: retry-after, zeroMsDefers: true, zero: backoff, negative: zero, maxUsable: 1m}\n" +
 		"clientTimeoutFinal: true\nstreamTransient: true\nstreamErrors: true\n"
 	p, err := ParsePolicy([]byte(src), "p.yaml")
