@@ -130,49 +130,7 @@ func LoadPaths(paths []string, skipDirs ...string) ([]*Scenario, error) {
 			skip = append(skip, fi)
 		}
 	}
-	var files []string
-	var errs LoadErrors
-	for _, p := range paths {
-		fi, err := os.Stat(p)
-		if err != nil {
-			errs = append(errs, &LoadError{File: p, Msg: "cannot read: " + strings.TrimPrefix(err.Error(), "stat "+p+": "), Hint: "give scenario files or folders that hold them"})
-			continue
-		}
-		if !fi.IsDir() {
-			files = append(files, p)
-			continue
-		}
-		var found []string
-		skipped := false
-		_ = filepath.WalkDir(p, func(f string, de fs.DirEntry, err error) error {
-			if err != nil {
-				return nil
-			}
-			if de.IsDir() {
-				if skipDir(f, skip) {
-					skipped = true
-					return filepath.SkipDir
-				}
-				return nil
-			}
-			switch strings.ToLower(filepath.Ext(f)) {
-			case ".yaml", ".yml", ".json":
-				if !IsPolicyFileName(f) {
-					found = append(found, f)
-				}
-			}
-			return nil
-		})
-		sort.Strings(found)
-		if len(found) == 0 {
-			msg := "no scenario files (*.yaml, *.yml, *.json) in this folder"
-			if skipped {
-				msg += " outside run folders"
-			}
-			errs = append(errs, &LoadError{File: p, Msg: msg, Hint: "give scenario files or folders that hold them"})
-		}
-		files = append(files, found...)
-	}
+	files, errs := scenarioFiles(paths, skip)
 	var out []*Scenario
 	seen := map[string]string{}
 	for _, f := range files {
@@ -197,6 +155,61 @@ func LoadPaths(paths []string, skipDirs ...string) ([]*Scenario, error) {
 		return out, errs
 	}
 	return out, nil
+}
+
+// scenarioFiles lists the scenario files paths name: each file as it is,
+// each folder's scenario files in name order; a path that cannot be read
+// and a folder without one are problems.
+func scenarioFiles(paths []string, skip []os.FileInfo) ([]string, LoadErrors) {
+	const hint = "give scenario files or folders that hold them"
+	var files []string
+	var errs LoadErrors
+	for _, p := range paths {
+		fi, err := os.Stat(p)
+		switch {
+		case err != nil:
+			errs = append(errs, &LoadError{File: p, Msg: "cannot read: " + strings.TrimPrefix(err.Error(), "stat "+p+": "), Hint: hint})
+		case !fi.IsDir():
+			files = append(files, p)
+		default:
+			found, skipped := walkScenarios(p, skip)
+			if len(found) == 0 {
+				msg := "no scenario files (*.yaml, *.yml, *.json) in this folder"
+				if skipped {
+					msg += " outside run folders"
+				}
+				errs = append(errs, &LoadError{File: p, Msg: msg, Hint: hint})
+			}
+			files = append(files, found...)
+		}
+	}
+	return files, errs
+}
+
+// walkScenarios finds the scenario files under dir, in name order: YAML
+// and JSON files but policy files, outside run folders and skip. skipped
+// says whether a folder was left out.
+func walkScenarios(dir string, skip []os.FileInfo) (found []string, skipped bool) {
+	_ = filepath.WalkDir(dir, func(f string, de fs.DirEntry, err error) error {
+		switch {
+		case err != nil:
+			return nil
+		case de.IsDir() && skipDir(f, skip):
+			skipped = true
+			return filepath.SkipDir
+		case de.IsDir():
+			return nil
+		}
+		switch strings.ToLower(filepath.Ext(f)) {
+		case ".yaml", ".yml", ".json":
+			if !IsPolicyFileName(f) {
+				found = append(found, f)
+			}
+		}
+		return nil
+	})
+	sort.Strings(found)
+	return found, skipped
 }
 
 // skipDir reports whether LoadPaths should not walk into the folder dir: it
@@ -539,18 +552,28 @@ func (d *decoder) validateClient(client map[string]*yaml.Node, sc *Scenario) {
 	if c.Operation != "" && len(c.Command) > 0 {
 		d.c.Add(client["operation"], "client.operation", "operation applies to the built-in client only", "an external client (client.command) decides for itself what it retries; remove operation")
 	}
-	if n, ok := client["requires"]; ok && len(c.Command) == 0 {
-		d.c.Add(n, "client.requires", "requires applies to an external client only", "add client.command, or remove requires")
-	}
-	if seq := client["requires"]; seq != nil && seq.Kind == yaml.SequenceNode {
-		for i, r := range c.Requires {
-			if strings.TrimSpace(r) == "" && i < len(seq.Content) {
-				d.c.Add(seq.Content[i], fmt.Sprintf("client.requires[%d]", i), "empty requirement", "write a program name (node) or a path (../node_modules/openai)")
-			}
-		}
-	}
 	if n, ok := client["command"]; ok && len(c.Command) == 0 && n.Kind == yaml.SequenceNode {
 		d.c.Add(n, "client.command", "empty command", `write the program and its arguments: ["python3", "agent.py"]`)
+	}
+	d.validateRequires(client["requires"], c)
+}
+
+// validateRequires checks client.requires (node n, nil when absent): an
+// external client's, each entry a name or a path.
+func (d *decoder) validateRequires(n *yaml.Node, c *Client) {
+	if n == nil {
+		return
+	}
+	if len(c.Command) == 0 {
+		d.c.Add(n, "client.requires", "requires applies to an external client only", "add client.command, or remove requires")
+	}
+	if n.Kind != yaml.SequenceNode {
+		return
+	}
+	for i, r := range c.Requires {
+		if strings.TrimSpace(r) == "" && i < len(n.Content) {
+			d.c.Add(n.Content[i], fmt.Sprintf("client.requires[%d]", i), "empty requirement", "write a program name (node) or a path (../node_modules/openai)")
+		}
 	}
 }
 
