@@ -1,6 +1,8 @@
 package chaos
 
 import (
+	"errors"
+	"fmt"
 	"reflect"
 	"slices"
 	"strings"
@@ -226,5 +228,26 @@ func TestToxicAttrValue(t *testing.T) {
 		if got != tt.want || msg != tt.wantMsg || hint != tt.wantHint {
 			t.Errorf("toxicAttrValue(%s, %s, %v) = %d, %q, %q; want %d, %q, %q", tt.typ, tt.k, tt.v, got, msg, hint, tt.want, tt.wantMsg, tt.wantHint)
 		}
+	}
+}
+
+// TestLoadErrorsBounded: a scenario with a great many problems keeps the
+// first yamldiag.DefaultMax and counts the rest.
+func TestLoadErrorsBounded(t *testing.T) {
+	t.Parallel()
+	var b strings.Builder
+	for i := range 500 {
+		fmt.Fprintf(&b, "bad%d: 1\n", i)
+	}
+	_, err := ParseScenario("many.yaml", []byte(b.String()))
+	var le LoadErrors
+	if !errors.As(err, &le) || len(le) != 101 {
+		t.Fatalf("got %d problems (%T), want 100 and a count", len(le), err)
+	}
+	if got, want := le[100].Error(), "many.yaml: 400 more problems not shown"; got != want {
+		t.Errorf("last problem = %q, want %q", got, want)
+	}
+	if le[0].Line != 1 || le[99].Line != 100 {
+		t.Errorf("kept problems are not the first ones: lines %d..%d", le[0].Line, le[99].Line)
 	}
 }

@@ -197,8 +197,18 @@ func FuzzParsePolicy(f *testing.F) {
 		p, err := ParsePolicy(data, "fuzz.yaml")
 		if err != nil {
 			var pe *PolicyError
-			if !errors.As(err, &pe) {
-				t.Fatalf("error is not a *PolicyError: %v", err)
+			if !errors.As(err, &pe) || len(pe.Problems()) == 0 {
+				t.Fatalf("error is not a *PolicyError with problems: %v", err)
+			}
+			// Every problem names the file and says what to do, and
+			// the count stays bounded whatever the input.
+			for _, p := range pe.Problems() {
+				if p.File != "fuzz.yaml" || p.Hint == "" || strings.Contains(p.Msg, "%!") {
+					t.Fatalf("problem %q (hint %q) does not name the file or has no hint", p, p.Hint)
+				}
+			}
+			if len(pe.Problems()) > 101 {
+				t.Fatalf("%d problems", len(pe.Problems()))
 			}
 			return
 		}
