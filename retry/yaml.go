@@ -433,16 +433,21 @@ func (d *decoder) ladder(x *yaml.Node) ([]string, bool) {
 
 // topStrategy collects the strategy fields written at the top level of a
 // policy mapping into a mapping node of their own (nil if there are none).
-// maxAttempts and maxDelay there are caps, not strategy fields.
+// maxAttempts and maxDelay there are caps, not strategy fields. A key
+// written twice is kept once: fields has reported it.
 func topStrategy(n *yaml.Node) *yaml.Node {
 	var out *yaml.Node
+	seen := map[string]bool{}
 	for i := 0; i+1 < len(n.Content); i += 2 {
-		if k := n.Content[i].Value; contains(strategyFields, k) && !contains(capFields, k) {
-			if out == nil {
-				out = &yaml.Node{Kind: yaml.MappingNode, Line: n.Content[i].Line}
-			}
-			out.Content = append(out.Content, n.Content[i], n.Content[i+1])
+		k := n.Content[i].Value
+		if !contains(strategyFields, k) || contains(capFields, k) || seen[k] {
+			continue
 		}
+		seen[k] = true
+		if out == nil {
+			out = &yaml.Node{Kind: yaml.MappingNode, Line: n.Content[i].Line}
+		}
+		out.Content = append(out.Content, n.Content[i], n.Content[i+1])
 	}
 	return out
 }

@@ -387,6 +387,12 @@ func TestParsePolicyEveryProblem(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("problems mismatch (-want +got):\n%s", diff)
 	}
+	// A duplicate top-level strategy field is reported once.
+	_, err = ParsePolicy([]byte("initialDelay: 1s\ninitialDelay: soon\n"), "p.yaml")
+	if err == nil || err.Error() != "p.yaml:2:1: initialDelay: duplicate field" {
+		t.Errorf("duplicate top-level strategy field: %v", err)
+	}
+	_, err = ParsePolicy([]byte(src), "p.yaml")
 	// Several problems: each hint under its problem, and one hint for all.
 	if !strings.Contains(err.Error(), "\n  hint: use true or false\n") || !strings.Contains(pe.Hint(), "fix the problems above") {
 		t.Errorf("Error() = %s\nHint() = %s", err, pe.Hint())
