@@ -19,6 +19,7 @@ var update = flag.Bool("update", false, "rewrite golden files")
 // TestLoadErrors checks every loader error message against a golden file:
 // file, line, column, field path and hint.
 func TestLoadErrors(t *testing.T) {
+	t.Parallel()
 	files, _ := filepath.Glob("testdata/load/*.yaml")
 	if len(files) == 0 {
 		t.Fatal("no test files")
@@ -69,6 +70,7 @@ func TestLoadErrors(t *testing.T) {
 }
 
 func TestLoadDefaultsAndJSON(t *testing.T) {
+	t.Parallel()
 	sc, err := LoadScenario("testdata/load/ok.json")
 	if err != nil {
 		t.Fatal(err)
@@ -87,6 +89,7 @@ func TestLoadDefaultsAndJSON(t *testing.T) {
 }
 
 func TestParseScenarioFields(t *testing.T) {
+	t.Parallel()
 	src := `
 name: full
 description: all fields
@@ -150,6 +153,7 @@ expect:
 }
 
 func TestLoadPaths(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	write := func(name, s string) {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(s), 0o644); err != nil {
@@ -173,6 +177,7 @@ func TestLoadPaths(t *testing.T) {
 // exited 2. A folder walk skips run folders and the skipped folders (--out);
 // files named explicitly are still loaded.
 func TestLoadPathsSkipsRunFolders(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	write := func(name, s string) string {
 		p := filepath.Join(dir, name)
@@ -263,6 +268,7 @@ func FuzzParseScenario(f *testing.F) {
 // say which operation the client retries, so Plandex walkthrough 4 (an
 // irreversible operation is not retried) had no scenario.
 func TestClientOperation(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		yaml string
 		want retry.Safety
@@ -293,6 +299,7 @@ func TestClientOperation(t *testing.T) {
 // relative to the scenario file, and a folder walk leaves NAME.policy.yaml
 // files out of the scenarios.
 func TestPolicyFile(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	sub := filepath.Join(dir, "suite")
 	if err := os.MkdirAll(filepath.Join(sub, "policies"), 0o755); err != nil {
@@ -334,6 +341,7 @@ func TestPolicyFile(t *testing.T) {
 }
 
 func TestScenarioExpectLines(t *testing.T) {
+	t.Parallel()
 	src := "name: lines\nclient:\n  policy: anthropic-sdk\nattempts:\n  - status: 529\nexpect:\n  outcome: success\n  attempts: 2\n  delays: policy\n  maxDuration: 30s\n"
 	sc, err := ParseScenario("lines.yaml", []byte(src))
 	if err != nil {
