@@ -114,9 +114,6 @@ func New(file string) *Collector { return &Collector{file: file, max: DefaultMax
 // counted and reported as one last problem.
 func (c *Collector) SetMax(n int) { c.max = max(n, 1) }
 
-// File is the file c reports problems in.
-func (c *Collector) File() string { return c.file }
-
 // Add records a problem at node n (its line and column; none when n is nil)
 // in the field path field, with msg as it is and hint as what to do next.
 func (c *Collector) Add(n *yaml.Node, field, msg, hint string) {
@@ -135,11 +132,11 @@ func (c *Collector) Addf(n *yaml.Node, field, hint, format string, args ...any) 
 
 // AddAt records a problem at a line and column (0 when unknown).
 func (c *Collector) AddAt(line, col int, field, msg, hint string) {
-	c.AddProblem(&Problem{File: c.file, Line: line, Column: col, Field: field, Msg: msg, Hint: hint})
+	c.addProblem(&Problem{File: c.file, Line: line, Column: col, Field: field, Msg: msg, Hint: hint})
 }
 
-// AddProblem records p as it is (its File too).
-func (c *Collector) AddProblem(p *Problem) {
+// addProblem records p, or counts it past the maximum.
+func (c *Collector) addProblem(p *Problem) {
 	if len(c.list) >= c.max {
 		c.more++
 		return
