@@ -275,17 +275,48 @@ func ParseAlerts(name string, data []byte) ([]Alert, error) {
 		return nil, err
 	}
 	keys, listed := alertKeys(data)
+	c := yamldiag.New(name)
+	alerts, bad, err := decodeAlerts(data, keys, c)
+	if err != nil {
+		return nil, yamlError(name, err)
+	}
+	if len(alerts) == 0 && c.Len() == 0 {
+		if listed {
+			// "alerts: []" is how a file turns every alert off.
+			return []Alert{}, nil
+		}
+		return nil, alertError(name, 0, "alerts", "no alerts defined")
+	}
+	for j := range alerts {
+		if bad[j] {
+			continue
+		}
+		for _, p := range checkAlert(&alerts[j], keys.values(j)) {
+			c.AddAt(keys.line(j, p.field), 0, fmt.Sprintf("alerts[%d].%s", j, p.field), p.msg, "")
+		}
+	}
+	if c.Len() > 0 {
+		return nil, &AlertError{file: name, problems: c.List()}
+	}
+	return alerts, nil
+}
+
+// decodeAlerts decodes the alerts list, recording in c each field yaml
+// could not decode (an unknown field, a value of the wrong type); bad
+// holds the alerts with a value of the wrong type. err is a YAML error
+// of another kind.
+func decodeAlerts(data []byte, keys alertKeyNodes, c *yamldiag.Collector) (alerts []Alert, bad map[int]bool, err error) {
 	var file struct {
 		Alerts []Alert `yaml:"alerts"`
 	}
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
-	c := yamldiag.New(name)
-	bad := map[int]bool{} // alerts with a value yaml could not decode
-	if err := dec.Decode(&file); err != nil {
-		if _, ok := err.(*yaml.TypeError); !ok {
-			return nil, yamlError(name, err)
-		}
+	bad = map[int]bool{}
+	err = dec.Decode(&file)
+	if _, ok := err.(*yaml.TypeError); err != nil && !ok {
+		return nil, nil, err
+	}
+	if err != nil {
 		lines, msgs := yamldiag.Unmarshal(err)
 		for i, line := range lines {
 			j, field := keys.at(line)
@@ -295,25 +326,7 @@ func ParseAlerts(name string, data []byte) ([]Alert, error) {
 			c.AddAt(line, 0, field, alertMsg(msgs[i]), "")
 		}
 	}
-	if len(file.Alerts) == 0 && c.Len() == 0 {
-		if listed {
-			// "alerts: []" is how a file turns every alert off.
-			return []Alert{}, nil
-		}
-		return nil, alertError(name, 0, "alerts", "no alerts defined")
-	}
-	for j := range file.Alerts {
-		if bad[j] {
-			continue
-		}
-		for _, p := range checkAlert(&file.Alerts[j], keys.values(j)) {
-			c.AddAt(keys.line(j, p.field), 0, fmt.Sprintf("alerts[%d].%s", j, p.field), p.msg, "")
-		}
-	}
-	if c.Len() > 0 {
-		return nil, &AlertError{file: name, problems: c.List()}
-	}
-	return file.Alerts, nil
+	return file.Alerts, bad, nil
 }
 
 // oneDocument checks that data holds one YAML document: none is an empty
@@ -425,26 +438,51 @@ func checkAlert(al *Alert, values map[string]*yaml.Node) []alertProblem {
 			add(f.field, strconv.Quote(f.v)+" "+why)
 		}
 	}
-	switch al.Op {
-	case ">", ">=", "<", "<=":
-	case "":
-		add("op", `missing (want ">", ">=", "<" or "<=")`)
-	default:
-		add("op", fmt.Sprintf(`%q is not one of ">", ">=", "<", "<="`, al.Op))
+	if msg := checkOp(al.Op); msg != "" {
+		add("op", msg)
 	}
-	switch {
-	case al.Threshold == nil:
-		add("threshold", "missing")
-	case math.IsNaN(*al.Threshold) || math.IsInf(*al.Threshold, 0):
-		add("threshold", fmt.Sprintf("%s is not a finite number (want e.g. 0.2)", written(values["threshold"], *al.Threshold)))
+	if msg := checkThreshold(al.Threshold, values["threshold"]); msg != "" {
+		add("threshold", msg)
 	}
-	switch n := values["minSamples"]; {
-	case n != nil && n.ShortTag() != "!!int":
-		add("minSamples", fmt.Sprintf("%s is not a whole number (want e.g. 20)", n.Value))
-	case al.MinSamples != nil && *al.MinSamples < 0:
-		add("minSamples", fmt.Sprintf("%d is negative (want 0 or more)", *al.MinSamples))
+	if msg := checkMinSamples(al.MinSamples, values["minSamples"]); msg != "" {
+		add("minSamples", msg)
 	}
 	return out
+}
+
+// checkOp says what is wrong with an alert's op, or "".
+func checkOp(op string) string {
+	switch op {
+	case ">", ">=", "<", "<=":
+		return ""
+	case "":
+		return `missing (want ">", ">=", "<" or "<=")`
+	}
+	return fmt.Sprintf(`%q is not one of ">", ">=", "<", "<="`, op)
+}
+
+// checkThreshold says what is wrong with an alert's threshold (written at
+// n), or "".
+func checkThreshold(t *float64, n *yaml.Node) string {
+	switch {
+	case t == nil:
+		return "missing"
+	case math.IsNaN(*t) || math.IsInf(*t, 0):
+		return fmt.Sprintf("%s is not a finite number (want e.g. 0.2)", written(n, *t))
+	}
+	return ""
+}
+
+// checkMinSamples says what is wrong with an alert's minSamples (written
+// at n), or "".
+func checkMinSamples(m *int, n *yaml.Node) string {
+	switch {
+	case n != nil && n.ShortTag() != "!!int":
+		return fmt.Sprintf("%s is not a whole number (want e.g. 20)", n.Value)
+	case m != nil && *m < 0:
+		return fmt.Sprintf("%d is negative (want 0 or more)", *m)
+	}
+	return ""
 }
 
 // written is a value as the file writes it, or as Go prints it when there
