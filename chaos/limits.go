@@ -2,9 +2,10 @@ package chaos
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"regexp"
-	"sort"
+	"slices"
 	"strings"
 	"time"
 	"unicode"
@@ -126,38 +127,20 @@ func (d *decoder) validateToxicAttrs(tn, an *yaml.Node, typ string, attrs map[st
 	if !ok {
 		return // an unknown type is reported already
 	}
-	var names []string
-	for k := range spec {
-		names = append(names, k)
-	}
-	sort.Strings(names)
+	names := slices.Sorted(maps.Keys(spec))
 	am := mapping(an)
+	ap := join(path, "attributes")
 	vals := map[string]int64{}
 	for k, v := range attrs {
-		node := am[k]
-		fp := join(join(path, "attributes"), k)
-		a, known := spec[k]
-		if !known {
-			hint := fmt.Sprintf("a %s toxic takes no attributes", typ)
-			if len(names) > 0 {
-				hint = fmt.Sprintf("a %s toxic takes %s", typ, strings.Join(names, ", "))
-				if s := closest(k, names); s != "" {
-					hint = "did you mean " + s + "?"
-				}
-			}
-			d.errorfKey(an, k, fp, fmt.Sprintf("unknown attribute %q of a %s toxic", k, typ), hint)
-			continue
+		n, msg, hint := toxicAttrValue(typ, k, v, am[k], spec, names)
+		switch _, known := spec[k]; {
+		case msg == "":
+			vals[k] = n
+		case !known:
+			d.errorfKey(an, k, join(ap, k), msg, hint) // at the key
+		default:
+			d.c.Add(am[k], join(ap, k), msg, hint)
 		}
-		n, ok := v.(int)
-		if !ok {
-			d.errorf(node, fp, "want a whole number of %s, got %s", a.unit, describeAny(node, v), fmt.Sprintf("write a whole number of %s from %d to %d", a.unit, a.min, a.max))
-			continue
-		}
-		if int64(n) < a.min || int64(n) > a.max {
-			d.errorf(node, fp, "%d %s is out of range", n, a.unit, fmt.Sprintf("%s of a %s toxic goes from %d to %d %s", k, typ, a.min, a.max, a.unit))
-			continue
-		}
-		vals[k] = int64(n)
 	}
 	for _, k := range names {
 		if _, has := attrs[k]; !has && spec[k].required {
@@ -165,14 +148,39 @@ func (d *decoder) validateToxicAttrs(tn, an *yaml.Node, typ string, attrs map[st
 			if node == nil {
 				node = tn
 			}
-			d.errorf(node, join(join(path, "attributes"), k), "a %s toxic needs %s", typ, k, fmt.Sprintf("add attributes: {%s: %d} (%s; 0 would never let the connection through)", k, max(spec[k].min, 1), spec[k].unit))
+			d.errorf(node, join(ap, k), fmt.Sprintf("add attributes: {%s: %d} (%s; 0 would never let the connection through)", k, max(spec[k].min, 1), spec[k].unit), "a %s toxic needs %s", typ, k)
 		}
 	}
 	if avg, ok := vals["average_size"]; ok && typ == "slicer" {
 		if v, ok := vals["size_variation"]; ok && v >= avg {
-			d.errorf(am["size_variation"], join(join(path, "attributes"), "size_variation"), "size_variation %d is not below average_size %d", v, avg, "make size_variation smaller than average_size")
+			d.errorf(am["size_variation"], join(ap, "size_variation"), "make size_variation smaller than average_size", "size_variation %d is not below average_size %d", v, avg)
 		}
 	}
+}
+
+// toxicAttrValue decides on attribute k (value v, written at node, nil
+// when unknown) of a toxic of type typ, whose attributes are spec (names,
+// sorted): its value, or what is wrong and what to do.
+func toxicAttrValue(typ, k string, v any, node *yaml.Node, spec map[string]toxicAttr, names []string) (n int64, msg, hint string) {
+	a, known := spec[k]
+	if !known {
+		hint = fmt.Sprintf("a %s toxic takes no attributes", typ)
+		if len(names) > 0 {
+			hint = fmt.Sprintf("a %s toxic takes %s", typ, strings.Join(names, ", "))
+			if s := closest(k, names); s != "" {
+				hint = "did you mean " + s + "?"
+			}
+		}
+		return 0, fmt.Sprintf("unknown attribute %q of a %s toxic", k, typ), hint
+	}
+	i, ok := v.(int)
+	if !ok {
+		return 0, "want a whole number of " + a.unit + ", got " + describeAny(node, v), fmt.Sprintf("write a whole number of %s from %d to %d", a.unit, a.min, a.max)
+	}
+	if int64(i) < a.min || int64(i) > a.max {
+		return 0, fmt.Sprintf("%d %s is out of range", i, a.unit), fmt.Sprintf("%s of a %s toxic goes from %d to %d %s", k, typ, a.min, a.max, a.unit)
+	}
+	return int64(i), "", ""
 }
 
 // errorfKey reports a problem at the key k of mapping m (at m when k is not
@@ -186,7 +194,7 @@ func (d *decoder) errorfKey(m *yaml.Node, k, field, msg, hint string) {
 			}
 		}
 	}
-	d.errorf(node, field, "%s", msg, hint)
+	d.c.Add(node, field, msg, hint)
 }
 
 func describeAny(n *yaml.Node, v any) string {
@@ -214,7 +222,7 @@ func (d *decoder) validateFailureTypes(seq *yaml.Node, fts []string) {
 		if s := closest(ft, known); s != "" {
 			hint = "did you mean " + s + "?"
 		}
-		d.errorf(seq.Content[i], fmt.Sprintf("expect.failureTypes[%d]", i), "unknown failure type %q", ft, hint)
+		d.errorf(seq.Content[i], fmt.Sprintf("expect.failureTypes[%d]", i), hint, "unknown failure type %q", ft)
 	}
 }
 
@@ -232,7 +240,7 @@ func (d *decoder) validateHeaders(hn *yaml.Node, h map[string]string, path strin
 		k, v := hn.Content[i], hn.Content[i+1]
 		fp := join(path, k.Value)
 		if !tokenRE.MatchString(k.Value) {
-			d.errorf(k, fp, "header name %q is not an HTTP token", k.Value, "a header name is letters, digits and !#$%&'*+-.^_`|~, with no spaces: e.g. x-should-retry")
+			d.errorf(k, fp, "a header name is letters, digits and !#$%&'*+-.^_`|~, with no spaces: e.g. x-should-retry", "header name %q is not an HTTP token", k.Value)
 			continue
 		}
 		if _, ok := h[k.Value]; !ok {
@@ -240,7 +248,7 @@ func (d *decoder) validateHeaders(hn *yaml.Node, h map[string]string, path strin
 		}
 		for _, r := range h[k.Value] {
 			if (r < 0x20 && r != '\t') || r == 0x7f {
-				d.errorf(v, fp, "header value holds the control character %U", r, "remove CR, LF, NUL and other control characters: a header value is one line")
+				d.errorf(v, fp, "remove CR, LF, NUL and other control characters: a header value is one line", "header value holds the control character %U", r)
 				break
 			}
 		}

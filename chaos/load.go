@@ -18,7 +18,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
-	"github.com/retrylab/retrylab/retry"
+	"github.com/retrylab/retrylab/internal/yamldiag"
 )
 
 // IsPolicyFileName reports whether a file found in a scenario folder is a
@@ -32,29 +32,8 @@ func IsPolicyFileName(path string) bool {
 // LoadError is one problem found in a scenario file. It names the file, the
 // line and column, the field path (e.g. "attempts[2].retryAfter") and says
 // what to do next (Hint, which Error leaves out: LoadErrors prints it once).
-type LoadError struct {
-	File   string
-	Line   int
-	Column int
-	Field  string // field path; "" for the whole document
-	Msg    string
-	Hint   string
-}
-
-func (e *LoadError) Error() string {
-	var b strings.Builder
-	b.WriteString(e.File)
-	if e.Line > 0 {
-		fmt.Fprintf(&b, ":%d:%d", e.Line, e.Column)
-	}
-	b.WriteString(": ")
-	if e.Field != "" {
-		b.WriteString(e.Field)
-		b.WriteString(": ")
-	}
-	b.WriteString(e.Msg)
-	return b.String()
-}
+// It is the YAML diagnostics shared by scenario, policy and alerts files.
+type LoadError = yamldiag.Problem
 
 // LoadErrors is every problem found in one or more scenario files, in file
 // and line order.
@@ -65,43 +44,22 @@ func (e *LoadError) Error() string {
 // indented "hint:" line under it, and Hint() says what to do about them all.
 type LoadErrors []*LoadError
 
-func (es LoadErrors) Error() string {
-	if len(es) == 1 {
-		return es[0].Error()
-	}
-	var b strings.Builder
-	for i, e := range es {
-		if i > 0 {
-			b.WriteByte('\n')
-		}
-		b.WriteString(e.Error())
-		if e.Hint != "" {
-			b.WriteString("\n  hint: ")
-			b.WriteString(e.Hint)
-		}
-	}
-	return b.String()
-}
+func (es LoadErrors) Error() string { return yamldiag.List(es).Error() }
 
 // Hint is the hint for the CLI's "hint:" line: the error's own hint when
 // there is one error, else what to do about several.
 func (es LoadErrors) Hint() string {
-	if len(es) == 1 {
-		return es[0].Hint
-	}
-	return "fix the errors above; run 'retrylab chaos validate FILE' to check a file without running it"
+	return yamldiag.List(es).Hint("fix the errors above; run 'retrylab chaos validate FILE' to check a file without running it")
 }
 
-// nodeError is returned by UnmarshalYAML methods so that the loader can
-// turn it into a LoadError with the node's position and field path.
+// nodeError is a problem of a value decoded in a form of its own (see
+// decodeOwn), at its node.
 type nodeError struct {
 	node *yaml.Node
 	sub  string // appended to the field path, e.g. "[1]"
 	msg  string
 	hint string
 }
-
-func (e *nodeError) Error() string { return e.msg }
 
 // Defaults applied by the loader.
 const (
@@ -134,21 +92,10 @@ func LoadScenario(path string) (*Scenario, error) {
 
 // ParseScenario parses data as the scenario file path.
 func ParseScenario(path string, data []byte) (*Scenario, error) {
-	d := &decoder{file: path}
+	d := &decoder{file: path, c: yamldiag.New(path)}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
-		line := 0
-		msg := err.Error()
-		// yaml.v3 syntax errors read "yaml: line N: ..."
-		if rest, ok := strings.CutPrefix(msg, "yaml: line "); ok {
-			if i := strings.Index(rest, ":"); i > 0 {
-				if n, err := strconv.Atoi(rest[:i]); err == nil {
-					line, msg = n, strings.TrimSpace(rest[i+1:])
-				}
-			}
-		} else {
-			msg = strings.TrimPrefix(msg, "yaml: ")
-		}
+		line, msg := yamldiag.Syntax(err)
 		return nil, LoadErrors{{File: path, Line: line, Column: 1, Msg: "invalid YAML: " + msg, Hint: "check indentation and quoting; JSON is valid YAML too"}}
 	}
 	if doc.Kind == 0 || len(doc.Content) == 0 {
@@ -156,20 +103,14 @@ func ParseScenario(path string, data []byte) (*Scenario, error) {
 	}
 	root := doc.Content[0]
 	if root.Kind != yaml.MappingNode {
-		d.errorf(root, "", "a scenario must be a mapping, got %s", kindName(root), "start the file with keys such as name:, attempts:, expect:")
-		return nil, d.errs
+		d.errorf(root, "", "start the file with keys such as name:, attempts:, expect:", "a scenario must be a mapping, got %s", kindName(root))
+		return nil, LoadErrors(d.c.List())
 	}
 	sc := &Scenario{File: path, Lines: keyLines(root)}
 	d.decode(root, reflect.ValueOf(sc).Elem(), "")
 	d.validate(root, sc)
-	if len(d.errs) > 0 {
-		sort.SliceStable(d.errs, func(i, j int) bool {
-			if d.errs[i].Line != d.errs[j].Line {
-				return d.errs[i].Line < d.errs[j].Line
-			}
-			return d.errs[i].Column < d.errs[j].Column
-		})
-		return nil, d.errs
+	if errs := d.c.List(); len(errs) > 0 {
+		return nil, LoadErrors(errs)
 	}
 	return sc, nil
 }
@@ -189,49 +130,7 @@ func LoadPaths(paths []string, skipDirs ...string) ([]*Scenario, error) {
 			skip = append(skip, fi)
 		}
 	}
-	var files []string
-	var errs LoadErrors
-	for _, p := range paths {
-		fi, err := os.Stat(p)
-		if err != nil {
-			errs = append(errs, &LoadError{File: p, Msg: "cannot read: " + strings.TrimPrefix(err.Error(), "stat "+p+": "), Hint: "give scenario files or folders that hold them"})
-			continue
-		}
-		if !fi.IsDir() {
-			files = append(files, p)
-			continue
-		}
-		var found []string
-		skipped := false
-		_ = filepath.WalkDir(p, func(f string, de fs.DirEntry, err error) error {
-			if err != nil {
-				return nil
-			}
-			if de.IsDir() {
-				if skipDir(f, skip) {
-					skipped = true
-					return filepath.SkipDir
-				}
-				return nil
-			}
-			switch strings.ToLower(filepath.Ext(f)) {
-			case ".yaml", ".yml", ".json":
-				if !IsPolicyFileName(f) {
-					found = append(found, f)
-				}
-			}
-			return nil
-		})
-		sort.Strings(found)
-		if len(found) == 0 {
-			msg := "no scenario files (*.yaml, *.yml, *.json) in this folder"
-			if skipped {
-				msg += " outside run folders"
-			}
-			errs = append(errs, &LoadError{File: p, Msg: msg, Hint: "give scenario files or folders that hold them"})
-		}
-		files = append(files, found...)
-	}
+	files, errs := scenarioFiles(paths, skip)
 	var out []*Scenario
 	seen := map[string]string{}
 	for _, f := range files {
@@ -258,6 +157,61 @@ func LoadPaths(paths []string, skipDirs ...string) ([]*Scenario, error) {
 	return out, nil
 }
 
+// scenarioFiles lists the scenario files paths name: each file as it is,
+// each folder's scenario files in name order; a path that cannot be read
+// and a folder without one are problems.
+func scenarioFiles(paths []string, skip []os.FileInfo) ([]string, LoadErrors) {
+	const hint = "give scenario files or folders that hold them"
+	var files []string
+	var errs LoadErrors
+	for _, p := range paths {
+		fi, err := os.Stat(p)
+		switch {
+		case err != nil:
+			errs = append(errs, &LoadError{File: p, Msg: "cannot read: " + strings.TrimPrefix(err.Error(), "stat "+p+": "), Hint: hint})
+		case !fi.IsDir():
+			files = append(files, p)
+		default:
+			found, skipped := walkScenarios(p, skip)
+			if len(found) == 0 {
+				msg := "no scenario files (*.yaml, *.yml, *.json) in this folder"
+				if skipped {
+					msg += " outside run folders"
+				}
+				errs = append(errs, &LoadError{File: p, Msg: msg, Hint: hint})
+			}
+			files = append(files, found...)
+		}
+	}
+	return files, errs
+}
+
+// walkScenarios finds the scenario files under dir, in name order: YAML
+// and JSON files but policy files, outside run folders and skip. skipped
+// says whether a folder was left out.
+func walkScenarios(dir string, skip []os.FileInfo) (found []string, skipped bool) {
+	_ = filepath.WalkDir(dir, func(f string, de fs.DirEntry, err error) error {
+		switch {
+		case err != nil:
+			return nil
+		case de.IsDir() && skipDir(f, skip):
+			skipped = true
+			return filepath.SkipDir
+		case de.IsDir():
+			return nil
+		}
+		switch strings.ToLower(filepath.Ext(f)) {
+		case ".yaml", ".yml", ".json":
+			if !IsPolicyFileName(f) {
+				found = append(found, f)
+			}
+		}
+		return nil
+	})
+	sort.Strings(found)
+	return found, skipped
+}
+
 // skipDir reports whether LoadPaths should not walk into the folder dir: it
 // is one of skip, or a run folder (it holds summary.json or result.json).
 func skipDir(dir string, skip []os.FileInfo) bool {
@@ -281,216 +235,294 @@ func skipDir(dir string, skip []os.FileInfo) bool {
 	return false
 }
 
+// decoder decodes and checks one scenario file, collecting every problem.
 type decoder struct {
 	file string
-	errs LoadErrors
+	c    *yamldiag.Collector
 }
 
-func (d *decoder) errorf(n *yaml.Node, field, format string, args ...any) {
-	hint := ""
-	if len(args) > 0 {
-		if h, ok := args[len(args)-1].(string); ok && strings.Count(format, "%") < len(args) {
-			hint = h
-			args = args[:len(args)-1]
-		}
-	}
-	e := &LoadError{File: d.file, Field: field, Msg: fmt.Sprintf(format, args...), Hint: hint}
-	if n != nil {
-		e.Line, e.Column = n.Line, n.Column
-	}
-	d.errs = append(d.errs, e)
+// errorf records a problem at n; hint says what to do about it.
+func (d *decoder) errorf(n *yaml.Node, field, hint, format string, args ...any) {
+	d.c.Addf(n, field, hint, format, args...)
 }
 
-func join(path, key string) string {
-	if path == "" {
-		return key
-	}
-	return path + "." + key
-}
+func join(path, key string) string { return yamldiag.Join(path, key) }
 
-var (
-	nodeType        = reflect.TypeOf(yaml.Node{})
-	unmarshalerType = reflect.TypeOf((*yaml.Unmarshaler)(nil)).Elem()
-)
-
-// decode fills v from n, reporting every problem instead of stopping at the first.
+// decode fills v from n, reporting every problem instead of stopping at the
+// first: the loop over the value's shape; the scalar decisions are
+// scalarValue's.
 func (d *decoder) decode(n *yaml.Node, v reflect.Value, path string) {
 	if n.Kind == yaml.AliasNode && n.Alias != nil {
 		n = n.Alias
 	}
-	t := v.Type()
-	if t == nodeType {
-		v.Set(reflect.ValueOf(*n))
-		return
-	}
-	if v.CanAddr() && v.Addr().Type().Implements(unmarshalerType) {
-		if err := v.Addr().Interface().(yaml.Unmarshaler).UnmarshalYAML(n); err != nil {
-			var ne *nodeError
-			if errors.As(err, &ne) {
-				d.errorf(ne.node, path+ne.sub, "%s", ne.msg, ne.hint)
-			} else {
-				d.errorf(n, path, "%s", err.Error(), "")
-			}
-		}
+	if v.CanAddr() && d.decodeOwn(n, v.Addr().Interface(), path) {
 		return
 	}
 	isNull := n.Kind == yaml.ScalarNode && n.Tag == "!!null"
-	switch t.Kind() {
+	switch v.Kind() {
 	case reflect.Pointer:
-		if isNull {
-			if t.Elem().Kind() == reflect.Struct && t.Elem().NumField() == 0 {
-				v.Set(reflect.New(t.Elem())) // "hang:" means hang: {}
-			}
-			return
-		}
-		p := reflect.New(t.Elem())
-		d.decode(n, p.Elem(), path)
-		v.Set(p)
+		d.decodePointer(n, v, path, isNull)
 	case reflect.Struct:
-		if isNull {
-			return
-		}
-		if n.Kind != yaml.MappingNode {
-			d.errorf(n, path, "want a mapping, got %s", kindName(n), "write key: value pairs (or {} for nothing)")
-			return
-		}
-		fields := map[string]int{}
-		var known []string
-		for i := 0; i < t.NumField(); i++ {
-			tag := strings.Split(t.Field(i).Tag.Get("yaml"), ",")[0]
-			if tag == "" || tag == "-" {
-				continue
-			}
-			fields[tag] = i
-			known = append(known, tag)
-		}
-		seen := map[string]bool{}
-		for i := 0; i+1 < len(n.Content); i += 2 {
-			k, val := n.Content[i], n.Content[i+1]
-			fp := join(path, k.Value)
-			idx, ok := fields[k.Value]
-			if !ok {
-				hint := "known keys: " + strings.Join(known, ", ")
-				if s := closest(k.Value, known); s != "" {
-					hint = "did you mean " + s + "?"
-				}
-				d.errorf(k, fp, "unknown key %q", k.Value, hint)
-				continue
-			}
-			if seen[k.Value] {
-				d.errorf(k, fp, "key %q appears twice", k.Value, "keep one of them")
-				continue
-			}
-			seen[k.Value] = true
-			d.decode(val, v.Field(idx), fp)
+		if !isNull {
+			d.decodeStruct(n, v, path)
 		}
 	case reflect.Slice:
-		if isNull {
-			return
+		if !isNull {
+			d.decodeSlice(n, v, path)
 		}
-		if n.Kind != yaml.SequenceNode {
-			d.errorf(n, path, "want a list, got %s", kindName(n), "write a list: [a, b] or one '- item' per line")
-			return
-		}
-		s := reflect.MakeSlice(t, len(n.Content), len(n.Content))
-		for i, c := range n.Content {
-			d.decode(c, s.Index(i), fmt.Sprintf("%s[%d]", path, i))
-		}
-		v.Set(s)
 	case reflect.Map:
-		if isNull {
-			return
+		if !isNull {
+			d.decodeMap(n, v, path)
 		}
-		if n.Kind != yaml.MappingNode {
-			d.errorf(n, path, "want a mapping, got %s", kindName(n), "write key: value pairs")
-			return
-		}
-		m := reflect.MakeMap(t)
-		for i := 0; i+1 < len(n.Content); i += 2 {
-			k, val := n.Content[i], n.Content[i+1]
-			ev := reflect.New(t.Elem()).Elem()
-			if t.Elem().Kind() == reflect.Interface {
-				var x any
-				if err := val.Decode(&x); err != nil {
-					d.errorf(val, join(path, k.Value), "%s", err.Error(), "")
-					continue
-				}
-				if x != nil {
-					ev.Set(reflect.ValueOf(x))
-				}
-			} else {
-				d.decode(val, ev, join(path, k.Value))
-			}
-			m.SetMapIndex(reflect.ValueOf(k.Value), ev)
-		}
-		v.Set(m)
-	case reflect.String:
-		if n.Kind != yaml.ScalarNode || isNull {
-			d.errorf(n, path, "want a string, got %s", kindName(n), "quote the value")
-			return
-		}
-		v.SetString(n.Value)
-	case reflect.Int, reflect.Int64:
-		i, err := strconv.ParseInt(n.Value, 0, 64)
-		if n.Kind != yaml.ScalarNode || err != nil {
-			d.errorf(n, path, "want a whole number, got %s", describe(n), "write a number such as 3")
-			return
-		}
-		if i < 0 {
-			d.errorf(n, path, "must not be negative, got %d", i, "use 0 or a positive number")
-			return
-		}
-		v.SetInt(i)
-	case reflect.Float32, reflect.Float64:
-		f, err := strconv.ParseFloat(n.Value, 64)
-		if n.Kind != yaml.ScalarNode || err != nil {
-			d.errorf(n, path, "want a number, got %s", describe(n), "write a number such as 0.1")
-			return
-		}
-		if math.IsNaN(f) || math.IsInf(f, 0) {
-			d.errorf(n, path, "want a number, got %s", describe(n), "write a finite number such as 0.1")
-			return
-		}
-		if f < 0 {
-			d.errorf(n, path, "must not be negative, got %v", f, "use 0 or a positive number")
-			return
-		}
-		v.SetFloat(f)
-	case reflect.Bool:
-		var b bool
-		if err := n.Decode(&b); err != nil {
-			d.errorf(n, path, "want true or false, got %s", describe(n), "")
-			return
-		}
-		v.SetBool(b)
 	default:
-		d.errorf(n, path, "cannot decode into %s", t, "")
+		d.decodeScalar(n, v, path)
 	}
 }
 
-// validate checks what the types alone cannot, and applies defaults.
+// decodeOwn decodes the types written in a form of their own (durations,
+// delays) and reports whether p was one; client.policy is left to
+// validate, which resolves it against the file's folder.
+func (d *decoder) decodeOwn(n *yaml.Node, p any, path string) bool {
+	var err *nodeError
+	switch p := p.(type) {
+	case *ClientPolicy:
+	case *Duration:
+		err = decodeDuration(n, p)
+	case *Delays:
+		err = decodeDelays(n, p)
+	default:
+		return false
+	}
+	if err != nil {
+		d.c.Add(err.node, path+err.sub, err.msg, err.hint)
+	}
+	return true
+}
+
+func (d *decoder) decodePointer(n *yaml.Node, v reflect.Value, path string, isNull bool) {
+	t := v.Type()
+	if isNull {
+		if t.Elem().Kind() == reflect.Struct && t.Elem().NumField() == 0 {
+			v.Set(reflect.New(t.Elem())) // "hang:" means hang: {}
+		}
+		return
+	}
+	p := reflect.New(t.Elem())
+	d.decode(n, p.Elem(), path)
+	v.Set(p)
+}
+
+// yamlFields maps a struct's yaml tags to field indexes, and lists the tags
+// in field order (for hints).
+func yamlFields(t reflect.Type) (map[string]int, []string) {
+	fields := map[string]int{}
+	var known []string
+	for i := 0; i < t.NumField(); i++ {
+		tag := strings.Split(t.Field(i).Tag.Get("yaml"), ",")[0]
+		if tag == "" || tag == "-" {
+			continue
+		}
+		fields[tag] = i
+		known = append(known, tag)
+	}
+	return fields, known
+}
+
+// unknownKeyHint says what to write instead of the unknown key k.
+func unknownKeyHint(k string, known []string) string {
+	if s := closest(k, known); s != "" {
+		return "did you mean " + s + "?"
+	}
+	return "known keys: " + strings.Join(known, ", ")
+}
+
+func (d *decoder) decodeStruct(n *yaml.Node, v reflect.Value, path string) {
+	if n.Kind != yaml.MappingNode {
+		d.errorf(n, path, "write key: value pairs (or {} for nothing)", "want a mapping, got %s", kindName(n))
+		return
+	}
+	fields, known := yamlFields(v.Type())
+	seen := map[string]bool{}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, val := n.Content[i], n.Content[i+1]
+		fp := join(path, k.Value)
+		idx, ok := fields[k.Value]
+		switch {
+		case !ok:
+			d.errorf(k, fp, unknownKeyHint(k.Value, known), "unknown key %q", k.Value)
+		case seen[k.Value]:
+			d.errorf(k, fp, "keep one of them", "key %q appears twice", k.Value)
+		default:
+			seen[k.Value] = true
+			d.decode(val, v.Field(idx), fp)
+		}
+	}
+}
+
+func (d *decoder) decodeSlice(n *yaml.Node, v reflect.Value, path string) {
+	if n.Kind != yaml.SequenceNode {
+		d.errorf(n, path, "write a list: [a, b] or one '- item' per line", "want a list, got %s", kindName(n))
+		return
+	}
+	s := reflect.MakeSlice(v.Type(), len(n.Content), len(n.Content))
+	for i, c := range n.Content {
+		d.decode(c, s.Index(i), fmt.Sprintf("%s[%d]", path, i))
+	}
+	v.Set(s)
+}
+
+func (d *decoder) decodeMap(n *yaml.Node, v reflect.Value, path string) {
+	if n.Kind != yaml.MappingNode {
+		d.errorf(n, path, "write key: value pairs", "want a mapping, got %s", kindName(n))
+		return
+	}
+	t := v.Type()
+	m := reflect.MakeMap(t)
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, val := n.Content[i], n.Content[i+1]
+		ev := reflect.New(t.Elem()).Elem()
+		if t.Elem().Kind() != reflect.Interface {
+			d.decode(val, ev, join(path, k.Value))
+		} else if !d.decodeAny(val, ev, join(path, k.Value)) {
+			continue
+		}
+		m.SetMapIndex(reflect.ValueOf(k.Value), ev)
+	}
+	v.Set(m)
+}
+
+// decodeAny decodes n into ev, an interface value, as yaml does.
+func (d *decoder) decodeAny(n *yaml.Node, ev reflect.Value, path string) bool {
+	var x any
+	if err := n.Decode(&x); err != nil {
+		d.c.Add(n, path, err.Error(), "")
+		return false
+	}
+	if x != nil {
+		ev.Set(reflect.ValueOf(x))
+	}
+	return true
+}
+
+func (d *decoder) decodeScalar(n *yaml.Node, v reflect.Value, path string) {
+	x, p := scalarValue(n, v.Type())
+	if p != nil {
+		d.c.Add(n, path, p.msg, p.hint)
+		return
+	}
+	v.Set(reflect.ValueOf(x).Convert(v.Type()))
+}
+
+// badValue is why a scalar cannot be decoded, and what to do about it.
+type badValue struct{ msg, hint string }
+
+// scalarValue decodes the scalar n as a value of kind k: a string, a
+// non-negative whole number (int64), a finite non-negative number (float64)
+// or a boolean; else it says why not.
+func scalarValue(n *yaml.Node, t reflect.Type) (any, *badValue) {
+	isScalar := n.Kind == yaml.ScalarNode
+	switch t.Kind() {
+	case reflect.String:
+		if !isScalar || n.Tag == "!!null" {
+			return nil, &badValue{"want a string, got " + kindName(n), "quote the value"}
+		}
+		return n.Value, nil
+	case reflect.Int, reflect.Int64:
+		i, err := strconv.ParseInt(n.Value, 0, 64)
+		switch {
+		case !isScalar || err != nil:
+			return nil, &badValue{"want a whole number, got " + describe(n), "write a number such as 3"}
+		case i < 0:
+			return nil, &badValue{fmt.Sprintf("must not be negative, got %d", i), "use 0 or a positive number"}
+		}
+		return i, nil
+	case reflect.Float32, reflect.Float64:
+		return floatValue(n)
+	case reflect.Bool:
+		var b bool
+		if err := n.Decode(&b); err != nil {
+			return nil, &badValue{"want true or false, got " + describe(n), ""}
+		}
+		return b, nil
+	}
+	return nil, &badValue{"cannot decode into " + t.String(), ""}
+}
+
+// floatValue is scalarValue for a number.
+func floatValue(n *yaml.Node) (any, *badValue) {
+	f, err := strconv.ParseFloat(n.Value, 64)
+	switch {
+	case n.Kind != yaml.ScalarNode || err != nil:
+		return nil, &badValue{"want a number, got " + describe(n), "write a number such as 0.1"}
+	case math.IsNaN(f) || math.IsInf(f, 0):
+		return nil, &badValue{"want a number, got " + describe(n), "write a finite number such as 0.1"}
+	case f < 0:
+		return nil, &badValue{fmt.Sprintf("must not be negative, got %v", f), "use 0 or a positive number"}
+	}
+	return f, nil
+}
+
+// validate checks what the types alone cannot, resolves client.policy and
+// applies defaults.
 func (d *decoder) validate(root *yaml.Node, sc *Scenario) {
 	top := mapping(root)
+	d.validateTop(top, sc)
+	client := mapping(top["client"])
+	if n, ok := client["policy"]; ok {
+		d.resolvePolicy(n, sc)
+	}
+	d.validateClient(client, sc)
+	d.validateErrorContext(client, sc)
+	if seq := top["attempts"]; seq != nil && seq.Kind == yaml.SequenceNode {
+		for i, fn := range seq.Content {
+			if i < len(sc.Attempts) {
+				sc.Attempts[i].Line = fn.Line
+				d.validateFault(fn, &sc.Attempts[i], fmt.Sprintf("attempts[%d]", i))
+			}
+		}
+	}
+	d.validateExpect(mapping(top["expect"]), sc)
+}
+
+// validateTop checks name, provider and timeScale, and fills in the
+// defaults of the top-level keys.
+func (d *decoder) validateTop(top map[string]*yaml.Node, sc *Scenario) {
 	if sc.Name == "" {
 		base := filepath.Base(d.file)
 		sc.Name = strings.TrimSuffix(base, filepath.Ext(base))
 	}
 	if why := checkName(sc.Name); why != "" {
-		hint := "use letters, digits and dashes"
-		if len(sc.Name) > MaxNameLen {
-			hint = fmt.Sprintf("shorten it to %d bytes at most (it names the run folder); say more in description", MaxNameLen)
-		}
-		if top["name"] == nil {
-			hint += "; the name comes from the file name: rename the file or add name:"
-		}
-		d.errorf(top["name"], "name", "%s", why, hint)
+		d.c.Add(top["name"], "name", why, nameHint(sc.Name, top["name"] != nil))
 	}
-	switch sc.Provider {
-	case "":
+	if sc.Provider != "" && !contains(providers, sc.Provider) {
+		d.errorf(top["provider"], "provider", "providers: "+strings.Join(providers, ", "), "unknown provider %q", sc.Provider)
+	}
+	if n, ok := top["timeScale"]; ok && isZero(n) {
+		d.errorf(n, "timeScale", "0.1 makes every wait ten times shorter", "timeScale must be above 0")
+	} else if why := CheckTimeScale(sc.TimeScale); ok && sc.TimeScale != 0 && why != "" {
+		d.errorf(n, "timeScale", TimeScaleHint, "timeScale %s", why)
+	}
+	applyDefaults(sc)
+}
+
+// nameHint says how to fix a bad scenario name; written says whether the
+// file has a name: key (else the name is the file's).
+func nameHint(name string, written bool) string {
+	hint := "use letters, digits and dashes"
+	if len(name) > MaxNameLen {
+		hint = fmt.Sprintf("shorten it to %d bytes at most (it names the run folder); say more in description", MaxNameLen)
+	}
+	if !written {
+		hint += "; the name comes from the file name: rename the file or add name:"
+	}
+	return hint
+}
+
+// applyDefaults fills in what a scenario leaves out: the provider, its
+// model, one request, a time scale of 1.
+func applyDefaults(sc *Scenario) {
+	if sc.Provider == "" {
 		sc.Provider = DefaultProvider
-	case "anthropic", "openai":
-	default:
-		d.errorf(top["provider"], "provider", "unknown provider %q", sc.Provider, "providers: "+strings.Join(providers, ", "))
 	}
 	if sc.Model == "" {
 		sc.Model = DefaultAnthropicModel
@@ -501,92 +533,81 @@ func (d *decoder) validate(root *yaml.Node, sc *Scenario) {
 	if sc.Requests == 0 {
 		sc.Requests = 1
 	}
-	if n, ok := top["timeScale"]; ok && isZero(n) {
-		d.errorf(n, "timeScale", "timeScale must be above 0", "0.1 makes every wait ten times shorter")
-	} else if why := CheckTimeScale(sc.TimeScale); ok && sc.TimeScale != 0 && why != "" {
-		d.errorf(n, "timeScale", "timeScale %s", why, TimeScaleHint)
-	}
 	if sc.TimeScale == 0 {
 		sc.TimeScale = 1
 	}
-	client := mapping(top["client"])
-	if n, ok := client["policy"]; ok && n.Kind == yaml.ScalarNode && isPolicyPath(n.Value) {
-		path, _ := PolicyPath(sc)
-		if _, err := retry.LoadPolicyFile(path); err != nil {
-			hint := "client.policy names a policy file, relative to the scenario file's folder; see docs/policy.md"
-			var pe *retry.PolicyError
-			if errors.As(err, &pe) && pe.Hint() != "" {
-				hint = pe.Hint()
-			}
-			d.errorf(n, "client.policy", "policy file %s", err.Error(), hint)
-		}
-	} else if ok {
-		if _, err := retry.DecodePolicyNode(n, d.file); err != nil {
-			var pe *retry.PolicyError
-			if errors.As(err, &pe) {
-				e := &LoadError{File: d.file, Line: pe.Line, Column: 1, Field: "client.policy", Msg: pe.Msg, Hint: pe.Help}
-				if pe.Field != "" && pe.Field != "policy" {
-					e.Field += "." + pe.Field
-				}
-				if pe.Line == n.Line || pe.Line == 0 {
-					e.Line, e.Column = n.Line, n.Column
-				}
-				d.errs = append(d.errs, e)
-			} else {
-				d.errorf(n, "client.policy", "%s", err.Error(), "use a preset name or an inline policy mapping; see docs/policy.md")
-			}
-		}
-	}
-	if n, ok := client["operation"]; ok && !contains(Operations, sc.Client.Operation) && n.Kind == yaml.ScalarNode {
+}
+
+// validateClient checks client.operation, client.requires and
+// client.command against each other.
+func (d *decoder) validateClient(client map[string]*yaml.Node, sc *Scenario) {
+	c := &sc.Client
+	if n, ok := client["operation"]; ok && !contains(Operations, c.Operation) && n.Kind == yaml.ScalarNode {
 		hint := "operation is safe, conditional or irreversible"
-		if s := closest(sc.Client.Operation, Operations); s != "" {
+		if s := closest(c.Operation, Operations); s != "" {
 			hint = "did you mean " + s + "?"
 		}
-		d.errorf(n, "client.operation", "unknown operation %q", sc.Client.Operation, hint)
+		d.errorf(n, "client.operation", hint, "unknown operation %q", c.Operation)
 	}
-	if sc.Client.Operation != "" && len(sc.Client.Command) > 0 {
-		d.errorf(client["operation"], "client.operation", "operation applies to the built-in client only", "an external client (client.command) decides for itself what it retries; remove operation")
+	if c.Operation != "" && len(c.Command) > 0 {
+		d.c.Add(client["operation"], "client.operation", "operation applies to the built-in client only", "an external client (client.command) decides for itself what it retries; remove operation")
 	}
-	if n, ok := client["requires"]; ok && len(sc.Client.Command) == 0 {
-		d.errorf(n, "client.requires", "requires applies to an external client only", "add client.command, or remove requires")
+	if n, ok := client["command"]; ok && len(c.Command) == 0 && n.Kind == yaml.SequenceNode {
+		d.c.Add(n, "client.command", "empty command", `write the program and its arguments: ["python3", "agent.py"]`)
 	}
-	if seq := client["requires"]; seq != nil && seq.Kind == yaml.SequenceNode {
-		for i, r := range sc.Client.Requires {
-			if strings.TrimSpace(r) == "" && i < len(seq.Content) {
-				d.errorf(seq.Content[i], fmt.Sprintf("client.requires[%d]", i), "empty requirement", "write a program name (node) or a path (../node_modules/openai)")
-			}
+	d.validateRequires(client["requires"], c)
+}
+
+// validateRequires checks client.requires (node n, nil when absent): an
+// external client's, each entry a name or a path.
+func (d *decoder) validateRequires(n *yaml.Node, c *Client) {
+	if n == nil {
+		return
+	}
+	if len(c.Command) == 0 {
+		d.c.Add(n, "client.requires", "requires applies to an external client only", "add client.command, or remove requires")
+	}
+	if n.Kind != yaml.SequenceNode {
+		return
+	}
+	for i, r := range c.Requires {
+		if strings.TrimSpace(r) == "" && i < len(n.Content) {
+			d.c.Add(n.Content[i], fmt.Sprintf("client.requires[%d]", i), "empty requirement", "write a program name (node) or a path (../node_modules/openai)")
 		}
 	}
-	if n, ok := client["command"]; ok && len(sc.Client.Command) == 0 && n.Kind == yaml.SequenceNode {
-		d.errorf(n, "client.command", "empty command", `write the program and its arguments: ["python3", "agent.py"]`)
-	}
-	d.validateErrorContext(client, sc)
-	if seq := top["attempts"]; seq != nil && seq.Kind == yaml.SequenceNode {
-		for i, fn := range seq.Content {
-			if i < len(sc.Attempts) {
-				sc.Attempts[i].Line = fn.Line
-				d.validateFault(fn, &sc.Attempts[i], fmt.Sprintf("attempts[%d]", i))
-			}
-		}
-	}
-	exp := mapping(top["expect"])
+}
+
+// validateExpect checks the expect block.
+func (d *decoder) validateExpect(exp map[string]*yaml.Node, sc *Scenario) {
 	d.validatePrompts(exp["prompts"], sc.Expect.Prompts)
 	d.validateFailureTypes(exp["failureTypes"], sc.Expect.FailureTypes)
 	switch sc.Expect.Outcome {
 	case "", "success", "failure":
 	default:
-		d.errorf(exp["outcome"], "expect.outcome", "unknown outcome %q", sc.Expect.Outcome, "outcome is success or failure")
+		d.errorf(exp["outcome"], "expect.outcome", "outcome is success or failure", "unknown outcome %q", sc.Expect.Outcome)
 	}
 	if seq := exp["escalations"]; seq != nil && seq.Kind == yaml.SequenceNode {
 		for i, e := range sc.Expect.Escalations {
 			if e.From == "" || e.To == "" {
-				d.errorf(seq.Content[i], fmt.Sprintf("expect.escalations[%d]", i), "an escalation needs from and to", "write {from: claude-haiku-4-5, to: claude-sonnet-4-5}")
+				d.c.Add(seq.Content[i], fmt.Sprintf("expect.escalations[%d]", i), "an escalation needs from and to", "write {from: claude-haiku-4-5, to: claude-sonnet-4-5}")
 			}
 		}
 	}
 	if sc.Expect.Tolerance.Ratio > 1 {
-		d.errorf(mapping(exp["tolerance"])["ratio"], "expect.tolerance.ratio", "ratio %v is above 1", sc.Expect.Tolerance.Ratio, "ratio is a fraction: 0.05 means 5%")
+		d.errorf(mapping(exp["tolerance"])["ratio"], "expect.tolerance.ratio", "ratio is a fraction: 0.05 means 5%", "ratio %v is above 1", sc.Expect.Tolerance.Ratio)
 	}
+}
+
+// faultKindsOf lists the fault kinds a fault mapping names, in faultKinds
+// order.
+func faultKindsOf(m map[string]*yaml.Node) []string {
+	var kinds []string
+	for _, k := range faultKinds {
+		if _, ok := m[k]; ok {
+			kinds = append(kinds, k)
+		}
+	}
+	return kinds
 }
 
 func (d *decoder) validateFault(n *yaml.Node, f *Fault, path string) {
@@ -594,59 +615,62 @@ func (d *decoder) validateFault(n *yaml.Node, f *Fault, path string) {
 		return
 	}
 	m := mapping(n)
-	var kinds []string
-	for _, k := range faultKinds {
-		if _, ok := m[k]; ok {
-			kinds = append(kinds, k)
-		}
-	}
+	kinds := faultKindsOf(m)
 	if len(kinds) > 1 {
-		d.errorf(n, path, "one attempt has %d fault kinds (%s)", len(kinds), strings.Join(kinds, ", "), "give each attempt one kind; add another list item for the next attempt")
+		d.errorf(n, path, "give each attempt one kind; add another list item for the next attempt", "one attempt has %d fault kinds (%s)", len(kinds), strings.Join(kinds, ", "))
 	}
-	if len(kinds) == 0 && len(m) > 0 {
+	if len(kinds) == 0 {
 		for _, k := range statusOnly {
 			if _, ok := m[k]; ok {
-				d.errorf(m[k], join(path, k), "%s needs status", k, "add status: 429 (or the status you want) to this attempt")
+				d.errorf(m[k], join(path, k), "add status: 429 (or the status you want) to this attempt", "%s needs status", k)
 			}
 		}
 	}
 	if f.Status != 0 && (f.Status < 100 || f.Status > 599) {
-		d.errorf(m["status"], join(path, "status"), "status %d is not an HTTP status", f.Status, "use a status between 100 and 599, e.g. 429 or 529")
+		d.errorf(m["status"], join(path, "status"), "use a status between 100 and 599, e.g. 429 or 529", "status %d is not an HTTP status", f.Status)
 	}
 	d.validateHeaders(m["headers"], f.Headers, join(path, "headers"))
 	if f.OK != nil {
-		tn := mapping(m["ok"])["text"]
-		switch {
-		case len(f.OK.Text) > MaxOKTextBytes:
-			d.errorf(tn, join(path, "ok.text"), "text is %d bytes, over the %d-byte limit", len(f.OK.Text), MaxOKTextBytes, "a response text that fails validation needs a sentence, not a book")
-		case !utf8.ValidString(f.OK.Text):
-			d.errorf(tn, join(path, "ok.text"), "text is not valid UTF-8", "write the text as plain UTF-8")
-		}
+		d.validateOKText(mapping(m["ok"])["text"], f.OK.Text, join(path, "ok.text"))
 	}
 	for i, tx := range f.Toxics {
-		tp := fmt.Sprintf("%s.toxics[%d]", path, i)
-		tn := m["toxics"].Content[i]
-		tm := mapping(tn)
-		d.validateToxicAttrs(tn, tm["attributes"], tx.Type, tx.Attributes, tp)
-		if !contains(toxicTypes, tx.Type) {
-			hint := "toxic types: " + strings.Join(toxicTypes, ", ")
-			if s := closest(tx.Type, toxicTypes); s != "" {
-				hint = "did you mean " + s + "?"
-			}
-			node := tm["type"]
-			if node == nil {
-				node = tn
-			}
-			d.errorf(node, join(tp, "type"), "unknown toxic type %q", tx.Type, hint)
+		d.validateToxic(m["toxics"].Content[i], tx, fmt.Sprintf("%s.toxics[%d]", path, i))
+	}
+}
+
+// validateOKText checks an ok fault's text: bounded, UTF-8.
+func (d *decoder) validateOKText(tn *yaml.Node, text, path string) {
+	switch {
+	case len(text) > MaxOKTextBytes:
+		d.errorf(tn, path, "a response text that fails validation needs a sentence, not a book", "text is %d bytes, over the %d-byte limit", len(text), MaxOKTextBytes)
+	case !utf8.ValidString(text):
+		d.c.Add(tn, path, "text is not valid UTF-8", "write the text as plain UTF-8")
+	}
+}
+
+// validateToxic checks one raw toxic: its type, attributes, stream and
+// toxicity.
+func (d *decoder) validateToxic(tn *yaml.Node, tx Toxic, tp string) {
+	tm := mapping(tn)
+	d.validateToxicAttrs(tn, tm["attributes"], tx.Type, tx.Attributes, tp)
+	if !contains(toxicTypes, tx.Type) {
+		hint := "toxic types: " + strings.Join(toxicTypes, ", ")
+		if s := closest(tx.Type, toxicTypes); s != "" {
+			hint = "did you mean " + s + "?"
 		}
-		switch tx.Stream {
-		case "", "upstream", "downstream":
-		default:
-			d.errorf(tm["stream"], join(tp, "stream"), "unknown stream %q", tx.Stream, "stream is upstream or downstream")
+		node := tm["type"]
+		if node == nil {
+			node = tn
 		}
-		if tx.Toxicity > 1 {
-			d.errorf(tm["toxicity"], join(tp, "toxicity"), "toxicity %v is above 1", tx.Toxicity, "toxicity is a probability; leave it out for 1.0")
-		}
+		d.errorf(node, join(tp, "type"), hint, "unknown toxic type %q", tx.Type)
+	}
+	switch tx.Stream {
+	case "", "upstream", "downstream":
+	default:
+		d.errorf(tm["stream"], join(tp, "stream"), "stream is upstream or downstream", "unknown stream %q", tx.Stream)
+	}
+	if tx.Toxicity > 1 {
+		d.errorf(tm["toxicity"], join(tp, "toxicity"), "toxicity is a probability; leave it out for 1.0", "toxicity %v is above 1", tx.Toxicity)
 	}
 }
 
@@ -714,44 +738,11 @@ func kindName(n *yaml.Node) string {
 func describe(n *yaml.Node) string { return kindName(n) }
 
 // closest returns the known key nearest to s, if it is near enough to be a typo.
-func closest(s string, known []string) string {
-	best, bestD := "", 1<<30
-	for _, k := range known {
-		dist := levenshtein(strings.ToLower(s), strings.ToLower(k))
-		if dist < bestD {
-			best, bestD = k, dist
-		}
-	}
-	limit := max(2, len(s)/3)
-	if bestD <= limit {
-		return best
-	}
-	return ""
-}
+func closest(s string, known []string) string { return yamldiag.Closest(s, known) }
 
-func levenshtein(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			c := 1
-			if a[i-1] == b[j-1] {
-				c = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+c)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
-}
-
-// UnmarshalYAML reads a Go duration string ("2s", "300ms"); a bare 0 is
+// decodeDuration reads a Go duration string ("2s", "300ms"); a bare 0 is
 // allowed. Negative durations are rejected.
-func (d *Duration) UnmarshalYAML(n *yaml.Node) error {
+func decodeDuration(n *yaml.Node, d *Duration) *nodeError {
 	if n.Kind != yaml.ScalarNode || n.Tag == "!!null" {
 		return &nodeError{node: n, msg: "want a duration, got " + kindName(n), hint: "write a duration such as 2s, 300ms or 1m30s"}
 	}
@@ -759,29 +750,38 @@ func (d *Duration) UnmarshalYAML(n *yaml.Node) error {
 		*d = 0
 		return nil
 	}
-	v, err := time.ParseDuration(n.Value)
-	if err != nil {
-		hint := "write a duration such as 2s, 300ms or 1m30s"
-		if _, nerr := strconv.ParseFloat(n.Value, 64); nerr == nil {
-			hint = fmt.Sprintf("add a unit: %ss or %sms", n.Value, n.Value)
-		} else if durationRE.MatchString(n.Value) {
-			// Well formed, yet ParseDuration refused it: it overflows.
-			return &nodeError{node: n, msg: fmt.Sprintf("duration %q is too long", n.Value), hint: "durations go up to 24h"}
-		}
-		return &nodeError{node: n, msg: fmt.Sprintf("bad duration %q", n.Value), hint: hint}
-	}
-	if v < 0 {
-		return &nodeError{node: n, msg: fmt.Sprintf("negative duration %q", n.Value), hint: "durations must be 0 or more"}
-	}
-	if v > MaxScenarioDuration {
-		return &nodeError{node: n, msg: fmt.Sprintf("duration %q is too long", n.Value), hint: "durations go up to 24h"}
+	v, msg, hint := parseDuration(n.Value)
+	if msg != "" {
+		return &nodeError{node: n, msg: msg, hint: hint}
 	}
 	*d = Duration(v)
 	return nil
 }
 
-// UnmarshalYAML reads "policy" or a list of durations.
-func (ds *Delays) UnmarshalYAML(n *yaml.Node) error {
+// parseDuration is decodeDuration's decision on a duration string: its
+// value, or what is wrong and what to do.
+func parseDuration(s string) (v time.Duration, msg, hint string) {
+	v, err := time.ParseDuration(s)
+	switch {
+	case err == nil && v < 0:
+		return 0, fmt.Sprintf("negative duration %q", s), "durations must be 0 or more"
+	case err == nil && v > MaxScenarioDuration:
+		return 0, fmt.Sprintf("duration %q is too long", s), "durations go up to 24h"
+	case err == nil:
+		return v, "", ""
+	}
+	if _, nerr := strconv.ParseFloat(s, 64); nerr == nil {
+		return 0, fmt.Sprintf("bad duration %q", s), fmt.Sprintf("add a unit: %ss or %sms", s, s)
+	}
+	if durationRE.MatchString(s) {
+		// Well formed, yet ParseDuration refused it: it overflows.
+		return 0, fmt.Sprintf("duration %q is too long", s), "durations go up to 24h"
+	}
+	return 0, fmt.Sprintf("bad duration %q", s), "write a duration such as 2s, 300ms or 1m30s"
+}
+
+// decodeDelays reads "policy" or a list of durations.
+func decodeDelays(n *yaml.Node, ds *Delays) *nodeError {
 	ds.Set = true
 	switch n.Kind {
 	case yaml.ScalarNode:
@@ -793,8 +793,7 @@ func (ds *Delays) UnmarshalYAML(n *yaml.Node) error {
 	case yaml.SequenceNode:
 		ds.List = make([]Duration, len(n.Content))
 		for i, c := range n.Content {
-			if err := ds.List[i].UnmarshalYAML(c); err != nil {
-				ne := err.(*nodeError)
+			if ne := decodeDuration(c, &ds.List[i]); ne != nil {
 				ne.sub = fmt.Sprintf("[%d]", i)
 				return ne
 			}
@@ -818,9 +817,9 @@ func (d *decoder) validateErrorContext(client map[string]*yaml.Node, sc *Scenari
 		vm := mapping(n)
 		switch {
 		case len(sc.Client.Command) > 0:
-			d.errorf(n, "client.validate", "validate applies to the built-in client only", fmt.Sprintf(externalHint, "validate"))
+			d.c.Add(n, "client.validate", "validate applies to the built-in client only", fmt.Sprintf(externalHint, "validate"))
 		case sc.Client.Validate == nil || len(sc.Client.Validate.Contains) == 0:
-			d.errorf(n, "client.validate", "validate needs contains", `write validate: {contains: ["the text a good answer holds"]}`)
+			d.c.Add(n, "client.validate", "validate needs contains", `write validate: {contains: ["the text a good answer holds"]}`)
 		default:
 			for i, c := range sc.Client.Validate.Contains {
 				if c == "" || len(c) > 1024 {
@@ -828,13 +827,13 @@ func (d *decoder) validateErrorContext(client map[string]*yaml.Node, sc *Scenari
 					if seq := vm["contains"]; seq != nil && seq.Kind == yaml.SequenceNode && i < len(seq.Content) {
 						at = seq.Content[i]
 					}
-					d.errorf(at, fmt.Sprintf("client.validate.contains[%d]", i), "a string must be 1 to 1024 bytes", "write the text a good answer holds")
+					d.c.Add(at, fmt.Sprintf("client.validate.contains[%d]", i), "a string must be 1 to 1024 bytes", "write the text a good answer holds")
 				}
 			}
 		}
 	}
 	if n, ok := client["errorContext"]; ok && len(sc.Client.Command) > 0 {
-		d.errorf(n, "client.errorContext", "errorContext applies to the built-in client only", fmt.Sprintf(externalHint, "errorContext"))
+		d.c.Add(n, "client.errorContext", "errorContext applies to the built-in client only", fmt.Sprintf(externalHint, "errorContext"))
 	}
 }
 
@@ -851,14 +850,14 @@ func (d *decoder) validatePrompts(seq *yaml.Node, ps []PromptExpect) {
 		n := seq.Content[i]
 		path := fmt.Sprintf("expect.prompts[%d]", i)
 		if p.Attempt < 1 || p.Attempt > 1000 {
-			d.errorf(n, path+".attempt", "attempt must be 1 to 1000", "attempts count from 1: attempt: 2 is the first retry")
+			d.c.Add(n, path+".attempt", "attempt must be 1 to 1000", "attempts count from 1: attempt: 2 is the first retry")
 		}
 		if len(p.Contains)+len(p.NotContains) == 0 {
-			d.errorf(n, path, "nothing to check", `add contains: ["Previous attempt failed"] or notContains: [...]`)
+			d.c.Add(n, path, "nothing to check", `add contains: ["Previous attempt failed"] or notContains: [...]`)
 		}
 		for _, s := range append(slices.Clone(p.Contains), p.NotContains...) {
 			if s == "" || len(s) > 1024 {
-				d.errorf(n, path, "a string must be 1 to 1024 bytes", "write a substring of the prompt, e.g. \"Previous attempt failed\"")
+				d.c.Add(n, path, "a string must be 1 to 1024 bytes", "write a substring of the prompt, e.g. \"Previous attempt failed\"")
 				break
 			}
 		}

@@ -19,6 +19,7 @@ var update = flag.Bool("update", false, "rewrite golden files")
 // TestLoadErrors checks every loader error message against a golden file:
 // file, line, column, field path and hint.
 func TestLoadErrors(t *testing.T) {
+	t.Parallel()
 	files, _ := filepath.Glob("testdata/load/*.yaml")
 	if len(files) == 0 {
 		t.Fatal("no test files")
@@ -69,6 +70,7 @@ func TestLoadErrors(t *testing.T) {
 }
 
 func TestLoadDefaultsAndJSON(t *testing.T) {
+	t.Parallel()
 	sc, err := LoadScenario("testdata/load/ok.json")
 	if err != nil {
 		t.Fatal(err)
@@ -87,6 +89,7 @@ func TestLoadDefaultsAndJSON(t *testing.T) {
 }
 
 func TestParseScenarioFields(t *testing.T) {
+	t.Parallel()
 	src := `
 name: full
 description: all fields
@@ -135,7 +138,10 @@ expect:
 	if diff := cmp.Diff([]Duration{Duration(2 * time.Second), 0, Duration(1500 * time.Millisecond)}, sc.Expect.Delays.List); diff != "" {
 		t.Errorf("delays mismatch (-want +got):\n%s", diff)
 	}
-	if sc.Client.Policy.Value != "forgeflare" || sc.Client.Timeout.D() != 5*time.Second || sc.TimeScale != 0.1 || sc.Requests != 2 {
+	if pol, err := PolicyFor(sc); err != nil || pol.Name != "forgeflare" {
+		t.Errorf("client.policy not decoded: %v, %v", pol, err)
+	}
+	if sc.Client.Timeout.D() != 5*time.Second || sc.TimeScale != 0.1 || sc.Requests != 2 {
 		t.Errorf("client/timeScale/requests not decoded: %+v", sc)
 	}
 	if got := sc.Attempts[6].Toxics[0].Attributes["rate"]; got != 1 {
@@ -147,6 +153,7 @@ expect:
 }
 
 func TestLoadPaths(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	write := func(name, s string) {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(s), 0o644); err != nil {
@@ -170,6 +177,7 @@ func TestLoadPaths(t *testing.T) {
 // exited 2. A folder walk skips run folders and the skipped folders (--out);
 // files named explicitly are still loaded.
 func TestLoadPathsSkipsRunFolders(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	write := func(name, s string) string {
 		p := filepath.Join(dir, name)
@@ -260,6 +268,7 @@ func FuzzParseScenario(f *testing.F) {
 // say which operation the client retries, so Plandex walkthrough 4 (an
 // irreversible operation is not retried) had no scenario.
 func TestClientOperation(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		yaml string
 		want retry.Safety
@@ -290,6 +299,7 @@ func TestClientOperation(t *testing.T) {
 // relative to the scenario file, and a folder walk leaves NAME.policy.yaml
 // files out of the scenarios.
 func TestPolicyFile(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	sub := filepath.Join(dir, "suite")
 	if err := os.MkdirAll(filepath.Join(sub, "policies"), 0o755); err != nil {
@@ -331,6 +341,7 @@ func TestPolicyFile(t *testing.T) {
 }
 
 func TestScenarioExpectLines(t *testing.T) {
+	t.Parallel()
 	src := "name: lines\nclient:\n  policy: anthropic-sdk\nattempts:\n  - status: 529\nexpect:\n  outcome: success\n  attempts: 2\n  delays: policy\n  maxDuration: 30s\n"
 	sc, err := ParseScenario("lines.yaml", []byte(src))
 	if err != nil {
@@ -346,5 +357,34 @@ func TestScenarioExpectLines(t *testing.T) {
 	}
 	if got := (&Scenario{}).ExpectLine("outcome"); got != 0 {
 		t.Errorf("a scenario built in code: line %d, want 0", got)
+	}
+}
+
+// TestLoadErrorPercent is a regression test: the hint was the last printf
+// argument, guessed by counting %s in the format, so a %% in a message
+// printed %!(EXTRA string=...). A % in a message, a hint or the user's
+// text is printed as it is.
+func TestLoadErrorPercent(t *testing.T) {
+	t.Parallel()
+	src := "provider: \"50%d\"\nattemps%: 1\nexpect:\n  tolerance: {ratio: 2}\n"
+	_, err := ParseScenario("pct.yaml", []byte(src))
+	var le LoadErrors
+	if !errors.As(err, &le) {
+		t.Fatalf("err = %v, want LoadErrors", err)
+	}
+	var got []string
+	for _, e := range le {
+		got = append(got, e.Error()+" | "+e.Hint)
+	}
+	want := []string{
+		`pct.yaml:1:11: provider: unknown provider "50%d" | providers: anthropic, openai`,
+		`pct.yaml:2:1: attemps%: unknown key "attemps%" | did you mean attempts?`,
+		`pct.yaml:4:22: expect.tolerance.ratio: ratio 2 is above 1 | ratio is a fraction: 0.05 means 5%`,
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("errors mismatch (-want +got):\n%s", diff)
+	}
+	if strings.Contains(le.Error(), "%!") {
+		t.Errorf("a %% was read as a verb:\n%s", le.Error())
 	}
 }

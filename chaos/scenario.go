@@ -4,8 +4,6 @@ import (
 	"strings"
 	"time"
 
-	"go.yaml.in/yaml/v3"
-
 	"github.com/retrylab/retrylab/retry"
 )
 
@@ -54,11 +52,11 @@ func (sc *Scenario) ExpectLine(check string) int {
 
 // Client says which client runs the scenario and with what policy.
 type Client struct {
-	// Policy is a preset name (scalar node) or an inline policy mapping; it is
-	// handed to the retry package to resolve.
-	Policy     yaml.Node `yaml:"policy"`
-	Timeout    Duration  `yaml:"timeout"`
-	Escalation []string  `yaml:"escalation"`
+	// Policy is client.policy: a preset name, a policy file or an inline
+	// policy mapping, decoded at load (see PolicyFor).
+	Policy     ClientPolicy `yaml:"policy"`
+	Timeout    Duration     `yaml:"timeout"`
+	Escalation []string     `yaml:"escalation"`
 	// Fallback is Plandex's fallback chain for the built-in client.
 	Fallback Fallback `yaml:"fallback"`
 	Command  []string `yaml:"command"`

@@ -105,6 +105,7 @@ func always() bool { return true }
 // maxTokens/2 − 1 = 4 retries in all (the failures that left more than 5
 // tokens); without a budget every request makes the policy's max attempts.
 func TestBudgetHoldsRetryStorm(t *testing.T) {
+	t.Parallel()
 	for _, preset := range []string{"forgeflare", "plandex", "orchestrator", "anthropic-sdk", "openai-python"} {
 		t.Run(preset, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
@@ -150,6 +151,7 @@ func TestBudgetHoldsRetryStorm(t *testing.T) {
 // the drained budget (0.1 token each; 51 lift it above half of 10), retries
 // are allowed again, and a second storm gets its 4 retries, no more.
 func TestBudgetRecoversAfterStorm(t *testing.T) {
+	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		p := mustPreset(t, "forgeflare")
 		b := NewBudget(10, 0.1)
@@ -201,6 +203,7 @@ func TestBudgetRecoversAfterStorm(t *testing.T) {
 // budget back above half: 51 (5.1 tokens > 5), not 50, even though 0.1 is
 // not exact in binary (50 × 0.1 sums to just under 5).
 func TestBudgetRefillCount(t *testing.T) {
+	t.Parallel()
 	b := NewBudget(10, 0.1)
 	for range 10 {
 		b.OnFailure()

@@ -28,6 +28,7 @@ func k(kind provider.Kind, streamed bool) *provider.Error {
 
 // TestClassify has one row per row of the seeds' tables.
 func TestClassify(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name  string
 		err   error
@@ -141,6 +142,7 @@ func TestClassify(t *testing.T) {
 }
 
 func TestClassifyCarriesFields(t *testing.T) {
+	t.Parallel()
 	e := &provider.Error{Kind: provider.KindHTTP, Status: 429, Message: "slow down sk-abcdefgh1234", RequestID: "req_1",
 		RetryAfterRaw: "2", RetryAfter: 2e9, HasRetryAfter: true, ShouldRetry: ptr(true)}
 	c := Classify(e)
@@ -152,6 +154,7 @@ func TestClassifyCarriesFields(t *testing.T) {
 }
 
 func TestClassString(t *testing.T) {
+	t.Parallel()
 	got := []string{Retryable.String(), NonRetryable.String(), Conditional.String()}
 	if diff := cmp.Diff([]string{"retryable", "non-retryable", "conditional"}, got); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)

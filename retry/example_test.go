@@ -66,7 +66,7 @@ func ExampleParsePolicy() {
 		fmt.Println("hint:", pe.Hint())
 	}
 	// Output:
-	// error: retry.yaml:2: attemptTimeout: bad duration "5 seconds"
+	// error: retry.yaml:2:17: attemptTimeout: bad duration "5 seconds"
 	// hint: use a number with a unit, like 500ms, 2s or 1m30s
 }
 

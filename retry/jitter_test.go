@@ -11,6 +11,7 @@ import (
 // TestJitterStatistics draws many waits per jitter kind and checks that each
 // lies in the Envelope and that their mean is near the expected one.
 func TestJitterStatistics(t *testing.T) {
+	t.Parallel()
 	base := Strategy{Retry: true, MaxAttempts: 10, InitialDelay: time.Second, MaxDelay: 30 * time.Second, Multiplier: 2, Kind: Exponential}
 	tests := []struct {
 		name   string
@@ -55,6 +56,7 @@ func TestJitterStatistics(t *testing.T) {
 }
 
 func TestDecorrelatedJitter(t *testing.T) {
+	t.Parallel()
 	s := Strategy{Retry: true, MaxAttempts: 10, InitialDelay: time.Second, MaxDelay: 20 * time.Second, Jitter: DecorrelatedJitter}
 	p := &Policy{Enabled: true, Default: s}
 	r := rand.New(rand.NewPCG(3, 4))
@@ -73,6 +75,7 @@ func TestDecorrelatedJitter(t *testing.T) {
 
 // TestJitterBounds stubs the random source at 0 and just below 1.
 func TestJitterBounds(t *testing.T) {
+	t.Parallel()
 	d := 4 * time.Second
 	s := func(j Jitter, f float64) Strategy {
 		return Strategy{InitialDelay: time.Second, MaxDelay: 10 * time.Second, Jitter: j, JitterFraction: f}
@@ -112,6 +115,7 @@ func TestJitterBounds(t *testing.T) {
 }
 
 func TestEnvelope(t *testing.T) {
+	t.Parallel()
 	type env struct {
 		Lo, Hi time.Duration
 		OK     bool
@@ -152,6 +156,7 @@ func TestEnvelope(t *testing.T) {
 }
 
 func TestSchedule(t *testing.T) {
+	t.Parallel()
 	got := mustPreset(t, "forgeflare").Schedule(Overloaded)
 	if diff := cmp.Diff(secs(2, 4, 8, 16), got); diff != "" {
 		t.Errorf("Schedule mismatch (-want +got):\n%s", diff)

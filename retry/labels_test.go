@@ -16,6 +16,7 @@ import (
 // pattern and tags on every RetryAttempt and on its ProviderRequestFinished;
 // one without carries none.
 func TestLabelsInTrace(t *testing.T) {
+	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		var buf bytes.Buffer
 		r := &Retrier{Policy: mustPreset(t, "forgeflare"), Provider: "anthropic", Model: "m", Trace: trace.NewWriter(&buf, "t"), Rand: fixedRand(0)}
@@ -48,6 +49,7 @@ func TestLabelsInTrace(t *testing.T) {
 // TestLabelsBounded: whatever the caller passes, labels stay small and
 // valid UTF-8.
 func TestLabelsBounded(t *testing.T) {
+	t.Parallel()
 	var tags []string
 	for range 100 {
 		tags = append(tags, strings.Repeat("é", 100))

@@ -60,6 +60,7 @@ func failUntilOnHold(t *testing.T, b *Tickets, id, errMsg string, now time.Time)
 // TestSeed002TimeoutRetriedWithBackoff: "Simulate API timeout → verify
 // retry with backoff".
 func TestSeed002TimeoutRetriedWithBackoff(t *testing.T) {
+	t.Parallel()
 	b, _ := board(t, Ticket{ID: "T-1", CreatedAt: t0})
 	b.Claim("T-1", t0)
 	tk, d, err := b.Fail("T-1", "request timed out after 60s", t0)
@@ -74,6 +75,7 @@ func TestSeed002TimeoutRetriedWithBackoff(t *testing.T) {
 // TestSeed002SyntaxErrorOneRetryThenOnHold: "Simulate syntax error →
 // verify single retry then on_hold".
 func TestSeed002SyntaxErrorOneRetryThenOnHold(t *testing.T) {
+	t.Parallel()
 	b, _ := board(t, Ticket{ID: "T-2", CreatedAt: t0})
 	delays, _ := failUntilOnHold(t, b, "T-2", "SyntaxError: Unexpected token '}'", t0)
 	if diff := cmp.Diff([]time.Duration{0}, delays); diff != "" {
@@ -88,6 +90,7 @@ func TestSeed002SyntaxErrorOneRetryThenOnHold(t *testing.T) {
 // TestSeed002TransientThreeRetriesThenOnHold: "Simulate transient error →
 // verify 3 retries then on_hold", waiting 1s, 2s, 4s.
 func TestSeed002TransientThreeRetriesThenOnHold(t *testing.T) {
+	t.Parallel()
 	b, _ := board(t, Ticket{ID: "T-3", CreatedAt: t0})
 	delays, _ := failUntilOnHold(t, b, "T-3", "503 Service Unavailable", t0)
 	if diff := cmp.Diff(secs(1, 2, 4), delays); diff != "" {
@@ -103,6 +106,7 @@ func TestSeed002TransientThreeRetriesThenOnHold(t *testing.T) {
 // hold after its retries, a person releases it, and it is claimed and done.
 // Every transition is a TicketTransition with the seed's activity fields.
 func TestSeed002RateLimitE2EHumanReleases(t *testing.T) {
+	t.Parallel()
 	b, buf := board(t, Ticket{ID: "T-4", CreatedAt: t0})
 	delays, end := failUntilOnHold(t, b, "T-4", "429 Too Many Requests: rate limit exceeded", t0)
 	if diff := cmp.Diff(secs(1, 2, 4), delays); diff != "" {
@@ -163,6 +167,7 @@ func TestSeed002RateLimitE2EHumanReleases(t *testing.T) {
 
 // TestTicketTransitionsRejected: the state machine has no other edges.
 func TestTicketTransitionsRejected(t *testing.T) {
+	t.Parallel()
 	b, buf := board(t, Ticket{ID: "R", CreatedAt: t0}, Ticket{ID: "P", State: TicketInProgress})
 	tests := []struct {
 		name string
@@ -190,6 +195,7 @@ func TestTicketTransitionsRejected(t *testing.T) {
 // TestReadyOrder: seed 002's getReadyTickets: ready, past retry_after,
 // priority first, then the oldest, up to the limit.
 func TestReadyOrder(t *testing.T) {
+	t.Parallel()
 	b, _ := board(t,
 		Ticket{ID: "low-old", Priority: 1, CreatedAt: t0},
 		Ticket{ID: "high-new", Priority: 5, CreatedAt: t0.Add(time.Hour)},
@@ -212,6 +218,7 @@ func TestReadyOrder(t *testing.T) {
 // TestSeed002OneBaseDelay: the forge-ticket preset and Decide give one
 // answer to seed 002: the same waits for the same category.
 func TestSeed002OneBaseDelay(t *testing.T) {
+	t.Parallel()
 	p := mustPreset(t, "forge-ticket")
 	decided := func(category string) []time.Duration {
 		var out []time.Duration

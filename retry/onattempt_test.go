@@ -14,6 +14,7 @@ import (
 // (a wait and its source, a switch, giving up, done), in the order of the
 // log lines it precedes.
 func TestOnAttempt(t *testing.T) {
+	t.Parallel()
 	// Only a classification's type and status are compared here; the
 	// classifier's tests cover the rest.
 	ignore := cmp.Transformer("typeStatus", func(c Classification) [2]any { return [2]any{c.Type, c.Status} })

@@ -19,6 +19,7 @@ func envOf(m map[string]string) func(string) string { return func(k string) stri
 // TestSeed001PlandexEnvironmentVariables: FromEnv applies the four
 // variables of seed 001's table to a copy of the policy.
 func TestSeed001PlandexEnvironmentVariables(t *testing.T) {
+	t.Parallel()
 	p := mustPreset(t, "plandex")
 	q, err := FromEnv(p, envOf(map[string]string{
 		EnvMaxRetryAttempts: "3", EnvMaxRetryDelayMs: "2000", EnvMaxProviderRetryAfterMs: " 30000 ", EnvRetryIrreversible: "true",
@@ -51,6 +52,7 @@ func TestSeed001PlandexEnvironmentVariables(t *testing.T) {
 // TestFromEnvBadValues: each bad value is an error naming the variable and
 // the value, with a hint.
 func TestFromEnvBadValues(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, value, want string
 	}{
@@ -77,6 +79,7 @@ func TestFromEnvBadValues(t *testing.T) {
 // raising plandex's timeout from 2 attempts to 4: a top-level maxAttempts
 // is a cap, which only lowers, while `all:` still sets every type.
 func TestGlobalCapsOnlyLower(t *testing.T) {
+	t.Parallel()
 	capped, err := ParsePolicy([]byte("preset: plandex\nmaxAttempts: 4\nmaxDelay: 10s\n"), "p.yaml")
 	if err != nil {
 		t.Fatal(err)
@@ -119,6 +122,7 @@ func TestGlobalCapsOnlyLower(t *testing.T) {
 // TestGlobalMaxDelayCapsRetryAfter: the delay cap bounds a Retry-After
 // wait too, after its padding (as Plandex's ComputeBackoffDelay does).
 func TestGlobalMaxDelayCapsRetryAfter(t *testing.T) {
+	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		p, err := FromEnv(mustPreset(t, "plandex"), envOf(map[string]string{EnvMaxRetryDelayMs: "3000"}))
 		if err != nil {
@@ -135,6 +139,7 @@ func TestGlobalMaxDelayCapsRetryAfter(t *testing.T) {
 // TestGlobalMaxAttemptsCapsFallbacks: PLANDEX_MAX_RETRY_ATTEMPTS is a hard
 // cap on the attempts of an operation, fallbacks included.
 func TestGlobalMaxAttemptsCapsFallbacks(t *testing.T) {
+	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		p, err := FromEnv(mustPreset(t, "plandex"), envOf(map[string]string{EnvMaxRetryAttempts: "2"}))
 		if err != nil {
@@ -155,6 +160,7 @@ func TestGlobalMaxAttemptsCapsFallbacks(t *testing.T) {
 // TestPlandexRetryIrreversible: PLANDEX_RETRY_IRREVERSIBLE=true lets an
 // irreversible operation be retried (seed 001's walkthrough 4 otherwise).
 func TestPlandexRetryIrreversible(t *testing.T) {
+	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		p, err := FromEnv(mustPreset(t, "plandex"), envOf(map[string]string{EnvRetryIrreversible: "true"}))
 		if err != nil {
@@ -172,6 +178,7 @@ func TestPlandexRetryIrreversible(t *testing.T) {
 // and the retry's Attempt says why, so that the caller drops the cache
 // parameters.
 func TestCacheErrorBodies(t *testing.T) {
+	t.Parallel()
 	bodies := []*provider.Error{
 		{Kind: provider.KindHTTP, Provider: "anthropic", Status: 400, ErrorType: "invalid_request_error",
 			Message: "A maximum of 4 blocks with cache_control may be provided. Found 5."},
@@ -206,6 +213,7 @@ func TestCacheErrorBodies(t *testing.T) {
 // billing_not_active (429) are billing_error (conditional), while a 402 or
 // 429 about credits or quota stays quota_exhausted.
 func TestBillingErrorBodies(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		e    *provider.Error
 		want FailureType
@@ -233,6 +241,7 @@ func TestBillingErrorBodies(t *testing.T) {
 // is rolled back before each retry, with the attempt that failed; a
 // rollback that fails stops the retries.
 func TestConditionalOperationRollsBack(t *testing.T) {
+	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		var rolled []int
 		r := &Retrier{Policy: mustPreset(t, "forgeflare"), Operation: ClassifyOperation("file_write"),
@@ -267,6 +276,7 @@ func TestConditionalOperationRollsBack(t *testing.T) {
 // TestLoadPolicyFile: a per-project policy file (seed 004 US-004), and the
 // errors that name it.
 func TestLoadPolicyFile(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	path := dir + "/policy.yaml"
 	if err := os.WriteFile(path, []byte("preset: plandex\nmaxAttempts: 3\n"), 0o644); err != nil {
@@ -282,7 +292,7 @@ func TestLoadPolicyFile(t *testing.T) {
 		t.Errorf("missing file: %v", err)
 	}
 	os.WriteFile(path, []byte("preset: plandex\nmaxDelay: soon\n"), 0o644)
-	if _, err := LoadPolicyFile(path); err == nil || err.Error() != path+`:2: maxDelay: bad duration "soon"` {
+	if _, err := LoadPolicyFile(path); err == nil || err.Error() != path+`:2:11: maxDelay: bad duration "soon"` {
 		t.Errorf("bad file: %v", err)
 	}
 }
@@ -290,6 +300,7 @@ func TestLoadPolicyFile(t *testing.T) {
 // TestLoadPolicyFileHostile: a path that names a folder, a FIFO, a device or
 // a huge file is refused at once with a reason, never read.
 func TestLoadPolicyFileHostile(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	big := dir + "/big.yaml"
 	if err := os.WriteFile(big, make([]byte, MaxPolicyFileBytes+1), 0o644); err != nil {

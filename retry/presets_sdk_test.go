@@ -18,6 +18,7 @@ import (
 // model, the Python SDKs': a value is used when 0 < value ≤ 60s, else the
 // backoff is (the Node SDKs use other values too; see the doc comments).
 func TestSDKPresetRetryAfterRule(t *testing.T) {
+	t.Parallel()
 	backoffLo, backoffHi := 375*time.Millisecond, 500*time.Millisecond // 0.5s × (1 − 0.25·rand)
 	tests := []struct {
 		name   string
@@ -147,6 +148,7 @@ func checkEnvelope(t *testing.T, preset, want string, h http.Header, now time.Ti
 
 // TestSDKPresetSchedules: 2 retries, 0.5s then 1s, each minus up to 25%.
 func TestSDKPresetSchedules(t *testing.T) {
+	t.Parallel()
 	for _, preset := range sdkPresets {
 		for _, tt := range []struct {
 			name string
@@ -182,6 +184,7 @@ func cmpApprox(d time.Duration) cmp.Option {
 // SDKs and Node 6.x/7.x retry at once. Node 7.x and anthropic (Python) use
 // at most 60s; openai-go and openai (Python) do not retry above 120s.
 func TestSDKPresetRetryAfterValues(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		value string
 		want  []string
@@ -212,6 +215,7 @@ func TestSDKPresetRetryAfterValues(t *testing.T) {
 // retry-after-ms of 0 yields to retry-after in the Node 1.x and 6.x SDKs
 // only; a negative one is skipped by openai-go only.
 func TestSDKPresetRetryAfterMs(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		kv   []string
@@ -262,6 +266,7 @@ func TestSDKPresetRetryAfterMs(t *testing.T) {
 // TestSDKPresetRetryAfterDate: retry-after as an HTTP-date, 30s ahead, 30s
 // past, 150s ahead.
 func TestSDKPresetRetryAfterDate(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name   string
 		offset time.Duration
@@ -292,6 +297,7 @@ func TestSDKPresetRetryAfterDate(t *testing.T) {
 // and 304 are not; x-should-retry decides over the status (and, in openai-go
 // and openai Python, a Retry-After above 120s decides over x-should-retry).
 func TestSDKPresetStatuses(t *testing.T) {
+	t.Parallel()
 	all := func(v string) []string { return []string{v, v, v, v, v, v, v} }
 	tests := []struct {
 		name   string
@@ -336,6 +342,7 @@ func TestSDKPresetStatuses(t *testing.T) {
 // TLS failure), except that openai-go does not retry its own request
 // timeout (a scenario's client.timeout), while anthropic-go does.
 func TestSDKPresetStreamAndTransport(t *testing.T) {
+	t.Parallel()
 	all := func(v string) []string { return []string{v, v, v, v, v, v, v} }
 	tests := []struct {
 		name string
@@ -368,6 +375,7 @@ func TestSDKPresetStreamAndTransport(t *testing.T) {
 // TestSDKPresetTimeout: a request that hangs fails after the SDKs' default
 // timeout of 10 minutes, and is retried.
 func TestSDKPresetTimeout(t *testing.T) {
+	t.Parallel()
 	for _, preset := range sdkPresets {
 		t.Run(preset, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {

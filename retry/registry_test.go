@@ -34,6 +34,7 @@ func ids(reports []Report) []string {
 
 // TestRegistryKeepsLast100: seed 001's ring buffer of 100 entries.
 func TestRegistryKeepsLast100(t *testing.T) {
+	t.Parallel()
 	g := OpenRegistry(filepath.Join(t.TempDir(), "errors.json"))
 	for i := 0; i < 103; i++ {
 		if err := g.Add(testReport(i, RateLimit)); err != nil {
@@ -52,6 +53,7 @@ func TestRegistryKeepsLast100(t *testing.T) {
 // TestRegistryListErrorsFilter: category, type, provider, tag, resolved,
 // since — seed 001's ListErrors(ErrorFilter{...}).
 func TestRegistryListErrorsFilter(t *testing.T) {
+	t.Parallel()
 	g := NewRegistry(filepath.Join(t.TempDir(), "sub", "errors.json"), 10)
 	for i, ft := range []FailureType{QuotaExhausted, RateLimit, AuthInvalid, BillingError} {
 		if err := g.Add(testReport(i, ft)); err != nil {
@@ -95,6 +97,7 @@ func TestRegistryListErrorsFilter(t *testing.T) {
 
 // TestRegistryEmpty: a registry that was never written lists nothing.
 func TestRegistryEmpty(t *testing.T) {
+	t.Parallel()
 	got, err := OpenRegistry(filepath.Join(t.TempDir(), "none.json")).ListErrors(ErrorFilter{})
 	if err != nil || len(got) != 0 {
 		t.Errorf("ListErrors = %v, %v", got, err)
@@ -105,6 +108,7 @@ func TestRegistryEmpty(t *testing.T) {
 // its own ErrorRegistry of the same file (as separate components of one
 // process would), lose nothing.
 func TestRegistryConcurrentWriters(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "errors.json")
 	const writers, each = 8, 10
 	var wg sync.WaitGroup
@@ -146,6 +150,7 @@ func checkAllThere(t *testing.T, path string, n int) {
 // binary, run again as a helper) lose nothing either: the file lock orders
 // them.
 func TestRegistryConcurrentProcesses(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("starts processes")
 	}
@@ -191,6 +196,7 @@ func TestRegistryHelperProcess(t *testing.T) {
 // its temporary file but before the rename leaves the registry as it was
 // for readers; the next writer removes the leftover and loses nothing.
 func TestRegistryCrashBetweenWriteAndRename(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "errors.json")
 	g := OpenRegistry(path)
 	if err := g.Add(testReport(1, RateLimit)); err != nil {
@@ -225,6 +231,7 @@ func TestRegistryCrashBetweenWriteAndRename(t *testing.T) {
 // TestRegistryBadFile: a file that is not a registry is an error naming it,
 // with a hint, and is never overwritten.
 func TestRegistryBadFile(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "errors.json")
 	for _, content := range []string{"not json", `{"schema":"other/v9","reports":[]}`} {
 		os.WriteFile(path, []byte(content), 0o644)
@@ -245,6 +252,7 @@ func TestRegistryBadFile(t *testing.T) {
 
 // TestRetrierWritesRegistry: a Retrier with a Registry keeps each report.
 func TestRetrierWritesRegistry(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "errors.json")
 	ex, _ := walkthrough2WithRegistry(t, OpenRegistry(path))
 	got, err := OpenRegistry(path).ListErrors(ErrorFilter{Tag: TagUnrecoverable})

@@ -37,6 +37,7 @@ func waitsOf(evs []trace.RetryAttempt) []wait {
 // and one with retry-after: 5 and retry-after-ms: 1500 waited 1.5s (the
 // seed: 5s). The SDK presets still read retry-after-ms first.
 func TestForgeflareIgnoresRetryAfterMs(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name    string
 		preset  string
@@ -85,6 +86,7 @@ func TestForgeflareIgnoresRetryAfterMs(t *testing.T) {
 // (the Node and Python SDKs raise it as a non-retryable status error; the Go
 // SDKs return it as a response).
 func TestForgeflareTransportErrorsPermanent(t *testing.T) {
+	t.Parallel()
 	plain := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusNotModified)
 	}))
@@ -121,6 +123,7 @@ func TestForgeflareTransportErrorsPermanent(t *testing.T) {
 // client-side timeouts, nothing else (505 included, which the preset used
 // to retry as server_error).
 func TestEpicRetryableErrorsKeepsSeed004(t *testing.T) {
+	t.Parallel()
 	listed, err := ParsePolicy([]byte("preset: escalation-epic\nretryableErrors: [rate_limit, server_error, timeout]\n"), "p.yaml")
 	if err != nil {
 		t.Fatal(err)

@@ -50,6 +50,7 @@ func walkthrough2WithRegistry(t *testing.T, g *ErrorRegistry) (*ExhaustedError, 
 // seed's boxed UNRECOVERABLE ERROR with the required actions. The text is
 // testdata/walkthrough2-unrecoverable.golden (refresh with -update).
 func TestSeed001Walkthrough2QuotaExhaustedReport(t *testing.T) {
+	t.Parallel()
 	ex, got := walkthrough2(t)
 	if ex.Attempts != 1 || ex.Reason != ReasonNonRetryable || ex.Classification.Type != QuotaExhausted {
 		t.Errorf("ExhaustedError = %d attempts, %q, %s", ex.Attempts, ex.Reason, ex.Classification.Type)
@@ -97,6 +98,7 @@ func golden(t *testing.T, name, got string) {
 // TestReportRenderWidth: no line is wider than the width given, down to the
 // narrowest (40), and a long word is cut rather than overflowing.
 func TestReportRenderWidth(t *testing.T) {
+	t.Parallel()
 	ex, _ := walkthrough2(t)
 	ex.Report.RootCause.Message += " " + strings.Repeat("x", 150)
 	for _, width := range []int{0, 20, 40, 61, 80, 132} {
@@ -117,6 +119,7 @@ func TestReportRenderWidth(t *testing.T) {
 // TestReportRenderColor: colour only when asked, and StyleFor never asks
 // for it on a file that is not a terminal, nor with NO_COLOR.
 func TestReportRenderColor(t *testing.T) {
+	t.Parallel()
 	ex, _ := walkthrough2(t)
 	var plain, colored bytes.Buffer
 	ex.Report.Render(&plain, Style{Width: 80})
@@ -151,6 +154,7 @@ func TestReportRenderColor(t *testing.T) {
 // TestSeed001RequiredUserActions: every non-retryable type of seed 001's
 // table gets its "Required User Action" first, with the seed's command.
 func TestSeed001RequiredUserActions(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		ft            FailureType
 		text, command string
@@ -188,6 +192,7 @@ func TestSeed001RequiredUserActions(t *testing.T) {
 // TestRecoveryForLimits: when a limit stopped the retries, its setting comes
 // first.
 func TestRecoveryForLimits(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		reason, setting string
 	}{
@@ -212,6 +217,7 @@ func TestRecoveryForLimits(t *testing.T) {
 // 13.2s (padding 10%, with the ceiling the walkthrough must have had), then
 // success: "succeeded after 2 attempt(s)".
 func TestSeed001Walkthrough1Summary(t *testing.T) {
+	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		p := mustPreset(t, "plandex")
 		p.RetryAfter.Ceiling = 15 * time.Second
@@ -243,6 +249,7 @@ func TestSeed001Walkthrough1Summary(t *testing.T) {
 // fallback, success: "succeeded after 4 attempt(s)", with the fallback in
 // the history.
 func TestSeed001Walkthrough3Summary(t *testing.T) {
+	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		r := &Retrier{Policy: mustPreset(t, "plandex"), Provider: "openai", Model: "gpt-4",
 			Fallbacks: Fallbacks{Error: "claude-3-haiku"}, Rand: fixedRand(half)}
@@ -269,6 +276,7 @@ func TestSeed001Walkthrough3Summary(t *testing.T) {
 // TestReportHistory: the report of a request that ran out of attempts has
 // every attempt with its time, wait and the fallback taken.
 func TestReportHistory(t *testing.T) {
+	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		start := time.Now()
 		r := &Retrier{Policy: mustPreset(t, "forgeflare"), Provider: "anthropic", Model: "m"}
@@ -303,6 +311,7 @@ func TestReportHistory(t *testing.T) {
 
 // TestNewReport: a caller with its own loop builds the same Report.
 func TestNewReport(t *testing.T) {
+	t.Parallel()
 	now := time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)
 	rep := NewReport(quotaErr(), ReasonNonRetryable, 1, nil, StepContext{Plan: "p"}, now)
 	if rep.RootCause.Type != QuotaExhausted || rep.RootCause.Provider != "openai" || !rep.Unrecoverable() || rep.Time != now ||

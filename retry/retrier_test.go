@@ -16,6 +16,7 @@ import (
 )
 
 func TestTraceEventsForgeflare(t *testing.T) {
+	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		r := &Retrier{Policy: mustPreset(t, "forgeflare"), Provider: "anthropic", Model: "claude-haiku-4-5"}
 		e429 := retryAfterErr(429, "5", 5*time.Second)
@@ -54,6 +55,7 @@ func TestTraceEventsForgeflare(t *testing.T) {
 }
 
 func TestTraceEventsFailure(t *testing.T) {
+	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		r := &Retrier{Policy: mustPreset(t, "forgeflare"), Provider: "anthropic", Model: "m"}
 		e := httpErr(400)
@@ -80,6 +82,7 @@ func TestTraceEventsFailure(t *testing.T) {
 }
 
 func TestCancelMidWaitReturnsPromptly(t *testing.T) {
+	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		var buf bytes.Buffer
 		ctx, cancel := context.WithCancel(context.Background())
@@ -108,6 +111,7 @@ func TestCancelMidWaitReturnsPromptly(t *testing.T) {
 }
 
 func TestCanceledAttemptNeverRetried(t *testing.T) {
+	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
 		r := &Retrier{Policy: mustPreset(t, "forge-ticket")}
@@ -124,6 +128,7 @@ func TestCanceledAttemptNeverRetried(t *testing.T) {
 }
 
 func TestAttemptTimeoutIsTimeout(t *testing.T) {
+	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		p := mustPreset(t, "forgeflare")
 		p.AttemptTimeout = 5 * time.Second
@@ -160,6 +165,7 @@ func doFakeCall(t *testing.T, r *Retrier, call func(context.Context, Attempt) er
 }
 
 func TestTimeScale(t *testing.T) {
+	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		r := &Retrier{Policy: mustPreset(t, "forgeflare"), TimeScale: 0.1}
 		got := doFake(t, r, httpErr(529), httpErr(529))
@@ -181,6 +187,7 @@ func TestTimeScale(t *testing.T) {
 }
 
 func TestBudgetStopsRetryStorm(t *testing.T) {
+	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		b := NewBudget(10, 0.1)
 		calls := 0
@@ -206,6 +213,7 @@ func TestBudgetStopsRetryStorm(t *testing.T) {
 }
 
 func TestIrreversibleNotRetried(t *testing.T) {
+	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		r := &Retrier{Policy: mustPreset(t, "plandex"), Operation: ClassifyOperation("shell_exec")}
 		got := doFake(t, r, httpErr(503))
@@ -225,6 +233,7 @@ func TestIrreversibleNotRetried(t *testing.T) {
 }
 
 func TestMaxElapsed(t *testing.T) {
+	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		p := mustPreset(t, "forgeflare")
 		p.MaxElapsed = 10 * time.Second
@@ -237,6 +246,7 @@ func TestMaxElapsed(t *testing.T) {
 }
 
 func TestDisabled(t *testing.T) {
+	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		p := mustPreset(t, "escalation-epic")
 		p.Enabled = false
@@ -248,6 +258,7 @@ func TestDisabled(t *testing.T) {
 }
 
 func TestLadderEscalation(t *testing.T) {
+	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		ladder := []string{"claude-haiku-4-5", "claude-sonnet-4-5", "claude-opus-4-1"}
 		r := &Retrier{Policy: mustPreset(t, "escalation-epic"), Provider: "anthropic", Ladder: ladder}
@@ -274,6 +285,7 @@ func TestLadderEscalation(t *testing.T) {
 }
 
 func TestLadderContextLimit(t *testing.T) {
+	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		r := &Retrier{Policy: mustPreset(t, "escalation-epic"), Ladder: []string{"claude-sonnet-4-5", "claude-opus-4-1"}}
 		e := &provider.Error{Kind: provider.KindHTTP, Status: 400, Message: "prompt exceeds context_length"}
@@ -291,6 +303,7 @@ func TestLadderContextLimit(t *testing.T) {
 // TestPlandexFallbackChain replays seed 001's scenario 3: stream interrupted,
 // 503, 503 → ErrorFallback, success on the fallback model.
 func TestPlandexFallbackChain(t *testing.T) {
+	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		r := &Retrier{Policy: mustPreset(t, "plandex"), Provider: "openai", Model: "gpt-4",
 			Fallbacks: Fallbacks{Error: "claude-3-haiku"}, Rand: fixedRand(half)}
@@ -319,6 +332,7 @@ func TestPlandexFallbackChain(t *testing.T) {
 // is then the fallback, taken after MAX_RETRIES_WITHOUT_FALLBACK (3), not after
 // the overloaded strategy's 5 attempts.
 func TestPlandexFallbackFromLadder(t *testing.T) {
+	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		r := &Retrier{Policy: mustPreset(t, "plandex"), Provider: "openai", Model: "gpt-4",
 			Ladder: []string{"gpt-4", "claude-3-haiku"}, Rand: fixedRand(half)}
@@ -345,6 +359,7 @@ func TestPlandexFallbackFromLadder(t *testing.T) {
 }
 
 func TestPlandexFallbackCascade(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name    string
 		fb      Fallbacks
@@ -397,6 +412,7 @@ func TestPlandexFallbackCascade(t *testing.T) {
 // non-retryable, and a non-retryable failure with a fallback configured
 // switches to it.
 func TestPlandexRetryAfterCeilingFallsBack(t *testing.T) {
+	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		r := &Retrier{Policy: mustPreset(t, "plandex"), Provider: "anthropic", Model: "m",
 			Fallbacks: Fallbacks{Provider: "openrouter", ProviderModel: "anthropic/m"}}
@@ -417,6 +433,7 @@ func TestPlandexRetryAfterCeilingFallsBack(t *testing.T) {
 }
 
 func TestBudgetTokens(t *testing.T) {
+	t.Parallel()
 	b := NewBudget(4, 0.5)
 	b.OnFailure()
 	b.OnFailure()
@@ -435,6 +452,7 @@ func TestBudgetTokens(t *testing.T) {
 }
 
 func TestExhaustedError(t *testing.T) {
+	t.Parallel()
 	last := httpErr(503)
 	var err error = &ExhaustedError{Attempts: 3, Last: last, Classification: Classification{Type: Overloaded}, Reason: "attempts exhausted"}
 	if !errors.Is(err, ErrExhausted) || errors.Is(err, ErrIrreversible) || !errors.Is(err, last) {
@@ -451,6 +469,7 @@ func TestExhaustedError(t *testing.T) {
 }
 
 func TestSeconds(t *testing.T) {
+	t.Parallel()
 	got := []string{seconds(0), seconds(2 * time.Second), seconds(1500 * time.Millisecond), seconds(13200 * time.Millisecond), seconds(437500 * time.Microsecond)}
 	if diff := cmp.Diff([]string{"0", "2", "1.5", "13.2", "0.437"}, got); diff != "" {
 		t.Errorf("seconds mismatch (-want +got):\n%s", diff)
@@ -458,6 +477,7 @@ func TestSeconds(t *testing.T) {
 }
 
 func TestNilPolicyOneAttempt(t *testing.T) {
+	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		got := doFake(t, &Retrier{}, httpErr(503))
 		if len(got.models) != 1 || !errors.Is(got.err, ErrExhausted) {
@@ -471,6 +491,7 @@ func TestNilPolicyOneAttempt(t *testing.T) {
 // connection_error and retried four times). The SDKs retry every transport
 // error, these included.
 func TestPermanentNetworkErrors(t *testing.T) {
+	t.Parallel()
 	dns := &provider.Error{Kind: provider.KindNetwork, Provider: "anthropic",
 		Err: &net.OpError{Op: "dial", Err: &net.DNSError{Err: "no such host", Name: "api.example.invalid", IsNotFound: true}}}
 	tests := []struct {
@@ -502,6 +523,7 @@ func TestPermanentNetworkErrors(t *testing.T) {
 // applied), and a retry at once as a wait of 0, so that a harness can tell
 // the client's own lateness from a wrong wait.
 func TestOnSleep(t *testing.T) {
+	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		var got []Sleep
 		r := &Retrier{Policy: mustPreset(t, "forgeflare"), Provider: "anthropic", Model: "m", TimeScale: 0.5,

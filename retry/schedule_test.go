@@ -16,6 +16,7 @@ const half = 1 << 52
 // TestPresetSchedules checks the exact wait schedule of every preset under
 // fake time: the gaps between attempts as the call observed them.
 func TestPresetSchedules(t *testing.T) {
+	t.Parallel()
 	rep := func(e error, n int) []error {
 		out := make([]error, n)
 		for i := range out {

@@ -16,6 +16,7 @@ import (
 // returns as KindIncomplete) is a stream interruption that forgeflare
 // retries from the beginning, never a success.
 func TestSeed000R1StreamWithoutStopReasonIsStreamTransient(t *testing.T) {
+	t.Parallel()
 	noStop := &provider.Error{Kind: provider.KindIncomplete, Provider: "anthropic", Streamed: true,
 		Message: "stream ended without stop_reason", Text: "Hello"}
 	c := Classify(noStop)
@@ -40,6 +41,7 @@ func TestSeed000R1StreamWithoutStopReasonIsStreamTransient(t *testing.T) {
 // shows its error message (R3: "error message displayed to user on every
 // attempt, not just the final failure"), on one line, after R4's exact text.
 func TestSeed000R3ErrorMessageOnEveryAttempt(t *testing.T) {
+	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		r := &Retrier{Policy: mustPreset(t, "forgeflare"), Provider: "anthropic", Model: "m"}
 		e1, e2 := httpErr(529), httpErr(503)
@@ -60,6 +62,7 @@ func TestSeed000R3ErrorMessageOnEveryAttempt(t *testing.T) {
 // "[retry] Using retry-after: {n}s", on a line of its own before the
 // attempt's.
 func TestSeed000R4RetryAfterLine(t *testing.T) {
+	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		r := &Retrier{Policy: mustPreset(t, "forgeflare"), Provider: "anthropic", Model: "m"}
 		got := doFake(t, r, retryAfterErr(429, "7", 7*time.Second))
@@ -75,6 +78,7 @@ func TestSeed000R4RetryAfterLine(t *testing.T) {
 }
 
 func TestOneLine(t *testing.T) {
+	t.Parallel()
 	tests := []struct{ in, want string }{
 		{"a\n b\t\tc ", "a b c"},
 		{"", ""},

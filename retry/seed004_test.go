@@ -15,6 +15,7 @@ import (
 // TestSeed004US002EnhancedPrompt: buildEnhancedRetryPrompt's text, with and
 // without a failed output.
 func TestSeed004US002EnhancedPrompt(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		c    EnhancedRetryContext
@@ -65,6 +66,7 @@ func runValidated(t *testing.T, r *Retrier, outputs []string, errs ...error) (*R
 // carries the error and the failed output, its prompt is the enhanced one,
 // the trace marks the retry, and the earlier attempt stays in the history.
 func TestSeed004US002LogicalFailureRetriedWithErrorContext(t *testing.T) {
+	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		r := &Retrier{Policy: mustPreset(t, "escalation-epic"), Provider: "anthropic", Model: "claude-haiku-4-5", ErrorContext: true}
 		rc, got := runValidated(t, r, []string{"red, green, blue", `["red","green","blue"]`})
@@ -101,6 +103,7 @@ func TestSeed004US002LogicalFailureRetriedWithErrorContext(t *testing.T) {
 // TestSeed004US002APIErrorContext: an API error's retry carries the error
 // message and the text that had streamed before it.
 func TestSeed004US002APIErrorContext(t *testing.T) {
+	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		r := &Retrier{Policy: mustPreset(t, "forgeflare"), ErrorContext: true}
 		drop := &provider.Error{Kind: provider.KindSSEError, ErrorType: "overloaded_error", Message: "Overloaded", Streamed: true, Text: "The three col"}
@@ -121,6 +124,7 @@ func TestSeed004US002APIErrorContext(t *testing.T) {
 // TestLogicalFailureNotRetriedByDefault: a preset that says nothing of
 // logical failures gives up on the first rejected response, reporting it.
 func TestLogicalFailureNotRetriedByDefault(t *testing.T) {
+	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		r := &Retrier{Policy: mustPreset(t, "anthropic-sdk")}
 		_, got := runValidated(t, r, []string{"nope"})
@@ -138,6 +142,7 @@ func TestLogicalFailureNotRetriedByDefault(t *testing.T) {
 // TestAttemptPromptTruncatesFailedOutput: seed 004's risk "context too long
 // after retries": the failed output quoted is cut.
 func TestAttemptPromptTruncatesFailedOutput(t *testing.T) {
+	t.Parallel()
 	a := Attempt{Number: 2, Previous: &Failure{Output: strings.Repeat("x", MaxFailedOutput+100),
 		Classification: Classification{Message: "bad"}}}
 	p := a.Prompt("orig", "")
@@ -163,6 +168,7 @@ func fiveOOThree(n int) []error {
 // TestSeed004US003DefaultLadder: escalation-epic starts at the seed's first
 // model and escalates along MODEL_LADDER.
 func TestSeed004US003DefaultLadder(t *testing.T) {
+	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		got := doFake(t, ladderRetrier(t), fiveOOThree(4)...)
 		if got.err != nil {
@@ -178,6 +184,7 @@ func TestSeed004US003DefaultLadder(t *testing.T) {
 // before the switch and offered to Confirm, which sees no RunEscalated yet;
 // the RunEscalated then carries the same estimate.
 func TestSeed004US003CostEstimateBeforeEscalation(t *testing.T) {
+	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		r := ladderRetrier(t)
 		var offers []EscalationOffer
@@ -213,6 +220,7 @@ func TestSeed004US003CostEstimateBeforeEscalation(t *testing.T) {
 // TestSeed004US003ConfirmRefuses: a refused escalation does not happen: an
 // EscalationDeclined is written and the request gives up.
 func TestSeed004US003ConfirmRefuses(t *testing.T) {
+	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		r := ladderRetrier(t)
 		r.Confirm = func(context.Context, EscalationOffer) error { return errors.New("user said no") }
@@ -241,6 +249,7 @@ func TestSeed004US003ConfirmRefuses(t *testing.T) {
 // a run (every request of one Retrier) may add: the first escalation fits,
 // the second request's does not.
 func TestEscalationCostCapPerRun(t *testing.T) {
+	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		p, err := ParsePolicy([]byte("preset: escalation-epic\nescalation: {maxCost: 0.015}\n"), "p.yaml")
 		if err != nil {
@@ -268,6 +277,7 @@ func TestEscalationCostCapPerRun(t *testing.T) {
 // TestEscalationCapUnpriced: under a cap, a switch that cannot be priced
 // does not happen.
 func TestEscalationCapUnpriced(t *testing.T) {
+	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		p := mustPreset(t, "escalation-epic")
 		p.Escalation.MaxCost = 1
@@ -283,6 +293,7 @@ func TestEscalationCapUnpriced(t *testing.T) {
 // TestSeed004US003TopOfLadder: at the most capable model, a failure that
 // would escalate ends with "already at the most capable model".
 func TestSeed004US003TopOfLadder(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		errs []error
@@ -328,6 +339,7 @@ func TestSeed004US003TopOfLadder(t *testing.T) {
 // TestParseEscalationGuard: escalation.ladder and escalation.maxCost in a
 // policy file, and their errors.
 func TestParseEscalationGuard(t *testing.T) {
+	t.Parallel()
 	p, err := ParsePolicy([]byte("preset: escalation-epic\nescalation: {ladder: [a, b], maxCost: 0.5}\n"), "p.yaml")
 	if err != nil {
 		t.Fatal(err)
@@ -336,10 +348,10 @@ func TestParseEscalationGuard(t *testing.T) {
 		t.Errorf("escalation = %+v", p.Escalation)
 	}
 	for src, want := range map[string]string{
-		"escalation: {ladder: [a]}\n":       "p.yaml:1: escalation.ladder: must be a list of at least two models",
-		"escalation: {ladder: [a, a]}\n":    `p.yaml:1: escalation.ladder: model "a" is on the ladder twice`,
-		"escalation: {maxCost: -1}\n":       "p.yaml:1: escalation.maxCost: -1 is out of range",
-		"escalation: {ladder: [a, {b: c}]}": "p.yaml:1: escalation.ladder: must be a list of model names",
+		"escalation: {ladder: [a]}\n":       "p.yaml:1:22: escalation.ladder: must be a list of at least two models",
+		"escalation: {ladder: [a, a]}\n":    `p.yaml:1:26: escalation.ladder: model "a" is on the ladder twice`,
+		"escalation: {maxCost: -1}\n":       "p.yaml:1:23: escalation.maxCost: -1 is out of range",
+		"escalation: {ladder: [a, {b: c}]}": "p.yaml:1:26: escalation.ladder: must be a list of model names",
 	} {
 		_, err := ParsePolicy([]byte(src), "p.yaml")
 		if err == nil || err.Error() != want {
@@ -352,6 +364,7 @@ func TestParseEscalationGuard(t *testing.T) {
 // budget stops is never offered to Confirm, and one a failed rollback stops
 // is not counted as spent.
 func TestEscalationGuardSkippedWhenSwitchCannotHappen(t *testing.T) {
+	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		r := ladderRetrier(t)
 		r.Budget = NewBudget(2, 0) // two failures leave it at half: no retry, no switch

@@ -10,6 +10,7 @@ import (
 )
 
 func TestDecide(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name     string
 		category string
@@ -37,6 +38,7 @@ func TestDecide(t *testing.T) {
 }
 
 func TestClassifyTicketError(t *testing.T) {
+	t.Parallel()
 	tests := []struct{ msg, want string }{
 		{"429 Too Many Requests: rate limit exceeded", "transient"},
 		{"503 Service Unavailable", "transient"},
@@ -61,6 +63,7 @@ func TestClassifyTicketError(t *testing.T) {
 }
 
 func TestDecideTicketEmitsRetryDecision(t *testing.T) {
+	t.Parallel()
 	var buf bytes.Buffer
 	r := &Retrier{Trace: trace.NewWriter(&buf, "run")}
 	r.DecideTicket("T-1", "503 Service Unavailable", 1)
@@ -76,6 +79,7 @@ func TestDecideTicketEmitsRetryDecision(t *testing.T) {
 }
 
 func TestClassifyOperation(t *testing.T) {
+	t.Parallel()
 	got := map[string]string{}
 	for _, op := range []string{"model_request", "file_read", "context_load", "file_write", "file_edit", "shell_exec", "deploy", "external_api_write", "mystery"} {
 		got[op] = ClassifyOperation(op).String()
@@ -88,6 +92,7 @@ func TestClassifyOperation(t *testing.T) {
 }
 
 func TestPriceEstimate(t *testing.T) {
+	t.Parallel()
 	got, ok := DefaultPrices.Estimate("claude-haiku-4-5", "claude-opus-4-1", 2000)
 	if !ok || got != 0.14 {
 		t.Errorf("Estimate = %v, %v; want 0.14", got, ok)

@@ -6,7 +6,6 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"regexp"
 	"slices"
 	"sort"
 	"strconv"
@@ -14,68 +13,87 @@ import (
 	"time"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/retrylab/retrylab/internal/yamldiag"
 )
 
-// PolicyError is a problem in a policy file: where it is, which field, what
-// is wrong and (Hint) what to do about it. Error() gives "file:line: field:
-// msg"; callers print Hint() on its own line.
+// PolicyError is every problem found in a policy: each with its file, line,
+// column and field (e.g. "failureTypes.rate_limit.initialDelay"), what is
+// wrong and what to do about it. Error() reads "file:line:column: field:
+// msg", one problem a line with its hint under it when there are several;
+// callers print Hint() on its own line.
 type PolicyError struct {
-	File  string
-	Line  int
-	Field string // dotted path, e.g. "failureTypes.rate_limit.initialDelay"
-	Msg   string
-	Help  string // what to do next; see Hint
+	problems yamldiag.List
 }
 
 var _ error = (*PolicyError)(nil)
 
-// Hint says what to do next.
-func (e *PolicyError) Hint() string { return e.Help }
+func (e *PolicyError) Error() string { return e.problems.Error() }
 
-func (e *PolicyError) Error() string {
-	loc := e.File
-	if loc == "" {
-		loc = "policy"
-	}
-	if e.Line > 0 {
-		loc += ":" + strconv.Itoa(e.Line)
-	}
-	s := loc + ": "
-	if e.Field != "" {
-		s += e.Field + ": "
-	}
-	return s + e.Msg
+// Hint says what to do next: the problem's own hint when there is one,
+// else what to do about them all (each hint is in Error's text then).
+func (e *PolicyError) Hint() string {
+	return e.problems.Hint("fix the problems above; docs/policy.md lists the fields and their values")
 }
 
-var yamlLineRE = regexp.MustCompile(`^line (\d+): (.*)$`)
+// Problems returns each problem, in position order.
+func (e *PolicyError) Problems() yamldiag.List { return e.problems }
+
+// policyError is a PolicyError of one problem, in file, at no line.
+func policyError(file, msg, hint string) *PolicyError {
+	c := newCollector(file)
+	c.AddAt(0, 0, "", msg, hint)
+	return &PolicyError{c.List()}
+}
+
+// newCollector collects the problems of the policy file file ("policy"
+// when it has no name).
+func newCollector(file string) *yamldiag.Collector {
+	if file == "" {
+		file = "policy"
+	}
+	return yamldiag.New(file)
+}
 
 // ParsePolicy parses a policy YAML document (see the package doc for the
 // schema). file names the source in errors. Unknown keys, bad durations,
-// unknown enum values and out-of-range numbers are errors naming file:line
-// and the field, with a hint.
+// unknown enum values and out-of-range numbers are errors naming
+// file:line:column and the field, with a hint; every problem is reported
+// at once, as one *PolicyError.
 func ParsePolicy(data []byte, file string) (*Policy, error) {
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
-		pe := &PolicyError{File: file, Msg: strings.TrimPrefix(err.Error(), "yaml: "), Help: "the policy file must be valid YAML"}
-		if m := yamlLineRE.FindStringSubmatch(pe.Msg); m != nil {
-			pe.Line, _ = strconv.Atoi(m[1])
-			pe.Msg = m[2]
-		}
-		return nil, pe
+		line, msg := yamldiag.Syntax(err)
+		c := newCollector(file)
+		c.AddAt(line, 0, "", msg, "the policy file must be valid YAML")
+		return nil, &PolicyError{c.List()}
 	}
 	if doc.Kind == 0 || len(doc.Content) == 0 {
-		return nil, &PolicyError{File: file, Line: 1, Msg: "empty policy", Help: "write `preset: forgeflare` or a mapping of policy fields"}
+		c := newCollector(file)
+		c.AddAt(1, 0, "", "empty policy", "write `preset: forgeflare` or a mapping of policy fields")
+		return nil, &PolicyError{c.List()}
 	}
 	return DecodePolicyNode(doc.Content[0], file)
 }
 
 // DecodePolicyNode decodes a policy from a YAML node: a scalar preset name,
 // or a mapping of policy fields that may start from `preset: NAME` and
-// override it. file names the source in errors.
+// override it. file names the source in errors; every problem is reported
+// at once, as one *PolicyError.
 func DecodePolicyNode(n *yaml.Node, file string) (*Policy, error) {
-	d := &decoder{file: file}
+	d := &decoder{c: newCollector(file)}
+	p := d.policyNode(n)
+	if d.c.Len() > 0 {
+		return nil, &PolicyError{d.c.List()}
+	}
+	return p, nil
+}
+
+// policyNode is DecodePolicyNode's decision on the node's shape.
+func (d *decoder) policyNode(n *yaml.Node) *Policy {
 	if n == nil || n.Kind == 0 {
-		return nil, d.errf(n, "", "no policy given", "write a preset name (%s) or a mapping", strings.Join(PresetNames(), ", "))
+		d.errf(nil, "", "no policy given", "write a preset name ("+strings.Join(PresetNames(), ", ")+") or a mapping")
+		return nil
 	}
 	if n.Kind == yaml.DocumentNode && len(n.Content) > 0 {
 		n = n.Content[0]
@@ -85,48 +103,44 @@ func DecodePolicyNode(n *yaml.Node, file string) (*Policy, error) {
 	}
 	switch n.Kind {
 	case yaml.ScalarNode:
-		p, err := Preset(n.Value)
-		if err != nil {
-			return nil, d.errf(n, "policy", fmt.Sprintf("unknown preset %q", n.Value), "valid presets: %s", strings.Join(PresetNames(), ", "))
-		}
-		return p, nil
+		return d.preset(n, "policy")
 	case yaml.MappingNode:
 		return d.policy(n)
 	}
-	return nil, d.errf(n, "policy", "must be a preset name or a mapping", "e.g. `policy: forgeflare` or `policy: {preset: plandex, attemptTimeout: 30s}`")
+	d.errf(n, "policy", "must be a preset name or a mapping", "e.g. `policy: forgeflare` or `policy: {preset: plandex, attemptTimeout: 30s}`")
+	return nil
 }
 
-type decoder struct{ file string }
+// decoder decodes a policy, collecting every problem.
+type decoder struct{ c *yamldiag.Collector }
 
-func (d *decoder) errf(n *yaml.Node, field, msg, hint string, args ...any) error {
-	line := 0
-	if n != nil {
-		line = n.Line
-	}
-	return &PolicyError{File: d.file, Line: line, Field: field, Msg: msg, Help: fmt.Sprintf(hint, args...)}
+// errf records a problem at n (nil: no position) in field; hint says what
+// to do about it.
+func (d *decoder) errf(n *yaml.Node, field, msg, hint string) {
+	d.c.Add(n, field, msg, hint)
 }
 
-func join(prefix, key string) string {
-	if prefix == "" {
-		return key
-	}
-	return prefix + "." + key
-}
+func join(prefix, key string) string { return yamldiag.Join(prefix, key) }
 
-// fields walks a mapping, rejecting unknown and duplicate keys.
-func (d *decoder) fields(n *yaml.Node, path string, known []string) (map[string]*yaml.Node, []string, error) {
+// fields walks a mapping, reporting unknown keys (when known is not nil)
+// and the second of duplicate keys, and returns the others, in order. Not
+// a mapping, it reports that and returns nothing.
+func (d *decoder) fields(n *yaml.Node, path string, known []string) (map[string]*yaml.Node, []string) {
 	if n.Kind != yaml.MappingNode {
-		return nil, nil, d.errf(n, path, "must be a mapping", "write `key: value` pairs under %s", path)
+		d.errf(n, path, "must be a mapping", "write `key: value` pairs under "+path)
+		return nil, nil
 	}
 	out := map[string]*yaml.Node{}
 	var order []string
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
 		if known != nil && !contains(known, k.Value) {
-			return nil, nil, d.errf(k, join(path, k.Value), "unknown field", "valid fields here: %s", strings.Join(known, ", "))
+			d.errf(k, join(path, k.Value), "unknown field", "valid fields here: "+strings.Join(known, ", "))
+			continue
 		}
 		if _, dup := out[k.Value]; dup {
-			return nil, nil, d.errf(k, join(path, k.Value), "duplicate field", "remove one of the two")
+			d.errf(k, join(path, k.Value), "duplicate field", "remove one of the two")
+			continue
 		}
 		for v.Kind == yaml.AliasNode && v.Alias != nil {
 			v = v.Alias
@@ -134,7 +148,7 @@ func (d *decoder) fields(n *yaml.Node, path string, known []string) (map[string]
 		out[k.Value] = v
 		order = append(order, k.Value)
 	}
-	return out, order, nil
+	return out, order
 }
 
 func contains(list []string, s string) bool {
@@ -146,71 +160,107 @@ func contains(list []string, s string) bool {
 	return false
 }
 
-func (d *decoder) scalar(n *yaml.Node, path string) (string, error) {
+func (d *decoder) scalar(n *yaml.Node, path string) (string, bool) {
 	if n.Kind != yaml.ScalarNode {
-		return "", d.errf(n, path, "must be a single value", "write a scalar, not a list or a mapping")
+		d.errf(n, path, "must be a single value", "write a scalar, not a list or a mapping")
+		return "", false
 	}
-	return n.Value, nil
+	return n.Value, true
 }
 
-func (d *decoder) duration(n *yaml.Node, path string) (time.Duration, error) {
-	s, err := d.scalar(n, path)
-	if err != nil {
-		return 0, err
+// The value decisions, pure: each returns the value, or why not (msg) and
+// what to do (hint).
+
+func parseDuration(s string) (v time.Duration, msg, hint string) {
+	v, err := time.ParseDuration(s)
+	switch {
+	case err != nil && s == "0":
+		return 0, "", ""
+	case err != nil:
+		return 0, fmt.Sprintf("bad duration %q", s), "use a number with a unit, like 500ms, 2s or 1m30s"
+	case v < 0:
+		return 0, fmt.Sprintf("negative duration %q", s), "use 0 or a positive duration"
 	}
-	v, perr := time.ParseDuration(s)
-	if perr != nil {
-		if s == "0" {
-			return 0, nil
+	return v, "", ""
+}
+
+func parseInteger(s string, min int) (v int, msg, hint string) {
+	v, err := strconv.Atoi(s)
+	switch {
+	case err != nil:
+		return 0, fmt.Sprintf("bad integer %q", s), "use a whole number"
+	case v < min:
+		return 0, fmt.Sprintf("%d is below the minimum %d", v, min), fmt.Sprintf("use a number ≥ %d", min)
+	}
+	return v, "", ""
+}
+
+func parseFloat(s string, min, max float64) (v float64, msg, hint string) {
+	v, err := strconv.ParseFloat(s, 64)
+	switch {
+	case err != nil || v != v:
+		return 0, fmt.Sprintf("bad number %q", s), "use a number like 0.1 or 2"
+	case v < min || v > max:
+		return 0, fmt.Sprintf("%v is out of range", v), fmt.Sprintf("use a number between %v and %v", min, max)
+	}
+	return v, "", ""
+}
+
+// value decodes the scalar n with parse, recording its problem.
+func value[T any](d *decoder, n *yaml.Node, path string, parse func(string) (T, string, string)) (T, bool) {
+	var zero T
+	s, ok := d.scalar(n, path)
+	if !ok {
+		return zero, false
+	}
+	v, msg, hint := parse(s)
+	if msg != "" {
+		d.errf(n, path, msg, hint)
+		return zero, false
+	}
+	return v, true
+}
+
+func (d *decoder) duration(n *yaml.Node, path string) (time.Duration, bool) {
+	return value(d, n, path, parseDuration)
+}
+
+func (d *decoder) boolean(n *yaml.Node, path string) (bool, bool) {
+	return value(d, n, path, func(s string) (bool, string, string) {
+		var b bool
+		if err := n.Decode(&b); err != nil {
+			return false, fmt.Sprintf("bad boolean %q", s), "use true or false"
 		}
-		return 0, d.errf(n, path, fmt.Sprintf("bad duration %q", s), "use a number with a unit, like 500ms, 2s or 1m30s")
-	}
-	if v < 0 {
-		return 0, d.errf(n, path, fmt.Sprintf("negative duration %q", s), "use 0 or a positive duration")
-	}
-	return v, nil
+		return b, "", ""
+	})
 }
 
-func (d *decoder) boolean(n *yaml.Node, path string) (bool, error) {
-	s, err := d.scalar(n, path)
-	if err != nil {
-		return false, err
-	}
-	var b bool
-	if err := n.Decode(&b); err != nil {
-		return false, d.errf(n, path, fmt.Sprintf("bad boolean %q", s), "use true or false")
-	}
-	return b, nil
+func (d *decoder) integer(n *yaml.Node, path string, min int) (int, bool) {
+	return value(d, n, path, func(s string) (int, string, string) { return parseInteger(s, min) })
 }
 
-func (d *decoder) integer(n *yaml.Node, path string, min int) (int, error) {
-	s, err := d.scalar(n, path)
-	if err != nil {
-		return 0, err
-	}
-	v, perr := strconv.Atoi(s)
-	if perr != nil {
-		return 0, d.errf(n, path, fmt.Sprintf("bad integer %q", s), "use a whole number")
-	}
-	if v < min {
-		return 0, d.errf(n, path, fmt.Sprintf("%d is below the minimum %d", v, min), "use a number ≥ %d", min)
-	}
-	return v, nil
+func (d *decoder) float(n *yaml.Node, path string, min, max float64) (float64, bool) {
+	return value(d, n, path, func(s string) (float64, string, string) { return parseFloat(s, min, max) })
 }
 
-func (d *decoder) float(n *yaml.Node, path string, min, max float64) (float64, error) {
-	s, err := d.scalar(n, path)
-	if err != nil {
-		return 0, err
+// set decodes m[key], when present, into *dst with dec; a bad value leaves
+// *dst as it was.
+func set[T any](m map[string]*yaml.Node, key, path string, dst *T, dec func(*yaml.Node, string) (T, bool)) {
+	if n, ok := m[key]; ok {
+		if v, ok := dec(n, join(path, key)); ok {
+			*dst = v
+		}
 	}
-	v, perr := strconv.ParseFloat(s, 64)
-	if perr != nil || v != v {
-		return 0, d.errf(n, path, fmt.Sprintf("bad number %q", s), "use a number like 0.1 or 2")
-	}
-	if v < min || v > max {
-		return 0, d.errf(n, path, fmt.Sprintf("%v is out of range", v), "use a number between %v and %v", min, max)
-	}
-	return v, nil
+}
+
+// intMin is d.integer with a minimum, for set.
+func (d *decoder) intMin(min int) func(*yaml.Node, string) (int, bool) {
+	return func(n *yaml.Node, path string) (int, bool) { return d.integer(n, path, min) }
+}
+
+// floatIn is d.float with bounds, for set.
+func (d *decoder) floatIn(min, max float64) func(*yaml.Node, string) (float64, bool) {
+	return func(n *yaml.Node, path string) (float64, bool) { return d.float(n, path, min, max) }
 }
 
 var policyFields = []string{"preset", "name", "enabled", "maxElapsed", "attemptTimeout", "clientTimeoutFinal", "exponentStart",
@@ -228,30 +278,67 @@ var capFields = []string{"maxAttempts", "maxDelay"}
 var strategyFields = []string{"retry", "maxAttempts", "maxRetries", "initialDelay", "maxDelay", "multiplier",
 	"kind", "jitter", "jitterFraction", "respectRetryAfter"}
 
-func (d *decoder) policy(n *yaml.Node) (*Policy, error) {
-	f, _, err := d.fields(n, "", policyFields)
-	if err != nil {
-		return nil, err
+// preset decodes a preset name at n.
+func (d *decoder) preset(n *yaml.Node, path string) *Policy {
+	s, ok := d.scalar(n, path)
+	if !ok {
+		return nil
 	}
+	p, err := Preset(s)
+	if err != nil {
+		d.errf(n, path, fmt.Sprintf("unknown preset %q", s), "valid presets: "+strings.Join(PresetNames(), ", "))
+		return nil
+	}
+	return p
+}
+
+// policy decodes a policy mapping: its preset (or the custom base), then
+// each group of fields over it, in a fixed order (a later group overrides
+// an earlier one: failureTypes wins over all, all over default).
+func (d *decoder) policy(n *yaml.Node) *Policy {
+	f, _ := d.fields(n, "", policyFields)
 	p := &Policy{Name: "custom", Enabled: true,
 		Default:      Strategy{MaxAttempts: 1, Multiplier: 2, Kind: Exponential, Jitter: NoJitter},
 		FailureTypes: map[FailureType]Strategy{}, StatusRetry: map[int]bool{}}
 	if v, ok := f["preset"]; ok {
-		s, err := d.scalar(v, "preset")
-		if err != nil {
-			return nil, err
-		}
-		base, perr := Preset(s)
-		if perr != nil {
-			return nil, d.errf(v, "preset", fmt.Sprintf("unknown preset %q", s), "valid presets: %s", strings.Join(PresetNames(), ", "))
-		}
-		p = base.Clone()
-	}
-	if v, ok := f["name"]; ok {
-		if p.Name, err = d.scalar(v, "name"); err != nil {
-			return nil, err
+		if base := d.preset(v, "preset"); base != nil {
+			p = base.Clone()
 		}
 	}
+	d.globals(f, p)
+	set(f, "default", "", &p.Default, func(n *yaml.Node, path string) (Strategy, bool) { return d.strategy(n, path, p.Default), true })
+	if top := topStrategy(n); top != nil {
+		d.strategyOverride(top, "").applyAll(p)
+	}
+	if v, ok := f["all"]; ok {
+		d.strategyOverride(v, "all").applyAll(p)
+	}
+	if v, ok := f["retryAfter"]; ok {
+		d.retryAfter(v, p)
+	}
+	if v, ok := f["retryableErrors"]; ok {
+		d.retryableErrors(v, p)
+	}
+	if v, ok := f["statusRetry"]; ok {
+		d.statusRetry(v, p)
+	}
+	if v, ok := f["failureTypes"]; ok {
+		d.failureTypes(v, p)
+	}
+	set(f, "escalateAfterRetries", "", &p.Escalation.AfterRetries, d.intMin(0))
+	if v, ok := f["escalation"]; ok {
+		d.escalation(v, p)
+	}
+	if v, ok := f["fallback"]; ok {
+		d.fallback(v, p)
+	}
+	return p
+}
+
+// globals reads the policy-wide scalars: name, the switches, the time
+// limits, exponentStart and the caps.
+func (d *decoder) globals(f map[string]*yaml.Node, p *Policy) {
+	set(f, "name", "", &p.Name, d.scalar)
 	bools := []struct {
 		key string
 		dst *bool
@@ -259,215 +346,108 @@ func (d *decoder) policy(n *yaml.Node) (*Policy, error) {
 		{"honorShouldRetry", &p.HonorShouldRetry}, {"clientTimeoutFinal", &p.ClientTimeoutFinal},
 		{"allowIrreversible", &p.AllowIrreversible}}
 	for _, b := range bools {
-		if v, ok := f[b.key]; ok {
-			if *b.dst, err = d.boolean(v, b.key); err != nil {
-				return nil, err
-			}
+		set(f, b.key, "", b.dst, d.boolean)
+	}
+	set(f, "maxElapsed", "", &p.MaxElapsed, d.duration)
+	set(f, "attemptTimeout", "", &p.AttemptTimeout, d.duration)
+	set(f, "exponentStart", "", &p.ExponentStart, d.intMin(0))
+	set(f, "maxAttempts", "", &p.MaxAttempts, d.intMin(0))
+	set(f, "maxDelay", "", &p.MaxDelay, d.duration)
+}
+
+// statusRetry reads the statusRetry mapping: HTTP status → retry or not.
+func (d *decoder) statusRetry(v *yaml.Node, p *Policy) {
+	m, order := d.fields(v, "statusRetry", nil)
+	for _, k := range order {
+		path := join("statusRetry", k)
+		st, err := strconv.Atoi(k)
+		if err != nil || st < 100 || st > 599 {
+			d.errf(m[k], path, fmt.Sprintf("bad HTTP status %q", k), "use a status code from 100 to 599, e.g. `429: true`")
+			continue
+		}
+		if b, ok := d.boolean(m[k], path); ok {
+			p.StatusRetry[st] = b
 		}
 	}
-	if v, ok := f["maxElapsed"]; ok {
-		if p.MaxElapsed, err = d.duration(v, "maxElapsed"); err != nil {
-			return nil, err
+}
+
+// failureTypes reads the failureTypes mapping: each a strategy over the
+// one the policy has so far for that type.
+func (d *decoder) failureTypes(v *yaml.Node, p *Policy) {
+	m, order := d.fields(v, "failureTypes", nil)
+	for _, k := range order {
+		path := join("failureTypes", k)
+		if !knownFailureType(k) {
+			d.errf(keyNode(v, k), path, "unknown failure type", "valid types: "+strings.Join(failureTypeNames(), ", "))
+			continue
 		}
+		ft := FailureType(k)
+		p.FailureTypes[ft] = d.strategy(m[k], path, p.rawStrategy(ft))
 	}
-	if v, ok := f["attemptTimeout"]; ok {
-		if p.AttemptTimeout, err = d.duration(v, "attemptTimeout"); err != nil {
-			return nil, err
-		}
-	}
-	if v, ok := f["exponentStart"]; ok {
-		if p.ExponentStart, err = d.integer(v, "exponentStart", 0); err != nil {
-			return nil, err
-		}
-	}
-	if err := d.caps(f, p); err != nil {
-		return nil, err
-	}
-	if v, ok := f["default"]; ok {
-		if p.Default, err = d.strategy(v, "default", p.Default); err != nil {
-			return nil, err
-		}
-	}
-	if top := topStrategy(n); top != nil {
-		if p.Default, err = d.strategy(top, "", p.Default); err != nil {
-			return nil, err
-		}
-		for ft, s := range p.FailureTypes {
-			if p.FailureTypes[ft], err = d.strategy(top, "", s); err != nil {
-				return nil, err
-			}
-		}
-	}
-	if v, ok := f["all"]; ok {
-		if p.Default, err = d.strategy(v, "all", p.Default); err != nil {
-			return nil, err
-		}
-		for ft, s := range p.FailureTypes {
-			if p.FailureTypes[ft], err = d.strategy(v, "all", s); err != nil {
-				return nil, err
-			}
-		}
-	}
-	if v, ok := f["retryAfter"]; ok {
-		if err := d.retryAfter(v, p); err != nil {
-			return nil, err
-		}
-	}
-	if v, ok := f["retryableErrors"]; ok {
-		if err := d.retryableErrors(v, p); err != nil {
-			return nil, err
-		}
-	}
-	if v, ok := f["statusRetry"]; ok {
-		m, order, err := d.fields(v, "statusRetry", nil)
-		if err != nil {
-			return nil, err
-		}
-		for _, k := range order {
-			path := join("statusRetry", k)
-			st, aerr := strconv.Atoi(k)
-			if aerr != nil || st < 100 || st > 599 {
-				return nil, d.errf(m[k], path, fmt.Sprintf("bad HTTP status %q", k), "use a status code from 100 to 599, e.g. `429: true`")
-			}
-			if p.StatusRetry[st], err = d.boolean(m[k], path); err != nil {
-				return nil, err
-			}
-		}
-	}
-	if v, ok := f["failureTypes"]; ok {
-		m, order, err := d.fields(v, "failureTypes", nil)
-		if err != nil {
-			return nil, err
-		}
-		for _, k := range order {
-			path := join("failureTypes", k)
-			if !knownFailureType(k) {
-				return nil, d.errf(keyNode(v, k), path, "unknown failure type", "valid types: %s", strings.Join(failureTypeNames(), ", "))
-			}
-			ft := FailureType(k)
-			if p.FailureTypes[ft], err = d.strategy(m[k], path, p.rawStrategy(ft)); err != nil {
-				return nil, err
-			}
-		}
-	}
-	if v, ok := f["escalateAfterRetries"]; ok {
-		if p.Escalation.AfterRetries, err = d.integer(v, "escalateAfterRetries", 0); err != nil {
-			return nil, err
-		}
-	}
-	if v, ok := f["escalation"]; ok {
-		if err := d.escalation(v, p); err != nil {
-			return nil, err
-		}
-	}
-	if v, ok := f["fallback"]; ok {
-		if err := d.fallback(v, p); err != nil {
-			return nil, err
-		}
-	}
-	return p, nil
 }
 
 // escalation reads the escalation mapping: afterRetries, onContextLimit,
 // ladder, maxCost.
-func (d *decoder) escalation(v *yaml.Node, p *Policy) error {
-	m, _, err := d.fields(v, "escalation", []string{"afterRetries", "onContextLimit", "ladder", "maxCost"})
-	if err != nil {
-		return err
-	}
-	if x, ok := m["afterRetries"]; ok {
-		if p.Escalation.AfterRetries, err = d.integer(x, "escalation.afterRetries", 0); err != nil {
-			return err
+func (d *decoder) escalation(v *yaml.Node, p *Policy) {
+	m, _ := d.fields(v, "escalation", []string{"afterRetries", "onContextLimit", "ladder", "maxCost"})
+	set(m, "afterRetries", "escalation", &p.Escalation.AfterRetries, d.intMin(0))
+	set(m, "onContextLimit", "escalation", &p.Escalation.OnContextLimit, d.boolean)
+	if x, ok := m["ladder"]; ok {
+		if ladder, ok := d.ladder(x); ok {
+			p.Escalation.Ladder = ladder
 		}
 	}
-	if x, ok := m["onContextLimit"]; ok {
-		if p.Escalation.OnContextLimit, err = d.boolean(x, "escalation.onContextLimit"); err != nil {
-			return err
-		}
-	}
-	return d.escalationGuard(m, p)
+	set(m, "maxCost", "escalation", &p.Escalation.MaxCost, d.floatIn(0, 1e6))
 }
 
 // fallback reads the fallback mapping (Plandex's chain).
-func (d *decoder) fallback(v *yaml.Node, p *Policy) error {
-	m, _, err := d.fields(v, "fallback", []string{"enabled", "maxRetriesWithoutFallback", "additionalAttempts"})
-	if err != nil {
-		return err
-	}
-	if x, ok := m["enabled"]; ok {
-		if p.Fallback.Enabled, err = d.boolean(x, "fallback.enabled"); err != nil {
-			return err
-		}
-	}
-	if x, ok := m["maxRetriesWithoutFallback"]; ok {
-		if p.Fallback.MaxRetriesWithoutFallback, err = d.integer(x, "fallback.maxRetriesWithoutFallback", 0); err != nil {
-			return err
-		}
-	}
-	if x, ok := m["additionalAttempts"]; ok {
-		if p.Fallback.AdditionalAttempts, err = d.integer(x, "fallback.additionalAttempts", 1); err != nil {
-			return err
-		}
-	}
-	return nil
+func (d *decoder) fallback(v *yaml.Node, p *Policy) {
+	m, _ := d.fields(v, "fallback", []string{"enabled", "maxRetriesWithoutFallback", "additionalAttempts"})
+	set(m, "enabled", "fallback", &p.Fallback.Enabled, d.boolean)
+	set(m, "maxRetriesWithoutFallback", "fallback", &p.Fallback.MaxRetriesWithoutFallback, d.intMin(0))
+	set(m, "additionalAttempts", "fallback", &p.Fallback.AdditionalAttempts, d.intMin(1))
 }
 
-// caps reads the global caps: top-level maxAttempts and maxDelay.
-func (d *decoder) caps(f map[string]*yaml.Node, p *Policy) error {
-	var err error
-	if v, ok := f["maxAttempts"]; ok {
-		if p.MaxAttempts, err = d.integer(v, "maxAttempts", 0); err != nil {
-			return err
-		}
+// ladder reads escalation.ladder: two models or more, each once.
+func (d *decoder) ladder(x *yaml.Node) ([]string, bool) {
+	if x.Kind != yaml.SequenceNode || len(x.Content) < 2 {
+		d.errf(x, "escalation.ladder", "must be a list of at least two models", "write e.g. [claude-haiku-4-5, claude-sonnet-4-5, claude-opus-4-1], cheapest first")
+		return nil, false
 	}
-	if v, ok := f["maxDelay"]; ok {
-		if p.MaxDelay, err = d.duration(v, "maxDelay"); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// escalationGuard reads escalation.ladder and escalation.maxCost.
-func (d *decoder) escalationGuard(m map[string]*yaml.Node, p *Policy) error {
-	if x, ok := m["ladder"]; ok {
-		if x.Kind != yaml.SequenceNode || len(x.Content) < 2 {
-			return d.errf(x, "escalation.ladder", "must be a list of at least two models", "write e.g. [claude-haiku-4-5, claude-sonnet-4-5, claude-opus-4-1], cheapest first")
-		}
-		var ladder []string
-		for _, item := range x.Content {
-			if item.Kind != yaml.ScalarNode || strings.TrimSpace(item.Value) == "" {
-				return d.errf(item, "escalation.ladder", "must be a list of model names", "write e.g. [claude-haiku-4-5, claude-sonnet-4-5]")
-			}
-			if contains(ladder, item.Value) {
-				return d.errf(item, "escalation.ladder", fmt.Sprintf("model %q is on the ladder twice", item.Value), "name each model once, cheapest first")
-			}
+	var ladder []string
+	ok := true
+	for _, item := range x.Content {
+		switch {
+		case item.Kind != yaml.ScalarNode || strings.TrimSpace(item.Value) == "":
+			d.errf(item, "escalation.ladder", "must be a list of model names", "write e.g. [claude-haiku-4-5, claude-sonnet-4-5]")
+			ok = false
+		case contains(ladder, item.Value):
+			d.errf(item, "escalation.ladder", fmt.Sprintf("model %q is on the ladder twice", item.Value), "name each model once, cheapest first")
+			ok = false
+		default:
 			ladder = append(ladder, item.Value)
 		}
-		p.Escalation.Ladder = ladder
 	}
-	if x, ok := m["maxCost"]; ok {
-		v, err := d.float(x, "escalation.maxCost", 0, 1e6)
-		if err != nil {
-			return err
-		}
-		p.Escalation.MaxCost = v
-	}
-	return nil
+	return ladder, ok
 }
 
 // topStrategy collects the strategy fields written at the top level of a
 // policy mapping into a mapping node of their own (nil if there are none).
-// maxAttempts and maxDelay there are caps, not strategy fields.
+// maxAttempts and maxDelay there are caps, not strategy fields. A key
+// written twice is kept once: fields has reported it.
 func topStrategy(n *yaml.Node) *yaml.Node {
 	var out *yaml.Node
+	seen := map[string]bool{}
 	for i := 0; i+1 < len(n.Content); i += 2 {
-		if k := n.Content[i].Value; contains(strategyFields, k) && !contains(capFields, k) {
-			if out == nil {
-				out = &yaml.Node{Kind: yaml.MappingNode, Line: n.Content[i].Line}
-			}
-			out.Content = append(out.Content, n.Content[i], n.Content[i+1])
+		k := n.Content[i].Value
+		if !contains(strategyFields, k) || contains(capFields, k) || seen[k] {
+			continue
 		}
+		seen[k] = true
+		if out == nil {
+			out = &yaml.Node{Kind: yaml.MappingNode, Line: n.Content[i].Line}
+		}
+		out.Content = append(out.Content, n.Content[i], n.Content[i+1])
 	}
 	return out
 }
@@ -479,19 +459,19 @@ func topStrategy(n *yaml.Node) *yaml.Node {
 // retrylab's own failure types. Every strategy stops retrying by type and
 // the preset's per-status overrides are dropped; statusRetry and
 // failureTypes in the same mapping apply on top of the list.
-func (d *decoder) retryableErrors(v *yaml.Node, p *Policy) error {
+func (d *decoder) retryableErrors(v *yaml.Node, p *Policy) {
 	if v.Kind != yaml.SequenceNode {
-		return d.errf(v, "retryableErrors", "must be a list", "write e.g. [rate_limit, server_error, timeout]")
+		d.errf(v, "retryableErrors", "must be a list", "write e.g. [rate_limit, server_error, timeout]")
+		return
 	}
 	names := []string{}
 	for _, item := range v.Content {
-		if item.Kind != yaml.ScalarNode {
-			return d.errf(item, "retryableErrors", "must be a list of failure type names", "write e.g. [rate_limit, server_error, timeout]")
-		}
-		if !contains(epicNames, item.Value) && !knownFailureType(item.Value) {
-			return d.errf(item, "retryableErrors", fmt.Sprintf("unknown failure type %q", item.Value), "valid types: %s", strings.Join(listNames(), ", "))
-		}
-		if !contains(names, item.Value) {
+		switch {
+		case item.Kind != yaml.ScalarNode:
+			d.errf(item, "retryableErrors", "must be a list of failure type names", "write e.g. [rate_limit, server_error, timeout]")
+		case !contains(epicNames, item.Value) && !knownFailureType(item.Value):
+			d.errf(item, "retryableErrors", fmt.Sprintf("unknown failure type %q", item.Value), "valid types: "+strings.Join(listNames(), ", "))
+		case !contains(names, item.Value):
 			names = append(names, item.Value)
 		}
 	}
@@ -506,7 +486,6 @@ func (d *decoder) retryableErrors(v *yaml.Node, p *Policy) error {
 		}
 	}
 	p.StatusRetry = map[int]bool{}
-	return nil
 }
 
 // listNames are the names retryableErrors takes: seed 004's, then
@@ -538,170 +517,137 @@ func keyNode(m *yaml.Node, key string) *yaml.Node {
 	return m
 }
 
-func (d *decoder) retryAfter(v *yaml.Node, p *Policy) error {
-	m, _, err := d.fields(v, "retryAfter", []string{"respect", "header", "padding", "cap", "ceiling", "maxUsable",
-		"integerOnly", "zeroMsDefers", "zero", "negative"})
-	if err != nil {
-		return err
+// ruleEnum is a retryAfter rule written as one of a few words: values maps
+// each to the field's value.
+type ruleEnum struct {
+	key, what, hint string
+	dst             *string
+	values          map[string]string
+}
+
+// retryAfterRules are the retryAfter rules written as words.
+func retryAfterRules(ra *RetryAfter) []ruleEnum {
+	return []ruleEnum{
+		{"header", "header rule", "use both (retry-after-ms, then retry-after) or retry-after (retry-after only)",
+			&ra.Header, map[string]string{"both": "", HeaderRetryAfter: HeaderRetryAfter}},
+		{"zero", "rule", "use immediate (retry at once), backoff, or auto (backoff when maxUsable is set, else at once)",
+			&ra.Zero, map[string]string{ZeroImmediate: ZeroImmediate, ZeroBackoff: ZeroBackoff, "auto": ""}},
+		{"negative", "rule", "use zero (read as 0), backoff, or standard (a date in the past is 0, a negative number is ignored)",
+			&ra.Negative, map[string]string{NegativeZero: NegativeZero, NegativeBackoff: NegativeBackoff, "standard": ""}},
 	}
-	if x, ok := m["header"]; ok {
-		h, err := d.scalar(x, "retryAfter.header")
-		if err != nil {
-			return err
-		}
-		switch h {
-		case "both":
-			p.RetryAfter.Header = ""
-		case HeaderRetryAfter:
-			p.RetryAfter.Header = h
-		default:
-			return d.errf(x, "retryAfter.header", fmt.Sprintf("unknown header rule %q", h),
-				"use both (retry-after-ms, then retry-after) or retry-after (retry-after only)")
-		}
-	}
-	if x, ok := m["respect"]; ok {
-		b, err := d.boolean(x, "retryAfter.respect")
-		if err != nil {
-			return err
-		}
-		p.Default.RespectRetryAfter = b
-		for ft, s := range p.FailureTypes {
-			s.RespectRetryAfter = b
-			p.FailureTypes[ft] = s
-		}
-	}
-	if x, ok := m["padding"]; ok {
-		if p.RetryAfter.Padding, err = d.float(x, "retryAfter.padding", 0, 10); err != nil {
-			return err
-		}
-	}
-	durs := []struct {
-		key string
-		dst *time.Duration
-	}{{"cap", &p.RetryAfter.Cap}, {"ceiling", &p.RetryAfter.Ceiling}, {"maxUsable", &p.RetryAfter.MaxUsable}}
-	for _, dd := range durs {
-		if x, ok := m[dd.key]; ok {
-			if *dd.dst, err = d.duration(x, "retryAfter."+dd.key); err != nil {
-				return err
-			}
-		}
-	}
-	if x, ok := m["integerOnly"]; ok {
-		if p.RetryAfter.IntegerOnly, err = d.boolean(x, "retryAfter.integerOnly"); err != nil {
-			return err
-		}
-	}
-	if x, ok := m["zeroMsDefers"]; ok {
-		if p.RetryAfter.ZeroMsDefers, err = d.boolean(x, "retryAfter.zeroMsDefers"); err != nil {
-			return err
-		}
-	}
-	enums := []struct {
-		key, hint string
-		dst       *string
-		values    map[string]string // YAML value → field value
-	}{
-		{"zero", "use immediate (retry at once), backoff, or auto (backoff when maxUsable is set, else at once)",
-			&p.RetryAfter.Zero, map[string]string{ZeroImmediate: ZeroImmediate, ZeroBackoff: ZeroBackoff, "auto": ""}},
-		{"negative", "use zero (read as 0), backoff, or standard (a date in the past is 0, a negative number is ignored)",
-			&p.RetryAfter.Negative, map[string]string{NegativeZero: NegativeZero, NegativeBackoff: NegativeBackoff, "standard": ""}},
-	}
-	for _, e := range enums {
-		x, ok := m[e.key]
+}
+
+// rule decodes a word of e.
+func (d *decoder) rule(e ruleEnum) func(*yaml.Node, string) (string, bool) {
+	return func(n *yaml.Node, path string) (string, bool) {
+		v, ok := d.scalar(n, path)
 		if !ok {
-			continue
-		}
-		v, err := d.scalar(x, "retryAfter."+e.key)
-		if err != nil {
-			return err
+			return "", false
 		}
 		val, known := e.values[v]
 		if !known {
-			return d.errf(x, "retryAfter."+e.key, fmt.Sprintf("unknown rule %q", v), "%s", e.hint)
+			d.errf(n, path, fmt.Sprintf("unknown %s %q", e.what, v), e.hint)
 		}
-		*e.dst = val
+		return val, known
 	}
-	return nil
+}
+
+func (d *decoder) retryAfter(v *yaml.Node, p *Policy) {
+	m, _ := d.fields(v, "retryAfter", []string{"respect", "header", "padding", "cap", "ceiling", "maxUsable",
+		"integerOnly", "zeroMsDefers", "zero", "negative"})
+	ra := &p.RetryAfter
+	for _, e := range retryAfterRules(ra) {
+		set(m, e.key, "retryAfter", e.dst, d.rule(e))
+	}
+	var o strategyOverride
+	override(&o, m, "respect", "retryAfter", d.boolean, func(s *Strategy, b bool) { s.RespectRetryAfter = b })
+	o.applyAll(p)
+	set(m, "padding", "retryAfter", &ra.Padding, d.floatIn(0, 10))
+	set(m, "cap", "retryAfter", &ra.Cap, d.duration)
+	set(m, "ceiling", "retryAfter", &ra.Ceiling, d.duration)
+	set(m, "maxUsable", "retryAfter", &ra.MaxUsable, d.duration)
+	set(m, "integerOnly", "retryAfter", &ra.IntegerOnly, d.boolean)
+	set(m, "zeroMsDefers", "retryAfter", &ra.ZeroMsDefers, d.boolean)
 }
 
 var kinds = []string{string(Exponential), string(Linear), string(Constant), string(NoBackoff)}
 var jitters = []string{string(NoJitter), string(FullJitter), string(EqualJitter), string(DecorrelatedJitter),
 	string(ProportionalJitter), string(SDKJitter)}
 
-// strategy overrides base with the fields present in n.
-func (d *decoder) strategy(n *yaml.Node, path string, s Strategy) (Strategy, error) {
-	m, _, err := d.fields(n, path, strategyFields)
-	if err != nil {
-		return s, err
+// strategyOverride is what a strategy mapping sets, decoded once (its
+// problems reported once) and applied to as many strategies as it covers.
+type strategyOverride []func(*Strategy)
+
+func (o strategyOverride) apply(s Strategy) Strategy {
+	for _, f := range o {
+		f(&s)
 	}
+	return s
+}
+
+// applyAll applies o to the policy's default and each failure type's
+// strategy.
+func (o strategyOverride) applyAll(p *Policy) {
+	if len(o) == 0 {
+		return
+	}
+	p.Default = o.apply(p.Default)
+	for ft, s := range p.FailureTypes {
+		p.FailureTypes[ft] = o.apply(s)
+	}
+}
+
+// override adds to o the setting of m[key], when present and good.
+func override[T any](o *strategyOverride, m map[string]*yaml.Node, key, path string, dec func(*yaml.Node, string) (T, bool), apply func(*Strategy, T)) {
+	var v T
+	ok := false
+	set(m, key, path, &v, func(n *yaml.Node, p string) (T, bool) {
+		x, good := dec(n, p)
+		ok = good
+		return x, good
+	})
+	if ok {
+		*o = append(*o, func(s *Strategy) { apply(s, v) })
+	}
+}
+
+// oneOf decodes one of values; what names them in the message.
+func (d *decoder) oneOf(what string, values []string) func(*yaml.Node, string) (string, bool) {
+	return func(n *yaml.Node, path string) (string, bool) {
+		v, ok := d.scalar(n, path)
+		if ok && !contains(values, v) {
+			d.errf(n, path, fmt.Sprintf("unknown %s %q", what, v), "use one of "+strings.Join(values, ", "))
+			return "", false
+		}
+		return v, ok
+	}
+}
+
+// strategy overrides s with the fields present in n.
+func (d *decoder) strategy(n *yaml.Node, path string, s Strategy) Strategy {
+	return d.strategyOverride(n, path).apply(s)
+}
+
+// strategyOverride decodes a strategy mapping.
+func (d *decoder) strategyOverride(n *yaml.Node, path string) strategyOverride {
+	m, _ := d.fields(n, path, strategyFields)
 	if _, a := m["maxAttempts"]; a {
 		if _, b := m["maxRetries"]; b {
-			return s, d.errf(m["maxRetries"], join(path, "maxRetries"), "maxRetries and maxAttempts both given", "keep one: maxAttempts = maxRetries + 1")
+			d.errf(m["maxRetries"], join(path, "maxRetries"), "maxRetries and maxAttempts both given", "keep one: maxAttempts = maxRetries + 1")
 		}
 	}
-	if x, ok := m["retry"]; ok {
-		if s.Retry, err = d.boolean(x, join(path, "retry")); err != nil {
-			return s, err
-		}
-	}
-	if x, ok := m["maxAttempts"]; ok {
-		if s.MaxAttempts, err = d.integer(x, join(path, "maxAttempts"), 1); err != nil {
-			return s, err
-		}
-	}
-	if x, ok := m["maxRetries"]; ok {
-		r, err := d.integer(x, join(path, "maxRetries"), 0)
-		if err != nil {
-			return s, err
-		}
-		s.MaxAttempts = r + 1
-	}
-	if x, ok := m["initialDelay"]; ok {
-		if s.InitialDelay, err = d.duration(x, join(path, "initialDelay")); err != nil {
-			return s, err
-		}
-	}
-	if x, ok := m["maxDelay"]; ok {
-		if s.MaxDelay, err = d.duration(x, join(path, "maxDelay")); err != nil {
-			return s, err
-		}
-	}
-	if x, ok := m["multiplier"]; ok {
-		if s.Multiplier, err = d.float(x, join(path, "multiplier"), 0, 100); err != nil {
-			return s, err
-		}
-	}
-	if x, ok := m["jitterFraction"]; ok {
-		if s.JitterFraction, err = d.float(x, join(path, "jitterFraction"), 0, 1); err != nil {
-			return s, err
-		}
-	}
-	if x, ok := m["respectRetryAfter"]; ok {
-		if s.RespectRetryAfter, err = d.boolean(x, join(path, "respectRetryAfter")); err != nil {
-			return s, err
-		}
-	}
-	if x, ok := m["kind"]; ok {
-		v, err := d.scalar(x, join(path, "kind"))
-		if err != nil {
-			return s, err
-		}
-		if !contains(kinds, v) {
-			return s, d.errf(x, join(path, "kind"), fmt.Sprintf("unknown backoff kind %q", v), "use one of %s", strings.Join(kinds, ", "))
-		}
-		s.Kind = Kind(v)
-	}
-	if x, ok := m["jitter"]; ok {
-		v, err := d.scalar(x, join(path, "jitter"))
-		if err != nil {
-			return s, err
-		}
-		if !contains(jitters, v) {
-			return s, d.errf(x, join(path, "jitter"), fmt.Sprintf("unknown jitter %q", v), "use one of %s", strings.Join(jitters, ", "))
-		}
-		s.Jitter = Jitter(v)
-	}
-	return s, nil
+	var o strategyOverride
+	override(&o, m, "retry", path, d.boolean, func(s *Strategy, v bool) { s.Retry = v })
+	override(&o, m, "maxAttempts", path, d.intMin(1), func(s *Strategy, v int) { s.MaxAttempts = v })
+	override(&o, m, "maxRetries", path, d.intMin(0), func(s *Strategy, v int) { s.MaxAttempts = v + 1 })
+	override(&o, m, "initialDelay", path, d.duration, func(s *Strategy, v time.Duration) { s.InitialDelay = v })
+	override(&o, m, "maxDelay", path, d.duration, func(s *Strategy, v time.Duration) { s.MaxDelay = v })
+	override(&o, m, "multiplier", path, d.floatIn(0, 100), func(s *Strategy, v float64) { s.Multiplier = v })
+	override(&o, m, "jitterFraction", path, d.floatIn(0, 1), func(s *Strategy, v float64) { s.JitterFraction = v })
+	override(&o, m, "respectRetryAfter", path, d.boolean, func(s *Strategy, v bool) { s.RespectRetryAfter = v })
+	override(&o, m, "kind", path, d.oneOf("backoff kind", kinds), func(s *Strategy, v string) { s.Kind = Kind(v) })
+	override(&o, m, "jitter", path, d.oneOf("jitter", jitters), func(s *Strategy, v string) { s.Jitter = Jitter(v) })
+	return o
 }
 
 // String renders p in the policy YAML schema (for `chaos validate`, docs and
@@ -820,7 +766,7 @@ func strategyString(s Strategy) string {
 // the scenario file).
 func LoadPolicyFile(path string) (*Policy, error) {
 	fail := func(msg, help string) (*Policy, error) {
-		return nil, &PolicyError{File: path, Msg: msg, Help: help}
+		return nil, policyError(path, msg, help)
 	}
 	readHelp := "give the path of a policy YAML file, or a preset name: " + strings.Join(PresetNames(), ", ")
 	// Stat before opening: opening a FIFO would block, and a device such as

@@ -16,6 +16,7 @@ import (
 var update = flag.Bool("update", false, "rewrite golden files in testdata/")
 
 func TestParsePolicy(t *testing.T) {
+	t.Parallel()
 	src := `
 preset: plandex
 name: my-project
@@ -49,6 +50,7 @@ escalation: {afterRetries: 2}
 }
 
 func TestParsePolicyWithoutPreset(t *testing.T) {
+	t.Parallel()
 	p, err := ParsePolicy([]byte("all: {retry: true, maxAttempts: 3, initialDelay: 1s}\nfailureTypes: {auth_invalid: {retry: false}}\n"), "p.yaml")
 	if err != nil {
 		t.Fatal(err)
@@ -62,6 +64,7 @@ func TestParsePolicyWithoutPreset(t *testing.T) {
 }
 
 func TestDecodePolicyNode(t *testing.T) {
+	t.Parallel()
 	var doc struct {
 		Policy yaml.Node `yaml:"policy"`
 	}
@@ -82,34 +85,35 @@ func TestDecodePolicyNode(t *testing.T) {
 }
 
 func TestParsePolicyErrors(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		src  string
 		want string
 	}{
-		{"unknown key", "preset: plandex\nretries: 3\n", "p.yaml:2: retries: unknown field (hint: valid fields here: preset, name"},
-		{"bad duration", "attemptTimeout: 5 seconds\n", `p.yaml:1: attemptTimeout: bad duration "5 seconds" (hint: use a number with a unit`},
-		{"bad nested duration", "failureTypes:\n  rate_limit:\n    initialDelay: soon\n", `p.yaml:3: failureTypes.rate_limit.initialDelay: bad duration "soon"`},
-		{"unknown failure type", "failureTypes:\n  rate_limited: {retry: true}\n", "p.yaml:2: failureTypes.rate_limited: unknown failure type (hint: valid types: rate_limit,"},
-		{"unknown strategy key", "default: {delay: 1s}\n", "p.yaml:1: default.delay: unknown field"},
-		{"unknown preset", "preset: aws\n", `p.yaml:1: preset: unknown preset "aws" (hint: valid presets: forgeflare, plandex`},
-		{"unknown preset scalar", "aws\n", `p.yaml:1: policy: unknown preset "aws"`},
-		{"bad kind", "default: {kind: fibonacci}\n", `p.yaml:1: default.kind: unknown backoff kind "fibonacci" (hint: use one of exponential, linear, constant, none)`},
+		{"unknown key", "preset: plandex\nretries: 3\n", "p.yaml:2:1: retries: unknown field (hint: valid fields here: preset, name"},
+		{"bad duration", "attemptTimeout: 5 seconds\n", `p.yaml:1:17: attemptTimeout: bad duration "5 seconds" (hint: use a number with a unit`},
+		{"bad nested duration", "failureTypes:\n  rate_limit:\n    initialDelay: soon\n", `p.yaml:3:19: failureTypes.rate_limit.initialDelay: bad duration "soon"`},
+		{"unknown failure type", "failureTypes:\n  rate_limited: {retry: true}\n", "p.yaml:2:3: failureTypes.rate_limited: unknown failure type (hint: valid types: rate_limit,"},
+		{"unknown strategy key", "default: {delay: 1s}\n", "p.yaml:1:11: default.delay: unknown field"},
+		{"unknown preset", "preset: aws\n", `p.yaml:1:9: preset: unknown preset "aws" (hint: valid presets: forgeflare, plandex`},
+		{"unknown preset scalar", "aws\n", `p.yaml:1:1: policy: unknown preset "aws"`},
+		{"bad kind", "default: {kind: fibonacci}\n", `p.yaml:1:17: default.kind: unknown backoff kind "fibonacci" (hint: use one of exponential, linear, constant, none)`},
 		{"bad jitter", "default: {jitter: lots}\n", `default.jitter: unknown jitter "lots"`},
-		{"bad bool", "enabled: maybe\n", `p.yaml:1: enabled: bad boolean "maybe"`},
+		{"bad bool", "enabled: maybe\n", `p.yaml:1:10: enabled: bad boolean "maybe"`},
 		{"zero attempts", "default: {maxAttempts: 0}\n", "default.maxAttempts: 0 is below the minimum 1"},
 		{"fraction range", "default: {jitterFraction: 2}\n", "default.jitterFraction: 2 is out of range"},
 		{"bad status", "statusRetry: {abc: true}\n", `statusRetry.abc: bad HTTP status "abc"`},
 		{"negative duration", "maxElapsed: -1s\n", `maxElapsed: negative duration "-1s"`},
-		{"list", "- a\n", "p.yaml:1: policy: must be a preset name or a mapping"},
-		{"duplicate", "enabled: true\nenabled: false\n", "p.yaml:2: enabled: duplicate field"},
+		{"list", "- a\n", "p.yaml:1:1: policy: must be a preset name or a mapping"},
+		{"duplicate", "enabled: true\nenabled: false\n", "p.yaml:2:1: enabled: duplicate field"},
 		{"both maxRetries and maxAttempts", "default: {maxAttempts: 2, maxRetries: 1}\n", "default.maxRetries: maxRetries and maxAttempts both given"},
 		{"empty", "", "p.yaml:1: empty policy"},
 		{"bad yaml", "a: [\n", "p.yaml:1: did not find expected node content"},
 		{"tab", "a:\n\tb: 1\n", "p.yaml:2: found character that cannot start any token"},
-		{"bad retry-after header", "retryAfter: {header: retry-after-ms}\n", `p.yaml:1: retryAfter.header: unknown header rule "retry-after-ms" (hint: use both`},
-		{"bad zero rule", "retryAfter: {zero: never}\n", `p.yaml:1: retryAfter.zero: unknown rule "never" (hint: use immediate`},
-		{"bad negative rule", "retryAfter: {negative: abs}\n", `p.yaml:1: retryAfter.negative: unknown rule "abs" (hint: use zero`},
+		{"bad retry-after header", "retryAfter: {header: retry-after-ms}\n", `p.yaml:1:22: retryAfter.header: unknown header rule "retry-after-ms" (hint: use both`},
+		{"bad zero rule", "retryAfter: {zero: never}\n", `p.yaml:1:20: retryAfter.zero: unknown rule "never" (hint: use immediate`},
+		{"bad negative rule", "retryAfter: {negative: abs}\n", `p.yaml:1:24: retryAfter.negative: unknown rule "abs" (hint: use zero`},
 		{"bad zeroMsDefers", "retryAfter: {zeroMsDefers: sometimes}\n", `retryAfter.zeroMsDefers: bad boolean "sometimes"`},
 		{"bad clientTimeoutFinal", "clientTimeoutFinal: 3\n", `clientTimeoutFinal: bad boolean "3"`},
 		{"retryableErrors unknown name", "retryableErrors: [flaky]\n", `retryableErrors: unknown failure type "flaky" (hint: valid types: rate_limit, server_error, timeout, context_limit`},
@@ -135,6 +139,7 @@ func TestParsePolicyErrors(t *testing.T) {
 // TestPresetGolden renders every preset in the YAML schema; the golden files
 // are the reviewed numbers of each preset. Refresh with -update.
 func TestPresetGolden(t *testing.T) {
+	t.Parallel()
 	for _, name := range PresetNames() {
 		t.Run(name, func(t *testing.T) {
 			p := mustPreset(t, name)
@@ -165,6 +170,7 @@ func TestPresetGolden(t *testing.T) {
 }
 
 func TestPresetUnknown(t *testing.T) {
+	t.Parallel()
 	_, err := Preset("nope")
 	if err == nil || !strings.Contains(err.Error(), "forgeflare, plandex, orchestrator, escalation-epic, forge-ticket, anthropic-sdk, openai-sdk") {
 		t.Errorf("err = %v", err)
@@ -191,8 +197,18 @@ func FuzzParsePolicy(f *testing.F) {
 		p, err := ParsePolicy(data, "fuzz.yaml")
 		if err != nil {
 			var pe *PolicyError
-			if !errors.As(err, &pe) {
-				t.Fatalf("error is not a *PolicyError: %v", err)
+			if !errors.As(err, &pe) || len(pe.Problems()) == 0 {
+				t.Fatalf("error is not a *PolicyError with problems: %v", err)
+			}
+			// Every problem names the file and says what to do, and
+			// the count stays bounded whatever the input.
+			for _, p := range pe.Problems() {
+				if p.File != "fuzz.yaml" || p.Hint == "" || strings.Contains(p.Msg, "%!") {
+					t.Fatalf("problem %q (hint %q) does not name the file or has no hint", p, p.Hint)
+				}
+			}
+			if len(pe.Problems()) > 101 {
+				t.Fatalf("%d problems", len(pe.Problems()))
 			}
 			return
 		}
@@ -215,6 +231,7 @@ func FuzzParsePolicy(f *testing.F) {
 }
 
 func TestParseRetryAfterBlock(t *testing.T) {
+	t.Parallel()
 	src := "preset: orchestrator\nretryAfter: {respect: true, padding: 0.2, cap: 30s, ceiling: 40s, maxUsable: 50s, integerOnly: true}\n"
 	p, err := ParsePolicy([]byte(src), "p.yaml")
 	if err != nil {
@@ -243,6 +260,7 @@ func TestParseRetryAfterBlock(t *testing.T) {
 
 // TestParseEpicStyle: seed 004's RetryPolicy field names, written inline.
 func TestParseEpicStyle(t *testing.T) {
+	t.Parallel()
 	src := "preset: escalation-epic\nmaxRetries: 2\ninitialDelay: 500ms\nretryableErrors: [rate_limit, server_error]\nescalateAfterRetries: 1\n"
 	p, err := ParsePolicy([]byte(src), "p.yaml")
 	if err != nil {
@@ -290,7 +308,7 @@ func TestParseEpicStyle(t *testing.T) {
 		}
 	}
 	_, err = ParsePolicy([]byte("retryableErrors: [flaky]\n"), "p.yaml")
-	if err == nil || !strings.Contains(err.Error(), `p.yaml:1: retryableErrors: unknown failure type "flaky"`) {
+	if err == nil || !strings.Contains(err.Error(), `p.yaml:1:19: retryableErrors: unknown failure type "flaky"`) {
 		t.Errorf("err = %v", err)
 	}
 }
@@ -298,6 +316,7 @@ func TestParseEpicStyle(t *testing.T) {
 // TestParseRetryAfterRules: the Retry-After rules the SDK presets need, in
 // YAML, and back out of String.
 func TestParseRetryAfterRules(t *testing.T) {
+	t.Parallel()
 	src := "retryAfter: {header: retry-after, zeroMsDefers: true, zero: backoff, negative: zero, maxUsable: 1m}\n" +
 		"clientTimeoutFinal: true\nstreamTransient: true\nstreamErrors: true\n"
 	p, err := ParsePolicy([]byte(src), "p.yaml")
@@ -333,5 +352,96 @@ func TestParseRetryAfterRules(t *testing.T) {
 	}
 	if diff := cmp.Diff(mustPreset(t, "openai-node").RetryAfter, p.RetryAfter); diff != "" {
 		t.Errorf("RetryAfter mismatch (-openai-node +parsed):\n%s", diff)
+	}
+}
+
+// TestParsePolicyEveryProblem: a policy's problems are reported at once,
+// in line order, each with its hint; a problem in a strategy shared by
+// every failure type (top-level or all) is reported once.
+func TestParsePolicyEveryProblem(t *testing.T) {
+	t.Parallel()
+	src := "preset: plandex\nenabled: maybe\nretries: 3\ninitialDelay: soon\nall: {jitter: lots}\n" +
+		"failureTypes:\n  rate_limit: {maxAttempts: 0}\n  rate_limited: {}\nescalation: {ladder: [a, a, {b: c}]}\n"
+	_, err := ParsePolicy([]byte(src), "p.yaml")
+	var pe *PolicyError
+	if !errors.As(err, &pe) {
+		t.Fatalf("err = %v, want a *PolicyError", err)
+	}
+	var got []string
+	for _, p := range pe.Problems() {
+		got = append(got, p.Error())
+		if p.Hint == "" {
+			t.Errorf("%s: no hint", p)
+		}
+	}
+	want := []string{
+		`p.yaml:2:10: enabled: bad boolean "maybe"`,
+		`p.yaml:3:1: retries: unknown field`,
+		`p.yaml:4:15: initialDelay: bad duration "soon"`,
+		`p.yaml:5:15: all.jitter: unknown jitter "lots"`,
+		`p.yaml:7:29: failureTypes.rate_limit.maxAttempts: 0 is below the minimum 1`,
+		`p.yaml:8:3: failureTypes.rate_limited: unknown failure type`,
+		`p.yaml:9:26: escalation.ladder: model "a" is on the ladder twice`,
+		`p.yaml:9:29: escalation.ladder: must be a list of model names`,
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("problems mismatch (-want +got):\n%s", diff)
+	}
+	// A duplicate top-level strategy field is reported once.
+	_, err = ParsePolicy([]byte("initialDelay: 1s\ninitialDelay: soon\n"), "p.yaml")
+	if err == nil || err.Error() != "p.yaml:2:1: initialDelay: duplicate field" {
+		t.Errorf("duplicate top-level strategy field: %v", err)
+	}
+	_, err = ParsePolicy([]byte(src), "p.yaml")
+	// Several problems: each hint under its problem, and one hint for all.
+	if !strings.Contains(err.Error(), "\n  hint: use true or false\n") || !strings.Contains(pe.Hint(), "fix the problems above") {
+		t.Errorf("Error() = %s\nHint() = %s", err, pe.Hint())
+	}
+}
+
+// TestPolicyValueDecisions table-tests the scalar decisions of the policy
+// decoder.
+func TestPolicyValueDecisions(t *testing.T) {
+	t.Parallel()
+	durations := []struct {
+		in      string
+		want    time.Duration
+		wantMsg string
+	}{
+		{"2s", 2 * time.Second, ""}, {"0", 0, ""}, {"1m30s", 90 * time.Second, ""},
+		{"5", 0, `bad duration "5"`}, {"-1s", 0, `negative duration "-1s"`}, {"soon", 0, `bad duration "soon"`},
+	}
+	for _, tt := range durations {
+		got, msg, hint := parseDuration(tt.in)
+		if got != tt.want || msg != tt.wantMsg || (msg != "") != (hint != "") {
+			t.Errorf("parseDuration(%q) = %v, %q, %q; want %v, %q", tt.in, got, msg, hint, tt.want, tt.wantMsg)
+		}
+	}
+	ints := []struct {
+		in      string
+		min     int
+		want    int
+		wantMsg string
+	}{
+		{"3", 1, 3, ""}, {"0", 0, 0, ""}, {"0", 1, 0, "0 is below the minimum 1"}, {"1.5", 0, 0, `bad integer "1.5"`},
+	}
+	for _, tt := range ints {
+		got, msg, _ := parseInteger(tt.in, tt.min)
+		if got != tt.want || msg != tt.wantMsg {
+			t.Errorf("parseInteger(%q, %d) = %v, %q; want %v, %q", tt.in, tt.min, got, msg, tt.want, tt.wantMsg)
+		}
+	}
+	floats := []struct {
+		in      string
+		want    float64
+		wantMsg string
+	}{
+		{"0.5", 0.5, ""}, {"1", 1, ""}, {"1.5", 0, "1.5 is out of range"}, {".nan", 0, `bad number ".nan"`}, {"NaN", 0, `bad number "NaN"`}, {"x", 0, `bad number "x"`},
+	}
+	for _, tt := range floats {
+		got, msg, _ := parseFloat(tt.in, 0, 1)
+		if got != tt.want || msg != tt.wantMsg {
+			t.Errorf("parseFloat(%q) = %v, %q; want %v, %q", tt.in, got, msg, tt.want, tt.wantMsg)
+		}
 	}
 }

@@ -14,6 +14,8 @@ import (
 	"unicode/utf8"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/retrylab/retrylab/internal/yamldiag"
 )
 
 // Alert states.
@@ -140,33 +142,28 @@ func EvaluateAlerts(a *Analysis, alerts []Alert, defaultMin int) ([]AlertResult,
 	return out, nil
 }
 
-// AlertError is a bad alert: its Hint says what to do next.
+// AlertError is a bad --alert flag, or every problem of an alerts file,
+// each naming the file, the line and the field; Hint says what to do next.
 type AlertError struct {
-	File  string // "" for a --alert flag
-	Line  int
-	Field string
-	Msg   string
+	file     string // "" for a --alert flag
+	problems yamldiag.List
 }
 
-func (e *AlertError) Error() string {
-	var b strings.Builder
-	if e.File != "" {
-		b.WriteString(e.File)
-		if e.Line > 0 {
-			fmt.Fprintf(&b, ":%d", e.Line)
-		}
-		b.WriteString(": ")
-	}
-	if e.Field != "" {
-		b.WriteString(e.Field + ": ")
-	}
-	b.WriteString(e.Msg)
-	return b.String()
+// alertError is an AlertError of one problem of file at line.
+func alertError(file string, line int, field, msg string) *AlertError {
+	return &AlertError{file: file, problems: yamldiag.List{{File: file, Line: line, Field: field, Msg: msg}}}
 }
+
+// Error is the problem, "file:line: field: msg", or every problem one a
+// line.
+func (e *AlertError) Error() string { return e.problems.Error() }
+
+// Problems returns each problem, in line order.
+func (e *AlertError) Problems() yamldiag.List { return e.problems }
 
 // Hint tells the user what to do next.
 func (e *AlertError) Hint() string {
-	if e.File == "" {
+	if e.file == "" {
 		return "write an alert as METRIC OP VALUE, e.g. --alert 'provider_retry_rate>0.2'; metrics: " + strings.Join(MetricNames, ", ")
 	}
 	return "each alert needs metric (" + strings.Join(MetricNames, ", ") + "), op (> >= < <=) and threshold; see 'retrylab trace analyze --help'"
@@ -176,7 +173,7 @@ func (e *AlertError) Hint() string {
 // e.g. "provider_retry_rate>0.2". Spaces around the parts are allowed.
 func ParseAlert(s string) (Alert, error) {
 	bad := func(msg string) (Alert, error) {
-		return Alert{}, &AlertError{Msg: fmt.Sprintf("bad --alert %q: %s", s, msg)}
+		return Alert{}, alertError("", 0, "", fmt.Sprintf("bad --alert %q: %s", s, msg))
 	}
 	i := strings.IndexAny(s, "<>")
 	if i < 0 {
@@ -236,14 +233,14 @@ const MaxAlertsFileBytes = 1 << 20
 // wrapping the context's cause.
 func LoadAlertsContext(ctx context.Context, path string) ([]Alert, error) {
 	fail := func(err error) error {
-		return &AlertError{File: path, Msg: "cannot read alerts file: " + cause(err)}
+		return alertError(path, 0, "", "cannot read alerts file: "+cause(err))
 	}
 	fi, err := os.Stat(path)
 	if err != nil {
 		return nil, fail(err)
 	}
 	if fi.IsDir() {
-		return nil, &AlertError{File: path, Msg: "is a folder, not an alerts file"}
+		return nil, alertError(path, 0, "", "is a folder, not an alerts file")
 	}
 	var src io.Reader
 	if fi.Mode().IsRegular() {
@@ -266,126 +263,235 @@ func LoadAlertsContext(ctx context.Context, path string) ([]Alert, error) {
 		return nil, fail(err)
 	}
 	if len(data) > MaxAlertsFileBytes {
-		return nil, &AlertError{File: path, Msg: fmt.Sprintf("larger than %d bytes: not an alerts file", MaxAlertsFileBytes)}
+		return nil, alertError(path, 0, "", fmt.Sprintf("larger than %d bytes: not an alerts file", MaxAlertsFileBytes))
 	}
 	return ParseAlerts(path, data)
 }
 
-// ParseAlerts parses the contents of an alerts file; name is used in errors.
+// ParseAlerts parses the contents of an alerts file; name is used in
+// errors. Every problem is reported at once, as one *AlertError.
 func ParseAlerts(name string, data []byte) ([]Alert, error) {
-	var doc yaml.Node
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	if err := dec.Decode(&doc); err != nil {
-		if errors.Is(err, io.EOF) {
-			return nil, &AlertError{File: name, Msg: "empty alerts file", Field: "alerts"}
-		}
+	if err := oneDocument(name, data); err != nil {
+		return nil, err
+	}
+	keys, listed := alertKeys(data)
+	c := yamldiag.New(name)
+	alerts, bad, err := decodeAlerts(data, keys, c)
+	if err != nil {
 		return nil, yamlError(name, err)
 	}
-	// A second document ("---") would be ignored without a word.
-	var extra yaml.Node
-	switch err := dec.Decode(&extra); {
-	case err == nil:
-		return nil, &AlertError{File: name, Line: extra.Line,
-			Msg: "a second YAML document (---): an alerts file holds one; put every alert in its one alerts: list"}
-	case !errors.Is(err, io.EOF):
-		return nil, yamlError(name, err)
-	}
-	// Line numbers of each alert entry, for the checks below.
-	lines := map[int]int{}
-	fields := map[int]map[string]int{}
-	values := map[int]map[string]*yaml.Node{}
-	listed := false // an explicit "alerts:" list, even an empty one
-	if len(doc.Content) > 0 && doc.Content[0].Kind == yaml.MappingNode {
-		m := doc.Content[0]
-		for i := 0; i+1 < len(m.Content); i += 2 {
-			if m.Content[i].Value == "alerts" && m.Content[i+1].Kind == yaml.SequenceNode {
-				listed = true
-				for j, it := range m.Content[i+1].Content {
-					lines[j] = it.Line
-					fields[j] = map[string]int{}
-					values[j] = map[string]*yaml.Node{}
-					for k := 0; k+1 < len(it.Content); k += 2 {
-						fields[j][it.Content[k].Value] = it.Content[k].Line
-						values[j][it.Content[k].Value] = it.Content[k+1]
-					}
-				}
-			}
-		}
-	}
-	var file struct {
-		Alerts []Alert `yaml:"alerts"`
-	}
-	dec = yaml.NewDecoder(bytes.NewReader(data))
-	dec.KnownFields(true)
-	if err := dec.Decode(&file); err != nil {
-		ae := yamlError(name, err)
-		// Name the field on the line yaml complained about.
-		for j, fl := range fields {
-			for f, l := range fl {
-				if l == ae.Line && ae.Line > 0 {
-					ae.Field = fmt.Sprintf("alerts[%d].%s", j, f)
-				}
-			}
-		}
-		return nil, ae
-	}
-	if len(file.Alerts) == 0 {
+	if len(alerts) == 0 && c.Len() == 0 {
 		if listed {
 			// "alerts: []" is how a file turns every alert off.
 			return []Alert{}, nil
 		}
-		return nil, &AlertError{File: name, Field: "alerts", Msg: "no alerts defined"}
+		return nil, alertError(name, 0, "alerts", "no alerts defined")
 	}
-	at := func(j int, field string) int {
-		if l, ok := fields[j][field]; ok {
-			return l
+	for j := range alerts {
+		if bad[j] {
+			continue
 		}
-		return lines[j]
+		for _, p := range checkAlert(&alerts[j], keys.values(j)) {
+			c.AddAt(keys.line(j, p.field), 0, fmt.Sprintf("alerts[%d].%s", j, p.field), p.msg, "")
+		}
 	}
-	for j := range file.Alerts {
-		al := &file.Alerts[j]
-		errf := func(field, msg string) error {
-			return &AlertError{File: name, Line: at(j, field), Field: fmt.Sprintf("alerts[%d].%s", j, field), Msg: msg}
+	if c.Len() > 0 {
+		return nil, &AlertError{file: name, problems: c.List()}
+	}
+	return alerts, nil
+}
+
+// decodeAlerts decodes the alerts list, recording in c each field yaml
+// could not decode (an unknown field, a value of the wrong type); bad
+// holds the alerts with a value of the wrong type. err is a YAML error
+// of another kind.
+func decodeAlerts(data []byte, keys alertKeyNodes, c *yamldiag.Collector) (alerts []Alert, bad map[int]bool, err error) {
+	var file struct {
+		Alerts []Alert `yaml:"alerts"`
+	}
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	bad = map[int]bool{}
+	err = dec.Decode(&file)
+	if _, ok := err.(*yaml.TypeError); err != nil && !ok {
+		return nil, nil, err
+	}
+	if err != nil {
+		lines, msgs := yamldiag.Unmarshal(err)
+		for i, line := range lines {
+			j, field := keys.at(line)
+			if j >= 0 && strings.HasPrefix(msgs[i], "cannot unmarshal") {
+				bad[j] = true
+			}
+			c.AddAt(line, 0, field, alertMsg(msgs[i]), "")
 		}
-		if al.Metric == "" {
-			al.Metric = al.Name
+	}
+	return file.Alerts, bad, nil
+}
+
+// oneDocument checks that data holds one YAML document: none is an empty
+// file, and a second ("---") would be ignored without a word.
+func oneDocument(name string, data []byte) error {
+	var doc, extra yaml.Node
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	if err := dec.Decode(&doc); err != nil {
+		if errors.Is(err, io.EOF) {
+			return alertError(name, 0, "alerts", "empty alerts file")
 		}
-		if al.Metric == "" {
-			return nil, errf("metric", "missing")
+		return yamlError(name, err)
+	}
+	switch err := dec.Decode(&extra); {
+	case err == nil:
+		return alertError(name, extra.Line, "",
+			"a second YAML document (---): an alerts file holds one; put every alert in its one alerts: list")
+	case !errors.Is(err, io.EOF):
+		return yamlError(name, err)
+	}
+	return nil
+}
+
+// alertKeyNodes are the entries of the alerts list, as nodes: where each
+// alert and each of its keys is, and its values as written.
+type alertKeyNodes []*yaml.Node
+
+// alertKeys finds the alerts list's entries in data (a document that
+// parses) and whether there is an explicit "alerts:" list, even an empty
+// one.
+func alertKeys(data []byte) (k alertKeyNodes, listed bool) {
+	var doc yaml.Node
+	if yaml.Unmarshal(data, &doc) != nil || len(doc.Content) == 0 || doc.Content[0].Kind != yaml.MappingNode {
+		return nil, false
+	}
+	m := doc.Content[0]
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		if m.Content[i].Value == "alerts" && m.Content[i+1].Kind == yaml.SequenceNode {
+			k, listed = m.Content[i+1].Content, true
 		}
-		if !isMetric(al.Metric) {
-			return nil, errf("metric", "unknown metric "+strconv.Quote(al.Metric))
+	}
+	return k, listed
+}
+
+// line is the line of alert j's key field, else of the alert.
+func (k alertKeyNodes) line(j int, field string) int {
+	if j >= len(k) {
+		return 0
+	}
+	it := k[j]
+	for x := 0; x+1 < len(it.Content); x += 2 {
+		if it.Content[x].Value == field {
+			return it.Content[x].Line
 		}
-		if al.Name == "" {
-			al.Name = al.Metric
-		}
-		// Names and severities are printed in every format and on stderr.
-		for _, f := range []struct{ field, v string }{{"name", al.Name}, {"severity", al.Severity}} {
-			if why := unprintable(f.v); why != "" {
-				return nil, errf(f.field, strconv.Quote(f.v)+" "+why)
+	}
+	return it.Line
+}
+
+// values are alert j's value nodes by key.
+func (k alertKeyNodes) values(j int) map[string]*yaml.Node {
+	if j >= len(k) {
+		return nil
+	}
+	it := k[j]
+	out := map[string]*yaml.Node{}
+	for x := 0; x+1 < len(it.Content); x += 2 {
+		out[it.Content[x].Value] = it.Content[x+1]
+	}
+	return out
+}
+
+// at names the alert and the field whose key is on line (the first one
+// there), for a yaml error on that line: -1 and "" when none is.
+func (k alertKeyNodes) at(line int) (int, string) {
+	for j, it := range k {
+		for x := 0; x+1 < len(it.Content) && line > 0; x += 2 {
+			if it.Content[x].Line == line {
+				return j, fmt.Sprintf("alerts[%d].%s", j, it.Content[x].Value)
 			}
 		}
-		switch al.Op {
-		case ">", ">=", "<", "<=":
-		case "":
-			return nil, errf("op", `missing (want ">", ">=", "<" or "<=")`)
-		default:
-			return nil, errf("op", fmt.Sprintf(`%q is not one of ">", ">=", "<", "<="`, al.Op))
-		}
-		if al.Threshold == nil {
-			return nil, errf("threshold", "missing")
-		}
-		if t := *al.Threshold; math.IsNaN(t) || math.IsInf(t, 0) {
-			return nil, errf("threshold", fmt.Sprintf("%s is not a finite number (want e.g. 0.2)", values[j]["threshold"].Value))
-		}
-		if n := values[j]["minSamples"]; n != nil && n.ShortTag() != "!!int" {
-			return nil, errf("minSamples", fmt.Sprintf("%s is not a whole number (want e.g. 20)", n.Value))
-		}
-		if al.MinSamples != nil && *al.MinSamples < 0 {
-			return nil, errf("minSamples", fmt.Sprintf("%d is negative (want 0 or more)", *al.MinSamples))
+	}
+	return -1, ""
+}
+
+// alertProblem is a problem of one alert's field.
+type alertProblem struct{ field, msg string }
+
+// checkAlert checks a decoded alert and fills in its name and metric from
+// each other; values are its value nodes by key (for the numbers as
+// written). It returns every problem, in field order.
+func checkAlert(al *Alert, values map[string]*yaml.Node) []alertProblem {
+	var out []alertProblem
+	add := func(field, msg string) { out = append(out, alertProblem{field, msg}) }
+	if al.Metric == "" {
+		al.Metric = al.Name
+	}
+	switch {
+	case al.Metric == "":
+		add("metric", "missing")
+	case !isMetric(al.Metric):
+		add("metric", "unknown metric "+strconv.Quote(al.Metric))
+	}
+	if al.Name == "" {
+		al.Name = al.Metric
+	}
+	// Names and severities are printed in every format and on stderr.
+	for _, f := range []struct{ field, v string }{{"name", al.Name}, {"severity", al.Severity}} {
+		if why := unprintable(f.v); why != "" {
+			add(f.field, strconv.Quote(f.v)+" "+why)
 		}
 	}
-	return file.Alerts, nil
+	if msg := checkOp(al.Op); msg != "" {
+		add("op", msg)
+	}
+	if msg := checkThreshold(al.Threshold, values["threshold"]); msg != "" {
+		add("threshold", msg)
+	}
+	if msg := checkMinSamples(al.MinSamples, values["minSamples"]); msg != "" {
+		add("minSamples", msg)
+	}
+	return out
+}
+
+// checkOp says what is wrong with an alert's op, or "".
+func checkOp(op string) string {
+	switch op {
+	case ">", ">=", "<", "<=":
+		return ""
+	case "":
+		return `missing (want ">", ">=", "<" or "<=")`
+	}
+	return fmt.Sprintf(`%q is not one of ">", ">=", "<", "<="`, op)
+}
+
+// checkThreshold says what is wrong with an alert's threshold (written at
+// n), or "".
+func checkThreshold(t *float64, n *yaml.Node) string {
+	switch {
+	case t == nil:
+		return "missing"
+	case math.IsNaN(*t) || math.IsInf(*t, 0):
+		return fmt.Sprintf("%s is not a finite number (want e.g. 0.2)", written(n, *t))
+	}
+	return ""
+}
+
+// checkMinSamples says what is wrong with an alert's minSamples (written
+// at n), or "".
+func checkMinSamples(m *int, n *yaml.Node) string {
+	switch {
+	case n != nil && n.ShortTag() != "!!int":
+		return fmt.Sprintf("%s is not a whole number (want e.g. 20)", n.Value)
+	case m != nil && *m < 0:
+		return fmt.Sprintf("%d is negative (want 0 or more)", *m)
+	}
+	return ""
+}
+
+// written is a value as the file writes it, or as Go prints it when there
+// is no node (an alert built in code).
+func written(n *yaml.Node, v float64) string {
+	if n != nil {
+		return n.Value
+	}
+	return fmt.Sprint(v)
 }
 
 // maxAlertText is the longest alert name or severity.
@@ -409,25 +515,15 @@ func unprintable(s string) string {
 
 // yamlError turns a yaml error ("yaml: line 3: ...") into an *AlertError.
 func yamlError(name string, err error) *AlertError {
-	msg := err.Error()
-	msg = strings.TrimPrefix(msg, "yaml: unmarshal errors:\n")
-	msg = strings.TrimSpace(strings.TrimPrefix(msg, "yaml: "))
-	if i := strings.IndexByte(msg, '\n'); i > 0 {
-		msg = msg[:i] // the first of several errors is enough
-	}
-	line := 0
-	if rest, ok := strings.CutPrefix(msg, "line "); ok {
-		if i := strings.IndexByte(rest, ':'); i > 0 {
-			if n, err := strconv.Atoi(rest[:i]); err == nil {
-				line = n
-				msg = strings.TrimSpace(rest[i+1:])
-			}
-		}
-	}
-	// Say it in the file's terms, not Go's.
+	line, msg := yamldiag.Syntax(err)
+	return alertError(name, line, "", alertMsg(msg))
+}
+
+// alertMsg says a yaml message in the file's terms, not Go's.
+func alertMsg(msg string) string {
 	if f, ok := strings.CutPrefix(msg, "field "); ok {
 		if i := strings.Index(f, " not found in type"); i > 0 {
-			msg = "unknown field " + strconv.Quote(f[:i])
+			return "unknown field " + strconv.Quote(f[:i])
 		}
 	}
 	if v, ok := strings.CutPrefix(msg, "cannot unmarshal !!"); ok {
@@ -438,11 +534,11 @@ func yamlError(name string, err error) *AlertError {
 				if strings.HasPrefix(into, "float") || strings.HasPrefix(into, "int") {
 					want = "a number"
 				}
-				msg = val + " is not " + want
+				return val + " is not " + want
 			}
 		}
 	}
-	return &AlertError{File: name, Line: line, Msg: msg}
+	return msg
 }
 
 // parseThreshold parses an --alert threshold: a number, or for a metric in

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 // TestParseAlertsRejectsHostileValues is a regression test: thresholds
@@ -85,11 +87,82 @@ func TestLoadAlertsBounded(t *testing.T) {
 		}
 		_, err := LoadAlerts(path)
 		var ae *AlertError
-		if !errors.As(err, &ae) || !strings.Contains(ae.Msg, "larger than 1048576 bytes") {
+		if !errors.As(err, &ae) || !strings.Contains(ae.Error(), "larger than 1048576 bytes") {
 			t.Errorf("LoadAlerts(%s) = %v, want an AlertError: larger than 1048576 bytes", path, err)
 		}
 	}
 	if _, err := LoadAlerts(t.TempDir()); err == nil || !strings.Contains(err.Error(), "is a folder") {
 		t.Errorf("LoadAlerts(a folder) = %v, want an error saying it is a folder", err)
+	}
+}
+
+// TestParseAlertsEveryProblem: the problems of an alerts file are reported
+// at once, in line order; an alert with a value yaml cannot decode is not
+// checked further (its threshold would read as missing), one with an
+// unknown field is.
+func TestParseAlertsEveryProblem(t *testing.T) {
+	t.Parallel()
+	src := "alerts:\n" +
+		"  - metric: provider_retry_rate\n    op: \"=\"\n    threshold: 0.2\n" +
+		"  - metric: nope\n    threshold: abc\n" +
+		"  - metric: diagnosis_rate\n    op: \">\"\n    threshold: .inf\n    minSamples: -2\n    colour: red\n"
+	_, err := ParseAlerts("a.yaml", []byte(src))
+	var ae *AlertError
+	if !errors.As(err, &ae) {
+		t.Fatalf("err = %v, want an *AlertError", err)
+	}
+	want := `a.yaml:3: alerts[0].op: "=" is not one of ">", ">=", "<", "<="
+a.yaml:6: alerts[1].threshold: ` + "`abc`" + ` is not a number
+a.yaml:9: alerts[2].threshold: .inf is not a finite number (want e.g. 0.2)
+a.yaml:10: alerts[2].minSamples: -2 is negative (want 0 or more)
+a.yaml:11: alerts[2].colour: unknown field "colour"`
+	if got := err.Error(); got != want {
+		t.Errorf("Error() =\n%s\nwant\n%s", got, want)
+	}
+	if !strings.Contains(ae.Hint(), "each alert needs metric") {
+		t.Errorf("Hint() = %q", ae.Hint())
+	}
+	// Without the decoding problems, every check of every alert is reported.
+	src = "alerts:\n  - metric: nope\n  - metric: diagnosis_rate\n    op: \">\"\n    threshold: .inf\n    minSamples: -2\n"
+	_, err = ParseAlerts("a.yaml", []byte(src))
+	want = `a.yaml:2: alerts[0].metric: unknown metric "nope"
+a.yaml:2: alerts[0].op: missing (want ">", ">=", "<" or "<=")
+a.yaml:2: alerts[0].threshold: missing
+a.yaml:5: alerts[1].threshold: .inf is not a finite number (want e.g. 0.2)
+a.yaml:6: alerts[1].minSamples: -2 is negative (want 0 or more)`
+	if err == nil || err.Error() != want {
+		t.Errorf("Error() =\n%v\nwant\n%s", err, want)
+	}
+}
+
+// TestCheckAlert table-tests the checks of one decoded alert.
+func TestCheckAlert(t *testing.T) {
+	t.Parallel()
+	two, neg := 2.0, -1
+	tests := []struct {
+		name     string
+		al       Alert
+		want     []alertProblem
+		wantName string
+	}{
+		{"complete", Alert{Metric: "diagnosis_rate", Op: ">", Threshold: &two}, nil, "diagnosis_rate"},
+		{"metric from the name", Alert{Name: "diagnosis_rate", Op: "<=", Threshold: &two}, nil, "diagnosis_rate"},
+		{"nothing", Alert{}, []alertProblem{{"metric", "missing"}, {"op", `missing (want ">", ">=", "<" or "<=")`}, {"threshold", "missing"}}, ""},
+		{"unknown metric, bad op", Alert{Metric: "x", Op: "=", Threshold: &two}, []alertProblem{{"metric", `unknown metric "x"`}, {"op", `"=" is not one of ">", ">=", "<", "<="`}}, "x"},
+		{"bad severity", Alert{Metric: "diagnosis_rate", Op: ">", Threshold: &two, Severity: "a\nb"}, []alertProblem{{"severity", `"a\nb" holds the control or invisible character U+000A`}}, "diagnosis_rate"},
+		{"negative minSamples", Alert{Metric: "diagnosis_rate", Op: ">", Threshold: &two, MinSamples: &neg}, []alertProblem{{"minSamples", "-1 is negative (want 0 or more)"}}, "diagnosis_rate"},
+		{"NaN built in code", Alert{Metric: "diagnosis_rate", Op: ">", Threshold: f64(math.NaN())}, []alertProblem{{"threshold", "NaN is not a finite number (want e.g. 0.2)"}}, "diagnosis_rate"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			al := tt.al
+			got := checkAlert(&al, nil)
+			if diff := cmp.Diff(tt.want, got, cmp.AllowUnexported(alertProblem{})); diff != "" {
+				t.Errorf("checkAlert() mismatch (-want +got):\n%s", diff)
+			}
+			if al.Name != tt.wantName {
+				t.Errorf("name = %q, want %q", al.Name, tt.wantName)
+			}
+		})
 	}
 }

@@ -6,6 +6,7 @@ import (
 )
 
 func TestRedact(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ in, want string }{
 		{"key sk-ant-abc123XYZ here", "key sk-*** here"},
 		{"x-api-key: hidden-key-123", "x-api-key: ***"},
@@ -42,6 +43,7 @@ func TestRedact(t *testing.T) {
 }
 
 func TestRedactExact(t *testing.T) {
+	t.Parallel()
 	keys := []string{"plainkey-42", "ab", "ollama", "secret-token"}
 	for _, tc := range []struct{ in, want string }{
 		{"client says plainkey-42 and ab", "client says *** and ab"},
@@ -62,6 +64,7 @@ func TestRedactExact(t *testing.T) {
 // client wrote JSON-escaped ("\u0041KIA...") or percent-encoded surviving
 // the scrub (trace analyze then printed it decoded).
 func TestRedactExactEscapedForms(t *testing.T) {
+	t.Parallel()
 	keys := []string{"AKIAplain/key+42", "tok\"en-é-1234"}
 	for _, tc := range []struct{ in, want string }{
 		{`"\u0041KIAplain/key+42"`, `"***"`},
@@ -85,6 +88,7 @@ func TestRedactExactEscapedForms(t *testing.T) {
 // TestMatcherSpans checks that Spans finds what Redact replaces, so that a
 // stream cut outside every span is redacted as the whole would be.
 func TestMatcherSpans(t *testing.T) {
+	t.Parallel()
 	m := NewMatcher([]string{"plainkey-42"})
 	for _, tc := range []struct {
 		in   string

@@ -9,6 +9,7 @@ import (
 )
 
 func TestParseRetryAfter(t *testing.T) {
+	t.Parallel()
 	now := time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)
 	type result struct {
 		D   time.Duration

@@ -27,6 +27,7 @@ func readAll(t testing.TB, r io.Reader) ([]SSEEvent, error) {
 }
 
 func TestSSEReader(t *testing.T) {
+	t.Parallel()
 	long := strings.Repeat("x", 200_000)
 	tests := []struct {
 		name string
@@ -78,6 +79,7 @@ func TestSSEReader(t *testing.T) {
 }
 
 func TestSSEReaderPassesReadErrors(t *testing.T) {
+	t.Parallel()
 	boom := errors.New("boom")
 	r := io.MultiReader(strings.NewReader("data: a\n\ndata: b\n"), iotest.ErrReader(boom))
 	got, err := readAll(t, r)

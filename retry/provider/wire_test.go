@@ -14,6 +14,7 @@ import (
 // thinking, signature, tool_use and citation deltas are not text and must not
 // break the stream; the usage comes from wherever the API puts it.
 func TestStreamRealWireDetails(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name     string
 		provider string
@@ -109,6 +110,7 @@ func TestStreamRealWireDetails(t *testing.T) {
 // stream without framing whose connection ends before message_stop / [DONE]
 // is incomplete too.
 func TestCutStreamIsIncomplete(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name, provider, head, body string
 		chunked                    bool
