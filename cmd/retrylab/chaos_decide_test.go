@@ -1,0 +1,76 @@
+package main
+
+import (
+	"context"
+	"io"
+	"strings"
+	"testing"
+
+	"github.com/retrylab/retrylab/chaos"
+)
+
+// chaosExit is the exit code's decision: a table, no run.
+func TestChaosExit(t *testing.T) {
+	t.Parallel()
+	cancelled, cancel := context.WithCancel(context.Background())
+	cancel()
+	errRes := func(name, msg string) chaos.Result {
+		return chaos.Result{Name: name, Verdict: chaos.VerdictError, Error: msg}
+	}
+	tests := []struct {
+		name       string
+		ctx        context.Context
+		failOnSkip bool
+		sum        chaos.Summary
+		code       int
+		msg        string
+	}{
+		{"all passed", context.Background(), false, chaos.Summary{Passed: 3}, exitOK, ""},
+		{"failed", context.Background(), false, chaos.Summary{Failed: 1, Scenarios: make([]chaos.Result, 3)}, exitFailed, ""},
+		{"skipped", context.Background(), false, chaos.Summary{Skipped: 1}, exitOK, ""},
+		{"skipped, --fail-on-skip", context.Background(), true, chaos.Summary{Skipped: 1, Scenarios: make([]chaos.Result, 2)}, exitFailed, ""},
+		{"error of the run: its cause is named", context.Background(), false, chaos.Summary{Errors: 2, Failed: 1,
+			Scenarios: []chaos.Result{errRes("a", "stopped: proxy gone"), errRes("b", "start mock and proxy: too many open files")}},
+			exitBadUser, "first: b: start mock and proxy: too many open files"},
+		{"interrupted", cancelled, false, chaos.Summary{Failed: 1, Interrupted: 2, Scenarios: make([]chaos.Result, 3)}, exitInterrupted, "2 of 3 scenarios unfinished"},
+	}
+	for _, tt := range tests {
+		err := chaosExit(tt.ctx, chaosRunConfig{failOnSkip: tt.failOnSkip}, &tt.sum)
+		var stderr strings.Builder
+		if code := exitCode(err, &stderr); code != tt.code {
+			t.Errorf("%s: exit %d, want %d (%v)", tt.name, code, tt.code, err)
+		}
+		if tt.msg != "" && (err == nil || !strings.Contains(err.Error(), tt.msg)) {
+			t.Errorf("%s: error %v, want it to say %q", tt.name, err, tt.msg)
+		}
+	}
+}
+
+func TestParseChaosRun(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		args    []string
+		wantErr string
+	}{
+		{nil, ""},
+		{[]string{"--format", "xml"}, `unknown format "xml"`},
+		{[]string{"--parallel", "-1"}, "must not be negative"},
+		{[]string{"--time-scale", "5000"}, "bad --time-scale"},
+		{[]string{"--seed", "x"}, `bad --seed "x"`},
+	}
+	for _, tt := range tests {
+		cfg, err := parseChaosRun(tt.args, io.Discard, io.Discard)
+		switch {
+		case tt.wantErr == "" && err != nil:
+			t.Errorf("%q: %v", tt.args, err)
+		case tt.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tt.wantErr)):
+			t.Errorf("%q: error %v, want %q", tt.args, err, tt.wantErr)
+		case tt.wantErr == "" && (cfg.format != "table" || cfg.out != "runs" || cfg.confirm != 2 || len(cfg.paths) != 1 || cfg.paths[0] != "scenarios"):
+			t.Errorf("defaults: %+v", cfg)
+		}
+	}
+	cfg, err := parseChaosRun([]string{"--seed", "42", "--shard", "2/4", "a.yaml"}, io.Discard, io.Discard)
+	if err != nil || cfg.seed != 42 || cfg.shard != "2/4" || cfg.paths[0] != "a.yaml" {
+		t.Errorf("--seed 42 --shard 2/4 a.yaml: %+v, %v", cfg, err)
+	}
+}
