@@ -62,16 +62,16 @@ func settle(cs []Check) []Check {
 	return cs
 }
 
-// EnvelopeFunc returns the range of waits a policy allows after attempt
+// envelopeFunc returns the range of waits a policy allows after attempt
 // (1-based) failed with failure type ft; ok is false when the policy does
 // not retry.
-type EnvelopeFunc func(ft string, attempt int, retryAfter time.Duration, hasRetryAfter bool) (lo, hi time.Duration, ok bool)
+type envelopeFunc func(ft string, attempt int, retryAfter time.Duration, hasRetryAfter bool) (lo, hi time.Duration, ok bool)
 
-// Evaluate runs every check the scenario's expect block asks for, in a fixed
+// evaluate runs every check the scenario's expect block asks for, in a fixed
 // order: client, outcome, attempts, failureTypes, delays.client,
 // delays.server, escalations, maxDuration. env may be nil when
 // expect.delays is not "policy".
-func Evaluate(sc *Scenario, ob Observed, env EnvelopeFunc) []Check {
+func evaluate(sc *Scenario, ob Observed, env envelopeFunc) []Check {
 	var cs []Check
 	ex := sc.Expect
 	if ob.Client != nil && ob.Client.Problem != "" {
@@ -206,7 +206,7 @@ func (ob Observed) clientWaits() []clientWait {
 	return ws
 }
 
-func delayChecks(sc *Scenario, ob Observed, env EnvelopeFunc) []Check {
+func delayChecks(sc *Scenario, ob Observed, env envelopeFunc) []Check {
 	if sc.Expect.Delays.Policy {
 		if env == nil {
 			return []Check{{Name: "delays", Want: "waits inside the policy's envelope", Got: "no policy to check against", Where: "client.policy"}}
@@ -226,15 +226,15 @@ type envl struct {
 // policyEnvelopes looks up the policy's envelope for each wait, honouring
 // the x-should-retry header each fault carried.
 type policyEnvelopes struct {
-	env    EnvelopeFunc
+	env    envelopeFunc
 	should map[int]bool // should[k]: x-should-retry of server attempt k+1
 	pol    *retry.Policy
 }
 
-func newPolicyEnvelopes(sc *Scenario, env EnvelopeFunc) policyEnvelopes {
+func newPolicyEnvelopes(sc *Scenario, env envelopeFunc) policyEnvelopes {
 	pe := policyEnvelopes{env: env, should: shouldRetryHeaders(sc)}
 	if len(pe.should) > 0 {
-		pe.pol, _ = PolicyFor(sc)
+		pe.pol, _ = policyFor(sc)
 	}
 	return pe
 }
@@ -254,7 +254,7 @@ func (pe policyEnvelopes) of(after int, ft string, attempt int, ra time.Duration
 // allows for it: the client's recorded waits (policy time) and the server's
 // gaps (wall clock), and that the client did not stop retrying while its
 // policy still allowed a retry.
-func policyDelayChecks(sc *Scenario, ob Observed, env EnvelopeFunc) []Check {
+func policyDelayChecks(sc *Scenario, ob Observed, env envelopeFunc) []Check {
 	scale := ob.scale()
 	ctol, _ := tolerances(sc.Expect.Tolerance, scale)
 	de := delayEnvelopes{ob: ob, pe: newPolicyEnvelopes(sc, env)}
@@ -465,7 +465,7 @@ func wrongWaits(b gapBand) string {
 	if b.lo > 0 {
 		s = append(s, "≤ "+fmtDur(b.lo/2))
 	}
-	return strings.Join(append(s, "≥ "+fmtDur(b.hi+max(b.hi, MinSeparation))), " or ")
+	return strings.Join(append(s, "≥ "+fmtDur(b.hi+max(b.hi, minSeparation))), " or ")
 }
 
 // inferredAt returns the inference for the j-th failed attempt (0-based);

@@ -114,7 +114,7 @@ func notFailed(res Result) bool {
 
 func describeFailed(res Result, names []string) string {
 	var b strings.Builder
-	for _, c := range append(res.FailedChecks(), res.InconclusiveChecks()...) {
+	for _, c := range append(res.failedChecks(), res.inconclusiveChecks()...) {
 		if names != nil && !slices.Contains(names, c.Name) {
 			continue
 		}

@@ -293,7 +293,7 @@ func TestRunnerConfirmKeepsFirstRun(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("Runner.Run() figures mismatch (-want +got):\n%s", diff)
 	}
-	if fc := res.FailedChecks(); len(fc) != 1 || fc[0].Name != "delays.server" {
+	if fc := res.failedChecks(); len(fc) != 1 || fc[0].Name != "delays.server" {
 		t.Errorf("first run's failed checks = %+v, want delays.server kept", fc)
 	}
 }

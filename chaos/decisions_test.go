@@ -40,7 +40,7 @@ func TestFaultKinds(t *testing.T) {
 		if k == nil {
 			t.Fatalf("%s: no kind registered", tt.f.Kind())
 		}
-		if got := DescribeFault(tt.f); got != tt.describe {
+		if got := describeFault(tt.f); got != tt.describe {
 			t.Errorf("%s: describe %q, want %q", tt.f.Kind(), got, tt.describe)
 		}
 		if got := k.closedBy(true); got != tt.closedAll {
@@ -137,7 +137,7 @@ func TestClientArgvAndEnv(t *testing.T) {
 	}
 	env := clientEnv(sc, "http://127.0.0.1:1", "/run/s/trace.jsonl", 0.5)
 	for _, want := range []string{"OPENAI_BASE_URL=http://127.0.0.1:1/v1", "ANTHROPIC_BASE_URL=http://127.0.0.1:1",
-		"RETRYLAB_TRACE=/run/s/trace.jsonl", "RETRYLAB_REQUESTS=3", "RETRYLAB_TIME_SCALE=0.5", "OPENAI_API_KEY=" + FakeAPIKey} {
+		"RETRYLAB_TRACE=/run/s/trace.jsonl", "RETRYLAB_REQUESTS=3", "RETRYLAB_TIME_SCALE=0.5", "OPENAI_API_KEY=" + fakeAPIKey} {
 		if !slices.Contains(env, want) {
 			t.Errorf("client environment lacks %s: %q", want, env)
 		}

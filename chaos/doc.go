@@ -19,7 +19,7 @@
 //
 // Package report renders Results and Summaries; package cmd/retrylab wires
 // the flags. The checks are pure functions of a Scenario and an Observed
-// (Evaluate), so they are tested without a network.
+// (evaluate), so they are tested without a network.
 //
 // # Attempts
 //

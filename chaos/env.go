@@ -141,8 +141,8 @@ func (e *Env) ClientEnv() []string {
 	return []string{"ANTHROPIC_BASE_URL=" + e.AnthropicBaseURL(), "OPENAI_BASE_URL=" + e.OpenAIBaseURL()}
 }
 
-// ProxyName returns the name of the Env's Toxiproxy proxy.
-func (e *Env) ProxyName() string { return e.proxy.Name }
+// proxyName returns the name of the Env's Toxiproxy proxy.
+func (e *Env) proxyName() string { return e.proxy.Name }
 
 // Attempts returns what the server saw, in the order of N: finished attempts
 // and, for attempts still in progress, what is known so far (zero Ended). The

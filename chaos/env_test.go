@@ -380,7 +380,7 @@ func testRawToxic(t *testing.T, toxi *Toxiproxy) {
 	e := startEnv(t, toxi, ProviderAnthropic,
 		Fault{Toxics: []Toxic{{Type: "latency", Stream: "downstream", Attributes: map[string]any{"latency": 150}}}})
 	// The toxic is in place before attempt 1 connects, with toxicity 1.
-	p, err := toxi.Client().Proxy(e.ProxyName())
+	p, err := toxi.Client().Proxy(e.proxyName())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -397,7 +397,7 @@ func testRawToxic(t *testing.T, toxi *Toxiproxy) {
 	if d := a.Ended.Sub(a.Arrived); d < 150*time.Millisecond {
 		t.Errorf("attempt with a 150ms latency toxic ended after %v", d)
 	}
-	p, err = toxi.Client().Proxy(e.ProxyName())
+	p, err = toxi.Client().Proxy(e.proxyName())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -482,7 +482,7 @@ func TestCloseRemovesProxy(t *testing.T) {
 	for bname, toxi := range backends(t) {
 		t.Run(bname, func(t *testing.T) {
 			e := startEnv(t, toxi, ProviderAnthropic, Fault{Reset: &struct{}{}})
-			name := e.ProxyName()
+			name := e.proxyName()
 			ps, err := toxi.Client().Proxies()
 			if err != nil {
 				t.Fatal(err)
@@ -529,7 +529,7 @@ func TestToxiproxyCloseRemovesProxies(t *testing.T) {
 		return // the server is gone with its proxies
 	}
 	ps, _ := c.Proxies()
-	if _, ok := ps[env.ProxyName()]; ok {
+	if _, ok := ps[env.proxyName()]; ok {
 		t.Errorf("proxy left behind")
 	}
 }

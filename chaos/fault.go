@@ -15,7 +15,7 @@ import (
 // is one file and one entry there, plus its key in scenario.go and its
 // validation in load.go.
 type faultKind interface {
-	// describe says in a few words what an attempt meets (DescribeFault).
+	// describe says in a few words what an attempt meets (describeFault).
 	describe(f Fault) string
 	// preConnect returns the toxics that must be on the proxy before
 	// attempt k (1-based) connects.
@@ -72,9 +72,9 @@ func (baseFault) closedBy(wroteAll bool) string {
 
 func (baseFault) failure(_ Fault, pe *provider.Error, _ time.Time) { pe.Kind = provider.KindNetwork }
 
-// DescribeFault says in a few words what one attempt meets, e.g.
+// describeFault says in a few words what one attempt meets, e.g.
 // "529", "429 retry-after=2", "sseError overloaded_error after 3 events".
-func DescribeFault(f Fault) string { return kindOf(f).describe(f) }
+func describeFault(f Fault) string { return kindOf(f).describe(f) }
 
 // preConnectToxics returns the toxics that must be on the proxy before
 // attempt k (1-based) connects: reset_peer (it only acts on connections

@@ -19,8 +19,8 @@ import (
 // Limits of what a scenario file and chaos run's flags accept. Past them a
 // value is a mistake (a typo, an exponent too many) that would overflow a
 // wait or hang a run, so the loader rejects it with its file, line and field.
-// MaxOKTextBytes bounds an ok fault's text.
-const MaxOKTextBytes = 64 << 10
+// maxOKTextBytes bounds an ok fault's text.
+const maxOKTextBytes = 64 << 10
 
 const (
 	// MaxNameLen bounds a scenario's name, in bytes: it names a run folder

@@ -21,10 +21,10 @@ import (
 	"github.com/retrylab/retrylab/internal/yamldiag"
 )
 
-// IsPolicyFileName reports whether a file found in a scenario folder is a
+// isPolicyFileName reports whether a file found in a scenario folder is a
 // policy file kept beside the scenarios (NAME.policy.yaml, .yml or .json),
 // which a folder walk leaves out; named explicitly, it is read as a scenario.
-func IsPolicyFileName(path string) bool {
+func isPolicyFileName(path string) bool {
 	base := strings.ToLower(filepath.Base(path))
 	return strings.HasSuffix(strings.TrimSuffix(base, filepath.Ext(base)), ".policy")
 }
@@ -202,7 +202,7 @@ func walkScenarios(dir string, skip []os.FileInfo) (found []string, skipped bool
 		}
 		switch strings.ToLower(filepath.Ext(f)) {
 		case ".yaml", ".yml", ".json":
-			if !IsPolicyFileName(f) {
+			if !isPolicyFileName(f) {
 				found = append(found, f)
 			}
 		}
@@ -641,8 +641,8 @@ func (d *decoder) validateFault(n *yaml.Node, f *Fault, path string) {
 // validateOKText checks an ok fault's text: bounded, UTF-8.
 func (d *decoder) validateOKText(tn *yaml.Node, text, path string) {
 	switch {
-	case len(text) > MaxOKTextBytes:
-		d.errorf(tn, path, "a response text that fails validation needs a sentence, not a book", "text is %d bytes, over the %d-byte limit", len(text), MaxOKTextBytes)
+	case len(text) > maxOKTextBytes:
+		d.errorf(tn, path, "a response text that fails validation needs a sentence, not a book", "text is %d bytes, over the %d-byte limit", len(text), maxOKTextBytes)
 	case !utf8.ValidString(text):
 		d.c.Add(tn, path, "text is not valid UTF-8", "write the text as plain UTF-8")
 	}

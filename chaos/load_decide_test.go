@@ -159,7 +159,7 @@ func TestFaultDecisions(t *testing.T) {
 }
 
 // TestClientPolicyDecodedOnce: client.policy is decoded at load, in every
-// form, and PolicyFor returns what was decoded (the same policy each
+// form, and policyFor returns what was decoded (the same policy each
 // time); a scenario built in code can set one with Encode.
 func TestClientPolicyDecodedOnce(t *testing.T) {
 	t.Parallel()
@@ -174,23 +174,23 @@ func TestClientPolicyDecodedOnce(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", tt.name, err)
 		}
-		p1, err1 := PolicyFor(sc)
-		p2, err2 := PolicyFor(sc)
+		p1, err1 := policyFor(sc)
+		p2, err2 := policyFor(sc)
 		if err1 != nil || err2 != nil || p1.Name != tt.want {
-			t.Fatalf("%s: PolicyFor = %v, %v; want %s", tt.name, p1, err1, tt.want)
+			t.Fatalf("%s: policyFor = %v, %v; want %s", tt.name, p1, err1, tt.want)
 		}
 		if tt.want != "anthropic-sdk" && p1 != p2 {
-			t.Errorf("%s: PolicyFor decoded the policy again", tt.name)
+			t.Errorf("%s: policyFor decoded the policy again", tt.name)
 		}
-		if _, ok := PolicyPath(sc); ok {
-			t.Errorf("%s: PolicyPath names a file", tt.name)
+		if _, ok := policyFile(sc); ok {
+			t.Errorf("%s: policyPath names a file", tt.name)
 		}
 	}
 	sc := &Scenario{Provider: "openai"}
 	if err := sc.Client.Policy.Encode("forgeflare"); err != nil {
 		t.Fatal(err)
 	}
-	if p, err := PolicyFor(sc); err != nil || p.Name != "forgeflare" {
+	if p, err := policyFor(sc); err != nil || p.Name != "forgeflare" {
 		t.Errorf("after Encode: %v, %v", p, err)
 	}
 	if err := sc.Client.Policy.Encode("nope"); err == nil || !strings.Contains(err.Error(), `unknown preset "nope"`) {

@@ -138,7 +138,7 @@ expect:
 	if diff := cmp.Diff([]Duration{Duration(2 * time.Second), 0, Duration(1500 * time.Millisecond)}, sc.Expect.Delays.List); diff != "" {
 		t.Errorf("delays mismatch (-want +got):\n%s", diff)
 	}
-	if pol, err := PolicyFor(sc); err != nil || pol.Name != "forgeflare" {
+	if pol, err := policyFor(sc); err != nil || pol.Name != "forgeflare" {
 		t.Errorf("client.policy not decoded: %v, %v", pol, err)
 	}
 	if sc.Client.Timeout.D() != 5*time.Second || sc.TimeScale != 0.1 || sc.Requests != 2 {
@@ -320,9 +320,9 @@ func TestPolicyFile(t *testing.T) {
 	if len(scs) != 1 {
 		t.Fatalf("LoadPaths found %d scenarios, want 1 (the policy file is not a scenario)", len(scs))
 	}
-	p, err := PolicyFor(scs[0])
+	p, err := policyFor(scs[0])
 	if err != nil {
-		t.Fatalf("PolicyFor: %v", err)
+		t.Fatalf("policyFor: %v", err)
 	}
 	if got := p.Strategy(retry.RateLimit).InitialDelay; got != 3*time.Second {
 		t.Errorf("rate_limit initialDelay = %v, want the policy file's 3s", got)
@@ -334,8 +334,8 @@ func TestPolicyFile(t *testing.T) {
 		{"team.policy.yaml", true}, {"x/Team.Policy.YML", true}, {"a.policy.json", true},
 		{"policy.yaml", false}, {"policies.yaml", false}, {"a.yaml", false},
 	} {
-		if got := IsPolicyFileName(tc.name); got != tc.want {
-			t.Errorf("IsPolicyFileName(%q) = %v, want %v", tc.name, got, tc.want)
+		if got := isPolicyFileName(tc.name); got != tc.want {
+			t.Errorf("isPolicyFileName(%q) = %v, want %v", tc.name, got, tc.want)
 		}
 	}
 }

@@ -43,7 +43,7 @@ func observe(sc *Scenario, attempts []ServerAttempt, tracePath string, scale flo
 	ob.ClientTrace = speaksForFailures(ob.Retries, finished)
 
 	// What each failed attempt's fault implies, inferred once.
-	pol, _ := PolicyFor(sc)
+	pol, _ := policyFor(sc)
 	inferred := make([]inference, len(attempts))
 	for k, a := range attempts {
 		if !succeeded(a) {
@@ -360,7 +360,7 @@ type Observed struct {
 	// on this machine while the scenario ran (0 on an idle machine).
 	Slack time.Duration
 	// RemoteProxy is set when Toxiproxy runs in another process: the
-	// server-side tolerance gets RemoteProxyAllowance.
+	// server-side tolerance gets remoteProxyAllowance.
 	RemoteProxy bool
 
 	// Client is set for external clients: what happened to the process.

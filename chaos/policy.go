@@ -14,7 +14,7 @@ import (
 // ClientPolicy is a scenario's client.policy: a preset name, the path of a
 // policy file (relative to the scenario file's folder) or an inline policy
 // mapping. LoadScenario decodes it once, at load, reporting its problems
-// with the scenario's; PolicyFor returns what it decoded. The zero value
+// with the scenario's; policyFor returns what it decoded. The zero value
 // is "not given": the provider's SDK preset.
 type ClientPolicy struct {
 	path   string        // the policy file it names, resolved; "" for none
@@ -105,23 +105,23 @@ func (d *decoder) resolvePolicy(n *yaml.Node, sc *Scenario) {
 	}
 }
 
-// PolicyFor returns a scenario's policy: client.policy as LoadScenario (or
+// policyFor returns a scenario's policy: client.policy as LoadScenario (or
 // ClientPolicy.Encode) decoded it, a preset name, a policy file or an
 // inline mapping; absent, the official SDK preset of the scenario's
 // provider (anthropic-sdk or openai-sdk), which is what an agent gets by
 // default. The policy returned is shared: callers do not change it.
-func PolicyFor(sc *Scenario) (*retry.Policy, error) {
+func policyFor(sc *Scenario) (*retry.Policy, error) {
 	if p := sc.Client.Policy.policy; p != nil {
 		return p, nil
 	}
 	return retry.Preset(sc.Provider + "-sdk")
 }
 
-// PolicyPath returns the policy file a scenario's client.policy names, if
+// policyFile returns the policy file a scenario's client.policy names, if
 // it names one: a string holding a path separator or ending .yaml, .yml or
 // .json (preset names have neither). A relative path is relative to the
 // scenario file's folder, so a suite can be run from anywhere.
-func PolicyPath(sc *Scenario) (string, bool) {
+func policyFile(sc *Scenario) (string, bool) {
 	return sc.Client.Policy.path, sc.Client.Policy.path != ""
 }
 
@@ -136,12 +136,12 @@ func isPolicyPath(v string) bool {
 	return false
 }
 
-// envelopeFor returns the policy's envelope as an EnvelopeFunc.
-func envelopeFor(sc *Scenario) (EnvelopeFunc, error) {
+// envelopeFor returns the policy's envelope as an envelopeFunc.
+func envelopeFor(sc *Scenario) (envelopeFunc, error) {
 	if !sc.Expect.Delays.Policy {
 		return nil, nil
 	}
-	p, err := PolicyFor(sc)
+	p, err := policyFor(sc)
 	if err != nil {
 		return nil, err
 	}

@@ -28,7 +28,7 @@ func TestRequestPrompt(t *testing.T) {
 		}
 	}
 	got := requestPrompt([]byte(`{"messages":[{"role":"user","content":"` + long + `"}]}`))
-	if len(got) > MaxPromptExcerpt+len(" … ") || !utf8.ValidString(got) || !strings.HasPrefix(got, "éé") || !strings.HasSuffix(got, "END") || !strings.Contains(got, " … ") {
+	if len(got) > maxPromptExcerpt+len(" … ") || !utf8.ValidString(got) || !strings.HasPrefix(got, "éé") || !strings.HasSuffix(got, "END") || !strings.Contains(got, " … ") {
 		t.Errorf("long prompt: %d bytes, valid %v, head %q, tail %q", len(got), utf8.ValidString(got), got[:4], got[len(got)-4:])
 	}
 	if got := requestPrompt([]byte("{\"messages\":[{\"role\":\"user\",\"content\":\"a\xffb\"}]}")); !utf8.ValidString(got) {
@@ -92,7 +92,7 @@ func FuzzRequestPrompt(f *testing.F) {
 	f.Add("{\"messages\":[{\"role\":\"user\",\"content\":\"\xff\xfe\"}]}")
 	f.Fuzz(func(t *testing.T, body string) {
 		got := requestPrompt([]byte(body))
-		if !utf8.ValidString(got) || len(got) > MaxPromptExcerpt+len(" … ") {
+		if !utf8.ValidString(got) || len(got) > maxPromptExcerpt+len(" … ") {
 			t.Errorf("requestPrompt = %d bytes, valid %v", len(got), utf8.ValidString(got))
 		}
 	})

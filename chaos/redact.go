@@ -17,7 +17,7 @@ import (
 )
 
 // secrets is the set of exact key values the mock saw a scenario's client
-// send, plus FakeAPIKey. A hidden external client may send a key that does
+// send, plus fakeAPIKey. A hidden external client may send a key that does
 // not look like sk-...; every run file of the scenario is scrubbed of them,
 // in every form provider.RedactExact knows (plain, JSON-escaped,
 // percent-encoded).
@@ -28,7 +28,7 @@ type secrets struct {
 }
 
 func newSecrets() *secrets {
-	return &secrets{keys: []string{FakeAPIKey}, m: provider.NewMatcher([]string{FakeAPIKey})}
+	return &secrets{keys: []string{fakeAPIKey}, m: provider.NewMatcher([]string{fakeAPIKey})}
 }
 
 // maxLearntKeys bounds the keys learnt in a scenario (each makes every

@@ -47,7 +47,7 @@ func requestPrompt(body []byte) string { return decodeRequest(body).prompt() }
 // prompt returns the text of the last user message of an Anthropic
 // Messages or OpenAI Chat Completions request: its content string, or its
 // text parts joined by newlines; "" when there is none. The result is valid
-// UTF-8 and at most MaxPromptExcerpt bytes plus the " … " joint.
+// UTF-8 and at most maxPromptExcerpt bytes plus the " … " joint.
 func (v requestBody) prompt() string {
 	var msgs []struct {
 		Role    string          `json:"role"`
@@ -78,7 +78,7 @@ func (v requestBody) prompt() string {
 			}
 			text = strings.Join(texts, "\n")
 		}
-		return excerpt(strings.ToValidUTF8(text, "\uFFFD"), MaxPromptExcerpt)
+		return excerpt(strings.ToValidUTF8(text, "\uFFFD"), maxPromptExcerpt)
 	}
 	return ""
 }
@@ -99,8 +99,8 @@ func excerpt(s string, max int) string {
 	return head + " … " + tail
 }
 
-// MaxPromptExcerpt bounds ServerAttempt.Prompt, in bytes: a longer prompt
-// keeps its first and last MaxPromptExcerpt/2 bytes (cut at rune
+// maxPromptExcerpt bounds ServerAttempt.Prompt, in bytes: a longer prompt
+// keeps its first and last maxPromptExcerpt/2 bytes (cut at rune
 // boundaries) around " … ", so both an error context at its start and the
 // original request at its end stay visible.
-const MaxPromptExcerpt = 2048
+const maxPromptExcerpt = 2048

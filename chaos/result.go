@@ -123,14 +123,14 @@ func (r Result) NotPassedChecks() []Check {
 	return out
 }
 
-// FailedChecks returns the checks that failed.
-func (r Result) FailedChecks() []Check { return r.checksIn(StateFail) }
+// failedChecks returns the checks that failed.
+func (r Result) failedChecks() []Check { return r.checksIn(StateFail) }
 
-// InconclusiveChecks returns the checks that could not tell.
-func (r Result) InconclusiveChecks() []Check { return r.checksIn(StateInconclusive) }
+// inconclusiveChecks returns the checks that could not tell.
+func (r Result) inconclusiveChecks() []Check { return r.checksIn(StateInconclusive) }
 
-// UnverifiedChecks returns the checks whose subject could not be seen.
-func (r Result) UnverifiedChecks() []Check { return r.checksIn(StateUnverified) }
+// unverifiedChecks returns the checks whose subject could not be seen.
+func (r Result) unverifiedChecks() []Check { return r.checksIn(StateUnverified) }
 
 func (r Result) checksIn(state string) []Check {
 	var out []Check
@@ -149,9 +149,9 @@ func (r Result) verdict() string {
 		return VerdictInterrupted
 	case r.Error != "":
 		return VerdictError
-	case len(r.FailedChecks()) > 0:
+	case len(r.failedChecks()) > 0:
 		return VerdictFail
-	case len(r.InconclusiveChecks()) > 0:
+	case len(r.inconclusiveChecks()) > 0:
 		return VerdictInconclusive
 	}
 	return VerdictPass
@@ -162,7 +162,7 @@ func (r Result) timingOnly() bool {
 	if r.Error != "" {
 		return false
 	}
-	for _, c := range append(r.FailedChecks(), r.InconclusiveChecks()...) {
+	for _, c := range append(r.failedChecks(), r.inconclusiveChecks()...) {
 		if !c.Timing() {
 			return false
 		}
@@ -204,7 +204,7 @@ func (s *Summary) Finish() {
 		if r.PassedOnRerun {
 			s.PassedOnRerun++
 		}
-		if len(r.UnverifiedChecks()) > 0 {
+		if len(r.unverifiedChecks()) > 0 {
 			s.Unverified++
 		}
 	}

@@ -19,13 +19,13 @@ import (
 	"github.com/retrylab/retrylab/trace"
 )
 
-// FakeAPIKey is the API key every client under test is given. It is not a
+// fakeAPIKey is the API key every client under test is given. It is not a
 // real key; the runner proves that it never reaches a run file.
-const FakeAPIKey = "sk-retrylab-test-0000"
+const fakeAPIKey = "sk-retrylab-test-0000"
 
-// DefaultDeadline bounds a scenario without expect.maxDuration: past it the
+// defaultDeadline bounds a scenario without expect.maxDuration: past it the
 // client is stopped (an external one killed) and the scenario fails.
-const DefaultDeadline = 2 * time.Minute
+const defaultDeadline = 2 * time.Minute
 
 // Runner runs scenarios, each against its own mock server and proxy, and
 // writes one run folder per invocation:
@@ -206,7 +206,7 @@ func (r *Runner) notStarted(ctx context.Context, sc *Scenario, dir string) Resul
 		res.TimeScale = r.TimeScale
 	}
 	for _, f := range sc.Attempts {
-		res.Faults = append(res.Faults, DescribeFault(f))
+		res.Faults = append(res.Faults, describeFault(f))
 	}
 	r.logf(sc.Name, "%s: %s%s", strings.ToUpper(res.Verdict), res.Interrupted, res.Error)
 	return res
@@ -326,7 +326,7 @@ func (r *Runner) confirm(ctx context.Context, sc *Scenario, dir string, res Resu
 		fails++
 	}
 	for run := 2; run <= r.Confirm+1 && fails < 2 && ctx.Err() == nil; run++ {
-		why := append(failedCheckNames(res.FailedChecks()), failedCheckNames(res.InconclusiveChecks())...)
+		why := append(failedCheckNames(res.failedChecks()), failedCheckNames(res.inconclusiveChecks())...)
 		r.logf(sc.Name, "run %d of at most %d, to confirm (%s)", run, r.Confirm+1, strings.Join(why, ", "))
 		rr := r.runOnce(ctx, sc, filepath.Join(dir, fmt.Sprintf("rerun-%d", run)))
 		if ctx.Err() != nil {
@@ -467,7 +467,7 @@ func newResult(sc *Scenario, dir string, seed int64, scale float64, client strin
 	res := Result{Name: sc.Name, File: sc.File, Description: sc.Description, Seed: seed, TimeScale: scale,
 		Dir: dir, Client: client, FailureTypes: []string{}, Escalations: []Escalation{}, Checks: []Check{}}
 	for _, f := range sc.Attempts {
-		res.Faults = append(res.Faults, DescribeFault(f))
+		res.Faults = append(res.Faults, describeFault(f))
 	}
 	return res
 }
@@ -508,7 +508,7 @@ func (r *Runner) settle(ctx context.Context, sc *Scenario, dir string, res *Resu
 // that did not pass or the error.
 func verdictLine(res Result) string {
 	verdict := strings.ToUpper(res.Verdict)
-	if fc := append(res.FailedChecks(), res.InconclusiveChecks()...); len(fc) > 0 {
+	if fc := append(res.failedChecks(), res.inconclusiveChecks()...); len(fc) > 0 {
 		verdict += " (" + strings.Join(failedCheckNames(fc), ", ") + ")"
 	} else if res.Error != "" {
 		verdict += " (" + res.Error + ")"
@@ -521,7 +521,7 @@ func (r *Runner) attemptLogger(sc *Scenario) func(ServerAttempt) {
 	return func(a ServerAttempt) {
 		met := "ok"
 		if a.N-1 < len(sc.Attempts) {
-			met = DescribeFault(sc.Attempts[a.N-1])
+			met = describeFault(sc.Attempts[a.N-1])
 		}
 		status := "no response"
 		if a.Status != 0 {
@@ -540,11 +540,11 @@ type clientSetup struct {
 }
 
 // runClient runs the scenario's client, external or built in, until it
-// ends or its deadline (expect.maxDuration, else DefaultDeadline) passes.
+// ends or its deadline (expect.maxDuration, else defaultDeadline) passes.
 // A client that could not be started, or infrastructure that failed under
 // it, sets res.Error; the built-in client's own problem becomes a check.
 func (r *Runner) runClient(ctx context.Context, sc *Scenario, res *Result, cs clientSetup) clientRun {
-	deadline := DefaultDeadline
+	deadline := defaultDeadline
 	if sc.Expect.MaxDuration > 0 {
 		deadline = sc.Expect.MaxDuration.D()
 	}
@@ -598,7 +598,7 @@ func (r *Runner) verify(sc *Scenario, res *Result, attempts []ServerAttempt, cr 
 		res.Error = err.Error()
 		return
 	}
-	res.Checks = append(Evaluate(sc, ob, env), res.Checks...)
+	res.Checks = append(evaluate(sc, ob, env), res.Checks...)
 	res.Checks = append(res.Checks, runChecks(journalErr, notes)...)
 	fillResult(res, ob)
 }

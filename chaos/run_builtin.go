@@ -22,7 +22,7 @@ const builtinPrompt = "Say hello."
 // runBuiltin runs the scenario's requests with the retry core and the
 // provider client, writing the client's events to tracePath.
 func (r *Runner) runBuiltin(ctx context.Context, sc *Scenario, baseURL, tracePath, runID string, scale float64, log io.Writer) (clientRun, error) {
-	pol, err := PolicyFor(sc)
+	pol, err := policyFor(sc)
 	if err != nil {
 		return clientRun{}, err
 	}
@@ -111,7 +111,7 @@ func (bc *builtinClients) get(name string) (provider.Client, error) {
 	}
 	// One transport per scenario, without keep-alive: every attempt is its
 	// own connection, so per-attempt TCP toxics apply to it alone.
-	c, err := provider.New(name, provider.Config{BaseURL: bc.baseURL, APIKey: FakeAPIKey, Timeout: bc.sc.Client.Timeout.D(),
+	c, err := provider.New(name, provider.Config{BaseURL: bc.baseURL, APIKey: fakeAPIKey, Timeout: bc.sc.Client.Timeout.D(),
 		HTTPClient: &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}})
 	if err != nil {
 		return nil, err
@@ -165,7 +165,7 @@ func builtinOutcome(ctx context.Context, ok bool, start time.Time, sleeps []retr
 		if dl, has := ctx.Deadline(); has {
 			d = dl.Sub(start).Round(time.Millisecond).String()
 		}
-		out.problem = fmt.Sprintf("stopped after %s: still running at the deadline (expect.maxDuration, default %s)", d, DefaultDeadline)
+		out.problem = fmt.Sprintf("stopped after %s: still running at the deadline (expect.maxDuration, default %s)", d, defaultDeadline)
 	}
 	return out
 }

@@ -86,8 +86,8 @@ func clientEnv(sc *Scenario, baseURL, tracePath string, scale float64) []string 
 		"ANTHROPIC_BASE_URL=" + baseURL,
 		"OPENAI_BASE_URL=" + baseURL + "/v1",
 		"RETRYLAB_BASE_URL=" + baseURL,
-		"ANTHROPIC_API_KEY=" + FakeAPIKey,
-		"OPENAI_API_KEY=" + FakeAPIKey,
+		"ANTHROPIC_API_KEY=" + fakeAPIKey,
+		"OPENAI_API_KEY=" + fakeAPIKey,
 		"RETRYLAB_TRACE=" + tracePath,
 		"RETRYLAB_PROVIDER=" + sc.Provider,
 		"RETRYLAB_MODEL=" + sc.Model,
@@ -107,7 +107,7 @@ func waitClient(ctx context.Context, p *clientProc, deadline time.Duration, exit
 		return st
 	case <-timer.C:
 		p.kill()
-		exit.Problem = fmt.Sprintf("killed after %s: still running at the deadline (expect.maxDuration, default %s)", deadline, DefaultDeadline)
+		exit.Problem = fmt.Sprintf("killed after %s: still running at the deadline (expect.maxDuration, default %s)", deadline, defaultDeadline)
 	case <-ctx.Done():
 		p.kill()
 		exit.Problem = "killed: the run was interrupted"

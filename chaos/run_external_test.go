@@ -68,7 +68,7 @@ expect: {outcome: failure, attempts: 1, maxDuration: 10s}
 	res := byName(sum)
 	for _, name := range []string{"curl", "trace-key"} {
 		if !notFailed(res[name]) {
-			t.Errorf("%s scenario failed: %+v", name, res[name].FailedChecks())
+			t.Errorf("%s scenario failed: %+v", name, res[name].failedChecks())
 		}
 	}
 	if b, _ := os.ReadFile(filepath.Join(sum.RunDir, "curl", "stdout.txt")); !strings.HasSuffix(string(b), "attempt ok: 38 deltas\n") {
@@ -81,7 +81,7 @@ expect: {outcome: failure, attempts: 1, maxDuration: 10s}
 	if diff := cmp.Diff([]string{"client"}, failedNames(o)); diff != "" {
 		t.Errorf("orphan failed checks mismatch (-want +got):\n%s", diff)
 	}
-	if fc := o.FailedChecks(); len(fc) == 0 || !strings.HasPrefix(fc[0].Got, "left processes running: the client exited (code 0)") {
+	if fc := o.failedChecks(); len(fc) == 0 || !strings.HasPrefix(fc[0].Got, "left processes running: the client exited (code 0)") {
 		t.Errorf("orphan client check = %+v", fc)
 	}
 	if b, _ := os.ReadFile(filepath.Join(sum.RunDir, "orphan", "stdout.txt")); string(b) != "parent done\n" {
@@ -117,7 +117,7 @@ expect: {outcome: success, attempts: 1}
 		t.Fatal(err)
 	}
 	if res := byName(sum)["background"]; !notFailed(res) {
-		t.Errorf("background scenario failed: %+v", res.FailedChecks())
+		t.Errorf("background scenario failed: %+v", res.failedChecks())
 	}
 	b, err := os.ReadFile(pidFile)
 	if err != nil {

@@ -39,7 +39,7 @@ func parse(t *testing.T, name, src string) *Scenario {
 
 func failedNames(r Result) []string {
 	var out []string
-	for _, c := range r.FailedChecks() {
+	for _, c := range r.failedChecks() {
 		out = append(out, c.Name)
 	}
 	return out
@@ -67,7 +67,7 @@ func assertNoKey(t *testing.T, dir string, others ...string) {
 		if err != nil {
 			return err
 		}
-		for _, k := range append([]string{FakeAPIKey}, others...) {
+		for _, k := range append([]string{fakeAPIKey}, others...) {
 			if strings.Contains(string(b), k) {
 				t.Errorf("%s contains the API key %q", p, k)
 			}
@@ -129,7 +129,7 @@ expect: {outcome: failure, attempts: 1, failureTypes: [invalid_request], delays:
 	if diff := cmp.Diff([]string{"delays.client", "delays.server"}, failedNames(res["wrong-delay"])); diff != "" {
 		t.Errorf("wrong-delay failed checks mismatch (-want +got):\n%s", diff)
 	}
-	if c := res["wrong-delay"].FailedChecks()[0]; c.Want != "5s" || c.Got != "1s" || !strings.Contains(c.Where, "RetryAttempt attempt 1") {
+	if c := res["wrong-delay"].failedChecks()[0]; c.Want != "5s" || c.Got != "1s" || !strings.Contains(c.Where, "RetryAttempt attempt 1") {
 		t.Errorf("wrong-delay check = %+v, want want 5s got 1s at attempt 1", c)
 	}
 	for _, name := range []string{"overloaded", "curl-task-check"} {
@@ -223,7 +223,7 @@ expect: {outcome: failure, maxDuration: 500ms}
 	res := byName(sum)
 	for _, name := range []string{"python", "plain-key"} {
 		if !notFailed(res[name]) {
-			t.Errorf("%s client scenario failed: %+v %s", name, res[name].FailedChecks(), res[name].Error)
+			t.Errorf("%s client scenario failed: %+v %s", name, res[name].failedChecks(), res[name].Error)
 		}
 	}
 	if b, _ := os.ReadFile(filepath.Join(sum.RunDir, "plain-key", "stderr.txt")); string(b) != "keys *** ***" {
@@ -232,7 +232,7 @@ expect: {outcome: failure, maxDuration: 500ms}
 	if b, _ := os.ReadFile(filepath.Join(sum.RunDir, "plain-key", "stdout.txt")); !strings.HasSuffix(string(b), "x*** ***\n") {
 		t.Errorf("plain-key stdout.txt ends %q, want the keys scrubbed", b[max(len(b)-40, 0):])
 	}
-	for _, k := range []string{"hidden-plain-key-777", "other-plain-token-888", FakeAPIKey} {
+	for _, k := range []string{"hidden-plain-key-777", "other-plain-token-888", fakeAPIKey} {
 		if strings.Contains(progress.String(), k) {
 			t.Errorf("progress output contains %q", k)
 		}
@@ -249,7 +249,7 @@ expect: {outcome: failure, maxDuration: 500ms}
 		if diff := cmp.Diff(tt.failed, failedNames(r)); diff != "" {
 			t.Errorf("%s failed checks mismatch (-want +got):\n%s", tt.name, diff)
 		}
-		if fc := r.FailedChecks(); len(fc) == 0 || !strings.HasPrefix(fc[0].Got, tt.problem) {
+		if fc := r.failedChecks(); len(fc) == 0 || !strings.HasPrefix(fc[0].Got, tt.problem) {
 			t.Errorf("%s client check = %+v, want got %q...", tt.name, fc, tt.problem)
 		}
 	}
@@ -405,7 +405,7 @@ func TestInferFailureRetryAfterHeaders(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			pol, err := PolicyFor(sc)
+			pol, err := policyFor(sc)
 			if err != nil {
 				t.Fatal(err)
 			}

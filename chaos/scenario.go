@@ -53,7 +53,7 @@ func (sc *Scenario) ExpectLine(check string) int {
 // Client says which client runs the scenario and with what policy.
 type Client struct {
 	// Policy is client.policy: a preset name, a policy file or an inline
-	// policy mapping, decoded at load (see PolicyFor).
+	// policy mapping, decoded at load (see policyFor).
 	Policy     ClientPolicy `yaml:"policy"`
 	Timeout    Duration     `yaml:"timeout"`
 	Escalation []string     `yaml:"escalation"`

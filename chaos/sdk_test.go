@@ -136,7 +136,7 @@ func TestSDKWrongScenariosFail(t *testing.T) {
 			if r.Verdict != VerdictFail {
 				t.Fatalf("%s: verdict %s, want fail on %s:\n  %s", name, r.Verdict, strings.Join(checks, ", "), describeResult(r))
 			}
-			if got := checkNames(r.FailedChecks()); !slices.Equal(got, checks) {
+			if got := checkNames(r.failedChecks()); !slices.Equal(got, checks) {
 				t.Errorf("%s failed on %v, want %v:\n  %s", name, got, checks, describeResult(r))
 			}
 		})

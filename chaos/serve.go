@@ -20,7 +20,7 @@ type ServeVerdict struct {
 	// attempt i+2, as the server saw it.
 	Gaps []time.Duration
 	// Checks are the scenario's expectations that the server side can
-	// check (see ServeChecks); Skipped names those it cannot.
+	// check (see serveChecks); Skipped names those it cannot.
 	Checks  []Check
 	Skipped []string
 }
@@ -36,17 +36,17 @@ func (v ServeVerdict) Failed() bool {
 	return false
 }
 
-// serverChecks are the checks ServeChecks keeps.
+// serverChecks are the checks serveChecks keeps.
 var serverChecks = map[string]bool{"outcome": true, "attempts": true, "failureTypes": true, "delays": true, "delays.server": true}
 
-// ServeChecks evaluates sc's expect against what the server saw, with the
-// same Evaluate as `chaos run`, keeping only what the server side can tell:
+// serveChecks evaluates sc's expect against what the server saw, with the
+// same evaluate as `chaos run`, keeping only what the server side can tell:
 // outcome (failure when the last attempt failed; success when it succeeded
 // and the scenario has one request; else skipped), attempts, failureTypes
 // (inferred from the faults), delays (the server's gaps). escalations,
 // maxDuration and the client's own delays need the client's trace and are
 // skipped.
-func ServeChecks(sc *Scenario, attempts []ServerAttempt) (checks []Check, skipped []string) {
+func serveChecks(sc *Scenario, attempts []ServerAttempt) (checks []Check, skipped []string) {
 	scale := sc.TimeScale
 	if scale <= 0 {
 		scale = 1
@@ -79,10 +79,10 @@ func ServeChecks(sc *Scenario, attempts []ServerAttempt) (checks []Check, skippe
 	if err != nil {
 		return []Check{{Name: "delays", Want: "a policy to check against", Got: err.Error(), Where: "client.policy"}}, skipped
 	}
-	for _, c := range Evaluate(&only, ob, env) {
+	for _, c := range evaluate(&only, ob, env) {
 		if serverChecks[c.Name] {
 			if c.Name == "outcome" {
-				// Evaluate names the client's trace; serve has none.
+				// evaluate names the client's trace; serve has none.
 				c.Where = lastAttemptWhere(attempts)
 			}
 			checks = append(checks, c)
@@ -110,8 +110,8 @@ func lastAttemptWhere(attempts []ServerAttempt) string {
 	return fmt.Sprintf("server journal: last attempt (%d: %s)", a.N, status)
 }
 
-// NewServeVerdict computes the verdict of a list of attempts.
-func NewServeVerdict(attempts []ServerAttempt) ServeVerdict {
+// newServeVerdict computes the verdict of a list of attempts.
+func newServeVerdict(attempts []ServerAttempt) ServeVerdict {
 	v := ServeVerdict{Attempts: attempts}
 	for i := 1; i < len(attempts); i++ {
 		prev := attempts[i-1]
@@ -174,7 +174,7 @@ func (v ServeVerdict) Write(w io.Writer) error {
 // OPENAI_BASE_URL=... on stdout, journals to journalPath (if not ""; its
 // folder is created), runs until ctx ends, then prints the server-side
 // verdict on stdout, with PASS/FAIL for each check of sc's expect that the
-// server side can make (ServeChecks), and returns it. Progress lines go to
+// server side can make (serveChecks), and returns it. Progress lines go to
 // stderr.
 func Serve(ctx context.Context, sc *Scenario, toxi *Toxiproxy, journalPath string, stdout, stderr io.Writer) (ServeVerdict, error) {
 	runID := "serve-" + time.Now().UTC().Format("20060102T150405Z")
@@ -200,8 +200,8 @@ func Serve(ctx context.Context, sc *Scenario, toxi *Toxiproxy, journalPath strin
 	fmt.Fprintf(stderr, "serving scenario %q (%d fault(s), then ok); press Ctrl-C to stop\n", sc.Name, len(sc.Attempts))
 	<-ctx.Done()
 	closeErr := env.Close()
-	v := NewServeVerdict(env.Attempts())
-	v.Checks, v.Skipped = ServeChecks(sc, v.Attempts)
+	v := newServeVerdict(env.Attempts())
+	v.Checks, v.Skipped = serveChecks(sc, v.Attempts)
 	if err := env.JournalErr(); err != nil {
 		v.Checks = append(v.Checks, Check{Name: "journal", Want: "every attempt journaled", Got: err.Error(), Where: journalPath})
 	}

@@ -156,7 +156,7 @@ expect: {attempts: 2, delays: policy}
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			sc := parse(t, "serve-checks", tc.yaml)
-			cs, skipped := ServeChecks(sc, tc.attempts)
+			cs, skipped := serveChecks(sc, tc.attempts)
 			var got []row
 			for _, c := range cs {
 				got = append(got, row{c.Name, c.State})

@@ -19,10 +19,10 @@ const (
 	ExternalRatio     = 0.03
 )
 
-// DefaultTolerance is the tolerance of delay checks when a scenario gives
+// defaultTolerance is the tolerance of delay checks when a scenario gives
 // none: DESIGN.md's "measured waits match the policy within 5ms + 2%". A
 // tolerance is in policy time, like every expectation of a scenario.
-var DefaultTolerance = Tolerance{Ratio: 0.02, Abs: Duration(5 * time.Millisecond)}
+var defaultTolerance = Tolerance{Ratio: 0.02, Abs: Duration(5 * time.Millisecond)}
 
 // ServerResidual is what the measurement path adds to a wait the server
 // sees, on top of the client's own wait: the end of one attempt and the
@@ -31,12 +31,12 @@ var DefaultTolerance = Tolerance{Ratio: 0.02, Abs: Duration(5 * time.Millisecond
 // machine: 0.4–0.8ms on average, 1–3ms at worst.
 const ServerResidual = 3 * time.Millisecond
 
-// RemoteProxyAllowance widens the server-side tolerance when Toxiproxy is a
+// remoteProxyAllowance widens the server-side tolerance when Toxiproxy is a
 // toxiproxy-server in another process (--toxiproxy): every reconnect then
 // crosses that process, whose scheduling the probe cannot see. Measured with
 // all 32 scenarios of the suite at once on an idle 2-core machine: a retry at
 // once showed gaps of 3–15ms through toxiproxy-server, 0–2ms embedded.
-const RemoteProxyAllowance = 20 * time.Millisecond
+const remoteProxyAllowance = 20 * time.Millisecond
 
 func (ob Observed) scale() float64 {
 	if ob.TimeScale <= 0 {
@@ -45,12 +45,12 @@ func (ob Observed) scale() float64 {
 	return ob.TimeScale
 }
 
-// MinSeparation is the smallest mistake, on the long side, that a server-side
+// minSeparation is the smallest mistake, on the long side, that a server-side
 // delay check promises to catch: a wait more than this (or more than twice
 // the allowed wait) above the allowed range always fails the check. Where the
 // noise measured around a gap makes that promise impossible, the check is
 // inconclusive instead of passed.
-const MinSeparation = 200 * time.Millisecond
+const minSeparation = 200 * time.Millisecond
 
 // gapBand is the range of wall-clock gaps accepted for one wait: the
 // expected range [lo, hi] widened by below and above. Noise is not
@@ -72,7 +72,7 @@ func (b gapBand) accepts(g time.Duration) bool {
 
 // conclusive reports whether the band still tells the expected wait from a
 // plausibly wrong one: a client that waited half the shortest allowed wait
-// (or not at all), or twice the longest (at least MinSeparation more). The
+// (or not at all), or twice the longest (at least minSeparation more). The
 // range of gaps such a client could show under the same noise, [w − below,
 // w + above], must not meet the band; so the total width below + above must
 // stay under the distance to it.
@@ -83,7 +83,7 @@ func (b gapBand) conclusive() bool {
 	if b.lo > 0 && width(b.below, b.lo)+width(b.above, b.lo) >= b.lo/2 {
 		return false
 	}
-	return width(b.below, b.hi)+width(b.above, b.hi) < max(b.hi, MinSeparation)
+	return width(b.below, b.hi)+width(b.above, b.hi) < max(b.hi, minSeparation)
 }
 
 func width(t Tolerance, at time.Duration) time.Duration {
@@ -108,7 +108,7 @@ func (ob Observed) serverBand(sc *Scenario, w Wait, lo, hi time.Duration, ok boo
 	// slack, the short side half of it.
 	_, base := tolerances(sc.Expect.Tolerance, ob.scale())
 	if ob.RemoteProxy {
-		base.Abs += Duration(RemoteProxyAllowance)
+		base.Abs += Duration(remoteProxyAllowance)
 	}
 	b := gapBand{wait: w, lo: lo, hi: hi, ok: ok, below: base, above: base}
 	var notes, aboveNotes []string
@@ -130,7 +130,7 @@ func (ob Observed) serverBand(sc *Scenario, w Wait, lo, hi time.Duration, ok boo
 		aboveNotes = append(aboveNotes, fmtDur(slack)+" for twice the measured scheduling lateness")
 	}
 	if ob.RemoteProxy {
-		notes = append(notes, fmtDur(RemoteProxyAllowance)+" for a toxiproxy-server in another process")
+		notes = append(notes, fmtDur(remoteProxyAllowance)+" for a toxiproxy-server in another process")
 		aboveNotes = append(aboveNotes, notes[len(notes)-1])
 	}
 	if ob.Client != nil || !ob.ClientTrace {
@@ -157,7 +157,7 @@ func (ob Observed) serverBand(sc *Scenario, w Wait, lo, hi time.Duration, ok boo
 }
 
 // tolerances returns the client and server tolerances for a scenario's
-// tolerance block t (DefaultTolerance if empty). The client's waits are in
+// tolerance block t (defaultTolerance if empty). The client's waits are in
 // policy time and held to t as written. The server's gaps are wall clock:
 // t.Ratio applies to the wall-clock wait (a ratio does not care about the
 // scale), t.Abs is policy time and is scaled by timeScale like the waits
@@ -165,7 +165,7 @@ func (ob Observed) serverBand(sc *Scenario, w Wait, lo, hi time.Duration, ok boo
 // adds what was measured around each gap). There is no other floor: on an
 // idle machine a server gap is held to 3ms + 5ms × timeScale + 2%.
 func tolerances(t Tolerance, timeScale float64) (client, server Tolerance) {
-	client = DefaultTolerance
+	client = defaultTolerance
 	if t.Ratio != 0 || t.Abs != 0 {
 		client = t
 	}

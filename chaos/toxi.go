@@ -96,7 +96,7 @@ func StartToxiproxy(ctx context.Context, apiURL string) (*Toxiproxy, error) {
 	if t.srv == nil {
 		// A run SIGKILLed on this machine left its proxies behind. Failing
 		// to remove them is no reason not to run: they only hold a port.
-		t.stale, t.staleErr = t.RemoveStale(ctx)
+		t.stale, t.staleErr = t.removeStale(ctx)
 	}
 	return t, nil
 }
@@ -176,13 +176,13 @@ func proxyOwner(name string) (pid int, host string, ok bool) {
 	return pid, host, true
 }
 
-// RemoveStale deletes the proxies that retrylab runs on this machine left
+// removeStale deletes the proxies that retrylab runs on this machine left
 // behind on the server when they died without cleaning up (SIGKILL, a
 // crash): those whose name holds this host and the pid of a process that no
 // longer exists. A live run's proxies, another machine's, and any other
 // proxy are left alone. It returns the names it removed; errors (a proxy
 // already gone is not one) are joined.
-func (t *Toxiproxy) RemoveStale(ctx context.Context) ([]string, error) {
+func (t *Toxiproxy) removeStale(ctx context.Context) ([]string, error) {
 	var all map[string]*toxiclient.Proxy
 	err := call(ctx, func() error {
 		var err error

@@ -24,8 +24,8 @@ func checkNamed(t *testing.T, cs []Check, name string) Check {
 	return Check{}
 }
 
-// fixedEnvelope is an EnvelopeFunc that allows [lo, hi] after every failure.
-func fixedEnvelope(lo, hi time.Duration) EnvelopeFunc {
+// fixedEnvelope is an envelopeFunc that allows [lo, hi] after every failure.
+func fixedEnvelope(lo, hi time.Duration) envelopeFunc {
 	return func(string, int, time.Duration, bool) (time.Duration, time.Duration, bool) { return lo, hi, true }
 }
 
@@ -141,7 +141,7 @@ func TestGapBandTolerance(t *testing.T) {
 			tt.wait.After = 1
 			ob := oneWait(tt.who, tt.wait, time.Second)
 			ob.Slack, ob.RemoteProxy = tt.slack, tt.remote
-			c := checkNamed(t, Evaluate(sc, ob, nil), "delays.server")
+			c := checkNamed(t, evaluate(sc, ob, nil), "delays.server")
 			if c.State != tt.want || c.Passed != (tt.want == StatePass) {
 				t.Errorf("delays.server = %s (passed %v), want %s: %+v", c.State, c.Passed, tt.want, c)
 			}
@@ -197,7 +197,7 @@ func TestGapBandWhere(t *testing.T) {
 			tt.wait.After = 1
 			ob := oneWait(tt.who, tt.wait, time.Second)
 			ob.RemoteProxy = tt.remote
-			c := checkNamed(t, Evaluate(sc, ob, nil), "delays.server")
+			c := checkNamed(t, evaluate(sc, ob, nil), "delays.server")
 			if c.State != StateFail {
 				t.Fatalf("delays.server = %+v, want a failure", c)
 			}
@@ -261,7 +261,7 @@ func TestGapBandLagNeverPassesShortGap(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			ob := oneWait(tt.who, Wait{After: 1, Gap: 0, Slack: tt.slack, ClientLag: tt.lag, ClientLagMeasured: true}, ms(400))
-			c := checkNamed(t, Evaluate(sc, ob, env), "delays.server")
+			c := checkNamed(t, evaluate(sc, ob, env), "delays.server")
 			if c.State != tt.want {
 				t.Errorf("delays.server = %s, want %s: %+v", c.State, tt.want, c)
 			}
@@ -272,7 +272,7 @@ func TestGapBandLagNeverPassesShortGap(t *testing.T) {
 		for _, slack := range []time.Duration{0, time.Microsecond, ms(10), ms(250), ms(500), ms(719), ms(720), ms(750), time.Second, time.Minute} {
 			for _, lag := range []time.Duration{0, ms(1), ms(375), ms(500), time.Second, time.Hour} {
 				ob := oneWait(who, Wait{After: 1, Gap: 0, Slack: slack, ClientLag: lag, ClientLagMeasured: true}, ms(400))
-				if c := checkNamed(t, Evaluate(sc, ob, env), "delays.server"); c.Passed || c.State == StatePass {
+				if c := checkNamed(t, evaluate(sc, ob, env), "delays.server"); c.Passed || c.State == StatePass {
 					t.Errorf("client %d, slack %v, lag %v: a 0ms gap passed [375ms, 500ms]: %+v", who, slack, lag, c)
 				}
 			}
@@ -283,7 +283,7 @@ func TestGapBandLagNeverPassesShortGap(t *testing.T) {
 // TestGapBandConclusive checks both sides of each boundary of conclusive():
 // a band is inconclusive exactly when its total width (short side + long
 // side) reaches half the shortest allowed wait, or max(longest,
-// MinSeparation). Ratios are 0 here (tolerance {abs: 1ms or 2ms}) so that
+// minSeparation). Ratios are 0 here (tolerance {abs: 1ms or 2ms}) so that
 // each width is the same at every wait. A gap inside an inconclusive band is
 // inconclusive; outside it, it fails.
 func TestGapBandConclusive(t *testing.T) {
@@ -308,11 +308,11 @@ func TestGapBandConclusive(t *testing.T) {
 			wait: Wait{Gap: time.Second, ClientLag: ms(437), ClientLagMeasured: true}, want: StateInconclusive},
 		{name: "short boundary, external: 1ns under", who: external, tol: Tolerance{Abs: Duration(ms(1))}, lo: time.Second, hi: time.Second,
 			wait: Wait{Gap: time.Second, ClientLag: ms(437) - 1, ClientLagMeasured: true}, want: StatePass},
-		// A retry at once: no short side; MinSeparation (200ms) bounds the
+		// A retry at once: no short side; minSeparation (200ms) bounds the
 		// total: 8ms + 1.5 × slack reaches it at slack 128ms.
-		{name: "MinSeparation boundary: reached", who: builtIn, tol: Tolerance{Abs: Duration(ms(1))}, lo: 0, hi: 0,
+		{name: "minSeparation boundary: reached", who: builtIn, tol: Tolerance{Abs: Duration(ms(1))}, lo: 0, hi: 0,
 			wait: Wait{Gap: 0, Slack: ms(128)}, want: StateInconclusive},
-		{name: "MinSeparation boundary: 3ns under", who: builtIn, tol: Tolerance{Abs: Duration(ms(1))}, lo: 0, hi: 0,
+		{name: "minSeparation boundary: 3ns under", who: builtIn, tol: Tolerance{Abs: Duration(ms(1))}, lo: 0, hi: 0,
 			wait: Wait{Gap: 0, Slack: ms(128) - 2}, want: StatePass},
 		// Full jitter [0, 400ms]: the longest wait bounds the total: base
 		// 5ms a side, 10ms + 1.5 × slack reaches 400ms at slack 260ms.
@@ -333,7 +333,7 @@ func TestGapBandConclusive(t *testing.T) {
 			sc := &Scenario{Expect: Expect{Delays: Delays{Set: true, Policy: true}, Tolerance: tt.tol}}
 			tt.wait.After = 1
 			ob := oneWait(tt.who, tt.wait, (tt.lo+tt.hi)/2)
-			c := checkNamed(t, Evaluate(sc, ob, fixedEnvelope(tt.lo, tt.hi)), "delays.server")
+			c := checkNamed(t, evaluate(sc, ob, fixedEnvelope(tt.lo, tt.hi)), "delays.server")
 			if c.State != tt.want || c.Passed != (tt.want == StatePass) {
 				t.Errorf("delays.server = %s (passed %v), want %s: %+v", c.State, c.Passed, tt.want, c)
 			}
@@ -393,12 +393,12 @@ func TestGapCheckInconclusive(t *testing.T) {
 			}
 			sc := &Scenario{Expect: Expect{Delays: Delays{Set: true, List: durs(list...)}, Tolerance: tol}}
 			ob := Observed{ClientTrace: true, TimeScale: 1, Retries: retries("overloaded", delays...), ServerWaits: tt.waits}
-			got := checkNamed(t, Evaluate(sc, ob, nil), "delays.server")
+			got := checkNamed(t, evaluate(sc, ob, nil), "delays.server")
 			if tt.hintUnchecked {
 				got.Hint = ""
 			}
 			if diff := cmp.Diff(tt.want, got); diff != "" {
-				t.Errorf("Evaluate() delays.server mismatch (-want +got):\n%s", diff)
+				t.Errorf("evaluate() delays.server mismatch (-want +got):\n%s", diff)
 			}
 		})
 	}
@@ -413,9 +413,9 @@ func TestGapCheckFailAfterInconclusiveHint(t *testing.T) {
 	sc := &Scenario{Expect: Expect{Delays: Delays{Set: true, List: durs(time.Second, time.Second)}, Tolerance: Tolerance{Abs: Duration(ms(1))}}}
 	ob := Observed{ClientTrace: true, TimeScale: 1, Retries: retries("overloaded", 1000, 1000),
 		ServerWaits: []Wait{{After: 1, Gap: time.Second, Slack: ms(328)}, {After: 2, Gap: ms(1200)}}}
-	got := checkNamed(t, Evaluate(sc, ob, nil), "delays.server")
+	got := checkNamed(t, evaluate(sc, ob, nil), "delays.server")
 	if got.State != StateFail || got.Hint != "" {
-		t.Errorf("Evaluate() delays.server = %s with hint %q, want fail with no hint", got.State, got.Hint)
+		t.Errorf("evaluate() delays.server = %s with hint %q, want fail with no hint", got.State, got.Hint)
 	}
 }
 
@@ -431,8 +431,8 @@ func TestFailureTypesUnverified(t *testing.T) {
 		want    []string
 		check   Check
 		verdict string
-		failed  int // Result.FailedChecks, Summary.Failed
-		unver   int // Result.UnverifiedChecks, Summary.Unverified
+		failed  int // Result.failedChecks, Summary.Failed
+		unver   int // Result.unverifiedChecks, Summary.Unverified
 	}{
 		{
 			name: "no trace, matching", want: []string{"overloaded", "rate_limit"},
@@ -479,9 +479,9 @@ func TestFailureTypesUnverified(t *testing.T) {
 			} else {
 				ob.Client = &ClientExit{Command: "sh client.sh"}
 			}
-			cs := Evaluate(&Scenario{Expect: Expect{Outcome: "success", FailureTypes: tt.want}}, ob, nil)
+			cs := evaluate(&Scenario{Expect: Expect{Outcome: "success", FailureTypes: tt.want}}, ob, nil)
 			if diff := cmp.Diff(tt.check, checkNamed(t, cs, "failureTypes")); diff != "" {
-				t.Errorf("Evaluate() failureTypes mismatch (-want +got):\n%s", diff)
+				t.Errorf("evaluate() failureTypes mismatch (-want +got):\n%s", diff)
 			}
 			res := Result{Name: "s", Checks: cs}
 			res.Verdict = res.verdict()
@@ -493,7 +493,7 @@ func TestFailureTypesUnverified(t *testing.T) {
 				FailedChecks, UnverifiedChecks int
 				Failed, Unverified, Passed     int
 			}
-			got := counts{res.Verdict, len(res.FailedChecks()), len(res.UnverifiedChecks()), sum.Failed, sum.Unverified, sum.Passed}
+			got := counts{res.Verdict, len(res.failedChecks()), len(res.unverifiedChecks()), sum.Failed, sum.Unverified, sum.Passed}
 			want := counts{tt.verdict, tt.failed, tt.unver, tt.failed, tt.unver, 1 - tt.failed}
 			if diff := cmp.Diff(want, got); diff != "" {
 				t.Errorf("verdict and counts mismatch (-want +got):\n%s", diff)
@@ -639,9 +639,9 @@ func TestGaveUpEarly(t *testing.T) {
 			if tt.trace == nil {
 				ob.Client = &ClientExit{Command: "sh client.sh"}
 			}
-			got := checkNamed(t, Evaluate(sc, ob, env), "delays.server")
+			got := checkNamed(t, evaluate(sc, ob, env), "delays.server")
 			if diff := cmp.Diff(tt.want, Check{State: got.State, Where: got.Where}); diff != "" {
-				t.Errorf("Evaluate() delays.server mismatch (-want +got):\n%s\n(check: %+v)", diff, got)
+				t.Errorf("evaluate() delays.server mismatch (-want +got):\n%s\n(check: %+v)", diff, got)
 			}
 		})
 	}
@@ -661,10 +661,10 @@ func TestGaveUpEarlyUnrecordedGiveUp(t *testing.T) {
 	}
 	tt := gaveUpCase{types: []string{"overloaded", "overloaded"}, failed: []bool{true, true}, ends: []bool{false, true}, outcome: "failure",
 		trace: []trace.RetryAttempt{{Attempt: 1, FailureType: "overloaded", WillRetry: true, DelayMs: 400, DelaySource: "backoff"}}}
-	got := checkNamed(t, Evaluate(sc, tt.observed(), env), "delays.server")
+	got := checkNamed(t, evaluate(sc, tt.observed(), env), "delays.server")
 	want := Check{State: StateFail, Where: "server.jsonl: the client stopped after attempt 2 (overloaded, attempt 2 of its request), where its policy retries after [750ms, 1s]"}
 	if diff := cmp.Diff(want, Check{State: got.State, Where: got.Where}); diff != "" {
-		t.Errorf("Evaluate() delays.server mismatch (-want +got):\n%s", diff)
+		t.Errorf("evaluate() delays.server mismatch (-want +got):\n%s", diff)
 	}
 }
 
@@ -728,9 +728,9 @@ func TestPolicyDelaysWithoutTraceAcrossRequests(t *testing.T) {
 			}
 			ob, _ := observe(sc, tt.attempts, "", 1)
 			ob.Outcome, ob.Client = "success", &ClientExit{Command: "sh client.sh"}
-			got := checkNamed(t, Evaluate(sc, ob, env), "delays.server")
+			got := checkNamed(t, evaluate(sc, ob, env), "delays.server")
 			if diff := cmp.Diff(tt.want, got); diff != "" {
-				t.Errorf("Evaluate() delays.server mismatch (-want +got):\n%s", diff)
+				t.Errorf("evaluate() delays.server mismatch (-want +got):\n%s", diff)
 			}
 		})
 	}
@@ -880,7 +880,7 @@ func TestGaveUpEarlyExactFailure(t *testing.T) {
 			ended := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
 			ob, _ := observe(sc, []ServerAttempt{{N: 1, Fault: tc.fault.Kind(), Status: tc.fault.Status, Arrived: ended.Add(-time.Second), Ended: ended}}, "", 1)
 			ob.Outcome = tc.outcome
-			for _, c := range Evaluate(sc, ob, env) {
+			for _, c := range evaluate(sc, ob, env) {
 				if c.State == StateFail {
 					t.Errorf("%s failed: want %s, got %s (%s)", c.Name, c.Want, c.Got, c.Where)
 				}
@@ -970,7 +970,7 @@ func TestHostileRegressions(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			for _, c := range Evaluate(sc, ob, env) {
+			for _, c := range evaluate(sc, ob, env) {
 				if c.Name == "delays.server" && c.State != tc.want {
 					t.Errorf("delays.server %s, want %s: want %s, got %s (%s)", c.State, tc.want, c.Want, c.Got, c.Where)
 				}
