@@ -287,21 +287,9 @@ const maxReportedPerFile = 100
 // one streaming pass each, and computes the Analysis. A file that cannot be
 // read is an error; so is a malformed line with Options.Strict.
 func Analyze(ctx context.Context, files []string, opts Options) (*Analysis, error) {
-	by := opts.By
-	if len(by) == 0 {
-		by = DefaultBy
-	}
-	for _, d := range by {
-		if !slices.Contains(Dimensions, d) {
-			return nil, fmt.Errorf("unknown grouping %q (want one of %s)", d, strings.Join(Dimensions, ", "))
-		}
-	}
-	conf := opts.Confidence
-	if conf == 0 {
-		conf = 0.95
-	}
-	if !(conf > 0.5 && conf < 1) {
-		return nil, fmt.Errorf("confidence %v is out of range (want 0.5 < c < 1)", conf)
+	by, conf, err := analyzeOptions(opts)
+	if err != nil {
+		return nil, err
 	}
 	workers := opts.Workers
 	if workers <= 0 {
@@ -312,15 +300,67 @@ func Analyze(ctx context.Context, files []string, opts Options) (*Analysis, erro
 		return nil, err
 	}
 	workers = min(workers, max(len(tasks), 1))
-
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	type taskResult struct {
-		malformed []*LineError // line numbers relative to the chunk
-		extra     int64
-		lines     int // lines in the chunk, when it was read to its end
-		err       error
+	results, accs := readTasks(ctx, cancel, tasks, workers, by, opts)
+	if err := fileLines(tasks, results); err != nil {
+		return nil, err
 	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	total := accs[0]
+	for _, a := range accs[1:] {
+		total.merge(a)
+	}
+	if opts.Malformed != nil {
+		reportMalformed(tasks, results, opts.Malformed)
+	}
+	an := total.result(len(files), repairThreshold(opts.Alerts))
+	an.By = slices.Clone(by)
+	an.Z = math.Sqrt2 * math.Erfinv(2*conf-1)
+	alerts, err := EvaluateAlerts(an, opts.Alerts, opts.MinSamples)
+	if err != nil {
+		return nil, err
+	}
+	an.Alerts = alerts
+	return an, nil
+}
+
+// analyzeOptions checks the groupings and the confidence of opts, with
+// their defaults.
+func analyzeOptions(opts Options) (by []string, conf float64, err error) {
+	by = opts.By
+	if len(by) == 0 {
+		by = DefaultBy
+	}
+	for _, d := range by {
+		if !slices.Contains(Dimensions, d) {
+			return nil, 0, fmt.Errorf("unknown grouping %q (want one of %s)", d, strings.Join(Dimensions, ", "))
+		}
+	}
+	conf = opts.Confidence
+	if conf == 0 {
+		conf = 0.95
+	}
+	if !(conf > 0.5 && conf < 1) {
+		return nil, 0, fmt.Errorf("confidence %v is out of range (want 0.5 < c < 1)", conf)
+	}
+	return by, conf, nil
+}
+
+// taskResult is what reading one chunk gave, besides its events.
+type taskResult struct {
+	malformed []*LineError // line numbers relative to the chunk
+	extra     int64
+	lines     int // lines in the chunk, when it was read to its end
+	err       error
+}
+
+// readTasks reads the chunks with workers goroutines, each into its own
+// acc. An I/O error ends everything (cancel); a strict line error waits for
+// its file's earlier chunks.
+func readTasks(ctx context.Context, cancel context.CancelFunc, tasks []chunk, workers int, by []string, opts Options) ([]taskResult, []*acc) {
 	results := make([]taskResult, len(tasks))
 	accs := make([]*acc, workers)
 	next := make(chan int)
@@ -347,7 +387,7 @@ func Analyze(ctx context.Context, files []string, opts Options) (*Analysis, erro
 				})
 				var le *LineError
 				if res.err != nil && !errors.As(res.err, &le) {
-					cancel() // an I/O error ends everything; a strict line error waits for its file's earlier chunks
+					cancel()
 				}
 			}
 		})
@@ -357,8 +397,13 @@ func Analyze(ctx context.Context, files []string, opts Options) (*Analysis, erro
 	}
 	close(next)
 	wg.Wait()
-	// Chunks report lines relative to their start: add the lines of the
-	// file's earlier chunks, then report in file order.
+	return results, accs
+}
+
+// fileLines turns the chunks' line numbers, relative to their start, into
+// the file's, adding the lines of its earlier chunks; the first error, in
+// file order, is returned.
+func fileLines(tasks []chunk, results []taskResult) error {
 	offset := 0
 	for i, t := range tasks {
 		if t.index == 0 {
@@ -373,52 +418,39 @@ func Analyze(ctx context.Context, files []string, opts Options) (*Analysis, erro
 			if errors.As(err, &le) {
 				le.Line += offset
 			}
-			return nil, err
+			return err
 		}
 		offset += r.lines
 	}
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	total := accs[0]
-	for _, a := range accs[1:] {
-		total.merge(a)
-	}
-	if opts.Malformed != nil {
-		// At most maxReportedPerFile lines per file, whatever its chunks:
-		// each chunk kept its first ones, so the file's first ones are here.
-		var reported int
-		var extra int64
-		var last *LineError
-		for i, r := range results {
-			if tasks[i].index == 0 {
-				reported, extra, last = 0, 0, nil
-			}
-			for _, le := range r.malformed {
-				if reported < maxReportedPerFile {
-					opts.Malformed(le)
-					reported++
-					last = le
-				} else {
-					extra++
-				}
-			}
-			extra += r.extra
-			if endOfFile := i+1 == len(tasks) || tasks[i+1].index == 0; endOfFile && extra > 0 && last != nil {
-				opts.Malformed(&LineError{File: tasks[i].path, Line: last.Line,
-					Reason: fmt.Sprintf("and %d more malformed lines after this one", extra)})
+	return nil
+}
+
+// reportMalformed hands report at most maxReportedPerFile malformed lines
+// per file, whatever its chunks (each chunk kept its first ones, so the
+// file's first ones are here), then one line saying how many more.
+func reportMalformed(tasks []chunk, results []taskResult, report func(*LineError)) {
+	var reported int
+	var extra int64
+	var last *LineError
+	for i, r := range results {
+		if tasks[i].index == 0 {
+			reported, extra, last = 0, 0, nil
+		}
+		for _, le := range r.malformed {
+			if reported < maxReportedPerFile {
+				report(le)
+				reported++
+				last = le
+			} else {
+				extra++
 			}
 		}
+		extra += r.extra
+		if endOfFile := i+1 == len(tasks) || tasks[i+1].index == 0; endOfFile && extra > 0 && last != nil {
+			report(&LineError{File: tasks[i].path, Line: last.Line,
+				Reason: fmt.Sprintf("and %d more malformed lines after this one", extra)})
+		}
 	}
-	an := total.result(len(files), repairThreshold(opts.Alerts))
-	an.By = slices.Clone(by)
-	an.Z = math.Sqrt2 * math.Erfinv(2*conf-1)
-	alerts, err := EvaluateAlerts(an, opts.Alerts, opts.MinSamples)
-	if err != nil {
-		return nil, err
-	}
-	an.Alerts = alerts
-	return an, nil
 }
 
 // runState is what the metrics need to know about one run.
