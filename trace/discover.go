@@ -87,99 +87,113 @@ func DiscoverContext(ctx context.Context, paths []string, note func(path, reason
 			add(p)
 			continue
 		}
-		fi, err := os.Stat(p)
+		found, err := discoverPath(ctx, p, note)
 		if err != nil {
-			if errors.Is(err, syscall.ELOOP) {
-				return nil, &PathError{Path: p, Reason: "symbolic link loop: the link leads back to itself", Err: err,
-					hint: "fix or remove the link, or leave it out of the paths"}
-			}
-			if !errors.Is(err, fs.ErrNotExist) {
-				return nil, &PathError{Path: p, Reason: "cannot read: " + cause(err), Err: err}
-			}
-			// A link whose target is gone exists itself: it is not a glob
-			// (trying it as one matched the link again, without end).
-			if _, lerr := os.Lstat(p); lerr == nil {
-				return nil, &PathError{Path: p, Reason: "broken symbolic link: its target does not exist", Err: err}
-			}
-			matches, gerr := filepath.Glob(p)
-			if gerr != nil {
-				return nil, &PathError{Path: p, Reason: "bad glob pattern", Err: gerr}
-			}
-			if len(matches) == 0 {
-				return nil, &PathError{Path: p, Reason: "no such file or folder", Err: err}
-			}
-			// A match is not named by the user: one that is not a regular
-			// file or a folder (a FIFO would block) is skipped, as in a walk.
-			kept := matches[:0]
-			var skipped string
-			for _, m := range matches {
-				if reason := globSkip(m); reason != "" {
-					note(m, "skipped: "+reason)
-					if skipped == "" {
-						skipped = m + ": " + reason
-					}
-					continue
-				}
-				kept = append(kept, m)
-			}
-			if len(kept) == 0 {
-				return nil, &PathError{Path: p, Reason: "the glob matches nothing readable as a trace (" + skipped + ")",
-					hint: "fix or remove what it matches, or give the trace files or run folders themselves"}
-			}
-			sub, err := DiscoverContext(ctx, kept, note)
-			if err != nil {
-				return nil, err
-			}
-			for _, s := range sub {
-				add(s)
-			}
-			continue
+			return nil, err
 		}
-		if fi.Mode()&fs.ModeSocket != 0 { // opening one fails with "no such device or address"
-			return nil, &PathError{Path: p, Reason: "is a socket, not a file: nothing to read",
-				hint: "give trace files, run folders, a FIFO or - for stdin"}
-		}
-		if !fi.IsDir() {
-			add(p)
-			continue
-		}
-		root := p
-		if li, err := os.Lstat(p); err == nil && li.Mode()&fs.ModeSymlink != 0 {
-			root = p + string(filepath.Separator) // WalkDir would not enter a link
-		}
-		var found []string
-		err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-			if err != nil {
-				return err
-			}
-			if err := ctx.Err(); err != nil {
-				return errStopped
-			}
-			if d.IsDir() || !IsTraceFile(d.Name()) {
-				return nil
-			}
-			if reason := notRegular(path, d); reason != "" {
-				note(path, "skipped: "+reason)
-				return nil
-			}
-			found = append(found, path)
-			return nil
-		})
-		if err == errStopped {
-			return nil, fmt.Errorf("%s: stopped searching for traces: %w", p, context.Cause(ctx))
-		}
-		if err != nil {
-			return nil, &PathError{Path: p, Reason: "cannot read folder: " + err.Error(), Err: err}
-		}
-		if len(found) == 0 {
-			return nil, &PathError{Path: p, Reason: "folder holds no trace files (*.jsonl, *.jsonl.gz)"}
-		}
-		slices.Sort(found)
 		for _, f := range found {
 			add(f)
 		}
 	}
 	return out, nil
+}
+
+// discoverPath returns the traces one path names: the file itself, the
+// trace files of a folder (sorted), or what a glob matches.
+func discoverPath(ctx context.Context, p string, note func(path, reason string)) ([]string, error) {
+	fi, err := os.Stat(p)
+	if err != nil {
+		return discoverMissing(ctx, p, err, note)
+	}
+	if fi.Mode()&fs.ModeSocket != 0 { // opening one fails with "no such device or address"
+		return nil, &PathError{Path: p, Reason: "is a socket, not a file: nothing to read",
+			hint: "give trace files, run folders, a FIFO or - for stdin"}
+	}
+	if !fi.IsDir() {
+		return []string{p}, nil
+	}
+	return discoverFolder(ctx, p, note)
+}
+
+// discoverMissing handles a path that cannot be stat'ed: a link loop, a
+// broken link, an unreadable path, or a glob (a match that is not a
+// regular file or a folder is skipped with a note, as in a walk: a FIFO
+// would block).
+func discoverMissing(ctx context.Context, p string, err error, note func(path, reason string)) ([]string, error) {
+	if errors.Is(err, syscall.ELOOP) {
+		return nil, &PathError{Path: p, Reason: "symbolic link loop: the link leads back to itself", Err: err,
+			hint: "fix or remove the link, or leave it out of the paths"}
+	}
+	if !errors.Is(err, fs.ErrNotExist) {
+		return nil, &PathError{Path: p, Reason: "cannot read: " + cause(err), Err: err}
+	}
+	// A link whose target is gone exists itself: it is not a glob (trying
+	// it as one matched the link again, without end).
+	if _, lerr := os.Lstat(p); lerr == nil {
+		return nil, &PathError{Path: p, Reason: "broken symbolic link: its target does not exist", Err: err}
+	}
+	matches, gerr := filepath.Glob(p)
+	if gerr != nil {
+		return nil, &PathError{Path: p, Reason: "bad glob pattern", Err: gerr}
+	}
+	if len(matches) == 0 {
+		return nil, &PathError{Path: p, Reason: "no such file or folder", Err: err}
+	}
+	kept := matches[:0]
+	var skipped string
+	for _, m := range matches {
+		if reason := globSkip(m); reason != "" {
+			note(m, "skipped: "+reason)
+			if skipped == "" {
+				skipped = m + ": " + reason
+			}
+			continue
+		}
+		kept = append(kept, m)
+	}
+	if len(kept) == 0 {
+		return nil, &PathError{Path: p, Reason: "the glob matches nothing readable as a trace (" + skipped + ")",
+			hint: "fix or remove what it matches, or give the trace files or run folders themselves"}
+	}
+	return DiscoverContext(ctx, kept, note)
+}
+
+// discoverFolder walks folder p for trace files, skipping what is not a
+// regular file with a note; it stops when ctx ends.
+func discoverFolder(ctx context.Context, p string, note func(path, reason string)) ([]string, error) {
+	root := p
+	if li, err := os.Lstat(p); err == nil && li.Mode()&fs.ModeSymlink != 0 {
+		root = p + string(filepath.Separator) // WalkDir would not enter a link
+	}
+	var found []string
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if err := ctx.Err(); err != nil {
+			return errStopped
+		}
+		if d.IsDir() || !IsTraceFile(d.Name()) {
+			return nil
+		}
+		if reason := notRegular(path, d); reason != "" {
+			note(path, "skipped: "+reason)
+			return nil
+		}
+		found = append(found, path)
+		return nil
+	})
+	if err == errStopped {
+		return nil, fmt.Errorf("%s: stopped searching for traces: %w", p, context.Cause(ctx))
+	}
+	if err != nil {
+		return nil, &PathError{Path: p, Reason: "cannot read folder: " + err.Error(), Err: err}
+	}
+	if len(found) == 0 {
+		return nil, &PathError{Path: p, Reason: "folder holds no trace files (*.jsonl, *.jsonl.gz)"}
+	}
+	slices.Sort(found)
+	return found, nil
 }
 
 // errStopped ends a folder walk whose context is done.
