@@ -454,6 +454,45 @@ func topMessages(m map[string]int64, k int) (top []MessageCount, other, total in
 func (a *acc) extraResult(an *Analysis, repairThreshold float64) {
 	x := &a.x
 	x.flushMessages()
+	o := a.orchestrator(an.Counts.RepairRuns, repairThreshold)
+	an.Orchestrator = o
+	an.Requests.RetriesPerRequest = distribution(x.retriesDist[:])
+
+	rec := an.Counts.Recovered
+	an.Recovery = Recovery{FailedOnce: an.Requests.Failed + rec, Recovered: rec}
+	an.Recovery.Rate = ratio(float64(rec), float64(an.Recovery.FailedOnce))
+	an.Recovery.TimeToRecoveryMs = RecoveryTimes{Count: x.ttr.Count(),
+		Mean: ratio(float64(x.ttr.Total()), float64(x.ttr.Count())),
+		P50:  x.ttr.Quantile(0.5), P90: x.ttr.Quantile(0.9), P99: x.ttr.Quantile(0.99), Max: x.ttr.Max()}
+
+	t := x.ticketFigures()
+	an.Tickets = t
+	an.TicketDelayHist = x.ticketDelayHist
+	an.RetryCore = RetryCore{ErrorReports: x.errorReports, ErrorReportsByFailureType: x.reportByType,
+		ErrorReportsByCategory: x.reportByCategory, EscalationsDeclined: x.declined,
+		EscalationsDeclinedByReason: x.declinedReason, EscalationsDeclinedByWhy: x.declinedWhy,
+		ErrorContextRetries: x.errorContext}
+	an.ErrorMessages = x.errorMessages()
+
+	m := &an.Metrics
+	m.JudgeInvocationRate = ratio(float64(o.JudgeRuns), float64(o.L3Runs))
+	m.CandidateValidityRate = ratio(float64(o.ValidCandidates), float64(o.Candidates))
+	m.VerificationPassRate = ratio(float64(o.VerificationsPassed), float64(o.Verifications))
+	m.RecoveredRate = an.Recovery.Rate
+	rt := an.Recovery.TimeToRecoveryMs
+	m.TimeToRecoveryMean = rt.Mean / 1000
+	m.TimeToRecoveryP50 = float64(rt.P50) / 1000
+	m.TimeToRecoveryP90 = float64(rt.P90) / 1000
+	m.TimeToRecoveryP99 = float64(rt.P99) / 1000
+	m.RetrySuccessRate = t.RetrySuccessRate
+	m.TicketExhaustedRate = ratio(float64(t.Exhausted.Count), float64(t.Tickets))
+}
+
+// orchestrator is seed 003's figures of the runs: L3 and judge activity,
+// candidates, verifications, stops, the escalated runs and the repair
+// iterations of each run (those above repairThreshold listed).
+func (a *acc) orchestrator(repairRuns int, repairThreshold float64) Orchestrator {
+	x := &a.x
 	o := Orchestrator{
 		JudgeInvocations: x.judgeInvocations, Candidates: x.candidates, ValidCandidates: x.validCandidates,
 		Verifications: x.verifications, VerificationsPassed: x.verificationsPass, RunStoppedByReason: x.runStopped,
@@ -486,18 +525,14 @@ func (a *acc) extraResult(an *Analysis, repairThreshold float64) {
 		}
 	}
 	o.EscalatedRuns = idList(escalated)
-	o.RepairIterations = RepairIterations{Runs: an.Counts.RepairRuns, Distribution: distribution(iterDist[:]),
+	o.RepairIterations = RepairIterations{Runs: repairRuns, Distribution: distribution(iterDist[:]),
 		Threshold: repairThreshold, Above: idList(above)}
-	an.Orchestrator = o
-	an.Requests.RetriesPerRequest = distribution(x.retriesDist[:])
+	return o
+}
 
-	rec := an.Counts.Recovered
-	an.Recovery = Recovery{FailedOnce: an.Requests.Failed + rec, Recovered: rec}
-	an.Recovery.Rate = ratio(float64(rec), float64(an.Recovery.FailedOnce))
-	an.Recovery.TimeToRecoveryMs = RecoveryTimes{Count: x.ttr.Count(),
-		Mean: ratio(float64(x.ttr.Total()), float64(x.ttr.Count())),
-		P50:  x.ttr.Quantile(0.5), P90: x.ttr.Quantile(0.9), P99: x.ttr.Quantile(0.99), Max: x.ttr.Max()}
-
+// ticketFigures is seed 002's ticket analytics from the RetryDecision and
+// TicketTransition events.
+func (x *extraAcc) ticketFigures() Tickets {
 	t := Tickets{Decisions: x.decisions, Tickets: 0, UntrackedDecisions: x.untracked,
 		RetriedByCategory: map[string]int64{}, Transitions: x.transitions,
 		TransitionsByEvent: x.byEvent, TransitionsByTo: x.byTo,
@@ -526,14 +561,12 @@ func (a *acc) extraResult(an *Analysis, repairThreshold float64) {
 	}
 	t.Exhausted = idList(exhausted)
 	t.RetrySuccessRate = ratio(float64(t.SucceededAfterRetry), float64(t.Retried))
-	an.Tickets = t
-	an.TicketDelayHist = x.ticketDelayHist
+	return t
+}
 
-	an.RetryCore = RetryCore{ErrorReports: x.errorReports, ErrorReportsByFailureType: x.reportByType,
-		ErrorReportsByCategory: x.reportByCategory, EscalationsDeclined: x.declined,
-		EscalationsDeclinedByReason: x.declinedReason, EscalationsDeclinedByWhy: x.declinedWhy,
-		ErrorContextRetries: x.errorContext}
-
+// errorMessages is seed 004's top error messages, overall and per model
+// (models with the most failures first).
+func (x *extraAcc) errorMessages() ErrorMessages {
 	em := ErrorMessages{ByModel: []ModelMessages{}}
 	em.Top, em.Other, em.Total = topMessages(x.byMessage, TopMessages)
 	for model, mm := range x.byModelMessage {
@@ -550,18 +583,5 @@ func (a *acc) extraResult(an *Analysis, repairThreshold float64) {
 		}
 		return strings.Compare(p.Model, q.Model)
 	})
-	an.ErrorMessages = em
-
-	m := &an.Metrics
-	m.JudgeInvocationRate = ratio(float64(o.JudgeRuns), float64(o.L3Runs))
-	m.CandidateValidityRate = ratio(float64(o.ValidCandidates), float64(o.Candidates))
-	m.VerificationPassRate = ratio(float64(o.VerificationsPassed), float64(o.Verifications))
-	m.RecoveredRate = an.Recovery.Rate
-	rt := an.Recovery.TimeToRecoveryMs
-	m.TimeToRecoveryMean = rt.Mean / 1000
-	m.TimeToRecoveryP50 = float64(rt.P50) / 1000
-	m.TimeToRecoveryP90 = float64(rt.P90) / 1000
-	m.TimeToRecoveryP99 = float64(rt.P99) / 1000
-	m.RetrySuccessRate = t.RetrySuccessRate
-	m.TicketExhaustedRate = ratio(float64(t.Exhausted.Count), float64(t.Tickets))
+	return em
 }
