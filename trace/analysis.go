@@ -2,6 +2,7 @@ package trace
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -867,95 +868,11 @@ func (a *acc) readEvents(ctx context.Context, r *Reader, path string, malformed 
 func (a *acc) event(ev *RawEvent, run *runState, runKey string) {
 	switch ev.Type {
 	case TypeProviderRequestFinished:
-		c := &a.cur
-		provider, model, failureType, dur, retries, success := c.provider, c.model, c.failureType, c.dur, c.retries, c.success
-		retries = max(retries, 0)
-		if retries > 0 && success {
-			sketch.AddBoth(&a.duration, &a.x.ttr, dur) // the time to recovery is the duration
-		} else {
-			a.duration.Add(dur)
-		}
-		a.durHist.add(max(dur, 0))
-		// Request counts are kept per group only; result sums the groups.
-		var gk groupKey
-		if a.byProvider {
-			gk.provider = provider
-		}
-		if a.byModel {
-			gk.model = model
-		}
-		if a.byFailure {
-			gk.failureType = failureType
-			if gk.failureType == "" {
-				gk.failureType = "none"
-			}
-		}
-		if a.byRun {
-			gk.run = runKey
-		}
-		if a.byDay {
-			gk.day = dayOf(ev.TS)
-		}
-		if a.byPattern {
-			gk.promptPattern = c.promptPattern
-			if gk.promptPattern == "" {
-				gk.promptPattern = "none"
-			}
-		}
-		g := a.group(gk)
-		g.total++
-		g.retries = satAdd(g.retries, retries)
-		if success {
-			g.succeeded++
-		} else {
-			g.failed++
-		}
-		if retries > 0 {
-			g.withRetries++
-			if success {
-				g.recovered++
-			}
-		}
-		a.x.retriesDist[min(retries, MaxDistributionBucket)]++
+		a.requestFinished(ev, runKey)
 	case TypeRetryAttempt:
-		c := &a.cur
-		failureType, status, delay, willRetry := c.failureType, c.status, c.delay, c.willRetry
-		a.failedAttempts++
-		if failureType == "" {
-			failureType = "unknown"
-		}
-		countCapped(a.byFailureType, failureType, OtherFailureTypes, 1)
-		if status != 0 {
-			countCapped(a.byStatus, status, otherStatus, 1)
-		}
-		if willRetry {
-			a.delay.Add(delay)
-			a.delayHist.add(max(delay, 0))
-		}
-		if a.dirty9 {
-			if a.cur9.errCtx {
-				a.x.errorContext++
-			}
-			if a.cur9.msg != nil {
-				a.message(a.cur9.modelRaw, a.cur9.msg)
-			}
-		}
+		a.retryAttempt()
 	case TypeRunEscalated:
-		from, to, reason := a.cur.from, a.cur.to, a.cur.reason
-		a.escalations++
-		countCapped(a.byPath, pathKey{from, to}, pathKey{OtherPaths, OtherPaths}, 1)
-		if reason == "" {
-			reason = "unknown"
-		}
-		countCapped(a.byReason, reason, OtherReasons, 1)
-		run.escalated = true
-		if strings.EqualFold(to, "L3") {
-			run.l3Active = true
-		}
-		if strings.EqualFold(from, "L2") {
-			run.l2Escalated = true
-			run.l2Active = true
-		}
+		a.runEscalated(run)
 	case TypeIterationStarted:
 		run.l2Active = true
 	case TypeRepairAttempted:
@@ -974,6 +891,100 @@ func (a *acc) event(ev *RawEvent, run *runState, runKey string) {
 		a.stepFinished++
 	default:
 		a.extraEvent(ev, run)
+	}
+}
+
+// requestFinished counts a finished request in its group and its duration
+// (and, recovered, its time to recovery).
+func (a *acc) requestFinished(ev *RawEvent, runKey string) {
+	c := &a.cur
+	dur, retries, success := c.dur, max(c.retries, 0), c.success
+	if retries > 0 && success {
+		sketch.AddBoth(&a.duration, &a.x.ttr, dur) // the time to recovery is the duration
+	} else {
+		a.duration.Add(dur)
+	}
+	a.durHist.add(max(dur, 0))
+	// Request counts are kept per group only; result sums the groups.
+	g := a.group(a.groupKeyOf(ev, runKey))
+	g.total++
+	g.retries = satAdd(g.retries, retries)
+	if success {
+		g.succeeded++
+	} else {
+		g.failed++
+	}
+	if retries > 0 {
+		g.withRetries++
+		if success {
+			g.recovered++
+		}
+	}
+	a.x.retriesDist[min(retries, MaxDistributionBucket)]++
+}
+
+// groupKeyOf is the --by group of the request being read.
+func (a *acc) groupKeyOf(ev *RawEvent, runKey string) groupKey {
+	c := &a.cur
+	var gk groupKey
+	if a.byProvider {
+		gk.provider = c.provider
+	}
+	if a.byModel {
+		gk.model = c.model
+	}
+	if a.byFailure {
+		gk.failureType = cmp.Or(c.failureType, "none")
+	}
+	if a.byRun {
+		gk.run = runKey
+	}
+	if a.byDay {
+		gk.day = dayOf(ev.TS)
+	}
+	if a.byPattern {
+		gk.promptPattern = cmp.Or(c.promptPattern, "none")
+	}
+	return gk
+}
+
+// retryAttempt counts a failed attempt by type and status, the delay before
+// its retry, its error context and its message.
+func (a *acc) retryAttempt() {
+	c := &a.cur
+	a.failedAttempts++
+	countCapped(a.byFailureType, cmp.Or(c.failureType, "unknown"), OtherFailureTypes, 1)
+	if c.status != 0 {
+		countCapped(a.byStatus, c.status, otherStatus, 1)
+	}
+	if c.willRetry {
+		a.delay.Add(c.delay)
+		a.delayHist.add(max(c.delay, 0))
+	}
+	if a.dirty9 {
+		if a.cur9.errCtx {
+			a.x.errorContext++
+		}
+		if a.cur9.msg != nil {
+			a.message(a.cur9.modelRaw, a.cur9.msg)
+		}
+	}
+}
+
+// runEscalated counts an escalation by path and reason, and what it says
+// of its run's levels (L2, L3).
+func (a *acc) runEscalated(run *runState) {
+	from, to := a.cur.from, a.cur.to
+	a.escalations++
+	countCapped(a.byPath, pathKey{from, to}, pathKey{OtherPaths, OtherPaths}, 1)
+	countCapped(a.byReason, cmp.Or(a.cur.reason, "unknown"), OtherReasons, 1)
+	run.escalated = true
+	if strings.EqualFold(to, "L3") {
+		run.l3Active = true
+	}
+	if strings.EqualFold(from, "L2") {
+		run.l2Escalated = true
+		run.l2Active = true
 	}
 }
 
