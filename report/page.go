@@ -461,71 +461,20 @@ func timeline(run int, r chaos.Result) timelineView {
 	if t.Verdict == "" {
 		t.Verdict = "unknown"
 	}
-	scale := r.TimeScale
-	if !(scale > 0) || math.IsInf(scale, 0) {
-		scale = 1
+	ax := tlAxis{scale: r.TimeScale}
+	if !(ax.scale > 0) || math.IsInf(ax.scale, 0) {
+		ax.scale = 1
 	}
-	t.ClientScaled = scale != 1
-	var envs [][2]time.Duration
-	cliBad, obsBad := false, false
-	for _, c := range r.Checks {
-		if !c.Passed {
-			st := c.State
-			if st == "" {
-				st = chaos.StateFail
-			}
-			t.Checks = append(t.Checks, checkView{Name: pageClean(c.Name), State: st, Want: pageClean(c.Want), Got: pageClean(c.Got), Where: pageClean(c.Where), Hint: pageClean(c.Hint)})
-		}
-		if c.Name == "delays.client" {
-			if e, ok := parseEnvelopes(c.Want); ok && len(e) == len(r.DelaysMs.Client) {
-				envs = e
-			}
-			cliBad = !c.Passed
-		}
-		if c.Name == "delays.server" && !c.Passed {
-			obsBad = true
-		}
-	}
-	t.HasEnvelope = envs != nil
+	t.ClientScaled = ax.scale != 1
+	ck := timelineChecks(r, &t)
+	t.HasEnvelope = ck.envs != nil
 	for _, m := range []string{r.Error, r.SkipReason, r.Interrupted} {
 		if m != "" {
 			t.Note = pageClean(m)
 		}
 	}
-	// Attempts made (the server's count); Faults is what each was scripted
-	// to meet, and may list more than were made (or, for a skipped
-	// scenario, list attempts never made).
-	attempts := max(r.Attempts, 0)
-	waits := max(len(r.DelaysMs.Server), len(r.DelaysMs.Client))
-	if attempts < waits+1 && waits > 0 {
-		attempts = waits + 1
-	}
-	if attempts > pageMaxAttempts {
-		t.MoreAttempts = attempts - pageMaxAttempts
-		attempts = pageMaxAttempts
-	}
-	if waits > attempts-1 {
-		waits = max(attempts-1, 0)
-	}
-	// The axis: wall-clock milliseconds, long enough for the longest wait,
-	// client wait (policy time × time scale) or envelope.
-	wall := func(policyMs float64) float64 { return policyMs * scale }
-	var maxMs float64 = 1
-	for i := 0; i < waits; i++ {
-		if i < len(r.DelaysMs.Server) {
-			maxMs = math.Max(maxMs, float64(r.DelaysMs.Server[i]))
-		}
-		if i < len(r.DelaysMs.Client) {
-			maxMs = math.Max(maxMs, wall(float64(r.DelaysMs.Client[i])))
-		}
-		if i < len(envs) && envs[i][1] > 0 {
-			maxMs = math.Max(maxMs, wall(float64(envs[i][1].Milliseconds())))
-		}
-	}
-	px := func(ms float64) int {
-		w := int(math.Round(float64(tlAxisW) * ms / maxMs))
-		return max(w, 0)
-	}
+	attempts, waits := timelineCounts(r, &t)
+	ax.maxMs = ax.span(r, ck.envs, waits)
 	y := 8
 	for i := 0; i < attempts; i++ {
 		fault := "ok"
@@ -538,44 +487,7 @@ func timeline(run int, r chaos.Result) timelineView {
 		if i >= waits {
 			continue
 		}
-		row := tlRow{Y: y, TextY: y + 15, Wait: i + 1, Label: fmt.Sprintf("wait %d", i+1)}
-		wr := waitRow{N: i + 1, Observed: "–", Client: "–", Allows: "unknown"}
-		var vals []string
-		if i < len(r.DelaysMs.Server) {
-			row.HasObs, row.ObsMs, row.ObsW, row.ObsY = true, r.DelaysMs.Server[i], max(px(float64(r.DelaysMs.Server[i])), 1), y+2
-			wr.Observed = strconv.FormatInt(row.ObsMs, 10) + "ms"
-			vals = append(vals, "server "+wr.Observed)
-		}
-		if i < len(r.DelaysMs.Client) {
-			row.HasCli, row.CliMs, row.CliW, row.CliY = true, r.DelaysMs.Client[i], max(px(wall(float64(r.DelaysMs.Client[i]))), 1), y+11
-			wr.Client = strconv.FormatInt(row.CliMs, 10) + "ms policy"
-			vals = append(vals, "client "+wr.Client)
-		}
-		if i < len(envs) {
-			e := envs[i]
-			if e[0] < 0 {
-				wr.Allows = "no retry"
-			} else {
-				row.HasEnv = true
-				lo, hi := wall(float64(e[0].Milliseconds())), wall(float64(e[1].Milliseconds()))
-				row.EnvX, row.EnvW = tlLabelW+px(lo), max(px(hi)-px(lo), 2)
-				wr.Allows = envString(e[0], e[1])
-				row.EnvText = "policy allows " + wr.Allows
-			}
-			if row.HasCli {
-				row.CliBad = cliBad && (e[0] < 0 || !within(row.CliMs, e))
-			}
-			if row.HasObs && obsBad {
-				row.ObsBad = e[0] < 0 || !withinScaled(row.ObsMs, e, scale)
-			}
-		} else {
-			row.CliBad, row.ObsBad = cliBad && row.HasCli, obsBad && row.HasObs
-		}
-		if row.ObsBad || row.CliBad {
-			vals = append(vals, "✗ outside")
-		}
-		row.ValueText = strings.Join(vals, " · ")
-		row.ValueX = tlLabelW + tlAxisW + 8
+		row, wr := waitRowOf(r, i, y, ax, ck)
 		t.Waits = append(t.Waits, wr)
 		t.Rows = append(t.Rows, row)
 		y += tlRowH
@@ -584,13 +496,142 @@ func timeline(run int, r chaos.Result) timelineView {
 	t.Height = y + 24
 	t.Width = tlLabelW + tlAxisW + 300
 	t.ScaleLabelX = tlLabelW + tlAxisW
-	t.ScaleLabel = anDur(int64(maxMs)) + " wall clock"
+	t.ScaleLabel = anDur(int64(ax.maxMs)) + " wall clock"
 	t.Desc = fmt.Sprintf("Scenario %s: %s, %s, %s; waits drawn to scale on a wall-clock axis up to %s.",
 		t.Name, t.Word, anCount(int64(attempts), "attempt"), anCount(int64(waits), "wait"), t.ScaleLabel)
 	if t.ClientScaled {
-		t.Desc += fmt.Sprintf(" Client waits are policy time, drawn × time scale %g.", scale)
+		t.Desc += fmt.Sprintf(" Client waits are policy time, drawn × time scale %g.", ax.scale)
 	}
 	return t
+}
+
+// tlChecks is what the timeline takes from a result's checks: the policy's
+// envelope of each client wait, and whether the client's and the server's
+// delay checks failed.
+type tlChecks struct {
+	envs           [][2]time.Duration
+	cliBad, obsBad bool
+}
+
+// timelineChecks lists the checks that did not pass in t and reads the
+// delay checks.
+func timelineChecks(r chaos.Result, t *timelineView) tlChecks {
+	var ck tlChecks
+	for _, c := range r.Checks {
+		if !c.Passed {
+			st := c.State
+			if st == "" {
+				st = chaos.StateFail
+			}
+			t.Checks = append(t.Checks, checkView{Name: pageClean(c.Name), State: st, Want: pageClean(c.Want), Got: pageClean(c.Got), Where: pageClean(c.Where), Hint: pageClean(c.Hint)})
+		}
+		if c.Name == "delays.client" {
+			if e, ok := parseEnvelopes(c.Want); ok && len(e) == len(r.DelaysMs.Client) {
+				ck.envs = e
+			}
+			ck.cliBad = !c.Passed
+		}
+		if c.Name == "delays.server" && !c.Passed {
+			ck.obsBad = true
+		}
+	}
+	return ck
+}
+
+// timelineCounts is how many attempts and waits are drawn: the attempts
+// made (the server's count; Faults is what each was scripted to meet, and
+// may list more than were made, or, for a skipped scenario, attempts never
+// made), at least one more than the waits, at most pageMaxAttempts (the
+// rest counted in t.MoreAttempts).
+func timelineCounts(r chaos.Result, t *timelineView) (attempts, waits int) {
+	attempts = max(r.Attempts, 0)
+	waits = max(len(r.DelaysMs.Server), len(r.DelaysMs.Client))
+	if attempts < waits+1 && waits > 0 {
+		attempts = waits + 1
+	}
+	if attempts > pageMaxAttempts {
+		t.MoreAttempts = attempts - pageMaxAttempts
+		attempts = pageMaxAttempts
+	}
+	if waits > attempts-1 {
+		waits = max(attempts-1, 0)
+	}
+	return attempts, waits
+}
+
+// tlAxis is the timeline's axis: wall-clock milliseconds up to maxMs.
+// Client waits and envelopes are policy time, drawn × scale.
+type tlAxis struct {
+	scale, maxMs float64
+}
+
+func (ax tlAxis) wall(policyMs float64) float64 { return policyMs * ax.scale }
+
+func (ax tlAxis) px(ms float64) int {
+	w := int(math.Round(float64(tlAxisW) * ms / ax.maxMs))
+	return max(w, 0)
+}
+
+// span is the axis's length: long enough for the longest wait, client wait
+// (policy time × time scale) or envelope.
+func (ax tlAxis) span(r chaos.Result, envs [][2]time.Duration, waits int) float64 {
+	var maxMs float64 = 1
+	for i := 0; i < waits; i++ {
+		if i < len(r.DelaysMs.Server) {
+			maxMs = math.Max(maxMs, float64(r.DelaysMs.Server[i]))
+		}
+		if i < len(r.DelaysMs.Client) {
+			maxMs = math.Max(maxMs, ax.wall(float64(r.DelaysMs.Client[i])))
+		}
+		if i < len(envs) && envs[i][1] > 0 {
+			maxMs = math.Max(maxMs, ax.wall(float64(envs[i][1].Milliseconds())))
+		}
+	}
+	return maxMs
+}
+
+// waitRowOf draws wait i at height y: the server's gap, the client's wait,
+// the policy's envelope, which of them is outside it; and its table row.
+func waitRowOf(r chaos.Result, i, y int, ax tlAxis, ck tlChecks) (tlRow, waitRow) {
+	row := tlRow{Y: y, TextY: y + 15, Wait: i + 1, Label: fmt.Sprintf("wait %d", i+1)}
+	wr := waitRow{N: i + 1, Observed: "–", Client: "–", Allows: "unknown"}
+	var vals []string
+	if i < len(r.DelaysMs.Server) {
+		row.HasObs, row.ObsMs, row.ObsW, row.ObsY = true, r.DelaysMs.Server[i], max(ax.px(float64(r.DelaysMs.Server[i])), 1), y+2
+		wr.Observed = strconv.FormatInt(row.ObsMs, 10) + "ms"
+		vals = append(vals, "server "+wr.Observed)
+	}
+	if i < len(r.DelaysMs.Client) {
+		row.HasCli, row.CliMs, row.CliW, row.CliY = true, r.DelaysMs.Client[i], max(ax.px(ax.wall(float64(r.DelaysMs.Client[i]))), 1), y+11
+		wr.Client = strconv.FormatInt(row.CliMs, 10) + "ms policy"
+		vals = append(vals, "client "+wr.Client)
+	}
+	if i < len(ck.envs) {
+		e := ck.envs[i]
+		if e[0] < 0 {
+			wr.Allows = "no retry"
+		} else {
+			row.HasEnv = true
+			lo, hi := ax.wall(float64(e[0].Milliseconds())), ax.wall(float64(e[1].Milliseconds()))
+			row.EnvX, row.EnvW = tlLabelW+ax.px(lo), max(ax.px(hi)-ax.px(lo), 2)
+			wr.Allows = envString(e[0], e[1])
+			row.EnvText = "policy allows " + wr.Allows
+		}
+		if row.HasCli {
+			row.CliBad = ck.cliBad && (e[0] < 0 || !within(row.CliMs, e))
+		}
+		if row.HasObs && ck.obsBad {
+			row.ObsBad = e[0] < 0 || !withinScaled(row.ObsMs, e, ax.scale)
+		}
+	} else {
+		row.CliBad, row.ObsBad = ck.cliBad && row.HasCli, ck.obsBad && row.HasObs
+	}
+	if row.ObsBad || row.CliBad {
+		vals = append(vals, "✗ outside")
+	}
+	row.ValueText = strings.Join(vals, " · ")
+	row.ValueX = tlLabelW + tlAxisW + 8
+	return row, wr
 }
 
 func envString(lo, hi time.Duration) string {
