@@ -133,36 +133,52 @@ func anInputs(a *trace.Analysis) string {
 
 // analysisSections lays an analysis out as the tables people read.
 func analysisSections(a *trace.Analysis) []analysisSection {
-	ci := anIntervalHeader(a)
-	n := func(v int64) string { return strconv.FormatInt(v, 10) }
-	r := a.Requests
 	var out []analysisSection
-	rate := func(name string, p float64, k int64) []string {
-		return []string{name, anPct(p), n(k), anInterval(a, p, k)}
+	for _, build := range []func(*trace.Analysis) []analysisSection{
+		requestsSections, timingSections, failedAttemptSections, escalationSections, groupSections,
+		analysisExtraSections, metricSections, alertSections,
+	} {
+		out = append(out, build(a)...)
 	}
-	out = append(out, analysisSection{
+	return out
+}
+
+// anN formats a count.
+func anN(v int64) string { return strconv.FormatInt(v, 10) }
+
+func requestsSections(a *trace.Analysis) []analysisSection {
+	r := a.Requests
+	rate := func(name string, p float64, k int64) []string {
+		return []string{name, anPct(p), anN(k), anInterval(a, p, k)}
+	}
+	return []analysisSection{{
 		title: "Requests",
 		summary: fmt.Sprintf("%s (%d ok, %d failed); %s over %s; %sx attempts per request.",
 			anCount(r.Total, "request"), r.Succeeded, r.Failed, anCount(r.Retries, "retry"), anCount(r.WithRetries, "request"),
 			strconv.FormatFloat(r.Amplification, 'f', 2, 64)),
-		header: []string{"rate", "value", "n", ci},
+		header: []string{"rate", "value", "n", anIntervalHeader(a)},
 		rows: [][]string{
 			rate("retry rate", r.RetryRate, r.Total),
 			rate("failure rate", r.FailureRate, r.Total),
 			rate("recovered rate", r.RecoveredRate, r.WithRetries),
 		},
-	})
+	}}
+}
 
+func timingSections(a *trace.Analysis) []analysisSection {
+	r := a.Requests
 	d, q := a.Attempts.DelayMs, r.DurationMs
-	out = append(out, analysisSection{
+	return []analysisSection{{
 		title:  "Timing",
 		header: []string{"", "count", "total", "p50", "p90", "p99", "max"},
 		rows: [][]string{
-			{"request duration", n(r.Total), anDur(a.DurationHist.SumMs), anDur(q.P50), anDur(q.P90), anDur(q.P99), anDur(q.Max)},
-			{"wait before a retry", n(d.Count), anDur(d.Total), anDur(d.P50), anDur(d.P90), anDur(d.P99), anDur(d.Max)},
+			{"request duration", anN(r.Total), anDur(a.DurationHist.SumMs), anDur(q.P50), anDur(q.P90), anDur(q.P99), anDur(q.Max)},
+			{"wait before a retry", anN(d.Count), anDur(d.Total), anDur(d.P50), anDur(d.P90), anDur(d.P99), anDur(d.Max)},
 		},
-	})
+	}}
+}
 
+func failedAttemptSections(a *trace.Analysis) []analysisSection {
 	share := func(k int64) string {
 		if a.Attempts.Failed == 0 {
 			return "-"
@@ -175,17 +191,20 @@ func analysisSections(a *trace.Analysis) []analysisSection {
 		header:  []string{"failure type", "attempts", "share"},
 	}
 	for _, k := range anSortedKeys(a.Attempts.ByFailureType) {
-		byType.rows = append(byType.rows, []string{anCell(k), n(a.Attempts.ByFailureType[k]), share(a.Attempts.ByFailureType[k])})
+		byType.rows = append(byType.rows, []string{anCell(k), anN(a.Attempts.ByFailureType[k]), share(a.Attempts.ByFailureType[k])})
 	}
-	out = append(out, byType)
+	out := []analysisSection{byType}
 	if len(a.Attempts.ByStatus) > 0 {
 		byStatus := analysisSection{title: "Failed attempts by HTTP status", header: []string{"status", "attempts", "share"}}
 		for _, k := range anSortedKeys(a.Attempts.ByStatus) {
-			byStatus.rows = append(byStatus.rows, []string{k, n(a.Attempts.ByStatus[k]), share(a.Attempts.ByStatus[k])})
+			byStatus.rows = append(byStatus.rows, []string{k, anN(a.Attempts.ByStatus[k]), share(a.Attempts.ByStatus[k])})
 		}
 		out = append(out, byStatus)
 	}
+	return out
+}
 
+func escalationSections(a *trace.Analysis) []analysisSection {
 	e := a.Escalations
 	byPath := analysisSection{
 		title: "Escalations by path",
@@ -194,59 +213,64 @@ func analysisSections(a *trace.Analysis) []analysisSection {
 		header: []string{"from", "to", "count"},
 	}
 	for _, p := range e.ByPath {
-		byPath.rows = append(byPath.rows, []string{anCell(p.From), anCell(p.To), n(p.Count)})
+		byPath.rows = append(byPath.rows, []string{anCell(p.From), anCell(p.To), anN(p.Count)})
 	}
-	out = append(out, byPath)
+	out := []analysisSection{byPath}
 	if len(e.ByReason) > 0 {
 		byReason := analysisSection{title: "Escalations by reason", header: []string{"reason", "count"}}
 		for _, k := range anSortedKeys(e.ByReason) {
-			byReason.rows = append(byReason.rows, []string{anCell(k), n(e.ByReason[k])})
+			byReason.rows = append(byReason.rows, []string{anCell(k), anN(e.ByReason[k])})
 		}
 		out = append(out, byReason)
 	}
+	return out
+}
 
-	if len(a.Groups) > 0 {
-		g := analysisSection{title: "By " + strings.Join(a.By, ", ")}
-		g.header = append(slices.Clone(a.By), "requests", "retry rate", ci, "failure rate", ci)
-		for _, gr := range a.Groups {
-			var row []string
-			for _, dim := range a.By {
-				row = append(row, anCell(gr.Keys[dim]))
-			}
-			row = append(row, n(gr.Total),
-				anPct(gr.RetryRate), anInterval(a, gr.RetryRate, gr.Total),
-				anPct(gr.FailureRate), anInterval(a, gr.FailureRate, gr.Total))
-			g.rows = append(g.rows, row)
-		}
-		out = append(out, g)
+func groupSections(a *trace.Analysis) []analysisSection {
+	if len(a.Groups) == 0 {
+		return nil
 	}
+	ci := anIntervalHeader(a)
+	g := analysisSection{title: "By " + strings.Join(a.By, ", ")}
+	g.header = append(slices.Clone(a.By), "requests", "retry rate", ci, "failure rate", ci)
+	for _, gr := range a.Groups {
+		var row []string
+		for _, dim := range a.By {
+			row = append(row, anCell(gr.Keys[dim]))
+		}
+		row = append(row, anN(gr.Total),
+			anPct(gr.RetryRate), anInterval(a, gr.RetryRate, gr.Total),
+			anPct(gr.FailureRate), anInterval(a, gr.FailureRate, gr.Total))
+		g.rows = append(g.rows, row)
+	}
+	return []analysisSection{g}
+}
 
-	out = append(out, analysisExtraSections(a)...)
-
-	m := analysisSection{title: "Metrics", header: []string{"metric", "value", "n", ci}}
+func metricSections(a *trace.Analysis) []analysisSection {
+	m := analysisSection{title: "Metrics", header: []string{"metric", "value", "n", anIntervalHeader(a)}}
 	for _, d := range trace.Registry {
 		v, k := d.Value(a)
-		m.rows = append(m.rows, []string{d.Name, anMetric(d, v), n(k), anMetricInterval(a, d, v, k)})
+		m.rows = append(m.rows, []string{d.Name, anMetric(d, v), anN(k), anMetricInterval(a, d, v, k)})
 	}
-	out = append(out, m)
+	return []analysisSection{m}
+}
 
-	al := analysisSection{title: "Alerts", header: []string{"alert", "condition", "value", "n", ci, "state"}}
+func alertSections(a *trace.Analysis) []analysisSection {
+	al := analysisSection{title: "Alerts", header: []string{"alert", "condition", "value", "n", anIntervalHeader(a), "state"}}
 	if len(a.Alerts) == 0 {
 		al.summary = "No alerts configured."
 	}
 	for _, r := range a.Alerts {
 		d, _ := trace.LookupMetric(r.Metric)
-		isRate := d.IsRate()
 		val, iv, thr := anMetric(d, r.Value), "-", anMetric(d, r.Threshold)
-		if isRate {
+		if d.IsRate() {
 			val, iv, thr = anPct(r.Value), fmt.Sprintf("[%s, %s]", anPct(r.Lower), anPct(r.Upper)), anPct(r.Threshold)
 		}
-		al.rows = append(al.rows, []string{r.Name, r.Metric + " " + r.Op + " " + thr, val, n(r.Samples), iv, anState(r.State)})
+		al.rows = append(al.rows, []string{r.Name, r.Metric + " " + r.Op + " " + thr, val, anN(r.Samples), iv, anState(r.State)})
 		al.state = append(al.state, r.State)
 	}
 	al.note = anIntervalNote(a)
-	out = append(out, al)
-	return out
+	return []analysisSection{al}
 }
 
 func anState(s string) string {
@@ -301,116 +325,147 @@ func anCountRows(m map[string]int64) [][]string {
 // retry core's events. Sections without data are left out, except those
 // of requests.
 func analysisExtraSections(a *trace.Analysis) []analysisSection {
-	n := func(v int64) string { return strconv.FormatInt(v, 10) }
-	pctOf := func(k, total int64) string {
-		if total == 0 {
-			return "-"
-		}
-		return anPct(float64(k) / float64(total))
-	}
 	var out []analysisSection
+	for _, build := range []func(*trace.Analysis) []analysisSection{
+		retriesSections, errorMessageSections, orchestratorSections, ticketSections, retryCoreSections,
+	} {
+		out = append(out, build(a)...)
+	}
+	return out
+}
+
+// anPctOf is k/total as a percentage, "-" without a total.
+func anPctOf(k, total int64) string {
+	if total == 0 {
+		return "-"
+	}
+	return anPct(float64(k) / float64(total))
+}
+
+// retriesSections: retries per request and recovery (seeds 003, 004).
+func retriesSections(a *trace.Analysis) []analysisSection {
 	r := a.Requests
-	if r.Total > 0 {
-		rp := analysisSection{title: "Retries per request", header: []string{"retries", "requests", "share"}}
-		for _, b := range r.RetriesPerRequest {
-			if b.Count > 0 {
-				rp.rows = append(rp.rows, []string{b.Value, n(b.Count), pctOf(b.Count, r.Total)})
-			}
-		}
-		out = append(out, rp)
-		rec := a.Recovery
-		t := rec.TimeToRecoveryMs
-		out = append(out, analysisSection{
-			title: "Recovery",
-			summary: fmt.Sprintf("%d of %s that failed at least once recovered (%s).",
-				rec.Recovered, anCount(rec.FailedOnce, "request"), anPct(rec.Rate)),
-			header: []string{"", "count", "mean", "p50", "p90", "p99", "max"},
-			rows: [][]string{{"time to recovery", n(t.Count), anDur(int64(math.Round(t.Mean))),
-				anDur(t.P50), anDur(t.P90), anDur(t.P99), anDur(t.Max)}},
-		})
+	if r.Total == 0 {
+		return nil
 	}
+	rp := analysisSection{title: "Retries per request", header: []string{"retries", "requests", "share"}}
+	for _, b := range r.RetriesPerRequest {
+		if b.Count > 0 {
+			rp.rows = append(rp.rows, []string{b.Value, anN(b.Count), anPctOf(b.Count, r.Total)})
+		}
+	}
+	rec := a.Recovery
+	t := rec.TimeToRecoveryMs
+	return []analysisSection{rp, {
+		title: "Recovery",
+		summary: fmt.Sprintf("%d of %s that failed at least once recovered (%s).",
+			rec.Recovered, anCount(rec.FailedOnce, "request"), anPct(rec.Rate)),
+		header: []string{"", "count", "mean", "p50", "p90", "p99", "max"},
+		rows: [][]string{{"time to recovery", anN(t.Count), anDur(int64(math.Round(t.Mean))),
+			anDur(t.P50), anDur(t.P90), anDur(t.P99), anDur(t.Max)}},
+	}}
+}
+
+// errorMessageSections: the top error messages, overall and by model (seed 004).
+func errorMessageSections(a *trace.Analysis) []analysisSection {
 	em := a.ErrorMessages
-	if em.Total > 0 {
-		top := analysisSection{title: "Top error messages",
-			summary: anCount(em.Total, "failed attempt") + " with a message; numbers, ids, hex, UUIDs and quoted values are replaced by <n>, <id>, <hex>, <uuid> and \"<…>\".",
-			header:  []string{"message", "attempts", "share"}}
-		for _, m := range em.Top {
-			top.rows = append(top.rows, []string{m.Message, n(m.Count), pctOf(m.Count, em.Total)})
-		}
-		if em.Other > 0 {
-			top.rows = append(top.rows, []string{trace.OtherMessages, n(em.Other), pctOf(em.Other, em.Total)})
-		}
-		out = append(out, top)
-		byModel := analysisSection{title: "Top error messages by model", header: []string{"model", "message", "attempts"}}
-		for _, mm := range em.ByModel {
-			for _, m := range mm.Top {
-				byModel.rows = append(byModel.rows, []string{anCell(mm.Model), m.Message, n(m.Count)})
-			}
-			if mm.Other > 0 {
-				byModel.rows = append(byModel.rows, []string{anCell(mm.Model), trace.OtherMessages, n(mm.Other)})
-			}
-		}
-		out = append(out, byModel)
+	if em.Total == 0 {
+		return nil
 	}
+	top := analysisSection{title: "Top error messages",
+		summary: anCount(em.Total, "failed attempt") + " with a message; numbers, ids, hex, UUIDs and quoted values are replaced by <n>, <id>, <hex>, <uuid> and \"<…>\".",
+		header:  []string{"message", "attempts", "share"}}
+	for _, m := range em.Top {
+		top.rows = append(top.rows, []string{m.Message, anN(m.Count), anPctOf(m.Count, em.Total)})
+	}
+	if em.Other > 0 {
+		top.rows = append(top.rows, []string{trace.OtherMessages, anN(em.Other), anPctOf(em.Other, em.Total)})
+	}
+	byModel := analysisSection{title: "Top error messages by model", header: []string{"model", "message", "attempts"}}
+	for _, mm := range em.ByModel {
+		for _, m := range mm.Top {
+			byModel.rows = append(byModel.rows, []string{anCell(mm.Model), m.Message, anN(m.Count)})
+		}
+		if mm.Other > 0 {
+			byModel.rows = append(byModel.rows, []string{anCell(mm.Model), trace.OtherMessages, anN(mm.Other)})
+		}
+	}
+	return []analysisSection{top, byModel}
+}
+
+// orchestratorSections: L2/L3 runs and stops (seed 003).
+func orchestratorSections(a *trace.Analysis) []analysisSection {
 	o := a.Orchestrator
-	if o.L3Runs > 0 || o.Candidates > 0 || o.Verifications > 0 || len(o.RunStoppedByReason) > 0 ||
-		o.EscalatedRuns.Count > 0 || o.RepairIterations.Runs > 0 {
-		ri := o.RepairIterations
-		sec := analysisSection{
-			title: "L2/L3 runs",
-			summary: fmt.Sprintf("Judge invoked in %d of %s with L3 activity (%s); %s, %d valid; %s, %d passed. Escalated runs (%d): %s.",
-				o.JudgeRuns, anCount(int64(o.L3Runs), "run"), anCount(o.JudgeInvocations, "invocation"),
-				anCount(o.Candidates, "candidate"), o.ValidCandidates, anCount(o.Verifications, "verification"), o.VerificationsPassed,
-				o.EscalatedRuns.Count, anIDs(o.EscalatedRuns)),
-			header: []string{"max repair iteration", "runs"},
-			note:   fmt.Sprintf("Runs above %s repair iterations (%d): %s.", anNum(ri.Threshold), ri.Above.Count, anIDs(ri.Above)),
-		}
-		for _, b := range ri.Distribution {
-			if b.Count > 0 {
-				sec.rows = append(sec.rows, []string{b.Value, n(b.Count)})
-			}
-		}
-		out = append(out, sec)
-		if len(o.RunStoppedByReason) > 0 {
-			out = append(out, analysisSection{title: "Runs stopped by reason", header: []string{"reason", "count"},
-				rows: anCountRows(o.RunStoppedByReason)})
+	if !(o.L3Runs > 0 || o.Candidates > 0 || o.Verifications > 0 || len(o.RunStoppedByReason) > 0 ||
+		o.EscalatedRuns.Count > 0 || o.RepairIterations.Runs > 0) {
+		return nil
+	}
+	ri := o.RepairIterations
+	sec := analysisSection{
+		title: "L2/L3 runs",
+		summary: fmt.Sprintf("Judge invoked in %d of %s with L3 activity (%s); %s, %d valid; %s, %d passed. Escalated runs (%d): %s.",
+			o.JudgeRuns, anCount(int64(o.L3Runs), "run"), anCount(o.JudgeInvocations, "invocation"),
+			anCount(o.Candidates, "candidate"), o.ValidCandidates, anCount(o.Verifications, "verification"), o.VerificationsPassed,
+			o.EscalatedRuns.Count, anIDs(o.EscalatedRuns)),
+		header: []string{"max repair iteration", "runs"},
+		note:   fmt.Sprintf("Runs above %s repair iterations (%d): %s.", anNum(ri.Threshold), ri.Above.Count, anIDs(ri.Above)),
+	}
+	for _, b := range ri.Distribution {
+		if b.Count > 0 {
+			sec.rows = append(sec.rows, []string{b.Value, anN(b.Count)})
 		}
 	}
+	out := []analysisSection{sec}
+	if len(o.RunStoppedByReason) > 0 {
+		out = append(out, analysisSection{title: "Runs stopped by reason", header: []string{"reason", "count"},
+			rows: anCountRows(o.RunStoppedByReason)})
+	}
+	return out
+}
+
+// ticketSections: ticket analytics (seed 002).
+func ticketSections(a *trace.Analysis) []analysisSection {
 	t := a.Tickets
-	if t.Decisions > 0 || t.Transitions > 0 {
-		d := t.DelayMs
-		sec := analysisSection{
-			title: "Tickets",
-			summary: fmt.Sprintf("%s in %s; %s retried, %d succeeded after a retry (%s); %d exhausted (last decision shouldRetry false): %s. Retry delays: %d, p50 %s, p90 %s, p99 %s, max %s.",
-				anCount(t.Decisions, "retry decision"), anCount(int64(t.Tickets), "ticket"), anCount(int64(t.Retried), "ticket"),
-				t.SucceededAfterRetry, anPct(t.RetrySuccessRate), t.Exhausted.Count, anIDs(t.Exhausted),
-				d.Count, anDur(d.P50), anDur(d.P90), anDur(d.P99), anDur(d.Max)),
-			header: []string{"category", "tickets retried"},
-			rows:   anCountRows(t.RetriedByCategory),
-		}
-		if t.UntrackedDecisions > 0 {
-			sec.note = fmt.Sprintf("%s past the first %d tickets are counted but not followed per ticket.", anCount(t.UntrackedDecisions, "decision"), 1<<16)
-		}
-		out = append(out, sec)
-		if t.Transitions > 0 {
-			out = append(out, analysisSection{title: "Ticket transitions by event", header: []string{"event", "count"}, rows: anCountRows(t.TransitionsByEvent)})
-			out = append(out, analysisSection{title: "Ticket transitions by state entered", header: []string{"to", "count"}, rows: anCountRows(t.TransitionsByTo)})
-		}
+	if t.Decisions == 0 && t.Transitions == 0 {
+		return nil
 	}
+	d := t.DelayMs
+	sec := analysisSection{
+		title: "Tickets",
+		summary: fmt.Sprintf("%s in %s; %s retried, %d succeeded after a retry (%s); %d exhausted (last decision shouldRetry false): %s. Retry delays: %d, p50 %s, p90 %s, p99 %s, max %s.",
+			anCount(t.Decisions, "retry decision"), anCount(int64(t.Tickets), "ticket"), anCount(int64(t.Retried), "ticket"),
+			t.SucceededAfterRetry, anPct(t.RetrySuccessRate), t.Exhausted.Count, anIDs(t.Exhausted),
+			d.Count, anDur(d.P50), anDur(d.P90), anDur(d.P99), anDur(d.Max)),
+		header: []string{"category", "tickets retried"},
+		rows:   anCountRows(t.RetriedByCategory),
+	}
+	if t.UntrackedDecisions > 0 {
+		sec.note = fmt.Sprintf("%s past the first %d tickets are counted but not followed per ticket.", anCount(t.UntrackedDecisions, "decision"), 1<<16)
+	}
+	out := []analysisSection{sec}
+	if t.Transitions > 0 {
+		out = append(out, analysisSection{title: "Ticket transitions by event", header: []string{"event", "count"}, rows: anCountRows(t.TransitionsByEvent)})
+		out = append(out, analysisSection{title: "Ticket transitions by state entered", header: []string{"to", "count"}, rows: anCountRows(t.TransitionsByTo)})
+	}
+	return out
+}
+
+// retryCoreSections: the retry core's own events (seed 004).
+func retryCoreSections(a *trace.Analysis) []analysisSection {
 	rc := a.RetryCore
-	if rc.ErrorReports > 0 || rc.EscalationsDeclined > 0 || rc.ErrorContextRetries > 0 {
-		sec := analysisSection{title: "Retry core events",
-			summary: fmt.Sprintf("%s, %s, %s with error context.", anCount(rc.ErrorReports, "error report"),
-				anCount(rc.EscalationsDeclined, "declined escalation"), anCount(rc.ErrorContextRetries, "retry"))}
-		out = append(out, sec)
-		if rc.ErrorReports > 0 {
-			out = append(out, analysisSection{title: "Error reports by failure type", header: []string{"failure type", "reports"}, rows: anCountRows(rc.ErrorReportsByFailureType)})
-			out = append(out, analysisSection{title: "Error reports by category", header: []string{"category", "reports"}, rows: anCountRows(rc.ErrorReportsByCategory)})
-		}
-		if rc.EscalationsDeclined > 0 {
-			out = append(out, analysisSection{title: "Declined escalations by reason", header: []string{"reason", "count"}, rows: anCountRows(rc.EscalationsDeclinedByReason)})
-			out = append(out, analysisSection{title: "Declined escalations by why", header: []string{"why", "count"}, rows: anCountRows(rc.EscalationsDeclinedByWhy)})
-		}
+	if rc.ErrorReports == 0 && rc.EscalationsDeclined == 0 && rc.ErrorContextRetries == 0 {
+		return nil
+	}
+	out := []analysisSection{{title: "Retry core events",
+		summary: fmt.Sprintf("%s, %s, %s with error context.", anCount(rc.ErrorReports, "error report"),
+			anCount(rc.EscalationsDeclined, "declined escalation"), anCount(rc.ErrorContextRetries, "retry"))}}
+	if rc.ErrorReports > 0 {
+		out = append(out, analysisSection{title: "Error reports by failure type", header: []string{"failure type", "reports"}, rows: anCountRows(rc.ErrorReportsByFailureType)})
+		out = append(out, analysisSection{title: "Error reports by category", header: []string{"category", "reports"}, rows: anCountRows(rc.ErrorReportsByCategory)})
+	}
+	if rc.EscalationsDeclined > 0 {
+		out = append(out, analysisSection{title: "Declined escalations by reason", header: []string{"reason", "count"}, rows: anCountRows(rc.EscalationsDeclinedByReason)})
+		out = append(out, analysisSection{title: "Declined escalations by why", header: []string{"why", "count"}, rows: anCountRows(rc.EscalationsDeclinedByWhy)})
 	}
 	return out
 }
