@@ -67,77 +67,14 @@ func reportHTML(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if os.Getenv("GOMEMLIMIT") == "" {
 		defer debug.SetMemoryLimit(debug.SetMemoryLimit(analyzeMemoryLimit))
 	}
-	// Each path may hold chaos runs (summary.json, result.json), traces, or
-	// both; a folder of runs without traces is fine.
 	var page report.Page
-	var files []string
-	seen := map[string]bool{}
-	skipped := 0
-	for _, p := range paths {
-		runs, err := report.LoadRuns(ctx, []string{p})
-		if err != nil {
-			var re *report.RunFileError
-			if errors.As(err, &re) {
-				return usageErrorf(re.Hint(), "%s", printable(re.Error()))
-			}
-			return printableError{err}
-		}
-		skipped += runs.Skipped
-		for _, r := range runs.Runs {
-			if len(page.Runs) < report.MaxRunFolders {
-				page.Runs = append(page.Runs, r)
-			} else {
-				skipped++
-			}
-		}
-		if b := filepath.Base(p); b == "summary.json" || b == "result.json" {
-			continue // a run, not a trace
-		}
-		fs, err := trace.DiscoverContext(ctx, []string{p}, func(path, reason string) {
-			fmt.Fprintf(stderr, "note: %s\n", printable(path+": "+reason))
-		})
-		if err != nil {
-			var pe *trace.PathError
-			switch {
-			case errors.As(err, &pe) && len(runs.Runs) > 0:
-				continue // runs without traces
-			case errors.As(err, &pe):
-				return usageErrorf(pe.Hint(), "%s", printable(pe.Error()))
-			}
-			return printableError{err}
-		}
-		for _, f := range fs {
-			if !seen[f] {
-				seen[f] = true
-				files = append(files, f)
-			}
-		}
-	}
-	if skipped > 0 {
-		fmt.Fprintf(stderr, "note: %d run folders past the first %d were not read\n", skipped, report.MaxRunFolders)
+	files, err := collectPageInputs(ctx, paths, &page, stderr)
+	if err != nil {
+		return err
 	}
 	if len(files) > 0 {
-		var malformed int64
-		an, err := trace.Analyze(ctx, files, trace.Options{
-			By: []string{"provider", "model"}, Alerts: trace.DefaultAlerts(), MinSamples: 1, Confidence: 0.95,
-			Malformed: func(*trace.LineError) { malformed++ },
-		})
-		if err != nil {
-			var pe *trace.PathError
-			if errors.As(err, &pe) {
-				return usageErrorf(pe.Hint(), "%s", printable(pe.Error()))
-			}
-			return printableError{err}
-		}
-		if malformed > 0 {
-			fmt.Fprintf(stderr, "note: %d malformed trace lines skipped (see 'retrylab trace analyze' for each)\n", malformed)
-		}
-		if an.Inputs.Events > 0 {
-			page.Analysis = an
-			// Rates per day: a second pass over the same files.
-			if page.ByDay, err = trace.Analyze(ctx, files, trace.Options{By: []string{"day"}, Alerts: []trace.Alert{}, MinSamples: 1, Confidence: 0.95}); err != nil {
-				return printableError{err}
-			}
+		if err := analyzeForPage(ctx, files, &page, stderr); err != nil {
+			return err
 		}
 	}
 	if page.Analysis == nil && len(page.Runs) == 0 {
@@ -155,5 +92,87 @@ func reportHTML(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		return usageErrorf("choose a writable path for -o", "cannot write %s: %s", printable(*out), printable(err.Error()))
 	}
 	fmt.Fprintf(stderr, "wrote %s (%d bytes)\n", printable(*out), buf.Len())
+	return nil
+}
+
+// collectPageInputs reads the chaos runs of each path into page (at most
+// report.MaxRunFolders) and returns the trace files they hold: a path may
+// hold runs (summary.json, result.json), traces, or both; a folder of runs
+// without traces is fine.
+func collectPageInputs(ctx context.Context, paths []string, page *report.Page, stderr io.Writer) ([]string, error) {
+	var files []string
+	seen := map[string]bool{}
+	skipped := 0
+	for _, p := range paths {
+		runs, err := report.LoadRuns(ctx, []string{p})
+		if err != nil {
+			var re *report.RunFileError
+			if errors.As(err, &re) {
+				return nil, usageErrorf(re.Hint(), "%s", printable(re.Error()))
+			}
+			return nil, printableError{err}
+		}
+		skipped += runs.Skipped
+		for _, r := range runs.Runs {
+			if len(page.Runs) < report.MaxRunFolders {
+				page.Runs = append(page.Runs, r)
+			} else {
+				skipped++
+			}
+		}
+		if b := filepath.Base(p); b == "summary.json" || b == "result.json" {
+			continue // a run, not a trace
+		}
+		found, err := trace.DiscoverContext(ctx, []string{p}, func(path, reason string) {
+			fmt.Fprintf(stderr, "note: %s\n", printable(path+": "+reason))
+		})
+		if err != nil {
+			var pe *trace.PathError
+			switch {
+			case errors.As(err, &pe) && len(runs.Runs) > 0:
+				continue // runs without traces
+			case errors.As(err, &pe):
+				return nil, usageErrorf(pe.Hint(), "%s", printable(pe.Error()))
+			}
+			return nil, printableError{err}
+		}
+		for _, f := range found {
+			if !seen[f] {
+				seen[f] = true
+				files = append(files, f)
+			}
+		}
+	}
+	if skipped > 0 {
+		fmt.Fprintf(stderr, "note: %d run folders past the first %d were not read\n", skipped, report.MaxRunFolders)
+	}
+	return files, nil
+}
+
+// analyzeForPage analyses the traces for the page: by provider and model
+// with the default alerts, and, in a second pass, by day.
+func analyzeForPage(ctx context.Context, files []string, page *report.Page, stderr io.Writer) error {
+	var malformed int64
+	an, err := trace.Analyze(ctx, files, trace.Options{
+		By: []string{"provider", "model"}, Alerts: trace.DefaultAlerts(), MinSamples: 1, Confidence: 0.95,
+		Malformed: func(*trace.LineError) { malformed++ },
+	})
+	if err != nil {
+		var pe *trace.PathError
+		if errors.As(err, &pe) {
+			return usageErrorf(pe.Hint(), "%s", printable(pe.Error()))
+		}
+		return printableError{err}
+	}
+	if malformed > 0 {
+		fmt.Fprintf(stderr, "note: %d malformed trace lines skipped (see 'retrylab trace analyze' for each)\n", malformed)
+	}
+	if an.Inputs.Events == 0 {
+		return nil
+	}
+	page.Analysis = an
+	if page.ByDay, err = trace.Analyze(ctx, files, trace.Options{By: []string{"day"}, Alerts: []trace.Alert{}, MinSamples: 1, Confidence: 0.95}); err != nil {
+		return printableError{err}
+	}
 	return nil
 }
