@@ -78,12 +78,7 @@ func traceAnalyze(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if err := parseFlags(fs, args, "run 'retrylab trace analyze --help'", stdout, stderr); err != nil {
 		return err
 	}
-
-	render := map[string]func(io.Writer, *trace.Analysis) error{
-		"table": report.AnalysisTable, "json": report.AnalysisJSON,
-		"markdown": report.AnalysisMarkdown, "openmetrics": report.AnalysisOpenMetrics,
-		"html": report.AnalysisHTML,
-	}[*format]
+	render := analysisRenderers[*format]
 	if render == nil {
 		return usageErrorf("use --format table, json, markdown, openmetrics or html", "unknown --format %q", *format)
 	}
@@ -93,34 +88,14 @@ func traceAnalyze(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if *minSamples < 0 {
 		return usageErrorf("use 0 or more", "--min-samples %d is negative", *minSamples)
 	}
-	var dims []string
-	for _, d := range strings.Split(*by, ",") {
-		if d = strings.TrimSpace(d); d == "" {
-			continue
-		}
-		if !slices.Contains(trace.Dimensions, d) {
-			return usageErrorf("--by takes a comma-separated list of: "+strings.Join(trace.Dimensions, ", "), "unknown --by dimension %q", d)
-		}
-		if !slices.Contains(dims, d) { // a repeated dimension would repeat a label
-			dims = append(dims, d)
-		}
+	dims, err := parseBy(*by)
+	if err != nil {
+		return err
 	}
-
-	alerts := trace.DefaultAlerts()
-	if *alertsFile != "" {
-		var err error
-		if alerts, err = trace.LoadAlertsContext(ctx, *alertsFile); err != nil {
-			return alertUsageError(err)
-		}
+	alerts, err := analyzeAlerts(ctx, *alertsFile, *alertFlags)
+	if err != nil {
+		return err
 	}
-	for _, s := range *alertFlags {
-		a, err := trace.ParseAlert(s)
-		if err != nil {
-			return alertUsageError(err)
-		}
-		alerts = append(alerts, a)
-	}
-
 	paths, err := pathsOrRuns(fs.Args(), "analyze")
 	if err != nil {
 		return err
@@ -133,7 +108,6 @@ func traceAnalyze(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if err != nil {
 		return err
 	}
-
 	an, err := trace.Analyze(ctx, files, trace.Options{
 		By: dims, Alerts: alerts, MinSamples: *minSamples, Confidence: *confidence, Strict: *strict,
 		Malformed: func(le *trace.LineError) { fmt.Fprintf(stderr, "%s\n", printable(le.Error())) },
@@ -145,6 +119,56 @@ func traceAnalyze(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		return err
 	}
 	appendStepSummary(stderr, func(w io.Writer) error { return report.AnalysisMarkdown(w, an) })
+	return firingError(an, stderr)
+}
+
+// analysisRenderers are trace analyze's output formats.
+var analysisRenderers = map[string]func(io.Writer, *trace.Analysis) error{
+	"table": report.AnalysisTable, "json": report.AnalysisJSON,
+	"markdown": report.AnalysisMarkdown, "openmetrics": report.AnalysisOpenMetrics,
+	"html": report.AnalysisHTML,
+}
+
+// parseBy reads --by: known dimensions, comma-separated, each once (a
+// repeated dimension would repeat a label).
+func parseBy(by string) ([]string, error) {
+	var dims []string
+	for _, d := range strings.Split(by, ",") {
+		if d = strings.TrimSpace(d); d == "" {
+			continue
+		}
+		if !slices.Contains(trace.Dimensions, d) {
+			return nil, usageErrorf("--by takes a comma-separated list of: "+strings.Join(trace.Dimensions, ", "), "unknown --by dimension %q", d)
+		}
+		if !slices.Contains(dims, d) {
+			dims = append(dims, d)
+		}
+	}
+	return dims, nil
+}
+
+// analyzeAlerts are the alerts of a run: the defaults, or those of
+// --alerts, plus each --alert.
+func analyzeAlerts(ctx context.Context, file string, flags []string) ([]trace.Alert, error) {
+	alerts := trace.DefaultAlerts()
+	if file != "" {
+		var err error
+		if alerts, err = trace.LoadAlertsContext(ctx, file); err != nil {
+			return nil, alertUsageError(err)
+		}
+	}
+	for _, s := range flags {
+		a, err := trace.ParseAlert(s)
+		if err != nil {
+			return nil, alertUsageError(err)
+		}
+		alerts = append(alerts, a)
+	}
+	return alerts, nil
+}
+
+// firingError says which alerts fire (exit 1), nil when none does.
+func firingError(an *trace.Analysis, stderr io.Writer) error {
 	var firing []string
 	for _, a := range an.Alerts {
 		if a.State == trace.StateFiring {
@@ -152,11 +176,11 @@ func traceAnalyze(ctx context.Context, args []string, stdout, stderr io.Writer) 
 				a.Name, a.Metric, a.Op, a.Threshold, a.Value, boundOf(a), a.Samples))
 		}
 	}
-	if len(firing) > 0 {
-		fmt.Fprintf(stderr, "alert firing: %s\n", strings.Join(firing, "; "))
-		return fmt.Errorf("%d alert(s) firing: %w", len(firing), errFailed)
+	if len(firing) == 0 {
+		return nil
 	}
-	return nil
+	fmt.Fprintf(stderr, "alert firing: %s\n", strings.Join(firing, "; "))
+	return fmt.Errorf("%d alert(s) firing: %w", len(firing), errFailed)
 }
 
 // pathsOrRuns returns the PATH arguments of trace command cmd, or runs/
