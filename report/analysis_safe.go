@@ -215,74 +215,87 @@ func safeAnalysis(a *trace.Analysis, visible bool) *trace.Analysis {
 	out.Attempts.ByStatus = cleanCounts(a.Attempts.ByStatus, clean)
 	out.Escalations.ByReason = cleanCounts(a.Escalations.ByReason, clean)
 	if a.Escalations.ByPath != nil {
-		paths := make([]trace.EscalationPath, 0, len(a.Escalations.ByPath))
-		at := map[[2]string]int{}
-		for _, p := range a.Escalations.ByPath {
-			k := [2]string{clean(p.From), clean(p.To)}
-			if i, ok := at[k]; ok {
-				paths[i].Count += p.Count
-				continue
-			}
-			at[k] = len(paths)
-			paths = append(paths, trace.EscalationPath{From: k[0], To: k[1], Count: p.Count})
-		}
-		slices.SortStableFunc(paths, func(x, y trace.EscalationPath) int {
-			if x.Count != y.Count {
-				if x.Count > y.Count {
-					return -1
-				}
-				return 1
-			}
-			if c := strings.Compare(x.From, y.From); c != 0 {
-				return c
-			}
-			return strings.Compare(x.To, y.To)
-		})
-		out.Escalations.ByPath = paths
+		out.Escalations.ByPath = cleanPaths(a.Escalations.ByPath, clean)
 	}
 	if a.Groups != nil && !groupsClean(a, clean) {
-		groups := make([]trace.Group, 0, len(a.Groups))
-		recovered := make([]float64, 0, len(a.Groups))
-		at := map[string]int{}
-		for _, g := range a.Groups {
-			keys := make(map[string]string, len(g.Keys))
-			var id strings.Builder
-			for _, d := range a.By {
-				keys[d] = clean(g.Keys[d])
-				id.WriteString(keys[d])
-				id.WriteByte(0)
-			}
-			rec := math.Round(g.RecoveredRate * float64(g.WithRetries))
-			if i, ok := at[id.String()]; ok {
-				m := &groups[i]
-				m.Total += g.Total
-				m.Succeeded += g.Succeeded
-				m.Failed += g.Failed
-				m.WithRetries += g.WithRetries
-				m.Retries += g.Retries
-				recovered[i] += rec
-				m.RetryRate = ratio(m.WithRetries, m.Total)
-				m.FailureRate = ratio(m.Failed, m.Total)
-				m.RecoveredRate = ratioF(recovered[i], m.WithRetries)
-				continue
-			}
-			at[id.String()] = len(groups)
-			g.Keys = keys // g is a copy; its unexported --by order is kept
-			groups = append(groups, g)
-			recovered = append(recovered, rec)
-		}
-		slices.SortStableFunc(groups, func(x, y trace.Group) int {
-			for _, d := range a.By {
-				if c := strings.Compare(x.Keys[d], y.Keys[d]); c != 0 {
-					return c
-				}
-			}
-			return 0
-		})
-		out.Groups = groups
+		out.Groups = cleanGroups(a, clean)
 	}
 	safeExtra(&out, a, clean)
 	return &out
+}
+
+// cleanPaths cleans the escalation paths' names, merging the paths that
+// become the same, sorted again (most taken first, then by name).
+func cleanPaths(in []trace.EscalationPath, clean func(string) string) []trace.EscalationPath {
+	paths := make([]trace.EscalationPath, 0, len(in))
+	at := map[[2]string]int{}
+	for _, p := range in {
+		k := [2]string{clean(p.From), clean(p.To)}
+		if i, ok := at[k]; ok {
+			paths[i].Count += p.Count
+			continue
+		}
+		at[k] = len(paths)
+		paths = append(paths, trace.EscalationPath{From: k[0], To: k[1], Count: p.Count})
+	}
+	slices.SortStableFunc(paths, func(x, y trace.EscalationPath) int {
+		if x.Count != y.Count {
+			if x.Count > y.Count {
+				return -1
+			}
+			return 1
+		}
+		if c := strings.Compare(x.From, y.From); c != 0 {
+			return c
+		}
+		return strings.Compare(x.To, y.To)
+	})
+	return paths
+}
+
+// cleanGroups cleans the groups' keys, merging the groups whose keys
+// become the same (their rates recomputed from the summed counts), sorted
+// again by their keys in the order of --by.
+func cleanGroups(a *trace.Analysis, clean func(string) string) []trace.Group {
+	groups := make([]trace.Group, 0, len(a.Groups))
+	recovered := make([]float64, 0, len(a.Groups))
+	at := map[string]int{}
+	for _, g := range a.Groups {
+		keys := make(map[string]string, len(g.Keys))
+		var id strings.Builder
+		for _, d := range a.By {
+			keys[d] = clean(g.Keys[d])
+			id.WriteString(keys[d])
+			id.WriteByte(0)
+		}
+		rec := math.Round(g.RecoveredRate * float64(g.WithRetries))
+		if i, ok := at[id.String()]; ok {
+			m := &groups[i]
+			m.Total += g.Total
+			m.Succeeded += g.Succeeded
+			m.Failed += g.Failed
+			m.WithRetries += g.WithRetries
+			m.Retries += g.Retries
+			recovered[i] += rec
+			m.RetryRate = ratio(m.WithRetries, m.Total)
+			m.FailureRate = ratio(m.Failed, m.Total)
+			m.RecoveredRate = ratioF(recovered[i], m.WithRetries)
+			continue
+		}
+		at[id.String()] = len(groups)
+		g.Keys = keys // g is a copy; its unexported --by order is kept
+		groups = append(groups, g)
+		recovered = append(recovered, rec)
+	}
+	slices.SortStableFunc(groups, func(x, y trace.Group) int {
+		for _, d := range a.By {
+			if c := strings.Compare(x.Keys[d], y.Keys[d]); c != 0 {
+				return c
+			}
+		}
+		return 0
+	})
+	return groups
 }
 
 // safeExtra cleans the labels of the issue 9 figures: run and ticket ids,
