@@ -277,91 +277,113 @@ func load(ctx context.Context, cfg config, chk *checker, toxi *chaos.Toxiproxy) 
 		strconv.Itoa(len(requestBody)) + "\r\n\r\n" + requestBody)
 
 	res := &result{}
-	// Allocated once, before the first sample: the samples then show the
-	// mock's memory, not the harness's.
-	ttfb := make([]time.Duration, maxTTFB)
-	var nTTFB, done, failed atomic.Int64
-	var firstMu sync.Mutex
-	fail := func(err error) {
-		if failed.Add(1) == 1 {
-			firstMu.Lock()
-			res.FirstFailed = err.Error()
-			firstMu.Unlock()
-		}
-	}
-
+	lt := &loadTally{ttfb: make([]time.Duration, maxTTFB), res: res}
 	runtime.GC()
 	res.start = time.Now()
-	deadline := res.start.Add(cfg.Duration)
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	sampled := make(chan struct{})
 	go func() {
 		defer close(sampled)
-		t := time.NewTicker(cfg.Sample)
-		defer t.Stop()
-		take := func() {
-			if cfg.GC {
-				runtime.GC()
-			}
-			s := readMem(time.Since(res.start), done.Load())
-			res.Samples = append(res.Samples, s)
-			fmt.Fprintf(cfg.Log, "t=%5.1fs streams=%-7d heap_live=%6.1fMB heap_inuse=%6.1fMB rss=%6.1fMB goroutines=%d\n",
-				s.At.Seconds(), s.Streams, mb(s.HeapLive), mb(s.HeapInUse), mb(s.RSS), s.Goroutines)
-		}
-		take()
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case <-t.C:
-				take()
-			}
-		}
+		sampleMemory(ctx, cfg, res, &lt.done)
 	}()
+	runStreams(ctx, cfg, chk, addr, req, lt)
+	res.Elapsed = time.Duration(lt.lastEnd.Load())
+	cancel()
+	<-sampled
+	runtime.GC() // the live heap once the last streams' garbage is gone
+	res.Streams, res.Failed = lt.done.Load(), lt.failed.Load()
+	res.End = readMem(time.Since(res.start), res.Streams)
+	res.TTFB = lt.ttfb[:min(lt.nTTFB.Load(), maxTTFB)]
+	if err := env.Close(); err != nil {
+		return res, err
+	}
+	return res, checkAttempts(res, env.Attempts(), len(cfg.Golden))
+}
 
+// loadTally is what the streams count as they go. ttfb is allocated once,
+// before the first sample: the samples then show the mock's memory, not
+// the harness's.
+type loadTally struct {
+	ttfb                         []time.Duration
+	nTTFB, done, failed, lastEnd atomic.Int64
+	firstMu                      sync.Mutex
+	res                          *result
+}
+
+// fail counts a failed stream, keeping the first error.
+func (lt *loadTally) fail(err error) {
+	if lt.failed.Add(1) == 1 {
+		lt.firstMu.Lock()
+		lt.res.FirstFailed = err.Error()
+		lt.firstMu.Unlock()
+	}
+}
+
+// runStreams runs cfg.Streams clients, each streaming one request after
+// another until cfg.Duration has passed, checking every response.
+func runStreams(ctx context.Context, cfg config, chk *checker, addr string, req []byte, lt *loadTally) {
+	deadline := lt.res.start.Add(cfg.Duration)
 	var wg sync.WaitGroup
-	var lastEnd atomic.Int64
 	for range cfg.Streams {
 		wg.Go(func() {
 			buf := make([]byte, 0, len(cfg.Golden)+4096)
 			for time.Now().Before(deadline) && ctx.Err() == nil {
 				got, first, err := stream(ctx, addr, req, buf)
-				lastEnd.Store(int64(time.Since(res.start)))
+				lt.lastEnd.Store(int64(time.Since(lt.res.start)))
 				if err == nil {
 					err = chk.check(got)
 				}
 				if err != nil {
-					fail(err)
+					lt.fail(err)
 					continue
 				}
-				if i := nTTFB.Add(1) - 1; i < maxTTFB {
-					ttfb[i] = first
+				if i := lt.nTTFB.Add(1) - 1; i < maxTTFB {
+					lt.ttfb[i] = first
 				}
-				done.Add(1)
+				lt.done.Add(1)
 			}
 		})
 	}
 	wg.Wait()
-	res.Elapsed = time.Duration(lastEnd.Load())
-	cancel()
-	<-sampled
-	runtime.GC() // the live heap once the last streams' garbage is gone
-	res.Streams, res.Failed = done.Load(), failed.Load()
-	res.End = readMem(time.Since(res.start), res.Streams)
-	res.TTFB = ttfb[:min(nTTFB.Load(), maxTTFB)]
-	if err := env.Close(); err != nil {
-		return res, err
+}
+
+// sampleMemory samples the process's memory every cfg.Sample until ctx
+// ends, logging each sample.
+func sampleMemory(ctx context.Context, cfg config, res *result, done *atomic.Int64) {
+	t := time.NewTicker(cfg.Sample)
+	defer t.Stop()
+	take := func() {
+		if cfg.GC {
+			runtime.GC()
+		}
+		s := readMem(time.Since(res.start), done.Load())
+		res.Samples = append(res.Samples, s)
+		fmt.Fprintf(cfg.Log, "t=%5.1fs streams=%-7d heap_live=%6.1fMB heap_inuse=%6.1fMB rss=%6.1fMB goroutines=%d\n",
+			s.At.Seconds(), s.Streams, mb(s.HeapLive), mb(s.HeapInUse), mb(s.RSS), s.Goroutines)
 	}
-	attempts := env.Attempts()
-	res.Attempts = len(attempts)
-	for _, a := range attempts {
-		if a.Status != 200 || a.Bytes != int64(len(cfg.Golden)) || a.Ended.IsZero() {
-			return res, fmt.Errorf("mock attempt %d: status %d, %d bytes, ended %v; want 200, %d bytes, ended",
-				a.N, a.Status, a.Bytes, !a.Ended.IsZero(), len(cfg.Golden))
+	take()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			take()
 		}
 	}
-	return res, nil
+}
+
+// checkAttempts checks that the mock saw every attempt end with the whole
+// golden response.
+func checkAttempts(res *result, attempts []chaos.ServerAttempt, golden int) error {
+	res.Attempts = len(attempts)
+	for _, a := range attempts {
+		if a.Status != 200 || a.Bytes != int64(golden) || a.Ended.IsZero() {
+			return fmt.Errorf("mock attempt %d: status %d, %d bytes, ended %v; want 200, %d bytes, ended",
+				a.N, a.Status, a.Bytes, !a.Ended.IsZero(), golden)
+		}
+	}
+	return nil
 }
 
 // stream sends req on a fresh connection to addr and reads the response to
