@@ -457,6 +457,12 @@ func parseTop(line []byte, ev *RawEvent, members func(typ string) func(key, val 
 			break
 		}
 	}
+	return topEnd(b, i, ev, haveType)
+}
+
+// topEnd checks what parseTop found once the object is closed at b[i-1]:
+// nothing after it, and a type.
+func topEnd(b []byte, i int, ev *RawEvent, haveType bool) string {
 	if skipWS(b, i) != len(b) {
 		return "trailing data after the JSON object"
 	}
