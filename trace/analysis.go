@@ -1104,10 +1104,18 @@ func (a *acc) bindReaders() {
 		repairAttempted: a.memberRepairAttempted,
 		extra:           map[string]func(k, v []byte) bool{},
 	}
-	for _, typ := range []string{TypeCandidateGenerated, TypeVerificationFinished, TypeRunStopped, TypeRetryDecision, TypeTicketTransition, TypeErrorReport, TypeEscalationDeclined} {
+	for typ, read := range map[string]func(k, v []byte){
+		TypeCandidateGenerated:   a.memberCandidate,
+		TypeVerificationFinished: a.memberVerification,
+		TypeRunStopped:           a.memberRunStopped,
+		TypeRetryDecision:        a.memberRetryDecision,
+		TypeTicketTransition:     a.memberTicketTransition,
+		TypeErrorReport:          a.memberErrorReport,
+		TypeEscalationDeclined:   a.memberEscalationDeclined,
+	} {
 		a.readers.extra[typ] = func(k, v []byte) bool {
 			a.dirty9 = true
-			a.member9(typ, k, v)
+			read(k, v)
 			return true
 		}
 	}
@@ -1196,60 +1204,71 @@ func (a *acc) memberRepairAttempted(k, v []byte) bool {
 	return true
 }
 
-// member9 records a payload member of the issue 9 event types.
-func (a *acc) member9(typ string, k, v []byte) {
-	c, e := &a.cur, &a.cur9
-	switch typ {
-	case TypeCandidateGenerated:
-		if string(k) == "valid" {
-			e.valid = jsonBool(v)
-		}
-	case TypeVerificationFinished:
-		if string(k) == "passed" || string(k) == "success" {
-			e.passed = e.passed || jsonBool(v)
-		}
-	case TypeRunStopped:
-		if string(k) == "reason" {
-			c.reason = a.str(v)
-		}
-	case TypeRetryDecision:
-		switch string(k) {
-		case "ticketId":
-			e.ticket = a.str(v)
-		case "category":
-			e.category = a.str(v)
-		case "currentAttempt":
-			e.attempt, _ = jsonInt(v)
-		case "shouldRetry":
-			e.shouldRetry = jsonBool(v)
-		case "nextDelayMs":
-			e.delay, _ = jsonInt(v)
-		}
-	case TypeTicketTransition:
-		switch string(k) {
-		case "ticketId":
-			e.ticket = a.str(v)
-		case "event":
-			e.event = a.str(v)
-		case "to":
-			c.to = a.str(v)
-		case "errorCategory":
-			e.category = a.str(v)
-		}
-	case TypeErrorReport:
-		switch string(k) {
-		case "failureType":
-			c.failureType = a.str(v)
-		case "category":
-			e.category = a.str(v)
-		}
-	case TypeEscalationDeclined:
-		switch string(k) {
-		case "reason":
-			c.reason = a.str(v)
-		case "why":
-			e.why = a.str(v)
-		}
+// The readers of the payload members of the issue 9 event types.
+
+func (a *acc) memberCandidate(k, v []byte) {
+	if string(k) == "valid" {
+		a.cur9.valid = jsonBool(v)
+	}
+}
+
+func (a *acc) memberVerification(k, v []byte) {
+	if string(k) == "passed" || string(k) == "success" {
+		a.cur9.passed = a.cur9.passed || jsonBool(v)
+	}
+}
+
+func (a *acc) memberRunStopped(k, v []byte) {
+	if string(k) == "reason" {
+		a.cur.reason = a.str(v)
+	}
+}
+
+func (a *acc) memberRetryDecision(k, v []byte) {
+	e := &a.cur9
+	switch string(k) {
+	case "ticketId":
+		e.ticket = a.str(v)
+	case "category":
+		e.category = a.str(v)
+	case "currentAttempt":
+		e.attempt, _ = jsonInt(v)
+	case "shouldRetry":
+		e.shouldRetry = jsonBool(v)
+	case "nextDelayMs":
+		e.delay, _ = jsonInt(v)
+	}
+}
+
+func (a *acc) memberTicketTransition(k, v []byte) {
+	e := &a.cur9
+	switch string(k) {
+	case "ticketId":
+		e.ticket = a.str(v)
+	case "event":
+		e.event = a.str(v)
+	case "to":
+		a.cur.to = a.str(v)
+	case "errorCategory":
+		e.category = a.str(v)
+	}
+}
+
+func (a *acc) memberErrorReport(k, v []byte) {
+	switch string(k) {
+	case "failureType":
+		a.cur.failureType = a.str(v)
+	case "category":
+		a.cur9.category = a.str(v)
+	}
+}
+
+func (a *acc) memberEscalationDeclined(k, v []byte) {
+	switch string(k) {
+	case "reason":
+		a.cur.reason = a.str(v)
+	case "why":
+		a.cur9.why = a.str(v)
 	}
 }
 
