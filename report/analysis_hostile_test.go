@@ -94,6 +94,7 @@ func hostileTrace(t *testing.T) string {
 // keys in a trace's strings, plain or JSON-escaped, were printed. Every
 // format must stay well-formed and print no key.
 func TestAnalysisHostileLabelsAllFormats(t *testing.T) {
+	t.Parallel()
 	dir := hostileTrace(t)
 	a := analyzeDirBy(t, dir, []string{"provider", "model", "failureType", "run"})
 	if a.Requests.Total != int64(len(hostileLabels)+len(secretValues)) {

@@ -19,6 +19,7 @@ import (
 // ?key=) were printed by trace analyze. Labels that hold no key are left
 // as they are.
 func TestRedactLabelKeyForms(t *testing.T) {
+	t.Parallel()
 	keys := []struct{ in, secret string }{
 		{"AKIAIOSFODNN7EXAMPLE", "IOSFODNN7EXAMPLE"},
 		{"key_AKIAIOSFODNN7EXAMPLE", "IOSFODNN7EXAMPLE"},
@@ -60,6 +61,7 @@ func TestRedactLabelKeyForms(t *testing.T) {
 // scrubbed from labels exactly, also JSON-escaped and glued to other text,
 // whatever they look like; values that are not secrets are not.
 func TestSecretsFromEnvironment(t *testing.T) {
+	t.Parallel()
 	m := secretsMatcher([]string{
 		"MY_SERVICE_TOKEN=Zq7RandomLooking0Value", // no known prefix
 		"DEFAULT_KEY_NAME=anthropic",              // a word: not a secret
@@ -90,6 +92,7 @@ func TestSecretsFromEnvironment(t *testing.T) {
 // an escaped backslash then a cell separator for renderers that count
 // backslashes; unknown type names in the inputs line were not escaped.
 func TestMarkdownEscapesLinksAndBackslashes(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[string]string{
 		"[click](https://evil.example)": `[click]\(https://evil.example)`,
 		`a\|b`:                          `a\\\|b`,

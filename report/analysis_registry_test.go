@@ -14,6 +14,7 @@ import (
 // every event type of the seeds, each metric has samples, shows in every
 // output format, and an alert on it fires (and one that cannot, does not).
 func TestRegistryEveryMetricEverywhere(t *testing.T) {
+	t.Parallel()
 	var alerts []trace.Alert
 	for _, d := range trace.Registry {
 		fire, never := -0.5, -0.5
@@ -88,6 +89,7 @@ func TestRegistryEveryMetricEverywhere(t *testing.T) {
 // TestIssue9FiguresEveryFormat: the sections of seeds 002, 003 and 004
 // show in every format for people, and seed 002's names in OpenMetrics.
 func TestIssue9FiguresEveryFormat(t *testing.T) {
+	t.Parallel()
 	a, err := trace.Analyze(context.Background(), []string{"../trace/testdata/issue9/trace.jsonl"},
 		trace.Options{Alerts: trace.DefaultAlerts(), MinSamples: 1})
 	if err != nil {

@@ -31,6 +31,7 @@ func corpusAnalysis(t *testing.T) *trace.Analysis {
 }
 
 func TestAnalysisGolden(t *testing.T) {
+	t.Parallel()
 	a := corpusAnalysis(t)
 	tests := []struct {
 		name   string
@@ -54,6 +55,7 @@ func TestAnalysisGolden(t *testing.T) {
 }
 
 func TestAnalysisOpenMetricsParses(t *testing.T) {
+	t.Parallel()
 	a := corpusAnalysis(t)
 	var buf bytes.Buffer
 	if err := AnalysisOpenMetrics(&buf, a); err != nil {
@@ -172,6 +174,7 @@ func TestAnalysisOpenMetricsParses(t *testing.T) {
 // TestOMParseRejects makes sure the checker behind the OpenMetrics tests
 // catches what it is there to catch.
 func TestOMParseRejects(t *testing.T) {
+	t.Parallel()
 	tests := []struct{ name, in string }{
 		{"counter sample without _total", "# TYPE a counter\na 1\n# EOF\n"},
 		{"gauge sample with _total", "# TYPE a gauge\na_total 1\n# EOF\n"},
@@ -203,6 +206,7 @@ func TestOMParseRejects(t *testing.T) {
 // metric that a default alert also watches gave both the same name, so the
 // alert series repeated and Prometheus rejected the whole exposition.
 func TestAnalysisOpenMetricsUniqueSeries(t *testing.T) {
+	t.Parallel()
 	files, err := trace.Discover([]string{"../trace/testdata/corpus"})
 	if err != nil {
 		t.Fatal(err)
@@ -246,6 +250,7 @@ func TestAnalysisOpenMetricsUniqueSeries(t *testing.T) {
 }
 
 func TestAnDur(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		ms   int64
 		want string
@@ -272,6 +277,7 @@ func TestAnDur(t *testing.T) {
 // labelled "interval (95%)" that showed two one-sided 95% bounds (a 90%
 // interval), and escalation reasons listed in the from/to columns.
 func TestAnalysisHumanOutput(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	lines := `{"v":1,"type":"ProviderRequestFinished","runId":"r1","payload":{"provider":"anthropic","durationMs":81579,"success":true,"retries":1}}
 {"v":1,"type":"RetryAttempt","runId":"r1","payload":{"provider":"anthropic","failureType":"overloaded","status":529,"willRetry":true,"delayMs":2000}}
@@ -329,6 +335,7 @@ func analyzeDir(t *testing.T, dir string, confidence float64) *trace.Analysis {
 // types) and checks they come out as text, and that the page stays
 // self-contained.
 func TestAnalysisHTMLEscapes(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	lines := `{"v":1,"type":"ProviderRequestFinished","runId":"r1","payload":{"provider":"<b>p</b>","model":"<script>alert(1)</script>","durationMs":5,"success":false,"retries":1}}
 {"v":1,"type":"RetryAttempt","runId":"r1","payload":{"failureType":"<img src=x onerror=alert(2)>","willRetry":true,"delayMs":1}}

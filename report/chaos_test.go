@@ -60,6 +60,7 @@ func chaosSummary() *chaos.Summary {
 }
 
 func TestChaosGolden(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name   string
 		render func(*bytes.Buffer, *chaos.Summary) error
@@ -81,6 +82,7 @@ func TestChaosGolden(t *testing.T) {
 }
 
 func TestChaosJUnitParses(t *testing.T) {
+	t.Parallel()
 	var b bytes.Buffer
 	if err := ChaosJUnit(&b, chaosSummary()); err != nil {
 		t.Fatal(err)
@@ -115,6 +117,7 @@ func TestChaosJUnitParses(t *testing.T) {
 // INTERRUPTED in the table and Markdown and skipped with a message in JUnit,
 // never failures; one never started is listed too.
 func TestChaosInterruptedNotFailure(t *testing.T) {
+	t.Parallel()
 	s := &chaos.Summary{RunDir: "runs/x", Seed: 1, Scenarios: []chaos.Result{
 		{Name: "cut", Verdict: chaos.VerdictInterrupted, Interrupted: "unfinished: interrupted by SIGINT", Attempts: 2,
 			FailureTypes: []string{}, Escalations: []chaos.Escalation{}, Checks: []chaos.Check{}, DurationMs: 300},

@@ -33,6 +33,7 @@ func compareFixture() *trace.Comparison {
 }
 
 func TestCompareGolden(t *testing.T) {
+	t.Parallel()
 	c := compareFixture()
 	if c.Regressions != 2 { // provider_retry_rate, delay_ms
 		t.Fatalf("%d regressions, want 2: %+v", c.Regressions, c.Rows)
@@ -58,6 +59,7 @@ func TestCompareGolden(t *testing.T) {
 
 // TestCompareJSONSchema: the JSON holds the documented fields.
 func TestCompareJSONSchema(t *testing.T) {
+	t.Parallel()
 	var buf bytes.Buffer
 	if err := CompareJSON(&buf, compareFixture()); err != nil {
 		t.Fatal(err)

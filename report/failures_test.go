@@ -19,6 +19,7 @@ import (
 // their field empty; keys are redacted; CSV cells are safe to open in a
 // spreadsheet.
 func TestExportFailuresGolden(t *testing.T) {
+	t.Parallel()
 	in := filepath.Join("testdata", "failures", "trace.jsonl")
 	for _, format := range FailureFormats {
 		t.Run(format, func(t *testing.T) {

@@ -45,6 +45,7 @@ func pageOf(t *testing.T, paths ...string) string {
 }
 
 func TestPageGolden(t *testing.T) {
+	t.Parallel()
 	got := pageOf(t, filepath.Join("testdata", "page", "run"))
 	golden(t, "page.golden", []byte(got))
 }
@@ -53,6 +54,7 @@ func TestPageGolden(t *testing.T) {
 // bless a wrong page: one timeline per scenario, the waits of summary.json,
 // the failed check in red with its want and got, the envelope shaded.
 func TestPageTimelines(t *testing.T) {
+	t.Parallel()
 	page := pageOf(t, filepath.Join("testdata", "page", "run"))
 	for _, want := range []string{
 		`class="timeline" data-scenario="forgeflare-max-4-retries"`,
@@ -91,6 +93,7 @@ func TestPageTimelines(t *testing.T) {
 }
 
 func TestPageCapsAndEscapes(t *testing.T) {
+	t.Parallel()
 	s := &chaos.Summary{Schema: chaos.SummarySchema, RunDir: "runs/x"}
 	for i := range 620 {
 		s.Scenarios = append(s.Scenarios, chaos.Result{Name: fmt.Sprintf("fail-%03d", i), Verdict: chaos.VerdictFail,
@@ -127,6 +130,7 @@ func TestPageCapsAndEscapes(t *testing.T) {
 }
 
 func TestParseEnvelopes(t *testing.T) {
+	t.Parallel()
 	ms := time.Millisecond
 	for _, tc := range []struct {
 		in   string
@@ -165,6 +169,7 @@ func FuzzParseEnvelopes(f *testing.F) {
 }
 
 func TestLoadRunsErrors(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	write := func(name, body string) string {
 		p := filepath.Join(dir, name)

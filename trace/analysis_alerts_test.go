@@ -16,6 +16,7 @@ import (
 // .nan and .inf, minSamples 2.5, and a second YAML document were accepted
 // (a NaN threshold never fires; the second document was ignored).
 func TestParseAlertsRejectsHostileValues(t *testing.T) {
+	t.Parallel()
 	const head = "alerts:\n  - metric: provider_retry_rate\n    op: \">\"\n"
 	tests := []struct {
 		name, in, wantErr string
@@ -57,6 +58,7 @@ func TestParseAlertsRejectsHostileValues(t *testing.T) {
 
 // TestParseAlertRejectsNonFinite: --alert with NaN or Inf is an error.
 func TestParseAlertRejectsNonFinite(t *testing.T) {
+	t.Parallel()
 	for _, s := range []string{"provider_retry_rate>NaN", "provider_retry_rate>Inf", "provider_retry_rate<-Inf", "provider_retry_rate>=+inf", "provider_retry_rate>1e999"} {
 		if _, err := ParseAlert(s); err == nil {
 			t.Errorf("ParseAlert(%q) accepted", s)
@@ -66,6 +68,7 @@ func TestParseAlertRejectsNonFinite(t *testing.T) {
 
 // TestAnalyzeRejectsNaNConfidence: a NaN confidence is out of range.
 func TestAnalyzeRejectsNaNConfidence(t *testing.T) {
+	t.Parallel()
 	for _, c := range []float64{math.NaN(), math.Inf(1), math.Inf(-1), 1, 0.5} {
 		if _, err := Analyze(context.Background(), nil, Options{Confidence: c}); err == nil {
 			t.Errorf("Analyze accepted confidence %v", c)
@@ -77,6 +80,7 @@ func TestAnalyzeRejectsNaNConfidence(t *testing.T) {
 // whole whatever it was (--alerts /dev/zero grew without end), and a FIFO
 // that nobody wrote to blocked past any cancel.
 func TestLoadAlertsBounded(t *testing.T) {
+	t.Parallel()
 	big := filepath.Join(t.TempDir(), "big.yaml")
 	if err := os.WriteFile(big, []byte("alerts: []\n#"+strings.Repeat("x", MaxAlertsFileBytes)+"\n"), 0o644); err != nil {
 		t.Fatal(err)

@@ -24,6 +24,7 @@ func writeTrace(t *testing.T, lines []string) string {
 // memory by a megabyte each. Long labels are cut (staying distinct), and
 // distinct unknown types are counted by name up to a bound.
 func TestAnalyzeLabelsBounded(t *testing.T) {
+	t.Parallel()
 	long := strings.Repeat("é", 50_000)
 	req := func(runID, model string) string {
 		return fmt.Sprintf(`{"type":"ProviderRequestFinished","runId":%q,"payload":{"provider":"p","model":%q,"success":true}}`, runID, model)
@@ -67,6 +68,7 @@ func TestAnalyzeLabelsBounded(t *testing.T) {
 // maxDistinctCounts distinct keys the rest go to an "(other ...)" key,
 // per worker and once merged, and no count is lost.
 func TestAnalyzeCountsBounded(t *testing.T) {
+	t.Parallel()
 	const n = maxDistinctCounts + 700
 	var a, b []string
 	for i := range n {
@@ -129,6 +131,7 @@ func sum(m map[string]int64) int64 {
 // and reasons past their caps keep every map and list bounded, and no
 // count is lost: the rest is counted.
 func TestAnalyzeIssue9Bounded(t *testing.T) {
+	t.Parallel()
 	var lines []string
 	const tickets = maxTickets + 100
 	for i := range tickets {

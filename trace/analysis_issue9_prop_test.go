@@ -260,6 +260,7 @@ func sortedIDs(m map[string]bool) []string {
 // TestAnalyzeIssue9Reference compares every issue 9 figure with the
 // reference on random corpora, with 1 and 3 workers.
 func TestAnalyzeIssue9Reference(t *testing.T) {
+	t.Parallel()
 	for seed := range uint64(40) {
 		rng := rand.New(rand.NewPCG(seed, 9))
 		paths, lines := randomIssue9Corpus(t, rng)

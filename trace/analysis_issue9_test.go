@@ -22,6 +22,7 @@ func bk(counts map[string]int64) []Bucket {
 // TestAnalyzeIssue9HandChecked checks every issue 9 figure on a trace that
 // holds every event type of the seeds (testdata/issue9), computed by hand.
 func TestAnalyzeIssue9HandChecked(t *testing.T) {
+	t.Parallel()
 	for _, workers := range []int{1, 3} {
 		an, err := Analyze(context.Background(), []string{"testdata/issue9/trace.jsonl"},
 			Options{Alerts: DefaultAlerts(), MinSamples: 1, Workers: workers})
@@ -94,6 +95,7 @@ func TestAnalyzeIssue9HandChecked(t *testing.T) {
 }
 
 func TestNormalizeMessage(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ in, want string }{
 		{"rate limited", "rate limited"},
 		{"HTTP 429: Too Many Requests", "HTTP <n>: Too Many Requests"},

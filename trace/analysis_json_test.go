@@ -11,6 +11,7 @@ import (
 // UTF-8 was written with Go escapes (\x1b), so --format json failed with
 // a bare MarshalJSON error.
 func TestGroupMarshalJSONHostileLabels(t *testing.T) {
+	t.Parallel()
 	labels := []string{
 		"plain", "", "esc\x1b[31mred", "nul\x00", "bad\xff\xfeutf8", "quote\"back\\slash",
 		"new\nline\r\ttab", "del\x7f", "sep\u2028\u2029", "é日本\U0001F600", "<script>&amp;",

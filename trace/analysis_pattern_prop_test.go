@@ -14,6 +14,7 @@ import (
 // promptPattern (requests, failures, requests with retries per pattern;
 // "none" without one) match an independent count, with 1 and 3 workers.
 func TestGroupsByPromptPatternReference(t *testing.T) {
+	t.Parallel()
 	patterns := []string{"", "refactor", "summarise", "fix-tests", "x\u00e9"}
 	for seed := range uint64(30) {
 		rng := rand.New(rand.NewPCG(seed, 42))

@@ -19,6 +19,7 @@ import (
 // TestAnalyzeHandChecked computes every field of the analysis on a small
 // corpus whose figures were worked out by hand (see the comments).
 func TestAnalyzeHandChecked(t *testing.T) {
+	t.Parallel()
 	files, err := Discover([]string{"testdata/corpus"})
 	if err != nil {
 		t.Fatal(err)
@@ -109,6 +110,7 @@ func TestAnalyzeHandChecked(t *testing.T) {
 }
 
 func TestAnalyzeStrict(t *testing.T) {
+	t.Parallel()
 	_, err := Analyze(context.Background(), []string{"testdata/corpus/run1/trace.jsonl", "testdata/corpus/run2/trace.jsonl"}, Options{Strict: true})
 	var le *LineError
 	if !errors.As(err, &le) || le.Line != 4 {
@@ -117,6 +119,7 @@ func TestAnalyzeStrict(t *testing.T) {
 }
 
 func TestAnalyzeGroupings(t *testing.T) {
+	t.Parallel()
 	files, _ := Discover([]string{"testdata/corpus"})
 	tests := []struct {
 		name string
@@ -148,6 +151,7 @@ func TestAnalyzeGroupings(t *testing.T) {
 }
 
 func TestEvaluateAlerts(t *testing.T) {
+	t.Parallel()
 	an := &Analysis{Z: 1.6448536269514722}
 	an.Requests.Total = 100
 	tests := []struct {
@@ -185,6 +189,7 @@ func TestEvaluateAlerts(t *testing.T) {
 }
 
 func TestWilson(t *testing.T) {
+	t.Parallel()
 	lo, hi := Wilson(0.2, 100, 1.6448536269514722)
 	if math.Abs(lo-0.14250182366028782) > 1e-12 || math.Abs(hi-0.2733038088096168) > 1e-12 {
 		t.Errorf("Wilson(0.2, 100) = %v, %v", lo, hi)
@@ -195,6 +200,7 @@ func TestWilson(t *testing.T) {
 }
 
 func TestParseAlert(t *testing.T) {
+	t.Parallel()
 	f := func(v float64) *float64 { return &v }
 	tests := []struct {
 		in      string
@@ -232,6 +238,7 @@ func TestParseAlert(t *testing.T) {
 }
 
 func TestParseAlerts(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, in, wantErr string
 	}{
@@ -321,6 +328,7 @@ func TestAnalyzeChunked(t *testing.T) {
 // TestAnalyzeKeyOrder checks that payload fields are read whatever the
 // order of the keys, and that a malformed line leaves nothing behind.
 func TestAnalyzeKeyOrder(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "t.jsonl")
 	data := `{"payload":{"provider":"a","success":true,"retries":2,"durationMs":7},"type":"ProviderRequestFinished"}
 {"type":"ProviderRequestFinished","payload":{"provider":"a","success":true,"retries":5,"durationMs":9}} trailing
@@ -348,6 +356,7 @@ func TestAnalyzeKeyOrder(t *testing.T) {
 // negative numbers past 2^63, and a value beyond int64 (1e20) was read as
 // math.MinInt64, so it counted as 0.
 func TestAnalyzeHugeValues(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "t.jsonl")
 	const big = 1 << 62
 	data := fmt.Sprintf(`{"type":"RetryAttempt","payload":{"willRetry":true,"delayMs":%d}}
@@ -424,6 +433,7 @@ func TestAnalyzeMalformedCapPerFile(t *testing.T) {
 // "cannot read: unexpected EOF", and the hint told the user to check that
 // the file exists and is readable.
 func TestAnalyzeReadErrors(t *testing.T) {
+	t.Parallel()
 	var gz bytes.Buffer
 	zw := gzip.NewWriter(&gz)
 	for i := range 2000 {

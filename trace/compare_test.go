@@ -29,6 +29,7 @@ func rowOf(t *testing.T, c *Comparison, name string) CompareRow {
 }
 
 func TestCompareRetryRate(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name        string
 		base, cur   *Analysis
@@ -59,6 +60,7 @@ func TestCompareRetryRate(t *testing.T) {
 }
 
 func TestCompareRowsFollowMetricNames(t *testing.T) {
+	t.Parallel()
 	c := Compare(withRetries(1, 10), withRetries(1, 10), CompareOptions{})
 	names := CompareRowNames()
 	if len(c.Rows) != len(names) {
@@ -85,6 +87,7 @@ func binomial(rng *rand.Rand, n int64, p float64) int64 {
 // TestCompareNoiseSmallSamples: the same true rate on samples below the
 // minimum never fails, whatever the draw.
 func TestCompareNoiseSmallSamples(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(11, 1))
 	for i := range 2000 {
 		n1, n2 := 1+rng.Int64N(29), 1+rng.Int64N(29)
@@ -99,6 +102,7 @@ func TestCompareNoiseSmallSamples(t *testing.T) {
 // TestCompareNoiseFalsePositiveRate: with the same true rate and samples
 // large enough to test, the test flags at most about alpha of the draws.
 func TestCompareNoiseFalsePositiveRate(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(11, 2))
 	const draws = 2000
 	flagged := 0
@@ -120,6 +124,7 @@ func TestCompareNoiseFalsePositiveRate(t *testing.T) {
 // TestCompareRealRegressionPower: a doubled retry rate on 2,000 requests is
 // flagged in nearly every draw.
 func TestCompareRealRegressionPower(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(11, 3))
 	missed := 0
 	for range 200 {
@@ -135,6 +140,7 @@ func TestCompareRealRegressionPower(t *testing.T) {
 }
 
 func TestCompareDistribution(t *testing.T) {
+	t.Parallel()
 	base, cur := withRetries(0, 100), withRetries(0, 100)
 	for range 100 {
 		base.DelayHist.add(300)
@@ -167,6 +173,7 @@ func TestCompareDistribution(t *testing.T) {
 }
 
 func TestParseMaxIncrease(t *testing.T) {
+	t.Parallel()
 	for _, s := range []string{"", "x", "=1", "provider_retry_rate=", "provider_retry_rate=-1", "provider_retry_rate=NaN", "nope=0.1"} {
 		if _, _, err := ParseMaxIncrease(s); err == nil {
 			t.Errorf("%q: no error", s)
@@ -224,6 +231,7 @@ func FuzzCompareAnalysisJSON(f *testing.F) {
 // TestCompareDirectionFromRegistry: the registry says which way a metric
 // regresses; a drop of a recovered or success rate is the regression.
 func TestCompareDirectionFromRegistry(t *testing.T) {
+	t.Parallel()
 	for name, want := range map[string]string{
 		"provider_retry_rate": "increase_is_bad", "recovered_rate": "decrease_is_bad",
 		"retry_success_rate": "decrease_is_bad", "verification_pass_rate": "decrease_is_bad",

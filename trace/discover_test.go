@@ -13,6 +13,7 @@ import (
 // TestDiscoverDedupes is a regression test: "f" and "./f" were two files,
 // so every event of f was counted twice and f made two runs.
 func TestDiscoverDedupes(t *testing.T) {
+	t.Parallel()
 	const f = "testdata/corpus/run2/trace.jsonl"
 	abs, err := filepath.Abs(f)
 	if err != nil {
@@ -53,6 +54,7 @@ func TestDiscoverDedupes(t *testing.T) {
 // gone, named or matched by a glob, was tried as a glob that matched the
 // link itself, until the stack overflowed.
 func TestDiscoverDanglingSymlink(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	link := filepath.Join(dir, "x.jsonl")
 	if err := os.Symlink(filepath.Join(dir, "gone"), link); err != nil {

@@ -19,6 +19,7 @@ import (
 // a FIFO named *.jsonl (and links to one) as a trace, and opening it hung
 // the analysis. They are skipped with a note, never opened.
 func TestDiscoverSkipsNonRegular(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	mk := func(name string) string { return filepath.Join(dir, name) }
 	if err := os.WriteFile(mk("ok.jsonl"), []byte("{\"type\":\"A\"}\n"), 0o644); err != nil {
@@ -63,6 +64,7 @@ func TestDiscoverSkipsNonRegular(t *testing.T) {
 // TestDiscoverSymlinkLoop: a link loop named, or matched by a glob, is a
 // clear error, not a hang or a crash.
 func TestDiscoverSymlinkLoop(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	a, b := filepath.Join(dir, "a.jsonl"), filepath.Join(dir, "b.jsonl")
 	if err := os.Symlink(b, a); err != nil {
@@ -85,6 +87,7 @@ func TestDiscoverSymlinkLoop(t *testing.T) {
 // analysis hung. A match that is not a regular file or a folder is skipped
 // with a note, as in a folder walk; a glob left with nothing is an error.
 func TestDiscoverGlobSkipsFIFO(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	mk := func(name string) string { return filepath.Join(dir, name) }
 	if err := syscall.Mkfifo(mk("a-fifo.jsonl"), 0o600); err != nil {
@@ -127,6 +130,7 @@ func TestDiscoverGlobSkipsFIFO(t *testing.T) {
 // context is done (here cancelled by the note on the first entry), with an
 // error wrapping context.Canceled.
 func TestDiscoverContextStopsWalk(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	if err := syscall.Mkfifo(filepath.Join(dir, "a.jsonl"), 0o600); err != nil {
 		t.Skipf("no FIFOs here: %v", err)
@@ -145,6 +149,7 @@ func TestDiscoverContextStopsWalk(t *testing.T) {
 // TestDiscoverNamedSocket: a socket named explicitly is a clear error, not
 // "no such device or address" from open(2).
 func TestDiscoverNamedSocket(t *testing.T) {
+	t.Parallel()
 	dir, err := os.MkdirTemp("", "sock") // short: a socket path is at most ~100 bytes
 	if err != nil {
 		t.Fatal(err)

@@ -13,6 +13,7 @@ import (
 // Timestamps are written with exactly three fractional digits so that they
 // sort as text (encoding/json's RFC3339Nano drops trailing zeros).
 func TestWriterTimestampFixedWidth(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		at   time.Time
@@ -40,6 +41,7 @@ func TestWriterTimestampFixedWidth(t *testing.T) {
 }
 
 func TestEventMarshalRoundTrip(t *testing.T) {
+	t.Parallel()
 	ev := Event{V: 1, TS: time.Date(2026, 1, 2, 3, 4, 5, 6_000_000, time.UTC), Type: "RetryAttempt", RunID: `r "q"`,
 		Payload: json.RawMessage(`{"attempt":1}`)}
 	b, err := json.Marshal(ev)

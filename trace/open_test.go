@@ -18,6 +18,7 @@ import (
 // 1 GB zeros took 3.5 GB). It is now decompressed as a stream and the line
 // skipped without being kept.
 func TestReaderGzipBombBounded(t *testing.T) {
+	t.Parallel()
 	var buf bytes.Buffer
 	zw, _ := gzip.NewWriterLevel(&buf, gzip.BestCompression)
 	zeros := make([]byte, 1<<20)
@@ -47,6 +48,7 @@ func TestReaderGzipBombBounded(t *testing.T) {
 
 // TestReaderTruncatedGzipClearError: a .gz cut short says so.
 func TestReaderTruncatedGzipClearError(t *testing.T) {
+	t.Parallel()
 	var buf bytes.Buffer
 	zw := gzip.NewWriter(&buf)
 	for range 1000 {
@@ -92,6 +94,7 @@ func analyzeCanceled(t *testing.T, files []string, opts Options, reading func())
 // for ever reading a pipe that nobody writes to, whatever its context said.
 // The context is cancelled once the read of the pipe has begun.
 func TestAnalyzeCancelNeverWritingPipe(t *testing.T) {
+	t.Parallel()
 	pr, pw, err := os.Pipe()
 	if err != nil {
 		t.Fatal(err)
@@ -118,6 +121,7 @@ func (endless) Read(p []byte) (int, error) { clear(p); return len(p), nil }
 // endless input (/dev/zero) no line ever completed, so the check of the
 // context every 65536 lines never came, and memory grew without bound.
 func TestAnalyzeCancelEndlessInput(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithCancel(context.Background())
 	n := 0
 	// Cancel once 64 MiB have been read: far past the line limit.

@@ -18,6 +18,7 @@ import (
 // opened it for writing, then in read(2) while the writer wrote nothing.
 // The context is cancelled once Analyze has the FIFO open and is reading.
 func TestAnalyzeCancelNamedFIFO(t *testing.T) {
+	t.Parallel()
 	fifo := filepath.Join(t.TempDir(), "never.jsonl")
 	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
 		t.Skipf("no FIFOs here: %v", err)
@@ -48,6 +49,7 @@ func TestAnalyzeCancelNamedFIFO(t *testing.T) {
 // ever ends) until the context is cancelled; on Linux the cancel comes once
 // the process holds /dev/zero open.
 func TestAnalyzeCancelDevZero(t *testing.T) {
+	t.Parallel()
 	err := analyzeCanceled(t, []string{"/dev/zero"}, Options{}, func() {
 		if runtime.GOOS != "linux" {
 			return
@@ -70,6 +72,7 @@ func TestAnalyzeCancelDevZero(t *testing.T) {
 // writer never writes to does not keep LoadAlertsContext from returning
 // once its context is cancelled.
 func TestLoadAlertsCancelNamedFIFO(t *testing.T) {
+	t.Parallel()
 	fifo := filepath.Join(t.TempDir(), "alerts.yaml")
 	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
 		t.Skipf("no FIFOs here: %v", err)

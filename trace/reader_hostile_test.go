@@ -29,6 +29,7 @@ func gzipped(t testing.TB, s string) []byte {
 // as gzip -d reads it) is read whole, member after member, and empty
 // members (thousands: bufio gives up after 100 empty reads) are no error.
 func TestReaderGzipMultiMember(t *testing.T) {
+	t.Parallel()
 	var in []byte
 	in = append(in, gzipped(t, "{\"type\":\"A\"}\n")...)
 	for range 5000 {
@@ -53,6 +54,7 @@ func TestReaderGzipMultiMember(t *testing.T) {
 // few bytes) or "invalid header" (more); it is now named for what it is,
 // and a second member cut short is still "cut short".
 func TestReaderGzipTrailingDataClearError(t *testing.T) {
+	t.Parallel()
 	member := gzipped(t, "{\"type\":\"A\"}\n")
 	tests := []struct {
 		name   string
@@ -87,6 +89,7 @@ func TestReaderGzipTrailingDataClearError(t *testing.T) {
 // raw control character reached the redactor as "\u0073k-..." and was
 // printed.
 func TestUnescapeJSONLenient(t *testing.T) {
+	t.Parallel()
 	tests := []struct{ raw, want string }{
 		{`plain`, "plain"},
 		{"\x01\\u0073k-ant-api03-X", "\x01sk-ant-api03-X"},
@@ -138,6 +141,7 @@ func FuzzUnescapeJSON(f *testing.F) {
 // newlines took 15 s), still counted for the line numbers, across buffer
 // boundaries.
 func TestReaderEmptyLinesCounted(t *testing.T) {
+	t.Parallel()
 	const n = 600_000 // more than two 256 KiB buffers
 	in := strings.Repeat("\n", n) + `{"type":"A"}` + "\n\n\r\n" + `{"type":"B"}` + "\n" + strings.Repeat("\n", n) + `{"type":`
 	got := readAll(t, strings.NewReader(in))

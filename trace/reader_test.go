@@ -44,6 +44,7 @@ func readAll(t *testing.T, r io.Reader) []readResult {
 }
 
 func TestReader(t *testing.T) {
+	t.Parallel()
 	long := `{"type":"Big","payload":{"s":"` + strings.Repeat("x", 2<<20) + `"}}`
 	head := `{"type":"Big","payload":{"s":"`
 	atMax := head + strings.Repeat("x", MaxLineBytes-len(head)-3) + `"}}` // the newline does not count
@@ -92,6 +93,7 @@ func TestReader(t *testing.T) {
 }
 
 func TestReaderGzip(t *testing.T) {
+	t.Parallel()
 	var buf bytes.Buffer
 	zw := gzip.NewWriter(&buf)
 	io.WriteString(zw, "{\"type\":\"A\",\"runId\":\"z\"}\n")
@@ -103,6 +105,7 @@ func TestReaderGzip(t *testing.T) {
 }
 
 func TestRawEventEvent(t *testing.T) {
+	t.Parallel()
 	rd, _ := NewReader(strings.NewReader(`{"v":1,"ts":"2026-11-21T10:00:00.123Z","type":"RunFinished","runId":"r","payload":{"success":true}}`+"\n"), "x")
 	raw, err := rd.Next()
 	if err != nil {

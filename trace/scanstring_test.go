@@ -23,6 +23,7 @@ func scanStringRef(b []byte, i int) (int, bool) {
 // random strings dense in quotes, backslashes and bytes with the high bit
 // set, at every length and offset around the 8-byte words.
 func TestScanStringSWAR(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(1, 2))
 	alphabet := []byte{'"', '\\', 'a', 0x80, 0xff, 0x22 ^ 0x80, 0x5c ^ 0x01, 0x00, 0x21, 0x23, 0x5b, 0x5d}
 	for n := range 200000 {
@@ -49,6 +50,7 @@ func BenchmarkScanString(b *testing.B) {
 // TestInternTypeKnown: every known type is interned (the same string, not
 // a copy), whichever table finds it, and an unknown one is decoded.
 func TestInternTypeKnown(t *testing.T) {
+	t.Parallel()
 	for _, k := range KnownTypes {
 		got := internType([]byte(`"` + k + `"`))
 		if got != k || unsafeData(got) != unsafeData(k) {

@@ -55,6 +55,7 @@ func checkLines(t *testing.T, path string, writers, perWriter int) {
 var pad = strings.Repeat("p", 8<<10)
 
 func TestWriterConcurrentGoroutines(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "trace.jsonl")
 	w, err := Create(path, "r")
 	if err != nil {
@@ -81,6 +82,7 @@ func TestWriterConcurrentGoroutines(t *testing.T) {
 // TestWriterConcurrentProcesses re-executes the test binary as child
 // processes that all append to one file through their own Writer.
 func TestWriterConcurrentProcesses(t *testing.T) {
+	t.Parallel()
 	if path := os.Getenv("RETRYLAB_WRITER_CHILD_FILE"); path != "" {
 		id, _ := strconv.Atoi(os.Getenv("RETRYLAB_WRITER_CHILD_ID"))
 		w, err := Create(path, "child")
