@@ -91,6 +91,10 @@ func ExportFailures(ctx context.Context, files []string, format string, w io.Wri
 func exportFile(ctx context.Context, path string, emit func(FailureRow) error, clean func(string) string, strict bool, malformed func(*trace.LineError)) (int64, error) {
 	r, err := trace.OpenContext(ctx, path)
 	if err != nil {
+		var pe *trace.PathError
+		if !errors.As(err, &pe) && ctx.Err() == nil {
+			err = trace.ReadError(path, err) // a truncated gzip says so, as in trace analyze
+		}
 		return 0, err
 	}
 	defer r.Close()
@@ -102,11 +106,15 @@ func exportFile(ctx context.Context, path string, emit func(FailureRow) error, c
 		}
 		if err != nil {
 			var le *trace.LineError
-			if errors.As(err, &le) && !strict && ctx.Err() == nil {
+			isLine := errors.As(err, &le)
+			if isLine && !strict && ctx.Err() == nil {
 				if malformed != nil {
 					malformed(le)
 				}
 				continue
+			}
+			if !isLine && ctx.Err() == nil {
+				err = trace.ReadError(path, err) // a truncated gzip says so, as in trace analyze
 			}
 			return rows, err
 		}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/csv"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -83,6 +84,12 @@ func FuzzExportFailures(f *testing.F) {
 		}
 		var c, j bytes.Buffer
 		if _, err := ExportFailures(context.Background(), []string{path}, "csv", &c, false, nil); err != nil {
+			// A line that starts with gzip's magic bytes makes the file a
+			// (corrupt) gzip stream: an error that says so, not a row.
+			var pe *trace.PathError
+			if strings.HasPrefix(line, "\x1f\x8b") && errors.As(err, &pe) && strings.Contains(pe.Error(), "gzip") {
+				return
+			}
 			t.Fatal(err)
 		}
 		if _, err := ExportFailures(context.Background(), []string{path}, "jsonl", &j, false, nil); err != nil {

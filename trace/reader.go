@@ -216,6 +216,11 @@ func Open(path string) (*Reader, error) {
 // a hint that fits it. The only compressed input is gzip, so an unexpected
 // EOF is a gzip stream cut short: a plain file's last line may lack its
 // newline, which is a malformed line, not an error.
+// ReadError describes an error a Reader of path returned (not a
+// *LineError) the way trace analyze reports it: a truncated or corrupt gzip
+// stream says so, with a hint.
+func ReadError(path string, err error) *PathError { return readError(path, err) }
+
 func readError(path string, err error) *PathError {
 	pe := &PathError{Path: path, Reason: "cannot read: " + cause(err), Err: err,
 		hint: "check that the file exists and is readable"}
