@@ -46,6 +46,31 @@ const (
 // machine can disturb: such checks are re-run to confirm a failure.
 func (c Check) Timing() bool { return c.Name == "delays.server" || c.Name == "maxDuration" }
 
+// stallChecks makes the failed checks of a run inconclusive when the
+// machine stalled while the client ran into its deadline: the probe saw
+// retrylab's own timers fire late by late, at least a second and a
+// twentieth of the deadline. A client starved of CPU for that long may
+// miss its deadline, make fewer attempts and wait longer than its policy
+// says through no fault of its own, so those failures say nothing of the
+// client; they are re-run (--confirm) like timing failures, and a failure
+// counts when it reproduces. The checks of the run itself (journal, trace)
+// stay as they are. It reports whether it applied.
+func stallChecks(cs []Check, killed bool, late, deadline time.Duration) bool {
+	if !killed || late < max(time.Second, deadline/20) {
+		return false
+	}
+	for i := range cs {
+		c := &cs[i]
+		failed := c.State == StateFail || (c.State == "" && !c.Passed)
+		if !failed || c.Name == "journal" || c.Name == "trace" {
+			continue
+		}
+		c.State, c.Passed = StateInconclusive, false
+		c.Hint = fmt.Sprintf("the machine stalled: retrylab's own timers fired up to %s late while the client ran into its deadline, so it may have had no CPU to retry in time; lower --parallel, or stop what else loads the machine", fmtDur(late))
+	}
+	return true
+}
+
 // settle fills in State from Passed where a check did not set it, and
 // Passed from State.
 func settle(cs []Check) []Check {

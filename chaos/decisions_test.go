@@ -227,3 +227,66 @@ func TestRunChecksAndVerdictLine(t *testing.T) {
 		t.Errorf("verdictLine = %q", got)
 	}
 }
+
+// A client killed at its deadline while the machine stalled gets no
+// verdict: its failures become inconclusive and are re-run; without the
+// stall, or without the kill, they stay failures.
+func TestStallChecks(t *testing.T) {
+	t.Parallel()
+	mk := func() []Check {
+		return []Check{
+			{Name: "client", State: StateFail},
+			{Name: "attempts", State: StateFail},
+			{Name: "outcome", State: StatePass, Passed: true},
+			{Name: "journal", Passed: false}, // the run's own: stays
+		}
+	}
+	tests := []struct {
+		name           string
+		killed         bool
+		late, deadline time.Duration
+		wantStalled    bool
+	}{
+		{"stalled 4s, killed at 10s", true, 4156 * time.Millisecond, 10 * time.Second, true},
+		{"late 700ms: busy, not stalled", true, 700 * time.Millisecond, 10 * time.Second, false},
+		{"late 3s of a 2m deadline: under a twentieth", true, 3 * time.Second, 2 * time.Minute, false},
+		{"late 7s of a 2m deadline", true, 7 * time.Second, 2 * time.Minute, true},
+		{"stalled, but the client was not killed", false, 5 * time.Second, 10 * time.Second, false},
+	}
+	for _, tt := range tests {
+		cs := mk()
+		applied := stallChecks(cs, tt.killed, tt.late, tt.deadline)
+		if applied != tt.wantStalled {
+			t.Errorf("%s: applied %v, want %v", tt.name, applied, tt.wantStalled)
+		}
+		for _, i := range []int{0, 1} {
+			if got := cs[i].State == StateInconclusive; got != tt.wantStalled {
+				t.Errorf("%s: %s state %s; want stalled %v", tt.name, cs[i].Name, cs[i].State, tt.wantStalled)
+			}
+		}
+		if cs[2].State != StatePass || cs[3].State != "" {
+			t.Errorf("%s: a passed check or the journal changed: %+v", tt.name, cs)
+		}
+		if !tt.wantStalled {
+			continue
+		}
+		if !strings.Contains(cs[0].Hint, "the machine stalled") {
+			t.Errorf("%s: hint %q", tt.name, cs[0].Hint)
+		}
+		// Inconclusive, and re-run like a timing failure; a journal that
+		// failed still fails the run and is not re-run.
+		res := Result{Checks: cs[:3], Stalled: true}
+		if res.verdict() != VerdictInconclusive || !res.timingOnly() {
+			t.Errorf("%s: verdict %s, timing only %v", tt.name, res.verdict(), res.timingOnly())
+		}
+		res.Checks = cs
+		if res.verdict() != VerdictFail || res.timingOnly() {
+			t.Errorf("%s with a failed journal: verdict %s, timing only %v", tt.name, res.verdict(), res.timingOnly())
+		}
+		res.Stalled = false
+		res.Checks = cs[:3]
+		if res.timingOnly() {
+			t.Errorf("%s: inconclusive checks that are not timing checks are re-run without a stall", tt.name)
+		}
+	}
+}

@@ -75,8 +75,12 @@ type Result struct {
 	Dir       string   `json:"dir"`
 	// LatenessMs is the timer lateness measured on this machine during the
 	// scenario, added (twice) to the server-side delay tolerance.
-	LatenessMs int64  `json:"latenessMs"`
-	Error      string `json:"error,omitempty"` // the run could not be carried out
+	LatenessMs int64 `json:"latenessMs"`
+	// Stalled is set when the client was stopped at its deadline while the
+	// machine stalled (LatenessMs of at least a second and a twentieth of
+	// the deadline): its failed checks are then inconclusive and re-run.
+	Stalled bool   `json:"stalled,omitempty"`
+	Error   string `json:"error,omitempty"` // the run could not be carried out
 }
 
 // Verdicts of a scenario.
@@ -162,8 +166,13 @@ func (r Result) timingOnly() bool {
 	if r.Error != "" {
 		return false
 	}
-	for _, c := range append(r.failedChecks(), r.inconclusiveChecks()...) {
+	for _, c := range r.failedChecks() {
 		if !c.Timing() {
+			return false
+		}
+	}
+	for _, c := range r.inconclusiveChecks() {
+		if !c.Timing() && !r.Stalled {
 			return false
 		}
 	}

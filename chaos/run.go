@@ -544,10 +544,7 @@ type clientSetup struct {
 // A client that could not be started, or infrastructure that failed under
 // it, sets res.Error; the built-in client's own problem becomes a check.
 func (r *Runner) runClient(ctx context.Context, sc *Scenario, res *Result, cs clientSetup) clientRun {
-	deadline := defaultDeadline
-	if sc.Expect.MaxDuration > 0 {
-		deadline = sc.Expect.MaxDuration.D()
-	}
+	deadline := clientDeadline(sc)
 	if r.ClientCmd != "" || len(sc.Client.Command) > 0 {
 		cr := r.runExternal(ctx, sc, cs.baseURL, cs.dir, cs.tracePath, r.ClientCmd, cs.scale, deadline, cs.sec)
 		if cr.exit != nil && strings.HasPrefix(cr.exit.Problem, "could not start") {
@@ -577,6 +574,21 @@ func (r *Runner) runClient(ctx context.Context, sc *Scenario, res *Result, cs cl
 	return cr
 }
 
+// clientDeadline is when a client is stopped: expect.maxDuration as wall
+// clock, else defaultDeadline.
+func clientDeadline(sc *Scenario) time.Duration {
+	if sc.Expect.MaxDuration > 0 {
+		return sc.Expect.MaxDuration.D()
+	}
+	return defaultDeadline
+}
+
+// killedAtDeadline reports whether the client was stopped at its deadline.
+func (cr clientRun) killedAtDeadline() bool {
+	return (cr.exit != nil && strings.HasPrefix(cr.exit.Problem, "killed after ")) ||
+		strings.HasPrefix(cr.problem, "stopped after ")
+}
+
 // verify observes a finished run (the mock's attempts and the client's
 // trace), measures the noise around each wait, evaluates the scenario's
 // checks and fills in res.
@@ -600,6 +612,7 @@ func (r *Runner) verify(sc *Scenario, res *Result, attempts []ServerAttempt, cr 
 	}
 	res.Checks = append(evaluate(sc, ob, env), res.Checks...)
 	res.Checks = append(res.Checks, runChecks(journalErr, notes)...)
+	res.Stalled = stallChecks(res.Checks, cr.killedAtDeadline(), ob.Slack/2, clientDeadline(sc))
 	fillResult(res, ob)
 }
 
