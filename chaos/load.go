@@ -556,6 +556,27 @@ func (d *decoder) validateClient(client map[string]*yaml.Node, sc *Scenario) {
 		d.c.Add(n, "client.command", "empty command", `write the program and its arguments: ["python3", "agent.py"]`)
 	}
 	d.validateRequires(client["requires"], c)
+	d.validateEnv(client["env"], c)
+}
+
+// validateEnv checks client.env (node n, nil when absent): an external
+// client's, each name a valid one that the harness does not set itself.
+func (d *decoder) validateEnv(n *yaml.Node, c *Client) {
+	if n == nil {
+		return
+	}
+	if len(c.Command) == 0 {
+		d.c.Add(n, "client.env", "env applies to an external client only", "add client.command, or remove env")
+	}
+	if n.Kind != yaml.MappingNode {
+		return
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k := n.Content[i]
+		if problem, hint := envNameProblem(k.Value); problem != "" {
+			d.c.Add(k, "client.env."+k.Value, problem, hint)
+		}
+	}
 }
 
 // validateRequires checks client.requires (node n, nil when absent): an

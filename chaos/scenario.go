@@ -60,6 +60,11 @@ type Client struct {
 	// Fallback is Plandex's fallback chain for the built-in client.
 	Fallback Fallback `yaml:"fallback"`
 	Command  []string `yaml:"command"`
+	// Env is client.env: variables added to an external client's
+	// environment (CLAUDE_CODE_MAX_RETRIES: "3"). Names the harness sets
+	// itself (reservedEnv) are rejected at load; see clientenv.go for the
+	// layers.
+	Env map[string]string `yaml:"env"`
 	// Operation is the safety of the operation the built-in client retries
 	// (seed 001, "Operation Safety & Idempotency Guard"): safe (default),
 	// conditional or irreversible. An irreversible operation is not retried

@@ -1,0 +1,95 @@
+package chaos
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// envMap is env as os/exec would pass it: the last value of each name.
+func envMap(env []string) map[string]string {
+	m := map[string]string{}
+	for _, kv := range env {
+		k, v, _ := strings.Cut(kv, "=")
+		m[k] = v
+	}
+	return m
+}
+
+// TestExternalEnv: an external client gets a HOME and XDG folders of its
+// own inside its run folder, the quiet switches, client.env (which may
+// override a quiet switch), and the harness's variables, and does not
+// inherit the runner's provider or agent settings.
+func TestExternalEnv(t *testing.T) {
+	t.Setenv("ANTHROPIC_AUTH_TOKEN", "real-token-of-the-user")
+	t.Setenv("CLAUDE_CONFIG_DIR", "/home/user/.claude")
+	t.Setenv("CODEX_HOME", "/home/user/.codex")
+	t.Setenv("XDG_CONFIG_HOME", "/home/user/.config")
+	t.Setenv("RETRYLAB_TEST_KEEP", "kept")
+	dir := t.TempDir()
+	sc := &Scenario{Name: "s", Provider: "anthropic", Model: "m", Requests: 1,
+		Client: Client{Command: []string{"true"}, Env: map[string]string{"CLAUDE_CODE_MAX_RETRIES": "3", "DISABLE_TELEMETRY": "0"}}}
+	env, err := externalEnv(sc, "http://127.0.0.1:1", dir, filepath.Join(dir, "trace.jsonl"), 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := envMap(env)
+	home := filepath.Join(dir, clientHomeDir)
+	want := map[string]string{
+		"HOME":                    home,
+		"XDG_CONFIG_HOME":         filepath.Join(home, ".config"),
+		"XDG_CACHE_HOME":          filepath.Join(home, ".cache"),
+		"XDG_DATA_HOME":           filepath.Join(home, ".local/share"),
+		"XDG_STATE_HOME":          filepath.Join(home, ".local/state"),
+		"TMPDIR":                  filepath.Join(home, "tmp"),
+		"ANTHROPIC_BASE_URL":      "http://127.0.0.1:1",
+		"ANTHROPIC_API_KEY":       fakeAPIKey,
+		"CLAUDE_CODE_MAX_RETRIES": "3",
+		"DISABLE_TELEMETRY":       "0", // client.env overrides a quiet switch
+		"DISABLE_AUTOUPDATER":     "1",
+		"DO_NOT_TRACK":            "1",
+		"RETRYLAB_TEST_KEEP":      "kept",
+		"ANTHROPIC_AUTH_TOKEN":    "",
+		"CLAUDE_CONFIG_DIR":       "",
+		"CODEX_HOME":              "",
+	}
+	got := map[string]string{}
+	for k := range want {
+		got[k] = m[k]
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("externalEnv() mismatch (-want +got):\n%s", diff)
+	}
+	for _, sub := range []string{"", ".config", ".cache", ".local/share", ".local/state", "tmp"} {
+		if fi, err := os.Stat(filepath.Join(home, sub)); err != nil || !fi.IsDir() {
+			t.Errorf("%s: not a folder (%v)", filepath.Join(home, sub), err)
+		}
+	}
+}
+
+func TestEnvNameProblem(t *testing.T) {
+	tests := []struct {
+		name string
+		bad  bool
+	}{
+		{"CLAUDE_CODE_MAX_RETRIES", false},
+		{"_x1", false},
+		{"DISABLE_TELEMETRY", false}, // a quiet switch may be overridden
+		{"1X", true},
+		{"A-B", true},
+		{"", true},
+		{"A=B", true},
+		{"OPENAI_BASE_URL", true},
+		{"OPENAI_API_KEY", true},
+		{"TMPDIR", true},
+		{"RETRYLAB_ANYTHING", true},
+	}
+	for _, tt := range tests {
+		if p, _ := envNameProblem(tt.name); (p != "") != tt.bad {
+			t.Errorf("envNameProblem(%q) = %q, want bad=%v", tt.name, p, tt.bad)
+		}
+	}
+}
