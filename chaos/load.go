@@ -612,6 +612,9 @@ func (d *decoder) validateExpect(exp map[string]*yaml.Node, sc *Scenario) {
 			if e.From == "" || e.To == "" {
 				d.c.Add(seq.Content[i], fmt.Sprintf("expect.escalations[%d]", i), "an escalation needs from and to", "write {from: claude-haiku-4-5, to: claude-sonnet-4-5}")
 			}
+			if e.Attempt < 0 {
+				d.c.Add(seq.Content[i], fmt.Sprintf("expect.escalations[%d].attempt", i), "attempt is a server attempt number, 1 or more", "write the attempt that first asked for the new model: attempt: 4")
+			}
 		}
 	}
 	if sc.Expect.Tolerance.Ratio > 1 {

@@ -51,6 +51,7 @@ func observe(sc *Scenario, attempts []ServerAttempt, tracePath string, scale flo
 		}
 	}
 	ob.RequestEnds = ob.requestEnds(sc, pol, attempts, finished, inferred)
+	ob.addModelSwitches(attempts)
 	for k, a := range attempts {
 		ob.ServerFaults = append(ob.ServerFaults, a.Fault)
 		ob.Prompts = append(ob.Prompts, a.Prompt)
@@ -341,8 +342,15 @@ type Observed struct {
 	ClientTrace bool
 	// Retries are the client's RetryAttempt events, in order.
 	Retries []trace.RetryAttempt
-	// Escalations are the client's RunEscalated events, in order.
+	// Escalations are the client's RunEscalated events, in order; for a
+	// client without a trace, the model switches the journal saw
+	// (EscalationsFromServer, see addModelSwitches).
 	Escalations []trace.RunEscalated
+	// ModelSwitches are the server attempts (1-based) that asked for
+	// another model than the attempt before them within the same logical
+	// request; EscalationsFromServer is set when they are Escalations.
+	ModelSwitches         []int
+	EscalationsFromServer bool
 
 	// InferredTypes are the failure types the server's faults imply, for
 	// clients that write no trace; InferredRetryAfter is the Retry-After

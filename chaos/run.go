@@ -670,8 +670,12 @@ func fillResult(res *Result, ob Observed) {
 	for _, w := range ob.ServerWaits {
 		res.DelaysMs.Server = append(res.DelaysMs.Server, w.Gap.Milliseconds())
 	}
-	for _, e := range ob.Escalations {
-		res.Escalations = append(res.Escalations, Escalation{From: e.From, To: e.To, Reason: e.Reason})
+	for i, e := range ob.Escalations {
+		esc := Escalation{From: e.From, To: e.To, Reason: e.Reason}
+		if ob.EscalationsFromServer {
+			esc.Attempt = ob.ModelSwitches[i]
+		}
+		res.Escalations = append(res.Escalations, esc)
 	}
 }
 

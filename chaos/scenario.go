@@ -243,6 +243,10 @@ type Escalation struct {
 	From   string `yaml:"from" json:"from"`
 	To     string `yaml:"to" json:"to"`
 	Reason string `yaml:"reason" json:"reason,omitempty"`
+	// Attempt is the server attempt (1-based) that first asked for To,
+	// when the switch was seen in the journal (a client without a trace);
+	// in expect.escalations, when set, the attempt it must happen at.
+	Attempt int `yaml:"attempt" json:"attempt,omitempty"`
 }
 
 // Duration is a time.Duration written in YAML as a Go duration string ("2s", "300ms").
