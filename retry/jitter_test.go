@@ -144,6 +144,17 @@ func TestEnvelope(t *testing.T) {
 		{"sdk second wait", "anthropic-sdk", RateLimit, 2, 0, false, env{750 * time.Millisecond, time.Second, true}},
 		{"sdk retry-after 90s unusable", "openai-sdk", RateLimit, 1, 90 * time.Second, true, env{375 * time.Millisecond, 500 * time.Millisecond, true}},
 		{"canceled never", "forge-ticket", Canceled, 1, 0, false, env{}},
+		{"claude-code first wait plus up to 25%", "claude-code", Overloaded, 1, 0, false, env{500 * time.Millisecond, 625 * time.Millisecond, true}},
+		{"claude-code capped at 32s", "claude-code", Overloaded, 8, 0, false, env{32 * time.Second, 40 * time.Second, true}},
+		{"claude-code gives up after 11 attempts", "claude-code", ServerError, 11, 0, false, env{}},
+		{"claude-code retry-after plus up to 25%", "claude-code", RateLimit, 1, 3 * time.Second, true, env{3 * time.Second, 3750 * time.Millisecond, true}},
+		{"claude-code retry-after under the backoff: the backoff", "claude-code", RateLimit, 4, time.Second, true, env{4 * time.Second, 5 * time.Second, true}},
+		{"claude-code retry-after 0: the backoff", "claude-code", RateLimit, 3, 0, true, env{2 * time.Second, 2500 * time.Millisecond, true}},
+		{"claude-code 401 retried", "claude-code", AuthInvalid, 1, 0, false, env{500 * time.Millisecond, 625 * time.Millisecond, true}},
+		{"claude-code 400 not retried", "claude-code", InvalidRequest, 1, 0, false, env{}},
+		{"vercel-ai-sdk second wait", "vercel-ai-sdk", ServerError, 2, 0, false, env{4 * time.Second, 4 * time.Second, true}},
+		{"vercel-ai-sdk gives up after 3 attempts", "vercel-ai-sdk", ServerError, 3, 0, false, env{}},
+		{"langchain-js randomized 1-2s", "langchain-js", RateLimit, 1, 0, false, env{time.Second, 2 * time.Second, true}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

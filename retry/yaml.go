@@ -554,7 +554,7 @@ func (d *decoder) rule(e ruleEnum) func(*yaml.Node, string) (string, bool) {
 
 func (d *decoder) retryAfter(v *yaml.Node, p *Policy) {
 	m, _ := d.fields(v, "retryAfter", []string{"respect", "header", "padding", "cap", "ceiling", "maxUsable",
-		"integerOnly", "zeroMsDefers", "zero", "negative"})
+		"integerOnly", "zeroMsDefers", "zero", "negative", "jitter", "floor"})
 	ra := &p.RetryAfter
 	for _, e := range retryAfterRules(ra) {
 		set(m, e.key, "retryAfter", e.dst, d.rule(e))
@@ -568,11 +568,13 @@ func (d *decoder) retryAfter(v *yaml.Node, p *Policy) {
 	set(m, "maxUsable", "retryAfter", &ra.MaxUsable, d.duration)
 	set(m, "integerOnly", "retryAfter", &ra.IntegerOnly, d.boolean)
 	set(m, "zeroMsDefers", "retryAfter", &ra.ZeroMsDefers, d.boolean)
+	set(m, "jitter", "retryAfter", &ra.Jitter, d.floatIn(0, 1))
+	set(m, "floor", "retryAfter", &ra.Floor, d.boolean)
 }
 
 var kinds = []string{string(Exponential), string(Linear), string(Constant), string(NoBackoff)}
 var jitters = []string{string(NoJitter), string(FullJitter), string(EqualJitter), string(DecorrelatedJitter),
-	string(ProportionalJitter), string(SDKJitter)}
+	string(ProportionalJitter), string(SDKJitter), string(AdditiveJitter)}
 
 // strategyOverride is what a strategy mapping sets, decoded once (its
 // problems reported once) and applied to as many strategies as it covers.
@@ -737,6 +739,12 @@ func retryAfterString(ra RetryAfter) string {
 	}
 	if ra.ZeroMsDefers {
 		s += ", zeroMsDefers: true"
+	}
+	if ra.Jitter != 0 {
+		s += fmt.Sprintf(", jitter: %v", ra.Jitter)
+	}
+	if ra.Floor {
+		s += ", floor: true"
 	}
 	if ra.Zero != "" {
 		s += ", zero: " + ra.Zero
