@@ -154,7 +154,10 @@ func TestEnvelope(t *testing.T) {
 		{"claude-code 400 not retried", "claude-code", InvalidRequest, 1, 0, false, env{}},
 		{"vercel-ai-sdk second wait", "vercel-ai-sdk", ServerError, 2, 0, false, env{4 * time.Second, 4 * time.Second, true}},
 		{"vercel-ai-sdk gives up after 3 attempts", "vercel-ai-sdk", ServerError, 3, 0, false, env{}},
-		{"langchain-js randomized 1-2s", "langchain-js", RateLimit, 1, 0, false, env{time.Second, 2 * time.Second, true}},
+		{"langchain-js randomized 1-2s", "langchain-js", ServerError, 1, 0, false, env{time.Second, 2 * time.Second, true}},
+		{"langchain-js 429 without retry-after thrown", "langchain-js", RateLimit, 1, 0, false, env{}},
+		{"langchain-js 429 retry-after above the backoff", "langchain-js", RateLimit, 1, 5 * time.Second, true, env{5 * time.Second, 5 * time.Second, true}},
+		{"langchain-js 429 retry-after over 60s thrown", "langchain-js", RateLimit, 1, 61 * time.Second, true, env{}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

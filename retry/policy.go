@@ -94,6 +94,9 @@ type RetryAfter struct {
 	// Jitter adds up to this fraction of the value, uniformly at random
 	// (Claude Code: 0.25, value × (1 + 0.25 × uniform [0, 1))). 0: none.
 	Jitter float64
+	// RequiredFor lists failure types retried only when the error carries
+	// a Retry-After (LangChain.js: a 429 without one is thrown at once).
+	RequiredFor []FailureType
 	// Floor waits at least the backoff: max(the Retry-After value, the
 	// backoff with its jitter) (Claude Code). false: the value replaces
 	// the backoff.
@@ -113,6 +116,12 @@ const (
 	NegativeZero    = "zero"
 	NegativeBackoff = "backoff"
 )
+
+// needs reports whether a failure of type ft is not retried because it
+// carries no Retry-After (has false) and RequiredFor names ft.
+func (cfg RetryAfter) needs(ft FailureType, has bool) bool {
+	return !has && slices.Contains(cfg.RequiredFor, ft)
+}
 
 // jittered is ra with RetryAfter.Jitter applied for u in [0, 1).
 func (cfg RetryAfter) jittered(ra time.Duration, u float64) time.Duration {
@@ -275,6 +284,9 @@ func (p *Policy) retries(c Classification, s Strategy) bool {
 	}
 	if p.HonorShouldRetry && c.ShouldRetry != nil {
 		retry = *c.ShouldRetry
+	}
+	if p.RetryAfter.needs(c.Type, c.HasRetryAfter) {
+		retry = false
 	}
 	return retry
 }
@@ -462,7 +474,7 @@ func (p *Policy) EnvelopeShouldRetry(ft FailureType, attempt int, retryAfter tim
 	if p.Enabled && ft != Canceled && p.HonorShouldRetry && shouldRetry != nil {
 		retried = *shouldRetry
 	}
-	if !retried || attempt < 1 {
+	if !retried || attempt < 1 || p.RetryAfter.needs(ft, hasRetryAfter) {
 		return 0, 0, false
 	}
 	s := p.Strategy(ft)

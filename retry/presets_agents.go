@@ -64,18 +64,35 @@ func VercelAISDK() *Policy {
 	}
 }
 
-// LangChainJS models @langchain/anthropic 1.5.11's own retries
-// (AsyncCaller in @langchain/core, p-retry: 6 retries, 1s × 2^k up to
-// 2s × 2^k with randomize, no Retry-After), on top of which the Anthropic
-// SDK it wraps is constructed with maxRetries 0. Measured in
-// docs/agents.md.
+// LangChainJS models @langchain/anthropic 1.5.11 over @langchain/core 1.4.0,
+// read from @langchain/core's dist/utils/async_caller.js (AsyncCaller,
+// defaultFailedAttemptHandler, classifyRateLimitError) and its vendored
+// p-retry (dist/utils/p-retry/index.js); the Anthropic SDK it wraps is
+// built with maxRetries 0 (chat_models.js), so these are the only retries.
+//
+// 6 retries (7 attempts); the wait before retry n is round((1 + random) ×
+// 1s × 2^(n−1)): 1–2s, 2–4s, 4–8s, ... with no cap (p-retry's randomize,
+// minTimeout 1000, factor 2). 400, 401, 402, 403, 404, 405, 406, 407, 409
+// and 413 are not retried (STATUS_NO_RETRY), every other error is. A 429
+// is retried only with a retry-after header (seconds or an HTTP-date) or a
+// "try again in Ns" message of at most 60s, and then waits max(backoff,
+// retry-after); a 429 without one, or over 60s, or with a quota message, is
+// thrown at once. retry-after-ms is not read. With .stream(), the retried
+// call ends at the response headers: an error inside the stream is thrown
+// to the caller, not retried. Measured in docs/agents.md.
 func LangChainJS() *Policy {
 	t := Strategy{Retry: true, MaxAttempts: 7, InitialDelay: time.Second, Multiplier: 2,
-		Kind: Exponential, Jitter: AdditiveJitter, JitterFraction: 1}
+		Kind: Exponential, Jitter: AdditiveJitter, JitterFraction: 1, RespectRetryAfter: true}
 	return &Policy{
-		Name: "langchain-js", Enabled: true, Default: off(t),
-		FailureTypes: withTypes(t, RateLimit, Overloaded, ServerError, ProviderUnavailable, UnsupportedFeature,
-			Timeout, ConnectionError, NetworkError, Conflict),
-		StatusRetry: map[int]bool{408: true, 409: true, 429: true},
+		Name: "langchain-js", Enabled: true, Default: t,
+		FailureTypes: map[FailureType]Strategy{
+			InvalidRequest: off(t), AuthInvalid: off(t), PermissionDenied: off(t), BillingError: off(t),
+			ModelNotFound: off(t), Conflict: off(t), ContextTooLong: off(t), QuotaExhausted: off(t),
+			ContentPolicy: off(t), AccountSuspended: off(t), Canceled: off(t),
+		},
+		StatusRetry: map[int]bool{400: false, 401: false, 402: false, 403: false, 404: false, 405: false, 406: false,
+			407: false, 409: false, 413: false, 408: true},
+		RetryAfter: RetryAfter{Header: HeaderRetryAfter, Ceiling: 60 * time.Second, Floor: true,
+			RequiredFor: []FailureType{RateLimit}},
 	}
 }

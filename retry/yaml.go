@@ -554,7 +554,7 @@ func (d *decoder) rule(e ruleEnum) func(*yaml.Node, string) (string, bool) {
 
 func (d *decoder) retryAfter(v *yaml.Node, p *Policy) {
 	m, _ := d.fields(v, "retryAfter", []string{"respect", "header", "padding", "cap", "ceiling", "maxUsable",
-		"integerOnly", "zeroMsDefers", "zero", "negative", "jitter", "floor"})
+		"integerOnly", "zeroMsDefers", "zero", "negative", "jitter", "floor", "requiredFor"})
 	ra := &p.RetryAfter
 	for _, e := range retryAfterRules(ra) {
 		set(m, e.key, "retryAfter", e.dst, d.rule(e))
@@ -570,6 +570,26 @@ func (d *decoder) retryAfter(v *yaml.Node, p *Policy) {
 	set(m, "zeroMsDefers", "retryAfter", &ra.ZeroMsDefers, d.boolean)
 	set(m, "jitter", "retryAfter", &ra.Jitter, d.floatIn(0, 1))
 	set(m, "floor", "retryAfter", &ra.Floor, d.boolean)
+	if n, ok := m["requiredFor"]; ok {
+		ra.RequiredFor = d.typeList(n, "retryAfter.requiredFor")
+	}
+}
+
+// typeList reads a list of failure type names.
+func (d *decoder) typeList(n *yaml.Node, path string) []FailureType {
+	if n.Kind != yaml.SequenceNode {
+		d.errf(n, path, "must be a list", "write e.g. [rate_limit]")
+		return nil
+	}
+	var out []FailureType
+	for _, item := range n.Content {
+		if item.Kind != yaml.ScalarNode || !knownFailureType(item.Value) {
+			d.errf(item, path, fmt.Sprintf("unknown failure type %q", item.Value), "valid types: "+strings.Join(failureTypeNames(), ", "))
+			continue
+		}
+		out = append(out, FailureType(item.Value))
+	}
+	return out
 }
 
 var kinds = []string{string(Exponential), string(Linear), string(Constant), string(NoBackoff)}
@@ -745,6 +765,13 @@ func retryAfterString(ra RetryAfter) string {
 	}
 	if ra.Floor {
 		s += ", floor: true"
+	}
+	if len(ra.RequiredFor) > 0 {
+		names := make([]string, len(ra.RequiredFor))
+		for i, ft := range ra.RequiredFor {
+			names[i] = string(ft)
+		}
+		s += ", requiredFor: [" + strings.Join(names, ", ") + "]"
 	}
 	if ra.Zero != "" {
 		s += ", zero: " + ra.Zero
