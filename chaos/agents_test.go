@@ -25,6 +25,8 @@ func TestAgentWrongScenariosFail(t *testing.T) {
 		"claude-code-retry-after-ms-honoured": {"delays.server"},
 		"claude-code-fallback-not-seen":       {"escalations"},
 		"claude-code-gives-up-after-2":        {"outcome", "attempts"},
+		"ai-sdk-anthropic-claude-code-preset": {"delays.server"},
+		"langchain-anthropic-429-retried":     {"outcome", "attempts"},
 	}
 	scs, missing := loadAgentScenarios(t, "../testdata/agents/wrong")
 	for _, sc := range scs {
