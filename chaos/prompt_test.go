@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/retrylab/retrylab/chaos/internal/wire"
 )
 
 // TestRequestPrompt: the journal's prompt is the last user message's text,
@@ -102,8 +104,21 @@ func FuzzRequestPrompt(f *testing.F) {
 // shape the answer, and give no prompt.
 func TestRequestDecodedOnce(t *testing.T) {
 	t.Parallel()
-	rb := decodeRequest([]byte(`{"model":"m","stream":true,"messages":5}`))
-	if rb.Model != "m" || !rb.Stream || rb.prompt() != "" {
-		t.Errorf("decodeRequest = %+v, prompt %q", rb, rb.prompt())
+	rb := readRequest(wire.Must(ProviderAnthropic), nil, []byte(`{"model":"m","stream":true,"messages":5}`))
+	if rb.Model != "m" || !rb.Stream || rb.Prompt != "" {
+		t.Errorf("readRequest = %+v", rb)
 	}
+}
+
+// requestPrompt is the journal's prompt of a Messages or Chat Completions
+// request body.
+func requestPrompt(body []byte) string {
+	return readRequest(wire.Must(ProviderAnthropic), nil, body).Prompt
+}
+
+// requestFields returns the model, stream and include_usage the mock reads
+// of a Chat Completions request body.
+func requestFields(body []byte) (model string, stream, includeUsage bool) {
+	r := readRequest(wire.Must(ProviderOpenAI), nil, body)
+	return r.Model, r.Stream, r.IncludeUsage
 }

@@ -12,7 +12,7 @@ import (
 type Scenario struct {
 	Name        string  `yaml:"name"`
 	Description string  `yaml:"description"`
-	Provider    string  `yaml:"provider"` // "anthropic" (default) or "openai"
+	Provider    string  `yaml:"provider"` // the wire format: "anthropic" (default), "openai", ... (wire.Names)
 	Model       string  `yaml:"model"`
 	Client      Client  `yaml:"client"`
 	Requests    int     `yaml:"requests"`  // logical requests, default 1
