@@ -625,11 +625,23 @@ func (d *decoder) validateFault(n *yaml.Node, f *Fault, path string) {
 		d.errorf(m["status"], join(path, "status"), "use a status between 100 and 599, e.g. 429 or 529", "status %d is not an HTTP status", f.Status)
 	}
 	d.validateHeaders(m["headers"], f.Headers, join(path, "headers"))
+	if f.Drop != nil {
+		d.validateDrop(mapping(m["drop"]), join(path, "drop"))
+	}
 	if f.OK != nil {
 		d.validateOKText(mapping(m["ok"])["text"], f.OK.Text, join(path, "ok.text"))
 	}
 	for i, tx := range f.Toxics {
 		d.validateToxic(m["toxics"].Content[i], tx, fmt.Sprintf("%s.toxics[%d]", path, i))
+	}
+}
+
+// validateDrop checks a drop fault: afterBytes or afterEvents, not both
+// (negative values are caught with every other count).
+func (d *decoder) validateDrop(m map[string]*yaml.Node, path string) {
+	_, bytes := m["afterBytes"]
+	if n, events := m["afterEvents"]; events && bytes {
+		d.errorf(n, join(path, "afterEvents"), "a drop cuts after a number of bytes or of events: keep one", "drop has both afterBytes and afterEvents")
 	}
 }
 

@@ -14,12 +14,14 @@ import (
 const (
 	PathAnthropic = wire.PathAnthropic
 	PathOpenAI    = wire.PathOpenAI
+	PathResponses = wire.PathResponses
 )
 
 // Provider names of Scenario.Provider.
 const (
 	ProviderAnthropic = wire.ProviderAnthropic
 	ProviderOpenAI    = wire.ProviderOpenAI
+	ProviderResponses = wire.ProviderResponses
 )
 
 // respParams is what varies between two responses of the mock: the wire

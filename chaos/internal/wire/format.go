@@ -63,6 +63,7 @@ type Request struct {
 var formats = map[string]Format{
 	ProviderAnthropic: anthropic{},
 	ProviderOpenAI:    openai{},
+	ProviderResponses: responses{},
 }
 
 // order is the order formats are tried in when a request is recognised:
