@@ -47,6 +47,10 @@ type Format interface {
 	// ErrorBody returns the JSON body of an error response with status
 	// p.Fault.Status, "\n" included.
 	ErrorBody(p Params) string
+	// Side answers a request that an agent makes beside the answer (a
+	// model list, a token count): its status and JSON body ("\n"
+	// included), ok false when the format has no such request.
+	Side(method, path string, p Params) (status int, body string, ok bool)
 }
 
 // Request is what the mock reads of a request: what shapes its answer, and
