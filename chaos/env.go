@@ -58,6 +58,7 @@ type Env struct {
 	ready    int        // the attempt whose pre-connect toxics are in place
 	accepted int
 	attempts []ServerAttempt
+	sides    []sideRequest // requests beside the answer (side.go)
 	conns    map[net.Conn]bool
 
 	journalErr error // the first failed journal write
