@@ -21,12 +21,15 @@ const agentsInstallHint = "install the agents from the repository root: npm ci -
 // check declared here, no other.
 func TestAgentWrongScenariosFail(t *testing.T) {
 	want := map[string][]string{
-		"claude-code-anthropic-sdk-preset":    {"delays.server"},
-		"claude-code-retry-after-ms-honoured": {"delays.server"},
-		"claude-code-fallback-not-seen":       {"escalations"},
-		"claude-code-gives-up-after-2":        {"outcome", "attempts"},
-		"ai-sdk-anthropic-claude-code-preset": {"delays.server"},
-		"langchain-anthropic-429-retried":     {"outcome", "attempts"},
+		"claude-code-anthropic-sdk-preset":      {"delays.server"},
+		"claude-code-retry-after-ms-honoured":   {"delays.server"},
+		"claude-code-fallback-not-seen":         {"escalations"},
+		"claude-code-gives-up-after-2":          {"outcome", "attempts"},
+		"ai-sdk-anthropic-claude-code-preset":   {"delays.server"},
+		"langchain-anthropic-429-retried":       {"outcome", "attempts"},
+		"codex-cli-429-retried":                 {"outcome", "attempts"},
+		"codex-cli-openai-sdk-preset":           {"delays.server"},
+		"codex-cli-steady-503-gives-up-after-5": {"attempts"},
 	}
 	scs, missing := loadAgentScenarios(t, "../testdata/agents/wrong")
 	for _, sc := range scs {

@@ -25,6 +25,7 @@ var presets = map[string]func() *Policy{
 	"openai-go":        OpenAIGo,
 	"openai-python":    OpenAIPython,
 	"claude-code":      ClaudeCode,
+	"codex-cli":        CodexCLI,
 	"vercel-ai-sdk":    VercelAISDK,
 	"langchain-js":     LangChainJS,
 }
@@ -33,7 +34,7 @@ var presets = map[string]func() *Policy{
 func PresetNames() []string {
 	return []string{"forgeflare", "plandex", "orchestrator", "escalation-epic", "forge-ticket", "anthropic-sdk", "openai-sdk",
 		"anthropic-node", "anthropic-python", "anthropic-go", "openai-node", "openai-node-7", "openai-go", "openai-python",
-		"claude-code", "vercel-ai-sdk", "langchain-js"}
+		"claude-code", "codex-cli", "vercel-ai-sdk", "langchain-js"}
 }
 
 // Preset returns a fresh copy of the named preset. An unknown name is an

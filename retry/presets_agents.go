@@ -96,3 +96,37 @@ func LangChainJS() *Policy {
 			RequiredFor: []FailureType{RateLimit}},
 	}
 }
+
+// CodexCLI models Codex CLI (@openai/codex 0.171.0, npm; a native binary),
+// run as `codex exec` with a custom provider on the Responses API
+// (testdata/agents/codex.sh), measured against the mock (docs/agents.md).
+//
+// Codex nests two loops. The inner one retries an HTTP error before the
+// stream: up to 4 retries (5 attempts) after 200ms × 2^(n−1) ± 10% (gaps
+// 213, 396, 791, 1617ms). The outer one reconnects after a stream that
+// failed (a cut, a response.failed event) or after the inner loop gave up:
+// up to 5 reconnects ("Reconnecting... 1/5"), with the same backoff on its
+// own counter (225, 453, 787, 1774, 3409ms between the inner rounds), so a
+// steady 503 makes 6 × 5 = 30 requests. This preset is the inner loop for
+// HTTP errors and the outer one for stream errors: right as long as a
+// scenario keeps to one kind (at most 4 HTTP errors in a row, or stream
+// errors alone). 503, 500, 502, 401, 408 and 409 are retried, 400 is not;
+// a 429 is retried only with a retry-after header (2s → 2.01s), which is
+// read in seconds (0 and an HTTP-date in the past: at once) and replaces
+// the backoff, and retry-after-ms is ignored (1.5s → the 200ms backoff; a
+// 429 with retry-after-ms alone is not retried). Not modelled: "try again
+// in 1.5s" in a response.failed event is waited (1.57s) — policies read
+// it with retryAfter.message where the retry core supports it.
+func CodexCLI() *Policy {
+	t := Strategy{Retry: true, MaxAttempts: 5, InitialDelay: 200 * time.Millisecond, Multiplier: 2,
+		Kind: Exponential, Jitter: ProportionalJitter, JitterFraction: 0.1, RespectRetryAfter: true}
+	return &Policy{
+		Name: "codex-cli", Enabled: true, Default: off(t),
+		FailureTypes: withTypes(t, RateLimit, Overloaded, ServerError, ProviderUnavailable, UnsupportedFeature,
+			Timeout, ConnectionError, NetworkError, Conflict, StreamInterrupted, AuthInvalid),
+		StatusRetry:  map[int]bool{401: true, 408: true, 409: true},
+		StreamErrors: true,
+		RetryAfter: RetryAfter{Header: HeaderRetryAfter, Zero: ZeroImmediate, Negative: NegativeZero,
+			RequiredFor: []FailureType{RateLimit}},
+	}
+}
