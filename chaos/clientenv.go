@@ -107,6 +107,36 @@ func scenarioEnv(env map[string]string) []string {
 	return out
 }
 
+// toolchainEnv keeps language toolchains working under the client's empty
+// HOME: where they keep their caches and installed toolchains by default
+// under the user's home (Go's module and build caches, pip's user packages,
+// npm's cache, rustup's toolchains), it names the user's folders
+// explicitly, so that `go run`, `npx` or `cargo run` as a client neither
+// rebuilds nor downloads everything in every scenario. Caches, not
+// settings: an agent's own settings stay out of reach. Names already in
+// env (the runner's environment) pass through as they are; home and
+// cacheDir are the runner's home and cache folders ("" when unknown).
+func toolchainEnv(env []string, home, cacheDir string) []string {
+	have := map[string]bool{}
+	for _, kv := range env {
+		name, _, _ := strings.Cut(kv, "=")
+		have[name] = true
+	}
+	var out []string
+	add := func(name, dir, sub string) {
+		if !have[name] && dir != "" {
+			out = append(out, name+"="+filepath.Join(dir, sub))
+		}
+	}
+	add("GOPATH", home, "go")
+	add("GOCACHE", cacheDir, "go-build")
+	add("PYTHONUSERBASE", home, ".local")
+	add("NPM_CONFIG_CACHE", home, ".npm")
+	add("CARGO_HOME", home, ".cargo")
+	add("RUSTUP_HOME", home, ".rustup")
+	return out
+}
+
 // clientHomeDir is the client's own HOME inside its run folder.
 const clientHomeDir = "home"
 

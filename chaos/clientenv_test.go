@@ -93,3 +93,22 @@ func TestEnvNameProblem(t *testing.T) {
 		}
 	}
 }
+
+// TestToolchainEnv: the toolchains' caches stay the user's under the
+// client's empty HOME, unless the runner's environment names them.
+func TestToolchainEnv(t *testing.T) {
+	got := envMap(toolchainEnv([]string{"PATH=/bin", "GOCACHE=/own/cache"}, "/home/u", "/home/u/.cache"))
+	want := map[string]string{
+		"GOPATH":           "/home/u/go",
+		"PYTHONUSERBASE":   "/home/u/.local",
+		"NPM_CONFIG_CACHE": "/home/u/.npm",
+		"CARGO_HOME":       "/home/u/.cargo",
+		"RUSTUP_HOME":      "/home/u/.rustup",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("toolchainEnv() mismatch (-want +got):\n%s", diff)
+	}
+	if got := toolchainEnv(nil, "", ""); len(got) != 0 {
+		t.Errorf("toolchainEnv without a home = %v, want nothing", got)
+	}
+}

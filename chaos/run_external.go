@@ -94,6 +94,9 @@ func externalEnv(sc *Scenario, baseURL, dir, tracePath string, scale float64) ([
 		return nil, err
 	}
 	env := inheritedEnv(os.Environ())
+	userHome, _ := os.UserHomeDir()
+	userCache, _ := os.UserCacheDir()
+	env = append(env, toolchainEnv(env, userHome, userCache)...)
 	env = append(env, quietEnv...)
 	env = append(env, scenarioEnv(sc.Client.Env)...)
 	env = append(env, clientEnv(sc, baseURL, tracePath, scale)...)
