@@ -142,6 +142,9 @@ func evaluate(sc *Scenario, ob Observed, env envelopeFunc) []Check {
 	if ex.MaxDuration > 0 {
 		cs = append(cs, maxDurationCheck(ex.MaxDuration.D(), ob))
 	}
+	if ex.Output != nil {
+		cs = append(cs, outputCheck(*ex.Output, ob))
+	}
 	for _, pe := range ex.Prompts {
 		cs = append(cs, promptCheck(pe, ob))
 	}

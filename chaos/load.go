@@ -630,6 +630,7 @@ func (d *decoder) validateRequires(n *yaml.Node, c *Client) {
 // validateExpect checks the expect block.
 func (d *decoder) validateExpect(exp map[string]*yaml.Node, sc *Scenario) {
 	d.validatePrompts(exp["prompts"], sc.Expect.Prompts)
+	d.validateOutput(exp["output"], sc)
 	d.validateFailureTypes(exp["failureTypes"], sc.Expect.FailureTypes)
 	switch sc.Expect.Outcome {
 	case "", "success", "failure":
@@ -899,6 +900,26 @@ func (d *decoder) validateErrorContext(client map[string]*yaml.Node, sc *Scenari
 	}
 	if n, ok := client["errorContext"]; ok && len(sc.Client.Command) > 0 {
 		d.c.Add(n, "client.errorContext", "errorContext applies to the built-in client only", fmt.Sprintf(externalHint, "errorContext"))
+	}
+}
+
+// validateOutput checks expect.output: an external client's, with at least
+// one non-empty string to look for.
+func (d *decoder) validateOutput(n *yaml.Node, sc *Scenario) {
+	oe := sc.Expect.Output
+	if n == nil || oe == nil {
+		return
+	}
+	if len(sc.Client.Command) == 0 {
+		d.c.Add(n, "expect.output", "output applies to an external client only", "add client.command, or remove output")
+	}
+	if len(oe.Contains)+len(oe.NotContains) == 0 {
+		d.c.Add(n, "expect.output", "nothing to check", `add contains: ["the answer's last words"] or notContains: [...]`)
+	}
+	for _, s := range append(slices.Clone(oe.Contains), oe.NotContains...) {
+		if s == "" || len(s) > 64<<10 {
+			d.c.Add(n, "expect.output", "a string must be 1 byte to 64 KB", "write a substring of what the client prints")
+		}
 	}
 }
 

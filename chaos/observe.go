@@ -371,8 +371,10 @@ type Observed struct {
 	// server-side tolerance gets remoteProxyAllowance.
 	RemoteProxy bool
 
-	// Client is set for external clients: what happened to the process.
+	// Client is set for external clients: what happened to the process;
+	// Stdout is the start of what it printed (readStdout).
 	Client *ClientExit
+	Stdout string
 }
 
 // ClientExit is how an external client ended.

@@ -599,6 +599,9 @@ func (r *Runner) verify(sc *Scenario, res *Result, attempts []ServerAttempt, cr 
 	}
 	ob.Outcome = cr.outcome
 	ob.Client = cr.exit
+	if sc.Expect.Output != nil {
+		ob.Stdout = readStdout(filepath.Dir(tracePath))
+	}
 	ob.Duration = time.Since(start)
 	// Twice the worst timer lateness: a wait is one wake-up on the client
 	// and one on the server side of the gap.

@@ -222,6 +222,8 @@ type Expect struct {
 	// e.g. that a retry carries the error context of the attempt before it
 	// (seed 004 US-002).
 	Prompts []PromptExpect `yaml:"prompts"`
+	// Output checks an external client's stdout (output.go).
+	Output *OutputExpect `yaml:"output"`
 }
 
 // PromptExpect is what server attempt Attempt's prompt must and must not
