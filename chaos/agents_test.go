@@ -17,14 +17,15 @@ const agentsInstallHint = "install the agents from the repository root: npm ci -
 // TestAgentWrongScenariosFail runs testdata/agents/wrong: the agents against
 // expectations that are wrong by far more than timing noise (another
 // client's preset, a header the agent does not read, a fallback not seen,
-// the SDK's 2 retries for Claude Code's 10). Each must fail, and on the
-// check declared here, no other.
+// the SDK's 2 retries for Claude Code's 10, an answer never sent). Each must
+// fail, and on the check declared here, no other.
 func TestAgentWrongScenariosFail(t *testing.T) {
 	want := map[string][]string{
 		"claude-code-anthropic-sdk-preset":      {"delays.server"},
 		"claude-code-retry-after-ms-honoured":   {"delays.server"},
 		"claude-code-fallback-not-seen":         {"escalations"},
 		"claude-code-gives-up-after-2":          {"outcome", "attempts"},
+		"claude-code-output-other-answer":       {"output"},
 		"ai-sdk-anthropic-claude-code-preset":   {"delays.server"},
 		"langchain-anthropic-429-retried":       {"outcome", "attempts"},
 		"codex-cli-429-retried":                 {"outcome", "attempts"},
