@@ -1,6 +1,7 @@
 package chaos
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -111,4 +112,64 @@ func TestToolchainEnv(t *testing.T) {
 	if got := toolchainEnv(nil, "", ""); len(got) != 0 {
 		t.Errorf("toolchainEnv without a home = %v, want nothing", got)
 	}
+}
+
+// TestClientHomeEndToEnd: an external client runs in an empty HOME of its
+// own inside its run folder, with client.env; what it leaves there is part
+// of its run folder: keys scrubbed, a link left as it is and never
+// followed (its target, outside, is untouched); and two scenarios never
+// share a home.
+func TestClientHomeEndToEnd(t *testing.T) {
+	toxi := runnerToxi(t)
+	outside := filepath.Join(t.TempDir(), "user-settings.json")
+	if err := os.WriteFile(outside, []byte(`{"theme":"dark"}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	client := func(name string) *Scenario {
+		return parse(t, name, `
+client:
+  env: {AGENT_SETTING: "from-scenario"}
+  command:
+    - sh
+    - -c
+    - |
+      test -z "$(ls -A "$HOME" | grep -v -e '^\.config$' -e '^\.cache$' -e '^\.local$' -e '^tmp$')" || { echo "home not empty" >&2; exit 3; }
+      mkdir -p "$HOME/.agent" && printf '{"key":"%s","setting":"%s"}\n' "$ANTHROPIC_API_KEY" "$AGENT_SETTING" > "$HOME/.agent/state.json"
+      ln -s `+outside+` "$HOME/.agent/link.json"
+      echo "$HOME" "$XDG_CONFIG_HOME" "$TMPDIR"
+attempts: []
+expect: {outcome: success, attempts: 0}
+`)
+	}
+	out := t.TempDir()
+	r := &Runner{Toxi: toxi, Out: out, Seed: 1}
+	sum, err := r.Run(context.Background(), []*Scenario{client("one"), client("two")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"one", "two"} {
+		res := byName(sum)[name]
+		if res.Verdict != VerdictPass {
+			t.Fatalf("%s: %s", name, describeResult(res))
+		}
+		home := filepath.Join(sum.RunDir, name, clientHomeDir)
+		b, err := os.ReadFile(filepath.Join(home, ".agent", "state.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := `{"key":"sk-***","setting":"from-scenario"}` + "\n"; string(b) != want {
+			t.Errorf("%s: state.json = %q, want %q (the key scrubbed)", name, b, want)
+		}
+		if fi, err := os.Lstat(filepath.Join(home, ".agent", "link.json")); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+			t.Errorf("%s: link.json is not the link the client left (%v)", name, err)
+		}
+		out, _ := os.ReadFile(filepath.Join(sum.RunDir, name, "stdout.txt"))
+		if want := home + " " + filepath.Join(home, ".config") + " " + filepath.Join(home, "tmp") + "\n"; string(out) != want {
+			t.Errorf("%s: stdout = %q, want %q", name, out, want)
+		}
+	}
+	if b, _ := os.ReadFile(outside); string(b) != `{"theme":"dark"}` {
+		t.Errorf("the file outside the run folder changed: %q", b)
+	}
+	assertNoKey(t, out)
 }
