@@ -489,6 +489,7 @@ func (r *Runner) settle(ctx context.Context, sc *Scenario, dir string, res *Resu
 	res.Verdict = res.verdict()
 	res.Passed = res.Verdict == VerdictPass
 	sec.scrubResult(res)
+	r.writeErrorReports(sc.Name, dir, res)
 	if err := writeJSON(filepath.Join(dir, "result.json"), res); err != nil && res.Error == "" {
 		res.Error = err.Error()
 		res.Verdict, res.Passed = VerdictError, false
@@ -658,7 +659,7 @@ func runChecks(journalErr error, notes []string) []Check {
 }
 
 // fillResult copies what was observed into the result: outcome, attempts,
-// failure types, waits on both sides and escalations.
+// failure types, waits on both sides, escalations and error reports.
 func fillResult(res *Result, ob Observed) {
 	res.LatenessMs = (ob.Slack / 2).Milliseconds()
 	res.Outcome = ob.Outcome
@@ -673,6 +674,7 @@ func fillResult(res *Result, ob Observed) {
 	for _, e := range ob.Escalations {
 		res.Escalations = append(res.Escalations, Escalation{From: e.From, To: e.To, Reason: e.Reason})
 	}
+	res.ErrorReports, res.ErrorReportsOmitted = ob.ErrorReports, ob.ErrorReportsOmitted
 }
 
 func failedCheckNames(cs []Check) []string {
