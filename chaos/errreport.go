@@ -53,35 +53,7 @@ func safeErrorReport(p trace.ErrorReport) trace.ErrorReport {
 // gone already).
 func (s *secrets) scrubErrorReports(res *Result) {
 	for i := range res.ErrorReports {
-		mapReportStrings(&res.ErrorReports[i], s.scrub)
-	}
-}
-
-// mapReportStrings replaces every string of ev by f of it.
-func mapReportStrings(ev *trace.ErrorReport, f func(string) string) {
-	for _, p := range []*string{&ev.ID, &ev.Category, &ev.FailureType, &ev.Provider, &ev.Model, &ev.Message,
-		&ev.RequestID, &ev.Reason} {
-		*p = f(*p)
-	}
-	for i := range ev.Tags {
-		ev.Tags[i] = f(ev.Tags[i])
-	}
-	if len(ev.Step) > 0 {
-		step := make(map[string]string, len(ev.Step))
-		for k, v := range ev.Step {
-			step[f(k)] = f(v)
-		}
-		ev.Step = step
-	}
-	for i := range ev.Actions {
-		a := &ev.Actions[i]
-		a.Priority, a.Text, a.Command, a.Setting = f(a.Priority), f(a.Text), f(a.Command), f(a.Setting)
-	}
-	for i := range ev.History {
-		h := &ev.History[i]
-		for _, p := range []*string{&h.Provider, &h.Model, &h.FailureType, &h.Message, &h.DelaySource, &h.SwitchedTo} {
-			*p = f(*p)
-		}
+		res.ErrorReports[i].MapStrings(s.scrub)
 	}
 }
 

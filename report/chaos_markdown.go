@@ -71,6 +71,7 @@ func ChaosMarkdown(w io.Writer, s *chaos.Summary) error {
 		}
 		fmt.Fprintln(w, "\n</details>")
 	}
+	markdownReports(w, s)
 	return nil
 }
 

@@ -8,11 +8,19 @@ import (
 	"github.com/olekukonko/tablewriter"
 
 	"github.com/retrylab/retrylab/chaos"
+	"github.com/retrylab/retrylab/retry"
 )
 
 // ChaosTable renders a chaos run for people: one row per scenario, then the
-// failed checks with want, got and where.
+// failed checks with want, got and where, and what a client that gave up
+// reported (see tableReports), in plain text 80 columns wide.
 func ChaosTable(w io.Writer, s *chaos.Summary) error {
+	return ChaosTableStyle(w, s, retry.Style{Width: 80})
+}
+
+// ChaosTableStyle is ChaosTable with the clients' error reports laid out in
+// st: its width, and colour (retry.StyleFor says when).
+func ChaosTableStyle(w io.Writer, s *chaos.Summary, st retry.Style) error {
 	t := tablewriter.NewWriter(w)
 	t.Header("scenario", "result", "outcome", "attempts", "client waits", "server waits", "time")
 	for _, r := range s.Scenarios {
@@ -46,6 +54,7 @@ func ChaosTable(w io.Writer, s *chaos.Summary) error {
 		for _, rr := range r.Reruns {
 			fmt.Fprintf(w, "%s: run %d: %s%s\n", r.Name, rr.Run, rr.Verdict, checkNames(rr.Checks))
 		}
+		tableReports(w, r, st)
 	}
 	fmt.Fprintf(w, "\n%s in %dms (seed %d, run folder %s)\n", tally(s), s.DurationMs, s.Seed, s.RunDir)
 	return nil

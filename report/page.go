@@ -350,6 +350,7 @@ type timelineView struct {
 	Waits                               []waitRow // text table
 	MoreAttempts                        int
 	ClientScaled, HasEnvelope, TimeNote bool
+	Report                              *reportView // what the client reported when it gave up
 }
 
 type tlRow struct {
@@ -473,6 +474,7 @@ func timeline(run int, r chaos.Result) timelineView {
 			t.Note = pageClean(m)
 		}
 	}
+	t.Report = pageReports(r)
 	attempts, waits := timelineCounts(r, &t)
 	ax.maxMs = ax.span(r, ck.envs, waits)
 	y := 8
@@ -698,6 +700,7 @@ svg text { fill: #1f2328; }
 .wait.client { fill: #8250df; }
 .wait.bad { fill: #cf222e; stroke: #82071e; stroke-dasharray: 3 2; }
 .envelope { fill: url(#envpat); stroke: #1a7f37; stroke-width: 1; }
+.error-report pre { font: 12px/1.3 ui-monospace, SFMono-Regular, Menlo, monospace; overflow-x: auto; }
 .axis { stroke: #8c959f; }
 .scenario { border-left: 4px solid #d0d7de; padding-left: .8rem; margin: 1rem 0; }
 .scenario.v-fail, .scenario.v-error { border-left-color: #cf222e; }
@@ -848,6 +851,10 @@ svg text { fill: #1f2328; }
 <li class="state-{{.State}}"><b>{{if eq .State "fail"}}✗{{else}}?{{end}} {{.Name}} {{.State}}</b>: want {{.Want}}, got {{.Got}}{{if .Where}} — {{.Where}}{{end}}{{if .Hint}} (hint: {{.Hint}}){{end}}</li>
 {{- end}}
 </ul>
+{{- end}}
+{{- with .Report}}
+<details class="error-report"{{if .Open}} open{{end}}><summary>The client gave up: {{.Line}}</summary>
+<pre>{{.Text}}</pre></details>
 {{- end}}
 {{- if .Waits}}
 <details><summary>Table: waits of {{.Name}}</summary>
