@@ -700,7 +700,6 @@ svg text { fill: #1f2328; }
 .wait.client { fill: #8250df; }
 .wait.bad { fill: #cf222e; stroke: #82071e; stroke-dasharray: 3 2; }
 .envelope { fill: url(#envpat); stroke: #1a7f37; stroke-width: 1; }
-.error-report pre { font: 12px/1.3 ui-monospace, SFMono-Regular, Menlo, monospace; overflow-x: auto; }
 .axis { stroke: #8c959f; }
 .scenario { border-left: 4px solid #d0d7de; padding-left: .8rem; margin: 1rem 0; }
 .scenario.v-fail, .scenario.v-error { border-left-color: #cf222e; }
