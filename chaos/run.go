@@ -30,7 +30,7 @@ const defaultDeadline = 2 * time.Minute
 // Runner runs scenarios, each against its own mock server and proxy, and
 // writes one run folder per invocation:
 //
-//	<Out>/<timestamp>/<scenario>/{trace.jsonl, server.jsonl, result.json, stdout.txt, stderr.txt}
+//	<Out>/<timestamp>/<scenario>/{trace.jsonl, server.jsonl, result.json, mock.log, report.txt, stdout.txt, stderr.txt}
 //	<Out>/<timestamp>/summary.json
 //
 // The caller owns Toxi and closes it.
