@@ -64,7 +64,7 @@ func TestErrorReportsScrubbedAndWritten(t *testing.T) {
 	sec.add("hidden-key-value-123456")
 	res := Result{Name: "s", Dir: dir, ErrorReports: []trace.ErrorReport{{Category: "non-retryable", FailureType: "auth_invalid",
 		Message: "your key hidden-key-value-123456 is wrong", Tags: []string{"unrecoverable"},
-		Step: map[string]string{"plan": "hidden-key-value-123456"},
+		Step:    map[string]string{"plan": "hidden-key-value-123456"},
 		Actions: []trace.ReportAction{{Priority: "critical", Text: "Fix API credentials", Command: "login hidden-key-value-123456"}}}}}
 	sec.scrubResult(&res)
 	(&Runner{}).writeErrorReports("s", dir, &res)
