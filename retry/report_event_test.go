@@ -2,6 +2,7 @@ package retry
 
 import (
 	"bytes"
+	"encoding/json"
 	"strings"
 	"testing"
 	"unicode"
@@ -118,4 +119,46 @@ func TestCleanEventString(t *testing.T) {
 			}
 		})
 	}
+}
+
+// FuzzReportFromEvent: whatever a trace's ErrorReport payload holds, the
+// report read from it renders within its width, as valid UTF-8 without a
+// control or format character, in bounded size, and reading back its own
+// event changes nothing.
+func FuzzReportFromEvent(f *testing.F) {
+	f.Add([]byte(`{"category":"non-retryable","failureType":"quota_exhausted","status":429,"message":"You exceeded your current quota","reason":"non-retryable","attempts":1,"actions":[{"priority":"critical","text":"Add credits","command":"plandex providers switch <provider>"}],"history":[{"attempt":1,"failureType":"quota_exhausted","delayMs":0}]}`), 61)
+	f.Add([]byte(`{"message":"\u001b[2J\r\u202e","step":{"plan":"a\nb","x\u0000":"y"},"tags":[""],"actions":[{"text":"`+strings.Repeat("w ", 400)+`"}]}`), 40)
+	f.Fuzz(func(t *testing.T, payload []byte, width int) {
+		var ev trace.ErrorReport
+		if json.Unmarshal(payload, &ev) != nil {
+			return
+		}
+		st := Style{Width: width % 200}
+		rep := ReportFromEvent(ev)
+		var b bytes.Buffer
+		if err := rep.Render(&b, st); err != nil {
+			t.Fatal(err)
+		}
+		out := b.String()
+		if len(out) > 256<<10 {
+			t.Fatalf("rendered %d bytes", len(out))
+		}
+		for _, line := range strings.Split(strings.TrimSuffix(out, "\n"), "\n") {
+			if n := utf8.RuneCountInString(line); n > st.width() || !utf8.ValidString(line) {
+				t.Fatalf("line of %d runes (width %d) or invalid: %q", n, st.width(), line)
+			}
+			for _, r := range line {
+				if unicode.IsControl(r) || unicode.Is(unicode.Cf, r) {
+					t.Fatalf("%U in %q", r, line)
+				}
+			}
+		}
+		var again bytes.Buffer
+		if err := ReportFromEvent(rep.Event()).Render(&again, st); err != nil {
+			t.Fatal(err)
+		}
+		if again.String() != out {
+			t.Fatalf("reading its own event back changed the report:\n%s\n---\n%s", out, again.String())
+		}
+	})
 }
