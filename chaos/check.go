@@ -765,3 +765,14 @@ func promptCheck(pe PromptExpect, ob Observed) Check {
 	}
 	return c
 }
+
+// WarningChecks returns the checks that passed with a warning (Warning).
+func (r Result) WarningChecks() []Check {
+	var out []Check
+	for _, c := range r.Checks {
+		if c.Warning() {
+			out = append(out, c)
+		}
+	}
+	return out
+}
