@@ -510,7 +510,8 @@ func wideWarning(b gapBand) string {
 	}
 	from := b.lo - width(b.allowed, b.lo) - width(b.below, b.lo)
 	to := b.hi + width(b.allowed, b.hi) + width(b.above, b.hi)
-	return fmt.Sprintf("%sthe tolerance is the scenario's choice, and it is wide: %s accepts gaps from %s to %s between attempts %d and %d for %s, so a wrong wait (%s) would pass too; narrow it if such a mistake should fail",
+	return fmt.Sprintf("%s%s is wide: with the noise measured it accepts gaps from %s to %s between attempts %d and %d for %s, so a wrong wait (%s) would pass too; "+
+		"the check passes because the tolerance is the scenario's choice: narrow it if such a mistake should fail",
 		WarningPrefix, b.allowedFrom, fmtDur(max(0, from)), fmtDur(to), b.wait.After, b.wait.After+1, envString(b.lo, b.hi, true), wrongWaits(b, short, long))
 }
 

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 // The tests in this file use no identifier added with them, so that they
@@ -28,6 +30,23 @@ func serverCheck(t *testing.T, who bandClient, tol Tolerance, lo, hi time.Durati
 }
 
 func warned(c Check) bool { return strings.HasPrefix(c.Hint, "warning: ") }
+
+// TestAuthorToleranceWarning pins what the warning of the issue's first
+// case says: which tolerance, the gaps it accepts, the wrong wait it lets
+// through, and why the check still passes.
+func TestAuthorToleranceWarning(t *testing.T) {
+	t.Parallel()
+	c := serverCheck(t, external, Tolerance{Ratio: 0.02, Abs: Duration(ms(250))}, ms(375), ms(500), false, 1,
+		Wait{Gap: ms(450), Slack: ms(8), ClientLag: ms(5), ClientLagMeasured: true})
+	want := Check{Name: "delays.server", Passed: true, State: StatePass,
+		Want: "wall-clock gaps inside the envelope × timeScale: [375ms, 500ms]", Got: "450ms", Where: "server.jsonl: gaps between attempts",
+		Hint: "warning: expect.tolerance (250ms + 2%) is wide: with the noise measured it accepts gaps from 111ms to 816ms between attempts 1 and 2 " +
+			"for [375ms, 500ms], so a wrong wait (≤ 188ms) would pass too; the check passes because the tolerance is the scenario's choice: " +
+			"narrow it if such a mistake should fail"}
+	if diff := cmp.Diff(want, c); diff != "" {
+		t.Errorf("delays.server mismatch (-want +got):\n%s", diff)
+	}
+}
 
 // TestAuthorToleranceIsNotNoise is the regression test of issue 18, item 1:
 // scenarios for the official Node SDKs with tolerance {ratio: 0.02, abs:
