@@ -51,6 +51,7 @@ func ChaosTableStyle(w io.Writer, s *chaos.Summary, st retry.Style) error {
 				fmt.Fprintf(w, "  hint:  %s\n", c.Hint)
 			}
 		}
+		tableWarnings(w, r)
 		for _, rr := range r.Reruns {
 			fmt.Fprintf(w, "%s: run %d: %s%s\n", r.Name, rr.Run, rr.Verdict, checkNames(rr.Checks))
 		}
@@ -71,6 +72,8 @@ func verdictLabel(r chaos.Result) string {
 		return "ERROR"
 	case r.PassedOnRerun:
 		return fmt.Sprintf("PASS (run %d)", len(r.Reruns)+1)
+	case warned(r):
+		return "PASS (warning)"
 	case r.Passed:
 		return "PASS"
 	case r.Verdict == chaos.VerdictInconclusive:
@@ -103,8 +106,15 @@ func checkNames(cs []chaos.Check) string {
 // tally is the one-line count of a summary.
 func tally(s *chaos.Summary) string {
 	out := fmt.Sprintf("%d passed", s.Passed)
+	var notes []string
 	if s.PassedOnRerun > 0 {
-		out += fmt.Sprintf(" (%d on a re-run)", s.PassedOnRerun)
+		notes = append(notes, fmt.Sprintf("%d on a re-run", s.PassedOnRerun))
+	}
+	if n := countWarned(s); n > 0 {
+		notes = append(notes, fmt.Sprintf("%d with a warning", n))
+	}
+	if len(notes) > 0 {
+		out += " (" + strings.Join(notes, ", ") + ")"
 	}
 	out += fmt.Sprintf(", %d failed", s.Failed)
 	if s.Inconclusive > 0 {
