@@ -445,11 +445,17 @@ func (r *Runner) runOnce(ctx context.Context, sc *Scenario, dir string) (res Res
 	cr := r.runClient(ctx, sc, &res, clientSetup{baseURL: env.BaseURL(), dir: dir, tracePath: tracePath,
 		runID: runID, scale: scale, sec: sec, log: logw})
 	finished = ctx.Err() == nil
-	attempts := env.Attempts()
-	res.Attempts = len(attempts)
+	// Close before reading the attempts: a client that retried at once may
+	// have finished while the mock was still switching the proxy to the
+	// next attempt (a slow proxy API call on a loaded machine), before it
+	// recorded the previous attempt's end. Close waits for every attempt
+	// to be recorded; read earlier, one would have a zero end and a gap of
+	// 2562047h.
 	if err := env.Close(); err != nil {
 		r.logf(sc.Name, "closing mock and proxy: %v", err)
 	}
+	attempts := env.Attempts()
+	res.Attempts = len(attempts)
 	journalErr := env.JournalErr()
 	if journalErr == nil {
 		journalErr = journal.Close()
