@@ -76,7 +76,11 @@ func (e *Error) Error() string {
 		}
 		return fmt.Sprintf("%s: HTTP %d: %s", e.Provider, e.Status, msg)
 	case KindSSEError:
-		return fmt.Sprintf("%s: stream error: %s: %s", e.Provider, e.ErrorType, e.Message)
+		what := e.ErrorType
+		if what == "" {
+			what = e.Code // a Responses stream's response.failed has a code only
+		}
+		return fmt.Sprintf("%s: stream error: %s: %s", e.Provider, what, e.Message)
 	default:
 		if e.Err != nil {
 			return fmt.Sprintf("%s: %s: %s", e.Provider, e.Kind, Redact(e.Err.Error()))
