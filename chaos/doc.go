@@ -9,7 +9,8 @@
 //	scenario file ──load.go──▶ Scenario (scenario.go, limits.go; policy.go resolves client.policy)
 //	Runner.Run (run.go) ──▶ per scenario, an Env (env.go): the mock (server.go) behind a proxy (toxi.go)
 //	    the client: built in (run_builtin.go) or a command (run_external.go, supervise*.go)
-//	    the mock answers each attempt as its fault's kind says (fault.go, fault_*.go; mock.go renders the bytes)
+//	    the mock answers each attempt as its fault's kind says (fault.go, fault_*.go; mock.go maps it to
+//	    internal/wire, which renders the bytes, one file per wire format)
 //	    and journals it (server.go → server.jsonl); the client writes trace.jsonl
 //	journal + trace ──observe.go──▶ Observed ──check.go, tolerance.go──▶ Checks ──▶ Result (result.go)
 //	keys the client sent (learn.go) are scrubbed from every run file (redact.go);
@@ -25,9 +26,10 @@
 // # Attempts
 //
 // Attempts are counted by requests at the mock: a connection becomes attempt
-// k when it has delivered a POST to /v1/messages or /v1/chat/completions (the
-// k-th such request meets the scenario's k-th fault; past the end of the
-// list, ok). Anything else is answered 404/405 without consuming a fault, and
+// k when it has delivered a request that a wire format answers (POST
+// /v1/messages, POST /v1/chat/completions, ...: one file per format in
+// internal/wire, behind wire.Format, listed in one registry); the k-th such
+// request meets the scenario's k-th fault (past the end of the list, ok). Anything else is answered 404/405 without consuming a fault, and
 // a connection that closes without a request is not an attempt, with one
 // exception: when the next fault is raw toxics, which may hold the request
 // back inside the proxy, such a connection is that attempt (with no path).

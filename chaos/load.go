@@ -18,6 +18,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/retrylab/retrylab/chaos/internal/wire"
 	"github.com/retrylab/retrylab/internal/yamldiag"
 )
 
@@ -67,9 +68,6 @@ const (
 	DefaultAnthropicModel = "claude-haiku-4-5"
 	DefaultOpenAIModel    = "gpt-4o-mini"
 )
-
-// Providers the mock speaks.
-var providers = []string{"anthropic", "openai"}
 
 // Toxic types Toxiproxy v2 knows.
 var toxicTypes = []string{"bandwidth", "latency", "limit_data", "noop", "reset_peer", "slicer", "slow_close", "timeout"}
@@ -494,8 +492,8 @@ func (d *decoder) validateTop(top map[string]*yaml.Node, sc *Scenario) {
 	if why := checkName(sc.Name); why != "" {
 		d.c.Add(top["name"], "name", why, nameHint(sc.Name, top["name"] != nil))
 	}
-	if sc.Provider != "" && !contains(providers, sc.Provider) {
-		d.errorf(top["provider"], "provider", "providers: "+strings.Join(providers, ", "), "unknown provider %q", sc.Provider)
+	if _, err := wire.Lookup(sc.Provider); sc.Provider != "" && err != nil {
+		d.errorf(top["provider"], "provider", "providers: "+strings.Join(wire.Names(), ", "), "unknown provider %q", sc.Provider)
 	}
 	if n, ok := top["timeScale"]; ok && isZero(n) {
 		d.errorf(n, "timeScale", "0.1 makes every wait ten times shorter", "timeScale must be above 0")
@@ -524,11 +522,8 @@ func applyDefaults(sc *Scenario) {
 	if sc.Provider == "" {
 		sc.Provider = DefaultProvider
 	}
-	if sc.Model == "" {
-		sc.Model = DefaultAnthropicModel
-		if sc.Provider == "openai" {
-			sc.Model = DefaultOpenAIModel
-		}
+	if f, err := wire.Lookup(sc.Provider); sc.Model == "" && err == nil {
+		sc.Model = f.DefaultModel()
 	}
 	if sc.Requests == 0 {
 		sc.Requests = 1
@@ -630,11 +625,23 @@ func (d *decoder) validateFault(n *yaml.Node, f *Fault, path string) {
 		d.errorf(m["status"], join(path, "status"), "use a status between 100 and 599, e.g. 429 or 529", "status %d is not an HTTP status", f.Status)
 	}
 	d.validateHeaders(m["headers"], f.Headers, join(path, "headers"))
+	if f.Drop != nil {
+		d.validateDrop(mapping(m["drop"]), join(path, "drop"))
+	}
 	if f.OK != nil {
 		d.validateOKText(mapping(m["ok"])["text"], f.OK.Text, join(path, "ok.text"))
 	}
 	for i, tx := range f.Toxics {
 		d.validateToxic(m["toxics"].Content[i], tx, fmt.Sprintf("%s.toxics[%d]", path, i))
+	}
+}
+
+// validateDrop checks a drop fault: afterBytes or afterEvents, not both
+// (negative values are caught with every other count).
+func (d *decoder) validateDrop(m map[string]*yaml.Node, path string) {
+	_, bytes := m["afterBytes"]
+	if n, events := m["afterEvents"]; events && bytes {
+		d.errorf(n, join(path, "afterEvents"), "a drop cuts after a number of bytes or of events: keep one", "drop has both afterBytes and afterEvents")
 	}
 }
 

@@ -267,6 +267,10 @@ func inferFailure(sc *Scenario, pol *retry.Policy, k int, a ServerAttempt) infer
 		if f.Kind() == FaultStatus {
 			c.RetryAfter, c.HasRetryAfter = pol.ReadRetryAfter(retryAfterHeaders(f), a.Ended)
 		}
+		if d, ok := pol.MessageRetryAfter(c); ok {
+			// "try again in 2s" in the fault's message, for a policy that reads it.
+			c.RetryAfter, c.HasRetryAfter = d, true
+		}
 		in.retried = pol.Retries(c)
 	}
 	if c.HasRetryAfter {

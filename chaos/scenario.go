@@ -12,7 +12,7 @@ import (
 type Scenario struct {
 	Name        string  `yaml:"name"`
 	Description string  `yaml:"description"`
-	Provider    string  `yaml:"provider"` // "anthropic" (default) or "openai"
+	Provider    string  `yaml:"provider"` // the wire format: "anthropic" (default), "openai", ... (wire.Names)
 	Model       string  `yaml:"model"`
 	Client      Client  `yaml:"client"`
 	Requests    int     `yaml:"requests"`  // logical requests, default 1
@@ -148,9 +148,13 @@ type SSEErrorFault struct {
 }
 
 // DropFault cuts the connection after AfterBytes bytes of the response
-// body (Toxiproxy limit_data, which counts header bytes too).
+// body (Toxiproxy limit_data, which counts header bytes too), or, with
+// AfterEvents, after that many whole events of the stream (whatever their
+// size in the scenario's wire format; an answer that does not stream is
+// one event).
 type DropFault struct {
-	AfterBytes int `yaml:"afterBytes"`
+	AfterBytes  int  `yaml:"afterBytes"`
+	AfterEvents *int `yaml:"afterEvents"`
 }
 
 // Toxic is a raw Toxiproxy toxic applied for one attempt.

@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/retrylab/retrylab/chaos/internal/wire"
 	"github.com/retrylab/retrylab/trace"
 )
 
@@ -126,10 +127,11 @@ func (e *Env) nextFault() Fault {
 	return e.fault(e.accepted + 1)
 }
 
-// isAttempt reports whether a request is one the mock serves: a POST to
-// /v1/messages or /v1/chat/completions.
+// isAttempt reports whether a request is one the mock serves: one that a
+// wire format answers (wire.Recognize).
 func isAttempt(req *http.Request) bool {
-	return req.Method == http.MethodPost && (req.URL.Path == PathAnthropic || req.URL.Path == PathOpenAI)
+	_, _, ok := wire.Recognize(req.Method, req.URL.Path)
+	return ok
 }
 
 // fault returns the fault the n-th attempt meets.
@@ -178,7 +180,7 @@ func (e *Env) serve(c net.Conn, connected time.Time, readyAt int) {
 	case err != nil:
 		e.serveNoRequest(connected, arrived, err)
 	case !isAttempt(req):
-		e.serveOther(c, req, body)
+		e.serveOther(c, req)
 	default:
 		s := e.newServed(c, br, req, body, connected, arrived, readyAt)
 		e.waitReady(s.n)
@@ -223,25 +225,22 @@ func (e *Env) newServed(c net.Conn, br *bufio.Reader, req *http.Request, body []
 	n, f, rec := e.newAttempt(connected, arrived)
 	st := &attemptState{rec: rec, peerGone: make(chan struct{})}
 	st.rec.Path = req.URL.Path
-	rb := decodeRequest(body)
+	// The format that recognises the request answers it, whatever the
+	// scenario's provider.
+	name, format, _ := wire.Recognize(req.Method, req.URL.Path)
+	rb := readRequest(format, req.URL, body)
 	st.rec.Model = redactSecrets(rb.Model)
 	sum := sha256.Sum256(body)
 	st.rec.BodySHA256 = hex.EncodeToString(sum[:])
-	st.rec.Prompt = redactSecrets(rb.prompt())
+	st.rec.Prompt = redactSecrets(rb.Prompt)
 	go func() {
 		// The request is complete; any further read ends when the peer closes.
 		_, _ = io.Copy(io.Discard, br)
 		st.peerAt = e.now()
 		close(st.peerGone)
 	}()
-	p := respParams{provider: e.provider, model: st.rec.Model, requestID: st.rec.RequestID, now: e.now(), fault: f,
-		nonStream: !rb.Stream, includeUsage: rb.StreamOptions.IncludeUsage}
-	switch st.rec.Path {
-	case PathOpenAI:
-		p.provider = ProviderOpenAI
-	case PathAnthropic:
-		p.provider = ProviderAnthropic
-	}
+	p := respParams{provider: name, model: st.rec.Model, requestID: st.rec.RequestID, now: e.now(), fault: f,
+		nonStream: !rb.Stream, includeUsage: rb.IncludeUsage}
 	return &serving{e: e, c: c, st: st, f: f, n: n, p: p, toxicsFirst: readyAt >= n}
 }
 
@@ -304,9 +303,8 @@ func (s *serving) finishWhenGone(closedBy string) { s.e.finishWhenGone(s.st, s.n
 // serveOther answers a request that is not an attempt (wrong method or path)
 // with a 404 or 405 error in the provider's shape. It consumes no fault and
 // is not journaled; the toxics on the proxy still act on it.
-func (e *Env) serveOther(c net.Conn, req *http.Request, body []byte) {
-	model, _, _ := requestFields(body)
-	p := respParams{provider: e.provider, model: redactSecrets(model), requestID: "req_mock" + e.tag + "000000", now: e.now()}
+func (e *Env) serveOther(c net.Conn, req *http.Request) {
+	p := respParams{provider: e.provider, requestID: "req_mock" + e.tag + "000000", now: e.now()}
 	resp := notFoundResponse(p, req.Method, req.URL.Path)
 	e.logf("%s %s: not an attempt, answered %d", req.Method, redactSecrets(req.URL.Path), resp.Status)
 	st := &attemptState{peerGone: make(chan struct{})}

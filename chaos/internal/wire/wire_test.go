@@ -11,7 +11,7 @@ import (
 )
 
 func params(provider string) Params {
-	return Params{Provider: provider, Model: "m", RequestID: "req_mock0123456789ab000001",
+	return Params{Format: Must(provider), Model: "m", RequestID: "req_mock0123456789ab000001",
 		Now: time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)}
 }
 
@@ -20,7 +20,7 @@ func params(provider string) Params {
 func TestResponsesParse(t *testing.T) {
 	t.Parallel()
 	ra := "2"
-	for _, prov := range []string{ProviderAnthropic, ProviderOpenAI} {
+	for _, prov := range Names() {
 		for _, tc := range []struct {
 			name      string
 			make      func(Params) *Response
@@ -73,5 +73,19 @@ func TestSSEErrorEndsStream(t *testing.T) {
 	p.NonStream = true
 	if !OK(p).Chunked {
 		t.Error("an sseError fault streams even when the request did not ask for a stream")
+	}
+}
+
+// An unknown provider name is an error that lists the known ones.
+func TestLookupUnknown(t *testing.T) {
+	t.Parallel()
+	_, err := Lookup("gemeni")
+	if err == nil {
+		t.Fatal("Lookup(gemeni) succeeded")
+	}
+	for _, n := range Names() {
+		if !strings.Contains(err.Error(), n) {
+			t.Errorf("error %q does not list %s", err, n)
+		}
 	}
 }
