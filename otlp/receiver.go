@@ -6,13 +6,10 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
-
-	"go.opentelemetry.io/collector/pdata/plog/plogotlp"
-	"go.opentelemetry.io/collector/pdata/pmetric/pmetricotlp"
-	"go.opentelemetry.io/collector/pdata/ptrace/ptraceotlp"
 )
 
 // Limits bound what one client may send a Receiver. A zero field takes its
@@ -190,7 +187,7 @@ func (r *Receiver) handler(sig Signal) http.HandlerFunc {
 			http.Error(w, err.Error(), http.StatusInternalServerError)
 			return
 		}
-		respond(w, sig, enc)
+		respond(w, enc)
 	}
 }
 
@@ -221,34 +218,16 @@ func (r *Receiver) keep(p Payload, size int64) error {
 	return nil
 }
 
-// respond writes 200 and an empty Export*ServiceResponse in enc.
-func respond(w http.ResponseWriter, sig Signal, enc Encoding) {
-	var b []byte
-	var err error
-	switch sig {
-	case Traces:
-		b, err = marshalResponse(enc, ptraceotlp.NewExportResponse().MarshalJSON, ptraceotlp.NewExportResponse().MarshalProto)
-	case Logs:
-		b, err = marshalResponse(enc, plogotlp.NewExportResponse().MarshalJSON, plogotlp.NewExportResponse().MarshalProto)
-	default:
-		b, err = marshalResponse(enc, pmetricotlp.NewExportResponse().MarshalJSON, pmetricotlp.NewExportResponse().MarshalProto)
-	}
-	if err != nil {
-		http.Error(w, err.Error(), http.StatusInternalServerError)
-		return
-	}
-	ct := "application/json"
+// respond writes 200 and an empty Export*ServiceResponse in enc: {} in
+// JSON, no bytes in protobuf (pdata would write an empty partialSuccess,
+// which some exporters log as a partial success).
+func respond(w http.ResponseWriter, enc Encoding) {
+	ct, body := "application/json", []byte("{}")
 	if enc == Protobuf {
-		ct = "application/x-protobuf"
+		ct, body = "application/x-protobuf", nil
 	}
 	w.Header().Set("Content-Type", ct)
+	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
 	w.WriteHeader(http.StatusOK)
-	w.Write(b)
-}
-
-func marshalResponse(enc Encoding, fromJSON, fromProto func() ([]byte, error)) ([]byte, error) {
-	if enc == Protobuf {
-		return fromProto()
-	}
-	return fromJSON()
+	w.Write(body)
 }
