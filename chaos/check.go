@@ -94,7 +94,8 @@ type envelopeFunc func(ft string, attempt int, retryAfter time.Duration, hasRetr
 
 // evaluate runs every check the scenario's expect block asks for, in a fixed
 // order: client, outcome, attempts, failureTypes, delays.client,
-// delays.server, escalations, maxDuration. env may be nil when
+// delays.server, escalations, maxDuration, prompts, and selfReport when the
+// client sent telemetry. env may be nil when
 // expect.delays is not "policy".
 func evaluate(sc *Scenario, ob Observed, env envelopeFunc) []Check {
 	var cs []Check
@@ -117,11 +118,7 @@ func evaluate(sc *Scenario, ob Observed, env envelopeFunc) []Check {
 		c := Check{Name: "failureTypes", Passed: equalStrings(ex.FailureTypes, got),
 			Want: list(ex.FailureTypes), Got: list(got), Where: where}
 		if c.Passed && !ob.ClientTrace {
-			// The faults the client met match, but how it classified them
-			// is its own business, which it did not write down.
-			c.State = StateUnverified
-			c.Got += " (the faults the client met, as retrylab classifies them; the client wrote no trace, so its own classification is unknown)"
-			c.Hint = "write RetryAttempt events to $RETRYLAB_TRACE to have failureTypes verified"
+			verifyFromSelfReport(&c, ex.FailureTypes, ob)
 		}
 		if !c.Passed {
 			for i := 0; i < max(len(got), len(ex.FailureTypes)); i++ {
@@ -144,6 +141,9 @@ func evaluate(sc *Scenario, ob Observed, env envelopeFunc) []Check {
 	}
 	for _, pe := range ex.Prompts {
 		cs = append(cs, promptCheck(pe, ob))
+	}
+	if ob.SelfReport != nil {
+		cs = append(cs, selfReportCheck(ob))
 	}
 	for i := range cs {
 		cs[i].Line = sc.ExpectLine(cs[i].Name)

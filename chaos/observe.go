@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/retrylab/retrylab/otlp"
 	"github.com/retrylab/retrylab/retry"
 	"github.com/retrylab/retrylab/retry/provider"
 	"github.com/retrylab/retrylab/trace"
@@ -53,6 +54,7 @@ func observe(sc *Scenario, attempts []ServerAttempt, tracePath string, scale flo
 	ob.RequestEnds = ob.requestEnds(sc, pol, attempts, finished, inferred)
 	for k, a := range attempts {
 		ob.ServerFaults = append(ob.ServerFaults, a.Fault)
+		ob.ServerStatuses = append(ob.ServerStatuses, a.Status)
 		ob.Prompts = append(ob.Prompts, a.Prompt)
 		ob.FailedAttempts = append(ob.FailedAttempts, !succeeded(a))
 		if k+1 < len(attempts) && !ob.RequestEnds[k] {
@@ -375,6 +377,16 @@ type Observed struct {
 
 	// Client is set for external clients: what happened to the process.
 	Client *ClientExit
+
+	// ServerStatuses[k] is the HTTP status server attempt k+1 was answered
+	// with (0: none, e.g. a reset).
+	ServerStatuses []int
+	// SelfReport is an external client's own account of its attempts, read
+	// from the OpenTelemetry it sent (telemetry.go); nil when it sent none.
+	// SelfReportTypes are the failure types of its failed attempts, as
+	// its own account (status, error) classifies.
+	SelfReport      *otlp.Account
+	SelfReportTypes []string
 }
 
 // ClientExit is how an external client ended.

@@ -90,6 +90,26 @@ type Result struct {
 	// the deadline): its failed checks are then inconclusive and re-run.
 	Stalled bool   `json:"stalled,omitempty"`
 	Error   string `json:"error,omitempty"` // the run could not be carried out
+	// Telemetry counts the OpenTelemetry an external client sent the
+	// scenario's OTLP receiver (telemetry.go); nil when it sent none.
+	Telemetry *Telemetry `json:"telemetry,omitempty"`
+}
+
+// Telemetry is what an external client sent of its own OpenTelemetry:
+// exports and items (spans, log records, data points) kept in otlp/, those
+// dropped past the receiver's bounds or rejected (4xx), the mapping that
+// read its attempts ("" none) and how many spans and log records it left
+// unused.
+type Telemetry struct {
+	Exports      int    `json:"exports"`
+	Kept         int    `json:"kept"`
+	Items        int    `json:"items"`
+	Dropped      int    `json:"dropped,omitempty"`
+	DroppedItems int    `json:"droppedItems,omitempty"`
+	Rejected     int    `json:"rejected,omitempty"`
+	Mapping      string `json:"mapping,omitempty"`
+	Attempts     int    `json:"attempts"`
+	Unknown      int    `json:"unknown"`
 }
 
 // Verdicts of a scenario.

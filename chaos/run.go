@@ -15,6 +15,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/retrylab/retrylab/otlp"
 	"github.com/retrylab/retrylab/retry"
 	"github.com/retrylab/retrylab/trace"
 )
@@ -69,6 +70,9 @@ type Runner struct {
 	board     *board
 	probe     *probe
 	lag       *lagMeter
+	// tels holds each running scenario's OTLP receiver by run folder, for
+	// runExternal to put in the client's environment.
+	tels sync.Map
 }
 
 // Run runs scs in parallel and returns their summary, already written to
@@ -265,6 +269,7 @@ type clientRun struct {
 	pgid    int           // external clients: the process group the lag meter watched; 0 if none
 	sleeps  []retry.Sleep // the built-in client's waits as it slept them
 	problem string        // the built-in client: why it was stopped, or ""
+	report  *otlp.Account // external clients: their account from their telemetry; nil if none
 }
 
 // firstRun runs one scenario once, or skips it when its client's
@@ -441,9 +446,16 @@ func (r *Runner) runOnce(ctx context.Context, sc *Scenario, dir string) (res Res
 		r.infraFailed(ctx, &res, "start mock and proxy: ", err)
 		return res
 	}
+	tel, err := r.startTelemetry(sc, dir)
+	if err != nil {
+		env.Close()
+		r.infraFailed(ctx, &res, "start the OTLP receiver: ", err)
+		return res
+	}
 	tracePath := filepath.Join(dir, "trace.jsonl")
 	cr := r.runClient(ctx, sc, &res, clientSetup{baseURL: env.BaseURL(), dir: dir, tracePath: tracePath,
 		runID: runID, scale: scale, sec: sec, log: logw})
+	cr.report, res.Telemetry = r.finishTelemetry(sc, dir, tel, runID, tracePath)
 	finished = ctx.Err() == nil
 	// Close before reading the attempts: a client that retried at once may
 	// have finished while the mock was still switching the proxy to the
@@ -606,6 +618,7 @@ func (r *Runner) verify(sc *Scenario, res *Result, attempts []ServerAttempt, cr 
 	}
 	ob.Outcome = cr.outcome
 	ob.Client = cr.exit
+	ob.SelfReport, ob.SelfReportTypes = cr.report, selfReportTypes(cr.report)
 	ob.Duration = time.Since(start)
 	// Twice the worst timer lateness: a wait is one wake-up on the client
 	// and one on the server side of the gap.

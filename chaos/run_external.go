@@ -25,7 +25,7 @@ import (
 // clientWaitDelay after its exit, and up to maxKeptOutput per stream.
 func (r *Runner) runExternal(ctx context.Context, sc *Scenario, baseURL, dir, tracePath, cmd string, scale float64, deadline time.Duration, sec *secrets) clientRun {
 	argv, display := clientArgv(sc, cmd)
-	env := append(os.Environ(), clientEnv(sc, baseURL, tracePath, scale)...)
+	env := append(append(os.Environ(), r.telemetryEnv(dir)...), clientEnv(sc, baseURL, tracePath, scale)...)
 	stdout := &redactFile{path: filepath.Join(dir, "stdout.txt"), sec: sec, limit: maxKeptOutput}
 	stderr := &redactFile{path: filepath.Join(dir, "stderr.txt"), sec: sec, limit: maxKeptOutput}
 	defer stdout.Close()

@@ -455,7 +455,7 @@ func TestFailureTypesUnverified(t *testing.T) {
 			check: Check{Name: "failureTypes", State: StateUnverified, Want: "overloaded, rate_limit",
 				Got:   "overloaded, rate_limit (the faults the client met, as retrylab classifies them; the client wrote no trace, so its own classification is unknown)",
 				Where: "server.jsonl: failure types the faults imply (the client wrote no trace)",
-				Hint:  "write RetryAttempt events to $RETRYLAB_TRACE to have failureTypes verified"},
+				Hint:  "write RetryAttempt events to $RETRYLAB_TRACE, or send OpenTelemetry to $OTEL_EXPORTER_OTLP_ENDPOINT, to have failureTypes verified"},
 			verdict: VerdictPass, unver: 1,
 		},
 		{
