@@ -28,7 +28,8 @@ type telemetry struct {
 	err error  // the first export that could not be written
 }
 
-// startTelemetry starts the receiver of the scenario whose run folder is dir.
+// startTelemetry starts the receiver of the scenario whose run folder is dir
+// ("": nothing is written).
 func startTelemetry(dir string) (*telemetry, error) {
 	t := &telemetry{dir: dir}
 	rcv, err := otlp.Start(otlp.Config{Keep: t.keep})
@@ -51,6 +52,9 @@ func (t *telemetry) env() []string {
 // keep writes one export to otlp/<signal>-NNNN.json (called in arrival
 // order, under the receiver's lock).
 func (t *telemetry) keep(p otlp.Payload, n int) error {
+	if t.dir == "" {
+		return nil
+	}
 	b, err := p.JSON()
 	if err == nil {
 		sub := filepath.Join(t.dir, "otlp")
@@ -83,7 +87,7 @@ func (t *telemetry) finish(runID, tracePath string) (*otlp.Account, otlp.Stats, 
 	}
 	acc := otlp.Read(otlp.Collect(t.rcv.Payloads()))
 	var werr error
-	if len(acc.Requests) > 0 && !hasTrace(tracePath) {
+	if len(acc.Requests) > 0 && t.dir != "" && (tracePath == "" || !hasTrace(tracePath)) {
 		var buf bytes.Buffer
 		for _, ev := range acc.Events(runID, classifyReported) {
 			line, err := json.Marshal(ev)
