@@ -18,6 +18,8 @@
 //	run files are opened and written without following a client's links (runfolder.go)
 //	the live board and progress lines: progress.go; the scheduling probe: run_probe.go, clientlag*.go
 //	`retrylab chaos serve`, the mock for a client run by hand: serve.go
+//	an external client's own OpenTelemetry: one OTLP receiver per scenario (telemetry.go, package
+//	otlp), kept in otlp/, mapped to client-otel.jsonl and checked as selfReport (check_selfreport.go)
 //
 // Package report renders Results and Summaries; package cmd/retrylab wires
 // the flags. The checks are pure functions of a Scenario and an Observed
