@@ -89,7 +89,7 @@ func (t *telemetry) finish(runID, tracePath string) (*otlp.Account, otlp.Stats, 
 	var werr error
 	if len(acc.Requests) > 0 && t.dir != "" && (tracePath == "" || !hasTrace(tracePath)) {
 		var buf bytes.Buffer
-		for _, ev := range acc.Events(runID, classifyReported) {
+		for _, ev := range acc.Events(runID, ClassifyReported) {
 			line, err := json.Marshal(ev)
 			if err != nil {
 				werr = err
@@ -118,10 +118,10 @@ func hasTrace(path string) bool {
 // ({"type":"overloaded_error"} in Claude Code's api_error).
 var errorTypeRe = regexp.MustCompile(`"type"\s*:\s*"([a-z_]+_error)"`)
 
-// classifyReported classifies a failed attempt as the client reported it
+// ClassifyReported classifies a failed attempt as a client reported it
 // (its status, error.type and message) with the retry core's classifier:
 // the failure type the client's own account implies.
-func classifyReported(prov string, a otlp.Attempt) string {
+func ClassifyReported(prov string, a otlp.Attempt) string {
 	pe := &provider.Error{Provider: prov, Status: a.Status, Message: a.Error}
 	if a.ErrorType != "" && !isDigits(a.ErrorType) {
 		pe.ErrorType = a.ErrorType
@@ -161,7 +161,7 @@ func isDigits(s string) bool {
 }
 
 // selfReportTypes are the failure types of the failed attempts of acc, in
-// the order the client began them, as classifyReported reads them.
+// the order the client began them, as ClassifyReported reads them.
 func selfReportTypes(acc *otlp.Account) []string {
 	if acc == nil {
 		return nil
@@ -174,7 +174,7 @@ func selfReportTypes(acc *otlp.Account) []string {
 	for _, r := range acc.Requests {
 		for _, a := range r.Attempts {
 			if a.Failed() {
-				ts = append(ts, typed{a, classifyReported(r.Provider, a)})
+				ts = append(ts, typed{a, ClassifyReported(r.Provider, a)})
 			}
 		}
 	}

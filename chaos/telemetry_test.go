@@ -102,8 +102,8 @@ func TestClassifyReported(t *testing.T) {
 		{otlp.Attempt{Error: "read ECONNRESET: connection reset by peer"}, "connection_error"},
 	}
 	for _, tt := range tests {
-		if got := classifyReported("anthropic", tt.a); got != tt.want {
-			t.Errorf("classifyReported(%+v) = %q, want %q", tt.a, got, tt.want)
+		if got := ClassifyReported("anthropic", tt.a); got != tt.want {
+			t.Errorf("ClassifyReported(%+v) = %q, want %q", tt.a, got, tt.want)
 		}
 	}
 }

@@ -73,21 +73,66 @@ func (t Telemetry) items() int {
 	return n
 }
 
-// Read returns the client's account: that of the first mapping that
-// recognises a request in t.
+// Read returns the account in t: for each resource (service.name and
+// service.instance.id: one client, in a fleet's telemetry) that of the
+// first mapping that recognises a request there, all requests in the order
+// of their first attempt. Mapping names the mappings used, in registry
+// order, comma-separated.
 func Read(t Telemetry) Account {
 	acc := Account{Items: t.items(), Requests: []Request{}}
-	acc.Unknown = acc.Items
-	for _, m := range mappings {
-		reqs, used := m.Map(t)
-		if len(reqs) == 0 {
-			continue
+	used := 0
+	names := map[string]bool{}
+	for _, part := range t.byResource() {
+		for _, m := range mappings {
+			reqs, n := m.Map(part)
+			if len(reqs) == 0 {
+				continue
+			}
+			acc.Requests = append(acc.Requests, reqs...)
+			used += n
+			names[m.Name()] = true
+			break
 		}
-		slices.SortStableFunc(reqs, func(x, y Request) int { return x.Attempts[0].Start.Compare(y.Attempts[0].Start) })
-		acc.Mapping, acc.Requests, acc.Unknown = m.Name(), reqs, max(acc.Items-used, 0)
-		break
 	}
+	var list []string
+	for _, m := range mappings {
+		if names[m.Name()] {
+			list = append(list, m.Name())
+		}
+	}
+	slices.SortStableFunc(acc.Requests, func(x, y Request) int { return x.Attempts[0].Start.Compare(y.Attempts[0].Start) })
+	acc.Mapping, acc.Unknown = strings.Join(list, ","), max(acc.Items-used, 0)
 	return acc
+}
+
+// byResource splits t by the resource that sent it (service.name and
+// service.instance.id), in order of first appearance.
+func (t Telemetry) byResource() []Telemetry {
+	idx := map[string]int{}
+	var parts []Telemetry
+	part := func(res pcommon.Map) *Telemetry {
+		k := str(res, "service.name") + "\x00" + str(res, "service.instance.id")
+		i, ok := idx[k]
+		if !ok {
+			i = len(parts)
+			idx[k] = i
+			parts = append(parts, Telemetry{Traces: []ptrace.Traces{ptrace.NewTraces()}, Logs: []plog.Logs{plog.NewLogs()}})
+		}
+		return &parts[i]
+	}
+	for _, tr := range t.Traces {
+		for i := 0; i < tr.ResourceSpans().Len(); i++ {
+			rs := tr.ResourceSpans().At(i)
+			rs.CopyTo(part(rs.Resource().Attributes()).Traces[0].ResourceSpans().AppendEmpty())
+		}
+	}
+	for _, l := range t.Logs {
+		for i := 0; i < l.ResourceLogs().Len(); i++ {
+			rl := l.ResourceLogs().At(i)
+			rl.CopyTo(part(rl.Resource().Attributes()).Logs[0].ResourceLogs().AppendEmpty())
+		}
+	}
+	return parts
 }
 
 // span is a span with its resource's attributes.

@@ -51,6 +51,8 @@ func TestMappings(t *testing.T) {
 		{"claudecode-logs", []string{"claudecode-logs.json"}, "claude-code"},
 		{"codex", []string{"codex-logs.json"}, "codex"},
 		{"unknown", []string{"unknown-traces.json"}, ""},
+		// A fleet's telemetry: each client (resource) read by its own mapping.
+		{"fleet", []string{"semconv-traces.json", "codex-logs.json", "unknown-traces.json"}, "codex,semconv"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
