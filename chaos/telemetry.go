@@ -41,12 +41,18 @@ func startTelemetry(dir string) (*telemetry, error) {
 }
 
 // env is what the client is told: OTEL_EXPORTER_OTLP_ENDPOINT and each
-// signal's endpoint. Nil-safe.
+// signal's endpoint, and OTEL_EXPORTER_OTLP_PROTOCOL=http/protobuf unless
+// the environment already asks for OTLP over HTTP (the receiver speaks
+// OTLP/HTTP, not gRPC). Nil-safe.
 func (t *telemetry) env() []string {
 	if t == nil {
 		return nil
 	}
-	return t.rcv.Env()
+	env := t.rcv.Env()
+	if p := os.Getenv("OTEL_EXPORTER_OTLP_PROTOCOL"); p == "" || p == "grpc" {
+		env = append(env, "OTEL_EXPORTER_OTLP_PROTOCOL=http/protobuf")
+	}
+	return env
 }
 
 // keep writes one export to otlp/<signal>-NNNN.json (called in arrival
