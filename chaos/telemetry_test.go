@@ -45,12 +45,19 @@ func TestSelfReport(t *testing.T) {
 		{"a success that failed", []otlp.Attempt{at(0, 100, 0, ""), truthful[1], truthful[2]}, Check{Name: "selfReport", State: StateFail,
 			Want: "3 attempt(s): 529, 429, 200; waits 1s, 2s", Got: "3 attempt(s): ok, 429, 200; waits 2s",
 			Hint: "attempt 1: the client claims it succeeded, the server's answer failed (status)"}},
+		// An HTTP span that ended at the headers of a stream cut after them.
+		{"200 of a cut stream", []otlp.Attempt{truthful[0], truthful[1], at(3200, 3300, 200, "")}, Check{Name: "selfReport", Passed: true, State: StatePass,
+			Want: "3 attempt(s): 529, 429, 200 drop; waits 1s, 2s", Got: "3 attempt(s): 529, 429, 200; waits 1s, 2s"}},
 		{"no status, an error", []otlp.Attempt{at(0, 100, 0, "ECONNRESET"), truthful[1], truthful[2]}, Check{Name: "selfReport", Passed: true, State: StatePass,
 			Want: "3 attempt(s): 529, 429, 200; waits 1s, 2s", Got: "3 attempt(s): no status error ECONNRESET, 429, 200; waits 1s, 2s"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			ob := server
+			if tt.name == "200 of a cut stream" {
+				ob.ServerFaults = []string{FaultStatus, FaultStatus, "drop"}
+				ob.FailedAttempts = []bool{true, true, true}
+			}
 			ob.SelfReport = &otlp.Account{Mapping: "semconv", Requests: []otlp.Request{{Attempts: tt.attempts}}}
 			got := settle([]Check{selfReportCheck(ob)})[0]
 			tt.want.Where = "client-otel.jsonl (semconv mapping of otlp/) against server.jsonl"
