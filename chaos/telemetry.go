@@ -127,7 +127,13 @@ var errorTypeRe = regexp.MustCompile(`"type"\s*:\s*"([a-z_]+_error)"`)
 // ClassifyReported classifies a failed attempt as a client reported it
 // (its status, error.type and message) with the retry core's classifier:
 // the failure type the client's own account implies.
+//
+// An error.type that is itself one of retrylab's failure types (a client
+// that classifies as the retry core does) is taken as it is.
 func ClassifyReported(prov string, a otlp.Attempt) string {
+	if slices.Contains(retry.FailureTypes, retry.FailureType(a.ErrorType)) {
+		return a.ErrorType
+	}
 	pe := &provider.Error{Provider: prov, Status: a.Status, Message: a.Error}
 	if a.ErrorType != "" && !isDigits(a.ErrorType) {
 		pe.ErrorType = a.ErrorType

@@ -107,6 +107,8 @@ func TestClassifyReported(t *testing.T) {
 		{otlp.Attempt{Status: 500, Error: "500 Internal server error"}, "server_error"},
 		{otlp.Attempt{Status: 200, Error: `{"type":"error","error":{"type":"overloaded_error"}}`}, "overloaded"},
 		{otlp.Attempt{Error: "read ECONNRESET: connection reset by peer"}, "connection_error"},
+		// The client's own classification, in retrylab's taxonomy.
+		{otlp.Attempt{Status: 400, ErrorType: "context_too_long"}, "context_too_long"},
 	}
 	for _, tt := range tests {
 		if got := ClassifyReported("anthropic", tt.a); got != tt.want {
