@@ -32,8 +32,13 @@ func (a Attempt) Failed() bool {
 
 // Request is one logical request: its attempts in the order made.
 type Request struct {
-	Provider string    `json:"provider,omitempty"`
-	Model    string    `json:"model,omitempty"`
+	Provider string `json:"provider,omitempty"`
+	Model    string `json:"model,omitempty"`
+	// Error is the request's own error when the client reported one for
+	// the request as a whole (a gen_ai span's status message).
+	Error string `json:"error,omitempty"`
+	// Run is the service.instance.id of the resource that reported it.
+	Run      string    `json:"run,omitempty"`
 	Attempts []Attempt `json:"attempts"`
 }
 
@@ -67,9 +72,14 @@ type Classifier func(provider string, a Attempt) string
 // Events turns the account into trace v1: a RetryAttempt per failed
 // attempt (its delayMs the gap, by the client's clock, until the next
 // attempt of its request began) and a ProviderRequestFinished per request.
+// runID, when not "", is every event's runId; else each request's Run.
 func (a Account) Events(runID string, classify Classifier) []trace.Event {
 	var evs []trace.Event
 	for _, r := range a.Requests {
+		runID := runID
+		if runID == "" {
+			runID = r.Run
+		}
 		n := len(r.Attempts)
 		if n == 0 {
 			continue
@@ -92,6 +102,9 @@ func (a Account) Events(runID string, classify Classifier) []trace.Event {
 			DurationMs: last.End.Sub(r.Attempts[0].Start).Milliseconds(), Success: !last.Failed(), Retries: n - 1}
 		if last.Failed() {
 			f.Error, f.FailureType = errorText(last), classify(r.Provider, last)
+			if r.Error != "" {
+				f.Error = r.Error
+			}
 		}
 		evs = append(evs, event(trace.TypeProviderRequestFinished, runID, last.End, f))
 	}

@@ -60,6 +60,9 @@ func (semconv) Map(t Telemetry) ([]Request, int) {
 				pa := parent.Attributes()
 				r.Provider = str(pa, "gen_ai.provider.name", "gen_ai.system")
 				r.Model = str(pa, "gen_ai.request.model", "gen_ai.response.model")
+				if parent.Status().Code() == ptrace.StatusCodeError {
+					r.Error = parent.Status().Message()
+				}
 			}
 			groups[k] = r
 			order = append(order, k)

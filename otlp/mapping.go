@@ -82,11 +82,15 @@ func Read(t Telemetry) Account {
 	acc := Account{Items: t.items(), Requests: []Request{}}
 	used := 0
 	names := map[string]bool{}
-	for _, part := range t.byResource() {
+	parts, runs := t.byResource()
+	for i, part := range parts {
 		for _, m := range mappings {
 			reqs, n := m.Map(part)
 			if len(reqs) == 0 {
 				continue
+			}
+			for j := range reqs {
+				reqs[j].Run = runs[i]
 			}
 			acc.Requests = append(acc.Requests, reqs...)
 			used += n
@@ -106,10 +110,10 @@ func Read(t Telemetry) Account {
 }
 
 // byResource splits t by the resource that sent it (service.name and
-// service.instance.id), in order of first appearance.
-func (t Telemetry) byResource() []Telemetry {
+// service.instance.id), in order of first appearance, and returns each
+// part's service.instance.id.
+func (t Telemetry) byResource() (parts []Telemetry, runs []string) {
 	idx := map[string]int{}
-	var parts []Telemetry
 	part := func(res pcommon.Map) *Telemetry {
 		k := str(res, "service.name") + "\x00" + str(res, "service.instance.id")
 		i, ok := idx[k]
@@ -117,6 +121,7 @@ func (t Telemetry) byResource() []Telemetry {
 			i = len(parts)
 			idx[k] = i
 			parts = append(parts, Telemetry{Traces: []ptrace.Traces{ptrace.NewTraces()}, Logs: []plog.Logs{plog.NewLogs()}})
+			runs = append(runs, str(res, "service.instance.id"))
 		}
 		return &parts[i]
 	}
@@ -132,7 +137,7 @@ func (t Telemetry) byResource() []Telemetry {
 			rl.CopyTo(part(rl.Resource().Attributes()).Logs[0].ResourceLogs().AppendEmpty())
 		}
 	}
-	return parts
+	return parts, runs
 }
 
 // span is a span with its resource's attributes.

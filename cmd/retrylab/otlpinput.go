@@ -93,7 +93,8 @@ const maxOTLPLine = 64 << 20
 
 // convertOTLP reads the OTLP/JSON exports of src, one a line (a line that
 // does not decode is noted on stderr and skipped), and writes the account
-// they give as trace v1 to dst, its runId the file's name.
+// they give as trace v1 to dst, each request's runId its resource's
+// service.instance.id (none: the file is the run).
 func convertOTLP(src, dst string, stderr io.Writer) error {
 	r, closeFn, err := openMaybeGzip(src)
 	if err != nil {
@@ -124,7 +125,7 @@ func convertOTLP(src, dst string, stderr io.Writer) error {
 	}
 	acc := otlp.Read(otlp.Collect(ps))
 	var buf bytes.Buffer
-	for _, ev := range acc.Events(filepath.Base(src), chaos.ClassifyReported) {
+	for _, ev := range acc.Events("", chaos.ClassifyReported) {
 		line, err := json.Marshal(ev)
 		if err != nil {
 			return err

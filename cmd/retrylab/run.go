@@ -122,6 +122,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return runGroup(ctx, "trace", traceUsage, args[1:], stdout, stderr, map[string]command{
 			"analyze":  traceAnalyze,
 			"compare":  traceCompare,
+			"export":   traceExport,
 			"failures": traceFailures,
 		})
 	case "report":
@@ -153,10 +154,11 @@ Example:
   retrylab chaos run --time-scale 0.05 scenarios/
 `
 
-const traceUsage = `Usage: retrylab trace <analyze|compare|failures> [flags]
+const traceUsage = `Usage: retrylab trace <analyze|compare|export|failures> [flags]
 
   analyze   retry rates, delays, escalations and alerts from run folders or trace files
   compare   two sets of runs side by side, with a regression verdict per metric
+  export    trace v1 as OTLP/JSON spans (--format otlp), for an OpenTelemetry backend
   failures  every failed attempt, one row each, for a spreadsheet or a database
 
 Run 'retrylab trace <command> --help' for its flags.
