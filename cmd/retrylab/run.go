@@ -18,6 +18,7 @@ Usage:
   retrylab chaos validate PATH...     check scenario files without running them
   retrylab trace analyze [PATH...]    retry rates, delays, escalations and alerts
   retrylab trace compare BASE CUR     metrics side by side, exit 1 on a regression
+  retrylab trace export PATH...       trace v1 as OTLP/JSON spans (--format otlp)
   retrylab trace failures [PATH...]   every failed attempt, one row each (CSV or JSONL)
   retrylab report html PATH... -o F   one HTML page: charts and a timeline per scenario
   retrylab version                    print the version
