@@ -1,0 +1,161 @@
+package probe
+
+import (
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/retrylab/retrylab/chaos"
+)
+
+// Options are what a probe is asked to do.
+type Options struct {
+	Provider Provider
+	Model    string // default: the provider's
+	// Samples is how many times the exhaustion runs (in parallel): the
+	// jitter band and the backoff fit come from them. Default 4.
+	Samples int
+	// Repeat is how many attempts the exhaustion fault answers before ok:
+	// a client that retries more is reported as "at least Repeat". Default 10.
+	Repeat int
+	// Budget bounds the wall time of each exhaustion run (its kill
+	// deadline); LongDeadline that of the hang and large Retry-After
+	// probes (default min(Budget, 15s)). Default Budget: 2 minutes.
+	Budget, LongDeadline time.Duration
+	// TimeScale is told to the client (RETRYLAB_TIME_SCALE); every wait
+	// is divided by it, so a client that scales its waits is profiled in
+	// its own policy time. Default 1.
+	TimeScale float64
+	// Only limits the decision probes to these fault names (empty: all).
+	Only []string
+}
+
+const (
+	defaultSamples = 4
+	defaultRepeat  = 10
+	defaultBudget  = 2 * time.Minute
+	maxLong        = 15 * time.Second
+)
+
+// withDefaults fills the zero fields.
+func (o Options) withDefaults() Options {
+	if o.Model == "" {
+		o.Model = o.Provider.Model
+	}
+	if o.Samples <= 0 {
+		o.Samples = defaultSamples
+	}
+	if o.Repeat <= 0 {
+		o.Repeat = defaultRepeat
+	}
+	if o.Budget <= 0 {
+		o.Budget = defaultBudget
+	}
+	if o.LongDeadline <= 0 {
+		o.LongDeadline = min(o.Budget, maxLong)
+	}
+	if o.TimeScale <= 0 {
+		o.TimeScale = 1
+	}
+	return o
+}
+
+// Probe is one scenario of the battery and what it probes.
+type Probe struct {
+	Fault    Fault
+	Sample   int // 1-based sample of the exhaustion; 0 for a decision probe
+	Served   int // attempts that meet the fault before ok
+	Deadline time.Duration
+	// DateTarget is when an HTTP-date Retry-After points to.
+	DateTarget time.Time
+	Scenario   *chaos.Scenario
+}
+
+// Plan builds the battery: one scenario per decision fault (the fault once,
+// then ok) and Samples exhaustion runs (the exhaustion fault Repeat times,
+// then ok). now is when the battery is built (HTTP dates are relative to it).
+func Plan(o Options, now time.Time) ([]Probe, error) {
+	o = o.withDefaults()
+	var ps []Probe
+	for _, f := range o.Provider.Faults {
+		if len(o.Only) > 0 && !contains(o.Only, f.Name) {
+			continue
+		}
+		p := Probe{Fault: f, Served: 1, Deadline: o.Budget}
+		if f.Long {
+			p.Deadline = o.LongDeadline
+		}
+		attempt := f.Attempt
+		if f.HTTPDate {
+			// Whole seconds, and far enough ahead that a scenario queued
+			// behind others still meets a date in the future.
+			p.DateTarget = now.Add(time.Duration(f.RetryAfterMs) * time.Millisecond).Truncate(time.Second).Add(time.Second)
+			attempt = fmt.Sprintf(`{status: 429, retryAfter: %q}`, p.DateTarget.UTC().Format(http.TimeFormat))
+		}
+		sc, err := scenario(o, slug(f.Name), []string{attempt}, p.Deadline)
+		if err != nil {
+			return nil, err
+		}
+		p.Scenario = sc
+		ps = append(ps, p)
+	}
+	for s := 1; s <= o.Samples; s++ {
+		f := o.Provider.Exhaust
+		attempts := make([]string, o.Repeat)
+		for i := range attempts {
+			attempts[i] = f.Attempt
+		}
+		sc, err := scenario(o, fmt.Sprintf("exhaust-%d", s), attempts, o.Budget)
+		if err != nil {
+			return nil, err
+		}
+		ps = append(ps, Probe{Fault: f, Sample: s, Served: o.Repeat, Deadline: o.Budget, Scenario: sc})
+	}
+	return ps, nil
+}
+
+// scenario writes a chaos scenario and loads it with chaos.ParseScenario,
+// so the probe's scenarios are checked as a user's file would be.
+func scenario(o Options, name string, attempts []string, deadline time.Duration) (*chaos.Scenario, error) {
+	var b strings.Builder
+	fmt.Fprintf(&b, "name: probe-%s\nprovider: %s\nmodel: %s\nrequests: 1\nattempts:\n", name, o.Provider.Name, o.Model)
+	for _, a := range attempts {
+		fmt.Fprintf(&b, "  - %s\n", a)
+	}
+	fmt.Fprintf(&b, "expect:\n  maxDuration: %s\n", deadline)
+	sc, err := chaos.ParseScenario("probe-"+name+".yaml", []byte(b.String()))
+	if err != nil {
+		return nil, fmt.Errorf("probe scenario %s: %w", name, err)
+	}
+	return sc, nil
+}
+
+// slug makes a fault name a scenario name: "429 retry-after 3" → "429-retry-after-3".
+func slug(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r == ' ' || r == '_' {
+			return '-'
+		}
+		return r
+	}, s)
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// Estimate is how long the battery may take, for the message before it
+// starts: the longest deadline of its probes.
+func Estimate(ps []Probe) time.Duration {
+	var d time.Duration
+	for _, p := range ps {
+		d = max(d, p.Deadline)
+	}
+	return d
+}

@@ -1,0 +1,297 @@
+package probe
+
+import (
+	"fmt"
+	"math"
+	"slices"
+)
+
+// Fit is the backoff fitted to the waits of repeated exhaustion runs.
+// A nil figure could not be told; Confidence and Inconclusive (keyed by
+// the figure's JSON path) say how sure the others are and why the nil
+// ones are nil.
+type Fit struct {
+	Backoff      Backoff
+	Nested       NestedLoops
+	Confidence   map[string]Confidence
+	Inconclusive []Inconclusive
+	// FirstLo, FirstHi bound the first wait of the backoff as observed
+	// (noise included): a Retry-After inside it cannot be told from it.
+	FirstLo, FirstHi float64
+}
+
+const (
+	figInitial    = "policy.backoff.initialMs"
+	figMultiplier = "policy.backoff.multiplier"
+	figMax        = "policy.backoff.maxMs"
+	figJitter     = "policy.backoff.jitter"
+	// growth is the smallest ratio between two levels that counts as growth
+	// (a −25% jitter alone gives ratios from 0.75 to 1.33 around 1, but
+	// levels are means over samples, which narrows that).
+	growth = 1.25
+	// noiseShare is the largest share of a wait the measured noise may
+	// take before the wait cannot be used.
+	noiseShare = 0.25
+)
+
+// FitBackoff fits min(initial × multiplier^k, max) × jitter to waits[s][k],
+// the k-th wait of sample s (policy ms), with noise[s] the measured noise on
+// each wait of sample s.
+func FitBackoff(waits [][]float64, noise []float64) Fit {
+	f := Fit{Confidence: map[string]Confidence{}}
+	waits, f.Nested = firstBurst(waits)
+	levels := levelsOf(waits, noise)
+	if len(levels) == 0 {
+		for _, fig := range []string{figInitial, figMultiplier, figMax, figJitter} {
+			f.inconclusive(fig, "no retry was seen in the exhaustion runs")
+		}
+		return f
+	}
+	worst := 0.0
+	for _, n := range noise {
+		worst = max(worst, n)
+	}
+	if worst > noiseShare*levels[0].mean {
+		reason := fmt.Sprintf("the noise measured on this machine (up to %.0f ms) is more than a quarter of the first wait (%.0f ms): a wait could not be told from one %.0f%% off", worst, levels[0].mean, 100*noiseShare)
+		for _, fig := range []string{figInitial, figMultiplier, figMax, figJitter} {
+			f.inconclusive(fig, reason)
+		}
+		return f
+	}
+	f.FirstLo, f.FirstHi = levels[0].min-worst, levels[0].max+worst
+	mult, capAt := f.fitGrowth(levels)
+	f.fitScale(waits, levels, mult, capAt, worst)
+	return f
+}
+
+// level is the waits of one retry index k across samples.
+type level struct {
+	k              int
+	vals           []float64
+	mean, min, max float64
+}
+
+func levelsOf(waits [][]float64, noise []float64) []level {
+	var ls []level
+	for k := 0; ; k++ {
+		l := level{k: k, min: math.Inf(1)}
+		for _, w := range waits {
+			if k < len(w) {
+				l.vals = append(l.vals, w[k])
+				l.mean += w[k]
+				l.min, l.max = min(l.min, w[k]), max(l.max, w[k])
+			}
+		}
+		if len(l.vals) == 0 {
+			return ls
+		}
+		l.mean /= float64(len(l.vals))
+		ls = append(ls, l)
+	}
+}
+
+// fitGrowth finds the multiplier (median of the growth ratios between
+// consecutive levels while they grow) and the first capped level (capAt =
+// len(levels) when the cap was never reached).
+func (f *Fit) fitGrowth(ls []level) (mult float64, capAt int) {
+	capAt = len(ls)
+	var ratios []float64
+	for i := 0; i+1 < len(ls); i++ {
+		r := ls[i+1].mean / ls[i].mean
+		if r < growth {
+			capAt = i + 1
+			break
+		}
+		ratios = append(ratios, r)
+	}
+	switch {
+	case len(ls) == 1:
+		f.inconclusive(figMultiplier, "the client retried once only: one wait cannot show how waits grow")
+		f.inconclusive(figMax, "the client retried once only")
+		return 1, 1
+	case len(ratios) == 0:
+		mult = 1
+		f.Backoff.Multiplier = ptr(1.0)
+		f.confident(figMultiplier, High, fmt.Sprintf("the waits do not grow (ratio %.2f between the first two)", ls[1].mean/ls[0].mean))
+	default:
+		mult = median(ratios)
+		f.Backoff.Multiplier = ptr(round(mult, 2))
+		f.confident(figMultiplier, spreadLevel(perSampleRatios(ls, capAt)), fmt.Sprintf("median ratio of consecutive mean waits over %d step(s), %d sample(s)", len(ratios), len(ls[0].vals)))
+	}
+	if capAt == len(ls) {
+		f.Backoff.MaxMs = nil
+		f.confident(figMax, Medium, fmt.Sprintf("never reached: the waits still grew at the last retry (%.0f ms)", ls[len(ls)-1].mean))
+	}
+	return mult, capAt
+}
+
+// perSampleRatios are the ratios w[k+1]/w[k] within each sample, before the cap.
+func perSampleRatios(ls []level, capAt int) []float64 {
+	var rs []float64
+	for i := 0; i+1 < capAt; i++ {
+		n := min(len(ls[i].vals), len(ls[i+1].vals))
+		for s := 0; s < n; s++ {
+			rs = append(rs, ls[i+1].vals[s]/ls[i].vals[s])
+		}
+	}
+	return rs
+}
+
+// spreadLevel grades an estimate from its relative standard error.
+func spreadLevel(xs []float64) string {
+	if len(xs) < 2 {
+		return Low
+	}
+	m, sd := meanSD(xs)
+	se := sd / math.Sqrt(float64(len(xs))) / m
+	switch {
+	case se < 0.05 && len(xs) >= 4:
+		return High
+	case se < 0.15:
+		return Medium
+	}
+	return Low
+}
+
+// fitScale sets the initial delay, the cap and the jitter band: the waits
+// before the cap, each divided by multiplier^k, are draws of initial ×
+// jitter factor; the nominal initial is the round value at the top of
+// their band (or at its centre), so a band reads "−25%" or "±10%".
+func (f *Fit) fitScale(waits [][]float64, ls []level, mult float64, capAt int, noise float64) {
+	var u []float64
+	for _, l := range ls[:capAt] {
+		for _, v := range l.vals {
+			u = append(u, v/math.Pow(mult, float64(l.k)))
+		}
+	}
+	lo, hi := slices.Min(u), slices.Max(u)
+	initial, basis := nominalOf(lo, hi)
+	f.Backoff.InitialMs = ptr(round(initial, 0))
+	lvl := Low
+	switch {
+	case len(u) >= 6:
+		lvl = High
+	case len(u) >= 3:
+		lvl = Medium
+	}
+	f.confident(figInitial, lvl, fmt.Sprintf("%d waits before the cap, scaled to the first retry: %.0f–%.0f ms; %s", len(u), lo, hi, basis))
+	fmin, fmax := lo/initial, hi/initial
+	if capAt < len(ls) {
+		var plateau []float64
+		for _, l := range ls[capAt:] {
+			plateau = append(plateau, l.vals...)
+		}
+		top := slices.Max(plateau) / fmax
+		capMs, _ := nominalOf(top, top)
+		f.Backoff.MaxMs = ptr(round(capMs, 0))
+		for _, v := range plateau {
+			fmin, fmax = min(fmin, v/capMs), max(fmax, v/capMs)
+		}
+		l := Medium
+		if len(plateau) >= 3 {
+			l = High
+		}
+		f.confident(figMax, l, fmt.Sprintf("the waits stopped growing at retry %d: %d wait(s) at %.0f–%.0f ms", capAt+1, len(plateau), slices.Min(plateau), slices.Max(plateau)))
+	}
+	f.Backoff.Jitter = &Jitter{MinFactor: round(fmin, 2), MaxFactor: round(fmax, 2)}
+	jl := Low
+	switch {
+	case len(u) >= 8:
+		jl = High
+	case len(u) >= 4:
+		jl = Medium
+	}
+	basis = fmt.Sprintf("observed ÷ nominal over %d waits", len(u))
+	if (hi-lo) <= 2*noise+0.02*hi {
+		basis += fmt.Sprintf("; the band is within the measured noise (%.0f ms): no jitter measurable", noise)
+	}
+	f.confident(figJitter, jl, basis)
+}
+
+// nominalOf picks the nominal wait of a band [lo, hi] of draws: the round
+// value (1, 1.5, 2, 2.5, 3, 4, 5, 6, 7.5, 8 × 10ⁿ ms) within 4% of hi, else
+// within 4% of the centre, else hi itself.
+func nominalOf(lo, hi float64) (float64, string) {
+	if r, ok := roundNear(hi); ok {
+		return r, "nominal: the round value at the top of the band"
+	}
+	if r, ok := roundNear((lo + hi) / 2); ok {
+		return r, "nominal: the round value at the centre of the band"
+	}
+	return hi, "nominal: the top of the band (no round value near it)"
+}
+
+var roundSteps = []float64{1, 1.5, 2, 2.5, 3, 4, 5, 6, 7.5, 8, 10}
+
+func roundNear(x float64) (float64, bool) {
+	if x <= 0 {
+		return 0, false
+	}
+	p := math.Pow(10, math.Floor(math.Log10(x)))
+	best := 0.0
+	for _, s := range roundSteps {
+		if c := s * p; math.Abs(c-x) < math.Abs(best-x) {
+			best = c
+		}
+	}
+	return best, math.Abs(best-x) <= 0.04*x
+}
+
+// firstBurst detects nested loops: within a sample, a wait less than half
+// the one before it (both well above the noise) starts a new burst. It
+// returns the waits of each sample's first burst for the fit.
+func firstBurst(waits [][]float64) ([][]float64, NestedLoops) {
+	var nl NestedLoops
+	out := make([][]float64, len(waits))
+	for s, w := range waits {
+		out[s] = w
+		for k := 1; k < len(w); k++ {
+			if w[k] < 0.5*w[k-1] {
+				nl.Seen = true
+				nl.Inner = k + 1
+				out[s] = w[:k]
+				break
+			}
+		}
+	}
+	return out, nl
+}
+
+func (f *Fit) inconclusive(fig, reason string) {
+	f.Inconclusive = append(f.Inconclusive, Inconclusive{Figure: fig, Reason: reason})
+}
+
+func (f *Fit) confident(fig, level, basis string) {
+	f.Confidence[fig] = Confidence{Level: level, Basis: basis}
+}
+
+func median(xs []float64) float64 {
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	n := len(s)
+	if n%2 == 1 {
+		return s[n/2]
+	}
+	return (s[n/2-1] + s[n/2]) / 2
+}
+
+func meanSD(xs []float64) (m, sd float64) {
+	for _, x := range xs {
+		m += x
+	}
+	m /= float64(len(xs))
+	for _, x := range xs {
+		sd += (x - m) * (x - m)
+	}
+	if len(xs) > 1 {
+		sd = math.Sqrt(sd / float64(len(xs)-1))
+	}
+	return m, sd
+}
+
+func round(x float64, digits int) float64 {
+	p := math.Pow(10, float64(digits))
+	return math.Round(x*p) / p
+}
+
+func ptr[T any](v T) *T { return &v }

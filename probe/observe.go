@@ -1,0 +1,126 @@
+package probe
+
+import (
+	"bufio"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/retrylab/retrylab/chaos"
+	"github.com/retrylab/retrylab/trace"
+)
+
+// Observation is what one probe scenario showed, in the client's policy
+// time (wall clock divided by the time scale): the input of Infer.
+type Observation struct {
+	Fault  string `json:"fault"`
+	Sample int    `json:"sample,omitempty"`
+	Served int    `json:"served"` // attempts that met the fault before ok
+	// Attempts the server saw.
+	Attempts int `json:"attempts"`
+	// End is how the client ended: succeeded, gave up, stopped (killed at
+	// the deadline, still running), or not run (interrupted, error).
+	End string `json:"end"`
+	// WaitsMs are the gaps the server observed between the end of an
+	// attempt and the arrival of the next, policy time.
+	WaitsMs []float64 `json:"waitsMs"`
+	// FirstAttemptMs is how long the first attempt lasted at the mock
+	// (wall clock): for a hang, when the client gave up on it.
+	FirstAttemptMs int64 `json:"firstAttemptMs,omitempty"`
+	// DateLeadMs is, for an HTTP-date Retry-After, how far in the future
+	// the date was when the response was sent (policy time).
+	DateLeadMs float64 `json:"dateLeadMs,omitempty"`
+	// NoiseMs is the measured noise on each wait: twice the timer
+	// lateness measured during the scenario plus the gap's residual
+	// (chaos: about 3 ms at worst), policy time.
+	NoiseMs float64 `json:"noiseMs"`
+	// DeadlineMs is the kill deadline (wall clock).
+	DeadlineMs int64 `json:"deadlineMs"`
+	// Note says why a probe has no result (interrupted, error).
+	Note string `json:"note,omitempty"`
+}
+
+// How a client ended.
+const (
+	EndSucceeded = "succeeded"
+	EndGaveUp    = "gave up"
+	EndStopped   = "stopped at the deadline"
+	EndNotRun    = "not run"
+)
+
+// residualMs is the worst residual of a server-observed gap (chaos doc:
+// the proxy's hand-off plus the client's connect, 1–3 ms on 2 cores).
+const residualMs = 3
+
+// Observe turns a probe's chaos result (and its server.jsonl) into an
+// Observation.
+func Observe(p Probe, r chaos.Result, scale float64) Observation {
+	if scale <= 0 {
+		scale = 1
+	}
+	ob := Observation{Fault: p.Fault.Name, Sample: p.Sample, Served: p.Served, Attempts: r.Attempts,
+		DeadlineMs: p.Deadline.Milliseconds(),
+		NoiseMs:    float64(2*r.LatenessMs+residualMs) / scale}
+	switch {
+	case r.Verdict == chaos.VerdictInterrupted || r.Verdict == chaos.VerdictError || r.Verdict == chaos.VerdictSkipped:
+		ob.End = EndNotRun
+		ob.Note = strings.TrimSpace(r.Interrupted + " " + r.Error + " " + r.SkipReason)
+		return ob
+	case killed(r):
+		ob.End = EndStopped
+	case r.Outcome == "success":
+		ob.End = EndSucceeded
+	default:
+		ob.End = EndGaveUp
+	}
+	for _, g := range r.DelaysMs.Server {
+		ob.WaitsMs = append(ob.WaitsMs, float64(g)/scale)
+	}
+	if resp := journal(filepath.Join(r.Dir, "server.jsonl")); len(resp) > 0 {
+		ob.FirstAttemptMs = resp[0].DurationMs
+		if !p.DateTarget.IsZero() && !resp[0].FinishedAt.IsZero() {
+			ob.DateLeadMs = float64(p.DateTarget.Sub(resp[0].FinishedAt).Milliseconds()) / scale
+		}
+	}
+	return ob
+}
+
+// killed reports whether the client was stopped at its deadline.
+func killed(r chaos.Result) bool {
+	for _, c := range r.Checks {
+		if c.Name == "client" && strings.HasPrefix(c.Got, "killed after") {
+			return true
+		}
+	}
+	return false
+}
+
+// journal reads the MockResponse events of attempts (not side requests)
+// from a server.jsonl, in order; a missing or unreadable file gives none.
+func journal(path string) []trace.MockResponse {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	var out []trace.MockResponse
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 64*1024), 16*1024*1024)
+	for sc.Scan() {
+		var ev trace.Event
+		if json.Unmarshal(sc.Bytes(), &ev) != nil || ev.Type != trace.TypeMockResponse {
+			continue
+		}
+		var mr trace.MockResponse
+		if json.Unmarshal(ev.Payload, &mr) != nil || mr.Attempt < 1 {
+			continue
+		}
+		out = append(out, mr)
+	}
+	return out
+}
+
+// ms converts a duration to float milliseconds.
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
