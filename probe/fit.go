@@ -202,7 +202,7 @@ func (f *Fit) fitScale(waits [][]float64, ls []level, mult float64, capAt int, n
 		jl = Medium
 	}
 	basis = fmt.Sprintf("observed ÷ nominal over %d waits", len(u))
-	if (hi-lo) <= 2*noise+0.02*hi {
+	if (hi - lo) <= 2*noise+0.02*hi {
 		basis += fmt.Sprintf("; the band is within the measured noise (%.0f ms): no jitter measurable", noise)
 	}
 	f.confident(figJitter, jl, basis)
