@@ -24,6 +24,9 @@ type Profile struct {
 	Confidence   map[string]Confidence `json:"confidence"`
 	Inconclusive []Inconclusive        `json:"inconclusive"`
 	Conformance  []Conformance         `json:"conformance"`
+	// Changes are what changed since the profile given with --against
+	// (absent without it).
+	Changes []Change `json:"changes,omitempty"`
 }
 
 // FaultResult is what the client did with one fault.
