@@ -3,6 +3,7 @@ package probe
 import (
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 
@@ -78,7 +79,12 @@ type Probe struct {
 func Plan(o Options, now time.Time) ([]Probe, error) {
 	o = o.withDefaults()
 	var ps []Probe
-	for _, f := range o.Provider.Faults {
+	// The HTTP-date probe goes first, then the exhaustion runs: chaos
+	// starts scenarios about in order, and a date must still be ahead
+	// when its response is sent; the exhaustions are the longest.
+	faults := slices.Clone(o.Provider.Faults)
+	slices.SortStableFunc(faults, func(a, b Fault) int { return cmpBool(b.HTTPDate, a.HTTPDate) })
+	for _, f := range faults {
 		if len(o.Only) > 0 && !contains(o.Only, f.Name) {
 			continue
 		}
@@ -100,6 +106,29 @@ func Plan(o Options, now time.Time) ([]Probe, error) {
 		p.Scenario = sc
 		ps = append(ps, p)
 	}
+	exh, err := exhaustion(o)
+	if err != nil {
+		return nil, err
+	}
+	if len(ps) > 0 && ps[0].Fault.HTTPDate {
+		return slices.Concat(ps[:1], exh, ps[1:]), nil
+	}
+	return slices.Concat(exh, ps), nil
+}
+
+func cmpBool(a, b bool) int {
+	switch {
+	case a == b:
+		return 0
+	case a:
+		return 1
+	}
+	return -1
+}
+
+// exhaustion builds the Samples exhaustion runs.
+func exhaustion(o Options) ([]Probe, error) {
+	var ps []Probe
 	for s := 1; s <= o.Samples; s++ {
 		f := o.Provider.Exhaust
 		attempts := make([]string, o.Repeat)

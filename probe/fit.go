@@ -47,12 +47,14 @@ func FitBackoff(waits [][]float64, noise []float64) Fit {
 		}
 		return f
 	}
+	// The typical noise of a sample (the median over samples): one sample
+	// that met a burst of load does not hide what the others show.
 	worst := 0.0
-	for _, n := range noise {
-		worst = max(worst, n)
+	if len(noise) > 0 {
+		worst = median(noise)
 	}
 	if worst > noiseShare*levels[0].mean {
-		reason := fmt.Sprintf("the noise measured on this machine (up to %.0f ms) is more than a quarter of the first wait (%.0f ms): a wait could not be told from one %.0f%% off", worst, levels[0].mean, 100*noiseShare)
+		reason := fmt.Sprintf("the noise measured on this machine (%.0f ms, the median over samples) is more than a quarter of the first wait (%.0f ms): a wait could not be told from one %.0f%% off", worst, levels[0].mean, 100*noiseShare)
 		for _, fig := range []string{figInitial, figMultiplier, figMax, figJitter} {
 			f.inconclusive(fig, reason)
 		}
@@ -110,16 +112,23 @@ func (f *Fit) fitGrowth(ls []level) (mult float64, capAt int) {
 		f.inconclusive(figMax, "the client retried once only")
 		return 1, 1
 	case len(ratios) == 0:
-		mult = 1
+		mult, capAt = 1, len(ls)
 		f.Backoff.Multiplier = ptr(1.0)
 		f.confident(figMultiplier, High, fmt.Sprintf("the waits do not grow (ratio %.2f between the first two)", ls[1].mean/ls[0].mean))
 	default:
 		mult = median(ratios)
+		basis := fmt.Sprintf("median ratio of consecutive mean waits over %d step(s), %d sample(s): %.2f", len(ratios), len(ls[0].vals), mult)
+		if m, ok := roundMultiplier(mult); ok {
+			mult = m
+			basis += fmt.Sprintf(", read as %g (within the 10%% a mean of jittered waits varies by)", m)
+		}
 		f.Backoff.Multiplier = ptr(round(mult, 2))
-		f.confident(figMultiplier, spreadLevel(perSampleRatios(ls, capAt)), fmt.Sprintf("median ratio of consecutive mean waits over %d step(s), %d sample(s)", len(ratios), len(ls[0].vals)))
+		f.confident(figMultiplier, spreadLevel(perSampleRatios(ls, capAt)), basis)
 	}
-	if capAt == len(ls) {
-		f.Backoff.MaxMs = nil
+	switch {
+	case capAt == len(ls) && mult == 1:
+		f.confident(figMax, Medium, "constant waits: no cap to reach")
+	case capAt == len(ls):
 		f.confident(figMax, Medium, fmt.Sprintf("never reached: the waits still grew at the last retry (%.0f ms)", ls[len(ls)-1].mean))
 	}
 	return mult, capAt
@@ -209,8 +218,8 @@ func (f *Fit) fitScale(waits [][]float64, ls []level, mult float64, capAt int, n
 }
 
 // nominalOf picks the nominal wait of a band [lo, hi] of draws: the round
-// value (1, 1.5, 2, 2.5, 3, 4, 5, 6, 7.5, 8 × 10ⁿ ms) within 4% of hi, else
-// within 4% of the centre, else hi itself.
+// value (1, 1.5, 2, 2.5, 3, 4, 5, 6, 7.5, 8 × 10ⁿ ms) within 5% of hi, else
+// within 5% of the centre, else hi itself.
 func nominalOf(lo, hi float64) (float64, string) {
 	if r, ok := roundNear(hi); ok {
 		return r, "nominal: the round value at the top of the band"
@@ -219,6 +228,17 @@ func nominalOf(lo, hi float64) (float64, string) {
 		return r, "nominal: the round value at the centre of the band"
 	}
 	return hi, "nominal: the top of the band (no round value near it)"
+}
+
+// roundMultiplier reads a measured multiplier as the usual one it is
+// within 10% of (1.5, 2, 3, ...), if any.
+func roundMultiplier(m float64) (float64, bool) {
+	for _, c := range []float64{1.5, 2, 2.5, 3, 4, 5, 10} {
+		if math.Abs(m-c) <= 0.1*c {
+			return c, true
+		}
+	}
+	return m, false
 }
 
 var roundSteps = []float64{1, 1.5, 2, 2.5, 3, 4, 5, 6, 7.5, 8, 10}
@@ -234,7 +254,7 @@ func roundNear(x float64) (float64, bool) {
 			best = c
 		}
 	}
-	return best, math.Abs(best-x) <= 0.04*x
+	return best, math.Abs(best-x) <= 0.05*x
 }
 
 // firstBurst detects nested loops: within a sample, a wait less than half

@@ -168,6 +168,8 @@ func honoured(o Observation, want float64, fit Fit) (*bool, string, string) {
 		return nil, "", fmt.Sprintf("the client did not retry the 429 (%s), so how it reads the header does not show", o.End)
 	case want <= 0:
 		return nil, "", fmt.Sprintf("the date was already %s in the past when the response was sent", msString(-want))
+	case o.NoiseMs > noiseShare*want:
+		return nil, "", fmt.Sprintf("the noise measured (%s) is more than a quarter of the Retry-After (%s)", msString(o.NoiseMs), msString(want))
 	}
 	w := o.WaitsMs[0]
 	tol := 0.15*want + o.NoiseMs

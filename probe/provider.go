@@ -106,7 +106,7 @@ func commonFaults(prov string, overloaded, invalid string) []Fault {
 	fs = append(fs,
 		ra("429 retry-after 3", `{status: 429, retryAfter: "3"}`, 3000, false),
 		ra("429 retry-after-ms 1700", `{status: 429, headers: {retry-after-ms: "1700"}}`, 1700, false),
-		ra("429 retry-after http-date", `{status: 429}`, 4000, true),
+		ra("429 retry-after http-date", `{status: 429}`, 6000, true),
 		ra("429 retry-after 3600", `{status: 429, retryAfter: "3600"}`, 3_600_000, false),
 		Fault{Name: "sse " + overloaded, Group: "stream",
 			Attempt: fmt.Sprintf("{sseError: {afterEvents: 3, type: %s}}", overloaded),
