@@ -43,10 +43,10 @@ Flags:
 
 type probeConfig struct {
 	clientCmd, providerName, model, format, policyOut, against, out, toxiURL string
-	parallel, samples, repeat                                               int
-	budget                                                                  time.Duration
-	timeScale                                                               float64
-	only                                                                    []string
+	parallel, samples, repeat                                                int
+	budget                                                                   time.Duration
+	timeScale                                                                float64
+	only                                                                     []string
 }
 
 func parseChaosProbe(args []string, stdout, stderr io.Writer) (probeConfig, error) {
@@ -200,4 +200,3 @@ func probeExit(ctx context.Context, prof *probe.Profile, before *probe.Profile, 
 	}
 	return nil
 }
-
