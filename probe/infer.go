@@ -72,15 +72,17 @@ func (p *Profile) inferMaxRetries(exh []Observation) {
 	var limits []int
 	atLeast := 0
 	for _, o := range exh {
-		switch o.End {
-		case EndGaveUp:
+		switch {
+		case o.Attempts == 0:
+			// The client never reached the mock: it says nothing of retries.
+		case o.End == EndGaveUp:
 			limits = append(limits, o.Attempts-1)
-		case EndSucceeded, EndStopped:
+		case o.End == EndSucceeded || o.End == EndStopped:
 			atLeast = max(atLeast, o.Attempts-1)
 		}
 	}
 	if len(limits) == 0 {
-		reason := "no exhaustion run finished"
+		reason := "no exhaustion run reached the mock and finished"
 		if atLeast > 0 {
 			reason = fmt.Sprintf("at least %d: the client was still retrying when the probe ran out of failures or of --budget", atLeast)
 		}
