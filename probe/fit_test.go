@@ -32,7 +32,7 @@ func synth(samples, retries int, initial, mult, capMs float64, jitter bool, late
 	return out
 }
 
-func noiseOf(n int, v float64) []float64 {
+func repeatNoise(n int, v float64) []float64 {
 	out := make([]float64, n)
 	for i := range out {
 		out[i] = v
@@ -81,7 +81,7 @@ func TestFitBackoff(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			f := FitBackoff(tt.waits, noiseOf(len(tt.waits), tt.noise))
+			f := FitBackoff(tt.waits, repeatNoise(len(tt.waits), tt.noise))
 			var got []string
 			for _, in := range f.Inconclusive {
 				got = append(got, in.Figure)

@@ -32,9 +32,10 @@ type Observation struct {
 	// DateLeadMs is, for an HTTP-date Retry-After, how far in the future
 	// the date was when the response was sent (policy time).
 	DateLeadMs float64 `json:"dateLeadMs,omitempty"`
-	// NoiseMs is the measured noise on each wait: twice the timer
-	// lateness measured during the scenario plus the gap's residual
-	// (chaos: about 3 ms at worst), policy time.
+	// NoiseMs is the measured noise on the run's waits: the largest
+	// measured around one of its gaps (chaos DelaysMs.Noise: twice the
+	// scheduling lateness around it plus the client's run-queue time), plus
+	// the gap's residual (about 3 ms at worst), policy time.
 	NoiseMs float64 `json:"noiseMs"`
 	// DeadlineMs is the kill deadline (wall clock).
 	DeadlineMs int64 `json:"deadlineMs"`
@@ -61,8 +62,7 @@ func Observe(p Probe, r chaos.Result, scale float64) Observation {
 		scale = 1
 	}
 	ob := Observation{Fault: p.Fault.Name, Sample: p.Sample, Served: p.Served, Attempts: r.Attempts,
-		DeadlineMs: p.Deadline.Milliseconds(),
-		NoiseMs:    float64(2*r.LatenessMs+residualMs) / scale}
+		DeadlineMs: p.Deadline.Milliseconds(), NoiseMs: noiseOf(r, scale)}
 	switch {
 	case r.Verdict == chaos.VerdictInterrupted || r.Verdict == chaos.VerdictError || r.Verdict == chaos.VerdictSkipped:
 		ob.End = EndNotRun
@@ -85,6 +85,20 @@ func Observe(p Probe, r chaos.Result, scale float64) Observation {
 		}
 	}
 	return ob
+}
+
+// noiseOf is the noise of a run's waits: the largest measured around one
+// of its gaps (chaos DelaysMs.Noise), else twice the scenario's lateness,
+// plus the residual, in policy time.
+func noiseOf(r chaos.Result, scale float64) float64 {
+	n := 2 * r.LatenessMs
+	if len(r.DelaysMs.Noise) > 0 {
+		n = 0
+		for _, x := range r.DelaysMs.Noise {
+			n = max(n, x)
+		}
+	}
+	return float64(n+residualMs) / scale
 }
 
 // killed reports whether the client was stopped at its deadline.
