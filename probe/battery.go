@@ -106,7 +106,7 @@ func Plan(o Options, now time.Time) ([]Probe, error) {
 		p.Scenario = sc
 		ps = append(ps, p)
 	}
-	exh, err := exhaustion(o)
+	exh, err := exhaustion(o, 1)
 	if err != nil {
 		return nil, err
 	}
@@ -127,9 +127,10 @@ func cmpBool(a, b bool) int {
 }
 
 // exhaustion builds the Samples exhaustion runs.
-func exhaustion(o Options) ([]Probe, error) {
+// Their samples are numbered from first.
+func exhaustion(o Options, first int) ([]Probe, error) {
 	var ps []Probe
-	for s := 1; s <= o.Samples; s++ {
+	for s := first; s < first+o.Samples; s++ {
 		f := o.Provider.Exhaust
 		attempts := make([]string, o.Repeat)
 		for i := range attempts {

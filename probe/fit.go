@@ -35,57 +35,95 @@ const (
 )
 
 // FitBackoff fits min(initial × multiplier^k, max) × jitter to waits[s][k],
-// the k-th wait of sample s (policy ms), with noise[s] the measured noise on
-// each wait of sample s.
-func FitBackoff(waits [][]float64, noise []float64) Fit {
+// the k-th wait of sample s (policy ms), with noise[s][k] the noise measured
+// around it. A wait whose noise is more than a quarter of it is not used:
+// it could not be told from one 25% off.
+func FitBackoff(waits, noise [][]float64) Fit {
 	f := Fit{Confidence: map[string]Confidence{}}
 	waits, f.Nested = firstBurst(waits)
-	levels := levelsOf(waits, noise)
-	if len(levels) == 0 {
-		for _, fig := range []string{figInitial, figMultiplier, figMax, figJitter} {
-			f.inconclusive(fig, "no retry was seen in the exhaustion runs")
-		}
+	levels, dropped, typical := levelsOf(waits, noise)
+	switch {
+	case len(levels) == 0 && dropped == 0:
+		f.allInconclusive("no retry was seen in the exhaustion runs")
+		return f
+	case len(levels) == 0:
+		f.allInconclusive(fmt.Sprintf("the noise measured on this machine around the first waits (%s) is more than a quarter of them, in every sample: a wait could not be told from one %.0f%% off", noiseRange(waits, noise), 100*noiseShare))
 		return f
 	}
-	// The typical noise of a sample (the median over samples): one sample
-	// that met a burst of load does not hide what the others show.
-	worst := 0.0
-	if len(noise) > 0 {
-		worst = median(noise)
-	}
-	if worst > noiseShare*levels[0].mean {
-		reason := fmt.Sprintf("the noise measured on this machine (%.0f ms, the median over samples) is more than a quarter of the first wait (%.0f ms): a wait could not be told from one %.0f%% off", worst, levels[0].mean, 100*noiseShare)
-		for _, fig := range []string{figInitial, figMultiplier, figMax, figJitter} {
-			f.inconclusive(fig, reason)
-		}
-		return f
-	}
-	f.FirstLo, f.FirstHi = levels[0].min-worst, levels[0].max+worst
+	f.FirstLo, f.FirstHi = levels[0].min-typical, levels[0].max+typical
 	mult, capAt := f.fitGrowth(levels)
-	f.fitScale(waits, levels, mult, capAt, worst)
+	f.fitScale(levels, mult, capAt, typical)
+	if dropped > 0 {
+		c := f.Confidence[figInitial]
+		c.Basis += fmt.Sprintf("; %d wait(s) left out, their measured noise being more than a quarter of them", dropped)
+		f.Confidence[figInitial] = c
+	}
 	return f
 }
 
-// level is the waits of one retry index k across samples.
+func (f *Fit) allInconclusive(reason string) {
+	for _, fig := range []string{figInitial, figMultiplier, figMax, figJitter} {
+		f.inconclusive(fig, reason)
+	}
+}
+
+// noiseRange describes the noise measured around the first waits.
+func noiseRange(waits, noise [][]float64) string {
+	lo, hi := math.Inf(1), 0.0
+	for s := range waits {
+		if len(waits[s]) > 0 {
+			n := noiseAt(noise, s, 0)
+			lo, hi = min(lo, n), max(hi, n)
+		}
+	}
+	return fmt.Sprintf("%.0f–%.0f ms", lo, hi)
+}
+
+// noiseAt is the noise of wait k of sample s (the sample's last known one
+// when its list is short; 0 when none).
+func noiseAt(noise [][]float64, s, k int) float64 {
+	if s >= len(noise) || len(noise[s]) == 0 {
+		return 0
+	}
+	return noise[s][min(k, len(noise[s])-1)]
+}
+
+// level is the usable waits of one retry index k across samples.
 type level struct {
 	k              int
 	vals           []float64
+	samples        []int // the sample of each value
 	mean, min, max float64
 }
 
-func levelsOf(waits [][]float64, noise []float64) []level {
-	var ls []level
+// levelsOf groups the usable waits by retry index, up to the first index
+// with none; dropped counts the waits left out for noise, typical is the
+// median noise of those used.
+func levelsOf(waits, noise [][]float64) (ls []level, dropped int, typical float64) {
+	var used []float64
 	for k := 0; ; k++ {
 		l := level{k: k, min: math.Inf(1)}
-		for _, w := range waits {
-			if k < len(w) {
-				l.vals = append(l.vals, w[k])
-				l.mean += w[k]
-				l.min, l.max = min(l.min, w[k]), max(l.max, w[k])
+		any := false
+		for s, w := range waits {
+			if k >= len(w) {
+				continue
 			}
+			any = true
+			if n := noiseAt(noise, s, k); n > noiseShare*w[k] {
+				dropped++
+				continue
+			} else {
+				used = append(used, n)
+			}
+			l.vals, l.samples = append(l.vals, w[k]), append(l.samples, s)
+			l.mean += w[k]
+			l.min, l.max = min(l.min, w[k]), max(l.max, w[k])
 		}
-		if len(l.vals) == 0 {
-			return ls
+		if !any || len(l.vals) == 0 {
+			if len(used) > 0 {
+				typical = median(used)
+			}
+			return ls, dropped, typical
 		}
 		l.mean /= float64(len(l.vals))
 		ls = append(ls, l)
@@ -138,9 +176,12 @@ func (f *Fit) fitGrowth(ls []level) (mult float64, capAt int) {
 func perSampleRatios(ls []level, capAt int) []float64 {
 	var rs []float64
 	for i := 0; i+1 < capAt; i++ {
-		n := min(len(ls[i].vals), len(ls[i+1].vals))
-		for s := 0; s < n; s++ {
-			rs = append(rs, ls[i+1].vals[s]/ls[i].vals[s])
+		for a, s := range ls[i].samples {
+			for b, t := range ls[i+1].samples {
+				if s == t {
+					rs = append(rs, ls[i+1].vals[b]/ls[i].vals[a])
+				}
+			}
 		}
 	}
 	return rs
@@ -166,7 +207,7 @@ func spreadLevel(xs []float64) string {
 // before the cap, each divided by multiplier^k, are draws of initial ×
 // jitter factor; the nominal initial is the round value at the top of
 // their band (or at its centre), so a band reads "−25%" or "±10%".
-func (f *Fit) fitScale(waits [][]float64, ls []level, mult float64, capAt int, noise float64) {
+func (f *Fit) fitScale(ls []level, mult float64, capAt int, noise float64) {
 	var u []float64
 	for _, l := range ls[:capAt] {
 		for _, v := range l.vals {

@@ -32,10 +32,12 @@ func synth(samples, retries int, initial, mult, capMs float64, jitter bool, late
 	return out
 }
 
-func repeatNoise(n int, v float64) []float64 {
-	out := make([]float64, n)
-	for i := range out {
-		out[i] = v
+func repeatNoise(waits [][]float64, v float64) [][]float64 {
+	out := make([][]float64, len(waits))
+	for s, w := range waits {
+		for range w {
+			out[s] = append(out[s], v)
+		}
 	}
 	return out
 }
@@ -81,7 +83,7 @@ func TestFitBackoff(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			f := FitBackoff(tt.waits, repeatNoise(len(tt.waits), tt.noise))
+			f := FitBackoff(tt.waits, repeatNoise(tt.waits, tt.noise))
 			var got []string
 			for _, in := range f.Inconclusive {
 				got = append(got, in.Figure)
@@ -126,7 +128,7 @@ func TestNestedLoops(t *testing.T) {
 	// Codex-like: 3 attempts at 200, 400ms, then the outer loop waits 5s
 	// and starts again at 200ms.
 	w := [][]float64{{200, 400, 5000, 200, 400}, {201, 402, 5001, 202, 401}}
-	f := FitBackoff(w, []float64{3, 3})
+	f := FitBackoff(w, repeatNoise(w, 3))
 	if !f.Nested.Seen || f.Nested.Inner != 4 {
 		t.Errorf("nested = %+v, want seen with bursts cut at wait 4", f.Nested)
 	}

@@ -106,13 +106,13 @@ func (p *Profile) inferMaxRetries(exh []Observation) {
 // inferBackoff fits the exhaustion waits.
 func (p *Profile) inferBackoff(exh []Observation) Fit {
 	var waits [][]float64
-	var noise []float64
+	var noise [][]float64
 	for _, o := range exh {
 		if o.End == EndNotRun {
 			continue
 		}
 		waits = append(waits, o.WaitsMs)
-		noise = append(noise, o.NoiseMs)
+		noise = append(noise, o.waitNoise())
 	}
 	fit := FitBackoff(waits, noise)
 	p.Policy.Backoff = fit.Backoff
@@ -170,18 +170,18 @@ func honoured(o Observation, want float64, fit Fit) (*bool, string, string) {
 		return nil, "", fmt.Sprintf("the client did not retry the 429 (%s), so how it reads the header does not show", o.End)
 	case want <= 0:
 		return nil, "", fmt.Sprintf("the date was already %s in the past when the response was sent", msString(-want))
-	case o.NoiseMs > noiseShare*want:
-		return nil, "", fmt.Sprintf("the noise measured (%s) is more than a quarter of the Retry-After (%s)", msString(o.NoiseMs), msString(want))
+	case o.firstNoise() > noiseShare*want:
+		return nil, "", fmt.Sprintf("the noise measured (%s) is more than a quarter of the Retry-After (%s)", msString(o.firstNoise()), msString(want))
 	}
-	w := o.WaitsMs[0]
-	tol := 0.15*want + o.NoiseMs
+	w, noise := o.WaitsMs[0], o.firstNoise()
+	tol := 0.15*want + noise
 	inBackoff := fit.FirstHi > 0 && want >= fit.FirstLo-tol && want <= fit.FirstHi+tol
 	switch {
 	case math.Abs(w-want) <= tol && inBackoff:
 		return nil, "", fmt.Sprintf("waited %s for %s, but the backoff's first wait (%s–%s) could be that too", msString(w), msString(want), msString(fit.FirstLo), msString(fit.FirstHi))
 	case math.Abs(w-want) <= tol:
 		return ptr(true), High, fmt.Sprintf("waited %s for a Retry-After of %s", msString(w), msString(want))
-	case fit.FirstHi > 0 && w >= fit.FirstLo-o.NoiseMs && w <= fit.FirstHi+o.NoiseMs:
+	case fit.FirstHi > 0 && w >= fit.FirstLo-noise && w <= fit.FirstHi+noise:
 		return ptr(false), High, fmt.Sprintf("waited %s, its backoff, for a Retry-After of %s", msString(w), msString(want))
 	}
 	return ptr(false), Medium, fmt.Sprintf("waited %s for a Retry-After of %s (neither the value nor the backoff's first wait)", msString(w), msString(want))

@@ -37,6 +37,10 @@ type Observation struct {
 	// scheduling lateness around it plus the client's run-queue time), plus
 	// the gap's residual (about 3 ms at worst), policy time.
 	NoiseMs float64 `json:"noiseMs"`
+	// WaitNoiseMs is the noise measured around each wait (chaos
+	// DelaysMs.Noise plus the residual), policy time; empty when chaos did
+	// not measure it per wait (NoiseMs then stands for each).
+	WaitNoiseMs []float64 `json:"waitNoiseMs,omitempty"`
 	// DeadlineMs is the kill deadline (wall clock).
 	DeadlineMs int64 `json:"deadlineMs"`
 	// Note says why a probe has no result (interrupted, error).
@@ -78,6 +82,9 @@ func Observe(p Probe, r chaos.Result, scale float64) Observation {
 	for _, g := range r.DelaysMs.Server {
 		ob.WaitsMs = append(ob.WaitsMs, float64(g)/scale)
 	}
+	for _, n := range r.DelaysMs.Noise {
+		ob.WaitNoiseMs = append(ob.WaitNoiseMs, float64(n+residualMs)/scale)
+	}
 	if resp := journal(filepath.Join(r.Dir, "server.jsonl")); len(resp) > 0 {
 		ob.FirstAttemptMs = resp[0].DurationMs
 		if !p.DateTarget.IsZero() && !resp[0].FinishedAt.IsZero() {
@@ -99,6 +106,26 @@ func noiseOf(r chaos.Result, scale float64) float64 {
 		}
 	}
 	return float64(n+residualMs) / scale
+}
+
+// firstNoise is the noise around the first wait.
+func (o Observation) firstNoise() float64 {
+	if len(o.WaitNoiseMs) > 0 {
+		return o.WaitNoiseMs[0]
+	}
+	return o.NoiseMs
+}
+
+// waitNoise is the noise of each wait.
+func (o Observation) waitNoise() []float64 {
+	if len(o.WaitNoiseMs) > 0 {
+		return o.WaitNoiseMs
+	}
+	out := make([]float64, len(o.WaitsMs))
+	for i := range out {
+		out[i] = o.NoiseMs
+	}
+	return out
 }
 
 // killed reports whether the client was stopped at its deadline.

@@ -2,7 +2,9 @@ package probe
 
 import (
 	"context"
+	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/retrylab/retrylab/chaos"
@@ -21,10 +23,13 @@ type Runner struct {
 	Color     bool
 }
 
-// Run plans the battery, runs it and returns the profile. When ctx ends
-// (Ctrl-C) the scenarios still running are stopped and the profile holds
-// what the finished ones showed (Profile.Interrupted). An error means no
-// scenario could run at all.
+// Run plans the battery, runs it and returns the profile. When the noise
+// measured around the backoff's waits made them unusable, the exhaustion
+// runs are repeated once more after the battery, when the machine is
+// quieter (its other clients have exited). When ctx ends (Ctrl-C) the
+// scenarios still running are stopped and the profile holds what the
+// finished ones showed (Profile.Interrupted). An error means no scenario
+// could run at all.
 func (r *Runner) Run(ctx context.Context, o Options) (*Profile, error) {
 	o = o.withDefaults()
 	start := time.Now()
@@ -32,6 +37,33 @@ func (r *Runner) Run(ctx context.Context, o Options) (*Profile, error) {
 	if err != nil {
 		return nil, err
 	}
+	obs, sum, err := r.runProbes(ctx, o, ps)
+	if sum == nil {
+		return nil, err
+	}
+	prof := Infer(o.Provider, obs)
+	if err == nil && ctx.Err() == nil && noisyBackoff(prof) {
+		r.progressf("the backoff's waits were too noisy to read (%s); running the %d exhaustion runs again now that the battery is done\n",
+			prof.Inconclusive[0].Reason, o.Samples)
+		more, _ := exhaustion(o, o.Samples+1)
+		if extra, s2, err2 := r.runProbes(ctx, o, more); s2 != nil {
+			obs = append(obs, extra...)
+			prof = Infer(o.Provider, obs)
+			err = err2
+		}
+	}
+	prof.Client = r.ClientCmd
+	prof.Model = o.Model
+	prof.TimeScale = o.TimeScale
+	prof.RunDir = sum.RunDir
+	prof.DurationMs = time.Since(start).Milliseconds()
+	prof.Interrupted = ctx.Err() != nil || sum.Interrupted > 0
+	prof.Conformance = Conform(prof, o.Provider)
+	return prof, err
+}
+
+// runProbes runs probes with chaos.Runner and observes each.
+func (r *Runner) runProbes(ctx context.Context, o Options, ps []Probe) ([]Observation, *chaos.Summary, error) {
 	scs := make([]*chaos.Scenario, len(ps))
 	for i, p := range ps {
 		scs[i] = p.Scenario
@@ -40,7 +72,7 @@ func (r *Runner) Run(ctx context.Context, o Options) (*Profile, error) {
 		ClientCmd: r.ClientCmd, Progress: r.Progress, Live: r.Live, Color: r.Color, Confirm: 0}
 	sum, err := cr.Run(ctx, scs)
 	if sum == nil {
-		return nil, err
+		return nil, nil, err
 	}
 	byName := map[string]chaos.Result{}
 	for _, res := range sum.Scenarios {
@@ -50,13 +82,21 @@ func (r *Runner) Run(ctx context.Context, o Options) (*Profile, error) {
 	for _, p := range ps {
 		obs = append(obs, Observe(p, byName[p.Scenario.Name], o.TimeScale))
 	}
-	prof := Infer(o.Provider, obs)
-	prof.Client = r.ClientCmd
-	prof.Model = o.Model
-	prof.TimeScale = o.TimeScale
-	prof.RunDir = sum.RunDir
-	prof.DurationMs = time.Since(start).Milliseconds()
-	prof.Interrupted = ctx.Err() != nil || sum.Interrupted > 0
-	prof.Conformance = Conform(prof, o.Provider)
-	return prof, err
+	return obs, sum, err
+}
+
+// noisyBackoff reports whether the backoff could not be read for noise.
+func noisyBackoff(p *Profile) bool {
+	for _, in := range p.Inconclusive {
+		if in.Figure == figInitial && strings.Contains(in.Reason, "noise") {
+			return true
+		}
+	}
+	return false
+}
+
+func (r *Runner) progressf(format string, args ...any) {
+	if r.Progress != nil {
+		fmt.Fprintf(r.Progress, format, args...)
+	}
 }

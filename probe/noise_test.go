@@ -1,0 +1,39 @@
+package probe
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestFitLeavesOutNoisyWaits: a sample whose first wait met a burst of
+// load (noise more than a quarter of the wait) is left out of that level;
+// the others still give the figures, and the basis says so.
+func TestFitLeavesOutNoisyWaits(t *testing.T) {
+	waits := synth(4, 2, 500, 2, 8000, true, 2)
+	noise := repeatNoise(waits, 5)
+	noise[0][0] = 300 // the first sample's first wait: unusable
+	waits[0][0] += 250
+	f := FitBackoff(waits, noise)
+	if len(f.Inconclusive) != 0 {
+		t.Fatalf("inconclusive = %+v", f.Inconclusive)
+	}
+	within(t, "initialMs", f.Backoff.InitialMs, 500)
+	within(t, "multiplier", f.Backoff.Multiplier, 2)
+	if c := f.Confidence[figInitial]; !strings.Contains(c.Basis, "1 wait(s) left out") {
+		t.Errorf("basis = %q, want it to say a wait was left out", c.Basis)
+	}
+}
+
+// TestObservationNoise: the per-wait noise from chaos, when there, stands
+// for each wait; else the run's.
+func TestObservationNoise(t *testing.T) {
+	o := Observation{WaitsMs: []float64{500, 1000}, NoiseMs: 40}
+	if got := o.waitNoise(); len(got) != 2 || got[0] != 40 || got[1] != 40 {
+		t.Errorf("waitNoise = %v, want [40 40]", got)
+	}
+	o.WaitNoiseMs = []float64{130, 10}
+	if got := o.firstNoise(); got != 130 {
+		t.Errorf("firstNoise = %g, want 130", got)
+	}
+}
+
