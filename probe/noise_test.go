@@ -36,4 +36,3 @@ func TestObservationNoise(t *testing.T) {
 		t.Errorf("firstNoise = %g, want 130", got)
 	}
 }
-
