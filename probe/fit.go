@@ -161,7 +161,9 @@ func (f *Fit) fitGrowth(ls []level) (mult float64, capAt int) {
 			basis += fmt.Sprintf(", read as %g (within the 10%% a mean of jittered waits varies by)", m)
 		}
 		f.Backoff.Multiplier = ptr(round(mult, 2))
-		f.confident(figMultiplier, spreadLevel(perSampleRatios(ls, capAt)), basis)
+		se := ratioSE(ls, capAt)
+		basis += fmt.Sprintf("; relative standard error %.0f%%", 100*se)
+		f.confident(figMultiplier, seLevel(se, len(ls[0].vals)), basis)
 	}
 	switch {
 	case capAt == len(ls) && mult == 1:
@@ -172,32 +174,31 @@ func (f *Fit) fitGrowth(ls []level) (mult float64, capAt int) {
 	return mult, capAt
 }
 
-// perSampleRatios are the ratios w[k+1]/w[k] within each sample, before the cap.
-func perSampleRatios(ls []level, capAt int) []float64 {
-	var rs []float64
-	for i := 0; i+1 < capAt; i++ {
-		for a, s := range ls[i].samples {
-			for b, t := range ls[i+1].samples {
-				if s == t {
-					rs = append(rs, ls[i+1].vals[b]/ls[i].vals[a])
-				}
-			}
+// ratioSE is the relative standard error of the ratio of mean waits
+// between consecutive levels before the cap (the largest over the steps):
+// sqrt(cv0²/n0 + cv1²/n1), cv the coefficient of variation of a level.
+func ratioSE(ls []level, capAt int) float64 {
+	worst := 0.0
+	for i := 0; i+1 < capAt && i+1 < len(ls); i++ {
+		a, b := ls[i], ls[i+1]
+		if len(a.vals) < 2 || len(b.vals) < 2 {
+			return 1
 		}
+		_, sa := meanSD(a.vals)
+		_, sb := meanSD(b.vals)
+		ca, cb := sa/a.mean, sb/b.mean
+		worst = max(worst, math.Sqrt(ca*ca/float64(len(a.vals))+cb*cb/float64(len(b.vals))))
 	}
-	return rs
+	return worst
 }
 
-// spreadLevel grades an estimate from its relative standard error.
-func spreadLevel(xs []float64) string {
-	if len(xs) < 2 {
-		return Low
-	}
-	m, sd := meanSD(xs)
-	se := sd / math.Sqrt(float64(len(xs))) / m
+// seLevel grades an estimate from its relative standard error and the
+// number of samples behind it.
+func seLevel(se float64, n int) string {
 	switch {
-	case se < 0.05 && len(xs) >= 4:
+	case se < 0.04 && n >= 4:
 		return High
-	case se < 0.15:
+	case se < 0.1:
 		return Medium
 	}
 	return Low

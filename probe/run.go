@@ -42,9 +42,8 @@ func (r *Runner) Run(ctx context.Context, o Options) (*Profile, error) {
 		return nil, err
 	}
 	prof := Infer(o.Provider, obs)
-	if err == nil && ctx.Err() == nil && noisyBackoff(prof) {
-		r.progressf("the backoff's waits were too noisy to read (%s); running the %d exhaustion runs again now that the battery is done\n",
-			prof.Inconclusive[0].Reason, o.Samples)
+	if why := moreSamples(prof, obs); err == nil && ctx.Err() == nil && why != "" {
+		r.progressf("%s: running the %d exhaustion runs again now that the battery is done\n", why, o.Samples)
 		more, _ := exhaustion(o, o.Samples+1)
 		if extra, s2, err2 := r.runProbes(ctx, o, more); s2 != nil {
 			obs = append(obs, extra...)
@@ -85,15 +84,35 @@ func (r *Runner) runProbes(ctx context.Context, o Options, ps []Probe) ([]Observ
 	return obs, sum, err
 }
 
-// noisyBackoff reports whether the backoff could not be read for noise.
-func noisyBackoff(p *Profile) bool {
+// moreSamples says why the exhaustion should run again, or "": the noise
+// left the backoff unreadable, or the multiplier is not sure and the runs
+// are short (a client with few, short retries, like the SDKs': 2 waits per
+// run give few draws of the jitter).
+func moreSamples(p *Profile, obs []Observation) string {
 	for _, in := range p.Inconclusive {
 		if in.Figure == figInitial && strings.Contains(in.Reason, "noise") {
-			return true
+			return "the backoff's waits were too noisy to read"
 		}
 	}
-	return false
+	c, ok := p.Confidence[figMultiplier]
+	if !ok || c.Level == High || p.Policy.Backoff.Multiplier == nil {
+		return ""
+	}
+	for _, o := range obs {
+		total := 0.0
+		for _, w := range o.WaitsMs {
+			total += w
+		}
+		if o.Sample > 0 && total*p.TimeScale > float64(shortExhaustion.Milliseconds()) {
+			return ""
+		}
+	}
+	return "the multiplier is not sure yet (" + c.Level + ")"
 }
+
+// shortExhaustion is the wall time of waits under which an exhaustion run
+// is cheap enough to repeat for a surer multiplier.
+const shortExhaustion = 10 * time.Second
 
 func (r *Runner) progressf(format string, args ...any) {
 	if r.Progress != nil {
