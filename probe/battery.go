@@ -28,6 +28,11 @@ type Options struct {
 	// is divided by it, so a client that scales its waits is profiled in
 	// its own policy time. Default 1.
 	TimeScale float64
+	// NoWarmUp turns off the warm-up request: by default the client is
+	// told to make two requests (RETRYLAB_REQUESTS=2) and the first is
+	// answered ok, so that the probed request meets a client that has
+	// started (a Node client's first request is late by its compiler).
+	NoWarmUp bool
 	// Only limits the decision probes to these fault names (empty: all).
 	Only []string
 }
@@ -65,8 +70,9 @@ func (o Options) withDefaults() Options {
 // Probe is one scenario of the battery and what it probes.
 type Probe struct {
 	Fault    Fault
-	Sample   int // 1-based sample of the exhaustion; 0 for a decision probe
-	Served   int // attempts that meet the fault before ok
+	WarmUp   bool // the first attempt is the warm-up request's
+	Sample   int  // 1-based sample of the exhaustion; 0 for a decision probe
+	Served   int  // attempts that meet the fault before ok
 	Deadline time.Duration
 	// DateTarget is when an HTTP-date Retry-After points to.
 	DateTarget time.Time
@@ -88,7 +94,7 @@ func Plan(o Options, now time.Time) ([]Probe, error) {
 		if len(o.Only) > 0 && !contains(o.Only, f.Name) {
 			continue
 		}
-		p := Probe{Fault: f, Served: 1, Deadline: o.Budget}
+		p := Probe{Fault: f, Served: 1, Deadline: o.Budget, WarmUp: !o.NoWarmUp}
 		if f.Long {
 			p.Deadline = o.LongDeadline
 		}
@@ -140,7 +146,7 @@ func exhaustion(o Options, first int) ([]Probe, error) {
 		if err != nil {
 			return nil, err
 		}
-		ps = append(ps, Probe{Fault: f, Sample: s, Served: o.Repeat, Deadline: o.Budget, Scenario: sc})
+		ps = append(ps, Probe{Fault: f, Sample: s, Served: o.Repeat, Deadline: o.Budget, Scenario: sc, WarmUp: !o.NoWarmUp})
 	}
 	return ps, nil
 }
@@ -149,7 +155,14 @@ func exhaustion(o Options, first int) ([]Probe, error) {
 // so the probe's scenarios are checked as a user's file would be.
 func scenario(o Options, name string, attempts []string, deadline time.Duration) (*chaos.Scenario, error) {
 	var b strings.Builder
-	fmt.Fprintf(&b, "name: probe-%s\nprovider: %s\nmodel: %s\nrequests: 1\nattempts:\n", name, o.Provider.Name, o.Model)
+	requests := 2
+	if o.NoWarmUp {
+		requests = 1
+	}
+	fmt.Fprintf(&b, "name: probe-%s\nprovider: %s\nmodel: %s\nrequests: %d\nattempts:\n", name, o.Provider.Name, o.Model, requests)
+	if !o.NoWarmUp {
+		b.WriteString("  - {ok: {}}\n")
+	}
 	for _, a := range attempts {
 		fmt.Fprintf(&b, "  - %s\n", a)
 	}

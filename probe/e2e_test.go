@@ -36,7 +36,7 @@ func TestProbeAgentPy(t *testing.T) {
 	prov, _ := probe.LookupProvider("anthropic")
 	out := t.TempDir()
 	r := &probe.Runner{Toxi: toxi, ToxiName: "embedded", Out: out, ClientCmd: "python3 " + agent}
-	p, err := r.Run(ctx, probe.Options{Provider: prov, Samples: 3, TimeScale: 0.5,
+	p, err := r.Run(ctx, probe.Options{Provider: prov, Samples: 4, TimeScale: 0.5,
 		Only: []string{"400", "408", "429", "503", "reset", "400 x-should-retry true", "503 x-should-retry false"}})
 	if err != nil {
 		t.Fatal(err)

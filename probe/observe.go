@@ -72,6 +72,10 @@ func Observe(p Probe, r chaos.Result, scale float64) Observation {
 		ob.End = EndNotRun
 		ob.Note = strings.TrimSpace(r.Interrupted + " " + r.Error + " " + r.SkipReason)
 		return ob
+	case p.WarmUp && r.Attempts == 1 && r.Outcome == "success":
+		ob.End, ob.Attempts = EndNotRun, 0
+		ob.Note = "the client made one request only: it does not read RETRYLAB_REQUESTS (run with --warm-up=false)"
+		return ob
 	case killed(r):
 		ob.End = EndStopped
 	case r.Outcome == "success":
@@ -85,10 +89,16 @@ func Observe(p Probe, r chaos.Result, scale float64) Observation {
 	for _, n := range r.DelaysMs.Noise {
 		ob.WaitNoiseMs = append(ob.WaitNoiseMs, float64(n+residualMs)/scale)
 	}
-	if resp := journal(filepath.Join(r.Dir, "server.jsonl")); len(resp) > 0 {
-		ob.FirstAttemptMs = resp[0].DurationMs
-		if !p.DateTarget.IsZero() && !resp[0].FinishedAt.IsZero() {
-			ob.DateLeadMs = float64(p.DateTarget.Sub(resp[0].FinishedAt).Milliseconds()) / scale
+	first := 0
+	if p.WarmUp {
+		first = 1
+		ob.Attempts = max(0, r.Attempts-1)
+	}
+	if resp := journal(filepath.Join(r.Dir, "server.jsonl")); len(resp) > first {
+		a := resp[first]
+		ob.FirstAttemptMs = a.DurationMs
+		if !p.DateTarget.IsZero() && !a.FinishedAt.IsZero() {
+			ob.DateLeadMs = float64(p.DateTarget.Sub(a.FinishedAt).Milliseconds()) / scale
 		}
 	}
 	return ob

@@ -47,6 +47,7 @@ type probeConfig struct {
 	budget                                                                   time.Duration
 	timeScale                                                                float64
 	only                                                                     []string
+	warmUp                                                                   bool
 }
 
 func parseChaosProbe(args []string, stdout, stderr io.Writer) (probeConfig, error) {
@@ -65,6 +66,7 @@ func parseChaosProbe(args []string, stdout, stderr io.Writer) (probeConfig, erro
 	fs.IntVar(&cfg.repeat, "repeat", 10, "failures each exhaustion run serves: a client retrying more is reported as 'at least N'")
 	fs.DurationVar(&cfg.budget, "budget", 2*time.Minute, "wall time per exhaustion run (the hang and large Retry-After probes get min(budget, 15s)); less probes fewer attempts and leaves figures unknown")
 	fs.Float64Var(&cfg.timeScale, "time-scale", 1, "told to the client (RETRYLAB_TIME_SCALE); waits are divided by it (for clients that scale their waits)")
+	fs.BoolVar(&cfg.warmUp, "warm-up", true, "make the client send a first request that succeeds (RETRYLAB_REQUESTS=2) before the probed one; false for a client that makes one request whatever it is told")
 	fs.StringSliceVar(&cfg.only, "only", nil, "probe only these faults (comma-separated names, e.g. 429,reset); the exhaustion always runs")
 	hint := "run 'retrylab chaos probe --help'"
 	if err := parseFlags(fs, args, hint, stdout, stderr); err != nil {
@@ -127,7 +129,7 @@ func chaosProbe(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	}
 	defer toxi.Close()
 	opts := probe.Options{Provider: prov, Model: cfg.model, Samples: cfg.samples, Repeat: cfg.repeat,
-		Budget: cfg.budget, TimeScale: cfg.timeScale, Only: cfg.only}
+		Budget: cfg.budget, TimeScale: cfg.timeScale, Only: cfg.only, NoWarmUp: !cfg.warmUp}
 	fmt.Fprintf(stderr, "probing %q (%s): this takes up to %s\n", cfg.clientCmd, prov.Name, probeEstimate(opts))
 	r := &probe.Runner{Toxi: toxi, ToxiName: "embedded", Out: cfg.out, ClientCmd: cfg.clientCmd, Parallel: cfg.parallel, Progress: stderr}
 	prof, runErr := r.Run(ctx, opts)
