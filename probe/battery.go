@@ -163,10 +163,15 @@ func scenario(o Options, name string, attempts []string, deadline time.Duration)
 	if !o.NoWarmUp {
 		b.WriteString("  - {ok: {}}\n")
 	}
+	// The harness splits attempts into requests with the scenario's policy
+	// (a failure the policy does not retry ends a request, and the gap
+	// after it is not a wait); the probe knows nothing of the client's, so
+	// it says every failure is retried: only a success ends a request.
+	pre := "client:\n  policy: {streamErrors: true, all: {retry: true, maxRetries: 1000}}\n"
 	for _, a := range attempts {
 		fmt.Fprintf(&b, "  - %s\n", a)
 	}
-	fmt.Fprintf(&b, "expect:\n  maxDuration: %s\n", deadline)
+	fmt.Fprintf(&b, "%sexpect:\n  maxDuration: %s\n", pre, deadline)
 	sc, err := chaos.ParseScenario("probe-"+name+".yaml", []byte(b.String()))
 	if err != nil {
 		return nil, fmt.Errorf("probe scenario %s: %w", name, err)

@@ -216,7 +216,7 @@ func (f *Fit) fitScale(ls []level, mult float64, capAt int, noise float64) {
 		}
 	}
 	lo, hi := slices.Min(u), slices.Max(u)
-	initial, basis := nominalOf(lo, hi)
+	initial, basis := nominalOf(lo, hi, noise)
 	f.Backoff.InitialMs = ptr(round(initial, 0))
 	lvl := Low
 	switch {
@@ -233,7 +233,7 @@ func (f *Fit) fitScale(ls []level, mult float64, capAt int, noise float64) {
 			plateau = append(plateau, l.vals...)
 		}
 		top := slices.Max(plateau) / fmax
-		capMs, _ := nominalOf(top, top)
+		capMs, _ := nominalOf(top, top, noise)
 		f.Backoff.MaxMs = ptr(round(capMs, 0))
 		for _, v := range plateau {
 			fmin, fmax = min(fmin, v/capMs), max(fmax, v/capMs)
@@ -260,11 +260,15 @@ func (f *Fit) fitScale(ls []level, mult float64, capAt int, noise float64) {
 }
 
 // nominalOf picks the nominal wait of a band [lo, hi] of draws: the round
-// value (1, 1.5, 2, 2.5, 3, 4, 5, 6, 7.5, 8 × 10ⁿ ms) within 5% of hi, else
-// within 5% of the centre, else hi itself.
-func nominalOf(lo, hi float64) (float64, string) {
+// value (1, 1.5, 2, 2.5, 3, 4, 5, 6, 7.5, 8 × 10ⁿ ms) within 5% of hi (or
+// below hi by up to 5% plus the measured noise: lateness only lengthens a
+// wait), else within 5% of the centre, else hi itself.
+func nominalOf(lo, hi, noise float64) (float64, string) {
 	if r, ok := roundNear(hi); ok {
 		return r, "nominal: the round value at the top of the band"
+	}
+	if r, ok := roundNear(hi - noise); ok && hi-r <= 0.05*r+noise {
+		return r, fmt.Sprintf("nominal: the round value at the top of the band, less the measured noise (%.0f ms)", noise)
 	}
 	if r, ok := roundNear((lo + hi) / 2); ok {
 		return r, "nominal: the round value at the centre of the band"
