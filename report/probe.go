@@ -94,7 +94,11 @@ func policyLines(p *probe.Profile) [][3]string {
 	add("policy.maxRetries", "max retries", ptrString(po.MaxRetries))
 	add("policy.backoff.initialMs", "initial wait (ms)", ptrString(po.Backoff.InitialMs))
 	add("policy.backoff.multiplier", "multiplier", ptrString(po.Backoff.Multiplier))
-	add("policy.backoff.maxMs", "max wait (ms)", ptrString(po.Backoff.MaxMs))
+	maxMs := ptrString(po.Backoff.MaxMs)
+	if _, ok := p.Confidence["policy.backoff.maxMs"]; ok && po.Backoff.MaxMs == nil {
+		maxMs = "never reached"
+	}
+	add("policy.backoff.maxMs", "max wait (ms)", maxMs)
 	j := "unknown"
 	if po.Backoff.Jitter != nil {
 		j = fmt.Sprintf("×%.2f–%.2f", po.Backoff.Jitter.MinFactor, po.Backoff.Jitter.MaxFactor)

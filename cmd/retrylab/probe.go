@@ -56,7 +56,7 @@ func parseChaosProbe(args []string, stdout, stderr io.Writer) (probeConfig, erro
 	fs.StringVar(&cfg.clientCmd, "client-cmd", "", "the client to probe, run with sh -c (required)")
 	fs.StringVar(&cfg.providerName, "provider", "anthropic", "wire format: "+strings.Join(probe.ProviderNames(), ", "))
 	fs.StringVar(&cfg.model, "model", "", "model the client is told (RETRYLAB_MODEL); default: the provider's")
-	fs.StringVar(&cfg.format, "format", "table", "profile format: table, json or markdown")
+	fs.StringVar(&cfg.format, "format", "table", "profile format: table, json, markdown or html (one page: the waits against the fitted curve)")
 	fs.StringVar(&cfg.policyOut, "policy-out", "", "write the learnt policy as a policy YAML file (client.policy: FILE)")
 	fs.StringVar(&cfg.against, "against", "", "an earlier profile (--format json): say what changed, exit 1 if anything did")
 	fs.StringVar(&cfg.out, "out", "runs", "base folder of run folders")
@@ -83,10 +83,8 @@ func checkProbeConfig(cfg probeConfig) error {
 	switch {
 	case strings.TrimSpace(cfg.clientCmd) == "":
 		return usageErrorf("give the command that runs your client, e.g. --client-cmd 'python3 agent.py'", "--client-cmd is required")
-	case cfg.format == "html":
-		return usageErrorf("use table, json or markdown; an HTML page for a profile is not written yet", "--format html is not supported yet")
-	case cfg.format != "table" && cfg.format != "json" && cfg.format != "markdown":
-		return usageErrorf("formats: table, json, markdown", "unknown format %q", cfg.format)
+	case cfg.format != "table" && cfg.format != "json" && cfg.format != "markdown" && cfg.format != "html":
+		return usageErrorf("formats: table, json, markdown, html", "unknown format %q", cfg.format)
 	case cfg.samples < 2:
 		return usageErrorf("the jitter band needs repeated samples: --samples 2 or more (default 4)", "bad --samples %d", cfg.samples)
 	case cfg.repeat < 1 || cfg.parallel < 0:
@@ -164,6 +162,8 @@ func writeProbe(cfg probeConfig, prof *probe.Profile, prov probe.Provider, stdou
 		err = enc.Encode(prof)
 	case "markdown":
 		err = report.ProbeMarkdown(stdout, prof)
+	case "html":
+		err = report.ProbeHTML(stdout, prof)
 	default:
 		err = report.ProbeTable(stdout, prof)
 	}
