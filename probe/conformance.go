@@ -2,6 +2,9 @@ package probe
 
 import (
 	"fmt"
+	"math"
+	"net/http"
+	"strconv"
 	"time"
 
 	"github.com/retrylab/retrylab/retry"
@@ -102,18 +105,47 @@ func conformWaits(name string, pol *retry.Policy, ft retry.FailureType, p *Profi
 }
 
 // conformRetryAfter compares the Retry-After findings with what the preset
-// does with a 429 carrying 3 s.
+// does with a 429 carrying each form: retry-after 3, retry-after-ms 1700,
+// an HTTP date 6s ahead. The preset honours a form when its envelope for
+// the retry is the value itself.
 func conformRetryAfter(name string, pol *retry.Policy, p *Profile) []Conformance {
-	lo, hi, ok := pol.Envelope(retry.RateLimit, 1, 3*time.Second, true)
-	want := ok && lo == 3*time.Second && hi == 3*time.Second
-	got := p.Policy.RetryAfter.Seconds
-	c := Conformance{Preset: name, Rule: "honours Retry-After (seconds)", Want: yesNo(want)}
-	if got == nil {
-		c.State, c.Got = Unknown, "unknown"
-	} else {
-		c.State, c.Got = state(want == *got), yesNo(*got)
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	forms := []struct {
+		rule   string
+		header http.Header
+		got    *bool
+	}{
+		{"honours Retry-After (seconds)", http.Header{"Retry-After": {"3"}}, p.Policy.RetryAfter.Seconds},
+		{"honours retry-after-ms", http.Header{"Retry-After-Ms": {"1700"}}, p.Policy.RetryAfter.Ms},
+		{"honours Retry-After (HTTP date)", http.Header{"Retry-After": {now.Add(6 * time.Second).Format(http.TimeFormat)}}, p.Policy.RetryAfter.HTTPDate},
 	}
-	return []Conformance{c}
+	var out []Conformance
+	for _, f := range forms {
+		want := presetHonours(pol, f.header, now)
+		c := Conformance{Preset: name, Rule: f.rule, Want: yesNo(want)}
+		if f.got == nil {
+			c.State, c.Got = Unknown, "unknown"
+		} else {
+			c.State, c.Got = state(want == *f.got), yesNo(*f.got)
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+// presetHonours reports whether the preset waits for the Retry-After in h
+// (padding of up to 15% included): its envelope for the first retry is one
+// wait near the value. A policy that reads whole seconds only falls back
+// to the backoff for any other form (Envelope does not see the raw header).
+func presetHonours(pol *retry.Policy, h http.Header, now time.Time) bool {
+	v, has := pol.ReadRetryAfter(h, now)
+	if pol.RetryAfter.IntegerOnly {
+		if _, err := strconv.Atoi(h.Get("Retry-After")); err != nil {
+			return false
+		}
+	}
+	lo, hi, ok := pol.Envelope(retry.RateLimit, 1, v, has)
+	return has && ok && v > 0 && lo == hi && math.Abs(float64(lo-v)) <= 0.15*float64(v)
 }
 
 func durations(ds []time.Duration) string {
