@@ -197,13 +197,3 @@ func contains(list []string, s string) bool {
 	}
 	return false
 }
-
-// Estimate is how long the battery may take, for the message before it
-// starts: the longest deadline of its probes.
-func Estimate(ps []Probe) time.Duration {
-	var d time.Duration
-	for _, p := range ps {
-		d = max(d, p.Deadline)
-	}
-	return d
-}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 	"strings"
 	"time"
 
@@ -128,7 +129,10 @@ func chaosProbe(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	defer toxi.Close()
 	opts := probe.Options{Provider: prov, Model: cfg.model, Samples: cfg.samples, Repeat: cfg.repeat,
 		Budget: cfg.budget, TimeScale: cfg.timeScale, Only: cfg.only, NoWarmUp: !cfg.warmUp}
-	fmt.Fprintf(stderr, "probing %q (%s): this takes up to %s\n", cfg.clientCmd, prov.Name, probeEstimate(opts))
+	n, longest := probeEstimate(opts)
+	fmt.Fprintf(stderr, "probing %q (%s): %d scenarios, external clients %d at a time; each exhaustion run is stopped at --budget %s "+
+		"(a client still retrying then leaves max retries and the cap unknown), the hang and the large Retry-After at %s\n",
+		cfg.clientCmd, prov.Name, n, 2*runtime.GOMAXPROCS(0), cfg.budget, longest)
 	r := &probe.Runner{Toxi: toxi, ToxiName: "embedded", Out: cfg.out, ClientCmd: cfg.clientCmd, Parallel: cfg.parallel, Progress: stderr}
 	prof, runErr := r.Run(ctx, opts)
 	if prof == nil {
@@ -143,13 +147,20 @@ func chaosProbe(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	return probeExit(ctx, prof, before, runErr)
 }
 
-// probeEstimate is the longest deadline of the battery.
-func probeEstimate(o probe.Options) time.Duration {
+// probeEstimate is the number of scenarios of the battery and the deadline
+// of its long decision probes.
+func probeEstimate(o probe.Options) (n int, long time.Duration) {
 	ps, err := probe.Plan(o, time.Now())
 	if err != nil {
-		return o.Budget
+		return 0, 0
 	}
-	return probe.Estimate(ps)
+	long = o.Budget
+	for _, p := range ps {
+		if p.Fault.Long {
+			long = min(long, p.Deadline)
+		}
+	}
+	return len(ps), long
 }
 
 // writeProbe prints the profile and writes the policy file.
