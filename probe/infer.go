@@ -38,8 +38,35 @@ func Infer(prov Provider, obs []Observation) *Profile {
 	fit := p.inferBackoff(exh)
 	p.inferRetryAfter(prov, byFault, fit)
 	p.inferTimeout(byFault)
-	p.add("policy.fallbacks", "", "not measured: the probe does not yet watch which model each attempt asks for")
+	p.inferFallbacks(obs)
 	return p
+}
+
+// inferFallbacks lists the model switches seen between the attempts of a
+// probed request (the journal's model of each attempt).
+func (p *Profile) inferFallbacks(obs []Observation) {
+	const fig = "policy.fallbacks"
+	seen, n := map[string]bool{}, 0
+	for _, o := range obs {
+		n += len(o.Models)
+		for i := 1; i < len(o.Models); i++ {
+			if a, b := o.Models[i-1], o.Models[i]; a != b && a != "" && b != "" {
+				sw := fmt.Sprintf("%s → %s (after %s, attempt %d)", a, b, o.Fault, i)
+				if !seen[a+"→"+b] {
+					seen[a+"→"+b] = true
+					p.Policy.Fallbacks = append(p.Policy.Fallbacks, sw)
+				}
+			}
+		}
+	}
+	switch {
+	case n == 0:
+		p.add(fig, "", "the journal recorded no model for any attempt")
+	case len(p.Policy.Fallbacks) == 0:
+		p.add(fig, High, fmt.Sprintf("no model switch in %d attempts", n))
+	default:
+		p.add(fig, High, fmt.Sprintf("%d switch(es) in %d attempts", len(p.Policy.Fallbacks), n))
+	}
 }
 
 // decision reads what the client did with one fault.

@@ -44,6 +44,7 @@ func sdkJournal(prov Provider) []Observation {
 		default:
 			o.Attempts, o.End = 1, EndGaveUp
 		}
+		o.Models = models(o.Attempts)
 		if f.HTTPDate {
 			o.DateLeadMs = 5400
 			o.WaitsMs = []float64{5404}
@@ -52,9 +53,17 @@ func sdkJournal(prov Provider) []Observation {
 	}
 	for s, w := range synth(4, 2, 500, 2, 8000, true, 2) {
 		obs = append(obs, Observation{Fault: prov.Exhaust.Name, Sample: s + 1, Served: 10, Attempts: 3,
-			End: EndGaveUp, WaitsMs: w, NoiseMs: 4, DeadlineMs: 120000})
+			End: EndGaveUp, WaitsMs: w, NoiseMs: 4, DeadlineMs: 120000, Models: models(3)})
 	}
 	return obs
+}
+
+func models(n int) []string {
+	out := make([]string, n)
+	for i := range out {
+		out[i] = "claude-haiku-4-5"
+	}
+	return out
 }
 
 func golden(t *testing.T, name string, got []byte) {

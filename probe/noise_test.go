@@ -36,3 +36,38 @@ func TestObservationNoise(t *testing.T) {
 		t.Errorf("firstNoise = %g, want 130", got)
 	}
 }
+
+// TestInferFallbacks: a model switch between attempts is a fallback; none
+// in many attempts says so with confidence; no model recorded: inconclusive.
+func TestInferFallbacks(t *testing.T) {
+	prov, _ := LookupProvider("anthropic")
+	tests := []struct {
+		name   string
+		models []string
+		want   []string
+		inconc bool
+	}{
+		{"switch", []string{"claude-haiku-4-5", "claude-haiku-4-5", "claude-sonnet-4-5"},
+			[]string{"claude-haiku-4-5 → claude-sonnet-4-5 (after 503 until it gives up, attempt 2)"}, false},
+		{"none", []string{"m", "m", "m"}, []string{}, false},
+		{"unrecorded", nil, []string{}, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			o := Observation{Fault: prov.Exhaust.Name, Sample: 1, Attempts: len(tt.models), End: EndGaveUp, Models: tt.models}
+			p := Infer(prov, []Observation{o})
+			if len(p.Policy.Fallbacks) != len(tt.want) {
+				t.Fatalf("fallbacks = %q, want %q", p.Policy.Fallbacks, tt.want)
+			}
+			for i := range tt.want {
+				if p.Policy.Fallbacks[i] != tt.want[i] {
+					t.Errorf("fallbacks[%d] = %q, want %q", i, p.Policy.Fallbacks[i], tt.want[i])
+				}
+			}
+			_, conf := p.Confidence["policy.fallbacks"]
+			if conf == tt.inconc {
+				t.Errorf("confidence present = %t, want %t", conf, !tt.inconc)
+			}
+		})
+	}
+}

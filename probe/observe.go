@@ -37,6 +37,9 @@ type Observation struct {
 	// scheduling lateness around it plus the client's run-queue time), plus
 	// the gap's residual (about 3 ms at worst), policy time.
 	NoiseMs float64 `json:"noiseMs"`
+	// Models are the models the probed request's attempts asked for, in
+	// order (from the mock's journal).
+	Models []string `json:"models,omitempty"`
 	// WaitNoiseMs is the noise measured around each wait (chaos
 	// DelaysMs.Noise plus the residual), policy time; empty when chaos did
 	// not measure it per wait (NoiseMs then stands for each).
@@ -94,7 +97,13 @@ func Observe(p Probe, r chaos.Result, scale float64) Observation {
 		first = 1
 		ob.Attempts = max(0, r.Attempts-1)
 	}
-	if resp := journal(filepath.Join(r.Dir, "server.jsonl")); len(resp) > first {
+	resp, reqs := journal(filepath.Join(r.Dir, "server.jsonl"))
+	for i, q := range reqs {
+		if i >= first {
+			ob.Models = append(ob.Models, q.Model)
+		}
+	}
+	if len(resp) > first {
 		a := resp[first]
 		ob.FirstAttemptMs = a.DurationMs
 		if !p.DateTarget.IsZero() && !a.FinishedAt.IsZero() {
@@ -148,29 +157,36 @@ func killed(r chaos.Result) bool {
 	return false
 }
 
-// journal reads the MockResponse events of attempts (not side requests)
-// from a server.jsonl, in order; a missing or unreadable file gives none.
-func journal(path string) []trace.MockResponse {
+// journal reads the MockResponse and MockRequest events of attempts (not
+// side requests) from a server.jsonl, in order; a missing or unreadable
+// file gives none.
+func journal(path string) (resps []trace.MockResponse, reqs []trace.MockRequest) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil
+		return nil, nil
 	}
 	defer f.Close()
-	var out []trace.MockResponse
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 64*1024), 16*1024*1024)
 	for sc.Scan() {
 		var ev trace.Event
-		if json.Unmarshal(sc.Bytes(), &ev) != nil || ev.Type != trace.TypeMockResponse {
+		if json.Unmarshal(sc.Bytes(), &ev) != nil {
 			continue
 		}
-		var mr trace.MockResponse
-		if json.Unmarshal(ev.Payload, &mr) != nil || mr.Attempt < 1 {
-			continue
+		switch ev.Type {
+		case trace.TypeMockResponse:
+			var mr trace.MockResponse
+			if json.Unmarshal(ev.Payload, &mr) == nil && mr.Attempt >= 1 {
+				resps = append(resps, mr)
+			}
+		case trace.TypeMockRequest:
+			var mq trace.MockRequest
+			if json.Unmarshal(ev.Payload, &mq) == nil && mq.Attempt >= 1 {
+				reqs = append(reqs, mq)
+			}
 		}
-		out = append(out, mr)
 	}
-	return out
+	return resps, reqs
 }
 
 // ms converts a duration to float milliseconds.

@@ -115,6 +115,11 @@ func policyLines(p *probe.Profile) [][3]string {
 		nl = fmt.Sprintf("seen: bursts of %d attempts", po.NestedLoops.Inner)
 	}
 	ls = append(ls, [3]string{"nested loops", nl, ""})
+	fb := "none seen"
+	if len(po.Fallbacks) > 0 {
+		fb = strings.Join(po.Fallbacks, "; ")
+	}
+	add("policy.fallbacks", "fallbacks (model switches)", fb)
 	return ls
 }
 
