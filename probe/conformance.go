@@ -71,7 +71,8 @@ func conformPreset(name string, pol *retry.Policy, p *Profile, prov Provider) []
 }
 
 // conformWaits checks every exhaustion wait against the preset's envelope
-// for its attempt, widened by the tolerance.
+// for its attempt, widened by the tolerance, and on the long side by the
+// noise measured around the wait (lateness only lengthens a wait).
 func conformWaits(name string, pol *retry.Policy, ft retry.FailureType, p *Profile, prov Provider) []Conformance {
 	c := Conformance{Preset: name, Rule: "backoff waits inside the envelope", State: Holds}
 	n := 0
@@ -86,7 +87,11 @@ func conformWaits(name string, pol *retry.Policy, ft retry.FailureType, p *Profi
 			}
 			n++
 			lom, him := ms(lo), ms(hi)
-			if float64(w) < lom*(1-conformRatio)-conformAbs || float64(w) > him*(1+conformRatio)+conformAbs {
+			noise := 0.0
+			if k < len(fr.NoiseMs) {
+				noise = float64(fr.NoiseMs[k])
+			}
+			if float64(w) < lom*(1-conformRatio)-conformAbs || float64(w) > him*(1+conformRatio)+conformAbs+noise {
 				c.State = Differs
 				c.Want = fmt.Sprintf("retry %d: %s–%s", k+1, msString(lom), msString(him))
 				c.Got = fmt.Sprintf("%s (sample %d)", msString(float64(w)), fr.Sample)

@@ -261,13 +261,13 @@ func (f *Fit) fitScale(ls []level, mult float64, capAt int, noise float64) {
 
 // nominalOf picks the nominal wait of a band [lo, hi] of draws: the round
 // value (1, 1.5, 2, 2.5, 3, 4, 5, 6, 7.5, 8 × 10ⁿ ms) within 5% of hi (or
-// below hi by up to 5% plus the measured noise: lateness only lengthens a
-// wait), else within 5% of the centre, else hi itself.
+// below hi by up to 5% plus the measured noise, when that noise is under
+// 10% of hi: lateness only lengthens a wait), else within 5% of the centre, else hi itself.
 func nominalOf(lo, hi, noise float64) (float64, string) {
 	if r, ok := roundNear(hi); ok {
 		return r, "nominal: the round value at the top of the band"
 	}
-	if r, ok := roundNear(hi - noise); ok && hi-r <= 0.05*r+noise {
+	if r, ok := roundNear(hi - noise); ok && noise <= 0.1*hi && hi-r <= 0.05*r+noise {
 		return r, fmt.Sprintf("nominal: the round value at the top of the band, less the measured noise (%.0f ms)", noise)
 	}
 	if r, ok := roundNear((lo + hi) / 2); ok {

@@ -39,6 +39,8 @@ type FaultResult struct {
 	Retried  *bool   `json:"retried"`
 	Attempts int     `json:"attempts"`
 	WaitsMs  []int64 `json:"waitsMs"` // server-observed, policy time
+	// NoiseMs is the noise measured around each wait (policy time).
+	NoiseMs []int64 `json:"noiseMs,omitempty"`
 	End      string  `json:"end"`     // succeeded, gave up, stopped at the deadline, not run
 	Note     string  `json:"note,omitempty"`
 }
