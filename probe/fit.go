@@ -96,8 +96,8 @@ type level struct {
 	mean, min, max float64
 }
 
-// levelsOf groups the usable waits by retry index, up to the first index
-// with none; dropped counts the waits left out for noise, typical is the
+// levelsOf groups the usable waits by retry index (each less half its
+// measured noise), up to the first index with none; dropped counts the waits left out for noise, typical is the
 // median noise of those used.
 func levelsOf(waits, noise [][]float64) (ls []level, dropped int, typical float64) {
 	var used []float64
@@ -109,15 +109,18 @@ func levelsOf(waits, noise [][]float64) (ls []level, dropped int, typical float6
 				continue
 			}
 			any = true
-			if n := noiseAt(noise, s, k); n > noiseShare*w[k] {
+			n := noiseAt(noise, s, k)
+			if n > noiseShare*w[k] {
 				dropped++
 				continue
-			} else {
-				used = append(used, n)
 			}
-			l.vals, l.samples = append(l.vals, w[k]), append(l.samples, s)
-			l.mean += w[k]
-			l.min, l.max = min(l.min, w[k]), max(l.max, w[k])
+			used = append(used, n)
+			// The noise is about twice the lateness that lengthened the
+			// wait: take half of it off, the expected lateness.
+			v := max(0, w[k]-n/2)
+			l.vals, l.samples = append(l.vals, v), append(l.samples, s)
+			l.mean += v
+			l.min, l.max = min(l.min, v), max(l.max, v)
 		}
 		if !any || len(l.vals) == 0 {
 			if len(used) > 0 {

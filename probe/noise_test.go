@@ -71,3 +71,15 @@ func TestInferFallbacks(t *testing.T) {
 		})
 	}
 }
+
+// TestFitLoadedNodeSDK is a regression test from a probe of
+// @anthropic-ai/sdk 1.12.0 at load average 14 on 2 cores: some first waits
+// were late by 100–140 ms (their measured noise says so). The nominal
+// initial wait and the multiplier still come out within 15%.
+func TestFitLoadedNodeSDK(t *testing.T) {
+	waits := [][]float64{{515, 930}, {637, 893}, {439, 823}, {408, 876}, {544, 802}, {494, 851}, {536, 868}, {573, 758}}
+	noise := [][]float64{{60, 30}, {230, 40}, {40, 30}, {30, 30}, {120, 30}, {50, 30}, {110, 40}, {130, 30}}
+	f := FitBackoff(waits, noise)
+	within(t, "initialMs", f.Backoff.InitialMs, 500)
+	within(t, "multiplier", f.Backoff.Multiplier, 2)
+}
