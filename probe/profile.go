@@ -41,8 +41,8 @@ type FaultResult struct {
 	WaitsMs  []int64 `json:"waitsMs"` // server-observed, policy time
 	// NoiseMs is the noise measured around each wait (policy time).
 	NoiseMs []int64 `json:"noiseMs,omitempty"`
-	End      string  `json:"end"`     // succeeded, gave up, stopped at the deadline, not run
-	Note     string  `json:"note,omitempty"`
+	End     string  `json:"end"` // succeeded, gave up, stopped at the deadline, not run
+	Note    string  `json:"note,omitempty"`
 }
 
 // Policy is the retry policy inferred.
