@@ -12,6 +12,7 @@ import (
 // ones are nil.
 type Fit struct {
 	Backoff      Backoff
+	family       family // the jitter form fitted, when one fits
 	Nested       NestedLoops
 	Confidence   map[string]Confidence
 	Inconclusive []Inconclusive
@@ -219,8 +220,6 @@ func (f *Fit) fitScale(ls []level, mult float64, capAt int, noise float64) {
 		}
 	}
 	lo, hi := slices.Min(u), slices.Max(u)
-	initial, basis := nominalOf(lo, hi, noise)
-	f.Backoff.InitialMs = ptr(round(initial, 0))
 	lvl := Low
 	switch {
 	case len(u) >= 6:
@@ -228,6 +227,22 @@ func (f *Fit) fitScale(ls []level, mult float64, capAt int, noise float64) {
 	case len(u) >= 3:
 		lvl = Medium
 	}
+	initial, fam, margin, ok := fitFamily(u, noise)
+	basis := ""
+	switch {
+	case ok:
+		f.family = fam
+		basis = fmt.Sprintf("nominal %.0f ms with %s jitter fits the draws best", initial, fam)
+		if margin < 0.02 && lvl == High {
+			lvl = Medium
+			basis += fmt.Sprintf(" (another nominal fits almost as well: %.3f)", margin)
+		}
+	default:
+		initial, basis = nominalOf(lo, hi, noise)
+		basis += "; no known jitter form contains the draws"
+		lvl = Low
+	}
+	f.Backoff.InitialMs = ptr(round(initial, 0))
 	f.confident(figInitial, lvl, fmt.Sprintf("%d waits before the cap, scaled to the first retry: %.0f–%.0f ms; %s", len(u), lo, hi, basis))
 	fmin, fmax := lo/initial, hi/initial
 	if capAt < len(ls) {
@@ -247,7 +262,7 @@ func (f *Fit) fitScale(ls []level, mult float64, capAt int, noise float64) {
 		}
 		f.confident(figMax, l, fmt.Sprintf("the waits stopped growing at retry %d: %d wait(s) at %.0f–%.0f ms", capAt+1, len(plateau), slices.Min(plateau), slices.Max(plateau)))
 	}
-	f.Backoff.Jitter = &Jitter{MinFactor: round(fmin, 2), MaxFactor: round(fmax, 2)}
+	f.Backoff.Jitter = &Jitter{MinFactor: round(fmin, 2), MaxFactor: round(fmax, 2), Kind: f.family.String()}
 	jl := Low
 	switch {
 	case len(u) >= 8:

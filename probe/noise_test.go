@@ -83,3 +83,40 @@ func TestFitLoadedNodeSDK(t *testing.T) {
 	within(t, "initialMs", f.Backoff.InitialMs, 500)
 	within(t, "multiplier", f.Backoff.Multiplier, 2)
 }
+
+// TestFitLoadedOpenAINodeSDK is a regression test from a probe of openai
+// 6.49.0 under load: with the old rule (the round value at the centre of
+// the band) its nominal came out 400 ms. The jitter form that fits the
+// draws best says 500 ms, −25%.
+func TestFitLoadedOpenAINodeSDK(t *testing.T) {
+	waits := [][]float64{{712, 842}, {457, 884}, {387, 937}, {515, 816}, {461, 948}, {476, 919}, {489, 956}, {461, 969}}
+	noise := [][]float64{{1234, 369}, {12, 43}, {35, 22}, {106, 236}, {246, 186}, {228, 192}, {224, 47}, {303, 190}}
+	f := FitBackoff(waits, noise)
+	within(t, "initialMs", f.Backoff.InitialMs, 500)
+	within(t, "multiplier", f.Backoff.Multiplier, 2)
+	if f.Backoff.Jitter == nil || f.Backoff.Jitter.Kind != "sdk" {
+		t.Errorf("jitter = %+v, want the sdk form", f.Backoff.Jitter)
+	}
+}
+
+func TestFitFamily(t *testing.T) {
+	tests := []struct {
+		name string
+		u    []float64
+		want float64
+		kind string
+	}{
+		{"sdk", []float64{490, 380, 465, 400, 440, 497, 420, 450}, 500, "sdk"},
+		{"none", []float64{1003, 1010, 998, 1004}, 1000, "none"},
+		{"proportional 10%", []float64{1850, 2150, 2010, 1900, 2190, 1820, 2080, 1960}, 2000, "proportional ±10%"},
+		{"full", []float64{120, 900, 450, 30, 700, 980, 260, 610}, 1000, "full"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, fm, _, ok := fitFamily(tt.u, 5)
+			if !ok || c != tt.want || fm.String() != tt.kind {
+				t.Errorf("fitFamily = %g, %s, %t; want %g, %s", c, fm, ok, tt.want, tt.kind)
+			}
+		})
+	}
+}

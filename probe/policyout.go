@@ -134,8 +134,18 @@ func strategyYAML(p *Profile) string {
 	return "all: {" + strings.Join(parts, ", ") + "}\n"
 }
 
-// jitterYAML names the policy jitter whose band holds the observed one.
+// jitterYAML names the policy jitter: the form the fit found, else the
+// one whose band holds the observed one.
 func jitterYAML(j Jitter) []string {
+	for _, f := range families {
+		if f.String() != j.Kind {
+			continue
+		}
+		if f.name == "proportional" {
+			return []string{"jitter: proportional", fmt.Sprintf("jitterFraction: %.2f", f.fraction)}
+		}
+		return []string{"jitter: " + f.name}
+	}
 	switch {
 	case j.MaxFactor-j.MinFactor < 0.05:
 		return []string{"jitter: none"}

@@ -71,6 +71,9 @@ type Backoff struct {
 type Jitter struct {
 	MinFactor float64 `json:"minFactor"`
 	MaxFactor float64 `json:"maxFactor"`
+	// Kind is the known jitter form that fits the band best (none, sdk,
+	// equal, full, proportional ±f); "" when none fits.
+	Kind string `json:"kind,omitempty"`
 }
 
 // RetryAfter says which forms of Retry-After the client honours.

@@ -102,6 +102,9 @@ func policyLines(p *probe.Profile) [][3]string {
 	j := "unknown"
 	if po.Backoff.Jitter != nil {
 		j = fmt.Sprintf("×%.2f–%.2f", po.Backoff.Jitter.MinFactor, po.Backoff.Jitter.MaxFactor)
+		if k := po.Backoff.Jitter.Kind; k != "" {
+			j += " (" + k + ")"
+		}
 	}
 	add("policy.backoff.jitter", "jitter", j)
 	add("policy.retryAfter.seconds", "Retry-After seconds", boolString(po.RetryAfter.Seconds))
