@@ -129,8 +129,10 @@ func strategyYAML(p *Profile) string {
 		parts = append(parts, jitterYAML(*j)...)
 	}
 	ra := p.Policy.RetryAfter
-	respect := (ra.Seconds != nil && *ra.Seconds) || (ra.Ms != nil && *ra.Ms)
-	parts = append(parts, fmt.Sprintf("respectRetryAfter: %t", respect))
+	if ra.Seconds != nil || ra.Ms != nil {
+		respect := (ra.Seconds != nil && *ra.Seconds) || (ra.Ms != nil && *ra.Ms)
+		parts = append(parts, fmt.Sprintf("respectRetryAfter: %t", respect))
+	}
 	return "all: {" + strings.Join(parts, ", ") + "}\n"
 }
 
