@@ -59,14 +59,14 @@ func TestReader(t *testing.T) {
 			[]readResult{{Line: 1, Type: "A"}, {Line: 4, Type: "B"}}},
 		{"line of exactly MaxLineBytes", atMax + "\n{\"type\":\"After\"}\n",
 			[]readResult{{Line: 1, Type: "Big"}, {Line: 2, Type: "After"}}},
-		// TestReaderLongLineBounded: a line past the limit is malformed and
-		// skipped to its newline, not buffered.
+		// A line past MaxLineBytes is read as a stream (issue 18): valid,
+		// or malformed for what it holds, never for its length.
 		{"2 MiB line", long + "\n{\"type\":\"After\"}\n",
-			[]readResult{{Line: 1, Err: "t.jsonl:1: line longer than 1048576 bytes (skipped)"}, {Line: 2, Type: "After"}}},
+			[]readResult{{Line: 1, Type: "Big"}, {Line: 2, Type: "After"}}},
 		{"one byte too long", atMax + "x\n{\"type\":\"After\"}\n",
-			[]readResult{{Line: 1, Err: "t.jsonl:1: line longer than 1048576 bytes (skipped)"}, {Line: 2, Type: "After"}}},
+			[]readResult{{Line: 1, Err: "t.jsonl:1: trailing data after the JSON object"}, {Line: 2, Type: "After"}}},
 		{"too long last line", "{\"type\":\"A\"}\n" + long,
-			[]readResult{{Line: 1, Type: "A"}, {Line: 2, Err: "t.jsonl:2: line longer than 1048576 bytes (skipped)"}}},
+			[]readResult{{Line: 1, Type: "A"}, {Line: 2, Type: "Big"}}},
 		{"last line without newline is fine when whole", `{"type":"A"}` + "\n" + `{"type":"B"}`,
 			[]readResult{{Line: 1, Type: "A"}, {Line: 2, Type: "B"}}},
 		{"truncated last line", `{"type":"A"}` + "\n" + `{"type":"B","payl`,
