@@ -2,6 +2,7 @@ package trace
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/binary"
 	"fmt"
 	"io"
@@ -38,6 +39,14 @@ const (
 	payloadBudget = MaxLineBytes - 2*maxKeptString
 )
 
+// longLimits are the bounds of longLine; zero fields are the constants'
+// (tests lower them).
+type longLimits struct{ keepStr, keepNum, budget int }
+
+func (l longLimits) or() longLimits {
+	return longLimits{cmp.Or(l.keepStr, maxKeptString), cmp.Or(l.keepNum, maxKeptNumber), cmp.Or(l.budget, payloadBudget)}
+}
+
 // sink is where longLine writes the form of a value; a nil *sink drops it.
 type sink struct {
 	b      []byte
@@ -66,6 +75,7 @@ type longLine struct {
 	hasType, hasRun, hasTS, hasPay   bool
 	sbuf                             []byte
 	lab                              labelHash
+	maxNum                           int
 }
 
 // lateMember is a payload member kept past payloadBudget.
@@ -87,8 +97,13 @@ func (r *Reader) readLong(pre []byte, whole, last bool) (line []byte, reason str
 	*p = longLine{r: r, pre: pre, whole: whole, last: last, win: pre,
 		typ: p.typ, run: p.run, ts: p.ts, payload: p.payload, key: p.key, late: p.late,
 		lates: p.lates[:0], sbuf: p.sbuf[:0], lab: p.lab}
+	lim := r.limits.or()
+	p.maxNum = lim.keepNum
 	for _, s := range []*sink{&p.typ, &p.run, &p.ts, &p.payload, &p.key, &p.late} {
-		s.b, s.limit, s.maxStr = s.b[:0], payloadBudget, maxKeptString
+		s.b, s.limit, s.maxStr = s.b[:0], lim.budget, lim.keepStr
+	}
+	if p.payload.b == nil { // once per Reader: growing it costs four times its size
+		p.payload.b = make([]byte, 0, payloadBudget+2*maxKeptString)
 	}
 	p.late.limit, p.late.maxStr = 0, MaxLabelBytes
 	reason, blank = p.top()
@@ -238,7 +253,7 @@ func (p *longLine) top() (reason string, blank bool) {
 // topMember reads one member of the line's object.
 func (p *longLine) topMember() string {
 	p.key.b = p.key.b[:0]
-	if !p.str(&p.key) {
+	if !p.str(&p.key, true) {
 		return invalidJSON
 	}
 	key := string(p.key.b[1 : len(p.key.b)-1])
@@ -287,7 +302,7 @@ func (p *longLine) value(s *sink, depth int, payload bool) bool {
 	}
 	switch {
 	case c == '"':
-		return p.str(s)
+		return p.str(s, false)
 	case c == '{':
 		return p.object(s, depth, payload)
 	case c == '[':
@@ -372,7 +387,7 @@ func (p *longLine) member(s *sink, depth int, payload bool, n *int) bool {
 		p.key.b = p.key.b[:0]
 		ks = &p.key
 	}
-	if !p.str(ks) {
+	if !p.str(ks, true) {
 		return false
 	}
 	if c, ok := p.peek(true); !ok || c != ':' {
@@ -467,8 +482,19 @@ func (p *longLine) array(s *sink, depth int) bool {
 	return true
 }
 
+// minKeptKey is the longest key always kept as it is: readers compare
+// keys as written, escapes and all.
+const minKeptKey = 4096
+
 // str reads a string; a long one is written as its label.
-func (p *longLine) str(s *sink) bool {
+func (p *longLine) str(s *sink, key bool) bool {
+	maxStr := 0
+	if s != nil {
+		maxStr = s.maxStr
+		if key {
+			maxStr = max(maxStr, minKeptKey)
+		}
+	}
 	p.win = p.win[1:] // the opening quote
 	p.sbuf = p.sbuf[:0]
 	long, esc := false, false
@@ -503,7 +529,7 @@ func (p *longLine) str(s *sink) bool {
 			p.win = nil
 		}
 		if s != nil {
-			if !long && len(p.sbuf)+len(chunk) > s.maxStr {
+			if !long && len(p.sbuf)+len(chunk) > maxStr {
 				long = true
 				p.lab.reset()
 				p.lab.write(p.sbuf)
@@ -563,7 +589,8 @@ func appendQuoted(b []byte, s string) []byte {
 }
 
 // number reads a number as scanNumber does; a long one is written as a
-// short one of the same value to 32 significant digits.
+// short one of the same value (800 significant digits and a sticky last
+// one decide a float64's rounding as the whole number does).
 func (p *longLine) number(s *sink) bool {
 	var n numberForm
 	p.sbuf = p.sbuf[:0]
@@ -592,7 +619,7 @@ func (p *longLine) number(s *sink) bool {
 		}
 	}
 	if s != nil {
-		if len(p.sbuf) <= maxKeptNumber {
+		if len(p.sbuf) <= p.maxNum {
 			s.b = append(s.b, p.sbuf...)
 		} else {
 			s.b = n.append(s.b)
@@ -605,7 +632,7 @@ func (p *longLine) number(s *sink) bool {
 // bytes of a number in p.sbuf.
 func (p *longLine) take(c byte) {
 	p.win = p.win[1:]
-	if len(p.sbuf) <= maxKeptNumber {
+	if len(p.sbuf) <= p.maxNum {
 		p.sbuf = append(p.sbuf, c)
 	}
 }
@@ -638,10 +665,13 @@ func (p *longLine) expDigits(n *numberForm) int {
 	}
 }
 
+// maxSig is more significant digits than float64 parsing ever looks at.
+const maxSig = 800
+
 // numberForm is a number as 0.sig × 10^(point + exp).
 type numberForm struct {
 	neg, expNeg bool
-	sig         [32]byte // the first 32 significant digits
+	sig         [maxSig + 1]byte // the first maxSig significant digits, and a 1 if more follow
 	nsig        int
 	point, exp  int64
 }
@@ -653,8 +683,11 @@ func (n *numberForm) digit(c byte, frac bool) {
 			n.point--
 		}
 		return
-	case n.nsig < len(n.sig):
+	case n.nsig < maxSig:
 		n.sig[n.nsig] = c
+		n.nsig++
+	case c != '0' && n.nsig == maxSig:
+		n.sig[n.nsig] = '1'
 		n.nsig++
 	}
 	if !frac && n.point < 1e12 {
@@ -689,6 +722,7 @@ type labelHash struct {
 	prefix []byte
 	sum    uint64
 	n      int64
+	chunk  int // decode once pend holds this many bytes; 0: 64 KiB (tests set less)
 }
 
 const (
@@ -703,7 +737,7 @@ func (h *labelHash) reset() {
 
 func (h *labelHash) write(raw []byte) {
 	h.pend = append(h.pend, raw...)
-	if len(h.pend) < 64<<10 {
+	if len(h.pend) < cmp.Or(h.chunk, 64<<10) {
 		return
 	}
 	cut := escapeCut(h.pend)
@@ -731,6 +765,9 @@ func escapeCut(raw []byte) int {
 
 // decode decodes raw (whole escapes) and adds what it stands for.
 func (h *labelHash) decode(raw []byte, final bool) {
+	if n := len(h.carry) + len(raw); cap(h.dec) < n { // escapes only shrink
+		h.dec = make([]byte, 0, n+n/4)
+	}
 	h.dec = appendUnescaped(append(h.dec[:0], h.carry...), raw)
 	d := h.dec
 	h.carry = h.carry[:0]
@@ -745,6 +782,10 @@ func (h *labelHash) decode(raw []byte, final bool) {
 				break
 			}
 		}
+	}
+	if utf8.Valid(d) {
+		h.add(d)
+		return
 	}
 	// Invalid UTF-8 becomes U+FFFD, byte by byte, as validString does.
 	for len(d) > 0 {

@@ -95,6 +95,10 @@ type Reader struct {
 	members func(typ string) func(key, val []byte) bool
 	bufs    []*bufio.Reader // given back to bufPool by Close
 	ll      *longLine       // reads lines longer than MaxLineBytes
+	// maxLine and limits, when set (by tests), replace MaxLineBytes and
+	// the bounds of longLine.
+	maxLine int
+	limits  longLimits
 }
 
 // bufPool recycles read buffers: analysing thousands of small files
@@ -294,6 +298,10 @@ func (r *Reader) readLine() (line []byte, last bool, err error) {
 	}
 	r.long = r.long[:0]
 	r.skipEmptyLines()
+	maxLine := MaxLineBytes
+	if r.maxLine > 0 {
+		maxLine = r.maxLine
+	}
 	for {
 		b, err := r.br.ReadSlice('\n')
 		if cerr := r.checkCtx(len(b)); cerr != nil {
@@ -301,7 +309,7 @@ func (r *Reader) readLine() (line []byte, last bool, err error) {
 		}
 		switch {
 		case err == nil:
-			if len(r.long)+len(b)-1 > MaxLineBytes {
+			if len(r.long)+len(b)-1 > maxLine {
 				r.long = append(r.long, b[:len(b)-1]...)
 				return r.longLine(true, false)
 			}
@@ -312,14 +320,17 @@ func (r *Reader) readLine() (line []byte, last bool, err error) {
 			}
 			return b[:len(b)-1], false, nil
 		case errors.Is(err, bufio.ErrBufferFull):
+			if cap(r.long) == 0 { // growing it 256 KiB at a time cost three times its size
+				r.long = make([]byte, 0, MaxLineBytes+len(b)+1)
+			}
 			r.long = append(r.long, b...)
-			if len(r.long) > MaxLineBytes {
+			if len(r.long) > maxLine {
 				return r.longLine(false, false)
 			}
 		case errors.Is(err, io.EOF):
 			r.eof = true
 			r.long = append(r.long, b...)
-			if len(r.long) > MaxLineBytes {
+			if len(r.long) > maxLine {
 				return r.longLine(true, true)
 			}
 			if len(r.long) == 0 {

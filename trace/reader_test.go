@@ -21,10 +21,17 @@ type readResult struct {
 
 func readAll(t *testing.T, r io.Reader) []readResult {
 	t.Helper()
+	return readAllWith(t, r, 0)
+}
+
+// readAllWith is readAll with the line limit maxLine (0: MaxLineBytes).
+func readAllWith(t *testing.T, r io.Reader, maxLine int) []readResult {
+	t.Helper()
 	rd, err := NewReader(r, "t.jsonl")
 	if err != nil {
 		t.Fatal(err)
 	}
+	rd.maxLine = maxLine
 	var out []readResult
 	for {
 		ev, err := rd.Next()
@@ -120,7 +127,9 @@ func TestRawEventEvent(t *testing.T) {
 
 // FuzzReader checks that the Reader never panics and agrees with
 // encoding/json: a line it accepts is a JSON object with the same string
-// type, and a JSON object with a non-empty string type is accepted.
+// type, and a JSON object with a non-empty string type is accepted. It
+// also reads every line as a line longer than MaxLineBytes is read (the
+// limit lowered to 1 byte), which must give the same events and reasons.
 func FuzzReader(f *testing.F) {
 	for _, s := range []string{
 		`{"v":1,"type":"RetryAttempt","payload":{"a":[1,2,{"b":null}],"c":"\"x\\"}}`,
@@ -133,6 +142,12 @@ func FuzzReader(f *testing.F) {
 		rd, err := NewReader(bytes.NewReader(data), "f")
 		if err != nil {
 			return
+		}
+		if !isGzip(data) { // a corrupt gzip stream is a read error
+			short, long := readAllWith(t, bytes.NewReader(data), 0), readAllWith(t, bytes.NewReader(data), 1)
+			if diff := cmp.Diff(short, long); diff != "" {
+				t.Fatalf("%q read as long lines differs (-short +long):\n%s", data, diff)
+			}
 		}
 		for {
 			ev, err := rd.Next()
@@ -156,6 +171,8 @@ func FuzzReader(f *testing.F) {
 		}
 	})
 }
+
+func isGzip(b []byte) bool { return len(b) >= 2 && b[0] == 0x1f && b[1] == 0x8b }
 
 func lineOf(data []byte, n int) []byte {
 	lines := bytes.Split(data, []byte("\n"))
