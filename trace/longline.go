@@ -503,25 +503,8 @@ func (p *longLine) str(s *sink, key bool) bool {
 			return false
 		}
 		w := p.win
-		i, end := 0, -1
-		if esc {
-			i, esc = 1, false
-		}
-		for i < len(w) {
-			j := quoteOrBackslash(w[i:])
-			if j < 0 {
-				i = len(w)
-				break
-			}
-			i += j
-			if w[i] == '"' {
-				end = i
-				break
-			}
-			if i += 2; i > len(w) {
-				i, esc = len(w), true
-			}
-		}
+		var end int
+		end, esc = stringEnd(w, esc)
 		chunk := w
 		if end >= 0 {
 			chunk, p.win = w[:end], w[end+1:]
@@ -552,6 +535,28 @@ func (p *longLine) str(s *sink, key bool) bool {
 		}
 	}
 	return true
+}
+
+// stringEnd is the index of the quote that ends a string in w, or -1;
+// esc says w[0] is escaped, and escNext that the next window's first
+// byte is.
+func stringEnd(w []byte, esc bool) (end int, escNext bool) {
+	i := 0
+	if esc {
+		i = 1
+	}
+	for i < len(w) {
+		j := quoteOrBackslash(w[i:])
+		if j < 0 {
+			return -1, false
+		}
+		i += j
+		if w[i] == '"' {
+			return i, false
+		}
+		i += 2
+	}
+	return -1, i > len(w)
 }
 
 // quoteOrBackslash is the index of the first '"' or '\\' in b, or -1.

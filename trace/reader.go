@@ -62,18 +62,23 @@ func (r *RawEvent) Event() Event {
 	return ev
 }
 
-// MaxLineBytes is the longest line a Reader parses, its newline aside. A
-// longer line is malformed ("line longer than 1048576 bytes"): it is skipped
-// up to its newline without being buffered, so memory stays bounded whatever
-// the input (one 100 MB line, a gzip bomb of zeros, /dev/zero).
+// MaxLineBytes is the longest line a Reader buffers whole, its newline
+// aside. A longer line is read as a stream, without being buffered, so
+// memory stays bounded whatever the input (one 100 MB line, a gzip bomb of
+// zeros, /dev/zero): it is checked as any line is, and when well formed
+// its event holds the last "type", "runId", "ts" and "payload" with every
+// string over 64 KiB as its label (see MaxLabelBytes: the first bytes and
+// the hash of the whole), every number over 64 bytes as a short one of the
+// same value, and a payload cut at about 1 MiB but for the members of the
+// payload types.
 const MaxLineBytes = 1 << 20
 
 // Reader reads a trace as a stream of lines, one at a time, in constant memory
-// (a 256 KiB buffer, plus up to MaxLineBytes for a line longer than that
+// (a 256 KiB buffer, plus about 2 MiB once a line is longer than that
 // buffer). It reads plain JSONL and gzip-compressed JSONL (detected from the
 // magic bytes, whatever the file is called; decompressed as a stream),
 // accepts CRLF line ends, skips blank lines and reads a last line without a
-// newline. A line longer than MaxLineBytes is malformed.
+// newline. Lines of any length are read (see MaxLineBytes).
 //
 // Next returns a *LineError for a malformed line; the caller may report it
 // and call Next again.
