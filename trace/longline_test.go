@@ -121,7 +121,10 @@ func withoutMessageText(an *Analysis) string {
 func TestLongLineAnalysis(t *testing.T) {
 	t.Parallel()
 	const mib = 1 << 20
-	model := rep{"claude-\u00e9\U0001F600-", 2 * mib}
+	// Escapes, a surrogate pair, a lone surrogate and invalid UTF-8, over
+	// every boundary of the 256 KiB windows and 64 KiB decoding pieces.
+	model := rep{"claude-\\u00e9\\ud83d\\ude00\\ud800\xff\xe2\x82\U0001F600-", 2 * mib}
+	prov := rep{"é\U0001F600", 2 * mib} // runes split by the pieces
 	short := attempt("rate limited")
 	tests := []struct {
 		name       string
@@ -137,10 +140,10 @@ func TestLongLineAnalysis(t *testing.T) {
 			lineGen(traceAround())[:2].concat(attempt(rep{"y", 2 * mib}).trimNewline()),
 			lineGen(traceAround())[:2].concat(short.trimNewline()), nil, false},
 		{"CRLF", traceAround(attempt(rep{"z", 2 * mib}).crlf()...), traceAround(short...), nil, false},
-		{"long model, grouped by it", traceAround(lineGen{`{"type":"RetryAttempt","payload":{"model":"`, model, `","failureType":"timeout","errorMessage":"m","willRetry":false}}` + "\n",
-			`{"type":"ProviderRequestFinished","payload":{"provider":"p","model":"`, model, `","success":false,"retries":1,"durationMs":5}}` + "\n"}...),
+		{"long model and provider, grouped by them", traceAround(lineGen{`{"type":"RetryAttempt","payload":{"model":"`, model, `","failureType":"timeout","errorMessage":"m","willRetry":false}}` + "\n",
+			`{"type":"ProviderRequestFinished","payload":{"provider":"`, prov, `","model":"`, model, `","success":false,"retries":1,"durationMs":5}}` + "\n"}...),
 			traceAround(`{"type":"RetryAttempt","payload":{"model":`+string(appendQuoted(nil, label(model.text())))+`,"failureType":"timeout","errorMessage":"m","willRetry":false}}`+"\n",
-				`{"type":"ProviderRequestFinished","payload":{"provider":"p","model":`+string(appendQuoted(nil, label(model.text())))+`,"success":false,"retries":1,"durationMs":5}}`+"\n"),
+				`{"type":"ProviderRequestFinished","payload":{"provider":`+string(appendQuoted(nil, label(prov.text())))+`,"model":`+string(appendQuoted(nil, label(model.text())))+`,"success":false,"retries":1,"durationMs":5}}`+"\n"),
 			[]string{"provider", "model"}, false},
 		{"long runId and unknown type", traceAround(`{"type":"Custom`, rep{"T", 2 * mib}, `","runId":"`, rep{"r", 2 * mib}, `"}`+"\n"),
 			traceAround(`{"type":` + string(appendQuoted(nil, label("Custom"+strings.Repeat("T", 2*mib)))) + `,"runId":` + string(appendQuoted(nil, label(strings.Repeat("r", 2*mib)))) + `}` + "\n"),
