@@ -24,8 +24,8 @@ import (
 //   - a string of more than maxKeptString raw bytes (key or value) as its
 //     label (see label): its first bytes, "…" and the hash of the whole,
 //     which is all the labels and the message normaliser read of it;
-//   - a number of more than maxKeptNumber bytes as a short number of about
-//     the same value;
+//   - a number of more than maxKeptNumber bytes as a short number of the
+//     same value (see numberForm);
 //   - once the payload's form holds payloadBudget bytes, no more elements
 //     of its arrays and objects, and of its own members only those a reader
 //     of retrylab reads (wantedKeys), the last of each, with strings of more
