@@ -712,6 +712,13 @@ func keyLines(root *yaml.Node) map[string]int {
 		switch k.Value {
 		case "client":
 			lines["client"] = k.Line
+			if v.Kind == yaml.MappingNode {
+				for j := 0; j+1 < len(v.Content); j += 2 {
+					if v.Content[j].Value == "command" {
+						lines["client.command"] = v.Content[j].Line
+					}
+				}
+			}
 		case "expect":
 			lines["expect"] = k.Line
 			if v.Kind == yaml.MappingNode {

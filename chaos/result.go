@@ -81,6 +81,9 @@ type Result struct {
 	// the deadline): its failed checks are then inconclusive and re-run.
 	Stalled bool   `json:"stalled,omitempty"`
 	Error   string `json:"error,omitempty"` // the run could not be carried out
+	// ErrorHint says what to do about Error when it is not the
+	// infrastructure's (InfraHint): a client.command that cannot start.
+	ErrorHint string `json:"errorHint,omitempty"`
 }
 
 // Verdicts of a scenario.

@@ -265,6 +265,7 @@ type clientRun struct {
 	pgid    int           // external clients: the process group the lag meter watched; 0 if none
 	sleeps  []retry.Sleep // the built-in client's waits as it slept them
 	problem string        // the built-in client: why it was stopped, or ""
+	hint    string        // an external client that could not start: what to do
 }
 
 // firstRun runs one scenario once, or skips it when its client's
@@ -365,6 +366,12 @@ func (r *Runner) missingRequirement(sc *Scenario) string {
 	if r.ClientCmd != "" {
 		return ""
 	}
+	return missingRequirement(sc)
+}
+
+// missingRequirement returns the first of sc's client.requires missing
+// here, and how to provide it, or "".
+func missingRequirement(sc *Scenario) string {
 	for _, req := range sc.Client.Requires {
 		if !strings.ContainsRune(req, '/') {
 			if _, err := exec.LookPath(req); err != nil {
@@ -550,9 +557,9 @@ func (r *Runner) runClient(ctx context.Context, sc *Scenario, res *Result, cs cl
 		if cr.exit != nil && strings.HasPrefix(cr.exit.Problem, "could not start") {
 			// Not the client's failure: it never ran (a file-descriptor
 			// limit, a missing program).
-			res.Error = "client " + cr.exit.Problem
+			res.Error, res.ErrorHint = "client "+cr.exit.Problem, cr.hint
 			if strings.Contains(cr.exit.Problem, syscall.EMFILE.Error()) || strings.Contains(cr.exit.Problem, syscall.ENFILE.Error()) {
-				res.Error = ""
+				res.Error, res.ErrorHint = "", ""
 				r.infraFailed(ctx, res, "client ", errors.New(cr.exit.Problem))
 			}
 		}
