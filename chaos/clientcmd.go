@@ -109,7 +109,7 @@ func CheckCommands(scs []*Scenario, clientCmd string) LoadErrors {
 	}
 	var errs LoadErrors
 	for _, sc := range scs {
-		if missingRequirement(sc) != "" {
+		if missingRequirement(sc) != nil {
 			continue
 		}
 		argv, _ := clientArgv(sc, "")

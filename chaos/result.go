@@ -51,12 +51,18 @@ type Summary struct {
 // first run's, Reruns says what each re-run gave, and PassedOnRerun marks a
 // pass that needed one.
 type Result struct {
-	Name          string       `json:"name"`
-	File          string       `json:"file"`
-	Description   string       `json:"description,omitempty"`
-	Passed        bool         `json:"passed"`
-	Verdict       string       `json:"verdict"`
-	SkipReason    string       `json:"skipReason,omitempty"`
+	Name        string `json:"name"`
+	File        string `json:"file"`
+	Description string `json:"description,omitempty"`
+	Passed      bool   `json:"passed"`
+	Verdict     string `json:"verdict"`
+	SkipReason  string `json:"skipReason,omitempty"`
+	// SkipMissing is what the skipped scenario's client needs and is not
+	// here (a path relative to the current folder, or "NAME (not in
+	// PATH)"); SkipHint is its client.requiresHint, what to run to
+	// provide it. Runs group skips by them (SkipGroups).
+	SkipMissing   string       `json:"skipMissing,omitempty"`
+	SkipHint      string       `json:"skipHint,omitempty"`
 	Interrupted   string       `json:"interrupted,omitempty"` // why the scenario is unfinished
 	PassedOnRerun bool         `json:"passedOnRerun,omitempty"`
 	Reruns        []Rerun      `json:"reruns,omitempty"`
