@@ -89,6 +89,8 @@ func (ob *Observed) addTrace(evs []trace.Event) []trace.ProviderRequestFinished 
 			if ev.Decode(&p) == nil {
 				finished = append(finished, p)
 			}
+		case trace.TypeErrorReport:
+			ob.addErrorReport(ev)
 		}
 	}
 	return finished
@@ -343,6 +345,10 @@ type Observed struct {
 	Retries []trace.RetryAttempt
 	// Escalations are the client's RunEscalated events, in order.
 	Escalations []trace.RunEscalated
+	// ErrorReports are the client's first ErrorReport events, made safe
+	// to show (errreport.go); ErrorReportsOmitted counts the rest.
+	ErrorReports        []trace.ErrorReport
+	ErrorReportsOmitted int
 
 	// InferredTypes are the failure types the server's faults imply, for
 	// clients that write no trace; InferredRetryAfter is the Retry-After

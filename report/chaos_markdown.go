@@ -27,24 +27,10 @@ func ChaosMarkdown(w io.Writer, s *chaos.Summary) error {
 			continue
 		}
 		r := row.r
-		v := "✅ pass"
-		switch {
-		case r.Verdict == chaos.VerdictSkipped:
-			v = "⏭️ skipped"
-		case r.Verdict == chaos.VerdictInterrupted:
-			v = "⏹️ INTERRUPTED"
-		case r.Verdict == chaos.VerdictError:
-			v = "⚠️ ERROR"
-		case r.PassedOnRerun:
-			v = fmt.Sprintf("✅ pass (run %d)", len(r.Reruns)+1)
-		case r.Verdict == chaos.VerdictInconclusive:
-			v = "❔ inconclusive"
-		case !r.Passed:
-			v = "❌ fail"
-		}
-		fmt.Fprintf(w, "| %s | %s | %s | %d | %s | %s | %dms |\n", mdEscape(r.Name), v, r.Outcome, r.Attempts,
+		fmt.Fprintf(w, "| %s | %s | %s | %d | %s | %s | %dms |\n", mdEscape(r.Name), markdownVerdict(r), r.Outcome, r.Attempts,
 			msList(r.DelaysMs.Client), msList(r.DelaysMs.Server), r.DurationMs)
 	}
+	markdownWarnings(w, s)
 	var failed bool
 	for _, r := range s.Scenarios {
 		fcs := r.NotPassedChecks()
@@ -82,7 +68,29 @@ func ChaosMarkdown(w io.Writer, s *chaos.Summary) error {
 		fmt.Fprintln(w, "\n</details>")
 	}
 	skipDetails(w, groups)
+	markdownReports(w, s)
 	return nil
+}
+
+// markdownVerdict is a scenario's result in the Markdown table.
+func markdownVerdict(r chaos.Result) string {
+	switch {
+	case r.Verdict == chaos.VerdictSkipped:
+		return "⏭️ skipped"
+	case r.Verdict == chaos.VerdictInterrupted:
+		return "⏹️ INTERRUPTED"
+	case r.Verdict == chaos.VerdictError:
+		return "⚠️ ERROR"
+	case r.PassedOnRerun:
+		return fmt.Sprintf("✅ pass (run %d)", len(r.Reruns)+1)
+	case r.Verdict == chaos.VerdictInconclusive:
+		return "❔ inconclusive"
+	case !r.Passed:
+		return "❌ fail"
+	case warned(r):
+		return "✅ pass ⚠️ warning"
+	}
+	return "✅ pass"
 }
 
 // skipDetails says each group of several skipped scenarios once: what is
