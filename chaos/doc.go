@@ -8,7 +8,8 @@
 //
 //	scenario file ──load.go──▶ Scenario (scenario.go, limits.go; policy.go resolves client.policy)
 //	Runner.Run (run.go) ──▶ per scenario, an Env (env.go): the mock (server.go) behind a proxy (toxi.go)
-//	    the client: built in (run_builtin.go) or a command (run_external.go, supervise*.go)
+//	    the client: built in (run_builtin.go) or a command (run_external.go, supervise*.go;
+//	    clientcmd.go checks that it can start); skipped when client.requires are missing (skip.go)
 //	    the mock answers each attempt as its fault's kind says (fault.go, fault_*.go; mock.go maps it to
 //	    internal/wire, which renders the bytes, one file per wire format)
 //	    and journals it (server.go → server.jsonl); the client writes trace.jsonl
