@@ -14,6 +14,7 @@
 //	    and journals it (server.go → server.jsonl); the client writes trace.jsonl
 //	journal + trace ──observe.go──▶ Observed ──check.go, tolerance.go──▶ Checks ──▶ Result (result.go)
 //	keys the client sent (learn.go) are scrubbed from every run file (redact.go);
+//	the client's ErrorReport events, made safe, go to result.json and report.txt (errreport.go);
 //	run files are opened and written without following a client's links (runfolder.go)
 //	the live board and progress lines: progress.go; the scheduling probe: run_probe.go, clientlag*.go
 //	`retrylab chaos serve`, the mock for a client run by hand: serve.go

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"path/filepath"
 	"sort"
+
+	"github.com/retrylab/retrylab/trace"
 )
 
 // SummarySchema is the schema of the `chaos run --format json` document.
@@ -65,8 +67,15 @@ type Result struct {
 	FailureTypes  []string     `json:"failureTypes"`
 	DelaysMs      DelaysMs     `json:"delaysMs"`
 	Escalations   []Escalation `json:"escalations"`
-	DurationMs    int64        `json:"durationMs"`
-	Checks        []Check      `json:"checks"`
+	// ErrorReports are the client's ErrorReport events (seed 001: why it
+	// gave up on a request and what a person must do about it), read from
+	// its trace and made safe to show: every string bounded, stripped of
+	// control characters and redacted like every run file, lists bounded.
+	// At most maxErrorReports; ErrorReportsOmitted counts the rest.
+	ErrorReports        []trace.ErrorReport `json:"errorReports,omitempty"`
+	ErrorReportsOmitted int                 `json:"errorReportsOmitted,omitempty"`
+	DurationMs          int64               `json:"durationMs"`
+	Checks              []Check             `json:"checks"`
 
 	Seed      int64    `json:"seed"`
 	TimeScale float64  `json:"timeScale"`

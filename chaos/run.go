@@ -30,7 +30,7 @@ const defaultDeadline = 2 * time.Minute
 // Runner runs scenarios, each against its own mock server and proxy, and
 // writes one run folder per invocation:
 //
-//	<Out>/<timestamp>/<scenario>/{trace.jsonl, server.jsonl, result.json, stdout.txt, stderr.txt}
+//	<Out>/<timestamp>/<scenario>/{trace.jsonl, server.jsonl, result.json, mock.log, report.txt, stdout.txt, stderr.txt}
 //	<Out>/<timestamp>/summary.json
 //
 // The caller owns Toxi and closes it.
@@ -445,11 +445,17 @@ func (r *Runner) runOnce(ctx context.Context, sc *Scenario, dir string) (res Res
 	cr := r.runClient(ctx, sc, &res, clientSetup{baseURL: env.BaseURL(), dir: dir, tracePath: tracePath,
 		runID: runID, scale: scale, sec: sec, log: logw})
 	finished = ctx.Err() == nil
-	attempts := env.Attempts()
-	res.Attempts = len(attempts)
+	// Close before reading the attempts: a client that retried at once may
+	// have finished while the mock was still switching the proxy to the
+	// next attempt (a slow proxy API call on a loaded machine), before it
+	// recorded the previous attempt's end. Close waits for every attempt
+	// to be recorded; read earlier, one would have a zero end and a gap of
+	// 2562047h.
 	if err := env.Close(); err != nil {
 		r.logf(sc.Name, "closing mock and proxy: %v", err)
 	}
+	attempts := env.Attempts()
+	res.Attempts = len(attempts)
 	journalErr := env.JournalErr()
 	if journalErr == nil {
 		journalErr = journal.Close()
@@ -489,6 +495,7 @@ func (r *Runner) settle(ctx context.Context, sc *Scenario, dir string, res *Resu
 	res.Verdict = res.verdict()
 	res.Passed = res.Verdict == VerdictPass
 	sec.scrubResult(res)
+	r.writeErrorReports(sc.Name, dir, res)
 	if err := writeJSON(filepath.Join(dir, "result.json"), res); err != nil && res.Error == "" {
 		res.Error = err.Error()
 		res.Verdict, res.Passed = VerdictError, false
@@ -658,7 +665,7 @@ func runChecks(journalErr error, notes []string) []Check {
 }
 
 // fillResult copies what was observed into the result: outcome, attempts,
-// failure types, waits on both sides and escalations.
+// failure types, waits on both sides, escalations and error reports.
 func fillResult(res *Result, ob Observed) {
 	res.LatenessMs = (ob.Slack / 2).Milliseconds()
 	res.Outcome = ob.Outcome
@@ -673,6 +680,7 @@ func fillResult(res *Result, ob Observed) {
 	for _, e := range ob.Escalations {
 		res.Escalations = append(res.Escalations, Escalation{From: e.From, To: e.To, Reason: e.Reason})
 	}
+	res.ErrorReports, res.ErrorReportsOmitted = ob.ErrorReports, ob.ErrorReportsOmitted
 }
 
 func failedCheckNames(cs []Check) []string {

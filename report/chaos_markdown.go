@@ -31,10 +31,13 @@ func ChaosMarkdown(w io.Writer, s *chaos.Summary) error {
 			v = "❔ inconclusive"
 		case !r.Passed:
 			v = "❌ fail"
+		case warned(r):
+			v = "✅ pass ⚠️ warning"
 		}
 		fmt.Fprintf(w, "| %s | %s | %s | %d | %s | %s | %dms |\n", mdEscape(r.Name), v, r.Outcome, r.Attempts,
 			msList(r.DelaysMs.Client), msList(r.DelaysMs.Server), r.DurationMs)
 	}
+	markdownWarnings(w, s)
 	var failed bool
 	for _, r := range s.Scenarios {
 		fcs := r.NotPassedChecks()
@@ -71,6 +74,7 @@ func ChaosMarkdown(w io.Writer, s *chaos.Summary) error {
 		}
 		fmt.Fprintln(w, "\n</details>")
 	}
+	markdownReports(w, s)
 	return nil
 }
 

@@ -8,11 +8,19 @@ import (
 	"github.com/olekukonko/tablewriter"
 
 	"github.com/retrylab/retrylab/chaos"
+	"github.com/retrylab/retrylab/retry"
 )
 
 // ChaosTable renders a chaos run for people: one row per scenario, then the
-// failed checks with want, got and where.
+// failed checks with want, got and where, and what a client that gave up
+// reported (see tableReports), in plain text 80 columns wide.
 func ChaosTable(w io.Writer, s *chaos.Summary) error {
+	return ChaosTableStyle(w, s, retry.Style{Width: 80})
+}
+
+// ChaosTableStyle is ChaosTable with the clients' error reports laid out in
+// st: its width, and colour (retry.StyleFor says when).
+func ChaosTableStyle(w io.Writer, s *chaos.Summary, st retry.Style) error {
 	t := tablewriter.NewWriter(w)
 	t.Header("scenario", "result", "outcome", "attempts", "client waits", "server waits", "time")
 	for _, r := range s.Scenarios {
@@ -43,9 +51,11 @@ func ChaosTable(w io.Writer, s *chaos.Summary) error {
 				fmt.Fprintf(w, "  hint:  %s\n", c.Hint)
 			}
 		}
+		tableWarnings(w, r)
 		for _, rr := range r.Reruns {
 			fmt.Fprintf(w, "%s: run %d: %s%s\n", r.Name, rr.Run, rr.Verdict, checkNames(rr.Checks))
 		}
+		tableReports(w, r, st)
 	}
 	fmt.Fprintf(w, "\n%s in %dms (seed %d, run folder %s)\n", tally(s), s.DurationMs, s.Seed, s.RunDir)
 	return nil
@@ -62,6 +72,8 @@ func verdictLabel(r chaos.Result) string {
 		return "ERROR"
 	case r.PassedOnRerun:
 		return fmt.Sprintf("PASS (run %d)", len(r.Reruns)+1)
+	case warned(r):
+		return "PASS (warning)"
 	case r.Passed:
 		return "PASS"
 	case r.Verdict == chaos.VerdictInconclusive:
@@ -94,8 +106,15 @@ func checkNames(cs []chaos.Check) string {
 // tally is the one-line count of a summary.
 func tally(s *chaos.Summary) string {
 	out := fmt.Sprintf("%d passed", s.Passed)
+	var notes []string
 	if s.PassedOnRerun > 0 {
-		out += fmt.Sprintf(" (%d on a re-run)", s.PassedOnRerun)
+		notes = append(notes, fmt.Sprintf("%d on a re-run", s.PassedOnRerun))
+	}
+	if n := countWarned(s); n > 0 {
+		notes = append(notes, fmt.Sprintf("%d with a warning", n))
+	}
+	if len(notes) > 0 {
+		out += " (" + strings.Join(notes, ", ") + ")"
 	}
 	out += fmt.Sprintf(", %d failed", s.Failed)
 	if s.Inconclusive > 0 {

@@ -554,7 +554,7 @@ func (d *decoder) rule(e ruleEnum) func(*yaml.Node, string) (string, bool) {
 
 func (d *decoder) retryAfter(v *yaml.Node, p *Policy) {
 	m, _ := d.fields(v, "retryAfter", []string{"respect", "header", "padding", "cap", "ceiling", "maxUsable",
-		"integerOnly", "zeroMsDefers", "zero", "negative"})
+		"integerOnly", "zeroMsDefers", "zero", "negative", "message"})
 	ra := &p.RetryAfter
 	for _, e := range retryAfterRules(ra) {
 		set(m, e.key, "retryAfter", e.dst, d.rule(e))
@@ -568,6 +568,7 @@ func (d *decoder) retryAfter(v *yaml.Node, p *Policy) {
 	set(m, "maxUsable", "retryAfter", &ra.MaxUsable, d.duration)
 	set(m, "integerOnly", "retryAfter", &ra.IntegerOnly, d.boolean)
 	set(m, "zeroMsDefers", "retryAfter", &ra.ZeroMsDefers, d.boolean)
+	set(m, "message", "retryAfter", &ra.Message, d.boolean)
 }
 
 var kinds = []string{string(Exponential), string(Linear), string(Constant), string(NoBackoff)}
@@ -743,6 +744,9 @@ func retryAfterString(ra RetryAfter) string {
 	}
 	if ra.Negative != "" {
 		s += ", negative: " + ra.Negative
+	}
+	if ra.Message {
+		s += ", message: true"
 	}
 	return s
 }

@@ -17,6 +17,7 @@ import (
 
 	"github.com/retrylab/retrylab/chaos"
 	"github.com/retrylab/retrylab/report"
+	"github.com/retrylab/retrylab/retry"
 )
 
 const chaosRunUsage = `Usage: retrylab chaos run [flags] [PATH...]
@@ -262,7 +263,15 @@ func writeChaosOutputs(cfg chaosRunConfig, sum *chaos.Summary, junitFile *os.Fil
 	}
 	// The renderers do not all check each write: ew keeps the first error.
 	ew := &errWriter{w: stdout}
-	err := chaosRenderers[cfg.format](ew, sum)
+	render := chaosRenderers[cfg.format]
+	if cfg.format == "table" {
+		// The clients' error reports are boxes as wide as the terminal,
+		// coloured only there and never with NO_COLOR.
+		f, _ := stdout.(*os.File)
+		st := retry.StyleFor(f, os.Getenv)
+		render = func(w io.Writer, s *chaos.Summary) error { return report.ChaosTableStyle(w, s, st) }
+	}
+	err := render(ew, sum)
 	if err == nil {
 		err = ew.err
 	}
