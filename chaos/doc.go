@@ -30,7 +30,11 @@
 // k when it has delivered a request that a wire format answers (POST
 // /v1/messages, POST /v1/chat/completions, ...: one file per format in
 // internal/wire, behind wire.Format, listed in one registry); the k-th such
-// request meets the scenario's k-th fault (past the end of the list, ok). Anything else is answered 404/405 without consuming a fault, and
+// request meets the scenario's k-th fault (past the end of the list, ok).
+// With the scenario key attemptsMatch, only the answer requests it matches
+// are attempts. Anything else is a side request (side.go: a token count, a
+// model list, a WebSocket upgrade, a health probe, a routing call),
+// answered without consuming a fault and journaled with side: true, and
 // a connection that closes without a request is not an attempt, with one
 // exception: when the next fault is raw toxics, which may hold the request
 // back inside the proxy, such a connection is that attempt (with no path).

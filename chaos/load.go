@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"io/fs"
 	"math"
+	"net/http"
 	"os"
+	"path"
 	"path/filepath"
 	"reflect"
 	"regexp"
@@ -508,7 +510,39 @@ func (d *decoder) validate(root *yaml.Node, sc *Scenario) {
 			}
 		}
 	}
+	d.validateAttemptsMatch(top["attemptsMatch"], sc.AttemptsMatch)
 	d.validateExpect(mapping(top["expect"]), sc)
+}
+
+// validateAttemptsMatch checks attemptsMatch: at least one field; path and
+// model valid path.Match patterns; a path without wildcards one that a wire
+// format answers.
+func (d *decoder) validateAttemptsMatch(n *yaml.Node, m *AttemptsMatch) {
+	if n == nil || m == nil || n.Kind != yaml.MappingNode {
+		return
+	}
+	fields := mapping(n)
+	if m.Path == "" && m.Model == "" && m.Stream == nil {
+		d.c.Add(n, "attemptsMatch", "attemptsMatch matches nothing in particular", "give path, model or stream (e.g. {path: /v1/responses, stream: true}), or remove it")
+	}
+	for _, f := range []struct{ key, pattern string }{{"path", m.Path}, {"model", m.Model}} {
+		if _, err := path.Match(f.pattern, ""); err != nil {
+			d.errorf(fields[f.key], "attemptsMatch."+f.key, "a pattern matches literally, with * ? and [a-z] as in path.Match", "bad pattern %q", f.pattern)
+		}
+	}
+	switch {
+	case m.Path == "":
+	case !strings.HasPrefix(m.Path, "/"):
+		d.errorf(fields["path"], "attemptsMatch.path", "write the request path, e.g. /v1/responses", "path %q does not start with /", m.Path)
+	case !strings.ContainsAny(m.Path, `*?[\`):
+		if _, _, ok := wire.Recognize(http.MethodPost, m.Path); !ok {
+			hint := "attempts are requests a wire format answers: " + wire.Routes()
+			if s := closest(m.Path, strings.Split(strings.ReplaceAll(wire.Routes(), "POST ", ""), ", ")); s != "" {
+				hint = "did you mean " + s + "?"
+			}
+			d.errorf(fields["path"], "attemptsMatch.path", hint, "no wire format answers POST %s", m.Path)
+		}
+	}
 }
 
 // validateTop checks name, provider and timeScale, and fills in the
