@@ -136,7 +136,7 @@ func procStat(pid int) (ppid, pgrp int, ok bool) {
 }
 
 // TestSupervisorEndsWhenOnlyZombiesRemain is a regression test: a client
-// `sh -c "trap ” TERM; sleep 30"` killed on Ctrl-C left its sleep an
+// that ignores SIGTERM (sh -c, trap, sleep 30) killed on Ctrl-C left its sleep an
 // orphan that PID 1 (of a container, of a CI sandbox) did not reap; the
 // supervisor waited while kill(-pgid, 0) still found that zombie, and the
 // runner waited reapSupervisor's 10s for it, past Ctrl-C's grace period.
