@@ -61,11 +61,12 @@ type Runner struct {
 	// otherwise progress is plain lines (CI logs). Color adds ANSI colours.
 	Live, Color bool
 	Now         func() time.Time
-	// OnInterrupt, if set, is called once when Run's context ends before
-	// the run does, with the summary as known then (finished results, the
+	// OnInterrupt, if set, is called when Run's context ends before the
+	// run does, with the summary as known then (finished results, the
 	// rest interrupted), just after it is written to summary.json and
-	// before anything slow is awaited (see interrupt.go). The CLI writes
-	// junit.xml from it. It must not block for long.
+	// before anything slow is awaited (see interrupt.go); and again by
+	// Flush. Calls do not overlap, and none comes once Run has returned.
+	// The CLI writes junit.xml from it. It must not block for long.
 	OnInterrupt func(*Summary) error
 
 	mu sync.Mutex // serializes Progress lines
@@ -134,11 +135,19 @@ func (r *Runner) newSummary(dir string) *Summary {
 	return &Summary{Schema: SummarySchema, RunDir: dir, Seed: r.Seed, Toxiproxy: r.ToxiName, Shard: r.Shard}
 }
 
+// record records res as the result of the scenario whose folder is dir,
+// for the summary an interrupt writes (see interrupt.go).
+func (r *Runner) record(dir string, res Result) {
+	if iw := r.interim.Load(); iw != nil {
+		iw.led.record(dir, res)
+	}
+}
+
 // Flush is for a process that must exit before Run returns (the CLI's
-// grace period after an interrupt ended): within d, it makes sure that
-// summary.json (and OnInterrupt's files) hold what finished before the
-// interrupt, and writes an interrupted result.json for each scenario
-// unfinished then that has none. It deletes no proxy: the owner of Toxi
+// grace period after an interrupt ended): within d, it writes summary.json
+// (and OnInterrupt's files) once more with what has finished by now, and
+// an interrupted result.json for each scenario unfinished now that has
+// none. It deletes no proxy: the owner of Toxi
 // calls Toxi.DeleteAll. It does nothing once Run has returned.
 func (r *Runner) Flush(d time.Duration) {
 	if iw := r.interim.Load(); iw != nil {
@@ -402,6 +411,7 @@ func (r *Runner) confirm(ctx context.Context, sc *Scenario, dir string, res Resu
 		}
 	}
 	r.logf(sc.Name, "%s after %d runs", strings.ToUpper(res.Verdict), len(res.Reruns)+1)
+	r.record(dir, res)
 	if err := writeJSON(filepath.Join(dir, "result.json"), res); err != nil && res.Error == "" {
 		res.Error = err.Error()
 	}
@@ -447,6 +457,7 @@ func (r *Runner) skip(sc *Scenario, dir, reason string) Result {
 	res := Result{Name: sc.Name, File: sc.File, Description: sc.Description, Verdict: VerdictSkipped, SkipReason: reason,
 		Seed: r.Seed, TimeScale: sc.TimeScale, Dir: dir, Client: strings.Join(sc.Client.Command, " "),
 		FailureTypes: []string{}, Escalations: []Escalation{}, Checks: []Check{}}
+	r.record(dir, res)
 	if err := makeRunSubdir(dir); err == nil {
 		_ = writeJSON(filepath.Join(dir, "result.json"), res)
 	}
@@ -539,9 +550,11 @@ func (r *Runner) settle(ctx context.Context, sc *Scenario, dir string, res *Resu
 	res.Verdict = res.verdict()
 	res.Passed = res.Verdict == VerdictPass
 	sec.scrubResult(res)
+	r.record(dir, *res)
 	if err := writeJSON(filepath.Join(dir, "result.json"), res); err != nil && res.Error == "" {
 		res.Error = err.Error()
 		res.Verdict, res.Passed = VerdictError, false
+		r.record(dir, *res)
 	}
 	// Every file is closed by now (deferred later, run earlier).
 	if err := sec.scrubDir(dir); err != nil {
