@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -160,12 +161,26 @@ func (b *syncBuffer) String() string {
 // mainExit handles it, then once more when second is set; it returns the
 // exit code and stderr.
 func mainExitStuck(t *testing.T, grace time.Duration, second bool) (int, string) {
+	return mainExitStuckWith(t, grace, second, nil)
+}
+
+// mainExitStuckWith is mainExitStuck with a command that first calls
+// setup with its context (to register exit hooks).
+func mainExitStuckWith(t *testing.T, grace time.Duration, second bool, setup func(context.Context)) (int, string) {
 	defer func(r func(context.Context, []string, io.Writer, io.Writer) error, g time.Duration) {
 		runCommand, stopGrace, signalsReady = r, g, nil
 	}(runCommand, stopGrace)
 	release := make(chan struct{})
 	defer close(release)
-	runCommand = func(context.Context, []string, io.Writer, io.Writer) error { <-release; return nil }
+	registered := make(chan struct{})
+	runCommand = func(ctx context.Context, _ []string, _, _ io.Writer) error {
+		if setup != nil {
+			setup(ctx)
+		}
+		close(registered)
+		<-release
+		return nil
+	}
 	stopGrace = grace
 	ready := make(chan struct{})
 	signalsReady = func() { close(ready) }
@@ -173,6 +188,7 @@ func mainExitStuck(t *testing.T, grace time.Duration, second bool) (int, string)
 	code := make(chan int, 1)
 	go func() { code <- mainExit(nil, io.Discard, &stderr) }()
 	<-ready
+	<-registered
 	if err := syscall.Kill(os.Getpid(), syscall.SIGINT); err != nil {
 		t.Fatal(err)
 	}
@@ -199,6 +215,45 @@ func TestSecondInterruptExitsAtOnce(t *testing.T) {
 	code, stderr := mainExitStuck(t, time.Hour, true)
 	if code != exitInterrupted || !strings.Contains(stderr, "second SIGINT") {
 		t.Errorf("exit code %d, want %d after a second SIGINT; stderr:\n%s", code, exitInterrupted, stderr)
+	}
+}
+
+// TestForcedExitRunsHooks: when the grace period ends (or a second signal
+// comes) before the command returns, mainExit runs the exit hooks the
+// command registered (chaos run's: write what finished, delete every
+// proxy) before it returns, but not one the command removed.
+func TestForcedExitRunsHooks(t *testing.T) {
+	defer func(b time.Duration) { flushBound = b }(flushBound)
+	flushBound = time.Minute // generous: a busy machine may be slow to run a hook
+	for _, second := range []bool{false, true} {
+		var ran, removed atomic.Bool
+		code, stderr := mainExitStuckWith(t, 10*time.Millisecond, second, func(ctx context.Context) {
+			defer atForcedExit(ctx, func(time.Duration) { removed.Store(true) })()
+			atForcedExit(ctx, func(time.Duration) { ran.Store(true) })
+		})
+		if code != exitInterrupted || !ran.Load() || removed.Load() {
+			t.Errorf("second signal %v: exit code %d, hook ran %v, removed hook ran %v; want %d, true, false; stderr:\n%s",
+				second, code, ran.Load(), removed.Load(), exitInterrupted, stderr)
+		}
+		if !second && !strings.Contains(stderr, "writing what finished") {
+			t.Errorf("stderr does not say what is written:\n%s", stderr)
+		}
+	}
+}
+
+// TestForcedExitBoundsHooks: a hook that never returns holds the forced
+// exit only flushBound (mainExitStuckWith fails the test if mainExit does
+// not return).
+func TestForcedExitBoundsHooks(t *testing.T) {
+	defer func(b time.Duration) { flushBound = b }(flushBound)
+	flushBound = 10 * time.Millisecond
+	stuck := make(chan struct{})
+	defer close(stuck)
+	code, stderr := mainExitStuckWith(t, 10*time.Millisecond, false, func(ctx context.Context) {
+		atForcedExit(ctx, func(time.Duration) { <-stuck })
+	})
+	if code != exitInterrupted {
+		t.Errorf("exit code %d, want %d; stderr:\n%s", code, exitInterrupted, stderr)
 	}
 }
 
