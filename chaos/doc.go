@@ -8,13 +8,14 @@
 //
 //	scenario file ──load.go──▶ Scenario (scenario.go, limits.go; policy.go resolves client.policy)
 //	Runner.Run (run.go) ──▶ per scenario, an Env (env.go): the mock (server.go) behind a proxy (toxi.go)
-//	    the client: built in (run_builtin.go) or a command (run_external.go, supervise*.go)
+//	    the client: built in (run_builtin.go) or a command (run_external.go, supervise*.go, procgroup_linux.go)
 //	    the mock answers each attempt as its fault's kind says (fault.go, fault_*.go; mock.go renders the bytes)
 //	    and journals it (server.go → server.jsonl); the client writes trace.jsonl
 //	journal + trace ──observe.go──▶ Observed ──check.go, tolerance.go──▶ Checks ──▶ Result (result.go)
 //	keys the client sent (learn.go) are scrubbed from every run file (redact.go);
 //	run files are opened and written without following a client's links (runfolder.go)
 //	the live board and progress lines: progress.go; the scheduling probe: run_probe.go, clientlag*.go
+//	on an interrupt, what finished is written first, before anything slow is awaited: interrupt.go
 //	`retrylab chaos serve`, the mock for a client run by hand: serve.go
 //
 // Package report renders Results and Summaries; package cmd/retrylab wires
