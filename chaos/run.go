@@ -105,7 +105,8 @@ func (r *Runner) Run(ctx context.Context, scs []*Scenario) (*Summary, error) {
 	iw := newInterim(r, scs, dir, start)
 	r.interim.Store(iw)
 	stopWatch, watched := make(chan struct{}), make(chan struct{})
-	go func() { defer close(watched); iw.watch(ctx, stopWatch) }()
+	// The caller's context: an infrastructure stop (below) is no interrupt.
+	go func(ctx context.Context) { defer close(watched); iw.watch(ctx, stopWatch) }(ctx)
 	if r.Live && r.Progress != nil {
 		r.board = newBoard(r.Progress, r.Color, scs)
 		r.board.redraw()
