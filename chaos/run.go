@@ -7,7 +7,6 @@ import (
 	"hash/fnv"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -31,7 +30,7 @@ const defaultDeadline = 2 * time.Minute
 // Runner runs scenarios, each against its own mock server and proxy, and
 // writes one run folder per invocation:
 //
-//	<Out>/<timestamp>/<scenario>/{trace.jsonl, server.jsonl, result.json, stdout.txt, stderr.txt}
+//	<Out>/<timestamp>/<scenario>/{trace.jsonl, server.jsonl, result.json, mock.log, report.txt, stdout.txt, stderr.txt}
 //	<Out>/<timestamp>/summary.json
 //
 // The caller owns Toxi and closes it.
@@ -108,8 +107,10 @@ func (r *Runner) Run(ctx context.Context, scs []*Scenario) (*Summary, error) {
 	// The caller's context: an infrastructure stop (below) is no interrupt.
 	go func(ctx context.Context) { defer close(watched); iw.watch(ctx, stopWatch) }(ctx)
 	if r.Live && r.Progress != nil {
-		r.board = newBoard(r.Progress, r.Color, scs)
+		r.board = newBoard(r.Progress, r.Color, r.announceSkips(scs))
 		r.board.redraw()
+	} else {
+		r.announceSkips(scs)
 	}
 	ctx, r.stopInfra = context.WithCancelCause(ctx)
 	defer r.stopInfra(nil)
@@ -324,6 +325,7 @@ type clientRun struct {
 	pgid    int           // external clients: the process group the lag meter watched; 0 if none
 	sleeps  []retry.Sleep // the built-in client's waits as it slept them
 	problem string        // the built-in client: why it was stopped, or ""
+	hint    string        // an external client that could not start: what to do
 }
 
 // firstRun runs one scenario once, or skips it when its client's
@@ -332,8 +334,8 @@ func (r *Runner) firstRun(ctx context.Context, sc *Scenario, dir string) Result 
 	if ctx.Err() != nil {
 		return r.notStarted(ctx, sc, dir)
 	}
-	if reason := r.missingRequirement(sc); reason != "" {
-		return r.skip(sc, dir, reason)
+	if m := r.missingRequirement(sc); m != nil {
+		return r.skip(sc, dir, m)
 	}
 	return r.runOnce(ctx, sc, dir)
 }
@@ -419,53 +421,6 @@ func (r *Runner) confirm(ctx context.Context, sc *Scenario, dir string, res Resu
 	return res
 }
 
-// missingRequirement returns why the scenario's client cannot run here
-// (client.requires), or "". With --client-cmd the scenario's own client is
-// not run, so its requirements do not apply.
-func (r *Runner) missingRequirement(sc *Scenario) string {
-	if r.ClientCmd != "" {
-		return ""
-	}
-	for _, req := range sc.Client.Requires {
-		if !strings.ContainsRune(req, '/') {
-			if _, err := exec.LookPath(req); err != nil {
-				return withHint(fmt.Sprintf("needs %s, which is not in PATH", req), sc.Client.RequiresHint)
-			}
-			continue
-		}
-		if _, err := os.Stat(req); err == nil {
-			continue
-		}
-		if sc.File != "" && !filepath.IsAbs(req) {
-			if _, err := os.Stat(filepath.Join(filepath.Dir(sc.File), req)); err == nil {
-				continue
-			}
-		}
-		return withHint(fmt.Sprintf("needs %s, which does not exist", req), sc.Client.RequiresHint)
-	}
-	return ""
-}
-
-func withHint(msg, hint string) string {
-	if hint == "" {
-		return msg
-	}
-	return msg + " (hint: " + hint + ")"
-}
-
-// skip records a scenario that was not run.
-func (r *Runner) skip(sc *Scenario, dir, reason string) Result {
-	res := Result{Name: sc.Name, File: sc.File, Description: sc.Description, Verdict: VerdictSkipped, SkipReason: reason,
-		Seed: r.Seed, TimeScale: sc.TimeScale, Dir: dir, Client: strings.Join(sc.Client.Command, " "),
-		FailureTypes: []string{}, Escalations: []Escalation{}, Checks: []Check{}}
-	r.record(dir, res)
-	if err := makeRunSubdir(dir); err == nil {
-		_ = writeJSON(filepath.Join(dir, "result.json"), res)
-	}
-	r.logf(sc.Name, "SKIP: %s", reason)
-	return res
-}
-
 // runOnce runs a scenario once, in dir, and writes its result.json.
 func (r *Runner) runOnce(ctx context.Context, sc *Scenario, dir string) (res Result) {
 	start := time.Now()
@@ -507,11 +462,17 @@ func (r *Runner) runOnce(ctx context.Context, sc *Scenario, dir string) (res Res
 	cr := r.runClient(ctx, sc, &res, clientSetup{baseURL: env.BaseURL(), dir: dir, tracePath: tracePath,
 		runID: runID, scale: scale, sec: sec, log: logw})
 	finished = ctx.Err() == nil
-	attempts := env.Attempts()
-	res.Attempts = len(attempts)
+	// Close before reading the attempts: a client that retried at once may
+	// have finished while the mock was still switching the proxy to the
+	// next attempt (a slow proxy API call on a loaded machine), before it
+	// recorded the previous attempt's end. Close waits for every attempt
+	// to be recorded; read earlier, one would have a zero end and a gap of
+	// 2562047h.
 	if err := env.Close(); err != nil {
 		r.logf(sc.Name, "closing mock and proxy: %v", err)
 	}
+	attempts := env.Attempts()
+	res.Attempts = len(attempts)
 	journalErr := env.JournalErr()
 	if journalErr == nil {
 		journalErr = journal.Close()
@@ -551,6 +512,7 @@ func (r *Runner) settle(ctx context.Context, sc *Scenario, dir string, res *Resu
 	res.Verdict = res.verdict()
 	res.Passed = res.Verdict == VerdictPass
 	sec.scrubResult(res)
+	r.writeErrorReports(sc.Name, dir, res)
 	r.record(dir, *res)
 	if err := writeJSON(filepath.Join(dir, "result.json"), res); err != nil && res.Error == "" {
 		res.Error = err.Error()
@@ -614,9 +576,9 @@ func (r *Runner) runClient(ctx context.Context, sc *Scenario, res *Result, cs cl
 		if cr.exit != nil && strings.HasPrefix(cr.exit.Problem, "could not start") {
 			// Not the client's failure: it never ran (a file-descriptor
 			// limit, a missing program).
-			res.Error = "client " + cr.exit.Problem
+			res.Error, res.ErrorHint = "client "+cr.exit.Problem, cr.hint
 			if strings.Contains(cr.exit.Problem, syscall.EMFILE.Error()) || strings.Contains(cr.exit.Problem, syscall.ENFILE.Error()) {
-				res.Error = ""
+				res.Error, res.ErrorHint = "", ""
 				r.infraFailed(ctx, res, "client ", errors.New(cr.exit.Problem))
 			}
 		}
@@ -722,7 +684,7 @@ func runChecks(journalErr error, notes []string) []Check {
 }
 
 // fillResult copies what was observed into the result: outcome, attempts,
-// failure types, waits on both sides and escalations.
+// failure types, waits on both sides, escalations and error reports.
 func fillResult(res *Result, ob Observed) {
 	res.LatenessMs = (ob.Slack / 2).Milliseconds()
 	res.Outcome = ob.Outcome
@@ -737,6 +699,7 @@ func fillResult(res *Result, ob Observed) {
 	for _, e := range ob.Escalations {
 		res.Escalations = append(res.Escalations, Escalation{From: e.From, To: e.To, Reason: e.Reason})
 	}
+	res.ErrorReports, res.ErrorReportsOmitted = ob.ErrorReports, ob.ErrorReportsOmitted
 }
 
 func failedCheckNames(cs []Check) []string {
