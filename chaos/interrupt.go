@@ -92,9 +92,10 @@ func newInterim(r *Runner, scs []*Scenario, dir string, start time.Time) *interi
 	return &interim{r: r, scs: scs, dirs: dirs, dir: dir, start: start, led: newLedger(dirs)}
 }
 
-// watch writes the interim summary when ctx ends (and then deletes the
-// run's proxies), or does nothing once stop is closed (the run ended
-// first). The caller waits for it to return.
+// watch writes the interim summary when ctx ends, then deletes every proxy
+// of the run's Toxiproxy (one serves one invocation: see Toxiproxy), or
+// does nothing once stop is closed (the run ended first). The caller waits
+// for it to return.
 func (iw *interim) watch(ctx context.Context, stop <-chan struct{}) {
 	select {
 	case <-stop:
@@ -111,8 +112,8 @@ func (iw *interim) watch(ctx context.Context, stop <-chan struct{}) {
 
 // write writes summary.json and calls OnInterrupt from what the ledger
 // holds now, unless Run has sealed the interim; reason is kept from the
-// first write. It takes no lock that progress output holds: a blocked
-// stderr must not hold it.
+// first write. The files come first: progress output (a logged error),
+// which a full stderr may block, comes after them.
 func (iw *interim) write(reason string) {
 	iw.mu.Lock()
 	defer iw.mu.Unlock()
