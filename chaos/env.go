@@ -168,7 +168,7 @@ func (e *Env) Close() error {
 		e.mu.Unlock()
 		var errs []error
 		if e.proxy != nil {
-			errs = append(errs, e.cfg.Toxi.deleteProxy(e.proxy.Name))
+			errs = append(errs, e.cfg.Toxi.release(e.proxy, apiTimeout))
 		}
 		e.ln.Close()
 		e.mu.Lock()

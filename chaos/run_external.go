@@ -54,7 +54,12 @@ func (r *Runner) runExternal(ctx context.Context, sc *Scenario, baseURL, dir, tr
 	// requests: kill it. ESRCH (the group is gone) is fine.
 	p.kill()
 	p.drain(0, nil)
-	if err := p.reap(); err != nil {
+	if ctx.Err() != nil {
+		// Interrupted: the supervisor ends once its group is killed, but
+		// nothing more of the run waits for it (if the runner exits first,
+		// Pdeathsig ends it).
+		go func() { _ = p.reap() }()
+	} else if err := p.reap(); err != nil {
 		fmt.Fprintln(stderr, "retrylab:", err)
 	}
 	exitStatus(st, exit)

@@ -86,6 +86,7 @@ func (r *Runner) skip(sc *Scenario, dir string, m *missing) Result {
 		SkipReason: m.reason(), SkipMissing: m.what(), SkipHint: m.hint,
 		Seed: r.Seed, TimeScale: sc.TimeScale, Dir: dir, Client: strings.Join(sc.Client.Command, " "),
 		FailureTypes: []string{}, Escalations: []Escalation{}, Checks: []Check{}}
+	r.record(dir, res)
 	if err := makeRunSubdir(dir); err == nil {
 		_ = writeJSON(filepath.Join(dir, "result.json"), res)
 	}

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -153,6 +154,16 @@ func chaosRun(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		r.Live = true
 		r.Color = os.Getenv("NO_COLOR") == ""
 	}
+	// On an interrupt, junit.xml (and --junit) is written with summary.json
+	// before anything slow is awaited; if the process must exit before Run
+	// returns, what finished is written still and every proxy is deleted.
+	r.OnInterrupt = func(sum *chaos.Summary) error { return writeJUnitFiles(cfg, sum, junitFile) }
+	defer atForcedExit(ctx, func(d time.Duration) {
+		var wg sync.WaitGroup
+		wg.Go(func() { r.Flush(d) })
+		wg.Go(func() { _ = toxi.DeleteAll(d) })
+		wg.Wait()
+	})()
 	fmt.Fprintf(stderr, "running %d scenarios (seed %d, toxiproxy %s)\n", len(scs), cfg.seed, name)
 	sum, runErr := r.Run(ctx, scs)
 	if sum == nil {
@@ -255,13 +266,9 @@ func loadChaosScenarios(cfg chaosRunConfig) ([]*chaos.Scenario, error) {
 // report in cfg.format on stdout, GitHub annotations and the job summary,
 // returning what could not be written.
 func writeChaosOutputs(cfg chaosRunConfig, sum *chaos.Summary, junitFile *os.File, stdout, stderr io.Writer) []error {
-	errs := []error{writeJUnit(filepath.Join(sum.RunDir, "junit.xml"), sum)}
+	errs := []error{writeJUnitFiles(cfg, sum, junitFile)}
 	if junitFile != nil {
-		err := report.ChaosJUnit(junitFile, sum)
-		if cerr := junitFile.Close(); err == nil {
-			err = cerr
-		}
-		if err != nil {
+		if err := junitFile.Close(); err != nil {
 			errs = append(errs, &chaos.OutputError{What: "--junit", Path: cfg.junit, Err: err})
 		}
 	}
@@ -368,6 +375,28 @@ func parseShard(s string) (i, n int, ok bool) {
 		return 0, 0, false
 	}
 	return i, n, true
+}
+
+// writeJUnitFiles writes junit.xml in the run folder and, when given,
+// replaces the content of the --junit file (an interrupted run writes both
+// twice: at the interrupt, then complete).
+func writeJUnitFiles(cfg chaosRunConfig, sum *chaos.Summary, junitFile *os.File) error {
+	err := writeJUnit(filepath.Join(sum.RunDir, "junit.xml"), sum)
+	if junitFile == nil {
+		return err
+	}
+	var b bytes.Buffer
+	jerr := report.ChaosJUnit(&b, sum)
+	if jerr == nil {
+		_, jerr = junitFile.WriteAt(b.Bytes(), 0)
+	}
+	if jerr == nil {
+		jerr = junitFile.Truncate(int64(b.Len()))
+	}
+	if err == nil && jerr != nil {
+		err = &chaos.OutputError{What: "--junit", Path: cfg.junit, Err: jerr}
+	}
+	return err // the first error: both files are attempted
 }
 
 func writeJUnit(path string, sum *chaos.Summary) error {
