@@ -668,8 +668,9 @@ func TestEnvKeepAliveClient(t *testing.T) {
 	}
 }
 
-// TestEnvNonAttempts: a health probe, a GET, a wrong path and a connection
-// that sends nothing are not attempts and consume no fault.
+// TestEnvNonAttempts: a GET, a wrong path and a connection that sends
+// nothing are not attempts and consume no fault (side_test.go: the side
+// requests the mock answers with 200).
 func TestEnvNonAttempts(t *testing.T) {
 	toxi := startToxi(t)
 	e := startEnv(t, toxi, ProviderAnthropic, Fault{Status: 529})
@@ -693,7 +694,7 @@ func TestEnvNonAttempts(t *testing.T) {
 		status       int
 		errType      string
 	}{
-		{http.MethodGet, "/health", 404, "not_found_error"},
+		{http.MethodGet, "/v1/nothing", 404, "not_found_error"},
 		{http.MethodGet, PathAnthropic, 405, "invalid_request_error"},
 		{http.MethodPost, "/v1/complete", 404, "not_found_error"},
 	} {
@@ -815,5 +816,39 @@ func TestEnvJournalError(t *testing.T) {
 	}
 	if !strings.Contains(log.String(), "journal: writing MockRequest: disk full") {
 		t.Errorf("log lacks the journal error:\n%s", log.String())
+	}
+}
+
+// TestCloseRecordsEveryEnd is the regression test of a gap of 2562047h:
+// a client that retried at once finished while the mock was still
+// switching the proxy to the next attempt (a slow proxy API on a loaded
+// machine), and the runner read the attempts before Close, with the
+// previous attempt's end still zero. Close must wait for every attempt's
+// end to be recorded, and that end is when the peer went, not the close.
+func TestCloseRecordsEveryEnd(t *testing.T) {
+	toxi := startToxi(t)
+	e := startEnv(t, toxi, ProviderAnthropic, Fault{Status: 529})
+	e.toxMu.Lock() // the proxy API is "slow": switchTo blocks
+	resp, _, err := post(t, t.Context(), e.BaseURL(), PathAnthropic)
+	if err != nil {
+		e.toxMu.Unlock()
+		t.Fatal(err)
+	}
+	if resp.StatusCode != 529 {
+		t.Errorf("status = %d, want 529", resp.StatusCode)
+	}
+	if as := e.Attempts(); len(as) != 1 || !as[0].Ended.IsZero() {
+		t.Errorf("before the switch: attempts = %+v, want one with no end yet", as)
+	}
+	closed := make(chan time.Time)
+	go func() {
+		e.Close()
+		closed <- time.Now()
+	}()
+	e.toxMu.Unlock()
+	at := <-closed
+	as := e.Attempts()
+	if len(as) != 1 || as[0].Ended.IsZero() || as[0].Ended.After(at) || as[0].Ended.Before(as[0].Arrived) {
+		t.Fatalf("after Close: attempts = %+v (closed at %v), want its end recorded", as, at)
 	}
 }

@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"io/fs"
 	"math"
+	"net/http"
 	"os"
+	"path"
 	"path/filepath"
 	"reflect"
 	"regexp"
@@ -18,6 +20,8 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/retrylab/retrylab/chaos/internal/wire"
+	"github.com/retrylab/retrylab/internal/regfile"
 	"github.com/retrylab/retrylab/internal/yamldiag"
 )
 
@@ -68,9 +72,6 @@ const (
 	DefaultOpenAIModel    = "gpt-4o-mini"
 )
 
-// Providers the mock speaks.
-var providers = []string{"anthropic", "openai"}
-
 // Toxic types Toxiproxy v2 knows.
 var toxicTypes = []string{"bandwidth", "latency", "limit_data", "noop", "reset_peer", "slicer", "slow_close", "timeout"}
 
@@ -82,12 +83,40 @@ var statusOnly = []string{"retryAfter", "errorType", "message", "headers"}
 
 // LoadScenario reads and strictly validates one scenario file. Every problem
 // is reported, as LoadErrors, with its file, line, field and a hint.
+//
+// Only a regular file (or a link to one) is read, and at most
+// MaxScenarioFileBytes of it: a FIFO, a device or a folder is an error at
+// once, never opened in a way that could block.
 func LoadScenario(path string) (*Scenario, error) {
-	data, err := os.ReadFile(path)
+	data, err := regfile.ReadFile(path, MaxScenarioFileBytes)
 	if err != nil {
-		return nil, LoadErrors{{File: path, Msg: err.Error(), Hint: "check the path; scenario files are YAML or JSON"}}
+		return nil, LoadErrors{readError(path, err)}
 	}
 	return ParseScenario(path, data)
+}
+
+// MaxScenarioFileBytes bounds what LoadScenario reads: a scenario is a
+// few dozen lines (ok texts are at most 64 KiB each).
+const MaxScenarioFileBytes = 8 << 20
+
+// readError is the LoadError of a scenario file that could not be read.
+func readError(path string, err error) *LoadError {
+	var nr *regfile.NotRegularError
+	var tl *regfile.TooLargeError
+	switch {
+	case errors.As(err, &nr):
+		return &LoadError{File: path, Msg: nr.Problem(),
+			Hint: "give the path of a scenario file (YAML or JSON); a FIFO would wait for a writer and a device may never end, so neither is opened"}
+	case errors.As(err, &tl):
+		return &LoadError{File: path, Msg: fmt.Sprintf("larger than %d bytes: not a scenario file", tl.Limit),
+			Hint: "check that the path names a scenario file"}
+	}
+	msg := err.Error()
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		msg = "cannot read: " + pe.Err.Error()
+	}
+	return &LoadError{File: path, Msg: msg, Hint: "check the path; scenario files are YAML or JSON"}
 }
 
 // ParseScenario parses data as the scenario file path.
@@ -481,7 +510,39 @@ func (d *decoder) validate(root *yaml.Node, sc *Scenario) {
 			}
 		}
 	}
+	d.validateAttemptsMatch(top["attemptsMatch"], sc.AttemptsMatch)
 	d.validateExpect(mapping(top["expect"]), sc)
+}
+
+// validateAttemptsMatch checks attemptsMatch: at least one field; path and
+// model valid path.Match patterns; a path without wildcards one that a wire
+// format answers.
+func (d *decoder) validateAttemptsMatch(n *yaml.Node, m *AttemptsMatch) {
+	if n == nil || m == nil || n.Kind != yaml.MappingNode {
+		return
+	}
+	fields := mapping(n)
+	if m.Path == "" && m.Model == "" && m.Stream == nil {
+		d.c.Add(n, "attemptsMatch", "attemptsMatch matches nothing in particular", "give path, model or stream (e.g. {path: /v1/responses, stream: true}), or remove it")
+	}
+	for _, f := range []struct{ key, pattern string }{{"path", m.Path}, {"model", m.Model}} {
+		if _, err := path.Match(f.pattern, ""); err != nil {
+			d.errorf(fields[f.key], "attemptsMatch."+f.key, "a pattern matches literally, with * ? and [a-z] as in path.Match", "bad pattern %q", f.pattern)
+		}
+	}
+	switch {
+	case m.Path == "":
+	case !strings.HasPrefix(m.Path, "/"):
+		d.errorf(fields["path"], "attemptsMatch.path", "write the request path, e.g. /v1/responses", "path %q does not start with /", m.Path)
+	case !strings.ContainsAny(m.Path, `*?[\`):
+		if _, _, ok := wire.Recognize(http.MethodPost, m.Path); !ok {
+			hint := "attempts are requests a wire format answers: " + wire.Routes()
+			if s := closest(m.Path, strings.Split(strings.ReplaceAll(wire.Routes(), "POST ", ""), ", ")); s != "" {
+				hint = "did you mean " + s + "?"
+			}
+			d.errorf(fields["path"], "attemptsMatch.path", hint, "no wire format answers POST %s", m.Path)
+		}
+	}
 }
 
 // validateTop checks name, provider and timeScale, and fills in the
@@ -494,8 +555,8 @@ func (d *decoder) validateTop(top map[string]*yaml.Node, sc *Scenario) {
 	if why := checkName(sc.Name); why != "" {
 		d.c.Add(top["name"], "name", why, nameHint(sc.Name, top["name"] != nil))
 	}
-	if sc.Provider != "" && !contains(providers, sc.Provider) {
-		d.errorf(top["provider"], "provider", "providers: "+strings.Join(providers, ", "), "unknown provider %q", sc.Provider)
+	if _, err := wire.Lookup(sc.Provider); sc.Provider != "" && err != nil {
+		d.errorf(top["provider"], "provider", "providers: "+strings.Join(wire.Names(), ", "), "unknown provider %q", sc.Provider)
 	}
 	if n, ok := top["timeScale"]; ok && isZero(n) {
 		d.errorf(n, "timeScale", "0.1 makes every wait ten times shorter", "timeScale must be above 0")
@@ -524,11 +585,8 @@ func applyDefaults(sc *Scenario) {
 	if sc.Provider == "" {
 		sc.Provider = DefaultProvider
 	}
-	if sc.Model == "" {
-		sc.Model = DefaultAnthropicModel
-		if sc.Provider == "openai" {
-			sc.Model = DefaultOpenAIModel
-		}
+	if f, err := wire.Lookup(sc.Provider); sc.Model == "" && err == nil {
+		sc.Model = f.DefaultModel()
 	}
 	if sc.Requests == 0 {
 		sc.Requests = 1
@@ -630,11 +688,23 @@ func (d *decoder) validateFault(n *yaml.Node, f *Fault, path string) {
 		d.errorf(m["status"], join(path, "status"), "use a status between 100 and 599, e.g. 429 or 529", "status %d is not an HTTP status", f.Status)
 	}
 	d.validateHeaders(m["headers"], f.Headers, join(path, "headers"))
+	if f.Drop != nil {
+		d.validateDrop(mapping(m["drop"]), join(path, "drop"))
+	}
 	if f.OK != nil {
 		d.validateOKText(mapping(m["ok"])["text"], f.OK.Text, join(path, "ok.text"))
 	}
 	for i, tx := range f.Toxics {
 		d.validateToxic(m["toxics"].Content[i], tx, fmt.Sprintf("%s.toxics[%d]", path, i))
+	}
+}
+
+// validateDrop checks a drop fault: afterBytes or afterEvents, not both
+// (negative values are caught with every other count).
+func (d *decoder) validateDrop(m map[string]*yaml.Node, path string) {
+	_, bytes := m["afterBytes"]
+	if n, events := m["afterEvents"]; events && bytes {
+		d.errorf(n, join(path, "afterEvents"), "a drop cuts after a number of bytes or of events: keep one", "drop has both afterBytes and afterEvents")
 	}
 }
 
@@ -683,6 +753,13 @@ func keyLines(root *yaml.Node) map[string]int {
 		switch k.Value {
 		case "client":
 			lines["client"] = k.Line
+			if v.Kind == yaml.MappingNode {
+				for j := 0; j+1 < len(v.Content); j += 2 {
+					if v.Content[j].Value == "command" {
+						lines["client.command"] = v.Content[j].Line
+					}
+				}
+			}
 		case "expect":
 			lines["expect"] = k.Line
 			if v.Kind == yaml.MappingNode {

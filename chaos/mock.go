@@ -7,24 +7,26 @@ import (
 )
 
 // The mock's responses are rendered byte for byte by package
-// chaos/internal/wire; this file maps an attempt and its fault to what that
-// package needs.
+// chaos/internal/wire, one file per wire format behind wire.Format; this
+// file maps an attempt and its fault to what that package needs.
 
 // Paths the mock answers.
 const (
 	PathAnthropic = wire.PathAnthropic
 	PathOpenAI    = wire.PathOpenAI
+	PathResponses = wire.PathResponses
 )
 
 // Provider names of Scenario.Provider.
 const (
 	ProviderAnthropic = wire.ProviderAnthropic
 	ProviderOpenAI    = wire.ProviderOpenAI
+	ProviderResponses = wire.ProviderResponses
 )
 
-// respParams is what varies between two responses of the mock: the
-// provider, the request's model and id, the time, the attempt's fault and
-// what the request asked for.
+// respParams is what varies between two responses of the mock: the wire
+// format (a provider name), the request's model and id, the time, the
+// attempt's fault and what the request asked for.
 type respParams struct {
 	provider     string
 	model        string
@@ -33,6 +35,7 @@ type respParams struct {
 	fault        Fault
 	nonStream    bool
 	includeUsage bool
+	models       []string // the scenario's models, for a model list
 }
 
 // wire is p in the terms of package wire; the response is sent keep-alive
@@ -46,8 +49,8 @@ func (p respParams) wire() wire.Params {
 	if p.fault.OK != nil {
 		wf.Text = p.fault.OK.Text
 	}
-	return wire.Params{Provider: p.provider, Model: p.model, RequestID: p.requestID, Now: p.now, Fault: wf,
-		NonStream: p.nonStream, IncludeUsage: p.includeUsage, KeepAlive: kindOf(p.fault).cutsResponse()}
+	return wire.Params{Format: wire.Must(p.provider), Model: p.model, RequestID: p.requestID, Now: p.now, Fault: wf,
+		NonStream: p.nonStream, IncludeUsage: p.includeUsage, Models: p.models, KeepAlive: kindOf(p.fault).cutsResponse()}
 }
 
 // response is a rendered response (head and body pieces).
@@ -58,10 +61,10 @@ type response = wire.Response
 func okResponse(p respParams) *response { return wire.OK(p.wire()) }
 
 // streamResponse renders a 200 event stream (with an sseError fault, cut
-// after its events by the error event).
+// after its events by the format's in-stream error).
 func streamResponse(p respParams) *response { return wire.Stream(p.wire()) }
 
-// errorResponse renders a status fault: a JSON error body in the provider's
+// errorResponse renders a status fault: a JSON error body in the format's
 // shape, Retry-After as written, the extra headers as written.
 func errorResponse(p respParams) *response { return wire.Error(p.wire()) }
 

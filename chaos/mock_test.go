@@ -35,10 +35,13 @@ func golden(t *testing.T, name string, got []byte) {
 	}
 }
 
+// goldenText is a short ok.text, so that a golden stream stays readable.
+const goldenText = "Retries are a contract between a client and a provider, kept in writing."
+
 func goldenParams(provider string, f Fault) respParams {
 	return respParams{
 		provider:  provider,
-		model:     "claude-haiku-4-5",
+		model:     wire.Must(provider).DefaultModel(),
 		requestID: "req_mock0123456789ab000001",
 		now:       time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC),
 		fault:     f,
@@ -83,6 +86,19 @@ func TestResponsesGolden(t *testing.T) {
 			p.model, p.nonStream = "gpt-4o-mini", true
 			return p
 		}())},
+		{"openai_sse_error.golden", streamResponse(goldenParams(ProviderOpenAI,
+			Fault{SSEError: &SSEErrorFault{AfterEvents: 3, Type: "server_error"}}))},
+		{"responses_ok.golden", streamResponse(goldenParams(ProviderResponses, Fault{OK: &OKFault{Text: goldenText}}))},
+		{"responses_message.golden", okResponse(func() respParams {
+			p := goldenParams(ProviderResponses, Fault{OK: &OKFault{Text: goldenText}})
+			p.nonStream = true
+			return p
+		}())},
+		{"responses_429.golden", errorResponse(goldenParams(ProviderResponses,
+			Fault{Status: 429, RetryAfter: &ra, Message: "Rate limit reached for gpt-4o-mini. Please try again in 2s."}))},
+		{"responses_503.golden", errorResponse(goldenParams(ProviderResponses, Fault{Status: 503}))},
+		{"responses_sse_error.golden", streamResponse(goldenParams(ProviderResponses,
+			Fault{SSEError: &SSEErrorFault{AfterEvents: 5, Type: "rate_limit_exceeded", Message: "Rate limit reached. Please try again in 1.5s."}}))},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			raw := tc.resp.Bytes()
@@ -156,10 +172,11 @@ func FuzzWireOffset(f *testing.F) {
 	f.Add(400, 3, true)
 	f.Add(0, 0, false)
 	f.Add(5000, 100, true)
-	f.Fuzz(func(t *testing.T, n, after int, openai bool) {
+	f.Fuzz(func(t *testing.T, n, after int, other bool) {
+		// other picks a format by after's value, so every format is fuzzed.
 		prov := ProviderAnthropic
-		if openai {
-			prov = ProviderOpenAI
+		if names := wire.Names(); other {
+			prov = names[((after/2)%len(names)+len(names))%len(names)]
 		}
 		fl := Fault{}
 		if after%2 == 1 {

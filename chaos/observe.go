@@ -89,6 +89,8 @@ func (ob *Observed) addTrace(evs []trace.Event) []trace.ProviderRequestFinished 
 			if ev.Decode(&p) == nil {
 				finished = append(finished, p)
 			}
+		case trace.TypeErrorReport:
+			ob.addErrorReport(ev)
 		}
 	}
 	return finished
@@ -265,6 +267,10 @@ func inferFailure(sc *Scenario, pol *retry.Policy, k int, a ServerAttempt) infer
 		if f.Kind() == FaultStatus {
 			c.RetryAfter, c.HasRetryAfter = pol.ReadRetryAfter(retryAfterHeaders(f), a.Ended)
 		}
+		if d, ok := pol.MessageRetryAfter(c); ok {
+			// "try again in 2s" in the fault's message, for a policy that reads it.
+			c.RetryAfter, c.HasRetryAfter = d, true
+		}
 		in.retried = pol.Retries(c)
 	}
 	if c.HasRetryAfter {
@@ -343,6 +349,10 @@ type Observed struct {
 	Retries []trace.RetryAttempt
 	// Escalations are the client's RunEscalated events, in order.
 	Escalations []trace.RunEscalated
+	// ErrorReports are the client's first ErrorReport events, made safe
+	// to show (errreport.go); ErrorReportsOmitted counts the rest.
+	ErrorReports        []trace.ErrorReport
+	ErrorReportsOmitted int
 
 	// InferredTypes are the failure types the server's faults imply, for
 	// clients that write no trace; InferredRetryAfter is the Retry-After

@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/retrylab/retrylab/chaos/internal/wire"
 )
 
 // TestRequestPrompt: the journal's prompt is the last user message's text,
@@ -102,8 +104,56 @@ func FuzzRequestPrompt(f *testing.F) {
 // shape the answer, and give no prompt.
 func TestRequestDecodedOnce(t *testing.T) {
 	t.Parallel()
-	rb := decodeRequest([]byte(`{"model":"m","stream":true,"messages":5}`))
-	if rb.Model != "m" || !rb.Stream || rb.prompt() != "" {
-		t.Errorf("decodeRequest = %+v, prompt %q", rb, rb.prompt())
+	rb := readRequest(wire.Must(ProviderAnthropic), nil, []byte(`{"model":"m","stream":true,"messages":5}`))
+	if rb.Model != "m" || !rb.Stream || rb.Prompt != "" {
+		t.Errorf("readRequest = %+v", rb)
+	}
+}
+
+// requestPrompt is the journal's prompt of a Messages or Chat Completions
+// request body.
+func requestPrompt(body []byte) string {
+	return readRequest(wire.Must(ProviderAnthropic), nil, body).Prompt
+}
+
+// requestFields returns the model, stream and include_usage the mock reads
+// of a Chat Completions request body.
+func requestFields(body []byte) (model string, stream, includeUsage bool) {
+	r := readRequest(wire.Must(ProviderOpenAI), nil, body)
+	return r.Model, r.Stream, r.IncludeUsage
+}
+
+// FuzzReadRequest feeds arbitrary bodies to every wire format's request
+// parser (wire.Format.Read, as readRequest bounds it): none panics, the
+// prompt is valid UTF-8 and bounded, the model at most 200 bytes.
+func FuzzReadRequest(f *testing.F) {
+	f.Add(`{"model":"gpt-4o-mini","stream":true,"input":"Say hello."}`)
+	f.Add(`{"model":"m","input":[{"role":"user","content":[{"type":"input_text","text":"a"},{"type":"input_image"}]}]}`)
+	f.Add(`{"input":[{"type":"message","role":"user","content":"x"},{"role":"assistant","content":5}]}`)
+	f.Add(`{"messages":[{"role":"user","content":"Say hello."}],"stream_options":{"include_usage":true}}`)
+	f.Add(`{"input":`)
+	f.Fuzz(func(t *testing.T, body string) {
+		for _, name := range wire.Names() {
+			r := readRequest(wire.Must(name), nil, []byte(body))
+			if !utf8.ValidString(r.Prompt) || len(r.Prompt) > maxPromptExcerpt+len(" … ") || len(r.Model) > 200 {
+				t.Errorf("%s: prompt %d bytes (valid %v), model %d bytes", name, len(r.Prompt), utf8.ValidString(r.Prompt), len(r.Model))
+			}
+		}
+	})
+}
+
+// TestResponsesPrompt: the journal's prompt of a Responses API request is
+// its input string, or the text of its last user item.
+func TestResponsesPrompt(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ name, body, want string }{
+		{"string", `{"input":"Say hello."}`, "Say hello."},
+		{"items", `{"input":[{"role":"user","content":"first"},{"role":"assistant","content":"x"},{"type":"message","role":"user","content":[{"type":"input_text","text":"a"},{"type":"input_image"},{"type":"input_text","text":"b"}]}]}`, "a\nb"},
+		{"no input", `{"model":"m"}`, ""},
+		{"not JSON", `{"input":`, ""},
+	} {
+		if got := readRequest(wire.Must(ProviderResponses), nil, []byte(tc.body)).Prompt; got != tc.want {
+			t.Errorf("%s: prompt %q, want %q", tc.name, got, tc.want)
+		}
 	}
 }

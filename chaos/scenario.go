@@ -12,19 +12,24 @@ import (
 type Scenario struct {
 	Name        string  `yaml:"name"`
 	Description string  `yaml:"description"`
-	Provider    string  `yaml:"provider"` // "anthropic" (default) or "openai"
+	Provider    string  `yaml:"provider"` // the wire format: "anthropic" (default), "openai", ... (wire.Names)
 	Model       string  `yaml:"model"`
 	Client      Client  `yaml:"client"`
 	Requests    int     `yaml:"requests"`  // logical requests, default 1
 	TimeScale   float64 `yaml:"timeScale"` // built-in client only; default 1.0
 	Attempts    []Fault `yaml:"attempts"`  // what the k-th arriving attempt meets; past the end: ok
-	Expect      Expect  `yaml:"expect"`
+	// AttemptsMatch says which answer requests are the scenario's
+	// attempts; the others are side requests (side.go). nil: every request
+	// a wire format answers is an attempt.
+	AttemptsMatch *AttemptsMatch `yaml:"attemptsMatch"`
+	Expect        Expect         `yaml:"expect"`
 
 	// File is the path the scenario was loaded from.
 	File string `yaml:"-"`
 	// Lines holds the 1-based YAML line of keys, recorded at load time for
-	// CI annotations: "expect" and "client" (the top-level keys), and
-	// "expect.FIELD" for each field of the expect block. Absent keys are
+	// CI annotations: "expect" and "client" (the top-level keys),
+	// "client.command", and "expect.FIELD" for each field of the expect
+	// block. Absent keys are
 	// not in the map; a scenario built in code has none.
 	Lines map[string]int `yaml:"-"`
 }
@@ -148,9 +153,13 @@ type SSEErrorFault struct {
 }
 
 // DropFault cuts the connection after AfterBytes bytes of the response
-// body (Toxiproxy limit_data, which counts header bytes too).
+// body (Toxiproxy limit_data, which counts header bytes too), or, with
+// AfterEvents, after that many whole events of the stream (whatever their
+// size in the scenario's wire format; an answer that does not stream is
+// one event).
 type DropFault struct {
-	AfterBytes int `yaml:"afterBytes"`
+	AfterBytes  int  `yaml:"afterBytes"`
+	AfterEvents *int `yaml:"afterEvents"`
 }
 
 // Toxic is a raw Toxiproxy toxic applied for one attempt.

@@ -76,3 +76,22 @@ func ExampleDecide() {
 	// Output:
 	// transient true 2s 1
 }
+
+// A Responses stream failed with rate_limit_exceeded and said how long to
+// wait in words. Only a policy that reads messages (Codex CLI's rule) takes
+// it as the Retry-After.
+func ExamplePolicy_MessageRetryAfter() {
+	err := &provider.Error{Kind: provider.KindSSEError, Provider: provider.ResponsesProvider, Streamed: true,
+		Code: "rate_limit_exceeded", Message: "Rate limit reached for gpt-4.1. Please try again in 1.5s."}
+	c := retry.Classify(err)
+	fmt.Println(c.Type, c.Class, c.MessageRetryAfter)
+
+	p, _ := retry.ParsePolicy([]byte("preset: openai-sdk\nstreamErrors: true\nretryAfter: {message: true}\n"), "codex.yaml")
+	fmt.Println(p.MessageRetryAfter(c))
+	sdk, _ := retry.Preset("openai-sdk")
+	fmt.Println(sdk.MessageRetryAfter(c))
+	// Output:
+	// rate_limit retryable 1.5s
+	// 1.5s true
+	// 0s false
+}

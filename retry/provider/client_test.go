@@ -510,7 +510,7 @@ func TestAPIKeyNeverInErrors(t *testing.T) {
 	srv := newServer(t, http.HandlerFunc(echo))
 	for _, key := range []string{testKey, plainKey} {
 		for _, mode := range []string{"http", "openai-http", "raw", "sse", "parse"} {
-			for _, provider := range []string{"anthropic", "openai"} {
+			for _, provider := range Names() {
 				c, _ := New(provider, Config{BaseURL: srv.URL + "/" + mode, APIKey: key})
 				_, err := c.Stream(context.Background(), testReq)
 				if err == nil {

@@ -1,0 +1,127 @@
+package wire
+
+import (
+	"fmt"
+	"net/url"
+	"sort"
+	"strings"
+)
+
+// Format is one wire format the mock speaks: one file per format
+// (anthropic.go, openai.go, ...), listed in formats. What every format
+// shares (the status line, chunk framing, Content-Length, Connection,
+// Retry-After and the scenario's extra headers, cutting a stream for an
+// sseError fault, the byte offsets of a drop) is written once, in wire.go;
+// a format only says what differs.
+type Format interface {
+	// Answers reports whether a request with this method and path asks
+	// this format for an answer (an attempt, unless the scenario's
+	// attemptsMatch says otherwise). Another method on a path for which
+	// Answers(POST, path) holds is answered 405.
+	Answers(method, path string) bool
+	// Route names the requests Answers accepts, for messages:
+	// "POST /v1/messages".
+	Route() string
+	// DefaultModel is the model a scenario of this format names when it
+	// names none.
+	DefaultModel() string
+	// Read returns what the answer depends on, from the request's URL
+	// (never nil) and body: the model, whether it streams, the last user
+	// message. A body that is not what the format expects gives the zero
+	// Request; nothing panics (FuzzReadRequest).
+	Read(u *url.URL, body []byte) Request
+	// Headers returns the format's own headers of a response with this
+	// status (200 for a success): its request id first, then version and
+	// rate-limit headers, in the order sent (an error's retry-after goes
+	// right after the request id).
+	Headers(p Params, status int) []Header
+	// Events returns the events of a successful stream in order, each one
+	// complete SSE event ("event: ...\ndata: ...\n\n"); the last ones end
+	// the stream (message_stop, data: [DONE], response.completed). Each is
+	// sent as one chunk, so the byte offsets of the faults that count
+	// events (sseError.afterEvents, drop.afterEvents) follow from them.
+	Events(p Params) []string
+	// StreamError returns the event (or events) an sseError fault sends
+	// after the first n events of Events, ending the stream.
+	StreamError(p Params, n int) string
+	// Message returns the JSON body of a successful answer that does not
+	// stream, "\n" included.
+	Message(p Params) string
+	// ErrorBody returns the JSON body of an error response with status
+	// p.Fault.Status, "\n" included.
+	ErrorBody(p Params) string
+	// Side answers a request that an agent makes beside the answer (a
+	// model list, a token count): its status and JSON body ("\n"
+	// included), ok false when the format has no such request.
+	Side(method, path string, p Params) (status int, body string, ok bool)
+}
+
+// Request is what the mock reads of a request: what shapes its answer, and
+// the text of its last user message for the journal.
+type Request struct {
+	Model        string
+	Stream       bool
+	IncludeUsage bool   // OpenAI chat: stream_options.include_usage
+	Prompt       string // the last user message's text, whole
+}
+
+// formats maps a scenario's provider: to its wire format. A new format is
+// one file and one entry here.
+var formats = map[string]Format{
+	ProviderAnthropic: anthropic{},
+	ProviderOpenAI:    openai{},
+	ProviderResponses: responses{},
+}
+
+// order is the order formats are tried in when a request is recognised:
+// by name, so that the result never depends on map order.
+var order = func() []string {
+	names := make([]string, 0, len(formats))
+	for n := range formats {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}()
+
+// Names returns the provider names of the formats the mock speaks, sorted.
+func Names() []string { return append([]string(nil), order...) }
+
+// Lookup returns the format of a scenario's provider name; an unknown name
+// is an error that lists the known ones.
+func Lookup(name string) (Format, error) {
+	if f, ok := formats[name]; ok {
+		return f, nil
+	}
+	return nil, fmt.Errorf("unknown provider %q (the mock speaks %s)", name, strings.Join(order, ", "))
+}
+
+// Must is Lookup for a name known to be valid (a loaded scenario's); it
+// panics otherwise.
+func Must(name string) Format {
+	f, err := Lookup(name)
+	if err != nil {
+		panic(err)
+	}
+	return f
+}
+
+// Recognize returns the format that answers a request with this method and
+// path, and its provider name.
+func Recognize(method, path string) (string, Format, bool) {
+	for _, n := range order {
+		if f := formats[n]; f.Answers(method, path) {
+			return n, f, true
+		}
+	}
+	return "", nil, false
+}
+
+// Routes lists every format's Route, for messages.
+func Routes() string {
+	rs := make([]string, 0, len(order))
+	for _, n := range order {
+		rs = append(rs, formats[n].Route())
+	}
+	return strings.Join(rs, ", ")
+}
