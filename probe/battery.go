@@ -28,6 +28,11 @@ type Options struct {
 	// is divided by it, so a client that scales its waits is profiled in
 	// its own policy time. Default 1.
 	TimeScale float64
+	// PerFault serves every decision fault Repeat times, not once (the
+	// hang and the large Retry-After excepted), so that each fault's own
+	// retry limit shows (a client with a limit per failure type): slower,
+	// as each probe is then an exhaustion of its own.
+	PerFault bool
 	// NoWarmUp turns off the warm-up request: by default the client is
 	// told to make two requests (RETRYLAB_REQUESTS=2) and the first is
 	// answered ok, so that the probed request meets a client that has
@@ -105,7 +110,12 @@ func Plan(o Options, now time.Time) ([]Probe, error) {
 			p.DateTarget = now.Add(time.Duration(f.RetryAfterMs) * time.Millisecond).Truncate(time.Second).Add(time.Second)
 			attempt = fmt.Sprintf(`{status: 429, retryAfter: %q}`, p.DateTarget.UTC().Format(http.TimeFormat))
 		}
-		sc, err := scenario(o, slug(f.Name), []string{attempt}, p.Deadline)
+		attempts := []string{attempt}
+		if o.PerFault && !f.Long {
+			p.Served = o.Repeat
+			attempts = slices.Repeat(attempts, o.Repeat)
+		}
+		sc, err := scenario(o, slug(f.Name), attempts, p.Deadline)
 		if err != nil {
 			return nil, err
 		}

@@ -48,7 +48,7 @@ type probeConfig struct {
 	budget                                                                   time.Duration
 	timeScale                                                                float64
 	only                                                                     []string
-	warmUp                                                                   bool
+	warmUp, perFault                                                         bool
 }
 
 func parseChaosProbe(args []string, stdout, stderr io.Writer) (probeConfig, error) {
@@ -67,6 +67,7 @@ func parseChaosProbe(args []string, stdout, stderr io.Writer) (probeConfig, erro
 	fs.IntVar(&cfg.repeat, "repeat", 10, "failures each exhaustion run serves: a client retrying more is reported as 'at least N'")
 	fs.DurationVar(&cfg.budget, "budget", 2*time.Minute, "wall time per exhaustion run (the hang and large Retry-After probes get min(budget, 15s)); less probes fewer attempts and leaves figures unknown")
 	fs.Float64Var(&cfg.timeScale, "time-scale", 1, "told to the client (RETRYLAB_TIME_SCALE); waits are divided by it (for clients that scale their waits)")
+	fs.BoolVar(&cfg.perFault, "per-fault", false, "serve every fault --repeat times, not once, so each fault's own retry limit shows (slower)")
 	fs.BoolVar(&cfg.warmUp, "warm-up", true, "make the client send a first request that succeeds (RETRYLAB_REQUESTS=2) before the probed one; false for a client that makes one request whatever it is told")
 	fs.StringSliceVar(&cfg.only, "only", nil, "probe only these faults (comma-separated names, e.g. 429,reset); the exhaustion always runs")
 	hint := "run 'retrylab chaos probe --help'"
@@ -128,7 +129,7 @@ func chaosProbe(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	}
 	defer toxi.Close()
 	opts := probe.Options{Provider: prov, Model: cfg.model, Samples: cfg.samples, Repeat: cfg.repeat,
-		Budget: cfg.budget, TimeScale: cfg.timeScale, Only: cfg.only, NoWarmUp: !cfg.warmUp}
+		Budget: cfg.budget, TimeScale: cfg.timeScale, Only: cfg.only, NoWarmUp: !cfg.warmUp, PerFault: cfg.perFault}
 	n, longest := probeEstimate(opts)
 	fmt.Fprintf(stderr, "probing %q (%s): %d scenarios, external clients %d at a time; each exhaustion run is stopped at --budget %s "+
 		"(a client still retrying then leaves max retries and the cap unknown), the hang and the large Retry-After at %s\n",
