@@ -53,12 +53,18 @@ type Summary struct {
 // first run's, Reruns says what each re-run gave, and PassedOnRerun marks a
 // pass that needed one.
 type Result struct {
-	Name          string       `json:"name"`
-	File          string       `json:"file"`
-	Description   string       `json:"description,omitempty"`
-	Passed        bool         `json:"passed"`
-	Verdict       string       `json:"verdict"`
-	SkipReason    string       `json:"skipReason,omitempty"`
+	Name        string `json:"name"`
+	File        string `json:"file"`
+	Description string `json:"description,omitempty"`
+	Passed      bool   `json:"passed"`
+	Verdict     string `json:"verdict"`
+	SkipReason  string `json:"skipReason,omitempty"`
+	// SkipMissing is what the skipped scenario's client needs and is not
+	// here (a path relative to the current folder, or "NAME (not in
+	// PATH)"); SkipHint is its client.requiresHint, what to run to
+	// provide it. Runs group skips by them (SkipGroups).
+	SkipMissing   string       `json:"skipMissing,omitempty"`
+	SkipHint      string       `json:"skipHint,omitempty"`
 	Interrupted   string       `json:"interrupted,omitempty"` // why the scenario is unfinished
 	PassedOnRerun bool         `json:"passedOnRerun,omitempty"`
 	Reruns        []Rerun      `json:"reruns,omitempty"`
@@ -93,6 +99,9 @@ type Result struct {
 	// Telemetry counts the OpenTelemetry an external client sent the
 	// scenario's OTLP receiver (telemetry.go); nil when it sent none.
 	Telemetry *Telemetry `json:"telemetry,omitempty"`
+	// ErrorHint says what to do about Error when it is not the
+	// infrastructure's (InfraHint): a client.command that cannot start.
+	ErrorHint string `json:"errorHint,omitempty"`
 }
 
 // Telemetry is what an external client sent of its own OpenTelemetry:
@@ -142,6 +151,11 @@ type Rerun struct {
 type DelaysMs struct {
 	Client []int64 `json:"client"`
 	Server []int64 `json:"server"`
+	// Noise is, per server wait, the noise measured around it: twice the
+	// scheduling lateness measured around the gap, plus an external
+	// client's measured run-queue time over it (wall clock). chaos probe
+	// reads it to tell a wait it can trust from one it cannot.
+	Noise []int64 `json:"noise,omitempty"`
 }
 
 // NotPassedChecks returns the checks that did not pass: failed,
