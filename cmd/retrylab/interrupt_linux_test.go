@@ -31,7 +31,7 @@ const stopGuard = 20 * time.Second
 // installs it) in dir and waits until it handles SIGINT and SIGTERM (it
 // writes a file then), so that a signal sent next reaches its handler: the
 // Go runtime catches both from the start, and exits on them until then.
-func startRetrylab(t *testing.T, dir string, stdin *os.File, env []string, args ...string) (*exec.Cmd, *bytes.Buffer) {
+func startRetrylab(t *testing.T, dir string, stdin *os.File, env []string, args ...string) (*exec.Cmd, *syncBuffer) {
 	t.Helper()
 	bin, err := exec.LookPath("retrylab")
 	if err != nil {
@@ -42,7 +42,7 @@ func startRetrylab(t *testing.T, dir string, stdin *os.File, env []string, args 
 	cmd.Dir = dir
 	cmd.Stdin = stdin
 	cmd.Env = append(append(os.Environ(), "RETRYLAB_TEST_READY_FILE="+ready), env...)
-	var stderr bytes.Buffer
+	var stderr syncBuffer
 	cmd.Stdout = &bytes.Buffer{}
 	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {
