@@ -15,6 +15,7 @@ const (
 	PathAnthropic = wire.PathAnthropic
 	PathOpenAI    = wire.PathOpenAI
 	PathResponses = wire.PathResponses
+	PathGemini    = wire.PathGemini // + {model}:streamGenerateContent or :generateContent
 )
 
 // Provider names of Scenario.Provider.
@@ -22,6 +23,7 @@ const (
 	ProviderAnthropic = wire.ProviderAnthropic
 	ProviderOpenAI    = wire.ProviderOpenAI
 	ProviderResponses = wire.ProviderResponses
+	ProviderGemini    = wire.ProviderGemini
 )
 
 // respParams is what varies between two responses of the mock: the wire

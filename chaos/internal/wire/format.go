@@ -64,6 +64,7 @@ var formats = map[string]Format{
 	ProviderAnthropic: anthropic{},
 	ProviderOpenAI:    openai{},
 	ProviderResponses: responses{},
+	ProviderGemini:    gemini{},
 }
 
 // order is the order formats are tried in when a request is recognised:
