@@ -170,8 +170,8 @@ func (v ServeVerdict) Write(w io.Writer) error {
 	return nil
 }
 
-// Serve starts an Env for sc behind toxi, prints ANTHROPIC_BASE_URL=... and
-// OPENAI_BASE_URL=... on stdout, journals to journalPath (if not ""; its
+// Serve starts an Env for sc behind toxi, prints ANTHROPIC_BASE_URL=...,
+// OPENAI_BASE_URL=... and GOOGLE_GEMINI_BASE_URL=... on stdout, journals to journalPath (if not ""; its
 // folder is created), runs until ctx ends, then prints the server-side
 // verdict on stdout, with PASS/FAIL for each check of sc's expect that the
 // server side can make (serveChecks), and returns it. Progress lines go to

@@ -48,8 +48,8 @@ func TestServe(t *testing.T) {
 		v, err := Serve(ctx, sc, toxi, t.TempDir()+"/server.jsonl", stdout, stderr)
 		done <- result{v, err}
 	}()
-	var anthropic, openai string
-	for anthropic == "" || openai == "" {
+	var anthropic, openai, gemini string
+	for anthropic == "" || openai == "" || gemini == "" {
 		l := <-stdout.lines
 		if v, ok := strings.CutPrefix(l, "ANTHROPIC_BASE_URL="); ok {
 			anthropic = v
@@ -57,9 +57,12 @@ func TestServe(t *testing.T) {
 		if v, ok := strings.CutPrefix(l, "OPENAI_BASE_URL="); ok {
 			openai = v
 		}
+		if v, ok := strings.CutPrefix(l, "GOOGLE_GEMINI_BASE_URL="); ok {
+			gemini = v
+		}
 	}
-	if openai != anthropic+"/v1" {
-		t.Errorf("OPENAI_BASE_URL = %q, want %q", openai, anthropic+"/v1")
+	if openai != anthropic+"/v1" || gemini != anthropic {
+		t.Errorf("OPENAI_BASE_URL = %q, GOOGLE_GEMINI_BASE_URL = %q, want %q and %q", openai, gemini, anthropic+"/v1", anthropic)
 	}
 	resp, _, err := post(t, t.Context(), anthropic, PathAnthropic)
 	if err != nil || resp.StatusCode != 429 {
