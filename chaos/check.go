@@ -462,7 +462,7 @@ func gapCheck(ob Observed, bands []gapBand, wantPrefix, wantSuffix string) Check
 			if c.State != StateFail {
 				c.State, c.Where = StateFail, where
 			}
-		case !b.conclusive() && !inconclusive:
+		case !b.conclusive() && !b.conclusiveAt(b.wait.Gap) && !inconclusive:
 			inconclusive = true
 			if c.State == StatePass {
 				c.State = StateInconclusive

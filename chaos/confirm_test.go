@@ -375,7 +375,11 @@ func TestMissingRequirement(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			sc := &Scenario{Name: "sdk", File: tt.file, Client: Client{Command: []string{"node", "client.js"}, Requires: tt.requires, RequiresHint: tt.hint}}
 			r := &Runner{ClientCmd: tt.clientCmd}
-			if diff := cmp.Diff(tt.want, r.missingRequirement(sc)); diff != "" {
+			got := ""
+			if m := r.missingRequirement(sc); m != nil {
+				got = m.reason()
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("missingRequirement() mismatch (-want +got):\n%s", diff)
 			}
 		})

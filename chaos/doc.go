@@ -8,7 +8,8 @@
 //
 //	scenario file ──load.go──▶ Scenario (scenario.go, limits.go; policy.go resolves client.policy)
 //	Runner.Run (run.go) ──▶ per scenario, an Env (env.go): the mock (server.go) behind a proxy (toxi.go)
-//	    the client: built in (run_builtin.go) or a command (run_external.go, supervise*.go)
+//	    the client: built in (run_builtin.go) or a command (run_external.go, supervise*.go, procgroup_linux.go;
+//	    clientcmd.go checks that it can start); skipped when client.requires are missing (skip.go)
 //	    the mock answers each attempt as its fault's kind says (fault.go, fault_*.go; mock.go maps it to
 //	    internal/wire, which renders the bytes, one file per wire format)
 //	    and journals it (server.go → server.jsonl); the client writes trace.jsonl
@@ -17,6 +18,7 @@
 //	the client's ErrorReport events, made safe, go to result.json and report.txt (errreport.go);
 //	run files are opened and written without following a client's links (runfolder.go)
 //	the live board and progress lines: progress.go; the scheduling probe: run_probe.go, clientlag*.go
+//	on an interrupt, what finished is written first, before anything slow is awaited: interrupt.go
 //	`retrylab chaos serve`, the mock for a client run by hand: serve.go
 //
 // Package report renders Results and Summaries; package cmd/retrylab wires
@@ -29,7 +31,11 @@
 // k when it has delivered a request that a wire format answers (POST
 // /v1/messages, POST /v1/chat/completions, ...: one file per format in
 // internal/wire, behind wire.Format, listed in one registry); the k-th such
-// request meets the scenario's k-th fault (past the end of the list, ok). Anything else is answered 404/405 without consuming a fault, and
+// request meets the scenario's k-th fault (past the end of the list, ok).
+// With the scenario key attemptsMatch, only the answer requests it matches
+// are attempts. Anything else is a side request (side.go: a token count, a
+// model list, a WebSocket upgrade, a health probe, a routing call),
+// answered without consuming a fault and journaled with side: true, and
 // a connection that closes without a request is not an attempt, with one
 // exception: when the next fault is raw toxics, which may hold the request
 // back inside the proxy, such a connection is that attempt (with no path).

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	toxiclient "github.com/Shopify/toxiproxy/v2/client"
+	"github.com/retrylab/retrylab/chaos/internal/wire"
 	"github.com/retrylab/retrylab/trace"
 )
 
@@ -58,6 +59,7 @@ type Env struct {
 	ready    int        // the attempt whose pre-connect toxics are in place
 	accepted int
 	attempts []ServerAttempt
+	sides    []sideRequest // requests beside the answer (side.go)
 	conns    map[net.Conn]bool
 
 	journalErr error // the first failed journal write
@@ -86,6 +88,9 @@ func StartEnv(ctx context.Context, cfg EnvConfig) (*Env, error) {
 	provider := cfg.Scenario.Provider
 	if provider == "" {
 		provider = ProviderAnthropic
+	}
+	if _, err := wire.Lookup(provider); err != nil {
+		return nil, fmt.Errorf("chaos: %w", err)
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -168,7 +173,7 @@ func (e *Env) Close() error {
 		e.mu.Unlock()
 		var errs []error
 		if e.proxy != nil {
-			errs = append(errs, e.cfg.Toxi.deleteProxy(e.proxy.Name))
+			errs = append(errs, e.cfg.Toxi.release(e.proxy, apiTimeout))
 		}
 		e.ln.Close()
 		e.mu.Lock()

@@ -668,8 +668,9 @@ func TestEnvKeepAliveClient(t *testing.T) {
 	}
 }
 
-// TestEnvNonAttempts: a health probe, a GET, a wrong path and a connection
-// that sends nothing are not attempts and consume no fault.
+// TestEnvNonAttempts: a GET, a wrong path and a connection that sends
+// nothing are not attempts and consume no fault (side_test.go: the side
+// requests the mock answers with 200).
 func TestEnvNonAttempts(t *testing.T) {
 	toxi := startToxi(t)
 	e := startEnv(t, toxi, ProviderAnthropic, Fault{Status: 529})
@@ -693,7 +694,7 @@ func TestEnvNonAttempts(t *testing.T) {
 		status       int
 		errType      string
 	}{
-		{http.MethodGet, "/health", 404, "not_found_error"},
+		{http.MethodGet, "/v1/nothing", 404, "not_found_error"},
 		{http.MethodGet, PathAnthropic, 405, "invalid_request_error"},
 		{http.MethodPost, "/v1/complete", 404, "not_found_error"},
 	} {

@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"io/fs"
 	"math"
+	"net/http"
 	"os"
+	"path"
 	"path/filepath"
 	"reflect"
 	"regexp"
@@ -19,6 +21,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/retrylab/retrylab/chaos/internal/wire"
+	"github.com/retrylab/retrylab/internal/regfile"
 	"github.com/retrylab/retrylab/internal/yamldiag"
 )
 
@@ -80,12 +83,40 @@ var statusOnly = []string{"retryAfter", "errorType", "message", "headers"}
 
 // LoadScenario reads and strictly validates one scenario file. Every problem
 // is reported, as LoadErrors, with its file, line, field and a hint.
+//
+// Only a regular file (or a link to one) is read, and at most
+// MaxScenarioFileBytes of it: a FIFO, a device or a folder is an error at
+// once, never opened in a way that could block.
 func LoadScenario(path string) (*Scenario, error) {
-	data, err := os.ReadFile(path)
+	data, err := regfile.ReadFile(path, MaxScenarioFileBytes)
 	if err != nil {
-		return nil, LoadErrors{{File: path, Msg: err.Error(), Hint: "check the path; scenario files are YAML or JSON"}}
+		return nil, LoadErrors{readError(path, err)}
 	}
 	return ParseScenario(path, data)
+}
+
+// MaxScenarioFileBytes bounds what LoadScenario reads: a scenario is a
+// few dozen lines (ok texts are at most 64 KiB each).
+const MaxScenarioFileBytes = 8 << 20
+
+// readError is the LoadError of a scenario file that could not be read.
+func readError(path string, err error) *LoadError {
+	var nr *regfile.NotRegularError
+	var tl *regfile.TooLargeError
+	switch {
+	case errors.As(err, &nr):
+		return &LoadError{File: path, Msg: nr.Problem(),
+			Hint: "give the path of a scenario file (YAML or JSON); a FIFO would wait for a writer and a device may never end, so neither is opened"}
+	case errors.As(err, &tl):
+		return &LoadError{File: path, Msg: fmt.Sprintf("larger than %d bytes: not a scenario file", tl.Limit),
+			Hint: "check that the path names a scenario file"}
+	}
+	msg := err.Error()
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		msg = "cannot read: " + pe.Err.Error()
+	}
+	return &LoadError{File: path, Msg: msg, Hint: "check the path; scenario files are YAML or JSON"}
 }
 
 // ParseScenario parses data as the scenario file path.
@@ -479,7 +510,39 @@ func (d *decoder) validate(root *yaml.Node, sc *Scenario) {
 			}
 		}
 	}
+	d.validateAttemptsMatch(top["attemptsMatch"], sc.AttemptsMatch)
 	d.validateExpect(mapping(top["expect"]), sc)
+}
+
+// validateAttemptsMatch checks attemptsMatch: at least one field; path and
+// model valid path.Match patterns; a path without wildcards one that a wire
+// format answers.
+func (d *decoder) validateAttemptsMatch(n *yaml.Node, m *AttemptsMatch) {
+	if n == nil || m == nil || n.Kind != yaml.MappingNode {
+		return
+	}
+	fields := mapping(n)
+	if m.Path == "" && m.Model == "" && m.Stream == nil {
+		d.c.Add(n, "attemptsMatch", "attemptsMatch matches nothing in particular", "give path, model or stream (e.g. {path: /v1/responses, stream: true}), or remove it")
+	}
+	for _, f := range []struct{ key, pattern string }{{"path", m.Path}, {"model", m.Model}} {
+		if _, err := path.Match(f.pattern, ""); err != nil {
+			d.errorf(fields[f.key], "attemptsMatch."+f.key, "a pattern matches literally, with * ? and [a-z] as in path.Match", "bad pattern %q", f.pattern)
+		}
+	}
+	switch {
+	case m.Path == "":
+	case !strings.HasPrefix(m.Path, "/"):
+		d.errorf(fields["path"], "attemptsMatch.path", "write the request path, e.g. /v1/responses", "path %q does not start with /", m.Path)
+	case !strings.ContainsAny(m.Path, `*?[\`):
+		if _, _, ok := wire.Recognize(http.MethodPost, m.Path); !ok {
+			hint := "attempts are requests a wire format answers: " + wire.Routes()
+			if s := closest(m.Path, strings.Split(strings.ReplaceAll(wire.Routes(), "POST ", ""), ", ")); s != "" {
+				hint = "did you mean " + s + "?"
+			}
+			d.errorf(fields["path"], "attemptsMatch.path", hint, "no wire format answers POST %s", m.Path)
+		}
+	}
 }
 
 // validateTop checks name, provider and timeScale, and fills in the
@@ -690,6 +753,13 @@ func keyLines(root *yaml.Node) map[string]int {
 		switch k.Value {
 		case "client":
 			lines["client"] = k.Line
+			if v.Kind == yaml.MappingNode {
+				for j := 0; j+1 < len(v.Content); j += 2 {
+					if v.Content[j].Value == "command" {
+						lines["client.command"] = v.Content[j].Line
+					}
+				}
+			}
 		case "expect":
 			lines["expect"] = k.Line
 			if v.Kind == yaml.MappingNode {

@@ -53,12 +53,18 @@ type Summary struct {
 // first run's, Reruns says what each re-run gave, and PassedOnRerun marks a
 // pass that needed one.
 type Result struct {
-	Name          string       `json:"name"`
-	File          string       `json:"file"`
-	Description   string       `json:"description,omitempty"`
-	Passed        bool         `json:"passed"`
-	Verdict       string       `json:"verdict"`
-	SkipReason    string       `json:"skipReason,omitempty"`
+	Name        string `json:"name"`
+	File        string `json:"file"`
+	Description string `json:"description,omitempty"`
+	Passed      bool   `json:"passed"`
+	Verdict     string `json:"verdict"`
+	SkipReason  string `json:"skipReason,omitempty"`
+	// SkipMissing is what the skipped scenario's client needs and is not
+	// here (a path relative to the current folder, or "NAME (not in
+	// PATH)"); SkipHint is its client.requiresHint, what to run to
+	// provide it. Runs group skips by them (SkipGroups).
+	SkipMissing   string       `json:"skipMissing,omitempty"`
+	SkipHint      string       `json:"skipHint,omitempty"`
 	Interrupted   string       `json:"interrupted,omitempty"` // why the scenario is unfinished
 	PassedOnRerun bool         `json:"passedOnRerun,omitempty"`
 	Reruns        []Rerun      `json:"reruns,omitempty"`
@@ -90,6 +96,9 @@ type Result struct {
 	// the deadline): its failed checks are then inconclusive and re-run.
 	Stalled bool   `json:"stalled,omitempty"`
 	Error   string `json:"error,omitempty"` // the run could not be carried out
+	// ErrorHint says what to do about Error when it is not the
+	// infrastructure's (InfraHint): a client.command that cannot start.
+	ErrorHint string `json:"errorHint,omitempty"`
 }
 
 // Verdicts of a scenario.

@@ -8,8 +8,6 @@ import (
 	"slices"
 	"strings"
 	"time"
-
-	"github.com/retrylab/retrylab/retry/provider"
 )
 
 // runExternal runs an external client: cmd with `sh -c` if set, else the
@@ -34,7 +32,8 @@ func (r *Runner) runExternal(ctx context.Context, sc *Scenario, baseURL, dir, tr
 	out := clientRun{outcome: "failure", exit: exit}
 	p, err := startClient(argv, env, stdout, stderr)
 	if err != nil {
-		exit.Problem = "could not start: " + provider.Redact(err.Error())
+		problem, hint := startProblem(sc, cmd, argv, err)
+		exit.Problem, out.hint = "could not start: "+problem, hint
 		fmt.Fprintln(stderr, exit.Problem)
 		return out
 	}
@@ -55,7 +54,12 @@ func (r *Runner) runExternal(ctx context.Context, sc *Scenario, baseURL, dir, tr
 	// requests: kill it. ESRCH (the group is gone) is fine.
 	p.kill()
 	p.drain(0, nil)
-	if err := p.reap(); err != nil {
+	if ctx.Err() != nil {
+		// Interrupted: the supervisor ends once its group is killed, but
+		// nothing more of the run waits for it (if the runner exits first,
+		// Pdeathsig ends it).
+		go func() { _ = p.reap() }()
+	} else if err := p.reap(); err != nil {
 		fmt.Fprintln(stderr, "retrylab:", err)
 	}
 	exitStatus(st, exit)

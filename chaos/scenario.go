@@ -18,13 +18,18 @@ type Scenario struct {
 	Requests    int     `yaml:"requests"`  // logical requests, default 1
 	TimeScale   float64 `yaml:"timeScale"` // built-in client only; default 1.0
 	Attempts    []Fault `yaml:"attempts"`  // what the k-th arriving attempt meets; past the end: ok
-	Expect      Expect  `yaml:"expect"`
+	// AttemptsMatch says which answer requests are the scenario's
+	// attempts; the others are side requests (side.go). nil: every request
+	// a wire format answers is an attempt.
+	AttemptsMatch *AttemptsMatch `yaml:"attemptsMatch"`
+	Expect        Expect         `yaml:"expect"`
 
 	// File is the path the scenario was loaded from.
 	File string `yaml:"-"`
 	// Lines holds the 1-based YAML line of keys, recorded at load time for
-	// CI annotations: "expect" and "client" (the top-level keys), and
-	// "expect.FIELD" for each field of the expect block. Absent keys are
+	// CI annotations: "expect" and "client" (the top-level keys),
+	// "client.command", and "expect.FIELD" for each field of the expect
+	// block. Absent keys are
 	// not in the map; a scenario built in code has none.
 	Lines map[string]int `yaml:"-"`
 }

@@ -33,8 +33,8 @@ func loadSDKScenarios(t *testing.T, dir string) (runnable []*Scenario, missing m
 	missing = map[string]string{}
 	r := &Runner{}
 	for _, sc := range scs {
-		if why := r.missingRequirement(sc); why != "" {
-			missing[sc.Name] = why
+		if m := r.missingRequirement(sc); m != nil {
+			missing[sc.Name] = m.reason()
 			continue
 		}
 		runnable = append(runnable, sc)
@@ -110,6 +110,7 @@ func TestSDKWrongScenariosFail(t *testing.T) {
 		"anthropic-node-forgeflare-preset":        {"delays.server"},
 		"anthropic-node-retry-after-0-at-once":    {"delays.server"},
 		"openai-node-sse-error-retried":           {"outcome", "attempts"},
+		"openai-node-responses-failed-retried":    {"outcome", "attempts"},
 		"openai-node-7-retry-after-0-backoff":     {"delays.server"},
 		"openai-node-7-retry-after-61-waited":     {"delays.server"},
 		"anthropic-go-delays-2s":                  {"delays.server"},

@@ -127,13 +127,6 @@ func (e *Env) nextFault() Fault {
 	return e.fault(e.accepted + 1)
 }
 
-// isAttempt reports whether a request is one the mock serves: one that a
-// wire format answers (wire.Recognize).
-func isAttempt(req *http.Request) bool {
-	_, _, ok := wire.Recognize(req.Method, req.URL.Path)
-	return ok
-}
-
 // fault returns the fault the n-th attempt meets.
 func (e *Env) fault(n int) Fault {
 	if a := e.cfg.Scenario.Attempts; n <= len(a) {
@@ -156,12 +149,13 @@ type attemptState struct {
 	fallback bool  // a reset the proxy missed, done by the mock
 }
 
-// serve serves connection c. Only a POST to a path the mock serves is an
-// attempt and meets the next fault: any other request (a health probe, a GET,
-// a wrong path) is answered 404 or 405 without consuming a fault, and a
-// connection that closes without sending a request is not an attempt, unless
-// the next fault is raw toxics, which may have held the request back in the
-// proxy (then it is that attempt, with no path).
+// serve serves connection c. Only a request that a wire format answers
+// (and the scenario's attemptsMatch matches) is an attempt and meets the
+// next fault: any other request is a side request (side.go), answered
+// without consuming a fault, and a connection that closes without sending a
+// request is not an attempt, unless the next fault is raw toxics, which may
+// have held the request back in the proxy (then it is that attempt, with no
+// path).
 func (e *Env) serve(c net.Conn, connected time.Time, readyAt int) {
 	defer c.Close()
 	fb := &firstByteReader{r: c, now: e.now}
@@ -176,16 +170,25 @@ func (e *Env) serve(c net.Conn, connected time.Time, readyAt int) {
 		body, err = io.ReadAll(io.LimitReader(req.Body, 32<<20))
 		e.noteSecrets(req, body)
 	}
-	switch {
-	case err != nil:
+	if err != nil {
 		e.serveNoRequest(connected, arrived, err)
-	case !isAttempt(req):
-		e.serveOther(c, req)
-	default:
-		s := e.newServed(c, br, req, body, connected, arrived, readyAt)
-		e.waitReady(s.n)
-		kindOf(s.f).serve(s)
+		return
 	}
+	// The format that recognises the request answers it, whatever the
+	// scenario's provider; it is an attempt if the scenario's
+	// attemptsMatch (if any) matches it too.
+	name, format, answers := wire.Recognize(req.Method, req.URL.Path)
+	var rb wire.Request
+	if answers {
+		rb = readRequest(format, req.URL, body)
+	}
+	if !answers || !e.cfg.Scenario.AttemptsMatch.matches(req.URL.Path, rb.Model, rb.Stream) {
+		e.serveSide(c, req, body, arrived, name, rb)
+		return
+	}
+	s := e.newServed(c, br, req, body, name, rb, connected, arrived, readyAt)
+	e.waitReady(s.n)
+	kindOf(s.f).serve(s)
 }
 
 // serveNoRequest handles a connection that closed before its request was
@@ -221,14 +224,10 @@ type serving struct {
 // newServed numbers a complete request as the next attempt and records
 // what it carries (path, model, body hash, prompt); a reader goroutine then
 // notices the moment the peer closes.
-func (e *Env) newServed(c net.Conn, br *bufio.Reader, req *http.Request, body []byte, connected, arrived time.Time, readyAt int) *serving {
+func (e *Env) newServed(c net.Conn, br *bufio.Reader, req *http.Request, body []byte, name string, rb wire.Request, connected, arrived time.Time, readyAt int) *serving {
 	n, f, rec := e.newAttempt(connected, arrived)
 	st := &attemptState{rec: rec, peerGone: make(chan struct{})}
 	st.rec.Path = req.URL.Path
-	// The format that recognises the request answers it, whatever the
-	// scenario's provider.
-	name, format, _ := wire.Recognize(req.Method, req.URL.Path)
-	rb := readRequest(format, req.URL, body)
 	st.rec.Model = redactSecrets(rb.Model)
 	sum := sha256.Sum256(body)
 	st.rec.BodySHA256 = hex.EncodeToString(sum[:])
@@ -299,20 +298,6 @@ func (st *attemptState) goneOr(now time.Time) time.Time {
 // finishWhenGone waits until the peer closes the connection (or the Env
 // closes), then finishes the attempt as closed by closedBy.
 func (s *serving) finishWhenGone(closedBy string) { s.e.finishWhenGone(s.st, s.n, closedBy) }
-
-// serveOther answers a request that is not an attempt (wrong method or path)
-// with a 404 or 405 error in the provider's shape. It consumes no fault and
-// is not journaled; the toxics on the proxy still act on it.
-func (e *Env) serveOther(c net.Conn, req *http.Request) {
-	p := respParams{provider: e.provider, requestID: "req_mock" + e.tag + "000000", now: e.now()}
-	resp := notFoundResponse(p, req.Method, req.URL.Path)
-	e.logf("%s %s: not an attempt, answered %d", req.Method, redactSecrets(req.URL.Path), resp.Status)
-	st := &attemptState{peerGone: make(chan struct{})}
-	e.write(c, st, resp)
-	if tc, ok := c.(*net.TCPConn); ok {
-		_ = tc.CloseWrite()
-	}
-}
 
 // write sends resp, one piece per Write, stopping when the peer is gone.
 func (e *Env) write(c net.Conn, st *attemptState, resp *response) {

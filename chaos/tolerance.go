@@ -99,6 +99,26 @@ func (b gapBand) conclusive() bool {
 	return width(b.below, b.hi)+width(b.above, b.hi) < max(b.hi, minSeparation)
 }
 
+// conclusiveAt reports whether the gap g itself rules out the plausibly
+// wrong waits of conclusive under the measured noise, when the band as a
+// whole cannot: a wait of half the shortest allowed one (or less) shows
+// gaps up to lo/2 + above, one of twice the longest (or more) gaps from
+// that wait − below; a gap outside both ranges came from neither. So a
+// right wait on a busy machine passes when the gap it showed could not
+// have come from a wrong one, and stays inconclusive when it could. Like
+// conclusive, it counts measured noise only, never the scenario's
+// tolerance.
+func (b gapBand) conclusiveAt(g time.Duration) bool {
+	if !b.ok {
+		return true
+	}
+	if b.lo > 0 && g <= b.lo/2+width(b.above, b.lo) {
+		return false
+	}
+	long := max(2*b.hi, b.hi+minSeparation)
+	return g < long-width(b.below, long)
+}
+
 // wide reports which plausibly wrong waits (those of conclusive) the band
 // accepts under the measured noise because the scenario's tolerance
 // reaches them: short, a wait of half the shortest allowed one; long, one

@@ -304,8 +304,10 @@ func TestGapBandConclusive(t *testing.T) {
 		// Half the shortest wait: 500ms for 1s. Measured: 3ms residual a
 		// side and 1.5 × slack, which reaches 500ms at slack 329.33ms; with
 		// the 1ms tolerance, the band reaches a wait of 500ms at 328.67ms.
+		// A "reached" case needs a gap that a wrong wait could show too
+		// (conclusiveAt): here one at most 1ms above the band's low end.
 		{name: "short boundary: reached", who: builtIn, tol: Tolerance{Abs: Duration(ms(1))}, lo: time.Second, hi: time.Second,
-			wait: Wait{Gap: time.Second, Slack: ms(988)/3 + 1}, want: StateInconclusive, hint: inconclusiveHint},
+			wait: Wait{Gap: ms(832), Slack: ms(988)/3 + 1}, want: StateInconclusive, hint: inconclusiveHint},
 		{name: "short boundary: 1ns under, the tolerance reaches a half wait", who: builtIn, tol: Tolerance{Abs: Duration(ms(1))}, lo: time.Second, hi: time.Second,
 			wait: Wait{Gap: time.Second, Slack: ms(988) / 3}, want: StatePass, hint: warn},
 		{name: "warning boundary: reached", who: builtIn, tol: Tolerance{Abs: Duration(ms(1))}, lo: time.Second, hi: time.Second,
@@ -315,7 +317,7 @@ func TestGapBandConclusive(t *testing.T) {
 		// The run-queue wait of an external client counts in the width:
 		// 3 + 3 + 25 + 3% of 1s + lag reaches 500ms at lag 439ms.
 		{name: "short boundary, external: reached", who: external, tol: Tolerance{Abs: Duration(ms(1))}, lo: time.Second, hi: time.Second,
-			wait: Wait{Gap: time.Second, ClientLag: ms(439), ClientLagMeasured: true}, want: StateInconclusive, hint: inconclusiveHint},
+			wait: Wait{Gap: ms(997), ClientLag: ms(439), ClientLagMeasured: true}, want: StateInconclusive, hint: inconclusiveHint},
 		{name: "short boundary, external: 1ns under", who: external, tol: Tolerance{Abs: Duration(ms(1))}, lo: time.Second, hi: time.Second,
 			wait: Wait{Gap: time.Second, ClientLag: ms(439) - 1, ClientLagMeasured: true}, want: StatePass, hint: warn},
 		{name: "short boundary, external: 1ms + 1ns under", who: external, tol: Tolerance{Abs: Duration(ms(1))}, lo: time.Second, hi: time.Second,
@@ -323,13 +325,13 @@ func TestGapBandConclusive(t *testing.T) {
 		// A retry at once: no short side; minSeparation (200ms) bounds the
 		// total: 6ms + 1.5 × slack reaches it at slack 129.33ms.
 		{name: "minSeparation boundary: reached", who: builtIn, tol: Tolerance{Abs: Duration(ms(1))}, lo: 0, hi: 0,
-			wait: Wait{Gap: 0, Slack: ms(388)/3 + 1}, want: StateInconclusive, hint: inconclusiveHint},
+			wait: Wait{Gap: ms(133), Slack: ms(388)/3 + 1}, want: StateInconclusive, hint: inconclusiveHint},
 		{name: "minSeparation boundary: 1ns under", who: builtIn, tol: Tolerance{Abs: Duration(ms(1))}, lo: 0, hi: 0,
 			wait: Wait{Gap: 0, Slack: ms(388) / 3}, want: StatePass, hint: warn},
 		// Full jitter [0, 400ms]: the longest wait bounds the total: 6ms +
 		// 1.5 × slack reaches 400ms at slack 262.67ms.
 		{name: "longest-wait boundary: reached", who: builtIn, tol: Tolerance{Abs: Duration(ms(2))}, lo: 0, hi: ms(400),
-			wait: Wait{Gap: ms(200), Slack: ms(788)/3 + 1}, want: StateInconclusive, hint: inconclusiveHint},
+			wait: Wait{Gap: ms(666), Slack: ms(788)/3 + 1}, want: StateInconclusive, hint: inconclusiveHint},
 		{name: "longest-wait boundary: 1ns under", who: builtIn, tol: Tolerance{Abs: Duration(ms(2))}, lo: 0, hi: ms(400),
 			wait: Wait{Gap: ms(200), Slack: ms(788) / 3}, want: StatePass, hint: warn},
 		// Outside an inconclusive band: [1000 − 4 − 200, 1000 + 4 + 400].
@@ -337,8 +339,24 @@ func TestGapBandConclusive(t *testing.T) {
 			wait: Wait{Gap: ms(1404) + 1, Slack: ms(400)}, want: StateFail},
 		{name: "too short, band not conclusive", who: builtIn, tol: Tolerance{Abs: Duration(ms(1))}, lo: time.Second, hi: time.Second,
 			wait: Wait{Gap: ms(796) - 1, Slack: ms(400)}, want: StateFail},
-		{name: "inside, band not conclusive", who: builtIn, tol: Tolerance{Abs: Duration(ms(1))}, lo: time.Second, hi: time.Second,
-			wait: Wait{Gap: ms(1404), Slack: ms(400)}, want: StateInconclusive, hint: inconclusiveHint},
+		// A band that is not conclusive: a gap that a half wait could show
+		// too ([796ms, 903ms]) is inconclusive; one that no wrong wait
+		// could show passes, at either end of the band.
+		{name: "inside near the short end, band not conclusive", who: builtIn, tol: Tolerance{Abs: Duration(ms(1))}, lo: time.Second, hi: time.Second,
+			wait: Wait{Gap: ms(900), Slack: ms(400)}, want: StateInconclusive, hint: inconclusiveHint},
+		{name: "inside, the gap rules out a wrong wait", who: builtIn, tol: Tolerance{Abs: Duration(ms(1))}, lo: time.Second, hi: time.Second,
+			wait: Wait{Gap: ms(1404), Slack: ms(400)}, want: StatePass},
+		{name: "inside, just above what a half wait could show", who: builtIn, tol: Tolerance{Abs: Duration(ms(1))}, lo: time.Second, hi: time.Second,
+			wait: Wait{Gap: ms(903) + 1, Slack: ms(400)}, want: StatePass},
+		// CI's case: the Go SDK waited retry-after-ms 400 and the server saw
+		// 404ms with 124ms of slack measured on a loaded machine: a half
+		// wait shows at most 200 + 176ms, a double one at least 735ms.
+		{name: "a right wait on a busy machine", who: external, tol: Tolerance{Abs: Duration(ms(1))}, lo: ms(400), hi: ms(400),
+			wait: Wait{Gap: ms(404), Slack: ms(124), ClientLag: ms(12), ClientLagMeasured: true}, want: StatePass},
+		{name: "a gap a half wait could show on a busy machine", who: external, tol: Tolerance{Abs: Duration(ms(1))}, lo: ms(400), hi: ms(400),
+			wait: Wait{Gap: ms(350), Slack: ms(124), ClientLag: ms(12), ClientLagMeasured: true}, want: StateInconclusive, hint: inconclusiveHint},
+		{name: "a gap below the band on a busy machine", who: external, tol: Tolerance{Abs: Duration(ms(1))}, lo: ms(400), hi: ms(400),
+			wait: Wait{Gap: ms(330), Slack: ms(124), ClientLag: ms(12), ClientLagMeasured: true}, want: StateFail},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -366,8 +384,8 @@ func TestGapBandConclusive(t *testing.T) {
 func TestGapCheckInconclusive(t *testing.T) {
 	t.Parallel()
 	tol := Tolerance{Abs: Duration(ms(1))}
-	noisy := Wait{Gap: time.Second, Slack: ms(330)} // inconclusive, see TestGapBandConclusive
-	quiet := Wait{Gap: ms(1200)}                    // 1.2s for 1s on a quiet machine: a failure
+	noisy := Wait{Gap: ms(832), Slack: ms(330)} // inconclusive: a half wait could show it, see TestGapBandConclusive
+	quiet := Wait{Gap: ms(1200)}                // 1.2s for 1s on a quiet machine: a failure
 	where1 := "server.jsonl: gap between attempts 1 and 2 (wall clock, timeScale 1), tolerance " +
 		"−169ms + 0% (incl. 165ms measured scheduling lateness) / +334ms + 0% (incl. 330ms for twice the measured scheduling lateness)"
 	tests := []struct {
@@ -380,21 +398,21 @@ func TestGapCheckInconclusive(t *testing.T) {
 		{
 			name:  "inconclusive",
 			waits: []Wait{noisy},
-			want: Check{Name: "delays.server", State: StateInconclusive, Want: "1s (wall clock = policy × timeScale 1)", Got: "1s",
+			want: Check{Name: "delays.server", State: StateInconclusive, Want: "1s (wall clock = policy × timeScale 1)", Got: "832ms",
 				Where: where1 + "; with this much measured noise a wrong wait (≤ 500ms or ≥ 2s) could pass too",
 				Hint:  inconclusiveHint},
 		},
 		{
 			name:  "inconclusive, then a failure",
 			waits: []Wait{noisy, quiet},
-			want: Check{Name: "delays.server", State: StateFail, Want: "1s, 1s (wall clock = policy × timeScale 1)", Got: "1s, 1.2s",
+			want: Check{Name: "delays.server", State: StateFail, Want: "1s, 1s (wall clock = policy × timeScale 1)", Got: "832ms, 1.2s",
 				Where: "server.jsonl: gap between attempts 2 and 3 (wall clock, timeScale 1), tolerance −4ms + 0% / +4ms + 0%"},
 			hintUnchecked: true,
 		},
 		{
 			name:  "a failure, then inconclusive",
 			waits: []Wait{quiet, noisy},
-			want: Check{Name: "delays.server", State: StateFail, Want: "1s, 1s (wall clock = policy × timeScale 1)", Got: "1.2s, 1s",
+			want: Check{Name: "delays.server", State: StateFail, Want: "1s, 1s (wall clock = policy × timeScale 1)", Got: "1.2s, 832ms",
 				Where: "server.jsonl: gap between attempts 1 and 2 (wall clock, timeScale 1), tolerance −4ms + 0% / +4ms + 0%"},
 		},
 	}

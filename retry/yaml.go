@@ -3,9 +3,7 @@ package retry
 import (
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
-	"os"
 	"slices"
 	"sort"
 	"strconv"
@@ -14,6 +12,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/retrylab/retrylab/internal/regfile"
 	"github.com/retrylab/retrylab/internal/yamldiag"
 )
 
@@ -773,31 +772,19 @@ func LoadPolicyFile(path string) (*Policy, error) {
 		return nil, policyError(path, msg, help)
 	}
 	readHelp := "give the path of a policy YAML file, or a preset name: " + strings.Join(PresetNames(), ", ")
-	// Stat before opening: opening a FIFO would block, and a device such as
-	// /dev/zero never ends.
-	fi, err := os.Stat(path)
-	if err != nil {
-		return fail("cannot read the policy file: "+pathErrMsg(err), readHelp)
-	}
-	if !fi.Mode().IsRegular() {
-		return fail("not a regular file ("+fi.Mode().Type().String()+")", readHelp)
-	}
-	if fi.Size() > MaxPolicyFileBytes {
-		return fail(fmt.Sprintf("the policy file is %d bytes, over the %d-byte limit", fi.Size(), MaxPolicyFileBytes),
-			"a policy is a few dozen lines; check that the path names a policy file")
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		return fail("cannot read the policy file: "+pathErrMsg(err), readHelp)
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, MaxPolicyFileBytes+1))
-	if err != nil {
-		return fail("cannot read the policy file: "+pathErrMsg(err), readHelp)
-	}
-	if len(data) > MaxPolicyFileBytes {
+	// Only a regular file is opened: opening a FIFO would block, and a
+	// device such as /dev/zero never ends.
+	data, err := regfile.ReadFile(path, MaxPolicyFileBytes)
+	var nr *regfile.NotRegularError
+	var tl *regfile.TooLargeError
+	switch {
+	case errors.As(err, &nr):
+		return fail(nr.Problem(), readHelp+" (a FIFO would wait for a writer and a device may never end, so neither is opened)")
+	case errors.As(err, &tl):
 		return fail(fmt.Sprintf("the policy file is over the %d-byte limit", MaxPolicyFileBytes),
 			"a policy is a few dozen lines; check that the path names a policy file")
+	case err != nil:
+		return fail("cannot read the policy file: "+pathErrMsg(err), readHelp)
 	}
 	return ParsePolicy(data, path)
 }

@@ -356,6 +356,13 @@ type MockRequest struct {
 	// message, secrets redacted. Both empty when no request body arrived.
 	BodySHA256 string `json:"bodySha256,omitempty"`
 	Prompt     string `json:"prompt,omitempty"`
+	// Side is set for a request beside the answer (a token count, a model
+	// list, a WebSocket upgrade, a health probe, an answer request the
+	// scenario's attemptsMatch does not match, a path the mock does not
+	// serve): answered without consuming a fault, with attempt 0 and its
+	// method.
+	Side   bool   `json:"side,omitempty"`
+	Method string `json:"method,omitempty"`
 }
 
 // MockResponse is the mock server's journal entry for a finished attempt.

@@ -256,3 +256,36 @@ func AnthropicErrorType(status int) string {
 	}
 	return "api_error"
 }
+
+// Side answers POST /v1/messages/count_tokens ({"input_tokens":25}), GET
+// /v1/models (the scenario's models) and GET /v1/models/{id}.
+func (anthropic) Side(method, path string, p Params) (int, string, bool) {
+	type model struct {
+		Type        string `json:"type"`
+		ID          string `json:"id"`
+		DisplayName string `json:"display_name"`
+		CreatedAt   string `json:"created_at"`
+	}
+	mk := func(id string) model { return model{"model", id, id, "2025-10-01T00:00:00Z"} }
+	switch id, isModel := strings.CutPrefix(path, "/v1/models/"); {
+	case method == http.MethodPost && path == PathAnthropic+"/count_tokens":
+		return 200, fmt.Sprintf(`{"input_tokens":%d}`, inputTokens) + "\n", true
+	case method == http.MethodGet && path == "/v1/models":
+		list := struct {
+			Data    []model `json:"data"`
+			HasMore bool    `json:"has_more"`
+			FirstID string  `json:"first_id"`
+			LastID  string  `json:"last_id"`
+		}{Data: []model{}}
+		for _, m := range p.Models {
+			list.Data = append(list.Data, mk(m))
+		}
+		if n := len(list.Data); n > 0 {
+			list.FirstID, list.LastID = list.Data[0].ID, list.Data[n-1].ID
+		}
+		return 200, jsonString(list) + "\n", true
+	case method == http.MethodGet && isModel && id != "" && !strings.Contains(id, "/"):
+		return 200, jsonString(mk(id)) + "\n", true
+	}
+	return 0, "", false
+}

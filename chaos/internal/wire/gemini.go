@@ -66,7 +66,7 @@ func (gemini) Answers(method, path string) bool {
 }
 
 func (gemini) Route() string {
-	return "POST " + PathGemini + "{model}:" + geminiStream + " and :" + geminiWhole
+	return "POST " + PathGemini + "{model}:" + geminiWhole + "|" + geminiStream
 }
 
 func (gemini) DefaultModel() string { return "gemini-2.5-flash" }
@@ -343,8 +343,8 @@ func geminiMessage(status, typ string) string {
 	return "The operation was aborted."
 }
 
-// Side answers GET /v1beta/models (the model the request or scenario
-// names), GET /v1beta/models/{model} and POST
+// Side answers GET /v1beta/models (the scenario's models), GET
+// /v1beta/models/{model} and POST
 // /v1beta/models/{model}:countTokens ({"totalTokens":25}), as Gemini CLI
 // and the Gen AI SDKs send them beside the answer.
 func (gemini) Side(method, path string, p Params) (int, string, bool) {
@@ -365,13 +365,14 @@ func (gemini) Side(method, path string, p Params) (int, string, bool) {
 	if method != http.MethodGet {
 		return 0, "", false
 	}
-	for _, v := range []string{"/v1beta/models", "/v1/models", "/v1alpha/models"} {
+	// Not /v1/models: that is the Anthropic and OpenAI model list.
+	for _, v := range []string{"/v1beta/models", "/v1alpha/models"} {
 		if path == v {
 			list := struct {
 				Models []model `json:"models"`
 			}{[]model{}}
-			if p.Model != "" {
-				list.Models = append(list.Models, mk(p.Model))
+			for _, m := range p.Models {
+				list.Models = append(list.Models, mk(m))
 			}
 			return 200, jsonString(list) + "\n", true
 		}

@@ -136,12 +136,14 @@ func TestGeminiStatus(t *testing.T) {
 func TestGeminiSide(t *testing.T) {
 	t.Parallel()
 	p := params(ProviderGemini)
+	p.Models = []string{"m", "m-large"}
 	for _, tc := range []struct {
 		method, path string
 		ok           bool
 		has          string
 	}{
-		{http.MethodGet, "/v1beta/models", true, `"name":"models/m"`},
+		{http.MethodGet, "/v1beta/models", true, `"name":"models/m-large"`},
+		{http.MethodGet, "/v1/models", false, ""}, // the Anthropic and OpenAI list
 		{http.MethodGet, "/v1beta/models/gemini-2.5-pro", true, `"name":"models/gemini-2.5-pro"`},
 		{http.MethodPost, "/v1beta/models/gemini-2.5-pro:countTokens", true, `{"totalTokens":25}`},
 		{http.MethodPost, "/v1beta/models", false, ""},

@@ -3,6 +3,7 @@ package wire
 import (
 	"net/http"
 	"net/url"
+	"strings"
 )
 
 // The OpenAI Chat Completions API: POST /v1/chat/completions.
@@ -192,4 +193,36 @@ func OpenAIError(status int) (typ, code string) {
 		return "invalid_request_error", ""
 	}
 	return "server_error", ""
+}
+
+// openaiModel is a model object of the OpenAI API.
+type openaiModel struct {
+	ID      string `json:"id"`
+	Object  string `json:"object"`
+	Created int64  `json:"created"`
+	OwnedBy string `json:"owned_by"`
+}
+
+func mkOpenAIModel(id string) openaiModel { return openaiModel{id, "model", 1727740800, "openai"} }
+
+// Side answers GET /v1/models (the scenario's models) and GET
+// /v1/models/{id}.
+func (openai) Side(method, path string, p Params) (int, string, bool) {
+	if method != http.MethodGet {
+		return 0, "", false
+	}
+	if path == "/v1/models" {
+		list := struct {
+			Object string        `json:"object"`
+			Data   []openaiModel `json:"data"`
+		}{"list", []openaiModel{}}
+		for _, m := range p.Models {
+			list.Data = append(list.Data, mkOpenAIModel(m))
+		}
+		return 200, jsonString(list) + "\n", true
+	}
+	if id, ok := strings.CutPrefix(path, "/v1/models/"); ok && id != "" && !strings.Contains(id, "/") {
+		return 200, jsonString(mkOpenAIModel(id)) + "\n", true
+	}
+	return 0, "", false
 }

@@ -229,3 +229,12 @@ func (f responses) StreamError(p Params, n int) string {
 
 // Message is the completed response object.
 func (f responses) Message(p Params) string { return jsonString(f.response(p, "completed")) + "\n" }
+
+// Side answers POST /v1/responses/input_tokens (the token count), and the
+// model requests as the Chat Completions API does.
+func (f responses) Side(method, path string, p Params) (int, string, bool) {
+	if method == http.MethodPost && path == PathResponses+"/input_tokens" {
+		return 200, `{"object":"response.input_tokens","input_tokens":` + strconv.Itoa(inputTokens) + "}\n", true
+	}
+	return f.openai.Side(method, path, p)
+}

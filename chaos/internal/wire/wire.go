@@ -176,6 +176,9 @@ type Params struct {
 	// and a last chunk with empty choices carries the usage, before data:
 	// [DONE].
 	IncludeUsage bool
+	// Models are the scenario's models (its model, escalation ladder and
+	// fallbacks), listed by a model-list side request.
+	Models []string
 	// KeepAlive is set when the response is meant to be cut on its way to
 	// the client (a drop, raw toxics): it is then sent Connection:
 	// keep-alive, as the real APIs send, instead of close. Node's fetch
@@ -340,6 +343,46 @@ func NotFound(p Params, method, path string) *Response {
 		q.Fault.Headers = map[string]string{"Allow": "POST"}
 	}
 	return Error(q)
+}
+
+// Side answers a request beside the answer (wire.Format.Side): in the
+// format of p first, else in the first other format that knows the
+// request; ok false when none does.
+func Side(p Params, method, path string) (*Response, bool) {
+	try := []Format{p.Format}
+	for _, n := range order {
+		try = append(try, formats[n])
+	}
+	for _, f := range try {
+		q := p
+		q.Format, q.Fault, q.NonStream = f, Fault{}, true
+		if status, body, ok := f.Side(method, path, q); ok {
+			return jsonResponse(q, status, body), true
+		}
+	}
+	return nil, false
+}
+
+// RefuseUpgrade answers a WebSocket upgrade with 426 Upgrade Required, in
+// the error shape of p's format, without switching protocols: a client
+// that tries a WebSocket first (Codex CLI) falls back to HTTP.
+func RefuseUpgrade(p Params, path string) *Response {
+	q := p
+	q.Fault = Fault{Status: http.StatusUpgradeRequired, ErrorType: "invalid_request_error",
+		Message: "mock serves HTTP only, not a WebSocket at " + path}
+	return Error(q)
+}
+
+// Health answers a health probe: 200 with {"status":"ok"}, or no body for
+// HEAD.
+func Health(p Params, method string) *Response {
+	q := p
+	q.Fault, q.NonStream = Fault{}, true
+	r := jsonResponse(q, 200, `{"status":"ok"}`+"\n")
+	if method == http.MethodHead {
+		r.Pieces = nil
+	}
+	return r
 }
 
 func sortedKeys(m map[string]string) []string {

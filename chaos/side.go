@@ -1,0 +1,138 @@
+package chaos
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"net"
+	"net/http"
+	"path"
+	"strings"
+	"time"
+
+	"github.com/retrylab/retrylab/chaos/internal/wire"
+	"github.com/retrylab/retrylab/trace"
+)
+
+// Side requests are what an agent sends beside its answer request: a token
+// count, a model list, a WebSocket upgrade it falls back from, a health
+// probe, a routing call to a small model (an answer request that the
+// scenario's attemptsMatch does not match), or a request to a path the
+// mock does not serve. Each is answered at once, consumes no fault and is
+// journaled as a MockRequest with side: true (attempt 0). The toxics on the
+// proxy act on it like on any connection.
+
+// AttemptsMatch is the scenario key attemptsMatch: which answer requests
+// are the scenario's attempts. Every field given must match; a request a
+// wire format answers that does not match is a side request, answered
+// with a success in its format.
+type AttemptsMatch struct {
+	Path   string `yaml:"path"`   // the request path, a path.Match pattern: /v1/responses, /v1beta/models/*
+	Model  string `yaml:"model"`  // the request's model, a path.Match pattern: gpt-5*, claude-sonnet-4-5
+	Stream *bool  `yaml:"stream"` // whether the request asked for a stream
+}
+
+// matches reports whether an answer request is an attempt; a nil
+// AttemptsMatch matches every one.
+func (m *AttemptsMatch) matches(reqPath, model string, stream bool) bool {
+	if m == nil {
+		return true
+	}
+	if ok, _ := path.Match(m.Path, reqPath); m.Path != "" && !ok {
+		return false
+	}
+	if ok, _ := path.Match(m.Model, model); m.Model != "" && !ok {
+		return false
+	}
+	return m.Stream == nil || *m.Stream == stream
+}
+
+// sideRequest is what the mock saw of one side request.
+type sideRequest struct {
+	Method, Path, Model string
+	Status              int
+}
+
+// healthPaths are the GET paths answered as a health probe (HEAD is, on
+// any path).
+var healthPaths = []string{"/", "/health", "/healthz"}
+
+// serveSide answers a side request and journals it; format is the wire
+// format that answers the request ("" when none does) and rb what it read.
+func (e *Env) serveSide(c net.Conn, req *http.Request, body []byte, arrived time.Time, format string, rb wire.Request) {
+	p := respParams{provider: e.provider, requestID: "req_mock" + e.tag + "000000", now: e.now(), models: e.models()}
+	method, reqPath := req.Method, req.URL.Path
+	var resp *response
+	switch {
+	case format != "":
+		p.provider, p.model, p.nonStream, p.includeUsage = format, redactSecrets(rb.Model), !rb.Stream, rb.IncludeUsage
+		resp = okResponse(p)
+	case strings.EqualFold(req.Header.Get("Upgrade"), "websocket"):
+		resp = wire.RefuseUpgrade(p.wire(), reqPath)
+	case method == http.MethodHead || method == http.MethodGet && contains(healthPaths, reqPath):
+		resp = wire.Health(p.wire(), method)
+	default:
+		var ok bool
+		if resp, ok = wire.Side(p.wire(), method, reqPath); !ok {
+			resp = notFoundResponse(p, method, reqPath)
+		}
+	}
+	e.journalSide(req, body, arrived, rb, resp.Status)
+	e.logf("%s %s: side request, answered %d", method, redactSecrets(reqPath), resp.Status)
+	st := &attemptState{peerGone: make(chan struct{})}
+	e.write(c, st, resp)
+	if tc, ok := c.(*net.TCPConn); ok {
+		_ = tc.CloseWrite()
+	}
+}
+
+// journalSide journals a side request and keeps it for sideRequests.
+func (e *Env) journalSide(req *http.Request, body []byte, arrived time.Time, rb wire.Request, status int) {
+	sr := sideRequest{Method: req.Method, Path: redactSecrets(req.URL.Path), Model: redactSecrets(rb.Model), Status: status}
+	mr := trace.MockRequest{Side: true, Method: sr.Method, Path: sr.Path, Model: sr.Model, Status: status,
+		ArrivedAt: arrived.UTC(), Prompt: redactSecrets(rb.Prompt)}
+	if len(body) > 0 {
+		sum := sha256.Sum256(body)
+		mr.BodySHA256 = hex.EncodeToString(sum[:])
+	}
+	e.journal(trace.TypeMockRequest, mr)
+	e.mu.Lock()
+	e.sides = append(e.sides, sr)
+	e.mu.Unlock()
+}
+
+// sideRequests returns the side requests the mock has answered so far.
+func (e *Env) sideRequests() []sideRequest {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return append([]sideRequest(nil), e.sides...)
+}
+
+// models are the scenario's models, for a model list: its model, its
+// escalation ladder and its fallbacks, each once.
+func (e *Env) models() []string {
+	sc := e.cfg.Scenario
+	var out []string
+	for _, m := range append([]string{sc.Model}, append(sc.Client.Escalation,
+		sc.Client.Fallback.LargeContext, sc.Client.Fallback.Error, sc.Client.Fallback.ProviderModel)...) {
+		if m != "" && !contains(out, m) {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// String says what attemptsMatch matches, for logs and errors.
+func (m *AttemptsMatch) String() string {
+	var parts []string
+	if m.Path != "" {
+		parts = append(parts, "path "+m.Path)
+	}
+	if m.Model != "" {
+		parts = append(parts, "model "+m.Model)
+	}
+	if m.Stream != nil {
+		parts = append(parts, fmt.Sprintf("stream %v", *m.Stream))
+	}
+	return strings.Join(parts, ", ")
+}

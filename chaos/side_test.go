@@ -1,0 +1,160 @@
+package chaos
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/retrylab/retrylab/trace"
+)
+
+func TestAttemptsMatch(t *testing.T) {
+	t.Parallel()
+	yes, no := true, false
+	for _, tc := range []struct {
+		name   string
+		m      *AttemptsMatch
+		path   string
+		model  string
+		stream bool
+		want   bool
+	}{
+		{"nil matches all", nil, "/v1/messages", "m", false, true},
+		{"path", &AttemptsMatch{Path: "/v1/responses"}, "/v1/responses", "m", true, true},
+		{"other path", &AttemptsMatch{Path: "/v1/responses"}, "/v1/messages", "m", true, false},
+		{"path pattern", &AttemptsMatch{Path: "/v1beta/models/*:streamGenerateContent"}, "/v1beta/models/gemini-2.5-pro:streamGenerateContent", "", true, true},
+		{"model pattern", &AttemptsMatch{Model: "claude-sonnet-*"}, "/v1/messages", "claude-sonnet-4-5", true, true},
+		{"routing model", &AttemptsMatch{Model: "claude-sonnet-*"}, "/v1/messages", "claude-haiku-4-5", true, false},
+		{"stream", &AttemptsMatch{Stream: &yes}, "/v1/messages", "m", true, true},
+		{"not streamed", &AttemptsMatch{Stream: &yes}, "/v1/messages", "m", false, false},
+		{"stream false", &AttemptsMatch{Stream: &no}, "/v1/messages", "m", false, true},
+		{"all", &AttemptsMatch{Path: "/v1/messages", Model: "m", Stream: &yes}, "/v1/messages", "m", true, true},
+	} {
+		if got := tc.m.matches(tc.path, tc.model, tc.stream); got != tc.want {
+			t.Errorf("%s: matches(%s, %s, %v) = %v, want %v", tc.name, tc.path, tc.model, tc.stream, got, tc.want)
+		}
+	}
+}
+
+// TestSideRequests: what an agent sends beside its answer request is
+// answered with the real APIs' shapes and journaled as side: true, and
+// consumes no fault; an answer request that attemptsMatch does not match
+// is a side request answered with a success.
+func TestSideRequests(t *testing.T) {
+	toxi := startToxi(t)
+	yes := true
+	e := startEnvWith(t, EnvConfig{Toxi: toxi, Scenario: &Scenario{Name: "side", Provider: ProviderResponses,
+		Model: "gpt-5", Client: Client{Escalation: []string{"gpt-5", "gpt-5-pro"}},
+		AttemptsMatch: &AttemptsMatch{Path: PathResponses, Stream: &yes}, Attempts: []Fault{{Status: 503}}}})
+	do := func(method, path, body string, hdr ...string) (int, string) {
+		t.Helper()
+		req, err := http.NewRequestWithContext(t.Context(), method, e.BaseURL()+path, strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := 0; i+1 < len(hdr); i += 2 {
+			req.Header.Set(hdr[i], hdr[i+1])
+		}
+		resp, err := (&http.Client{Transport: &http.Transport{DisableKeepAlives: true}}).Do(req)
+		if err != nil {
+			t.Fatalf("%s %s: %v", method, path, err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	for _, tc := range []struct {
+		method, path, body string
+		hdr                []string
+		status             int
+		holds              string
+	}{
+		{"GET", "/v1/models", "", nil, 200, `{"object":"list","data":[{"id":"gpt-5","object":"model","created":1727740800,"owned_by":"openai"},{"id":"gpt-5-pro",`},
+		{"GET", "/v1/models/gpt-5-mini", "", nil, 200, `{"id":"gpt-5-mini","object":"model"`},
+		{"POST", "/v1/responses/input_tokens", `{"model":"gpt-5","input":"hi"}`, nil, 200, `{"object":"response.input_tokens","input_tokens":25}`},
+		{"POST", "/v1/messages/count_tokens", `{"model":"claude-haiku-4-5","messages":[]}`, nil, 200, `{"input_tokens":25}`},
+		{"GET", "/v1/responses", "", []string{"Connection", "Upgrade", "Upgrade", "websocket", "Sec-WebSocket-Version", "13", "Sec-WebSocket-Key", "dGhlIHNhbXBsZSBub25jZQ=="}, 426, `"error"`},
+		{"HEAD", "/", "", nil, 200, ""},
+		{"GET", "/healthz", "", nil, 200, `{"status":"ok"}`},
+		{"POST", "/v1/responses", `{"model":"gpt-5-nano","input":"route this","stream":false}`, nil, 200, `"status":"completed"`},
+		{"GET", "/v1/nothing", "", nil, 404, `"message":"mock serves POST /v1/messages, POST /v1beta/models/{model}:generateContent|streamGenerateContent, POST /v1/chat/completions, POST /v1/responses, not GET /v1/nothing"`},
+	} {
+		status, body := do(tc.method, tc.path, tc.body, tc.hdr...)
+		if status != tc.status || !strings.Contains(body, tc.holds) {
+			t.Errorf("%s %s = %d %s, want %d with %s", tc.method, tc.path, status, body, tc.status, tc.holds)
+		}
+	}
+	// The first attempt still meets the first fault.
+	stream := `{"model":"gpt-5","input":"hi","stream":true}`
+	if status, body := do("POST", PathResponses, stream); status != 503 {
+		t.Fatalf("first attempt = %d %s, want the 503 no side request consumed", status, body)
+	}
+	if status, _ := do("POST", PathResponses, stream); status != 200 {
+		t.Fatalf("second attempt = %d", status)
+	}
+	as := waitAttempts(t, e, 2)
+	if len(as) != 2 || as[0].Status != 503 || as[1].Status != 200 {
+		t.Errorf("attempts %+v", as)
+	}
+	var sides []string
+	for _, s := range e.sideRequests() {
+		sides = append(sides, fmt.Sprintf("%s %s %d", s.Method, s.Path, s.Status))
+	}
+	want := []string{"GET /v1/models 200", "GET /v1/models/gpt-5-mini 200", "POST /v1/responses/input_tokens 200",
+		"POST /v1/messages/count_tokens 200", "GET /v1/responses 426", "HEAD / 200", "GET /healthz 200",
+		"POST /v1/responses 200", "GET /v1/nothing 404"}
+	if diff := cmp.Diff(want, sides); diff != "" {
+		t.Errorf("side requests mismatch (-want +got):\n%s", diff)
+	}
+	// The journal has them as side: true, attempt 0, beside the attempts.
+	f, err := os.Open(e.journalPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var journaled []string
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		var ev struct {
+			Type    string
+			Payload trace.MockRequest
+		}
+		if err := json.Unmarshal(sc.Bytes(), &ev); err != nil || ev.Type != trace.TypeMockRequest {
+			continue
+		}
+		p := ev.Payload
+		journaled = append(journaled, fmt.Sprintf("%d %v %s %s %s %d", p.Attempt, p.Side, p.Method, p.Path, p.Model, p.Status))
+	}
+	if got := journaled[7]; got != "0 true POST /v1/responses gpt-5-nano 200" {
+		t.Errorf("routing call journaled as %q", got)
+	}
+	if got := journaled[9:]; !cmp.Equal(got, []string{"1 false  /v1/responses gpt-5 503", "2 false  /v1/responses gpt-5 200"}) {
+		t.Errorf("attempts journaled as %q", got)
+	}
+}
+
+// TestLoadAttemptsMatch: attemptsMatch loads as written.
+func TestLoadAttemptsMatch(t *testing.T) {
+	t.Parallel()
+	path := t.TempDir() + "/codex.yaml"
+	if err := os.WriteFile(path, []byte("provider: openai-responses\nattemptsMatch: {path: /v1/responses, model: \"gpt-5*\", stream: true}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sc, err := LoadScenario(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	yes := true
+	if diff := cmp.Diff(&AttemptsMatch{Path: "/v1/responses", Model: "gpt-5*", Stream: &yes}, sc.AttemptsMatch); diff != "" {
+		t.Errorf("attemptsMatch mismatch (-want +got):\n%s", diff)
+	}
+	if sc.Model != "gpt-4o-mini" {
+		t.Errorf("default model of openai-responses = %q", sc.Model)
+	}
+}
