@@ -62,6 +62,7 @@ type Request struct {
 	Model        string
 	Stream       bool
 	IncludeUsage bool   // OpenAI chat: stream_options.include_usage
+	WantsJSON    bool   // Gemini: generationConfig.responseMimeType application/json
 	Prompt       string // the last user message's text, whole
 }
 

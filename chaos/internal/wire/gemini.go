@@ -73,9 +73,9 @@ func (gemini) DefaultModel() string { return "gemini-2.5-flash" }
 
 // Read takes the model from the path (percent-decoded once, invalid UTF-8
 // and control characters replaced, so that a hostile path cannot forge a
-// log line), streams for :streamGenerateContent, and the prompt from the
+// log line), streams for :streamGenerateContent, the prompt from the
 // body's last user content (role "user" or none): its text parts joined by
-// newlines.
+// newlines, and whether generationConfig.responseMimeType asks for JSON.
 func (gemini) Read(u *url.URL, body []byte) Request {
 	if u == nil {
 		return Request{}
@@ -86,6 +86,9 @@ func (gemini) Read(u *url.URL, body []byte) Request {
 	}
 	r := Request{Model: cleanModel(model), Stream: method == geminiStream}
 	var v struct {
+		GenerationConfig struct {
+			ResponseMimeType string `json:"responseMimeType"`
+		} `json:"generationConfig"`
 		Contents []struct {
 			Role  string `json:"role"`
 			Parts []struct {
@@ -96,6 +99,7 @@ func (gemini) Read(u *url.URL, body []byte) Request {
 	if json.Unmarshal(body, &v) != nil {
 		return r
 	}
+	r.WantsJSON = strings.HasPrefix(strings.ToLower(v.GenerationConfig.ResponseMimeType), "application/json")
 	for i := len(v.Contents) - 1; i >= 0; i-- {
 		if c := v.Contents[i]; c.Role == "user" || c.Role == "" {
 			var texts []string

@@ -29,6 +29,9 @@ func TestGeminiRead(t *testing.T) {
 		{"whole", "/v1beta/models/gemini-2.5-flash-lite:generateContent", `{"contents":[{"parts":[{"text":"route me"}]}]}`, true,
 			Request{Model: "gemini-2.5-flash-lite", Prompt: "route me"}},
 		{"v1", "/v1/models/m:generateContent", `{}`, true, Request{Model: "m"}},
+		{"a routing call asks for JSON", "/v1beta/models/gemini-3.5-flash-lite:generateContent",
+			`{"contents":[{"role":"user","parts":[{"text":"route"}]}],"generationConfig":{"responseMimeType":"application/json","responseJsonSchema":{}}}`, true,
+			Request{Model: "gemini-3.5-flash-lite", Prompt: "route", WantsJSON: true}},
 		{"escaped colon in the model", "/v1beta/models/a%3Ab:generateContent", `{}`, true, Request{Model: "a:b"}},
 		{"control characters", "/v1beta/models/a%0Aforged%00:generateContent", `{}`, true, Request{Model: "a\uFFFDforged\uFFFD"}},
 		{"invalid UTF-8", "/v1beta/models/a%FF:generateContent", `{}`, true, Request{Model: "a\uFFFD"}},
@@ -128,6 +131,23 @@ func TestGeminiStatus(t *testing.T) {
 	} {
 		if code, status := GeminiCode(sseErrorType(&SSEError{Type: typ})); code != w.code || status != w.status {
 			t.Errorf("GeminiCode(%q) = %d %s, want %d %s", typ, code, status, w.code, w.status)
+		}
+	}
+}
+
+// A request that asks for JSON gets {} without a scenario's text, the
+// scenario's text with one.
+func TestGeminiWantsJSON(t *testing.T) {
+	t.Parallel()
+	p := params(ProviderGemini)
+	p.WantsJSON, p.NonStream = true, true
+	var v struct {
+		Candidates []struct{ Content struct{ Parts []struct{ Text string } } }
+	}
+	for _, tc := range []struct{ text, want string }{{"", "{}"}, {"scenario text", "scenario text"}} {
+		p.Fault.Text = tc.text
+		if err := json.Unmarshal([]byte(gemini{}.Message(p)), &v); err != nil || v.Candidates[0].Content.Parts[0].Text != tc.want {
+			t.Errorf("text %q: answer %+v (%v), want %q", tc.text, v, err, tc.want)
 		}
 	}
 }
