@@ -142,7 +142,9 @@ func TestGeminiWantsJSON(t *testing.T) {
 	p := params(ProviderGemini)
 	p.WantsJSON, p.NonStream = true, true
 	var v struct {
-		Candidates []struct{ Content struct{ Parts []struct{ Text string } } }
+		Candidates []struct {
+			Content struct{ Parts []struct{ Text string } }
+		}
 	}
 	for _, tc := range []struct{ text, want string }{{"", "{}"}, {"scenario text", "scenario text"}} {
 		p.Fault.Text = tc.text
