@@ -29,7 +29,9 @@ const (
 // "details": [RetryInfo with retryDelay when the fault has a retry-after]}};
 // an in-stream error is a data: frame with that same "error" object.
 //
-// The real API sends no request-id header; the mock sends x-request-id so
+// :streamGenerateContent is answered as SSE with or without ?alt=sse (the
+// real API answers a JSON array without it; Gemini CLI and the Gen AI SDKs
+// always ask for SSE). The real API sends no request-id header; the mock sends x-request-id so
 // that an attempt can be matched with its journal entry, and responseId
 // is derived from it.
 type gemini struct{}
