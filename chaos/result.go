@@ -131,6 +131,11 @@ type Rerun struct {
 type DelaysMs struct {
 	Client []int64 `json:"client"`
 	Server []int64 `json:"server"`
+	// Noise is, per server wait, the noise measured around it: twice the
+	// scheduling lateness measured around the gap, plus an external
+	// client's measured run-queue time over it (wall clock). chaos probe
+	// reads it to tell a wait it can trust from one it cannot.
+	Noise []int64 `json:"noise,omitempty"`
 }
 
 // NotPassedChecks returns the checks that did not pass: failed,

@@ -695,6 +695,14 @@ func fillResult(res *Result, ob Observed) {
 	}
 	for _, w := range ob.ServerWaits {
 		res.DelaysMs.Server = append(res.DelaysMs.Server, w.Gap.Milliseconds())
+		slack := w.Slack
+		if slack == 0 {
+			slack = ob.Slack
+		}
+		if w.ClientLagMeasured {
+			slack += w.ClientLag
+		}
+		res.DelaysMs.Noise = append(res.DelaysMs.Noise, slack.Milliseconds())
 	}
 	for _, e := range ob.Escalations {
 		res.Escalations = append(res.Escalations, Escalation{From: e.From, To: e.To, Reason: e.Reason})

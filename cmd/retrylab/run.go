@@ -16,6 +16,7 @@ Usage:
   retrylab chaos run [PATH...]        run scenario files or folders (default scenarios/)
   retrylab chaos serve --scenario F   mock server + proxy for a client you start yourself
   retrylab chaos validate PATH...     check scenario files without running them
+  retrylab chaos probe --client-cmd C learn a client's retry policy by experiment
   retrylab trace analyze [PATH...]    retry rates, delays, escalations and alerts
   retrylab trace compare BASE CUR     metrics side by side, exit 1 on a regression
   retrylab trace failures [PATH...]   every failed attempt, one row each (CSV or JSONL)
@@ -117,6 +118,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			"run":      chaosRun,
 			"serve":    chaosServe,
 			"validate": chaosValidate,
+			"probe":    chaosProbe,
 		})
 	case "trace":
 		return runGroup(ctx, "trace", traceUsage, args[1:], stdout, stderr, map[string]command{
@@ -140,11 +142,12 @@ Example:
   retrylab version
 `
 
-const chaosUsage = `Usage: retrylab chaos <run|serve|validate> [flags]
+const chaosUsage = `Usage: retrylab chaos <run|serve|validate|probe> [flags]
 
   run       run scenario files or folders (default scenarios/) and check the client's retries
   serve     mock server + proxy for one scenario, for a client you start yourself
   validate  check scenario files without running them
+  probe     learn a client's retry policy by experiment and write it down
 
 Run 'retrylab chaos <command> --help' for a command's flags.
 
