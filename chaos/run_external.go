@@ -89,9 +89,11 @@ func clientEnv(sc *Scenario, baseURL, tracePath string, scale float64) []string 
 	return []string{
 		"ANTHROPIC_BASE_URL=" + baseURL,
 		"OPENAI_BASE_URL=" + baseURL + "/v1",
+		"GOOGLE_GEMINI_BASE_URL=" + baseURL,
 		"RETRYLAB_BASE_URL=" + baseURL,
 		"ANTHROPIC_API_KEY=" + fakeAPIKey,
 		"OPENAI_API_KEY=" + fakeAPIKey,
+		"GEMINI_API_KEY=" + fakeAPIKey, // not GOOGLE_API_KEY too: @google/genai warns when both are set
 		"RETRYLAB_TRACE=" + tracePath,
 		"RETRYLAB_PROVIDER=" + sc.Provider,
 		"RETRYLAB_MODEL=" + sc.Model,

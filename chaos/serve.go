@@ -171,8 +171,8 @@ func (v ServeVerdict) Write(w io.Writer) error {
 }
 
 // Serve starts an Env for sc behind toxi and an OTLP receiver, prints
-// ANTHROPIC_BASE_URL=..., OPENAI_BASE_URL=... and OTEL_EXPORTER_OTLP_*=... on
-// stdout, journals to journalPath (if not ""; its
+// ANTHROPIC_BASE_URL=..., OPENAI_BASE_URL=..., GOOGLE_GEMINI_BASE_URL=...
+// and OTEL_EXPORTER_OTLP_*=... on stdout, journals to journalPath (if not ""; its
 // folder is created), runs until ctx ends, then prints the server-side
 // verdict on stdout, with PASS/FAIL for each check of sc's expect that the
 // server side can make (serveChecks), and selfReport when the client sent
