@@ -56,8 +56,9 @@ var quietEnv = []string{
 // ANTHROPIC_AUTH_TOKEN would reach the mock; CLAUDE_CONFIG_DIR or
 // CODEX_HOME would point the agent at the user's own settings) and the XDG
 // folders, which clientHome replaces. A scenario that needs one writes it
-// in client.env.
-var inheritedPrefixes = []string{"ANTHROPIC_", "OPENAI_", "CLAUDE_", "CLAUDECODE", "CODEX_", "GEMINI_", "GOOGLE_GEMINI_", "XDG_", "OTEL_"}
+// in client.env. (OTEL_* pass through: the run's receiver sets the
+// endpoints, telemetry.go.)
+var inheritedPrefixes = []string{"ANTHROPIC_", "OPENAI_", "CLAUDE_", "CLAUDECODE", "CODEX_", "GEMINI_", "GOOGLE_GEMINI_", "XDG_"}
 
 // inheritedEnv is env (os.Environ()) without the names of inheritedPrefixes.
 func inheritedEnv(env []string) []string {

@@ -33,29 +33,30 @@ func TestExternalEnv(t *testing.T) {
 	dir := t.TempDir()
 	sc := &Scenario{Name: "s", Provider: "anthropic", Model: "m", Requests: 1,
 		Client: Client{Command: []string{"true"}, Env: map[string]string{"CLAUDE_CODE_MAX_RETRIES": "3", "DISABLE_TELEMETRY": "0"}}}
-	env, err := externalEnv(sc, "http://127.0.0.1:1", dir, filepath.Join(dir, "trace.jsonl"), 1)
+	env, err := externalEnv(sc, "http://127.0.0.1:1", dir, filepath.Join(dir, "trace.jsonl"), 1, []string{"OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:2"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	m := envMap(env)
 	home := filepath.Join(dir, clientHomeDir)
 	want := map[string]string{
-		"HOME":                    home,
-		"XDG_CONFIG_HOME":         filepath.Join(home, ".config"),
-		"XDG_CACHE_HOME":          filepath.Join(home, ".cache"),
-		"XDG_DATA_HOME":           filepath.Join(home, ".local/share"),
-		"XDG_STATE_HOME":          filepath.Join(home, ".local/state"),
-		"TMPDIR":                  filepath.Join(home, "tmp"),
-		"ANTHROPIC_BASE_URL":      "http://127.0.0.1:1",
-		"ANTHROPIC_API_KEY":       fakeAPIKey,
-		"CLAUDE_CODE_MAX_RETRIES": "3",
-		"DISABLE_TELEMETRY":       "0", // client.env overrides a quiet switch
-		"DISABLE_AUTOUPDATER":     "1",
-		"DO_NOT_TRACK":            "1",
-		"RETRYLAB_TEST_KEEP":      "kept",
-		"ANTHROPIC_AUTH_TOKEN":    "",
-		"CLAUDE_CONFIG_DIR":       "",
-		"CODEX_HOME":              "",
+		"HOME":                        home,
+		"XDG_CONFIG_HOME":             filepath.Join(home, ".config"),
+		"XDG_CACHE_HOME":              filepath.Join(home, ".cache"),
+		"XDG_DATA_HOME":               filepath.Join(home, ".local/share"),
+		"XDG_STATE_HOME":              filepath.Join(home, ".local/state"),
+		"TMPDIR":                      filepath.Join(home, "tmp"),
+		"ANTHROPIC_BASE_URL":          "http://127.0.0.1:1",
+		"ANTHROPIC_API_KEY":           fakeAPIKey,
+		"CLAUDE_CODE_MAX_RETRIES":     "3",
+		"DISABLE_TELEMETRY":           "0", // client.env overrides a quiet switch
+		"DISABLE_AUTOUPDATER":         "1",
+		"DO_NOT_TRACK":                "1",
+		"RETRYLAB_TEST_KEEP":          "kept",
+		"OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:2",
+		"ANTHROPIC_AUTH_TOKEN":        "",
+		"CLAUDE_CONFIG_DIR":           "",
+		"CODEX_HOME":                  "",
 	}
 	got := map[string]string{}
 	for k := range want {

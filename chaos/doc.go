@@ -8,15 +8,20 @@
 //
 //	scenario file ──load.go──▶ Scenario (scenario.go, limits.go; policy.go resolves client.policy)
 //	Runner.Run (run.go) ──▶ per scenario, an Env (env.go): the mock (server.go) behind a proxy (toxi.go)
-//	    the client: built in (run_builtin.go) or a command (run_external.go, supervise*.go)
+//	    the client: built in (run_builtin.go) or a command (run_external.go, supervise*.go, procgroup_linux.go;
+//	    clientcmd.go checks that it can start); skipped when client.requires are missing (skip.go)
 //	    the mock answers each attempt as its fault's kind says (fault.go, fault_*.go; mock.go maps it to
 //	    internal/wire, which renders the bytes, one file per wire format)
 //	    and journals it (server.go → server.jsonl); the client writes trace.jsonl
 //	journal + trace ──observe.go──▶ Observed ──check.go, tolerance.go──▶ Checks ──▶ Result (result.go)
 //	keys the client sent (learn.go) are scrubbed from every run file (redact.go);
+//	the client's ErrorReport events, made safe, go to result.json and report.txt (errreport.go);
 //	run files are opened and written without following a client's links (runfolder.go)
 //	the live board and progress lines: progress.go; the scheduling probe: run_probe.go, clientlag*.go
+//	on an interrupt, what finished is written first, before anything slow is awaited: interrupt.go
 //	`retrylab chaos serve`, the mock for a client run by hand: serve.go
+//	an external client's own OpenTelemetry: one OTLP receiver per scenario (telemetry.go, package
+//	otlp), kept in otlp/, mapped to client-otel.jsonl and checked as selfReport (check_selfreport.go)
 //
 // Package report renders Results and Summaries; package cmd/retrylab wires
 // the flags. The checks are pure functions of a Scenario and an Observed

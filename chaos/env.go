@@ -12,6 +12,7 @@ import (
 	"time"
 
 	toxiclient "github.com/Shopify/toxiproxy/v2/client"
+	"github.com/retrylab/retrylab/chaos/internal/wire"
 	"github.com/retrylab/retrylab/trace"
 )
 
@@ -88,6 +89,9 @@ func StartEnv(ctx context.Context, cfg EnvConfig) (*Env, error) {
 	if provider == "" {
 		provider = ProviderAnthropic
 	}
+	if _, err := wire.Lookup(provider); err != nil {
+		return nil, fmt.Errorf("chaos: %w", err)
+	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, fmt.Errorf("chaos: mock listen: %w", err)
@@ -137,9 +141,14 @@ func (e *Env) AnthropicBaseURL() string { return e.baseURL }
 // with /v1 (SDKs append /chat/completions).
 func (e *Env) OpenAIBaseURL() string { return e.baseURL + "/v1" }
 
+// GeminiBaseURL is the value of GOOGLE_GEMINI_BASE_URL for a client: the
+// proxy's URL (Gemini CLI and @google/genai append /v1beta/models/...).
+func (e *Env) GeminiBaseURL() string { return e.baseURL }
+
 // ClientEnv returns the environment variables an external client needs.
 func (e *Env) ClientEnv() []string {
-	return []string{"ANTHROPIC_BASE_URL=" + e.AnthropicBaseURL(), "OPENAI_BASE_URL=" + e.OpenAIBaseURL()}
+	return []string{"ANTHROPIC_BASE_URL=" + e.AnthropicBaseURL(), "OPENAI_BASE_URL=" + e.OpenAIBaseURL(),
+		"GOOGLE_GEMINI_BASE_URL=" + e.GeminiBaseURL()}
 }
 
 // proxyName returns the name of the Env's Toxiproxy proxy.
@@ -164,7 +173,7 @@ func (e *Env) Close() error {
 		e.mu.Unlock()
 		var errs []error
 		if e.proxy != nil {
-			errs = append(errs, e.cfg.Toxi.deleteProxy(e.proxy.Name))
+			errs = append(errs, e.cfg.Toxi.release(e.proxy, apiTimeout))
 		}
 		e.ln.Close()
 		e.mu.Lock()

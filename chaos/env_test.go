@@ -818,3 +818,37 @@ func TestEnvJournalError(t *testing.T) {
 		t.Errorf("log lacks the journal error:\n%s", log.String())
 	}
 }
+
+// TestCloseRecordsEveryEnd is the regression test of a gap of 2562047h:
+// a client that retried at once finished while the mock was still
+// switching the proxy to the next attempt (a slow proxy API on a loaded
+// machine), and the runner read the attempts before Close, with the
+// previous attempt's end still zero. Close must wait for every attempt's
+// end to be recorded, and that end is when the peer went, not the close.
+func TestCloseRecordsEveryEnd(t *testing.T) {
+	toxi := startToxi(t)
+	e := startEnv(t, toxi, ProviderAnthropic, Fault{Status: 529})
+	e.toxMu.Lock() // the proxy API is "slow": switchTo blocks
+	resp, _, err := post(t, t.Context(), e.BaseURL(), PathAnthropic)
+	if err != nil {
+		e.toxMu.Unlock()
+		t.Fatal(err)
+	}
+	if resp.StatusCode != 529 {
+		t.Errorf("status = %d, want 529", resp.StatusCode)
+	}
+	if as := e.Attempts(); len(as) != 1 || !as[0].Ended.IsZero() {
+		t.Errorf("before the switch: attempts = %+v, want one with no end yet", as)
+	}
+	closed := make(chan time.Time)
+	go func() {
+		e.Close()
+		closed <- time.Now()
+	}()
+	e.toxMu.Unlock()
+	at := <-closed
+	as := e.Attempts()
+	if len(as) != 1 || as[0].Ended.IsZero() || as[0].Ended.After(at) || as[0].Ended.Before(as[0].Arrived) {
+		t.Fatalf("after Close: attempts = %+v (closed at %v), want its end recorded", as, at)
+	}
+}

@@ -21,6 +21,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/retrylab/retrylab/chaos/internal/wire"
+	"github.com/retrylab/retrylab/internal/regfile"
 	"github.com/retrylab/retrylab/internal/yamldiag"
 )
 
@@ -82,12 +83,40 @@ var statusOnly = []string{"retryAfter", "errorType", "message", "headers"}
 
 // LoadScenario reads and strictly validates one scenario file. Every problem
 // is reported, as LoadErrors, with its file, line, field and a hint.
+//
+// Only a regular file (or a link to one) is read, and at most
+// MaxScenarioFileBytes of it: a FIFO, a device or a folder is an error at
+// once, never opened in a way that could block.
 func LoadScenario(path string) (*Scenario, error) {
-	data, err := os.ReadFile(path)
+	data, err := regfile.ReadFile(path, MaxScenarioFileBytes)
 	if err != nil {
-		return nil, LoadErrors{{File: path, Msg: err.Error(), Hint: "check the path; scenario files are YAML or JSON"}}
+		return nil, LoadErrors{readError(path, err)}
 	}
 	return ParseScenario(path, data)
+}
+
+// MaxScenarioFileBytes bounds what LoadScenario reads: a scenario is a
+// few dozen lines (ok texts are at most 64 KiB each).
+const MaxScenarioFileBytes = 8 << 20
+
+// readError is the LoadError of a scenario file that could not be read.
+func readError(path string, err error) *LoadError {
+	var nr *regfile.NotRegularError
+	var tl *regfile.TooLargeError
+	switch {
+	case errors.As(err, &nr):
+		return &LoadError{File: path, Msg: nr.Problem(),
+			Hint: "give the path of a scenario file (YAML or JSON); a FIFO would wait for a writer and a device may never end, so neither is opened"}
+	case errors.As(err, &tl):
+		return &LoadError{File: path, Msg: fmt.Sprintf("larger than %d bytes: not a scenario file", tl.Limit),
+			Hint: "check that the path names a scenario file"}
+	}
+	msg := err.Error()
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		msg = "cannot read: " + pe.Err.Error()
+	}
+	return &LoadError{File: path, Msg: msg, Hint: "check the path; scenario files are YAML or JSON"}
 }
 
 // ParseScenario parses data as the scenario file path.
@@ -749,6 +778,13 @@ func keyLines(root *yaml.Node) map[string]int {
 		switch k.Value {
 		case "client":
 			lines["client"] = k.Line
+			if v.Kind == yaml.MappingNode {
+				for j := 0; j+1 < len(v.Content); j += 2 {
+					if v.Content[j].Value == "command" {
+						lines["client.command"] = v.Content[j].Line
+					}
+				}
+			}
 		case "expect":
 			lines["expect"] = k.Line
 			if v.Kind == yaml.MappingNode {

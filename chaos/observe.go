@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/retrylab/retrylab/otlp"
 	"github.com/retrylab/retrylab/retry"
 	"github.com/retrylab/retrylab/retry/provider"
 	"github.com/retrylab/retrylab/trace"
@@ -54,6 +55,7 @@ func observe(sc *Scenario, attempts []ServerAttempt, tracePath string, scale flo
 	ob.addModelSwitches(attempts)
 	for k, a := range attempts {
 		ob.ServerFaults = append(ob.ServerFaults, a.Fault)
+		ob.ServerStatuses = append(ob.ServerStatuses, a.Status)
 		ob.Prompts = append(ob.Prompts, a.Prompt)
 		ob.FailedAttempts = append(ob.FailedAttempts, !succeeded(a))
 		if k+1 < len(attempts) && !ob.RequestEnds[k] {
@@ -90,6 +92,8 @@ func (ob *Observed) addTrace(evs []trace.Event) []trace.ProviderRequestFinished 
 			if ev.Decode(&p) == nil {
 				finished = append(finished, p)
 			}
+		case trace.TypeErrorReport:
+			ob.addErrorReport(ev)
 		}
 	}
 	return finished
@@ -266,6 +270,10 @@ func inferFailure(sc *Scenario, pol *retry.Policy, k int, a ServerAttempt) infer
 		if f.Kind() == FaultStatus {
 			c.RetryAfter, c.HasRetryAfter = pol.ReadRetryAfter(retryAfterHeaders(f), a.Ended)
 		}
+		if d, ok := pol.MessageRetryAfter(c); ok {
+			// "try again in 2s" in the fault's message, for a policy that reads it.
+			c.RetryAfter, c.HasRetryAfter = d, true
+		}
 		in.retried = pol.Retries(c)
 	}
 	if c.HasRetryAfter {
@@ -351,6 +359,10 @@ type Observed struct {
 	// request; EscalationsFromServer is set when they are Escalations.
 	ModelSwitches         []int
 	EscalationsFromServer bool
+	// ErrorReports are the client's first ErrorReport events, made safe
+	// to show (errreport.go); ErrorReportsOmitted counts the rest.
+	ErrorReports        []trace.ErrorReport
+	ErrorReportsOmitted int
 
 	// InferredTypes are the failure types the server's faults imply, for
 	// clients that write no trace; InferredRetryAfter is the Retry-After
@@ -375,6 +387,16 @@ type Observed struct {
 	// Stdout is the start of what it printed (readStdout).
 	Client *ClientExit
 	Stdout string
+
+	// ServerStatuses[k] is the HTTP status server attempt k+1 was answered
+	// with (0: none, e.g. a reset).
+	ServerStatuses []int
+	// SelfReport is an external client's own account of its attempts, read
+	// from the OpenTelemetry it sent (telemetry.go); nil when it sent none.
+	// SelfReportTypes are the failure types of its failed attempts, as
+	// its own account (status, error) classifies.
+	SelfReport      *otlp.Account
+	SelfReportTypes []string
 }
 
 // ClientExit is how an external client ended.

@@ -117,6 +117,7 @@ func (s *secrets) scrubResult(res *Result) {
 		e := &res.Escalations[i]
 		e.From, e.To, e.Reason = s.scrub(e.From), s.scrub(e.To), s.scrub(e.Reason)
 	}
+	s.scrubErrorReports(res)
 }
 
 // redactTrace rewrites the trace an external client wrote with API keys

@@ -13,6 +13,9 @@ import (
 // prompt an excerpt of valid UTF-8 (maxPromptExcerpt). Secrets are
 // redacted by the caller.
 func readRequest(f wire.Format, u *url.URL, body []byte) wire.Request {
+	if u == nil {
+		u = &url.URL{}
+	}
 	r := f.Read(u, body)
 	if len(r.Model) > 200 {
 		r.Model = r.Model[:200]

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"path/filepath"
 	"sort"
+
+	"github.com/retrylab/retrylab/trace"
 )
 
 // SummarySchema is the schema of the `chaos run --format json` document.
@@ -51,12 +53,18 @@ type Summary struct {
 // first run's, Reruns says what each re-run gave, and PassedOnRerun marks a
 // pass that needed one.
 type Result struct {
-	Name          string       `json:"name"`
-	File          string       `json:"file"`
-	Description   string       `json:"description,omitempty"`
-	Passed        bool         `json:"passed"`
-	Verdict       string       `json:"verdict"`
-	SkipReason    string       `json:"skipReason,omitempty"`
+	Name        string `json:"name"`
+	File        string `json:"file"`
+	Description string `json:"description,omitempty"`
+	Passed      bool   `json:"passed"`
+	Verdict     string `json:"verdict"`
+	SkipReason  string `json:"skipReason,omitempty"`
+	// SkipMissing is what the skipped scenario's client needs and is not
+	// here (a path relative to the current folder, or "NAME (not in
+	// PATH)"); SkipHint is its client.requiresHint, what to run to
+	// provide it. Runs group skips by them (SkipGroups).
+	SkipMissing   string       `json:"skipMissing,omitempty"`
+	SkipHint      string       `json:"skipHint,omitempty"`
 	Interrupted   string       `json:"interrupted,omitempty"` // why the scenario is unfinished
 	PassedOnRerun bool         `json:"passedOnRerun,omitempty"`
 	Reruns        []Rerun      `json:"reruns,omitempty"`
@@ -65,8 +73,15 @@ type Result struct {
 	FailureTypes  []string     `json:"failureTypes"`
 	DelaysMs      DelaysMs     `json:"delaysMs"`
 	Escalations   []Escalation `json:"escalations"`
-	DurationMs    int64        `json:"durationMs"`
-	Checks        []Check      `json:"checks"`
+	// ErrorReports are the client's ErrorReport events (seed 001: why it
+	// gave up on a request and what a person must do about it), read from
+	// its trace and made safe to show: every string bounded, stripped of
+	// control characters and redacted like every run file, lists bounded.
+	// At most maxErrorReports; ErrorReportsOmitted counts the rest.
+	ErrorReports        []trace.ErrorReport `json:"errorReports,omitempty"`
+	ErrorReportsOmitted int                 `json:"errorReportsOmitted,omitempty"`
+	DurationMs          int64               `json:"durationMs"`
+	Checks              []Check             `json:"checks"`
 
 	Seed      int64    `json:"seed"`
 	TimeScale float64  `json:"timeScale"`
@@ -81,6 +96,29 @@ type Result struct {
 	// the deadline): its failed checks are then inconclusive and re-run.
 	Stalled bool   `json:"stalled,omitempty"`
 	Error   string `json:"error,omitempty"` // the run could not be carried out
+	// Telemetry counts the OpenTelemetry an external client sent the
+	// scenario's OTLP receiver (telemetry.go); nil when it sent none.
+	Telemetry *Telemetry `json:"telemetry,omitempty"`
+	// ErrorHint says what to do about Error when it is not the
+	// infrastructure's (InfraHint): a client.command that cannot start.
+	ErrorHint string `json:"errorHint,omitempty"`
+}
+
+// Telemetry is what an external client sent of its own OpenTelemetry:
+// exports and items (spans, log records, data points) kept in otlp/, those
+// dropped past the receiver's bounds or rejected (4xx), the mapping that
+// read its attempts ("" none) and how many spans and log records it left
+// unused.
+type Telemetry struct {
+	Exports      int    `json:"exports"`
+	Kept         int    `json:"kept"`
+	Items        int    `json:"items"`
+	Dropped      int    `json:"dropped,omitempty"`
+	DroppedItems int    `json:"droppedItems,omitempty"`
+	Rejected     int    `json:"rejected,omitempty"`
+	Mapping      string `json:"mapping,omitempty"`
+	Attempts     int    `json:"attempts"`
+	Unknown      int    `json:"unknown"`
 }
 
 // Verdicts of a scenario.
@@ -113,6 +151,11 @@ type Rerun struct {
 type DelaysMs struct {
 	Client []int64 `json:"client"`
 	Server []int64 `json:"server"`
+	// Noise is, per server wait, the noise measured around it: twice the
+	// scheduling lateness measured around the gap, plus an external
+	// client's measured run-queue time over it (wall clock). chaos probe
+	// reads it to tell a wait it can trust from one it cannot.
+	Noise []int64 `json:"noise,omitempty"`
 }
 
 // NotPassedChecks returns the checks that did not pass: failed,

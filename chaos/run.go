@@ -7,14 +7,15 @@ import (
 	"hash/fnv"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
+	"github.com/retrylab/retrylab/otlp"
 	"github.com/retrylab/retrylab/retry"
 	"github.com/retrylab/retrylab/trace"
 )
@@ -30,7 +31,7 @@ const defaultDeadline = 2 * time.Minute
 // Runner runs scenarios, each against its own mock server and proxy, and
 // writes one run folder per invocation:
 //
-//	<Out>/<timestamp>/<scenario>/{trace.jsonl, server.jsonl, result.json, stdout.txt, stderr.txt}
+//	<Out>/<timestamp>/<scenario>/{trace.jsonl, server.jsonl, result.json, mock.log, report.txt, stdout.txt, stderr.txt}
 //	<Out>/<timestamp>/summary.json
 //
 // The caller owns Toxi and closes it.
@@ -60,6 +61,13 @@ type Runner struct {
 	// otherwise progress is plain lines (CI logs). Color adds ANSI colours.
 	Live, Color bool
 	Now         func() time.Time
+	// OnInterrupt, if set, is called when Run's context ends before the
+	// run does, with the summary as known then (finished results, the
+	// rest interrupted), just after it is written to summary.json and
+	// before anything slow is awaited (see interrupt.go); and again by
+	// Flush. Calls do not overlap, and none comes once Run has returned.
+	// The CLI writes junit.xml from it. It must not block for long.
+	OnInterrupt func(*Summary) error
 
 	mu sync.Mutex // serializes Progress lines
 	// stopInfra stops the whole run when its infrastructure fails (the
@@ -69,13 +77,19 @@ type Runner struct {
 	board     *board
 	probe     *probe
 	lag       *lagMeter
+	interim   atomic.Pointer[interim] // the running Run's, for Flush
+	// tels holds each running scenario's OTLP receiver by run folder, for
+	// runExternal to put in the client's environment.
+	tels sync.Map
 }
 
 // Run runs scs in parallel and returns their summary, already written to
 // summary.json. An error means no verdict could be produced at all (e.g. the
 // run folder could not be created: the summary is nil) or that summary.json
 // could not be written (the summary is returned with the error, so that it
-// can still be reported); a failing scenario is not an error.
+// can still be reported); a failing scenario is not an error. When ctx ends
+// first, what finished is written at once (see OnInterrupt), and the
+// summary Run returns marks the rest interrupted.
 func (r *Runner) Run(ctx context.Context, scs []*Scenario) (*Summary, error) {
 	now := time.Now
 	if r.Now != nil {
@@ -90,15 +104,17 @@ func (r *Runner) Run(ctx context.Context, scs []*Scenario) (*Summary, error) {
 	if err != nil {
 		return nil, err
 	}
-	sum := &Summary{Schema: SummarySchema, RunDir: dir, Seed: r.Seed, Toxiproxy: r.ToxiName, Shard: r.Shard}
-	results := make([]Result, len(scs))
-	par := r.Parallel
-	if par <= 0 || par > len(scs) {
-		par = len(scs)
-	}
+	sum := r.newSummary(dir)
+	iw := newInterim(r, scs, dir, start)
+	r.interim.Store(iw)
+	stopWatch, watched := make(chan struct{}), make(chan struct{})
+	// The caller's context: an infrastructure stop (below) is no interrupt.
+	go func(ctx context.Context) { defer close(watched); iw.watch(ctx, stopWatch) }(ctx)
 	if r.Live && r.Progress != nil {
-		r.board = newBoard(r.Progress, r.Color, scs)
+		r.board = newBoard(r.Progress, r.Color, r.announceSkips(scs))
 		r.board.redraw()
+	} else {
+		r.announceSkips(scs)
 	}
 	ctx, r.stopInfra = context.WithCancelCause(ctx)
 	defer r.stopInfra(nil)
@@ -108,6 +124,52 @@ func (r *Runner) Run(ctx context.Context, scs []*Scenario) (*Summary, error) {
 	pctx, stopProbe := context.WithCancel(ctx)
 	defer stopProbe()
 	go r.probe.run(pctx)
+	results := r.runAll(ctx, scs, dir, iw.led)
+	r.confirmAll(ctx, scs, results, dir, iw.led)
+	// The interim summary, if any, is written; what follows replaces it.
+	close(stopWatch)
+	<-watched
+	iw.seal()
+	sum.Scenarios = results
+	sum.DurationMs = time.Since(start).Milliseconds()
+	sum.Finish()
+	return sum, sum.Write()
+}
+
+// newSummary is the summary of a run in dir, before its scenarios.
+func (r *Runner) newSummary(dir string) *Summary {
+	return &Summary{Schema: SummarySchema, RunDir: dir, Seed: r.Seed, Toxiproxy: r.ToxiName, Shard: r.Shard}
+}
+
+// record records res as the result of the scenario whose folder is dir,
+// for the summary an interrupt writes (see interrupt.go).
+func (r *Runner) record(dir string, res Result) {
+	if iw := r.interim.Load(); iw != nil {
+		iw.led.record(dir, res)
+	}
+}
+
+// Flush is for a process that must exit before Run returns (the CLI's
+// grace period after an interrupt ended): within d, it writes summary.json
+// (and OnInterrupt's files) once more with what has finished by now, and
+// an interrupted result.json for each scenario unfinished now that has
+// none. It deletes no proxy: the owner of Toxi
+// calls Toxi.DeleteAll. It does nothing once Run has returned.
+func (r *Runner) Flush(d time.Duration) {
+	if iw := r.interim.Load(); iw != nil {
+		iw.flush(d)
+	}
+}
+
+// runAll runs the first run of every scenario, at most Parallel at once
+// (and fewer external clients), recording each in led as it starts and
+// ends; once ctx ends, those not started are marked so.
+func (r *Runner) runAll(ctx context.Context, scs []*Scenario, dir string, led *ledger) []Result {
+	results := make([]Result, len(scs))
+	par := r.Parallel
+	if par <= 0 || par > len(scs) {
+		par = len(scs)
+	}
 	sem := make(chan struct{}, max(par, 1))
 	ext := make(chan struct{}, r.externalParallel())
 	var wg sync.WaitGroup
@@ -115,6 +177,7 @@ func (r *Runner) Run(ctx context.Context, scs []*Scenario) (*Summary, error) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			defer func() { led.finish(i, results[i]) }()
 			// An external client is a process of its own (a Node runtime
 			// loading an SDK costs a CPU for a few hundred milliseconds):
 			// dozens at once on two cores would make every one of them late
@@ -133,15 +196,12 @@ func (r *Runner) Run(ctx context.Context, scs []*Scenario) (*Summary, error) {
 				return
 			}
 			defer func() { <-sem }()
+			led.start(i)
 			results[i] = r.firstRun(ctx, sc, sdir)
 		}()
 	}
 	wg.Wait()
-	r.confirmAll(ctx, scs, results, dir)
-	sum.Scenarios = results
-	sum.DurationMs = time.Since(start).Milliseconds()
-	sum.Finish()
-	return sum, sum.Write()
+	return results
 }
 
 // acquire takes a slot of sem, or returns false once ctx ends first.
@@ -196,19 +256,23 @@ func (r *Runner) infraFailed(ctx context.Context, res *Result, what string, err 
 // notStarted records a scenario that an interrupted (or stopped) run never
 // started.
 func (r *Runner) notStarted(ctx context.Context, sc *Scenario, dir string) Result {
-	res := Result{Name: sc.Name, File: sc.File, Description: sc.Description, Verdict: VerdictInterrupted,
-		Interrupted: "not started: " + interruptReason(ctx), Seed: r.Seed, TimeScale: sc.TimeScale, Dir: dir,
-		Client: r.clientName(sc), FailureTypes: []string{}, Escalations: []Escalation{}, Checks: []Check{}}
+	res := r.interruptedResult(sc, dir, "not started: "+interruptReason(ctx))
 	if ie := infraCause(ctx); ie != nil {
 		res.Verdict, res.Interrupted, res.Error = VerdictError, "", "not started: "+ie.Error()
 	}
-	if r.TimeScale > 0 {
-		res.TimeScale = r.TimeScale
-	}
-	for _, f := range sc.Attempts {
-		res.Faults = append(res.Faults, describeFault(f))
-	}
 	r.logf(sc.Name, "%s: %s%s", strings.ToUpper(res.Verdict), res.Interrupted, res.Error)
+	return res
+}
+
+// interruptedResult is the result of a scenario an interrupt left
+// unfinished (or never started): why says which.
+func (r *Runner) interruptedResult(sc *Scenario, dir, why string) Result {
+	scale := sc.TimeScale
+	if r.TimeScale > 0 {
+		scale = r.TimeScale
+	}
+	res := newResult(sc, dir, r.Seed, scale, r.clientName(sc))
+	res.Verdict, res.Interrupted = VerdictInterrupted, why
 	return res
 }
 
@@ -265,6 +329,8 @@ type clientRun struct {
 	pgid    int           // external clients: the process group the lag meter watched; 0 if none
 	sleeps  []retry.Sleep // the built-in client's waits as it slept them
 	problem string        // the built-in client: why it was stopped, or ""
+	hint    string        // an external client that could not start: what to do
+	report  *otlp.Account // external clients: their account from their telemetry; nil if none
 }
 
 // firstRun runs one scenario once, or skips it when its client's
@@ -273,8 +339,8 @@ func (r *Runner) firstRun(ctx context.Context, sc *Scenario, dir string) Result 
 	if ctx.Err() != nil {
 		return r.notStarted(ctx, sc, dir)
 	}
-	if reason := r.missingRequirement(sc); reason != "" {
-		return r.skip(sc, dir, reason)
+	if m := r.missingRequirement(sc); m != nil {
+		return r.skip(sc, dir, m)
 	}
 	return r.runOnce(ctx, sc, dir)
 }
@@ -290,7 +356,7 @@ func (r *Runner) needsConfirm(res Result) bool {
 // that a loaded moment made fail or inconclusive is tried again when the
 // suite no longer competes with it for the CPU, instead of beside the same
 // load that disturbed it.
-func (r *Runner) confirmAll(ctx context.Context, scs []*Scenario, results []Result, dir string) {
+func (r *Runner) confirmAll(ctx context.Context, scs []*Scenario, results []Result, dir string, led *ledger) {
 	par := r.ConfirmParallel
 	if par <= 0 {
 		par = max(1, runtime.GOMAXPROCS(0)/2)
@@ -309,6 +375,7 @@ func (r *Runner) confirmAll(ctx context.Context, scs []*Scenario, results []Resu
 			}
 			defer func() { <-sem }()
 			results[i] = r.confirm(ctx, sc, filepath.Join(dir, sc.Name), results[i])
+			led.finish(i, results[i])
 		}()
 	}
 	wg.Wait()
@@ -352,55 +419,10 @@ func (r *Runner) confirm(ctx context.Context, sc *Scenario, dir string, res Resu
 		}
 	}
 	r.logf(sc.Name, "%s after %d runs", strings.ToUpper(res.Verdict), len(res.Reruns)+1)
+	r.record(dir, res)
 	if err := writeJSON(filepath.Join(dir, "result.json"), res); err != nil && res.Error == "" {
 		res.Error = err.Error()
 	}
-	return res
-}
-
-// missingRequirement returns why the scenario's client cannot run here
-// (client.requires), or "". With --client-cmd the scenario's own client is
-// not run, so its requirements do not apply.
-func (r *Runner) missingRequirement(sc *Scenario) string {
-	if r.ClientCmd != "" {
-		return ""
-	}
-	for _, req := range sc.Client.Requires {
-		if !strings.ContainsRune(req, '/') {
-			if _, err := exec.LookPath(req); err != nil {
-				return withHint(fmt.Sprintf("needs %s, which is not in PATH", req), sc.Client.RequiresHint)
-			}
-			continue
-		}
-		if _, err := os.Stat(req); err == nil {
-			continue
-		}
-		if sc.File != "" && !filepath.IsAbs(req) {
-			if _, err := os.Stat(filepath.Join(filepath.Dir(sc.File), req)); err == nil {
-				continue
-			}
-		}
-		return withHint(fmt.Sprintf("needs %s, which does not exist", req), sc.Client.RequiresHint)
-	}
-	return ""
-}
-
-func withHint(msg, hint string) string {
-	if hint == "" {
-		return msg
-	}
-	return msg + " (hint: " + hint + ")"
-}
-
-// skip records a scenario that was not run.
-func (r *Runner) skip(sc *Scenario, dir, reason string) Result {
-	res := Result{Name: sc.Name, File: sc.File, Description: sc.Description, Verdict: VerdictSkipped, SkipReason: reason,
-		Seed: r.Seed, TimeScale: sc.TimeScale, Dir: dir, Client: strings.Join(sc.Client.Command, " "),
-		FailureTypes: []string{}, Escalations: []Escalation{}, Checks: []Check{}}
-	if err := makeRunSubdir(dir); err == nil {
-		_ = writeJSON(filepath.Join(dir, "result.json"), res)
-	}
-	r.logf(sc.Name, "SKIP: %s", reason)
 	return res
 }
 
@@ -441,15 +463,28 @@ func (r *Runner) runOnce(ctx context.Context, sc *Scenario, dir string) (res Res
 		r.infraFailed(ctx, &res, "start mock and proxy: ", err)
 		return res
 	}
+	tel, err := r.startTelemetry(sc, dir)
+	if err != nil {
+		env.Close()
+		r.infraFailed(ctx, &res, "start the OTLP receiver: ", err)
+		return res
+	}
 	tracePath := filepath.Join(dir, "trace.jsonl")
 	cr := r.runClient(ctx, sc, &res, clientSetup{baseURL: env.BaseURL(), dir: dir, tracePath: tracePath,
 		runID: runID, scale: scale, sec: sec, log: logw})
+	cr.report, res.Telemetry = r.finishTelemetry(sc, dir, tel, runID, tracePath)
 	finished = ctx.Err() == nil
-	attempts := env.Attempts()
-	res.Attempts = len(attempts)
+	// Close before reading the attempts: a client that retried at once may
+	// have finished while the mock was still switching the proxy to the
+	// next attempt (a slow proxy API call on a loaded machine), before it
+	// recorded the previous attempt's end. Close waits for every attempt
+	// to be recorded; read earlier, one would have a zero end and a gap of
+	// 2562047h.
 	if err := env.Close(); err != nil {
 		r.logf(sc.Name, "closing mock and proxy: %v", err)
 	}
+	attempts := env.Attempts()
+	res.Attempts = len(attempts)
 	journalErr := env.JournalErr()
 	if journalErr == nil {
 		journalErr = journal.Close()
@@ -489,9 +524,12 @@ func (r *Runner) settle(ctx context.Context, sc *Scenario, dir string, res *Resu
 	res.Verdict = res.verdict()
 	res.Passed = res.Verdict == VerdictPass
 	sec.scrubResult(res)
+	r.writeErrorReports(sc.Name, dir, res)
+	r.record(dir, *res)
 	if err := writeJSON(filepath.Join(dir, "result.json"), res); err != nil && res.Error == "" {
 		res.Error = err.Error()
 		res.Verdict, res.Passed = VerdictError, false
+		r.record(dir, *res)
 	}
 	// Every file is closed by now (deferred later, run earlier).
 	if err := sec.scrubDir(dir); err != nil {
@@ -550,9 +588,9 @@ func (r *Runner) runClient(ctx context.Context, sc *Scenario, res *Result, cs cl
 		if cr.exit != nil && strings.HasPrefix(cr.exit.Problem, "could not start") {
 			// Not the client's failure: it never ran (a file-descriptor
 			// limit, a missing program).
-			res.Error = "client " + cr.exit.Problem
+			res.Error, res.ErrorHint = "client "+cr.exit.Problem, cr.hint
 			if strings.Contains(cr.exit.Problem, syscall.EMFILE.Error()) || strings.Contains(cr.exit.Problem, syscall.ENFILE.Error()) {
-				res.Error = ""
+				res.Error, res.ErrorHint = "", ""
 				r.infraFailed(ctx, res, "client ", errors.New(cr.exit.Problem))
 			}
 		}
@@ -602,6 +640,7 @@ func (r *Runner) verify(sc *Scenario, res *Result, attempts []ServerAttempt, cr 
 	if sc.Expect.Output != nil {
 		ob.Stdout = readStdout(filepath.Dir(tracePath))
 	}
+	ob.SelfReport, ob.SelfReportTypes = cr.report, selfReportTypes(cr.report)
 	ob.Duration = time.Since(start)
 	// Twice the worst timer lateness: a wait is one wake-up on the client
 	// and one on the server side of the gap.
@@ -661,7 +700,7 @@ func runChecks(journalErr error, notes []string) []Check {
 }
 
 // fillResult copies what was observed into the result: outcome, attempts,
-// failure types, waits on both sides and escalations.
+// failure types, waits on both sides, escalations and error reports.
 func fillResult(res *Result, ob Observed) {
 	res.LatenessMs = (ob.Slack / 2).Milliseconds()
 	res.Outcome = ob.Outcome
@@ -672,6 +711,14 @@ func fillResult(res *Result, ob Observed) {
 	}
 	for _, w := range ob.ServerWaits {
 		res.DelaysMs.Server = append(res.DelaysMs.Server, w.Gap.Milliseconds())
+		slack := w.Slack
+		if slack == 0 {
+			slack = ob.Slack
+		}
+		if w.ClientLagMeasured {
+			slack += w.ClientLag
+		}
+		res.DelaysMs.Noise = append(res.DelaysMs.Noise, slack.Milliseconds())
 	}
 	for i, e := range ob.Escalations {
 		esc := Escalation{From: e.From, To: e.To, Reason: e.Reason}
@@ -680,6 +727,7 @@ func fillResult(res *Result, ob Observed) {
 		}
 		res.Escalations = append(res.Escalations, esc)
 	}
+	res.ErrorReports, res.ErrorReportsOmitted = ob.ErrorReports, ob.ErrorReportsOmitted
 }
 
 func failedCheckNames(cs []Check) []string {

@@ -32,7 +32,7 @@ func (r *Runner) runExternal(ctx context.Context, sc *Scenario, baseURL, dir, tr
 	defer stderr.Close()
 	exit := &ClientExit{Command: display, ExitCode: -1}
 	out := clientRun{outcome: "failure", exit: exit}
-	env, err := externalEnv(sc, baseURL, dir, tracePath, scale)
+	env, err := externalEnv(sc, baseURL, dir, tracePath, scale, r.telemetryEnv(dir))
 	if err != nil {
 		exit.Problem = "could not start: " + provider.Redact(err.Error())
 		fmt.Fprintln(stderr, exit.Problem)
@@ -40,7 +40,8 @@ func (r *Runner) runExternal(ctx context.Context, sc *Scenario, baseURL, dir, tr
 	}
 	p, err := startClient(argv, env, stdout, stderr)
 	if err != nil {
-		exit.Problem = "could not start: " + provider.Redact(err.Error())
+		problem, hint := startProblem(sc, cmd, argv, err)
+		exit.Problem, out.hint = "could not start: "+problem, hint
 		fmt.Fprintln(stderr, exit.Problem)
 		return out
 	}
@@ -61,7 +62,12 @@ func (r *Runner) runExternal(ctx context.Context, sc *Scenario, baseURL, dir, tr
 	// requests: kill it. ESRCH (the group is gone) is fine.
 	p.kill()
 	p.drain(0, nil)
-	if err := p.reap(); err != nil {
+	if ctx.Err() != nil {
+		// Interrupted: the supervisor ends once its group is killed, but
+		// nothing more of the run waits for it (if the runner exits first,
+		// Pdeathsig ends it).
+		go func() { _ = p.reap() }()
+	} else if err := p.reap(); err != nil {
 		fmt.Fprintln(stderr, "retrylab:", err)
 	}
 	exitStatus(st, exit)
@@ -86,9 +92,10 @@ func clientArgv(sc *Scenario, cmd string) (argv []string, display string) {
 
 // externalEnv is an external client's whole environment, in the layers
 // clientenv.go describes: the runner's (less inheritedPrefixes), quietEnv,
-// client.env, then the harness's own variables and the client's home in
-// dir, which client.env cannot name.
-func externalEnv(sc *Scenario, baseURL, dir, tracePath string, scale float64) ([]string, error) {
+// client.env, then the harness's own variables (telemetry: the run's OTLP
+// receiver, telemetry.go) and the client's home in dir, which client.env
+// cannot name.
+func externalEnv(sc *Scenario, baseURL, dir, tracePath string, scale float64, telemetry []string) ([]string, error) {
 	home, err := clientHome(dir)
 	if err != nil {
 		return nil, err
@@ -100,6 +107,7 @@ func externalEnv(sc *Scenario, baseURL, dir, tracePath string, scale float64) ([
 	env = append(env, quietEnv...)
 	env = append(env, scenarioEnv(sc.Client.Env)...)
 	env = append(env, clientEnv(sc, baseURL, tracePath, scale)...)
+	env = append(env, telemetry...)
 	return append(env, home...), nil
 }
 
@@ -110,9 +118,11 @@ func clientEnv(sc *Scenario, baseURL, tracePath string, scale float64) []string 
 	return []string{
 		"ANTHROPIC_BASE_URL=" + baseURL,
 		"OPENAI_BASE_URL=" + baseURL + "/v1",
+		"GOOGLE_GEMINI_BASE_URL=" + baseURL,
 		"RETRYLAB_BASE_URL=" + baseURL,
 		"ANTHROPIC_API_KEY=" + fakeAPIKey,
 		"OPENAI_API_KEY=" + fakeAPIKey,
+		"GEMINI_API_KEY=" + fakeAPIKey, // not GOOGLE_API_KEY too: @google/genai warns when both are set
 		"RETRYLAB_TRACE=" + tracePath,
 		"RETRYLAB_PROVIDER=" + sc.Provider,
 		"RETRYLAB_MODEL=" + sc.Model,

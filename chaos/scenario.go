@@ -27,8 +27,9 @@ type Scenario struct {
 	// File is the path the scenario was loaded from.
 	File string `yaml:"-"`
 	// Lines holds the 1-based YAML line of keys, recorded at load time for
-	// CI annotations: "expect" and "client" (the top-level keys), and
-	// "expect.FIELD" for each field of the expect block. Absent keys are
+	// CI annotations: "expect" and "client" (the top-level keys),
+	// "client.command", and "expect.FIELD" for each field of the expect
+	// block. Absent keys are
 	// not in the map; a scenario built in code has none.
 	Lines map[string]int `yaml:"-"`
 }

@@ -33,8 +33,8 @@ func loadSDKScenarios(t *testing.T, dir string) (runnable []*Scenario, missing m
 	missing = map[string]string{}
 	r := &Runner{}
 	for _, sc := range scs {
-		if why := r.missingRequirement(sc); why != "" {
-			missing[sc.Name] = why
+		if m := r.missingRequirement(sc); m != nil {
+			missing[sc.Name] = m.reason()
 			continue
 		}
 		runnable = append(runnable, sc)

@@ -167,11 +167,14 @@ func (v ServeVerdict) Write(w io.Writer) error {
 	return nil
 }
 
-// Serve starts an Env for sc behind toxi, prints ANTHROPIC_BASE_URL=... and
-// OPENAI_BASE_URL=... on stdout, journals to journalPath (if not ""; its
+// Serve starts an Env for sc behind toxi and an OTLP receiver, prints
+// ANTHROPIC_BASE_URL=..., OPENAI_BASE_URL=..., GOOGLE_GEMINI_BASE_URL=...
+// and OTEL_EXPORTER_OTLP_*=... on stdout, journals to journalPath (if not ""; its
 // folder is created), runs until ctx ends, then prints the server-side
 // verdict on stdout, with PASS/FAIL for each check of sc's expect that the
-// server side can make (serveChecks), and returns it. Progress lines go to
+// server side can make (serveChecks), and selfReport when the client sent
+// telemetry (kept beside the journal, in otlp/ and client-otel.jsonl), and
+// returns it. Progress lines go to
 // stderr.
 func Serve(ctx context.Context, sc *Scenario, toxi *Toxiproxy, journalPath string, stdout, stderr io.Writer) (ServeVerdict, error) {
 	runID := "serve-" + time.Now().UTC().Format("20060102T150405Z")
@@ -191,7 +194,16 @@ func Serve(ctx context.Context, sc *Scenario, toxi *Toxiproxy, journalPath strin
 	if err != nil {
 		return ServeVerdict{}, err
 	}
-	for _, kv := range env.ClientEnv() {
+	dir := ""
+	if journalPath != "" {
+		dir = filepath.Dir(journalPath)
+	}
+	tel, err := startTelemetry(dir)
+	if err != nil {
+		env.Close()
+		return ServeVerdict{}, fmt.Errorf("chaos serve: %w", err)
+	}
+	for _, kv := range append(env.ClientEnv(), tel.env()...) {
 		fmt.Fprintln(stdout, kv)
 	}
 	fmt.Fprintf(stderr, "serving scenario %q (%d fault(s), then ok); press Ctrl-C to stop\n", sc.Name, len(sc.Attempts))
@@ -199,9 +211,42 @@ func Serve(ctx context.Context, sc *Scenario, toxi *Toxiproxy, journalPath strin
 	closeErr := env.Close()
 	v := newServeVerdict(env.Attempts())
 	v.Checks, v.Skipped = serveChecks(sc, v.Attempts)
+	if c, ok := serveSelfReport(sc, v.Attempts, tel, runID, stderr); ok {
+		v.Checks = append(v.Checks, c)
+	}
 	if err := env.JournalErr(); err != nil {
 		v.Checks = append(v.Checks, Check{Name: "journal", Want: "every attempt journaled", Got: err.Error(), Where: journalPath})
 	}
 	werr := v.Write(stdout)
 	return v, errors.Join(closeErr, werr)
+}
+
+// serveSelfReport stops serve's OTLP receiver and, when the client sent
+// telemetry a mapping reads, holds its account against the journal. What
+// arrived is scrubbed of anything that looks like a key, as run files are.
+func serveSelfReport(sc *Scenario, attempts []ServerAttempt, tel *telemetry, runID string, stderr io.Writer) (Check, bool) {
+	acc, st, err := tel.finish(runID, "")
+	if err != nil {
+		fmt.Fprintf(stderr, "client telemetry: %v\n", err)
+	}
+	if tel.dir != "" && st.Kept > 0 {
+		sec := newSecrets()
+		for _, p := range []string{filepath.Join(tel.dir, "otlp"), filepath.Join(tel.dir, clientOtelFile)} {
+			if err := sec.scrubDir(p); err != nil && !errors.Is(err, os.ErrNotExist) {
+				fmt.Fprintf(stderr, "client telemetry: scrubbing keys: %v\n", err)
+			}
+		}
+	}
+	if acc == nil || len(acc.Requests) == 0 {
+		return Check{}, false
+	}
+	scale := sc.TimeScale
+	if scale <= 0 {
+		scale = 1
+	}
+	ob, _ := observe(sc, attempts, "", scale)
+	ob.SelfReport = acc
+	c := selfReportCheck(ob)
+	c.Where = strings.Replace(c.Where, "server.jsonl", "the journal", 1)
+	return settle([]Check{c})[0], true
 }

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"io"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -44,12 +45,13 @@ func TestServe(t *testing.T) {
 		err error
 	}
 	done := make(chan result, 1)
+	journalDir := t.TempDir()
 	go func() {
-		v, err := Serve(ctx, sc, toxi, t.TempDir()+"/server.jsonl", stdout, stderr)
+		v, err := Serve(ctx, sc, toxi, journalDir+"/server.jsonl", stdout, stderr)
 		done <- result{v, err}
 	}()
-	var anthropic, openai string
-	for anthropic == "" || openai == "" {
+	var anthropic, openai, gemini, otlpTraces string
+	for anthropic == "" || openai == "" || gemini == "" || otlpTraces == "" {
 		l := <-stdout.lines
 		if v, ok := strings.CutPrefix(l, "ANTHROPIC_BASE_URL="); ok {
 			anthropic = v
@@ -57,9 +59,15 @@ func TestServe(t *testing.T) {
 		if v, ok := strings.CutPrefix(l, "OPENAI_BASE_URL="); ok {
 			openai = v
 		}
+		if v, ok := strings.CutPrefix(l, "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT="); ok {
+			otlpTraces = v
+		}
+		if v, ok := strings.CutPrefix(l, "GOOGLE_GEMINI_BASE_URL="); ok {
+			gemini = v
+		}
 	}
-	if openai != anthropic+"/v1" {
-		t.Errorf("OPENAI_BASE_URL = %q, want %q", openai, anthropic+"/v1")
+	if openai != anthropic+"/v1" || gemini != anthropic {
+		t.Errorf("OPENAI_BASE_URL = %q, GOOGLE_GEMINI_BASE_URL = %q, want %q and %q", openai, gemini, anthropic+"/v1", anthropic)
 	}
 	resp, _, err := post(t, t.Context(), anthropic, PathAnthropic)
 	if err != nil || resp.StatusCode != 429 {
@@ -69,6 +77,20 @@ func TestServe(t *testing.T) {
 	if err != nil || resp.StatusCode != 200 {
 		t.Fatalf("second attempt: %v %v", resp, err)
 	}
+	// The client's own account, in OTLP/JSON semconv spans: 429, then 200.
+	export := `{"resourceSpans":[{"scopeSpans":[{"spans":[
+ {"traceId":"5b8efff798038103d269b633813fc60c","spanId":"eee19b7ec3c1b174","name":"chat","kind":3,"startTimeUnixNano":"1","endTimeUnixNano":"9",
+  "attributes":[{"key":"gen_ai.operation.name","value":{"stringValue":"chat"}}]},
+ {"traceId":"5b8efff798038103d269b633813fc60c","spanId":"eee19b7ec3c1b175","parentSpanId":"eee19b7ec3c1b174","name":"POST","kind":3,"startTimeUnixNano":"2","endTimeUnixNano":"3",
+  "attributes":[{"key":"http.request.method","value":{"stringValue":"POST"}},{"key":"http.response.status_code","value":{"intValue":"429"}},{"key":"error.type","value":{"stringValue":"429"}}]},
+ {"traceId":"5b8efff798038103d269b633813fc60c","spanId":"eee19b7ec3c1b176","parentSpanId":"eee19b7ec3c1b174","name":"POST","kind":3,"startTimeUnixNano":"5","endTimeUnixNano":"8",
+  "attributes":[{"key":"http.request.method","value":{"stringValue":"POST"}},{"key":"http.request.resend_count","value":{"intValue":"1"}},{"key":"http.response.status_code","value":{"intValue":"200"}}]}
+]}]}]}`
+	oresp, err := http.Post(otlpTraces, "application/json", strings.NewReader(export))
+	if err != nil || oresp.StatusCode != 200 {
+		t.Fatalf("OTLP export: %v %v", oresp, err)
+	}
+	oresp.Body.Close()
 	cancel()
 	var r result
 	select {
@@ -82,8 +104,16 @@ func TestServe(t *testing.T) {
 	if len(r.v.Attempts) != 2 || len(r.v.Gaps) != 1 || r.v.Attempts[0].Status != 429 || r.v.Attempts[1].Path != PathOpenAI {
 		t.Errorf("verdict = %+v", r.v)
 	}
+	if c := r.v.Checks[len(r.v.Checks)-1]; c.Name != "selfReport" || c.State != StatePass {
+		t.Errorf("last check = %+v, want selfReport passed", c)
+	}
+	for _, f := range []string{"otlp/traces-0001.json", clientOtelFile} {
+		if _, err := os.Stat(filepath.Join(journalDir, f)); err != nil {
+			t.Errorf("the client's telemetry is not kept beside the journal: %v", err)
+		}
+	}
 	out := stdout.buf.String()
-	for _, s := range []string{"server saw 2 attempt(s)", "attempt 1: status", "wait before attempt 2"} {
+	for _, s := range []string{"server saw 2 attempt(s)", "attempt 1: status", "wait before attempt 2", "PASS selfReport"} {
 		if !strings.Contains(out, s) {
 			t.Errorf("stdout lacks %q:\n%s", s, out)
 		}

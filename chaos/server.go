@@ -239,7 +239,7 @@ func (e *Env) newServed(c net.Conn, br *bufio.Reader, req *http.Request, body []
 		close(st.peerGone)
 	}()
 	p := respParams{provider: name, model: st.rec.Model, requestID: st.rec.RequestID, now: e.now(), fault: f,
-		nonStream: !rb.Stream, includeUsage: rb.IncludeUsage}
+		nonStream: !rb.Stream, includeUsage: rb.IncludeUsage, wantsJSON: rb.WantsJSON}
 	return &serving{e: e, c: c, st: st, f: f, n: n, p: p, toxicsFirst: readyAt >= n}
 }
 
@@ -263,7 +263,7 @@ func (s *serving) answer(resp *response, prepare func(*response)) {
 	case <-s.st.peerGone:
 		s.st.goneAt = s.st.peerAt
 	case <-s.e.done:
-		s.st.goneAt = s.e.now()
+		s.st.goneAt = s.st.goneOr(s.e.now())
 	case <-t.C:
 		s.st.goneAt = s.e.now()
 	}
@@ -281,6 +281,18 @@ func (s *serving) sleep(d time.Duration) {
 	case <-s.e.done:
 	}
 	t.Stop()
+}
+
+// goneOr returns when the peer went, if it has, else now. Select picks at
+// random among ready cases: when the Env closes after the peer went, the
+// attempt ended when the peer went, not at the close.
+func (st *attemptState) goneOr(now time.Time) time.Time {
+	select {
+	case <-st.peerGone:
+		return st.peerAt
+	default:
+		return now
+	}
 }
 
 // finishWhenGone waits until the peer closes the connection (or the Env
@@ -318,7 +330,7 @@ func (e *Env) finishWhenGone(st *attemptState, n int, closedBy string) {
 	case <-st.peerGone:
 		st.goneAt = st.peerAt
 	case <-e.done:
-		st.goneAt = e.now()
+		st.goneAt = st.goneOr(e.now())
 	}
 	st.rec.ClosedBy = closedBy
 	e.finish(st, n)

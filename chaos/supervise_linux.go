@@ -132,7 +132,8 @@ func parseStarted(l string) (int, error) {
 }
 
 // reapSupervisor waits for the supervisor once the client's group is
-// killed: it stays while its group has members, so it ends at once.
+// killed: it stays while its group has live members (zombies do not
+// count), so it ends at once.
 func reapSupervisor(sup *os.Process, reaped chan clientStatus) error {
 	t := time.NewTimer(10 * time.Second)
 	defer t.Stop()
@@ -231,11 +232,13 @@ func supervise(argv []string) int {
 		fmt.Fprintf(report, "exit %d\n", st.code)
 	}
 	report.Close()
-	// Stay while the group has members: the runner may die before it kills
-	// them.
+	// Stay while the group has live members: the runner may die before it
+	// kills them. Zombies do not count (groupLive): an orphan that PID 1
+	// never reaps held the supervisor, and the runner's reap of it, for
+	// reapSupervisor's 10s, past Ctrl-C's grace period.
 	tick := time.NewTicker(50 * time.Millisecond)
 	defer tick.Stop()
-	for syscall.Kill(-pgid, 0) != syscall.ESRCH {
+	for groupLive(pgid) {
 		select {
 		case <-tick.C:
 		case s := <-sigs:

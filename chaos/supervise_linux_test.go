@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -132,4 +133,51 @@ func procStat(pid int) (ppid, pgrp int, ok bool) {
 	ppid, err1 := strconv.Atoi(f[1])
 	pgrp, err2 := strconv.Atoi(f[2])
 	return ppid, pgrp, err1 == nil && err2 == nil
+}
+
+// TestSupervisorEndsWhenOnlyZombiesRemain is a regression test: a client
+// that ignores SIGTERM (sh -c, trap, sleep 30) killed on Ctrl-C left its sleep an
+// orphan that PID 1 (of a container, of a CI sandbox) did not reap; the
+// supervisor waited while kill(-pgid, 0) still found that zombie, and the
+// runner waited reapSupervisor's 10s for it, past Ctrl-C's grace period.
+// This process stands in for such a PID 1 (it reaps no orphan), so the
+// zombie stays for the whole test.
+func TestSupervisorEndsWhenOnlyZombiesRemain(t *testing.T) {
+	if !supervisorReady {
+		t.Fatal("TestMain did not call MaybeSupervise")
+	}
+	becomeSubreaper(t)
+	p, err := startClient([]string{"sh", "-c", "trap '' TERM; sleep 30"}, os.Environ(), &bytes.Buffer{}, &bytes.Buffer{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Wait until sh has started its sleep (the group has two members).
+	for deadline := time.Now().Add(time.Minute); countGroup(p.pgid) < 2; time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			p.kill()
+			t.Fatal("the client never started its sleep")
+		}
+	}
+	p.kill()
+	<-p.exited
+	p.drain(0, nil)
+	if err := p.reap(); err != nil {
+		t.Errorf("reap: %v (the supervisor waited on a zombie)", err)
+	}
+	if groupLive(p.pgid) {
+		t.Errorf("the client's group %d still runs after the kill", p.pgid)
+	}
+}
+
+// countGroup counts the processes of group pgid, zombies included.
+func countGroup(pgid int) int {
+	names, _ := filepath.Glob("/proc/[0-9]*/stat")
+	n := 0
+	for _, name := range names {
+		b, err := os.ReadFile(name)
+		if _, g, ok := parseStatGroup(b); err == nil && ok && g == pgid {
+			n++
+		}
+	}
+	return n
 }

@@ -47,35 +47,48 @@ func (ob Observed) scale() float64 {
 
 // minSeparation is the smallest mistake, on the long side, that a server-side
 // delay check promises to catch: a wait more than this (or more than twice
-// the allowed wait) above the allowed range always fails the check. Where the
-// noise measured around a gap makes that promise impossible, the check is
-// inconclusive instead of passed.
+// the allowed wait) above the allowed range always fails the check, unless
+// the scenario's own tolerance allows it. Where the noise measured around a
+// gap makes that promise impossible, the check is inconclusive instead of
+// passed.
 const minSeparation = 200 * time.Millisecond
 
 // gapBand is the range of wall-clock gaps accepted for one wait: the
-// expected range [lo, hi] widened by below and above. Noise is not
-// symmetric: a client's own lateness (its CPU and run-queue time, process start-up)
+// expected range [lo, hi] widened by the scenario's tolerance (allowed, on
+// both sides) and by the noise measured around the gap (below, above).
+//
+// The two are not alike. allowed is the author's statement of what is
+// acceptable (expect.tolerance, or the default): retrylab judges against it
+// and does not second-guess it. below and above are what retrylab measured
+// or knows of the measurement (timer lateness, run-queue time, a client's
+// process costs, the measurement path): only they can make a check
+// inconclusive. Measured noise is not symmetric: a client's own lateness
 // only lengthens a gap, so it widens above alone; lateness of the harness's
 // own process can move either end of a gap, so it widens both.
 type gapBand struct {
 	wait          Wait
 	lo, hi        time.Duration
 	ok            bool // the policy retries here
+	allowed       Tolerance
+	allowedFrom   string // where allowed comes from, for the warning
 	below, above  Tolerance
-	describeBelow string // what went into the tolerances, for Where
+	describeBelow string // what went into each side, for Where
 	describeAbove string
 }
 
 func (b gapBand) accepts(g time.Duration) bool {
-	return b.ok && g >= b.lo-width(b.below, b.lo) && g <= b.hi+width(b.above, b.hi)
+	return b.ok && g >= b.lo-width(b.allowed, b.lo)-width(b.below, b.lo) &&
+		g <= b.hi+width(b.allowed, b.hi)+width(b.above, b.hi)
 }
 
-// conclusive reports whether the band still tells the expected wait from a
-// plausibly wrong one: a client that waited half the shortest allowed wait
-// (or not at all), or twice the longest (at least minSeparation more). The
-// range of gaps such a client could show under the same noise, [w − below,
-// w + above], must not meet the band; so the total width below + above must
-// stay under the distance to it.
+// conclusive reports whether the measured noise still tells the expected
+// wait from a plausibly wrong one: a client that waited half the shortest
+// allowed wait (or not at all), or twice the longest (at least
+// minSeparation more). The range of gaps such a client could show under
+// the same noise, [w − below, w + above], must not meet the range of gaps
+// the expected wait shows under it; so the measured width below + above
+// must stay under the distance between them. The scenario's tolerance does
+// not count: it is a choice, not noise (see wide).
 func (b gapBand) conclusive() bool {
 	if !b.ok {
 		return true
@@ -86,17 +99,74 @@ func (b gapBand) conclusive() bool {
 	return width(b.below, b.hi)+width(b.above, b.hi) < max(b.hi, minSeparation)
 }
 
+// conclusiveAt reports whether the gap g itself rules out the plausibly
+// wrong waits of conclusive under the measured noise, when the band as a
+// whole cannot: a wait of half the shortest allowed one (or less) shows
+// gaps up to lo/2 + above, one of twice the longest (or more) gaps from
+// that wait − below; a gap outside both ranges came from neither. So a
+// right wait on a busy machine passes when the gap it showed could not
+// have come from a wrong one, and stays inconclusive when it could. Like
+// conclusive, it counts measured noise only, never the scenario's
+// tolerance.
+func (b gapBand) conclusiveAt(g time.Duration) bool {
+	if !b.ok {
+		return true
+	}
+	if b.lo > 0 && g <= b.lo/2+width(b.above, b.lo) {
+		return false
+	}
+	long := max(2*b.hi, b.hi+minSeparation)
+	return g < long-width(b.below, long)
+}
+
+// wide reports which plausibly wrong waits (those of conclusive) the band
+// accepts under the measured noise because the scenario's tolerance
+// reaches them: short, a wait of half the shortest allowed one; long, one
+// of twice the longest. A conclusive band that is wide passes its gaps
+// with a warning, since the author chose that band.
+func (b gapBand) wide() (short, long bool) {
+	if !b.ok {
+		return false, false
+	}
+	short = b.lo > 0 && width(b.allowed, b.lo)+width(b.below, b.lo)+width(b.above, b.lo) >= b.lo/2
+	long = width(b.allowed, b.hi)+width(b.below, b.hi)+width(b.above, b.hi) >= max(b.hi, minSeparation)
+	return short, long
+}
+
 func width(t Tolerance, at time.Duration) time.Duration {
 	return t.Abs.D() + time.Duration(t.Ratio*float64(at))
 }
 
+func plus(a, b Tolerance) Tolerance { return Tolerance{Ratio: a.Ratio + b.Ratio, Abs: a.Abs + b.Abs} }
+
 // serverBand is the band of one server-side wait expected in [lo, hi] (wall
 // clock): the scenario's tolerance (ratio on the wall-clock wait, abs scaled
-// like the waits), ServerResidual, twice the harness's lateness measured
-// around the gap on both sides, a remote toxiproxy-server's allowance, and,
-// for external clients, their process costs and measured CPU and run-queue time on
-// the long side.
+// like the waits) as allowed, and as measured noise ServerResidual, twice
+// the harness's lateness measured around the gap on both sides, a remote
+// toxiproxy-server's allowance, and, for external clients, their process
+// costs and measured CPU and run-queue time on the long side.
 func (ob Observed) serverBand(sc *Scenario, w Wait, lo, hi time.Duration, ok bool) gapBand {
+	allowed, from := allowance(sc.Expect.Tolerance, ob.scale())
+	residual := Tolerance{Abs: Duration(ServerResidual)}
+	if ob.RemoteProxy {
+		residual.Abs += Duration(remoteProxyAllowance)
+	}
+	b := gapBand{wait: w, lo: lo, hi: hi, ok: ok, allowed: allowed, allowedFrom: from, below: residual, above: residual}
+	notes, aboveNotes := ob.measuredNoise(&b, w)
+	b.describeBelow = tolString(plus(b.allowed, b.below))
+	if len(notes) > 0 {
+		b.describeBelow += " (incl. " + strings.Join(notes, ", ") + ")"
+	}
+	b.describeAbove = tolString(plus(b.allowed, b.above))
+	if len(aboveNotes) > 0 {
+		b.describeAbove += " (incl. " + strings.Join(aboveNotes, ", ") + ")"
+	}
+	return b
+}
+
+// measuredNoise widens b.below and b.above by the noise measured around
+// wait w and says what went into each side.
+func (ob Observed) measuredNoise(b *gapBand, w Wait) (notes, aboveNotes []string) {
 	slack := w.Slack
 	if slack == 0 {
 		slack = ob.Slack
@@ -106,12 +176,6 @@ func (ob Observed) serverBand(sc *Scenario, w Wait, lo, hi time.Duration, ok boo
 	// stamping its arrival lengthens the gap; only the mock stamping the end
 	// of the previous attempt late shortens it: so the long side gets the
 	// slack, the short side half of it.
-	_, base := tolerances(sc.Expect.Tolerance, ob.scale())
-	if ob.RemoteProxy {
-		base.Abs += Duration(remoteProxyAllowance)
-	}
-	b := gapBand{wait: w, lo: lo, hi: hi, ok: ok, below: base, above: base}
-	var notes, aboveNotes []string
 	switch s := w.Sleep; {
 	case s != nil:
 		// The built-in client measured its own wait: what lengthened or
@@ -145,15 +209,22 @@ func (ob Observed) serverBand(sc *Scenario, w Wait, lo, hi time.Duration, ok boo
 			aboveNotes = append(aboveNotes, "the client's run-queue time not measured")
 		}
 	}
-	b.describeBelow = tolString(b.below)
-	if len(notes) > 0 {
-		b.describeBelow += " (incl. " + strings.Join(notes, ", ") + ")"
+	return notes, aboveNotes
+}
+
+// allowance is the scenario's tolerance t (defaultTolerance if empty) on the
+// server's wall clock: the ratio as written, abs scaled by timeScale; from
+// names it for a warning.
+func allowance(t Tolerance, timeScale float64) (allowed Tolerance, from string) {
+	client, _ := tolerances(t, timeScale)
+	from = "expect.tolerance (" + tolString(client) + ")"
+	if t.Ratio == 0 && t.Abs == 0 {
+		from = "the default tolerance (" + tolString(client) + ")"
 	}
-	b.describeAbove = tolString(b.above)
-	if len(aboveNotes) > 0 {
-		b.describeAbove += " (incl. " + strings.Join(aboveNotes, ", ") + ")"
+	if timeScale <= 0 {
+		timeScale = 1
 	}
-	return b
+	return Tolerance{Ratio: client.Ratio, Abs: Duration(scaleDur(client.Abs.D(), timeScale))}, from
 }
 
 // tolerances returns the client and server tolerances for a scenario's

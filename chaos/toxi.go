@@ -32,8 +32,10 @@ type Toxiproxy struct {
 	client *toxiclient.Client
 	srv    *embeddedServer // nil when not embedded
 
-	mu      sync.Mutex
-	proxies map[string]bool // names of the proxies created and not yet deleted
+	mu sync.Mutex
+	// proxies holds the proxies created and not yet deleted, by name (nil
+	// while the create call is in flight).
+	proxies map[string]*toxiclient.Proxy
 	seq     int
 	closed  bool
 
@@ -64,11 +66,18 @@ func (e *ToxiproxyError) Hint() string {
 // official client takes no context.
 const apiTimeout = 5 * time.Second
 
+// CleanupTimeout bounds each proxy deletion once a run is interrupted: the
+// process promises to stop within a second, so a slow proxy API gets this
+// long; a proxy it could not delete by then is tried again at Close, and
+// one left by a process that exited first is removed as stale by the next
+// run on this machine (StartToxiproxy).
+const CleanupTimeout = 500 * time.Millisecond
+
 // StartToxiproxy connects to the Toxiproxy server at apiURL, or, when apiURL
 // is "", starts an embedded one on 127.0.0.1 with an ephemeral port. An
 // unreachable apiURL gives a *ToxiproxyError naming the URL, with a hint.
 func StartToxiproxy(ctx context.Context, apiURL string) (*Toxiproxy, error) {
-	t := &Toxiproxy{proxies: map[string]bool{}}
+	t := &Toxiproxy{proxies: map[string]*toxiclient.Proxy{}}
 	if apiURL == "" {
 		srv, err := startEmbedded()
 		if err != nil {
@@ -125,18 +134,32 @@ func (t *Toxiproxy) Close() error {
 		return nil
 	}
 	t.closed = true
+	t.mu.Unlock()
+	err := t.DeleteAll(apiTimeout)
+	if t.srv != nil {
+		t.srv.Close()
+	}
+	return err
+}
+
+// DeleteAll deletes every proxy this Toxiproxy created and has not deleted
+// yet, all at once, each within timeout, and returns what it could not
+// delete. It needs no context (it works after an interrupt) and leaves the
+// Toxiproxy usable: an Env whose proxy it deleted closes without error.
+func (t *Toxiproxy) DeleteAll(timeout time.Duration) error {
+	t.mu.Lock()
 	names := make([]string, 0, len(t.proxies))
 	for n := range t.proxies {
 		names = append(names, n)
 	}
 	t.mu.Unlock()
-	var errs []error
-	for _, n := range names {
-		errs = append(errs, t.deleteProxy(n))
+	sort.Strings(names)
+	errs := make([]error, len(names))
+	var wg sync.WaitGroup
+	for i, n := range names {
+		wg.Go(func() { errs[i] = t.deleteProxy(n, timeout) })
 	}
-	if t.srv != nil {
-		t.srv.Close()
-	}
+	wg.Wait()
 	return errors.Join(errs...)
 }
 
@@ -200,7 +223,7 @@ func (t *Toxiproxy) removeStale(ctx context.Context) ([]string, error) {
 		if !ok || h != host || pid == me || processAlive(pid) {
 			continue
 		}
-		if err := t.deleteProxy(name); err != nil {
+		if err := t.deleteProxy(name, apiTimeout); err != nil {
 			errs = append(errs, err)
 			continue
 		}
@@ -220,7 +243,7 @@ func (t *Toxiproxy) createProxy(ctx context.Context, base, upstream string) (*to
 	}
 	t.seq++
 	name := fmt.Sprintf("%s%s-%s-%d-%d", proxyPrefix, ownerTag(os.Getpid()), sanitize(base), time.Now().UnixNano()%1e9, t.seq)
-	t.proxies[name] = true
+	t.proxies[name] = nil
 	t.mu.Unlock()
 	var p *toxiclient.Proxy
 	err := call(ctx, func() error {
@@ -234,17 +257,28 @@ func (t *Toxiproxy) createProxy(ctx context.Context, base, upstream string) (*to
 		t.mu.Unlock()
 		return nil, fmt.Errorf("toxiproxy %s: create proxy %s: %w", t.url, name, err)
 	}
+	// Again: a DeleteAll while the call was in flight found nothing to
+	// delete yet, and dropped the name.
+	t.mu.Lock()
+	t.proxies[name] = p
+	t.mu.Unlock()
 	return p, nil
 }
 
-// deleteProxy deletes the named proxy, with its own deadline so that it works
-// while the caller's context is cancelled. A proxy already gone is not an
-// error.
-func (t *Toxiproxy) deleteProxy(name string) error {
-	err := call(context.Background(), func() error {
-		p, err := t.client.Proxy(name)
-		if err != nil {
-			return err
+// deleteProxy deletes the named proxy within timeout, a deadline of its
+// own so that it works while the caller's context is cancelled: one API
+// call when this Toxiproxy made the proxy, two otherwise (one to look it
+// up). A proxy already gone is not an error.
+func (t *Toxiproxy) deleteProxy(name string, timeout time.Duration) error {
+	t.mu.Lock()
+	p := t.proxies[name]
+	t.mu.Unlock()
+	err := callWithin(context.Background(), timeout, func() error {
+		if p == nil {
+			var err error
+			if p, err = t.client.Proxy(name); err != nil {
+				return err
+			}
 		}
 		return p.Delete()
 	})
@@ -258,6 +292,19 @@ func (t *Toxiproxy) deleteProxy(name string) error {
 		return nil
 	}
 	return fmt.Errorf("toxiproxy %s: delete proxy %s: %w", t.url, name, err)
+}
+
+// release deletes p, a proxy this Toxiproxy created, within timeout,
+// unless DeleteAll has deleted it already (an interrupted run deletes
+// every proxy at once, before its Envs close).
+func (t *Toxiproxy) release(p *toxiclient.Proxy, timeout time.Duration) error {
+	t.mu.Lock()
+	_, live := t.proxies[p.Name]
+	t.mu.Unlock()
+	if !live {
+		return nil
+	}
+	return t.deleteProxy(p.Name, timeout)
 }
 
 // isNotFound reports whether err is the Toxiproxy API's 404 (a proxy or
@@ -293,7 +340,12 @@ func (s *embeddedServer) Close() { _ = s.srv.Close() }
 // returns its error, or an error when ctx ends or apiTimeout passes first; f
 // then finishes in the background.
 func call(ctx context.Context, f func() error) error {
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), apiTimeout)
+	return callWithin(ctx, apiTimeout, f)
+}
+
+// callWithin is call with a timeout of d instead of apiTimeout.
+func callWithin(ctx context.Context, d time.Duration, f func() error) error {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), d)
 	defer cancel()
 	done := make(chan error, 1)
 	go func() { done <- f() }()

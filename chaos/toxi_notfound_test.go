@@ -15,7 +15,7 @@ func TestToxiproxyNotFoundByStatus(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer tp.Close()
-	if err := tp.deleteProxy("retrylab-no-such-proxy"); err != nil {
+	if err := tp.deleteProxy("retrylab-no-such-proxy", apiTimeout); err != nil {
 		t.Fatalf("deleting a proxy that is not there: %v, want nil", err)
 	}
 	p, err := tp.createProxy(context.Background(), "notfound", "127.0.0.1:9")

@@ -5,8 +5,6 @@ package chaos
 import (
 	"context"
 	"fmt"
-	"go/build"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -17,54 +15,14 @@ import (
 	"time"
 
 	toxiclient "github.com/Shopify/toxiproxy/v2/client"
+
+	"github.com/retrylab/retrylab/internal/toxitest"
 )
 
 // toxiproxyServer starts a real toxiproxy-server on a free loopback port and
-// returns its API URL. The binary is $TOXIPROXY_SERVER_BIN (CI builds it:
-// .ci/run), else toxiproxy-server on PATH or in $GOPATH/bin, else
-// $GOPATH/bin/server (what go install names it); without one the test is skipped, but
-// under CI, or when TOXIPROXY_SERVER_BIN names a missing file, it fails.
-func toxiproxyServer(t *testing.T) string {
-	t.Helper()
-	bin := os.Getenv("TOXIPROXY_SERVER_BIN")
-	if bin == "" {
-		bin = filepath.Join(build.Default.GOPATH, "bin", "server")
-		for _, name := range []string{"toxiproxy-server", filepath.Join(build.Default.GOPATH, "bin", "toxiproxy-server")} {
-			if p, err := exec.LookPath(name); err == nil {
-				bin = p
-				break
-			}
-		}
-	}
-	if _, err := os.Stat(bin); err != nil {
-		msg := fmt.Sprintf("no toxiproxy-server at %s (%v): set TOXIPROXY_SERVER_BIN, or go install github.com/Shopify/toxiproxy/v2/cmd/server@v2.12.0", bin, err)
-		if os.Getenv("CI") != "" || os.Getenv("TOXIPROXY_SERVER_BIN") != "" {
-			t.Fatal(msg)
-		}
-		t.Skip(msg)
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	port := ln.Addr().(*net.TCPAddr).Port
-	ln.Close()
-	cmd := exec.Command(bin, "-host", "127.0.0.1", "-port", strconv.Itoa(port))
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
-	url := fmt.Sprintf("http://127.0.0.1:%d", port)
-	c := toxiclient.NewClient(url)
-	for deadline := time.Now().Add(20 * time.Second); ; {
-		if _, err := c.Version(); err == nil {
-			return url
-		} else if time.Now().After(deadline) {
-			t.Fatalf("toxiproxy-server on port %d never answered: %v", port, err)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
+// returns its API URL (see toxitest.Server: skipped without one, except
+// under CI or with TOXIPROXY_SERVER_BIN set).
+func toxiproxyServer(t *testing.T) string { return toxitest.Server(t) }
 
 // retrylabProxies lists the server's proxies named by retrylab.
 func retrylabProxies(t *testing.T, c *toxiclient.Client) []string {

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/retrylab/retrylab/chaos"
+	"github.com/retrylab/retrylab/retry"
 )
 
 // junitSuites follows the Ant JUnit schema that CI systems read.
@@ -115,6 +116,11 @@ func junitSuiteOf(r chaos.Result) junitSuite {
 	}
 	for i, f := range r.Faults {
 		su.Properties = append(su.Properties, junitProperty{fmt.Sprintf("attempt.%d", i+1), f})
+	}
+	if len(r.ErrorReports) > 0 {
+		// What the client reported when it gave up, as a person would
+		// have seen it.
+		su.SystemOut = reportsText(r, retry.Style{Width: reportWidth}, false)
 	}
 	if r.Error != "" {
 		su.Tests++

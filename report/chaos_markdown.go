@@ -16,29 +16,25 @@ func ChaosMarkdown(w io.Writer, s *chaos.Summary) error {
 	fmt.Fprintf(w, "Run folder `%s`, seed %d, %dms.\n\n", s.RunDir, s.Seed, s.DurationMs)
 	fmt.Fprintln(w, "| scenario | result | outcome | attempts | client waits (policy) | server waits (wall) | time |")
 	fmt.Fprintln(w, "|---|---|---|---|---|---|---|")
-	for _, r := range s.Scenarios {
-		v := "✅ pass"
-		switch {
-		case r.Verdict == chaos.VerdictSkipped:
-			v = "⏭️ skipped"
-		case r.Verdict == chaos.VerdictInterrupted:
-			v = "⏹️ INTERRUPTED"
-		case r.Verdict == chaos.VerdictError:
-			v = "⚠️ ERROR"
-		case r.PassedOnRerun:
-			v = fmt.Sprintf("✅ pass (run %d)", len(r.Reruns)+1)
-		case r.Verdict == chaos.VerdictInconclusive:
-			v = "❔ inconclusive"
-		case !r.Passed:
-			v = "❌ fail"
+	groups := chaos.SkipGroups(s.Scenarios)
+	inGroup := map[string]bool{} // skipped scenarios said by their group
+	for _, row := range scenarioRows(s, groups) {
+		if g := row.group; g != nil {
+			fmt.Fprintf(w, "| (%d scenarios) | ⏭️ skipped |  |  | - | - |  |\n", len(g.Results))
+			for _, r := range g.Results {
+				inGroup[r.Name] = true
+			}
+			continue
 		}
-		fmt.Fprintf(w, "| %s | %s | %s | %d | %s | %s | %dms |\n", mdEscape(r.Name), v, r.Outcome, r.Attempts,
+		r := row.r
+		fmt.Fprintf(w, "| %s | %s | %s | %d | %s | %s | %dms |\n", mdEscape(r.Name), markdownVerdict(r), r.Outcome, r.Attempts,
 			msList(r.DelaysMs.Client), msList(r.DelaysMs.Server), r.DurationMs)
 	}
+	markdownWarnings(w, s)
 	var failed bool
 	for _, r := range s.Scenarios {
 		fcs := r.NotPassedChecks()
-		if len(fcs) == 0 && r.Error == "" && r.SkipReason == "" && r.Interrupted == "" {
+		if len(fcs) == 0 && r.Error == "" && (r.SkipReason == "" || inGroup[r.Name]) && r.Interrupted == "" {
 			continue
 		}
 		if !failed {
@@ -71,7 +67,55 @@ func ChaosMarkdown(w io.Writer, s *chaos.Summary) error {
 		}
 		fmt.Fprintln(w, "\n</details>")
 	}
+	skipDetails(w, groups)
+	markdownReports(w, s)
 	return nil
+}
+
+// markdownVerdict is a scenario's result in the Markdown table.
+func markdownVerdict(r chaos.Result) string {
+	switch {
+	case r.Verdict == chaos.VerdictSkipped:
+		return "⏭️ skipped"
+	case r.Verdict == chaos.VerdictInterrupted:
+		return "⏹️ INTERRUPTED"
+	case r.Verdict == chaos.VerdictError:
+		return "⚠️ ERROR"
+	case r.PassedOnRerun:
+		return fmt.Sprintf("✅ pass (run %d)", len(r.Reruns)+1)
+	case r.Verdict == chaos.VerdictInconclusive:
+		return "❔ inconclusive"
+	case !r.Passed:
+		return "❌ fail"
+	case warned(r):
+		return "✅ pass ⚠️ warning"
+	}
+	return "✅ pass"
+}
+
+// skipDetails says each group of several skipped scenarios once: what is
+// missing, what to run, and the scenarios' names, folded.
+func skipDetails(w io.Writer, groups []chaos.SkipGroup) {
+	heading := false
+	for _, g := range groups {
+		if len(g.Results) < 2 {
+			continue
+		}
+		if !heading {
+			fmt.Fprintln(w, "\n### Skipped")
+			heading = true
+		}
+		fmt.Fprintf(w, "\n<details><summary>⏭️ <b>%s</b></summary>\n\n", html.EscapeString(visibleLine(g.Line())))
+		if g.Hint != "" {
+			fmt.Fprintf(w, "- to run them: `%s`\n", strings.ReplaceAll(visibleLine(g.Hint), "`", "'"))
+		}
+		names := make([]string, len(g.Results))
+		for i, r := range g.Results {
+			names[i] = mdEscape(r.Name)
+		}
+		fmt.Fprintf(w, "- scenarios: %s\n", strings.Join(names, ", "))
+		fmt.Fprintln(w, "\n</details>")
+	}
 }
 
 // detailsIcon is the icon and word of a scenario whose checks are listed.

@@ -8,28 +8,47 @@ import (
 	"github.com/olekukonko/tablewriter"
 
 	"github.com/retrylab/retrylab/chaos"
+	"github.com/retrylab/retrylab/retry"
 )
 
 // ChaosTable renders a chaos run for people: one row per scenario, then the
-// failed checks with want, got and where.
+// failed checks with want, got and where, and what a client that gave up
+// reported (see tableReports), in plain text 80 columns wide.
+//
+// Skipped scenarios are grouped by what would let them run
+// (chaos.SkipGroups): a group of several is one row with its count, and
+// what is missing and what to run are said once, after the table. JSON and
+// JUnit list every skipped scenario.
 func ChaosTable(w io.Writer, s *chaos.Summary) error {
+	return ChaosTableStyle(w, s, retry.Style{Width: 80})
+}
+
+// ChaosTableStyle is ChaosTable with the clients' error reports laid out in
+// st: its width, and colour (retry.StyleFor says when).
+func ChaosTableStyle(w io.Writer, s *chaos.Summary, st retry.Style) error {
 	t := tablewriter.NewWriter(w)
 	t.Header("scenario", "result", "outcome", "attempts", "client waits", "server waits", "time")
-	for _, r := range s.Scenarios {
-		if err := t.Append(r.Name, verdictLabel(r), r.Outcome, fmt.Sprint(r.Attempts),
-			msList(r.DelaysMs.Client), msList(r.DelaysMs.Server), fmt.Sprintf("%dms", r.DurationMs)); err != nil {
+	groups := chaos.SkipGroups(s.Scenarios)
+	for _, row := range scenarioRows(s, groups) {
+		var err error
+		if g := row.group; g != nil {
+			err = t.Append(fmt.Sprintf("(%d scenarios)", len(g.Results)), "SKIP", "", "", "-", "-", "")
+		} else {
+			r := row.r
+			err = t.Append(r.Name, verdictLabel(r), r.Outcome, fmt.Sprint(r.Attempts),
+				msList(r.DelaysMs.Client), msList(r.DelaysMs.Server), fmt.Sprintf("%dms", r.DurationMs))
+		}
+		if err != nil {
 			return err
 		}
 	}
 	if err := t.Render(); err != nil {
 		return err
 	}
+	skipLines(w, groups)
 	for _, r := range s.Scenarios {
 		if r.Error != "" {
 			fmt.Fprintf(w, "\n%s: error: %s\n", r.Name, r.Error)
-		}
-		if r.SkipReason != "" {
-			fmt.Fprintf(w, "\n%s: skipped: %s\n", r.Name, r.SkipReason)
 		}
 		if r.Interrupted != "" {
 			fmt.Fprintf(w, "\n%s: interrupted: %s\n", r.Name, r.Interrupted)
@@ -43,12 +62,60 @@ func ChaosTable(w io.Writer, s *chaos.Summary) error {
 				fmt.Fprintf(w, "  hint:  %s\n", c.Hint)
 			}
 		}
+		tableWarnings(w, r)
 		for _, rr := range r.Reruns {
 			fmt.Fprintf(w, "%s: run %d: %s%s\n", r.Name, rr.Run, rr.Verdict, checkNames(rr.Checks))
 		}
+		tableReports(w, r, st)
 	}
 	fmt.Fprintf(w, "\n%s in %dms (seed %d, run folder %s)\n", tally(s), s.DurationMs, s.Seed, s.RunDir)
 	return nil
+}
+
+// scenarioRow is one row of a table of scenarios: a result, or a group
+// of several skipped scenarios.
+type scenarioRow struct {
+	r     chaos.Result
+	group *chaos.SkipGroup
+}
+
+// scenarioRows is the rows of s's table: each scenario in run order, but
+// each group of groups (chaos.SkipGroups of s) with several scenarios is
+// one row, where its first scenario comes.
+func scenarioRows(s *chaos.Summary, groups []chaos.SkipGroup) []scenarioRow {
+	first := map[string]*chaos.SkipGroup{} // a group's first scenario
+	in := map[string]bool{}                // scenarios of groups of several
+	for i := range groups {
+		g := &groups[i]
+		if len(g.Results) < 2 {
+			continue
+		}
+		first[g.Results[0].Name] = g
+		for _, r := range g.Results {
+			in[r.Name] = true
+		}
+	}
+	var rows []scenarioRow
+	for _, r := range s.Scenarios {
+		switch {
+		case r.Verdict != chaos.VerdictSkipped || !in[r.Name]:
+			rows = append(rows, scenarioRow{r: r})
+		case first[r.Name] != nil:
+			rows = append(rows, scenarioRow{group: first[r.Name]})
+		}
+	}
+	return rows
+}
+
+// skipLines says each group of skipped scenarios once: what is missing,
+// and what to run to provide it.
+func skipLines(w io.Writer, groups []chaos.SkipGroup) {
+	for _, g := range groups {
+		fmt.Fprintf(w, "\n%s\n", g.Line())
+		if g.Hint != "" {
+			fmt.Fprintf(w, "  to run them: %s\n", g.Hint)
+		}
+	}
 }
 
 // verdictLabel is a scenario's verdict for the tables.
@@ -62,6 +129,8 @@ func verdictLabel(r chaos.Result) string {
 		return "ERROR"
 	case r.PassedOnRerun:
 		return fmt.Sprintf("PASS (run %d)", len(r.Reruns)+1)
+	case warned(r):
+		return "PASS (warning)"
 	case r.Passed:
 		return "PASS"
 	case r.Verdict == chaos.VerdictInconclusive:
@@ -94,8 +163,15 @@ func checkNames(cs []chaos.Check) string {
 // tally is the one-line count of a summary.
 func tally(s *chaos.Summary) string {
 	out := fmt.Sprintf("%d passed", s.Passed)
+	var notes []string
 	if s.PassedOnRerun > 0 {
-		out += fmt.Sprintf(" (%d on a re-run)", s.PassedOnRerun)
+		notes = append(notes, fmt.Sprintf("%d on a re-run", s.PassedOnRerun))
+	}
+	if n := countWarned(s); n > 0 {
+		notes = append(notes, fmt.Sprintf("%d with a warning", n))
+	}
+	if len(notes) > 0 {
+		out += " (" + strings.Join(notes, ", ") + ")"
 	}
 	out += fmt.Sprintf(", %d failed", s.Failed)
 	if s.Inconclusive > 0 {

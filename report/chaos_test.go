@@ -171,3 +171,53 @@ func TestChaosInterruptedNotFailure(t *testing.T) {
 		t.Errorf("cut: %+v, want skipped with the interrupt's message", c)
 	}
 }
+
+// TestChaosWarningShown: a check that passed with a warning (issue 18: the
+// scenario's own tolerance would let a wrong wait pass too) keeps its
+// scenario a pass, and the table and Markdown show it: the verdict, the
+// count, and the check with its warning.
+func TestChaosWarningShown(t *testing.T) {
+	t.Parallel()
+	hint := "warning: the tolerance is the scenario's choice, and it is wide: expect.tolerance (250ms + 2%) accepts gaps from 110ms to 820ms"
+	s := &chaos.Summary{RunDir: "runs/x", Seed: 1, Scenarios: []chaos.Result{
+		{Name: "node-sdk", File: "scenarios/sdk/node.yaml", Verdict: chaos.VerdictPass, Passed: true, FailureTypes: []string{}, Escalations: []chaos.Escalation{},
+			Checks: []chaos.Check{
+				{Name: "outcome", Passed: true, State: chaos.StatePass, Want: "success", Got: "success"},
+				{Name: "delays.server", Passed: true, State: chaos.StatePass, Want: "[375ms, 500ms]", Got: "450ms", Hint: hint},
+			}},
+		{Name: "quiet", Verdict: chaos.VerdictPass, Passed: true, FailureTypes: []string{}, Escalations: []chaos.Escalation{},
+			Checks: []chaos.Check{{Name: "outcome", Passed: true, State: chaos.StatePass}}},
+	}}
+	s.Finish()
+	if s.Passed != 2 || s.Failed != 0 {
+		t.Fatalf("summary counts: %d passed, %d failed; want 2, 0", s.Passed, s.Failed)
+	}
+	tests := []struct {
+		name   string
+		render func(*bytes.Buffer, *chaos.Summary) error
+		want   []string
+	}{
+		{"table", func(b *bytes.Buffer, s *chaos.Summary) error { return ChaosTable(b, s) },
+			[]string{"PASS (warning)", "node-sdk: check delays.server passed with a warning", "  want:  [375ms, 500ms]", "  " + hint, "2 passed (1 with a warning), 0 failed"}},
+		{"markdown", func(b *bytes.Buffer, s *chaos.Summary) error { return ChaosMarkdown(b, s) },
+			[]string{"| node-sdk | ✅ pass ⚠️ warning |", "| quiet | ✅ pass |", "### Passed with a warning", "`delays.server`: want [375ms, 500ms], got 450ms", "⚠️ " + hint, "2 passed (1 with a warning)"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var b bytes.Buffer
+			if err := tt.render(&b, s); err != nil {
+				t.Fatal(err)
+			}
+			for _, w := range tt.want {
+				if !bytes.Contains(b.Bytes(), []byte(w)) {
+					t.Errorf("%s output lacks %q:\n%s", tt.name, w, b.String())
+				}
+			}
+			for _, bad := range []string{"FAIL", "❌", "did not pass", "quiet: check"} {
+				if bytes.Contains(b.Bytes(), []byte(bad)) {
+					t.Errorf("%s output shows %q:\n%s", tt.name, bad, b.String())
+				}
+			}
+		})
+	}
+}

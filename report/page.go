@@ -350,6 +350,7 @@ type timelineView struct {
 	Waits                               []waitRow // text table
 	MoreAttempts                        int
 	ClientScaled, HasEnvelope, TimeNote bool
+	Report                              *reportView // what the client reported when it gave up
 }
 
 type tlRow struct {
@@ -473,6 +474,7 @@ func timeline(run int, r chaos.Result) timelineView {
 			t.Note = pageClean(m)
 		}
 	}
+	t.Report = pageReports(r)
 	attempts, waits := timelineCounts(r, &t)
 	ax.maxMs = ax.span(r, ck.envs, waits)
 	y := 8
@@ -848,6 +850,10 @@ svg text { fill: #1f2328; }
 <li class="state-{{.State}}"><b>{{if eq .State "fail"}}✗{{else}}?{{end}} {{.Name}} {{.State}}</b>: want {{.Want}}, got {{.Got}}{{if .Where}} — {{.Where}}{{end}}{{if .Hint}} (hint: {{.Hint}}){{end}}</li>
 {{- end}}
 </ul>
+{{- end}}
+{{- with .Report}}
+<details class="error-report"{{if .Open}} open{{end}}><summary>The client gave up: {{.Line}}</summary>
+<pre>{{.Text}}</pre></details>
 {{- end}}
 {{- if .Waits}}
 <details><summary>Table: waits of {{.Name}}</summary>

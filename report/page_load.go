@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 
 	"github.com/retrylab/retrylab/chaos"
+	"github.com/retrylab/retrylab/internal/regfile"
 )
 
 // Bounds of LoadRuns: a summary.json or result.json larger than
@@ -102,14 +103,16 @@ func LoadRuns(ctx context.Context, paths []string) (RunsFound, error) {
 
 // readRunFile reads a summary.json, or a result.json as a run of one.
 func readRunFile(path string) (*chaos.Summary, error) {
-	f, err := os.Open(path)
+	// Checked before it is opened: a FIFO would block the open.
+	f, err := regfile.Open(path)
+	var nr *regfile.NotRegularError
+	if errors.As(err, &nr) {
+		return nil, &RunFileError{Path: path, Reason: nr.Problem()}
+	}
 	if err != nil {
 		return nil, &RunFileError{Path: path, Reason: "cannot read: " + err.Error()}
 	}
 	defer f.Close()
-	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
-		return nil, &RunFileError{Path: path, Reason: "not a regular file"}
-	}
 	b, err := io.ReadAll(io.LimitReader(f, MaxRunFileBytes+1))
 	if err != nil {
 		return nil, &RunFileError{Path: path, Reason: "cannot read: " + err.Error()}

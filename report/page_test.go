@@ -201,6 +201,7 @@ func FuzzPageSummary(f *testing.F) {
 	}
 	f.Add(b)
 	f.Add([]byte(`{"schema":"retrylab.chaos/v1","scenarios":[{"name":"<script>x","attempts":-3,"timeScale":-1,"faults":["<b>"],"delaysMs":{"server":[-5,9223372036854775807],"client":[1]},"checks":[{"name":"delays.client","want":"[1s, 2s]","got":"<img>"}]}]}`))
+	f.Add([]byte(`{"schema":"retrylab.chaos/v1","scenarios":[{"name":"r","errorReports":[{"category":"non-retryable","failureType":"<b>x","message":"<script>x","actions":[{"priority":"critical","text":"<img>","command":"</pre><script>"}],"history":[{"attempt":1,"failureType":"<script>"}]}]}]}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		run, err := decodeRunFile("summary.json", data)
 		if err != nil {

@@ -127,6 +127,13 @@ type Classification struct {
 	// RetryAfterMsRaw is the retry-after-ms header as sent ("" if absent or
 	// unknown), so that a policy can apply its own header rules.
 	RetryAfterMsRaw string
+	// MessageRetryAfter is the wait the error message asks for in words
+	// ("Please try again in 1.5s", provider.ParseTryAgain), from an HTTP
+	// error body or an in-stream error; HasMessageRetryAfter says whether
+	// it had one. A policy uses it only with RetryAfter.Message, and only
+	// when no header gave a Retry-After.
+	MessageRetryAfter    time.Duration
+	HasMessageRetryAfter bool
 	// ShouldRetry is the x-should-retry header; nil if absent.
 	ShouldRetry *bool
 	// ClientTimeout reports a timeout caused by the provider client's own
@@ -167,7 +174,23 @@ type Classification struct {
 // auth_invalid, permission_error → permission_denied, not_found_error →
 // model_not_found, request_too_large → context_too_long, billing_error →
 // billing_error; any other or absent
-// type → unknown (which forgeflare retries).
+// type → unknown (which forgeflare retries). An in-stream error's code
+// (OpenAI: a Responses stream's response.failed, an error event, a chat
+// completions error chunk) comes first when it is known: rate_limit_exceeded
+// → rate_limit (quota_exhausted when the message says quota),
+// server_error → server_error, server_is_overloaded and slow_down →
+// overloaded, insufficient_quota → quota_exhausted, billing_not_active →
+// billing_error, context_length_exceeded → context_too_long,
+// invalid_api_key → auth_invalid, model_not_found → model_not_found,
+// vector_store_timeout → timeout, invalid_prompt and the image codes →
+// stream_parse; a code that is an Anthropic type (the mock writes a fault's
+// type there) is read as one. A Gemini stream's error.status is read by
+// googleStatuses (RESOURCE_EXHAUSTED → rate_limit, UNAVAILABLE →
+// overloaded, INTERNAL → server_error, DEADLINE_EXCEEDED → timeout, ...).
+//
+// The wait a message asks for in words ("Please try again in 1.5s") is
+// MessageRetryAfter, read from HTTP error bodies and in-stream errors; a
+// policy uses it only with RetryAfter.Message.
 func Classify(err error) Classification {
 	if err == nil {
 		return Classification{Type: Unknown, Class: ClassOf(Unknown)}
@@ -265,12 +288,15 @@ func classifyProvider(pe *provider.Error) Classification {
 		c.Message = pe.Error()
 	}
 	c.Message = provider.Redact(c.Message)
+	if pe.Kind == provider.KindHTTP || pe.Kind == provider.KindSSEError {
+		c.MessageRetryAfter, c.HasMessageRetryAfter = provider.ParseTryAgain(pe.Message)
+	}
 	switch pe.Kind {
 	case provider.KindHTTP:
 		c.Type = classifyHTTP(pe.Status, pe.ErrorType, pe.Code, pe.Message)
 	case provider.KindSSEError:
 		c.Streamed = true
-		c.Type = classifySSE(pe.ErrorType, pe.Message)
+		c.Type = classifySSE(pe.ErrorType, pe.Code, pe.Message)
 	case provider.KindIncomplete:
 		c.Streamed = true
 		c.Type = StreamInterrupted
@@ -433,9 +459,80 @@ func classify400(text string) FailureType {
 	return InvalidRequest
 }
 
-// classifySSE maps an SSE error event's error.type (never the top-level type).
-func classifySSE(errType, msg string) FailureType {
-	switch errType {
+// classifySSE maps an in-stream error: its error code, else an SSE error
+// event's error.type (never the top-level type), each read as an
+// Anthropic error type or an OpenAI error code (a Responses stream's
+// response.failed carries only a code). A rate limit whose message says
+// quota or billing is quota_exhausted, as a 429's is.
+func classifySSE(errType, code, msg string) FailureType {
+	ft := Unknown
+	for _, name := range []string{code, errType} { // the code is the more specific
+		if ft = streamErrorType(name); ft != Unknown {
+			break
+		}
+	}
+	if ft == RateLimit && isQuota(strings.ToLower(msg)) {
+		return QuotaExhausted
+	}
+	return ft
+}
+
+// openaiCodes maps the OpenAI error codes an in-stream error carries
+// (response.failed's response.error.code, an error event's code, a chat
+// completions error chunk's code) to failure types; Codex CLI reads
+// server_is_overloaded and slow_down as overloads.
+var openaiCodes = map[string]FailureType{
+	"rate_limit_exceeded":            RateLimit,
+	"server_error":                   ServerError,
+	"server_is_overloaded":           Overloaded,
+	"slow_down":                      Overloaded,
+	"insufficient_quota":             QuotaExhausted,
+	"billing_not_active":             BillingError,
+	"context_length_exceeded":        ContextTooLong,
+	"invalid_prompt":                 StreamParse,
+	"invalid_api_key":                AuthInvalid,
+	"model_not_found":                ModelNotFound,
+	"vector_store_timeout":           Timeout,
+	"image_content_policy_violation": StreamParse,
+}
+
+// googleStatuses maps the google.rpc.Code names a Gemini stream's error
+// frame carries as error.status to failure types: RESOURCE_EXHAUSTED is a
+// rate limit (quota_exhausted when the message says quota), UNAVAILABLE an
+// overload, a request the server refuses (INVALID_ARGUMENT,
+// FAILED_PRECONDITION, OUT_OF_RANGE) stream_parse, as an Anthropic
+// invalid_request_error event is.
+var googleStatuses = map[string]FailureType{
+	"RESOURCE_EXHAUSTED":  RateLimit,
+	"UNAVAILABLE":         Overloaded,
+	"INTERNAL":            ServerError,
+	"UNKNOWN":             ServerError,
+	"DATA_LOSS":           ServerError,
+	"DEADLINE_EXCEEDED":   Timeout,
+	"INVALID_ARGUMENT":    StreamParse,
+	"FAILED_PRECONDITION": StreamParse,
+	"OUT_OF_RANGE":        StreamParse,
+	"UNAUTHENTICATED":     AuthInvalid,
+	"PERMISSION_DENIED":   PermissionDenied,
+	"NOT_FOUND":           ModelNotFound,
+}
+
+// streamErrorType maps one name of an in-stream error: an Anthropic error
+// type, an OpenAI error code, or an image error code of response.failed
+// (invalid_image, image_too_large, ...). A request the server refuses in
+// the stream (invalid_prompt, an image error) is stream_parse, the
+// permanent stream failure, as Anthropic's invalid_request_error event is.
+func streamErrorType(name string) FailureType {
+	if ft, ok := openaiCodes[name]; ok {
+		return ft
+	}
+	if ft, ok := googleStatuses[name]; ok {
+		return ft
+	}
+	if strings.Contains(name, "image") {
+		return StreamParse
+	}
+	switch name {
 	case "overloaded_error":
 		return Overloaded
 	case "rate_limit_error":
@@ -461,7 +558,7 @@ func classifySSE(errType, msg string) FailureType {
 // streamTypes lists the failure types a stream-level failure can classify
 // as (classifyProvider with Streamed set).
 var streamTypes = []FailureType{Overloaded, RateLimit, ServerError, StreamParse, AuthInvalid, PermissionDenied,
-	ModelNotFound, ContextTooLong, BillingError, Unknown, StreamInterrupted, Timeout}
+	ModelNotFound, ContextTooLong, BillingError, Unknown, StreamInterrupted, Timeout, QuotaExhausted}
 
 // statusTypes lists the failure types an HTTP status can classify as.
 func statusTypes(status int) []FailureType {

@@ -105,6 +105,7 @@
 //	  negative: standard     # a past date, a negative number: zero | backoff |
 //	                         #   standard (past date = 0, negative number ignored)
 //	  integerOnly: false     # only whole seconds count
+//	  message: false         # no header: read "Please try again in 1.5s" in the message
 //	default:                 # the strategy of every type not listed
 //	  retry: false
 //	  maxAttempts: 1         # or maxRetries: 0 (= maxAttempts − 1)

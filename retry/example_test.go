@@ -26,7 +26,7 @@ func ExamplePreset() {
 	// Output:
 	// [2s 4s 8s 16s]
 	// 5s 5s true
-	// unknown policy preset "aws" (valid: forgeflare, plandex, orchestrator, escalation-epic, forge-ticket, anthropic-sdk, openai-sdk, anthropic-node, anthropic-python, anthropic-go, openai-node, openai-node-7, openai-go, openai-python, claude-code, codex-cli, vercel-ai-sdk, langchain-js)
+	// unknown policy preset "aws" (valid: forgeflare, plandex, orchestrator, escalation-epic, forge-ticket, anthropic-sdk, openai-sdk, anthropic-node, anthropic-python, anthropic-go, openai-node, openai-node-7, openai-go, openai-python, gemini-sdk, gemini-cli, claude-code, codex-cli, vercel-ai-sdk, langchain-js)
 }
 
 func ExampleRetrier_Do() {
@@ -75,4 +75,23 @@ func ExampleDecide() {
 	fmt.Println(d.Category, d.ShouldRetry, d.NextDelay, d.AttemptsRemaining)
 	// Output:
 	// transient true 2s 1
+}
+
+// A Responses stream failed with rate_limit_exceeded and said how long to
+// wait in words. Only a policy that reads messages (Codex CLI's rule) takes
+// it as the Retry-After.
+func ExamplePolicy_MessageRetryAfter() {
+	err := &provider.Error{Kind: provider.KindSSEError, Provider: provider.ResponsesProvider, Streamed: true,
+		Code: "rate_limit_exceeded", Message: "Rate limit reached for gpt-4.1. Please try again in 1.5s."}
+	c := retry.Classify(err)
+	fmt.Println(c.Type, c.Class, c.MessageRetryAfter)
+
+	p, _ := retry.ParsePolicy([]byte("preset: openai-sdk\nstreamErrors: true\nretryAfter: {message: true}\n"), "codex.yaml")
+	fmt.Println(p.MessageRetryAfter(c))
+	sdk, _ := retry.Preset("openai-sdk")
+	fmt.Println(sdk.MessageRetryAfter(c))
+	// Output:
+	// rate_limit retryable 1.5s
+	// 1.5s true
+	// 0s false
 }

@@ -311,10 +311,18 @@ func TestLoadPolicyFileHostile(t *testing.T) {
 		t.Logf("no FIFO here (%v): that case is skipped", err)
 		fifo = ""
 	}
+	link := ""
+	if fifo != "" {
+		link = dir + "/link.yaml"
+		if err := os.Symlink(fifo, link); err != nil {
+			t.Fatal(err)
+		}
+	}
 	for _, tc := range []struct{ path, want string }{
 		{dir, "not a regular file"},
 		{big, "over the 1048576-byte limit"},
-		{fifo, "not a regular file"},
+		{fifo, "is a FIFO (named pipe), not a regular file"},
+		{link, "is a symbolic link to a FIFO (named pipe), not a regular file"},
 		{"/dev/zero", "not a regular file"},
 	} {
 		if tc.path == "" {

@@ -83,6 +83,12 @@ type RetryAfter struct {
 	// IntegerOnly uses only a header of whole seconds; an HTTP-date or a
 	// fraction falls back to the backoff (forgeflare).
 	IntegerOnly bool
+	// Message reads the wait an error message asks for in words ("Please
+	// try again in 1.5s": provider.ParseTryAgain) when no header gave one,
+	// from an HTTP error body or an in-stream error such as a Responses
+	// stream's response.failed rate_limit_exceeded (Codex CLI). The
+	// official SDKs read headers only.
+	Message bool
 	// ZeroMsDefers lets a retry-after-ms of 0 yield to retry-after: when
 	// retry-after is present and readable its value is used, else the 0 (the
 	// Node SDKs: `if (retryAfterHeader && !timeoutMillis)`).

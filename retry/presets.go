@@ -24,6 +24,8 @@ var presets = map[string]func() *Policy{
 	"openai-node-7":    OpenAINode7,
 	"openai-go":        OpenAIGo,
 	"openai-python":    OpenAIPython,
+	"gemini-sdk":       GeminiSDK,
+	"gemini-cli":       GeminiCLI,
 	"claude-code":      ClaudeCode,
 	"codex-cli":        CodexCLI,
 	"vercel-ai-sdk":    VercelAISDK,
@@ -33,7 +35,7 @@ var presets = map[string]func() *Policy{
 // PresetNames returns the preset names in a fixed order.
 func PresetNames() []string {
 	return []string{"forgeflare", "plandex", "orchestrator", "escalation-epic", "forge-ticket", "anthropic-sdk", "openai-sdk",
-		"anthropic-node", "anthropic-python", "anthropic-go", "openai-node", "openai-node-7", "openai-go", "openai-python",
+		"anthropic-node", "anthropic-python", "anthropic-go", "openai-node", "openai-node-7", "openai-go", "openai-python", "gemini-sdk", "gemini-cli",
 		"claude-code", "codex-cli", "vercel-ai-sdk", "langchain-js"}
 }
 

@@ -5,12 +5,15 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/retrylab/retrylab/internal/regfile"
 )
 
 // DefaultRegistrySize is how many reports an ErrorRegistry keeps (seed 001:
@@ -145,11 +148,16 @@ func (g *ErrorRegistry) ListErrors(f ErrorFilter) ([]Report, error) {
 }
 
 // read loads the file as it is; a reader needs no lock, because the file
-// is only ever replaced whole.
+// is only ever replaced whole. Something other than a regular file at the
+// path (a FIFO would block) is an error, not opened.
 func (g *ErrorRegistry) read() ([]Report, error) {
-	data, err := os.ReadFile(g.path)
+	data, err := readRegistry(g.path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
+	}
+	var nr *regfile.NotRegularError
+	if errors.As(err, &nr) {
+		return nil, &RegistryError{Path: g.path, Err: err, Help: "give the registry the path of a regular file"}
 	}
 	if err != nil {
 		return nil, &RegistryError{Path: g.path, Err: err, Help: "check that the file is readable"}
@@ -235,4 +243,14 @@ func (g *ErrorRegistry) write(reports []Report) error {
 		return &RegistryError{Path: g.path, Err: werr, Help: "check the free space and permissions of the folder"}
 	}
 	return nil
+}
+
+// readRegistry reads the regular file path.
+func readRegistry(path string) ([]byte, error) {
+	f, err := regfile.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(f)
 }

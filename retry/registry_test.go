@@ -260,3 +260,28 @@ func TestRetrierWritesRegistry(t *testing.T) {
 		t.Errorf("registry = %+v, %v", got, err)
 	}
 }
+
+// TestRegistryFIFO (issue 18): a FIFO at the registry's path is an error
+// at once, not a read blocked until a writer comes (the 10 s only detects
+// a hang), and it is not replaced.
+func TestRegistryFIFO(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "errors.json")
+	if err := mkfifo(path); err != nil {
+		t.Skipf("no FIFOs here: %v", err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := OpenRegistry(path).ListErrors(ErrorFilter{})
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		var re *RegistryError
+		if !errors.As(err, &re) || !strings.Contains(err.Error(), "is a FIFO (named pipe), not a regular file") || re.Hint() == "" {
+			t.Errorf("ListErrors = %v, want a RegistryError naming the FIFO, with a hint", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("ListErrors blocked on a FIFO")
+	}
+}

@@ -73,11 +73,7 @@ func (w *reportWriter) paint(code, s string) string {
 // cure, RETRIES EXHAUSTED otherwise.
 func (r *Report) Render(out io.Writer, st Style) error {
 	w := &reportWriter{width: st.width(), color: st.Color}
-	title := "RETRIES EXHAUSTED"
-	if r.Unrecoverable() {
-		title = "UNRECOVERABLE ERROR"
-	}
-	w.box(title)
+	w.box(r.Title())
 	w.section("WHAT HAPPENED")
 	w.para(2, r.RootCause.Message, "")
 	w.actions(r.Recovery)

@@ -31,10 +31,32 @@ func (p *Policy) ReadRetryAfter(h http.Header, now time.Time) (time.Duration, bo
 	return p.readRetryAfter(c, now)
 }
 
-// readRetryAfter is the Retry-After p reads from a failed attempt. When the
-// policy reads the headers as provider.ParseRetryAfter does, or c carries no
-// raw header (a hand-built error), it is the value the provider parsed.
+// MessageRetryAfter is the wait c's message asks for ("Please try again in
+// 1.5s") when p reads messages (RetryAfter.Message) and c's headers gave no
+// Retry-After: what Retrier.Do uses in their place. A harness that infers
+// a failure from the fault it served asks this after ReadRetryAfter.
+func (p *Policy) MessageRetryAfter(c Classification) (time.Duration, bool) {
+	if !p.RetryAfter.Message || c.HasRetryAfter || !c.HasMessageRetryAfter {
+		return 0, false
+	}
+	return c.MessageRetryAfter, true
+}
+
+// readRetryAfter is the Retry-After p reads from a failed attempt: its
+// headers' (readHeaders), else its message's when p reads messages.
 func (p *Policy) readRetryAfter(c Classification, now time.Time) (time.Duration, bool) {
+	c.RetryAfter, c.HasRetryAfter = p.readHeaders(c, now)
+	if d, ok := p.MessageRetryAfter(c); ok {
+		return d, true
+	}
+	return c.RetryAfter, c.HasRetryAfter
+}
+
+// readHeaders is the Retry-After p reads from a failed attempt's headers.
+// When the policy reads the headers as provider.ParseRetryAfter does, or c
+// carries no raw header (a hand-built error), it is the value the provider
+// parsed.
+func (p *Policy) readHeaders(c Classification, now time.Time) (time.Duration, bool) {
 	cfg := p.RetryAfter
 	standard := cfg.Header == "" && !cfg.ZeroMsDefers && cfg.Negative == ""
 	if standard || (c.RetryAfterRaw == "" && c.RetryAfterMsRaw == "") {

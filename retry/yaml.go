@@ -3,9 +3,7 @@ package retry
 import (
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
-	"os"
 	"slices"
 	"sort"
 	"strconv"
@@ -14,6 +12,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/retrylab/retrylab/internal/regfile"
 	"github.com/retrylab/retrylab/internal/yamldiag"
 )
 
@@ -554,7 +553,7 @@ func (d *decoder) rule(e ruleEnum) func(*yaml.Node, string) (string, bool) {
 
 func (d *decoder) retryAfter(v *yaml.Node, p *Policy) {
 	m, _ := d.fields(v, "retryAfter", []string{"respect", "header", "padding", "cap", "ceiling", "maxUsable",
-		"integerOnly", "zeroMsDefers", "zero", "negative", "jitter", "floor", "requiredFor"})
+		"integerOnly", "zeroMsDefers", "zero", "negative", "message", "jitter", "floor", "requiredFor"})
 	ra := &p.RetryAfter
 	for _, e := range retryAfterRules(ra) {
 		set(m, e.key, "retryAfter", e.dst, d.rule(e))
@@ -568,6 +567,7 @@ func (d *decoder) retryAfter(v *yaml.Node, p *Policy) {
 	set(m, "maxUsable", "retryAfter", &ra.MaxUsable, d.duration)
 	set(m, "integerOnly", "retryAfter", &ra.IntegerOnly, d.boolean)
 	set(m, "zeroMsDefers", "retryAfter", &ra.ZeroMsDefers, d.boolean)
+	set(m, "message", "retryAfter", &ra.Message, d.boolean)
 	set(m, "jitter", "retryAfter", &ra.Jitter, d.floatIn(0, 1))
 	set(m, "floor", "retryAfter", &ra.Floor, d.boolean)
 	if n, ok := m["requiredFor"]; ok {
@@ -779,6 +779,9 @@ func retryAfterString(ra RetryAfter) string {
 	if ra.Negative != "" {
 		s += ", negative: " + ra.Negative
 	}
+	if ra.Message {
+		s += ", message: true"
+	}
 	return s
 }
 
@@ -804,31 +807,19 @@ func LoadPolicyFile(path string) (*Policy, error) {
 		return nil, policyError(path, msg, help)
 	}
 	readHelp := "give the path of a policy YAML file, or a preset name: " + strings.Join(PresetNames(), ", ")
-	// Stat before opening: opening a FIFO would block, and a device such as
-	// /dev/zero never ends.
-	fi, err := os.Stat(path)
-	if err != nil {
-		return fail("cannot read the policy file: "+pathErrMsg(err), readHelp)
-	}
-	if !fi.Mode().IsRegular() {
-		return fail("not a regular file ("+fi.Mode().Type().String()+")", readHelp)
-	}
-	if fi.Size() > MaxPolicyFileBytes {
-		return fail(fmt.Sprintf("the policy file is %d bytes, over the %d-byte limit", fi.Size(), MaxPolicyFileBytes),
-			"a policy is a few dozen lines; check that the path names a policy file")
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		return fail("cannot read the policy file: "+pathErrMsg(err), readHelp)
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, MaxPolicyFileBytes+1))
-	if err != nil {
-		return fail("cannot read the policy file: "+pathErrMsg(err), readHelp)
-	}
-	if len(data) > MaxPolicyFileBytes {
+	// Only a regular file is opened: opening a FIFO would block, and a
+	// device such as /dev/zero never ends.
+	data, err := regfile.ReadFile(path, MaxPolicyFileBytes)
+	var nr *regfile.NotRegularError
+	var tl *regfile.TooLargeError
+	switch {
+	case errors.As(err, &nr):
+		return fail(nr.Problem(), readHelp+" (a FIFO would wait for a writer and a device may never end, so neither is opened)")
+	case errors.As(err, &tl):
 		return fail(fmt.Sprintf("the policy file is over the %d-byte limit", MaxPolicyFileBytes),
 			"a policy is a few dozen lines; check that the path names a policy file")
+	case err != nil:
+		return fail("cannot read the policy file: "+pathErrMsg(err), readHelp)
 	}
 	return ParsePolicy(data, path)
 }

@@ -628,12 +628,19 @@ func label(s string) string {
 	}
 	h := fnv.New64a()
 	h.Write([]byte(s))
-	sum := fmt.Sprintf("…%016x", h.Sum64())
-	cut := MaxLabelBytes - len(sum)
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
+	return cutLabel(s, h.Sum64())
+}
+
+// cutLabel is the label of a string longer than MaxLabelBytes whose first
+// bytes s holds (at least MaxLabelBytes-18 of them) and whose FNV-1a hash
+// is sum.
+func cutLabel(s string, sum uint64) string {
+	suffix := fmt.Sprintf("…%016x", sum)
+	cut := min(MaxLabelBytes-len(suffix), len(s))
+	for cut > 0 && cut < len(s) && !utf8.RuneStart(s[cut]) {
 		cut--
 	}
-	return s[:cut] + sum
+	return s[:cut] + suffix
 }
 
 // rawLabel is label of the raw contents of a JSON string (no quotes).

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"math"
 	"os"
 	"strconv"
@@ -15,6 +16,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/retrylab/retrylab/internal/regfile"
 	"github.com/retrylab/retrylab/internal/yamldiag"
 )
 
@@ -163,6 +165,9 @@ func (e *AlertError) Problems() yamldiag.List { return e.problems }
 
 // Hint tells the user what to do next.
 func (e *AlertError) Hint() string {
+	if len(e.problems) > 0 && e.problems[0].Hint != "" {
+		return e.problems[0].Hint
+	}
 	if e.file == "" {
 		return "write an alert as METRIC OP VALUE, e.g. --alert 'provider_retry_rate>0.2'; metrics: " + strings.Join(MetricNames, ", ")
 	}
@@ -227,45 +232,79 @@ func LoadAlerts(path string) ([]Alert, error) {
 // one (a log given by mistake, /dev/zero) is an error, not read to its end.
 const MaxAlertsFileBytes = 1 << 20
 
-// LoadAlertsContext is LoadAlerts giving up when ctx is done: a FIFO or
-// bash's <(...) is read in a goroutine of its own, as OpenContext does, so
-// that a writer that never writes cannot keep it from returning an error
-// wrapping the context's cause.
+// LoadAlertsContext is LoadAlerts giving up when ctx is done. A regular
+// file is read; a FIFO or bash's <(...) only when something has it open
+// for writing (or it holds data), and then in a goroutine of its own, as
+// OpenContext does, so that a writer that never writes cannot keep it
+// from returning an error wrapping the context's cause. A FIFO nothing
+// writes to, a folder, a device or a socket is an error at once, never
+// opened in a way that could block.
 func LoadAlertsContext(ctx context.Context, path string) ([]Alert, error) {
-	fail := func(err error) error {
-		return alertError(path, 0, "", "cannot read alerts file: "+cause(err))
-	}
-	fi, err := os.Stat(path)
+	src, err := openAlerts(ctx, path)
 	if err != nil {
-		return nil, fail(err)
+		return nil, err
 	}
-	if fi.IsDir() {
-		return nil, alertError(path, 0, "", "is a folder, not an alerts file")
-	}
-	var src io.Reader
-	if fi.Mode().IsRegular() {
-		f, err := os.Open(path)
-		if err != nil {
-			return nil, fail(err)
-		}
-		defer f.Close()
-		src = f
-	} else {
-		ar := newAsyncReader(ctx, func() (io.Reader, error) { return os.Open(path) })
-		defer ar.Close()
-		src = ar
-	}
+	defer src.Close()
 	data, err := io.ReadAll(io.LimitReader(src, MaxAlertsFileBytes+1))
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, fmt.Errorf("%s: stopped reading: %w", path, context.Cause(ctx))
 		}
-		return nil, fail(err)
+		return nil, alertError(path, 0, "", "cannot read alerts file: "+cause(err))
 	}
 	if len(data) > MaxAlertsFileBytes {
 		return nil, alertError(path, 0, "", fmt.Sprintf("larger than %d bytes: not an alerts file", MaxAlertsFileBytes))
 	}
 	return ParseAlerts(path, data)
+}
+
+// openAlerts opens the alerts file path for LoadAlertsContext.
+func openAlerts(ctx context.Context, path string) (io.ReadCloser, error) {
+	const hint = "give --alerts a YAML file (or bash's <(...)); a FIFO nothing writes to would wait for ever and a device may never end, so neither is read"
+	fi, err := os.Stat(path)
+	switch {
+	case err != nil:
+		return nil, alertError(path, 0, "", "cannot read alerts file: "+cause(err))
+	case fi.IsDir():
+		return nil, alertError(path, 0, "", "is a folder, not an alerts file")
+	case fi.Mode()&fs.ModeNamedPipe != 0:
+		p, err := regfile.OpenPipe(path)
+		if errors.Is(err, regfile.ErrNoWriter) {
+			e := alertError(path, 0, "", "is a FIFO (named pipe) that nothing writes to: not read")
+			e.problems[0].Hint = hint
+			return nil, e
+		}
+		if err != nil {
+			return nil, alertError(path, 0, "", "cannot read alerts file: "+cause(err))
+		}
+		ar := newAsyncReader(ctx, func() (io.Reader, error) { return p, nil })
+		return struct {
+			io.Reader
+			io.Closer
+		}{ar, closers{ar, p}}, nil
+	}
+	f, err := regfile.Open(path)
+	var nr *regfile.NotRegularError
+	if errors.As(err, &nr) {
+		e := alertError(path, 0, "", nr.Problem())
+		e.problems[0].Hint = hint
+		return nil, e
+	}
+	if err != nil {
+		return nil, alertError(path, 0, "", "cannot read alerts file: "+cause(err))
+	}
+	return f, nil
+}
+
+// closers closes each in turn.
+type closers []io.Closer
+
+func (cs closers) Close() error {
+	var errs []error
+	for _, c := range cs {
+		errs = append(errs, c.Close())
+	}
+	return errors.Join(errs...)
 }
 
 // ParseAlerts parses the contents of an alerts file; name is used in

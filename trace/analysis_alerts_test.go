@@ -85,14 +85,14 @@ func TestLoadAlertsBounded(t *testing.T) {
 	if err := os.WriteFile(big, []byte("alerts: []\n#"+strings.Repeat("x", MaxAlertsFileBytes)+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	for _, path := range []string{big, "/dev/zero"} {
+	for path, want := range map[string]string{big: "larger than 1048576 bytes", "/dev/zero": "is a character device, not a regular file"} {
 		if _, err := os.Stat(path); err != nil {
 			continue // no /dev/zero here
 		}
 		_, err := LoadAlerts(path)
 		var ae *AlertError
-		if !errors.As(err, &ae) || !strings.Contains(ae.Error(), "larger than 1048576 bytes") {
-			t.Errorf("LoadAlerts(%s) = %v, want an AlertError: larger than 1048576 bytes", path, err)
+		if !errors.As(err, &ae) || !strings.Contains(ae.Error(), want) {
+			t.Errorf("LoadAlerts(%s) = %v, want an AlertError: %s", path, err, want)
 		}
 	}
 	if _, err := LoadAlerts(t.TempDir()); err == nil || !strings.Contains(err.Error(), "is a folder") {

@@ -16,7 +16,7 @@ import (
 // TestReaderGzipBombBounded is a regression test: a small .gz of zeros
 // without a newline (one giant line) was buffered whole (a 4.5 MB .gz of
 // 1 GB zeros took 3.5 GB). It is now decompressed as a stream and the line
-// skipped without being kept.
+// (not JSON) skipped without being kept.
 func TestReaderGzipBombBounded(t *testing.T) {
 	t.Parallel()
 	var buf bytes.Buffer
@@ -34,8 +34,8 @@ func TestReaderGzipBombBounded(t *testing.T) {
 	defer rd.Close()
 	_, err = rd.Next()
 	var le *LineError
-	if !errors.As(err, &le) || le.Line != 1 || !strings.Contains(le.Reason, "line longer than 1048576 bytes") {
-		t.Fatalf("first Next = %v, want line 1 longer than 1048576 bytes", err)
+	if !errors.As(err, &le) || le.Line != 1 || le.Reason != "not a JSON object" {
+		t.Fatalf("first Next = %v, want line 1: not a JSON object", err)
 	}
 	if c := cap(rd.long); c > 2*MaxLineBytes {
 		t.Errorf("the reader kept %d bytes of the long line, want at most about MaxLineBytes", c)

@@ -62,18 +62,23 @@ func (r *RawEvent) Event() Event {
 	return ev
 }
 
-// MaxLineBytes is the longest line a Reader parses, its newline aside. A
-// longer line is malformed ("line longer than 1048576 bytes"): it is skipped
-// up to its newline without being buffered, so memory stays bounded whatever
-// the input (one 100 MB line, a gzip bomb of zeros, /dev/zero).
+// MaxLineBytes is the longest line a Reader buffers whole, its newline
+// aside. A longer line is read as a stream, without being buffered, so
+// memory stays bounded whatever the input (one 100 MB line, a gzip bomb of
+// zeros, /dev/zero): it is checked as any line is, and when well formed
+// its event holds the last "type", "runId", "ts" and "payload" with every
+// string over 64 KiB as its label (see MaxLabelBytes: the first bytes and
+// the hash of the whole), every number over 64 bytes as a short one of the
+// same value, and a payload cut at about 1 MiB but for the members of the
+// payload types.
 const MaxLineBytes = 1 << 20
 
 // Reader reads a trace as a stream of lines, one at a time, in constant memory
-// (a 256 KiB buffer, plus up to MaxLineBytes for a line longer than that
+// (a 256 KiB buffer, plus about 2 MiB once a line is longer than that
 // buffer). It reads plain JSONL and gzip-compressed JSONL (detected from the
 // magic bytes, whatever the file is called; decompressed as a stream),
 // accepts CRLF line ends, skips blank lines and reads a last line without a
-// newline. A line longer than MaxLineBytes is malformed.
+// newline. Lines of any length are read (see MaxLineBytes).
 //
 // Next returns a *LineError for a malformed line; the caller may report it
 // and call Next again.
@@ -94,6 +99,11 @@ type Reader struct {
 	// line; such events have RawEvent.membersSeen set.
 	members func(typ string) func(key, val []byte) bool
 	bufs    []*bufio.Reader // given back to bufPool by Close
+	ll      *longLine       // reads lines longer than MaxLineBytes
+	// maxLine and limits, when set (by tests), replace MaxLineBytes and
+	// the bounds of longLine.
+	maxLine int
+	limits  longLimits
 }
 
 // bufPool recycles read buffers: analysing thousands of small files
@@ -260,18 +270,12 @@ func (r *Reader) Close() error {
 	return errors.Join(errs...)
 }
 
-// errLineTooLong is readLine's report of a line longer than MaxLineBytes.
-var errLineTooLong = fmt.Errorf("line longer than %d bytes", MaxLineBytes)
-
 // Next returns the next well-formed event, a *LineError for a malformed
 // line, io.EOF at the end, or the error that stopped reading (one wrapping
 // the context's error once the Reader's context is done).
 func (r *Reader) Next() (*RawEvent, error) {
 	for {
 		line, last, err := r.readLine()
-		if errors.Is(err, errLineTooLong) {
-			return nil, &LineError{File: r.name, Line: r.line, Reason: errLineTooLong.Error() + " (skipped)"}
-		}
 		if err != nil {
 			return nil, err
 		}
@@ -291,15 +295,18 @@ func (r *Reader) Next() (*RawEvent, error) {
 }
 
 // readLine returns the next line without its '\n'. last is true for a final
-// line that had no '\n'. A line longer than MaxLineBytes is read to its end
-// and dropped, and errLineTooLong returned.
+// line that had no '\n'. A line longer than MaxLineBytes is read as a
+// stream and its bounded form returned (see longLine), or a *LineError.
 func (r *Reader) readLine() (line []byte, last bool, err error) {
 	if r.eof || r.br == nil {
 		return nil, false, io.EOF
 	}
 	r.long = r.long[:0]
 	r.skipEmptyLines()
-	tooLong := false
+	maxLine := MaxLineBytes
+	if r.maxLine > 0 {
+		maxLine = r.maxLine
+	}
 	for {
 		b, err := r.br.ReadSlice('\n')
 		if cerr := r.checkCtx(len(b)); cerr != nil {
@@ -307,30 +314,30 @@ func (r *Reader) readLine() (line []byte, last bool, err error) {
 		}
 		switch {
 		case err == nil:
-			r.line++
-			if tooLong || len(r.long)+len(b)-1 > MaxLineBytes {
-				return nil, false, errLineTooLong
+			if len(r.long)+len(b)-1 > maxLine {
+				r.long = append(r.long, b[:len(b)-1]...)
+				return r.longLine(true, false)
 			}
+			r.line++
 			if len(r.long) > 0 {
 				r.long = append(r.long, b...)
 				b = r.long
 			}
 			return b[:len(b)-1], false, nil
 		case errors.Is(err, bufio.ErrBufferFull):
-			if !tooLong && len(r.long)+len(b) > MaxLineBytes {
-				tooLong = true
-				r.long = r.long[:0]
+			if cap(r.long) == 0 { // growing it 256 KiB at a time cost three times its size
+				r.long = make([]byte, 0, MaxLineBytes+len(b)+1)
 			}
-			if !tooLong {
-				r.long = append(r.long, b...)
+			r.long = append(r.long, b...)
+			if len(r.long) > maxLine {
+				return r.longLine(false, false)
 			}
 		case errors.Is(err, io.EOF):
 			r.eof = true
-			if tooLong || len(r.long)+len(b) > MaxLineBytes {
-				r.line++
-				return nil, true, errLineTooLong
-			}
 			r.long = append(r.long, b...)
+			if len(r.long) > maxLine {
+				return r.longLine(true, true)
+			}
 			if len(r.long) == 0 {
 				return nil, false, io.EOF
 			}
@@ -340,6 +347,21 @@ func (r *Reader) readLine() (line []byte, last bool, err error) {
 			return nil, false, fmt.Errorf("%s: %w", r.name, err)
 		}
 	}
+}
+
+// longLine reads the line longer than MaxLineBytes that r.long begins
+// (holds, when whole).
+func (r *Reader) longLine(whole, last bool) ([]byte, bool, error) {
+	line, reason, blank, last, err := r.readLong(r.long, whole, last)
+	switch {
+	case err != nil:
+		return nil, false, err
+	case reason != "":
+		return nil, false, &LineError{File: r.name, Line: r.line, Reason: reason}
+	case blank:
+		return nil, false, nil
+	}
+	return line, last, nil
 }
 
 // skipEmptyLines skips the empty lines at the start of the buffered data
@@ -535,47 +557,62 @@ func jsonString(val []byte) string {
 // Decoding all the escapes matters: a key written "\u0073k-ant-..." next
 // to a raw control character must reach the redactor as "sk-ant-...".
 func unescapeJSON(raw []byte) string {
-	i := bytes.IndexByte(raw, '\\')
-	if i < 0 {
+	if bytes.IndexByte(raw, '\\') < 0 {
 		return validString(raw)
 	}
-	out := make([]byte, 0, len(raw))
-	for ; i >= 0; i = bytes.IndexByte(raw, '\\') {
+	return validString(appendUnescaped(make([]byte, 0, len(raw)), raw))
+}
+
+// appendUnescaped appends to out the bytes raw stands for, escapes decoded
+// as unescapeJSON says (without its UTF-8 repair).
+func appendUnescaped(out, raw []byte) []byte {
+	for i := bytes.IndexByte(raw, '\\'); i >= 0; i = bytes.IndexByte(raw, '\\') {
 		out = append(out, raw[:i]...)
 		raw = raw[i:]
-		if len(raw) < 2 {
+		r, n := escapeUnit(raw)
+		if n == 0 {
 			break
 		}
-		if c, ok := simpleEscapes[raw[1]]; ok {
-			out = append(out, c)
-			raw = raw[2:]
-			continue
+		if r < 0 { // not an escape JSON knows: keep it as written
+			out = append(out, raw[:n]...)
+		} else {
+			out = utf8.AppendRune(out, r)
 		}
-		r, ok := rune(0), false
-		if raw[1] == 'u' {
-			r, ok = hex4(raw[2:])
-		}
-		if !ok { // not an escape JSON knows: keep it as written
-			out = append(out, raw[:2]...)
-			raw = raw[2:]
-			continue
-		}
-		n := 6
-		if utf16.IsSurrogate(r) {
-			r2, ok2 := rune(0), false
-			if len(raw) >= 12 && raw[6] == '\\' && raw[7] == 'u' {
-				r2, ok2 = hex4(raw[8:])
-			}
-			if d := utf16.DecodeRune(r, r2); ok2 && d != utf8.RuneError {
-				r, n = d, 12
-			} else {
-				r = utf8.RuneError
-			}
-		}
-		out = utf8.AppendRune(out, r)
 		raw = raw[n:]
 	}
-	return validString(append(out, raw...))
+	return append(out, raw...)
+}
+
+// escapeUnit decodes the escape that raw starts with (raw[0] == '\\'): the
+// rune it stands for (-1: none, keep its n bytes as written) and its length
+// n, 0 for a lone backslash at the end. A \uXXXX that is a surrogate takes
+// the \uXXXX after it when the two make a pair (n == 12); alone it is
+// U+FFFD.
+func escapeUnit(raw []byte) (rune, int) {
+	if len(raw) < 2 {
+		return -1, 0
+	}
+	if c, ok := simpleEscapes[raw[1]]; ok {
+		return rune(c), 2
+	}
+	r, ok := rune(0), false
+	if raw[1] == 'u' {
+		r, ok = hex4(raw[2:])
+	}
+	if !ok {
+		return -1, 2
+	}
+	if !utf16.IsSurrogate(r) {
+		return r, 6
+	}
+	if len(raw) >= 12 && raw[6] == '\\' && raw[7] == 'u' {
+		if r2, ok2 := hex4(raw[8:]); ok2 {
+			if d := utf16.DecodeRune(r, r2); d != utf8.RuneError {
+				return d, 12
+			}
+		}
+	}
+	return utf8.RuneError, 6
 }
 
 // validString is b as a string with each byte of invalid UTF-8 replaced by

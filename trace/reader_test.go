@@ -21,10 +21,17 @@ type readResult struct {
 
 func readAll(t *testing.T, r io.Reader) []readResult {
 	t.Helper()
+	return readAllWith(t, r, 0)
+}
+
+// readAllWith is readAll with the line limit maxLine (0: MaxLineBytes).
+func readAllWith(t *testing.T, r io.Reader, maxLine int) []readResult {
+	t.Helper()
 	rd, err := NewReader(r, "t.jsonl")
 	if err != nil {
 		t.Fatal(err)
 	}
+	rd.maxLine = maxLine
 	var out []readResult
 	for {
 		ev, err := rd.Next()
@@ -59,14 +66,14 @@ func TestReader(t *testing.T) {
 			[]readResult{{Line: 1, Type: "A"}, {Line: 4, Type: "B"}}},
 		{"line of exactly MaxLineBytes", atMax + "\n{\"type\":\"After\"}\n",
 			[]readResult{{Line: 1, Type: "Big"}, {Line: 2, Type: "After"}}},
-		// TestReaderLongLineBounded: a line past the limit is malformed and
-		// skipped to its newline, not buffered.
+		// A line past MaxLineBytes is read as a stream (issue 18): valid,
+		// or malformed for what it holds, never for its length.
 		{"2 MiB line", long + "\n{\"type\":\"After\"}\n",
-			[]readResult{{Line: 1, Err: "t.jsonl:1: line longer than 1048576 bytes (skipped)"}, {Line: 2, Type: "After"}}},
+			[]readResult{{Line: 1, Type: "Big"}, {Line: 2, Type: "After"}}},
 		{"one byte too long", atMax + "x\n{\"type\":\"After\"}\n",
-			[]readResult{{Line: 1, Err: "t.jsonl:1: line longer than 1048576 bytes (skipped)"}, {Line: 2, Type: "After"}}},
+			[]readResult{{Line: 1, Err: "t.jsonl:1: trailing data after the JSON object"}, {Line: 2, Type: "After"}}},
 		{"too long last line", "{\"type\":\"A\"}\n" + long,
-			[]readResult{{Line: 1, Type: "A"}, {Line: 2, Err: "t.jsonl:2: line longer than 1048576 bytes (skipped)"}}},
+			[]readResult{{Line: 1, Type: "A"}, {Line: 2, Type: "Big"}}},
 		{"last line without newline is fine when whole", `{"type":"A"}` + "\n" + `{"type":"B"}`,
 			[]readResult{{Line: 1, Type: "A"}, {Line: 2, Type: "B"}}},
 		{"truncated last line", `{"type":"A"}` + "\n" + `{"type":"B","payl`,
@@ -120,7 +127,9 @@ func TestRawEventEvent(t *testing.T) {
 
 // FuzzReader checks that the Reader never panics and agrees with
 // encoding/json: a line it accepts is a JSON object with the same string
-// type, and a JSON object with a non-empty string type is accepted.
+// type, and a JSON object with a non-empty string type is accepted. It
+// also reads every line as a line longer than MaxLineBytes is read (the
+// limit lowered to 1 byte), which must give the same events and reasons.
 func FuzzReader(f *testing.F) {
 	for _, s := range []string{
 		`{"v":1,"type":"RetryAttempt","payload":{"a":[1,2,{"b":null}],"c":"\"x\\"}}`,
@@ -133,6 +142,12 @@ func FuzzReader(f *testing.F) {
 		rd, err := NewReader(bytes.NewReader(data), "f")
 		if err != nil {
 			return
+		}
+		if !isGzip(data) { // a corrupt gzip stream is a read error
+			short, long := readAllWith(t, bytes.NewReader(data), 0), readAllWith(t, bytes.NewReader(data), 1)
+			if diff := cmp.Diff(short, long); diff != "" {
+				t.Fatalf("%q read as long lines differs (-short +long):\n%s", data, diff)
+			}
 		}
 		for {
 			ev, err := rd.Next()
@@ -156,6 +171,8 @@ func FuzzReader(f *testing.F) {
 		}
 	})
 }
+
+func isGzip(b []byte) bool { return len(b) >= 2 && b[0] == 0x1f && b[1] == 0x8b }
 
 func lineOf(data []byte, n int) []byte {
 	lines := bytes.Split(data, []byte("\n"))

@@ -108,6 +108,13 @@ func traceAnalyze(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if err != nil {
 		return err
 	}
+	// OTLP/JSON files (a Collector's file exporter, a run's otlp/*.json)
+	// are read as the account of requests they give.
+	files, cleanup, err := otlpInputs(ctx, files, stderr)
+	if err != nil {
+		return readTracesError(err, "give OTLP/JSON one export a line, as an OpenTelemetry Collector's file exporter writes it")
+	}
+	defer cleanup()
 	an, err := trace.Analyze(ctx, files, trace.Options{
 		By: dims, Alerts: alerts, MinSamples: *minSamples, Confidence: *confidence, Strict: *strict,
 		Malformed: func(le *trace.LineError) { fmt.Fprintf(stderr, "%s\n", printable(le.Error())) },

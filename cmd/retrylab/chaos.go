@@ -11,12 +11,14 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/spf13/pflag"
 
 	"github.com/retrylab/retrylab/chaos"
 	"github.com/retrylab/retrylab/report"
+	"github.com/retrylab/retrylab/retry"
 )
 
 const chaosRunUsage = `Usage: retrylab chaos run [flags] [PATH...]
@@ -152,6 +154,16 @@ func chaosRun(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		r.Live = true
 		r.Color = os.Getenv("NO_COLOR") == ""
 	}
+	// On an interrupt, junit.xml (and --junit) is written with summary.json
+	// before anything slow is awaited; if the process must exit before Run
+	// returns, what finished is written still and every proxy is deleted.
+	r.OnInterrupt = func(sum *chaos.Summary) error { return writeJUnitFiles(cfg, sum, junitFile) }
+	defer atForcedExit(ctx, func(d time.Duration) {
+		var wg sync.WaitGroup
+		wg.Go(func() { r.Flush(d) })
+		wg.Go(func() { _ = toxi.DeleteAll(d) })
+		wg.Wait()
+	})()
 	fmt.Fprintf(stderr, "running %d scenarios (seed %d, toxiproxy %s)\n", len(scs), cfg.seed, name)
 	sum, runErr := r.Run(ctx, scs)
 	if sum == nil {
@@ -243,6 +255,10 @@ func loadChaosScenarios(cfg chaosRunConfig) ([]*chaos.Scenario, error) {
 	if len(scs) == 0 {
 		return nil, usageErrorf("give scenario files or folders that hold them", "no scenarios to run")
 	}
+	// A client.command that cannot start is said before anything runs.
+	if errs := chaos.CheckCommands(scs, cfg.clientCmd); len(errs) > 0 {
+		return nil, errs
+	}
 	return scs, nil
 }
 
@@ -250,19 +266,23 @@ func loadChaosScenarios(cfg chaosRunConfig) ([]*chaos.Scenario, error) {
 // report in cfg.format on stdout, GitHub annotations and the job summary,
 // returning what could not be written.
 func writeChaosOutputs(cfg chaosRunConfig, sum *chaos.Summary, junitFile *os.File, stdout, stderr io.Writer) []error {
-	errs := []error{writeJUnit(filepath.Join(sum.RunDir, "junit.xml"), sum)}
+	errs := []error{writeJUnitFiles(cfg, sum, junitFile)}
 	if junitFile != nil {
-		err := report.ChaosJUnit(junitFile, sum)
-		if cerr := junitFile.Close(); err == nil {
-			err = cerr
-		}
-		if err != nil {
+		if err := junitFile.Close(); err != nil {
 			errs = append(errs, &chaos.OutputError{What: "--junit", Path: cfg.junit, Err: err})
 		}
 	}
 	// The renderers do not all check each write: ew keeps the first error.
 	ew := &errWriter{w: stdout}
-	err := chaosRenderers[cfg.format](ew, sum)
+	render := chaosRenderers[cfg.format]
+	if cfg.format == "table" {
+		// The clients' error reports are boxes as wide as the terminal,
+		// coloured only there and never with NO_COLOR.
+		f, _ := stdout.(*os.File)
+		st := retry.StyleFor(f, os.Getenv)
+		render = func(w io.Writer, s *chaos.Summary) error { return report.ChaosTableStyle(w, s, st) }
+	}
+	err := render(ew, sum)
 	if err == nil {
 		err = ew.err
 	}
@@ -303,8 +323,9 @@ func chaosExit(ctx context.Context, cfg chaosRunConfig, sum *chaos.Summary) erro
 	if sum.Errors > 0 {
 		// The run's infrastructure failed (the proxy, the file-descriptor
 		// limit, the disk): no verdict on the client, exit 2.
-		return usageErrorf(chaos.InfraHint, "%d of %d scenarios could not be carried out (an error of the run, not of the client); first: %s",
-			sum.Errors, len(sum.Scenarios), firstRunError(sum))
+		first, hint := firstRunError(sum)
+		return usageErrorf(hint, "%d of %d scenarios could not be carried out (an error of the run, not of the client); first: %s",
+			sum.Errors, len(sum.Scenarios), first)
 	}
 	if sum.Failed > 0 {
 		msg := fmt.Sprintf("%d of %d scenarios failed", sum.Failed, len(sum.Scenarios))
@@ -321,22 +342,26 @@ func chaosExit(ctx context.Context, cfg chaosRunConfig, sum *chaos.Summary) erro
 
 // firstRunError names the cause of a run's errors, rather than the
 // scenarios it stopped: the first error that is not "stopped: " or
-// "not started: ", else the first error.
-func firstRunError(sum *chaos.Summary) string {
-	first := ""
+// "not started: ", else the first error; and its hint (InfraHint unless
+// the result has its own, such as a client.command that cannot start).
+func firstRunError(sum *chaos.Summary) (first, hint string) {
+	hint = chaos.InfraHint
 	for _, r := range sum.Scenarios {
 		if r.Verdict != chaos.VerdictError {
 			continue
 		}
 		consequence := strings.HasPrefix(r.Error, "stopped: ") || strings.HasPrefix(r.Error, "not started: ")
 		if first == "" || !consequence {
-			first = r.Name + ": " + r.Error
+			first, hint = r.Name+": "+r.Error, chaos.InfraHint
+			if r.ErrorHint != "" {
+				hint = r.ErrorHint
+			}
 			if !consequence {
 				break
 			}
 		}
 	}
-	return first
+	return first, hint
 }
 
 func parseShard(s string) (i, n int, ok bool) {
@@ -350,6 +375,28 @@ func parseShard(s string) (i, n int, ok bool) {
 		return 0, 0, false
 	}
 	return i, n, true
+}
+
+// writeJUnitFiles writes junit.xml in the run folder and, when given,
+// replaces the content of the --junit file (an interrupted run writes both
+// twice: at the interrupt, then complete).
+func writeJUnitFiles(cfg chaosRunConfig, sum *chaos.Summary, junitFile *os.File) error {
+	err := writeJUnit(filepath.Join(sum.RunDir, "junit.xml"), sum)
+	if junitFile == nil {
+		return err
+	}
+	var b bytes.Buffer
+	jerr := report.ChaosJUnit(&b, sum)
+	if jerr == nil {
+		_, jerr = junitFile.WriteAt(b.Bytes(), 0)
+	}
+	if jerr == nil {
+		jerr = junitFile.Truncate(int64(b.Len()))
+	}
+	if err == nil && jerr != nil {
+		err = &chaos.OutputError{What: "--junit", Path: cfg.junit, Err: jerr}
+	}
+	return err // the first error: both files are attempted
 }
 
 func writeJUnit(path string, sum *chaos.Summary) error {
@@ -375,8 +422,21 @@ func chaosValidate(ctx context.Context, args []string, stdout, stderr io.Writer)
 		return usageErrorf("example: retrylab chaos validate scenarios/", "no scenario files given")
 	}
 	scs, err := chaos.LoadPaths(fs.Args())
+	// A client that cannot start here is found now, not at run time.
+	bad := chaos.CheckCommands(scs, "")
+	failed := map[string]bool{}
+	for _, e := range bad {
+		failed[e.File] = true
+	}
+	if len(bad) > 0 {
+		var errs chaos.LoadErrors // LoadPaths' problems, if any
+		errors.As(err, &errs)
+		err = append(errs, bad...)
+	}
 	for _, sc := range scs {
-		fmt.Fprintf(stdout, "ok %s\n", sc.File)
+		if !failed[sc.File] {
+			fmt.Fprintf(stdout, "ok %s\n", sc.File)
+		}
 	}
 	return err
 }

@@ -46,6 +46,30 @@ func TestChaosExit(t *testing.T) {
 	}
 }
 
+// TestChaosExitHint (issue 18): the hint of an error of the run is about
+// its cause: a client.command that cannot start has its own, an
+// infrastructure error chaos.InfraHint.
+func TestChaosExitHint(t *testing.T) {
+	t.Parallel()
+	cmdHint := "a program with a slash is looked up from the folder retrylab runs in, then next to the scenario file; check the path, or build the client first"
+	for _, tt := range []struct {
+		name string
+		res  chaos.Result
+		hint string
+	}{
+		{"a command that does not exist", chaos.Result{Name: "a", Verdict: chaos.VerdictError,
+			Error: `client could not start: client.command "./no-such-agent" (resolved to /x/no-such-agent, from the current folder /x) does not exist`, ErrorHint: cmdHint}, cmdHint},
+		{"too many open files", chaos.Result{Name: "a", Verdict: chaos.VerdictError, Error: "start mock and proxy: too many open files"}, chaos.InfraHint},
+	} {
+		err := chaosExit(context.Background(), chaosRunConfig{}, &chaos.Summary{Errors: 1, Scenarios: []chaos.Result{tt.res}})
+		var stderr strings.Builder
+		exitCode(err, &stderr)
+		if !strings.Contains(stderr.String(), "\nhint: "+tt.hint+"\n") {
+			t.Errorf("%s: stderr %q, want the hint %q", tt.name, stderr.String(), tt.hint)
+		}
+	}
+}
+
 func TestParseChaosRun(t *testing.T) {
 	t.Parallel()
 	tests := []struct {

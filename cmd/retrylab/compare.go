@@ -10,6 +10,7 @@ import (
 	"runtime/debug"
 	"strings"
 
+	"github.com/retrylab/retrylab/internal/regfile"
 	"github.com/retrylab/retrylab/report"
 	"github.com/retrylab/retrylab/trace"
 )
@@ -142,7 +143,7 @@ func readAnalysisFile(path string) (*trace.Analysis, bool, error) {
 	if err != nil || !st.Mode().IsRegular() {
 		return nil, false, nil // a folder, a glob, a FIFO: trace discovery handles it
 	}
-	f, err := os.Open(path)
+	f, err := regfile.Open(path) // not a FIFO swapped in after the Stat
 	if err != nil {
 		return nil, false, nil
 	}

@@ -16,8 +16,10 @@ Usage:
   retrylab chaos run [PATH...]        run scenario files or folders (default scenarios/)
   retrylab chaos serve --scenario F   mock server + proxy for a client you start yourself
   retrylab chaos validate PATH...     check scenario files without running them
+  retrylab chaos probe --client-cmd C learn a client's retry policy by experiment
   retrylab trace analyze [PATH...]    retry rates, delays, escalations and alerts
   retrylab trace compare BASE CUR     metrics side by side, exit 1 on a regression
+  retrylab trace export PATH...       trace v1 as OTLP/JSON spans (--format otlp)
   retrylab trace failures [PATH...]   every failed attempt, one row each (CSV or JSONL)
   retrylab report html PATH... -o F   one HTML page: charts and a timeline per scenario
   retrylab version                    print the version
@@ -117,11 +119,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			"run":      chaosRun,
 			"serve":    chaosServe,
 			"validate": chaosValidate,
+			"probe":    chaosProbe,
 		})
 	case "trace":
 		return runGroup(ctx, "trace", traceUsage, args[1:], stdout, stderr, map[string]command{
 			"analyze":  traceAnalyze,
 			"compare":  traceCompare,
+			"export":   traceExport,
 			"failures": traceFailures,
 		})
 	case "report":
@@ -140,11 +144,12 @@ Example:
   retrylab version
 `
 
-const chaosUsage = `Usage: retrylab chaos <run|serve|validate> [flags]
+const chaosUsage = `Usage: retrylab chaos <run|serve|validate|probe> [flags]
 
   run       run scenario files or folders (default scenarios/) and check the client's retries
   serve     mock server + proxy for one scenario, for a client you start yourself
   validate  check scenario files without running them
+  probe     learn a client's retry policy by experiment and write it down
 
 Run 'retrylab chaos <command> --help' for a command's flags.
 
@@ -153,10 +158,11 @@ Example:
   retrylab chaos run --time-scale 0.05 scenarios/
 `
 
-const traceUsage = `Usage: retrylab trace <analyze|compare|failures> [flags]
+const traceUsage = `Usage: retrylab trace <analyze|compare|export|failures> [flags]
 
   analyze   retry rates, delays, escalations and alerts from run folders or trace files
   compare   two sets of runs side by side, with a regression verdict per metric
+  export    trace v1 as OTLP/JSON spans (--format otlp), for an OpenTelemetry backend
   failures  every failed attempt, one row each, for a spreadsheet or a database
 
 Run 'retrylab trace <command> --help' for its flags.

@@ -23,6 +23,11 @@ func TestMain(m *testing.M) {
 			if g, err := time.ParseDuration(os.Getenv("RETRYLAB_TEST_STOP_GRACE")); err == nil {
 				stopGrace = g
 			}
+			// Tests of the forced exit on a busy machine give its hooks
+			// time: they test what is written, not how fast.
+			if b, err := time.ParseDuration(os.Getenv("RETRYLAB_TEST_FLUSH_BOUND")); err == nil {
+				flushBound = b
+			}
 			if f := os.Getenv("RETRYLAB_TEST_READY_FILE"); f != "" {
 				signalsReady = func() { _ = os.WriteFile(f, nil, 0o600) }
 			}

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"sync"
 	"syscall"
 	"time"
 )
@@ -16,6 +17,11 @@ import (
 // anyway: whatever it is blocked on (a pipe that never writes, a FIFO, a
 // client that ignores signals), retrylab stops within a second.
 var stopGrace = 800 * time.Millisecond // a variable for tests only
+
+// flushBound is how long, once mainExit stops waiting for the command, the
+// command's exit hooks (atForcedExit) may take to write what is known and
+// delete what would outlive the process: with stopGrace, under a second.
+var flushBound = 150 * time.Millisecond // a variable for tests only
 
 // runCommand is run; tests replace it with a command that ignores its context.
 var runCommand = run
@@ -57,9 +63,10 @@ func signalExit(sig os.Signal) int {
 // mainExit runs the command named by args and returns the process's exit
 // code. The first SIGINT or SIGTERM cancels the command's context: the
 // command stops, writes what it finished and returns; if it has not returned
-// stopGrace later, or a second signal comes, mainExit returns at once. An
-// interrupted command exits 130 (SIGINT) or 143 (SIGTERM), whatever it
-// returned.
+// stopGrace later, or a second signal comes, mainExit runs the command's
+// exit hooks (atForcedExit: chaos run writes what finished and deletes its
+// proxies), for flushBound at most, and returns. An interrupted command
+// exits 130 (SIGINT) or 143 (SIGTERM), whatever it returned.
 func mainExit(args []string, stdout, stderr io.Writer) int {
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
@@ -67,7 +74,8 @@ func mainExit(args []string, stdout, stderr io.Writer) int {
 	if signalsReady != nil {
 		signalsReady()
 	}
-	ctx, cancel := context.WithCancelCause(context.Background())
+	hooks := &exitHooks{fns: map[int]func(time.Duration){}}
+	ctx, cancel := context.WithCancelCause(context.WithValue(context.Background(), exitHooksKey{}, hooks))
 	defer cancel(nil)
 
 	done := make(chan int, 1)
@@ -86,12 +94,83 @@ func mainExit(args []string, stdout, stderr io.Writer) int {
 	defer grace.Stop()
 	select {
 	case <-done:
+		return signalExit(sig)
 	case s := <-sigs:
 		fmt.Fprintf(stderr, "retrylab: second %s: exiting now\n", signalName(s))
 	case <-grace.C:
-		fmt.Fprintf(stderr, "retrylab: not stopped %s after %s: exiting now; what was not written is lost\n", stopGrace, signalName(sig))
+		what := "what was not written is lost"
+		if hooks.len() > 0 {
+			what = "writing what finished, the rest marked interrupted"
+		}
+		fmt.Fprintf(stderr, "retrylab: not stopped %s after %s: exiting now; %s\n", stopGrace, signalName(sig), what)
 	}
+	hooks.run(flushBound)
 	return signalExit(sig)
+}
+
+// exitHooks are what commands ask mainExit to do before it exits without
+// waiting for them (see atForcedExit).
+type exitHooks struct {
+	mu   sync.Mutex
+	next int
+	fns  map[int]func(time.Duration)
+}
+
+type exitHooksKey struct{}
+
+// atForcedExit registers f, to be run if mainExit exits before the command
+// returns (the grace period after a signal ended, or a second signal came):
+// f writes what is known and deletes what would outlive the process, within
+// the duration it is given. The command calls the returned function once
+// it no longer needs f. Without mainExit (a test calling run) it does
+// nothing.
+func atForcedExit(ctx context.Context, f func(d time.Duration)) (remove func()) {
+	h, ok := ctx.Value(exitHooksKey{}).(*exitHooks)
+	if !ok {
+		return func() {}
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	id := h.next
+	h.next++
+	h.fns[id] = f
+	return func() {
+		h.mu.Lock()
+		defer h.mu.Unlock()
+		delete(h.fns, id)
+	}
+}
+
+func (h *exitHooks) len() int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return len(h.fns)
+}
+
+// run runs every hook at once, each given d, and returns when all have
+// returned or d has passed.
+func (h *exitHooks) run(d time.Duration) {
+	h.mu.Lock()
+	fns := make([]func(time.Duration), 0, len(h.fns))
+	for _, f := range h.fns {
+		fns = append(fns, f)
+	}
+	h.mu.Unlock()
+	if len(fns) == 0 {
+		return
+	}
+	var wg sync.WaitGroup
+	for _, f := range fns {
+		wg.Go(func() { f(d) })
+	}
+	all := make(chan struct{})
+	go func() { wg.Wait(); close(all) }()
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-all:
+	case <-t.C:
+	}
 }
 
 // isInterrupt reports whether err comes from a cancelled context.

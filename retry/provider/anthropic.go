@@ -21,6 +21,8 @@ type Anthropic struct{ base }
 
 var _ Client = (*Anthropic)(nil)
 
+func init() { register("anthropic", func(cfg Config) Client { return NewAnthropic(cfg) }) }
+
 // NewAnthropic returns a client for the Anthropic Messages API.
 func NewAnthropic(cfg Config) *Anthropic {
 	a := &Anthropic{}

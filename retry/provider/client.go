@@ -9,6 +9,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"sort"
 	"strings"
 	"syscall"
 	"time"
@@ -70,18 +71,42 @@ type Config struct {
 // Default base URLs.
 const (
 	AnthropicBaseURL = "https://api.anthropic.com"
-	OpenAIBaseURL    = "https://api.openai.com"
+	OpenAIBaseURL    = "https://api.openai.com" // chat completions and Responses
 )
 
-// New returns the client of the named provider: "anthropic" or "openai".
-func New(provider string, cfg Config) (Client, error) {
-	switch provider {
-	case "anthropic":
-		return NewAnthropic(cfg), nil
-	case "openai":
-		return NewOpenAI(cfg), nil
+// clients maps a provider name (a wire format) to its constructor. Each
+// client's file registers itself in an init function, so a new wire format
+// is one more file and touches no switch.
+var clients = map[string]func(Config) Client{}
+
+// register adds a client constructor; a name registered twice is a
+// programming error.
+func register(name string, newClient func(Config) Client) {
+	if _, dup := clients[name]; dup {
+		panic("provider: client " + name + " registered twice")
 	}
-	return nil, fmt.Errorf("unknown provider %q (want anthropic or openai)", provider)
+	clients[name] = newClient
+}
+
+// Names returns the provider names New accepts, sorted.
+func Names() []string {
+	names := make([]string, 0, len(clients))
+	for name := range clients {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// New returns the client of the named provider: "anthropic" (Messages
+// API), "openai" (chat completions), "openai-responses" (Responses API) or
+// "gemini" (the Gemini API).
+// An unknown name is an error that lists the known ones.
+func New(provider string, cfg Config) (Client, error) {
+	if newClient, ok := clients[provider]; ok {
+		return newClient(cfg), nil
+	}
+	return nil, fmt.Errorf("unknown provider %q (want one of: %s)", provider, strings.Join(Names(), ", "))
 }
 
 func defaultHTTPClient() *http.Client {

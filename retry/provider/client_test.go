@@ -510,7 +510,7 @@ func TestAPIKeyNeverInErrors(t *testing.T) {
 	srv := newServer(t, http.HandlerFunc(echo))
 	for _, key := range []string{testKey, plainKey} {
 		for _, mode := range []string{"http", "openai-http", "raw", "sse", "parse"} {
-			for _, provider := range []string{"anthropic", "openai"} {
+			for _, provider := range Names() {
 				c, _ := New(provider, Config{BaseURL: srv.URL + "/" + mode, APIKey: key})
 				_, err := c.Stream(context.Background(), testReq)
 				if err == nil {
@@ -530,8 +530,14 @@ func TestAPIKeyNeverInErrors(t *testing.T) {
 }
 
 func TestNewUnknownProvider(t *testing.T) {
-	if _, err := New("gemini", Config{}); err == nil {
-		t.Fatal("New(gemini) succeeded, want an error")
+	_, err := New("gemeni", Config{})
+	if err == nil {
+		t.Fatal("New(gemeni) succeeded, want an error")
+	}
+	for _, n := range Names() {
+		if !strings.Contains(err.Error(), n) {
+			t.Errorf("error %q does not list %s", err, n)
+		}
 	}
 }
 

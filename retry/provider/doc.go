@@ -1,6 +1,10 @@
 // Package provider holds streaming clients for the Anthropic Messages API
-// (POST /v1/messages, SSE) and the OpenAI chat completions API
-// (POST /v1/chat/completions, SSE). A client makes exactly one attempt per
+// (POST /v1/messages, SSE), the OpenAI chat completions API
+// (POST /v1/chat/completions, SSE), the OpenAI Responses API
+// (POST /v1/responses, SSE) and the Gemini API
+// (POST /v1beta/models/{model}:streamGenerateContent?alt=sse), one file
+// each, registered by name for New ("anthropic", "openai",
+// "openai-responses", "gemini"). A client makes exactly one attempt per
 // call and never retries: a failed attempt returns a *Error carrying what the
 // retry package's classifier reads. No API key ever appears in an error.
 //
@@ -13,9 +17,13 @@
 //     ShouldRetry from x-should-retry ("true"/"false"; nil otherwise).
 //   - An SSE `error` event (Anthropic), or a chunk with an "error" object
 //     (OpenAI): KindSSEError with ErrorType = data.error.type, never the
-//     top-level "type" (which is always "error").
-//   - The stream ends before message_stop (Anthropic) or `data: [DONE]`
-//     (OpenAI), or reaches it without a stop_reason (finish_reason): the
+//     top-level "type" (which is always "error"), and Code = error.code.
+//     In a Responses stream, response.failed: KindSSEError with Code =
+//     response.error.code (rate_limit_exceeded, server_error, ...) and
+//     Message = response.error.message; an `error` event: Code = its code.
+//   - The stream ends before message_stop (Anthropic), `data: [DONE]`
+//     (OpenAI) or response.completed (Responses), or reaches it without a
+//     stop_reason (finish_reason), or ends with response.incomplete: the
 //     response was cut (seed 000 R1: "stream ended without stop_reason" is
 //     StreamTransient), KindIncomplete. Streamed says whether any content
 //     delta had arrived, Text holds the text that had.
@@ -37,6 +45,6 @@
 // sk-... key: transport errors and server messages are scrubbed, while
 // errors.Is/As still reach the underlying error through Unwrap.
 //
-// SSEReader is the event-stream parser both clients use; it follows the
+// SSEReader is the event-stream parser every client uses; it follows the
 // WHATWG rules byte for byte and can be used on its own.
 package provider

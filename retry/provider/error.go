@@ -12,8 +12,8 @@ type Kind string
 
 const (
 	KindHTTP       Kind = "http"       // non-2xx response; Status, body fields and headers are set
-	KindSSEError   Kind = "sse_error"  // an SSE `error` event; ErrorType is error.type of its data
-	KindIncomplete Kind = "incomplete" // the stream ended early, or without stop_reason / finish_reason
+	KindSSEError   Kind = "sse_error"  // an error in the stream: SSE `error` event, error chunk, response.failed
+	KindIncomplete Kind = "incomplete" // the stream ended early, without stop_reason / finish_reason / response.completed
 	KindParse      Kind = "parse"      // malformed JSON or a protocol violation in the stream
 	KindTimeout    Kind = "timeout"    // the per-attempt timeout or a network timeout fired
 	KindRefused    Kind = "refused"    // connection refused
@@ -27,11 +27,12 @@ const (
 // It carries everything classification needs and never contains an API key.
 type Error struct {
 	Kind     Kind
-	Provider string // "anthropic" or "openai"
+	Provider string // "anthropic", "openai", "openai-responses" or "gemini"
 	Status   int    // HTTP status of a KindHTTP failure; 0 otherwise (even after a 2xx)
 
 	// From the response body: Anthropic error.type / OpenAI error.type,
-	// OpenAI error.code, and the message.
+	// OpenAI error.code (in a Responses stream: response.error.code of
+	// response.failed, or the code of an error event), and the message.
 	ErrorType string
 	Code      string
 	Message   string
@@ -75,7 +76,11 @@ func (e *Error) Error() string {
 		}
 		return fmt.Sprintf("%s: HTTP %d: %s", e.Provider, e.Status, msg)
 	case KindSSEError:
-		return fmt.Sprintf("%s: stream error: %s: %s", e.Provider, e.ErrorType, e.Message)
+		what := e.ErrorType
+		if what == "" {
+			what = e.Code // a Responses stream's response.failed has a code only
+		}
+		return fmt.Sprintf("%s: stream error: %s: %s", e.Provider, what, e.Message)
 	default:
 		if e.Err != nil {
 			return fmt.Sprintf("%s: %s: %s", e.Provider, e.Kind, Redact(e.Err.Error()))

@@ -73,3 +73,28 @@ func ExampleSSEReader() {
 	// greeting "hello\nworld"
 	// message "[DONE]"
 }
+
+// The Responses API client: a response.failed event is a typed in-stream
+// error whose Code the classifier reads.
+func ExampleNewResponses() {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		io.WriteString(w, "event: response.output_text.delta\ndata: {\"type\":\"response.output_text.delta\",\"sequence_number\":0,\"delta\":\"Hi\"}\n\n"+
+			"event: response.failed\ndata: {\"type\":\"response.failed\",\"sequence_number\":1,\"response\":{\"status\":\"failed\","+
+			"\"error\":{\"code\":\"rate_limit_exceeded\",\"message\":\"Please try again in 2s.\"}}}\n\n")
+	}))
+	defer srv.Close()
+
+	c := provider.NewResponses(provider.Config{BaseURL: srv.URL + "/v1", APIKey: "sk-example"})
+	_, err := c.Stream(context.Background(), provider.Request{Model: "gpt-4.1", Messages: []provider.Message{{Role: "user", Content: "hi"}}})
+	var pe *provider.Error
+	if errors.As(err, &pe) {
+		fmt.Println(pe.Kind, pe.Code, pe.Streamed, pe.Text)
+		fmt.Println(provider.ParseTryAgain(pe.Message))
+	}
+	fmt.Println(err)
+	// Output:
+	// sse_error rate_limit_exceeded true Hi
+	// 2s true
+	// openai-responses: stream error: rate_limit_exceeded: Please try again in 2s.
+}

@@ -19,6 +19,8 @@ type OpenAI struct{ base }
 
 var _ Client = (*OpenAI)(nil)
 
+func init() { register("openai", func(cfg Config) Client { return NewOpenAI(cfg) }) }
+
 // NewOpenAI returns a client for the OpenAI chat completions API.
 func NewOpenAI(cfg Config) *OpenAI {
 	o := &OpenAI{}

@@ -79,3 +79,80 @@ func durationOf(v, unit float64) time.Duration {
 	}
 	return time.Duration(math.Round(ns))
 }
+
+// ParseTryAgain reads the wait an error message asks for in words, as the
+// OpenAI API writes it when no header says: "Please try again in 1.5s",
+// "try again in 20ms", "Please try again in 6m0s", "Try again in 35
+// seconds" (Azure). The phrase is matched without regard to case; the
+// duration is a sequence of number-unit pairs (h, m, s, ms, as Go and the
+// API write them) or a number and a unit word (milliseconds, seconds,
+// minutes, hours). ok is false when no such phrase is in msg. Values are
+// capped at one year, like ParseRetryAfter's.
+//
+// Codex CLI waits this long after a response.failed event with code
+// rate_limit_exceeded; retry policies use it only when they say so
+// (retry.RetryAfter.Message).
+func ParseTryAgain(msg string) (d time.Duration, ok bool) {
+	const phrase = "try again in"
+	lower := strings.ToLower(msg)
+	for i := 0; ; {
+		j := strings.Index(lower[i:], phrase)
+		if j < 0 {
+			return 0, false
+		}
+		i += j + len(phrase)
+		if d, ok := parseWords(lower[i:]); ok {
+			return d, true
+		}
+	}
+}
+
+// unitWords maps a unit, as written after a number, to its length.
+var unitWords = map[string]time.Duration{
+	"ms": time.Millisecond, "millisecond": time.Millisecond, "milliseconds": time.Millisecond,
+	"s": time.Second, "sec": time.Second, "secs": time.Second, "second": time.Second, "seconds": time.Second,
+	"m": time.Minute, "min": time.Minute, "mins": time.Minute, "minute": time.Minute, "minutes": time.Minute,
+	"h": time.Hour, "hr": time.Hour, "hrs": time.Hour, "hour": time.Hour, "hours": time.Hour,
+}
+
+// parseWords reads the duration at the start of s (after spaces): one or
+// more number-unit pairs, a space allowed between the first number and its
+// unit ("35 seconds"), not inside a compound ("1m 30s" reads as 1m).
+func parseWords(s string) (time.Duration, bool) {
+	s = strings.TrimLeft(s, " ")
+	var total float64
+	n := 0
+	for len(s) > 0 && s[0] >= '0' && s[0] <= '9' {
+		num := leading(s, func(c byte) bool { return (c >= '0' && c <= '9') || c == '.' })
+		v, err := strconv.ParseFloat(num, 64)
+		if err != nil {
+			break
+		}
+		rest := s[len(num):]
+		spaced := strings.TrimLeft(rest, " ")
+		unit := leading(spaced, func(c byte) bool { return c >= 'a' && c <= 'z' })
+		if len(spaced) != len(rest) && n > 0 {
+			break
+		}
+		u, known := unitWords[unit]
+		if !known {
+			break
+		}
+		total += v * float64(u)
+		n++
+		s = spaced[len(unit):]
+	}
+	if n == 0 {
+		return 0, false
+	}
+	return durationOf(total, 1), true
+}
+
+// leading is the longest prefix of s whose bytes satisfy keep.
+func leading(s string, keep func(byte) bool) string {
+	i := 0
+	for i < len(s) && keep(s[i]) {
+		i++
+	}
+	return s[:i]
+}

@@ -120,6 +120,8 @@ func TestCutStreamIsIncomplete(t *testing.T) {
 		{"openai cut, Connection: close", "openai", "Connection: close\r\n", openaiOK[0] + openaiOK[1], true},
 		{"anthropic no framing, connection ends before message_stop", "anthropic", "Connection: close\r\n", anthropicOK[0] + anthropicOK[3], false},
 		{"openai no framing, connection ends before [DONE]", "openai", "Connection: close\r\n", openaiOK[0] + openaiOK[1], false},
+		{"responses cut, Connection: close", ResponsesProvider, "Connection: close\r\n", responsesOK[0] + responsesOK[4], true},
+		{"responses no framing, connection ends before response.completed", ResponsesProvider, "Connection: close\r\n", responsesOK[0] + responsesOK[4], false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			raw := "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n" + tc.head

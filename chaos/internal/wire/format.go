@@ -25,9 +25,10 @@ type Format interface {
 	// DefaultModel is the model a scenario of this format names when it
 	// names none.
 	DefaultModel() string
-	// Read returns what the answer depends on, from the request's URL and
-	// body: the model, whether it streams, the last user message. A body
-	// that is not what the format expects gives the zero Request.
+	// Read returns what the answer depends on, from the request's URL
+	// (never nil) and body: the model, whether it streams, the last user
+	// message. A body that is not what the format expects gives the zero
+	// Request; nothing panics (FuzzReadRequest).
 	Read(u *url.URL, body []byte) Request
 	// Headers returns the format's own headers of a response with this
 	// status (200 for a success): its request id first, then version and
@@ -36,7 +37,9 @@ type Format interface {
 	Headers(p Params, status int) []Header
 	// Events returns the events of a successful stream in order, each one
 	// complete SSE event ("event: ...\ndata: ...\n\n"); the last ones end
-	// the stream (message_stop, data: [DONE], response.completed).
+	// the stream (message_stop, data: [DONE], response.completed). Each is
+	// sent as one chunk, so the byte offsets of the faults that count
+	// events (sseError.afterEvents, drop.afterEvents) follow from them.
 	Events(p Params) []string
 	// StreamError returns the event (or events) an sseError fault sends
 	// after the first n events of Events, ending the stream.
@@ -59,6 +62,7 @@ type Request struct {
 	Model        string
 	Stream       bool
 	IncludeUsage bool   // OpenAI chat: stream_options.include_usage
+	WantsJSON    bool   // Gemini: generationConfig.responseMimeType application/json
 	Prompt       string // the last user message's text, whole
 }
 
@@ -68,6 +72,7 @@ var formats = map[string]Format{
 	ProviderAnthropic: anthropic{},
 	ProviderOpenAI:    openai{},
 	ProviderResponses: responses{},
+	ProviderGemini:    gemini{},
 }
 
 // order is the order formats are tried in when a request is recognised:

@@ -3,6 +3,7 @@ package wire
 import (
 	"bufio"
 	"bytes"
+	"encoding/json"
 	"io"
 	"net/http"
 	"strings"
@@ -86,6 +87,41 @@ func TestLookupUnknown(t *testing.T) {
 	for _, n := range Names() {
 		if !strings.Contains(err.Error(), n) {
 			t.Errorf("error %q does not list %s", err, n)
+		}
+	}
+}
+
+// TestSideAnswers: every side answer is one valid JSON object in the shape
+// of the format that knows the request, whichever format the scenario has.
+func TestSideAnswers(t *testing.T) {
+	t.Parallel()
+	for _, prov := range Names() {
+		p := params(prov)
+		p.Models = []string{"m", "m-large"}
+		for _, tc := range []struct {
+			method, path, holds string
+		}{
+			{"POST", "/v1/messages/count_tokens", `{"input_tokens":25}`},
+			{"POST", "/v1/responses/input_tokens", `"input_tokens":25`},
+			{"GET", "/v1/models", `"m-large"`},
+			{"GET", "/v1/models/x-1", `"id":"x-1"`},
+			{"POST", "/v1beta/models/m:countTokens", `{"totalTokens":25}`},
+			{"GET", "/v1beta/models", `"name":"models/m-large"`},
+			{"GET", "/v1beta/models/x-1", `"name":"models/x-1"`},
+		} {
+			r, ok := Side(p, tc.method, tc.path)
+			if !ok {
+				t.Errorf("%s: %s %s not answered", prov, tc.method, tc.path)
+				continue
+			}
+			body := string(bytes.Join(r.Pieces, nil))
+			var v map[string]any
+			if err := json.Unmarshal([]byte(body), &v); err != nil || r.Status != 200 || !strings.Contains(body, tc.holds) {
+				t.Errorf("%s: %s %s = %d %s (%v), want %s", prov, tc.method, tc.path, r.Status, body, err, tc.holds)
+			}
+		}
+		if _, ok := Side(p, "GET", "/v1/models/a/b"); ok {
+			t.Errorf("%s: GET /v1/models/a/b answered", prov)
 		}
 	}
 }

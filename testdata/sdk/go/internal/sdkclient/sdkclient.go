@@ -36,7 +36,11 @@ func Model(def string) string {
 
 // Run calls one for request 1..RETRYLAB_REQUESTS and exits the process.
 // one returns a short description of the answer, or an error.
-func Run(label string, one func(ctx context.Context) (string, error)) {
+func Run(label string, one func(ctx context.Context) (string, error)) { RunThen(label, one, nil) }
+
+// RunThen is Run, calling atExit (if not nil) before the process exits:
+// a client flushes its telemetry there.
+func RunThen(label string, one func(ctx context.Context) (string, error), atExit func()) {
 	n, err := strconv.Atoi(os.Getenv("RETRYLAB_REQUESTS"))
 	if err != nil || n < 1 {
 		n = 1
@@ -54,6 +58,9 @@ func Run(label string, one func(ctx context.Context) (string, error)) {
 			continue
 		}
 		fmt.Printf("%s request %d/%d: ok in %dms: %s\n", label, i, n, ms, what)
+	}
+	if atExit != nil {
+		atExit()
 	}
 	if failed > 0 {
 		os.Exit(1)

@@ -1,0 +1,169 @@
+package chaos
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/retrylab/retrylab/otlp"
+)
+
+// selfReportCheck holds an external client's own account of its attempts
+// (its OpenTelemetry, Observed.SelfReport) against the server's journal:
+// as many attempts, in order, and each status the client claims the one
+// the server sent; an attempt the client says succeeded must not have been
+// answered with an error status, or none (an HTTP span of a stream cut
+// after its 200, which many instrumentations end at the headers, may say
+// 200 and no error: that is the status the server sent). Want is the server's account, Got the
+// client's, each with the waits between attempts (the server's gaps; the
+// client's from its own timestamps), which are shown, not judged: a
+// client's clock marks its attempts less exactly than the mock does.
+func selfReportCheck(ob Observed) Check {
+	acc := ob.SelfReport
+	client := reportedAttempts(acc)
+	c := Check{Name: "selfReport", Passed: true,
+		Want:  serverAccount(ob),
+		Got:   clientAccount(client),
+		Where: fmt.Sprintf("%s (%s mapping of otlp/) against server.jsonl", clientOtelFile, acc.Mapping)}
+	if acc.Mapping == "" {
+		c.Where = "otlp/ against server.jsonl"
+	}
+	n, m := len(client), ob.ServerAttempts
+	switch {
+	case n < m:
+		c.Passed = false
+		c.Hint = fmt.Sprintf("the client's telemetry leaves out %d attempt(s) the server answered", m-n)
+		if n == 0 {
+			c.Hint = fmt.Sprintf("the client sent telemetry (%d spans and log records) that no mapping reads as attempts (known: claude-code, codex, semconv)", acc.Items)
+		}
+	case n > m:
+		c.Passed = false
+		c.Hint = fmt.Sprintf("the client's telemetry reports %d attempt(s) the server never saw", n-m)
+	}
+	for k := 0; k < min(n, m) && c.Passed; k++ {
+		a := client[k]
+		failed := k < len(ob.FailedAttempts) && ob.FailedAttempts[k]
+		sent := 0
+		if k < len(ob.ServerStatuses) {
+			sent = ob.ServerStatuses[k]
+		}
+		switch {
+		case a.Status != 0 && a.Status != sent:
+			c.Passed = false
+			c.Hint = fmt.Sprintf("attempt %d: the client claims status %d, the server sent %s", k+1, a.Status, reportedStatus(sent))
+		case !a.Failed() && failed && (sent < 200 || sent > 299):
+			c.Passed = false
+			c.Hint = fmt.Sprintf("attempt %d: the client claims it succeeded, the server's answer failed (%s)", k+1, faultAt(ob, k))
+		}
+	}
+	return c
+}
+
+// reportedAttempts lists the client's attempts in the order it began them.
+func reportedAttempts(acc *otlp.Account) []otlp.Attempt {
+	ats := acc.Attempts()
+	slices.SortStableFunc(ats, func(x, y otlp.Attempt) int { return x.Start.Compare(y.Start) })
+	return ats
+}
+
+// serverAccount renders the journal's attempts and gaps.
+func serverAccount(ob Observed) string {
+	parts := make([]string, ob.ServerAttempts)
+	for k := range parts {
+		s := reportedStatus(0)
+		if k < len(ob.ServerStatuses) {
+			s = reportedStatus(ob.ServerStatuses[k])
+		}
+		if f := faultAt(ob, k); f != "" && f != FaultStatus && f != "ok" {
+			s += " " + f
+		}
+		parts[k] = s
+	}
+	var waits []string
+	for _, w := range ob.ServerWaits {
+		waits = append(waits, fmtDur(w.Gap))
+	}
+	return accountText(parts, waits)
+}
+
+// clientAccount renders the client's attempts and its own waits.
+func clientAccount(ats []otlp.Attempt) string {
+	parts := make([]string, len(ats))
+	var waits []string
+	for k, a := range ats {
+		s := reportedStatus(a.Status)
+		switch e := firstNonEmpty(a.ErrorType, a.Error); {
+		case !a.Failed() && a.Status == 0:
+			s = "ok"
+		case a.Status == 0 || (e != "" && a.Status >= 200 && a.Status <= 299):
+			s += " error " + truncate(firstNonEmpty(e, "?"), 60)
+		}
+		parts[k] = s
+		if k > 0 && a.N != 1 && ats[k-1].Failed() {
+			waits = append(waits, fmtDur(max(a.Start.Sub(ats[k-1].End), time.Duration(0))))
+		}
+	}
+	return accountText(parts, waits)
+}
+
+func accountText(parts, waits []string) string {
+	s := fmt.Sprintf("%d attempt(s): %s", len(parts), strings.Join(parts, ", "))
+	if len(parts) == 0 {
+		s = "0 attempts"
+	}
+	if len(waits) > 0 {
+		s += "; waits " + strings.Join(waits, ", ")
+	}
+	return s
+}
+
+func reportedStatus(s int) string {
+	if s == 0 {
+		return "no status"
+	}
+	return fmt.Sprint(s)
+}
+
+func faultAt(ob Observed, k int) string {
+	if k < len(ob.ServerFaults) {
+		return ob.ServerFaults[k]
+	}
+	return ""
+}
+
+func firstNonEmpty(ss ...string) string {
+	for _, s := range ss {
+		if s != "" {
+			return s
+		}
+	}
+	return ""
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}
+
+// verifyFromSelfReport settles a failureTypes check that passed on the
+// faults the client met, for a client that wrote no trace: verified when
+// its own telemetry's errors classify the same (want), else unverified as
+// before, saying what the telemetry implied.
+func verifyFromSelfReport(c *Check, want []string, ob Observed) {
+	if ob.SelfReport != nil && len(ob.SelfReportTypes) > 0 && equalStrings(want, ob.SelfReportTypes) {
+		c.Got += " (the client's own errors, from its telemetry, classify the same)"
+		c.Where += "; " + clientOtelFile
+		return
+	}
+	// The faults the client met match, but how it classified them is its
+	// own business, which it did not write down.
+	c.State = StateUnverified
+	c.Got += " (the faults the client met, as retrylab classifies them; the client wrote no trace, so its own classification is unknown)"
+	c.Hint = "write RetryAttempt events to $RETRYLAB_TRACE, or send OpenTelemetry to $OTEL_EXPORTER_OTLP_ENDPOINT, to have failureTypes verified"
+	if ob.SelfReport != nil {
+		c.Got = fmt.Sprintf("%s; its telemetry's errors classify as %s", c.Got, list(ob.SelfReportTypes))
+	}
+}

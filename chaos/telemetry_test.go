@@ -1,0 +1,183 @@
+package chaos
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/retrylab/retrylab/otlp"
+)
+
+// TestSelfReport checks the selfReport check, a pure function of
+// Observed, against clients whose telemetry tells the truth, leaves an
+// attempt out, invents one, or claims another status or a success.
+func TestSelfReport(t *testing.T) {
+	t0 := time.Date(2026, 11, 27, 10, 0, 0, 0, time.UTC)
+	at := func(startMs, endMs int64, status int, errType string) otlp.Attempt {
+		return otlp.Attempt{Start: t0.Add(time.Duration(startMs) * time.Millisecond),
+			End: t0.Add(time.Duration(endMs) * time.Millisecond), Status: status, ErrorType: errType}
+	}
+	server := Observed{ServerAttempts: 3, ServerStatuses: []int{529, 429, 200},
+		ServerFaults: []string{FaultStatus, FaultStatus, "ok"}, FailedAttempts: []bool{true, true, false},
+		ServerWaits: []Wait{{After: 1, Gap: time.Second}, {After: 2, Gap: 2 * time.Second}}}
+	truthful := []otlp.Attempt{at(0, 100, 529, "529"), at(1100, 1200, 429, "429"), at(3200, 3300, 200, "")}
+	tests := []struct {
+		name     string
+		attempts []otlp.Attempt
+		want     Check
+	}{
+		{"truthful", truthful, Check{Name: "selfReport", Passed: true, State: StatePass,
+			Want: "3 attempt(s): 529, 429, 200; waits 1s, 2s", Got: "3 attempt(s): 529, 429, 200; waits 1s, 2s"}},
+		{"omits an attempt", truthful[1:], Check{Name: "selfReport", State: StateFail,
+			Want: "3 attempt(s): 529, 429, 200; waits 1s, 2s", Got: "2 attempt(s): 429, 200; waits 2s",
+			Hint: "the client's telemetry leaves out 1 attempt(s) the server answered"}},
+		{"invents one", append([]otlp.Attempt{at(-500, -400, 500, "500")}, truthful...), Check{Name: "selfReport", State: StateFail,
+			Want: "3 attempt(s): 529, 429, 200; waits 1s, 2s", Got: "4 attempt(s): 500, 529, 429, 200; waits 400ms, 1s, 2s",
+			Hint: "the client's telemetry reports 1 attempt(s) the server never saw"}},
+		{"another status", []otlp.Attempt{truthful[0], at(1100, 1200, 503, "503"), truthful[2]}, Check{Name: "selfReport", State: StateFail,
+			Want: "3 attempt(s): 529, 429, 200; waits 1s, 2s", Got: "3 attempt(s): 529, 503, 200; waits 1s, 2s",
+			Hint: "attempt 2: the client claims status 503, the server sent 429"}},
+		{"a success that failed", []otlp.Attempt{at(0, 100, 0, ""), truthful[1], truthful[2]}, Check{Name: "selfReport", State: StateFail,
+			Want: "3 attempt(s): 529, 429, 200; waits 1s, 2s", Got: "3 attempt(s): ok, 429, 200; waits 2s",
+			Hint: "attempt 1: the client claims it succeeded, the server's answer failed (status)"}},
+		// An HTTP span that ended at the headers of a stream cut after them.
+		{"200 of a cut stream", []otlp.Attempt{truthful[0], truthful[1], at(3200, 3300, 200, "")}, Check{Name: "selfReport", Passed: true, State: StatePass,
+			Want: "3 attempt(s): 529, 429, 200 drop; waits 1s, 2s", Got: "3 attempt(s): 529, 429, 200; waits 1s, 2s"}},
+		{"no status, an error", []otlp.Attempt{at(0, 100, 0, "ECONNRESET"), truthful[1], truthful[2]}, Check{Name: "selfReport", Passed: true, State: StatePass,
+			Want: "3 attempt(s): 529, 429, 200; waits 1s, 2s", Got: "3 attempt(s): no status error ECONNRESET, 429, 200; waits 1s, 2s"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ob := server
+			if tt.name == "200 of a cut stream" {
+				ob.ServerFaults = []string{FaultStatus, FaultStatus, "drop"}
+				ob.FailedAttempts = []bool{true, true, true}
+			}
+			ob.SelfReport = &otlp.Account{Mapping: "semconv", Requests: []otlp.Request{{Attempts: tt.attempts}}}
+			got := settle([]Check{selfReportCheck(ob)})[0]
+			tt.want.Where = "client-otel.jsonl (semconv mapping of otlp/) against server.jsonl"
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("selfReportCheck() mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestFailureTypesFromSelfReport: a client without a trace whose telemetry
+// carries its errors has its failureTypes verified; one whose errors
+// classify otherwise stays unverified and says what they implied.
+func TestFailureTypesFromSelfReport(t *testing.T) {
+	sc := &Scenario{Expect: Expect{FailureTypes: []string{"overloaded", "rate_limit"}}}
+	ob := Observed{InferredTypes: []string{"overloaded", "rate_limit"}, SelfReport: &otlp.Account{}}
+	for _, tt := range []struct {
+		name  string
+		types []string
+		want  string
+	}{
+		{"agree", []string{"overloaded", "rate_limit"}, StatePass},
+		{"disagree", []string{"server_error", "rate_limit"}, StateUnverified},
+	} {
+		ob.SelfReportTypes = tt.types
+		var c Check
+		for _, x := range evaluate(sc, ob, nil) {
+			if x.Name == "failureTypes" {
+				c = x
+			}
+		}
+		if c.State != tt.want {
+			t.Errorf("%s: failureTypes state = %q (%s), want %q", tt.name, c.State, c.Got, tt.want)
+		}
+	}
+}
+
+// TestClassifyReported: a client's reported status and error read as the
+// retry core classifies the same failure.
+func TestClassifyReported(t *testing.T) {
+	tests := []struct {
+		a    otlp.Attempt
+		want string
+	}{
+		{otlp.Attempt{Status: 529, ErrorType: "529"}, "overloaded"},
+		{otlp.Attempt{Status: 429}, "rate_limit"},
+		{otlp.Attempt{Status: 500, Error: "500 Internal server error"}, "server_error"},
+		{otlp.Attempt{Status: 200, Error: `{"type":"error","error":{"type":"overloaded_error"}}`}, "overloaded"},
+		{otlp.Attempt{Error: "read ECONNRESET: connection reset by peer"}, "connection_error"},
+		// The client's own classification, in retrylab's taxonomy.
+		{otlp.Attempt{Status: 400, ErrorType: "context_too_long"}, "context_too_long"},
+	}
+	for _, tt := range tests {
+		if got := ClassifyReported("anthropic", tt.a); got != tt.want {
+			t.Errorf("ClassifyReported(%+v) = %q, want %q", tt.a, got, tt.want)
+		}
+	}
+}
+
+// TestSelfReportEndToEnd runs a tiny external client that reports its
+// attempts only in OpenTelemetry (testdata/clients/otel_agent.py, OTLP/JSON
+// spans by the semantic conventions): told the truth, selfReport passes and
+// failureTypes are verified; leaving an attempt out or claiming another
+// status fails selfReport. A client that sends none gets no selfReport.
+func TestSelfReportEndToEnd(t *testing.T) {
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("python3 not installed")
+	}
+	agent, _ := filepath.Abs("../testdata/clients/otel_agent.py")
+	scenario := func(name, mode string) *Scenario {
+		return parse(t, name, `
+client: {command: [python3, `+agent+`, `+mode+`]}
+attempts: [{status: 529}, {status: 429}]
+expect: {outcome: success, attempts: 3, failureTypes: [overloaded, rate_limit]}
+`)
+	}
+	scs := []*Scenario{scenario("truthful", "truthful"), scenario("omit", "omit"), scenario("status", "status"),
+		parse(t, "silent", `
+client: {command: [sh, -c, 'curl -sS -o /dev/null -X POST "$ANTHROPIC_BASE_URL/v1/messages" -d "{}"']}
+expect: {outcome: success, attempts: 1}
+`)}
+	r := &Runner{Toxi: runnerToxi(t), Out: t.TempDir(), Seed: 1}
+	sum, err := r.Run(context.Background(), scs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := byName(sum)
+	check := func(name, check string) Check {
+		for _, c := range res[name].Checks {
+			if c.Name == check {
+				return c
+			}
+		}
+		return Check{}
+	}
+	if c := check("truthful", "selfReport"); c.State != StatePass {
+		t.Errorf("truthful: selfReport = %+v, want pass", c)
+	}
+	if c := check("truthful", "failureTypes"); c.State != StatePass {
+		t.Errorf("truthful: failureTypes = %+v, want pass (verified from its telemetry)", c)
+	}
+	if tel := res["truthful"].Telemetry; tel == nil || tel.Mapping != "semconv" || tel.Attempts != 3 {
+		t.Errorf("truthful: telemetry = %+v, want 3 attempts read by semconv", tel)
+	}
+	dir := filepath.Join(sum.RunDir, "truthful")
+	if _, err := os.Stat(filepath.Join(dir, "otlp", "traces-0001.json")); err != nil {
+		t.Errorf("the export is not kept: %v", err)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, clientOtelFile))
+	if err != nil || strings.Count(string(b), `"type":"RetryAttempt"`) != 2 || strings.Count(string(b), `"type":"ProviderRequestFinished"`) != 1 {
+		t.Errorf("%s = %q (%v), want 2 RetryAttempt and 1 ProviderRequestFinished", clientOtelFile, b, err)
+	}
+	for name, hint := range map[string]string{"omit": "leaves out 1 attempt", "status": "claims status 500, the server sent 529"} {
+		c := check(name, "selfReport")
+		if c.State != StateFail || !strings.Contains(c.Hint, hint) {
+			t.Errorf("%s: selfReport = %+v, want a failure saying %q", name, c, hint)
+		}
+	}
+	if c := check("silent", "selfReport"); c.Name != "" || res["silent"].Telemetry != nil {
+		t.Errorf("silent: selfReport = %+v, telemetry %+v; want neither", c, res["silent"].Telemetry)
+	}
+	assertNoKey(t, sum.RunDir)
+}

@@ -1,0 +1,116 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+
+	"go.opentelemetry.io/collector/pdata/ptrace"
+
+	"github.com/retrylab/retrylab/otlp"
+	"github.com/retrylab/retrylab/retry/provider"
+	"github.com/retrylab/retrylab/trace"
+)
+
+const exportUsage = `Usage: retrylab trace export --format otlp [flags] [PATH...]
+
+Turns trace v1 (run folders, trace files, globs, or - for stdin; without
+PATH, runs/) into OTLP/JSON spans for the observability stack a team already
+has: one export (an ExportTraceServiceRequest) a line, one a run, as an
+OpenTelemetry Collector's file exporter writes them. Each logical request
+(ProviderRequestFinished) is a gen_ai "chat" span; each of its attempts an
+HTTP CLIENT span under it with http.request.resend_count,
+http.response.status_code and error.type (the failure type), laid out so
+that the waits between them are the trace's delayMs: 'retrylab trace
+analyze' of the export gives the same requests, retries, waits and failure
+types as of the trace. Other events are left out. Keys are redacted.
+
+Flags:
+%s
+Example:
+  retrylab trace export --format otlp runs/ > otel.json
+  retrylab trace analyze otel.json
+
+Exit codes: 0 written, 2 bad usage or bad input (missing path, unreadable
+file, malformed line with --strict).
+`
+
+func traceExport(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("trace export", exportUsage)
+	format := fs.String("format", "otlp", "output format: otlp (OTLP/JSON)")
+	strict := fs.Bool("strict", false, "treat a malformed line as an error (exit 2)")
+	if err := parseFlags(fs, args, "run 'retrylab trace export --help'", stdout, stderr); err != nil {
+		return err
+	}
+	if *format != "otlp" {
+		return usageErrorf("use --format otlp", "unknown --format %q", *format)
+	}
+	paths, err := pathsOrRuns(fs.Args(), "export")
+	if err != nil {
+		return err
+	}
+	files, err := discoverTraces(ctx, paths, stderr)
+	if err != nil {
+		return err
+	}
+	for _, f := range files {
+		if err := exportOTLP(ctx, f, *strict, stdout, stderr); err != nil {
+			return readTracesError(err, "fix or remove that line, or drop --strict to skip malformed lines")
+		}
+	}
+	return nil
+}
+
+// exportOTLP writes the runs of one trace file as OTLP/JSON lines, in the
+// order of their first event; lines without runId make a run named after
+// the file.
+func exportOTLP(ctx context.Context, path string, strict bool, w, stderr io.Writer) error {
+	r, err := trace.OpenContext(ctx, path)
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	var order []string
+	runs := map[string][]trace.Event{}
+	for {
+		raw, err := r.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		var le *trace.LineError
+		if errors.As(err, &le) && !strict {
+			fmt.Fprintf(stderr, "%s\n", printable(le.Error()))
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		ev := raw.Event()
+		if ev.Type != trace.TypeRetryAttempt && ev.Type != trace.TypeProviderRequestFinished {
+			continue
+		}
+		run := ev.RunID
+		if run == "" {
+			run = filepath.Base(path)
+			if path == trace.StdinName {
+				run = "stdin"
+			}
+		}
+		if _, ok := runs[run]; !ok {
+			order = append(order, run)
+		}
+		runs[run] = append(runs[run], ev)
+	}
+	for _, run := range order {
+		b, err := (&ptrace.JSONMarshaler{}).MarshalTraces(otlp.FromTrace(run, runs[run]))
+		if err != nil {
+			return err
+		}
+		if _, err := fmt.Fprintln(w, provider.Redact(string(b))); err != nil {
+			return fmt.Errorf("writing the export: %w", err)
+		}
+	}
+	return nil
+}

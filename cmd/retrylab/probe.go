@@ -1,0 +1,216 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/retrylab/retrylab/chaos"
+	"github.com/retrylab/retrylab/probe"
+	"github.com/retrylab/retrylab/report"
+	"github.com/retrylab/retrylab/retry"
+)
+
+const chaosProbeUsage = `Usage: retrylab chaos probe --client-cmd CMD [flags]
+
+Learns a client's retry policy by experiment. Runs a battery of scenarios
+against the client, in parallel, each with its own mock and proxy: every
+fault once (400, 401, 403, 404, 408, 409, 429 with and without Retry-After
+in seconds, in ms, as an HTTP date and a large one, 500, 502, 503, 504, 529,
+an in-stream overload and invalid-request error, a stream cut mid-way, a
+reset, a hang, x-should-retry true on a 400 and false on a 503), then a
+steady 503 until the client gives up, --samples times. Prints the profile
+(schema retrylab.probe/v1): what it retried, how often, how long it waited,
+the fitted backoff with a confidence per figure, what stayed inconclusive
+(never guessed), and how it holds against each preset.
+
+The client is run as chaos run --client-cmd runs it (sh -c, with
+ANTHROPIC_BASE_URL / OPENAI_BASE_URL and RETRYLAB_*; see docs/chaos.md
+"External clients"). The wall time is about the longest exhaustion, at most
+--budget; progress goes to stderr. Ctrl-C prints what was learnt (exit 130).
+Exit 0, or 1 with --against when something changed; 2 on bad input.
+
+Example:
+  retrylab chaos probe --client-cmd 'node testdata/sdk/node/anthropic.mjs' --policy-out sdk.yaml
+  retrylab chaos probe --client-cmd './my-agent' --against last-profile.json --format json > profile.json
+
+Flags:
+`
+
+type probeConfig struct {
+	clientCmd, providerName, model, format, policyOut, against, out, toxiURL string
+	parallel, samples, repeat                                                int
+	budget                                                                   time.Duration
+	timeScale                                                                float64
+	only                                                                     []string
+	warmUp, perFault                                                         bool
+}
+
+func parseChaosProbe(args []string, stdout, stderr io.Writer) (probeConfig, error) {
+	var cfg probeConfig
+	fs := newFlags("chaos probe", chaosProbeUsage)
+	fs.StringVar(&cfg.clientCmd, "client-cmd", "", "the client to probe, run with sh -c (required)")
+	fs.StringVar(&cfg.providerName, "provider", "anthropic", "wire format: "+strings.Join(probe.ProviderNames(), ", "))
+	fs.StringVar(&cfg.model, "model", "", "model the client is told (RETRYLAB_MODEL); default: the provider's")
+	fs.StringVar(&cfg.format, "format", "table", "profile format: table, json, markdown or html (one page: the waits against the fitted curve)")
+	fs.StringVar(&cfg.policyOut, "policy-out", "", "write the learnt policy as a policy YAML file (client.policy: FILE)")
+	fs.StringVar(&cfg.against, "against", "", "an earlier profile (--format json): say what changed, exit 1 if anything did")
+	fs.StringVar(&cfg.out, "out", "runs", "base folder of run folders")
+	fs.StringVar(&cfg.toxiURL, "toxiproxy", os.Getenv("TOXIPROXY_URL"), "URL of a toxiproxy-server API; default: embedded")
+	fs.IntVar(&cfg.parallel, "parallel", 0, "scenarios at once (default: all; external clients are bounded by 2 × cores)")
+	fs.IntVar(&cfg.samples, "samples", 4, "exhaustion runs, for the jitter band and the fit (2 or more)")
+	fs.IntVar(&cfg.repeat, "repeat", 10, "failures each exhaustion run serves: a client retrying more is reported as 'at least N'")
+	fs.DurationVar(&cfg.budget, "budget", 2*time.Minute, "wall time per exhaustion run (the hang and large Retry-After probes get min(budget, 15s)); less probes fewer attempts and leaves figures unknown")
+	fs.Float64Var(&cfg.timeScale, "time-scale", 1, "told to the client (RETRYLAB_TIME_SCALE); waits are divided by it (for clients that scale their waits)")
+	fs.BoolVar(&cfg.perFault, "per-fault", false, "serve every fault --repeat times, not once, so each fault's own retry limit shows (slower)")
+	fs.BoolVar(&cfg.warmUp, "warm-up", true, "make the client send a first request that succeeds (RETRYLAB_REQUESTS=2) before the probed one; false for a client that makes one request whatever it is told")
+	fs.StringSliceVar(&cfg.only, "only", nil, "probe only these faults (comma-separated names, e.g. 429,reset); the exhaustion always runs")
+	hint := "run 'retrylab chaos probe --help'"
+	if err := parseFlags(fs, args, hint, stdout, stderr); err != nil {
+		return cfg, err
+	}
+	if fs.NArg() > 0 {
+		return cfg, usageErrorf(hint, "chaos probe takes no arguments, got %q", strings.Join(fs.Args(), " "))
+	}
+	return cfg, checkProbeConfig(cfg)
+}
+
+// checkProbeConfig rejects bad values before anything runs.
+func checkProbeConfig(cfg probeConfig) error {
+	switch {
+	case strings.TrimSpace(cfg.clientCmd) == "":
+		return usageErrorf("give the command that runs your client, e.g. --client-cmd 'python3 agent.py'", "--client-cmd is required")
+	case cfg.format != "table" && cfg.format != "json" && cfg.format != "markdown" && cfg.format != "html":
+		return usageErrorf("formats: table, json, markdown, html", "unknown format %q", cfg.format)
+	case cfg.samples < 2:
+		return usageErrorf("the jitter band needs repeated samples: --samples 2 or more (default 4)", "bad --samples %d", cfg.samples)
+	case cfg.repeat < 1 || cfg.parallel < 0:
+		return usageErrorf("--repeat must be 1 or more and --parallel not negative", "bad --repeat or --parallel")
+	case cfg.budget < time.Second:
+		return usageErrorf("give at least 1s, e.g. --budget 30s", "bad --budget %s", cfg.budget)
+	}
+	if why := chaos.CheckTimeScale(cfg.timeScale); why != "" {
+		return usageErrorf(chaos.TimeScaleHint, "bad --time-scale: %s", why)
+	}
+	if _, err := probe.LookupProvider(cfg.providerName); err != nil {
+		return usageErrorf("use --provider "+strings.Join(probe.ProviderNames(), " or "), "%v", err)
+	}
+	return nil
+}
+
+func chaosProbe(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	cfg, err := parseChaosProbe(args, stdout, stderr)
+	if err != nil {
+		return err
+	}
+	prov, _ := probe.LookupProvider(cfg.providerName)
+	for _, name := range cfg.only {
+		if _, ok := prov.Fault(name); !ok {
+			return usageErrorf("fault names are those of the profile's faults[].fault, e.g. 429, reset, hang", "--only: unknown fault %q", name)
+		}
+	}
+	var before *probe.Profile
+	if cfg.against != "" {
+		if before, err = probe.LoadProfile(cfg.against); err != nil {
+			return usageErrorf("give a profile written by chaos probe --format json", "--against: %v", err)
+		}
+	}
+	if err := chaos.CheckOutDir(cfg.out); err != nil {
+		return err
+	}
+	toxi, err := chaos.StartToxiproxy(ctx, cfg.toxiURL)
+	if err != nil {
+		return fmt.Errorf("start toxiproxy: %w", err)
+	}
+	defer toxi.Close()
+	opts := probe.Options{Provider: prov, Model: cfg.model, Samples: cfg.samples, Repeat: cfg.repeat,
+		Budget: cfg.budget, TimeScale: cfg.timeScale, Only: cfg.only, NoWarmUp: !cfg.warmUp, PerFault: cfg.perFault}
+	n, longest := probeEstimate(opts)
+	fmt.Fprintf(stderr, "probing %q (%s): %d scenarios, external clients %d at a time; each exhaustion run is stopped at --budget %s "+
+		"(a client still retrying then leaves max retries and the cap unknown), the hang and the large Retry-After at %s\n",
+		cfg.clientCmd, prov.Name, n, 2*runtime.GOMAXPROCS(0), cfg.budget, longest)
+	r := &probe.Runner{Toxi: toxi, ToxiName: "embedded", Out: cfg.out, ClientCmd: cfg.clientCmd, Parallel: cfg.parallel, Progress: stderr}
+	prof, runErr := r.Run(ctx, opts)
+	if prof == nil {
+		return runErr
+	}
+	if before != nil {
+		prof.Changes = probe.Compare(before, prof)
+	}
+	if err := writeProbe(cfg, prof, prov, stdout, stderr); err != nil {
+		return err
+	}
+	return probeExit(ctx, prof, before, runErr)
+}
+
+// probeEstimate is the number of scenarios of the battery and the deadline
+// of its long decision probes.
+func probeEstimate(o probe.Options) (n int, long time.Duration) {
+	ps, err := probe.Plan(o, time.Now())
+	if err != nil {
+		return 0, 0
+	}
+	long = o.Budget
+	for _, p := range ps {
+		if p.Fault.Long {
+			long = min(long, p.Deadline)
+		}
+	}
+	return len(ps), long
+}
+
+// writeProbe prints the profile and writes the policy file.
+func writeProbe(cfg probeConfig, prof *probe.Profile, prov probe.Provider, stdout, stderr io.Writer) error {
+	var err error
+	switch cfg.format {
+	case "json":
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		err = enc.Encode(prof)
+	case "markdown":
+		err = report.ProbeMarkdown(stdout, prof)
+	case "html":
+		err = report.ProbeHTML(stdout, prof)
+	default:
+		err = report.ProbeTable(stdout, prof)
+	}
+	if err != nil {
+		return err
+	}
+	if before := prof.Changes; cfg.against != "" {
+		fmt.Fprintf(stderr, "against %s: %d change(s)\n", cfg.against, len(before))
+		for _, c := range before {
+			fmt.Fprintf(stderr, "  %s: %s → %s\n", c.Figure, c.Before, c.After)
+		}
+	}
+	if cfg.policyOut == "" {
+		return nil
+	}
+	text := probe.PolicyYAML(prof, prov)
+	if _, err := retry.ParsePolicy([]byte(text), cfg.policyOut); err != nil {
+		return fmt.Errorf("the learnt policy does not parse (a bug of the probe): %w", err)
+	}
+	if err := chaos.WriteFileAtomic(cfg.policyOut, []byte(text)); err != nil {
+		return &chaos.OutputError{What: "--policy-out", Path: cfg.policyOut, Err: err}
+	}
+	fmt.Fprintf(stderr, "wrote the learnt policy to %s (client.policy: %s)\n", cfg.policyOut, cfg.policyOut)
+	return nil
+}
+
+func probeExit(ctx context.Context, prof *probe.Profile, before *probe.Profile, runErr error) error {
+	if ctx.Err() != nil {
+		return fmt.Errorf("%w: the profile holds what was learnt; results so far in %s", context.Cause(ctx), prof.RunDir)
+	}
+	if runErr != nil {
+		return runErr
+	}
+	if before != nil && len(prof.Changes) > 0 {
+		return fmt.Errorf("%d change(s) since the earlier profile: %w", len(prof.Changes), errFailed)
+	}
+	return nil
+}

@@ -1,0 +1,125 @@
+// Package regfile opens the files a user names as inputs (a scenario, a
+// policy, an alerts file) only when they are regular files, and never
+// blocks doing so: a FIFO would block the open until a writer appears, a
+// device such as /dev/zero never ends, and a folder is not a file. Each of
+// those is a *NotRegularError, returned at once, naming the file and what
+// it is.
+//
+// Symbolic links are followed: a link to a regular file is that file, a
+// link to a FIFO is refused as one (and the error says it is a link).
+package regfile
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+)
+
+// NotRegularError is a path that names something other than a regular
+// file. It was not opened (or, when it was swapped in after the check,
+// opened without blocking and closed unread).
+type NotRegularError struct {
+	Path string
+	Mode fs.FileMode // the type of what Path leads to
+	Link bool        // Path is a symbolic link to it
+}
+
+func (e *NotRegularError) Error() string { return e.Path + " " + e.Problem() }
+
+// Problem is the error without the path: "is a FIFO (named pipe), not a
+// regular file: not read".
+func (e *NotRegularError) Problem() string {
+	what := Kind(e.Mode)
+	if e.Link {
+		what = "a symbolic link to " + what
+	}
+	return "is " + what + ", not a regular file: not read"
+}
+
+// Kind names a file type for a person: "a FIFO (named pipe)", "a folder".
+func Kind(m fs.FileMode) string {
+	switch {
+	case m&fs.ModeNamedPipe != 0:
+		return "a FIFO (named pipe)"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeCharDevice != 0:
+		return "a character device"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	case m.IsDir():
+		return "a folder"
+	case m&fs.ModeSymlink != 0:
+		return "a symbolic link"
+	case m.IsRegular():
+		return "a regular file"
+	}
+	return "not a regular file"
+}
+
+// Open opens path for reading if it is a regular file, else returns a
+// *NotRegularError (or the error of Stat, such as fs.ErrNotExist). It
+// checks before opening (Stat) and after (Fstat), and opens with
+// O_NONBLOCK where there is one, so a FIFO swapped in between does not
+// block either.
+func Open(path string) (*os.File, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, notRegular(path, fi.Mode())
+	}
+	f, err := os.OpenFile(path, os.O_RDONLY|openNonBlock, 0)
+	if err != nil {
+		return nil, err
+	}
+	if fi, err = f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		f.Close()
+		if err != nil {
+			return nil, err
+		}
+		return nil, notRegular(path, fi.Mode())
+	}
+	return f, nil
+}
+
+// ReadFile is os.ReadFile for a regular file (see Open) of at most limit
+// bytes: a larger one is an *TooLargeError, read no further than limit+1.
+func ReadFile(path string, limit int64) ([]byte, error) {
+	f, err := Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(data)) > limit {
+		return nil, &TooLargeError{Path: path, Limit: limit}
+	}
+	return data, nil
+}
+
+// TooLargeError is a file over ReadFile's limit.
+type TooLargeError struct {
+	Path  string
+	Limit int64
+}
+
+func (e *TooLargeError) Error() string {
+	return fmt.Sprintf("%s is larger than %d bytes: not read", e.Path, e.Limit)
+}
+
+// notRegular is the *NotRegularError of path, whose target has mode m.
+func notRegular(path string, m fs.FileMode) error {
+	li, err := os.Lstat(path)
+	return &NotRegularError{Path: path, Mode: m.Type(), Link: err == nil && li.Mode()&fs.ModeSymlink != 0}
+}
+
+// ErrNoWriter is a FIFO that nothing has open for writing and that holds
+// no data: reading it would wait for a writer that may never come.
+var ErrNoWriter = errors.New("a FIFO (named pipe) that nothing writes to")

@@ -1,0 +1,116 @@
+package otlp
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files of testdata/mappings")
+
+// testClassify stands in for retry.Classify: this package does not classify.
+func testClassify(_ string, a Attempt) string {
+	if a.Status != 0 {
+		return fmt.Sprintf("http_%d", a.Status)
+	}
+	return "network"
+}
+
+// readPayload reads an OTLP/JSON file of testdata/mappings.
+func readPayload(t *testing.T, name string) Payload {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", "mappings", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := ParseJSON(b)
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	return p
+}
+
+// TestMappings reads hand-written exports of each vocabulary (from the
+// agents' published docs and source) and compares the account and the
+// trace v1 events made of it with golden files.
+func TestMappings(t *testing.T) {
+	tests := []struct {
+		name    string
+		files   []string
+		mapping string // the mapping that must read it; "" none
+	}{
+		{"semconv", []string{"semconv-traces.json"}, "semconv"},
+		{"claudecode-spans", []string{"claudecode-traces.json", "claudecode-logs.json"}, "claude-code"},
+		{"claudecode-logs", []string{"claudecode-logs.json"}, "claude-code"},
+		{"codex", []string{"codex-logs.json"}, "codex"},
+		{"unknown", []string{"unknown-traces.json"}, ""},
+		// A fleet's telemetry: each client (resource) read by its own mapping.
+		{"fleet", []string{"semconv-traces.json", "codex-logs.json", "unknown-traces.json"}, "codex,semconv"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var ps []Payload
+			for _, f := range tt.files {
+				ps = append(ps, readPayload(t, f))
+			}
+			acc := Read(Collect(ps))
+			if acc.Mapping != tt.mapping {
+				t.Errorf("mapping = %q, want %q", acc.Mapping, tt.mapping)
+			}
+			got := golden(t, acc)
+			path := filepath.Join("testdata", "mappings", tt.name+".golden")
+			if *update {
+				if err := os.WriteFile(path, got, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			want, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatalf("%v (run go test ./otlp -run TestMappings -update)", err)
+			}
+			if diff := cmp.Diff(string(want), string(got)); diff != "" {
+				t.Errorf("account mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// golden renders an account and its trace v1 events.
+func golden(t *testing.T, acc Account) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(acc); err != nil {
+		t.Fatal(err)
+	}
+	b.WriteString("-- trace v1 --\n")
+	for _, ev := range acc.Events("r-test", testClassify) {
+		line, err := json.Marshal(ev)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b.Write(line)
+		b.WriteByte('\n')
+	}
+	return b.Bytes()
+}
+
+func TestMappingNamed(t *testing.T) {
+	for _, m := range mappings {
+		got, err := MappingNamed(m.Name())
+		if err != nil || got.Name() != m.Name() {
+			t.Errorf("MappingNamed(%q) = %v, %v", m.Name(), got, err)
+		}
+	}
+	if _, err := MappingNamed("nope"); err == nil || !strings.Contains(err.Error(), "claude-code") {
+		t.Errorf("MappingNamed(nope) error = %v, want one listing the known mappings", err)
+	}
+}

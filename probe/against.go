@@ -1,0 +1,97 @@
+package probe
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+)
+
+// Change is one difference between an earlier profile and this one.
+type Change struct {
+	Figure string `json:"figure"`
+	Before string `json:"before"`
+	After  string `json:"after"`
+}
+
+// LoadProfile reads a profile written by `chaos probe --format json`.
+func LoadProfile(path string) (*Profile, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var p Profile
+	if err := json.Unmarshal(data, &p); err != nil {
+		return nil, fmt.Errorf("%s: not a probe profile: %w", path, err)
+	}
+	if p.Schema != Schema {
+		return nil, fmt.Errorf("%s: schema %q, want %q", path, p.Schema, Schema)
+	}
+	return &p, nil
+}
+
+// Compare says what changed from before to after: every decision that
+// flipped, and every figure that moved by more than the probe's accuracy
+// (15%) or became known or unknown. Figures the probe cannot tell in one of
+// the two are listed as such, not as changes of value.
+func Compare(before, after *Profile) []Change {
+	out := []Change{}
+	old := map[string]FaultResult{}
+	for _, f := range before.Faults {
+		if f.Sample <= 1 {
+			old[f.Fault] = f
+		}
+	}
+	for _, f := range after.Faults {
+		o, ok := old[f.Fault]
+		if !ok || f.Sample > 1 {
+			continue
+		}
+		if tri(o.Retried) != tri(f.Retried) {
+			out = append(out, Change{Figure: "retries " + f.Fault, Before: tri(o.Retried), After: tri(f.Retried)})
+		}
+	}
+	b, a := before.Policy, after.Policy
+	cmpInt := func(fig string, x, y *int) {
+		if fmtPtr(x) != fmtPtr(y) {
+			out = append(out, Change{Figure: fig, Before: fmtPtr(x), After: fmtPtr(y)})
+		}
+	}
+	cmpF := func(fig string, x, y *float64) {
+		if (x == nil) != (y == nil) || (x != nil && math.Abs(*x-*y) > 0.15*math.Abs(*x)) {
+			out = append(out, Change{Figure: fig, Before: fmtPtr(x), After: fmtPtr(y)})
+		}
+	}
+	cmpInt("policy.maxRetries", b.MaxRetries, a.MaxRetries)
+	cmpF("policy.backoff.initialMs", b.Backoff.InitialMs, a.Backoff.InitialMs)
+	cmpF("policy.backoff.multiplier", b.Backoff.Multiplier, a.Backoff.Multiplier)
+	cmpF("policy.backoff.maxMs", b.Backoff.MaxMs, a.Backoff.MaxMs)
+	for _, x := range []struct {
+		fig  string
+		x, y *bool
+	}{{"policy.retryAfter.seconds", b.RetryAfter.Seconds, a.RetryAfter.Seconds},
+		{"policy.retryAfter.ms", b.RetryAfter.Ms, a.RetryAfter.Ms},
+		{"policy.retryAfter.httpDate", b.RetryAfter.HTTPDate, a.RetryAfter.HTTPDate}} {
+		if tri(x.x) != tri(x.y) {
+			out = append(out, Change{Figure: x.fig, Before: tri(x.x), After: tri(x.y)})
+		}
+	}
+	if b.RetryAfter.Large != a.RetryAfter.Large {
+		out = append(out, Change{Figure: "policy.retryAfter.large", Before: b.RetryAfter.Large, After: a.RetryAfter.Large})
+	}
+	return out
+}
+
+func tri(b *bool) string {
+	if b == nil {
+		return "unknown"
+	}
+	return yesNo(*b)
+}
+
+func fmtPtr[T any](p *T) string {
+	if p == nil {
+		return "unknown"
+	}
+	return fmt.Sprint(*p)
+}

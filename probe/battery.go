@@ -1,0 +1,209 @@
+package probe
+
+import (
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/retrylab/retrylab/chaos"
+)
+
+// Options are what a probe is asked to do.
+type Options struct {
+	Provider Provider
+	Model    string // default: the provider's
+	// Samples is how many times the exhaustion runs (in parallel): the
+	// jitter band and the backoff fit come from them. Default 4.
+	Samples int
+	// Repeat is how many attempts the exhaustion fault answers before ok:
+	// a client that retries more is reported as "at least Repeat". Default 10.
+	Repeat int
+	// Budget bounds the wall time of each exhaustion run (its kill
+	// deadline); LongDeadline that of the hang and large Retry-After
+	// probes (default min(Budget, 15s)). Default Budget: 2 minutes.
+	Budget, LongDeadline time.Duration
+	// TimeScale is told to the client (RETRYLAB_TIME_SCALE); every wait
+	// is divided by it, so a client that scales its waits is profiled in
+	// its own policy time. Default 1.
+	TimeScale float64
+	// PerFault serves every decision fault Repeat times, not once (the
+	// hang and the large Retry-After excepted), so that each fault's own
+	// retry limit shows (a client with a limit per failure type): slower,
+	// as each probe is then an exhaustion of its own.
+	PerFault bool
+	// NoWarmUp turns off the warm-up request: by default the client is
+	// told to make two requests (RETRYLAB_REQUESTS=2) and the first is
+	// answered ok, so that the probed request meets a client that has
+	// started (a Node client's first request is late by its compiler).
+	NoWarmUp bool
+	// Only limits the decision probes to these fault names (empty: all).
+	Only []string
+}
+
+const (
+	defaultSamples = 4
+	defaultRepeat  = 10
+	defaultBudget  = 2 * time.Minute
+	maxLong        = 15 * time.Second
+)
+
+// withDefaults fills the zero fields.
+func (o Options) withDefaults() Options {
+	if o.Model == "" {
+		o.Model = o.Provider.Model
+	}
+	if o.Samples <= 0 {
+		o.Samples = defaultSamples
+	}
+	if o.Repeat <= 0 {
+		o.Repeat = defaultRepeat
+	}
+	if o.Budget <= 0 {
+		o.Budget = defaultBudget
+	}
+	if o.LongDeadline <= 0 {
+		o.LongDeadline = min(o.Budget, maxLong)
+	}
+	if o.TimeScale <= 0 {
+		o.TimeScale = 1
+	}
+	return o
+}
+
+// Probe is one scenario of the battery and what it probes.
+type Probe struct {
+	Fault    Fault
+	WarmUp   bool // the first attempt is the warm-up request's
+	Sample   int  // 1-based sample of the exhaustion; 0 for a decision probe
+	Served   int  // attempts that meet the fault before ok
+	Deadline time.Duration
+	// DateTarget is when an HTTP-date Retry-After points to.
+	DateTarget time.Time
+	Scenario   *chaos.Scenario
+}
+
+// Plan builds the battery: one scenario per decision fault (the fault once,
+// then ok) and Samples exhaustion runs (the exhaustion fault Repeat times,
+// then ok). now is when the battery is built (HTTP dates are relative to it).
+func Plan(o Options, now time.Time) ([]Probe, error) {
+	o = o.withDefaults()
+	var ps []Probe
+	// The HTTP-date probe goes first, then the exhaustion runs: chaos
+	// starts scenarios about in order, and a date must still be ahead
+	// when its response is sent; the exhaustions are the longest.
+	faults := slices.Clone(o.Provider.Faults)
+	slices.SortStableFunc(faults, func(a, b Fault) int { return cmpBool(b.HTTPDate, a.HTTPDate) })
+	for _, f := range faults {
+		if len(o.Only) > 0 && !contains(o.Only, f.Name) {
+			continue
+		}
+		p := Probe{Fault: f, Served: 1, Deadline: o.Budget, WarmUp: !o.NoWarmUp}
+		if f.Long {
+			p.Deadline = o.LongDeadline
+		}
+		attempt := f.Attempt
+		if f.HTTPDate {
+			// Whole seconds, and far enough ahead that a scenario queued
+			// behind others still meets a date in the future.
+			p.DateTarget = now.Add(time.Duration(f.RetryAfterMs) * time.Millisecond).Truncate(time.Second).Add(time.Second)
+			attempt = fmt.Sprintf(`{status: 429, retryAfter: %q}`, p.DateTarget.UTC().Format(http.TimeFormat))
+		}
+		attempts := []string{attempt}
+		if o.PerFault && !f.Long {
+			p.Served = o.Repeat
+			attempts = slices.Repeat(attempts, o.Repeat)
+		}
+		sc, err := scenario(o, slug(f.Name), attempts, p.Deadline)
+		if err != nil {
+			return nil, err
+		}
+		p.Scenario = sc
+		ps = append(ps, p)
+	}
+	exh, err := exhaustion(o, 1)
+	if err != nil {
+		return nil, err
+	}
+	if len(ps) > 0 && ps[0].Fault.HTTPDate {
+		return slices.Concat(ps[:1], exh, ps[1:]), nil
+	}
+	return slices.Concat(exh, ps), nil
+}
+
+func cmpBool(a, b bool) int {
+	switch {
+	case a == b:
+		return 0
+	case a:
+		return 1
+	}
+	return -1
+}
+
+// exhaustion builds the Samples exhaustion runs.
+// Their samples are numbered from first.
+func exhaustion(o Options, first int) ([]Probe, error) {
+	var ps []Probe
+	for s := first; s < first+o.Samples; s++ {
+		f := o.Provider.Exhaust
+		attempts := make([]string, o.Repeat)
+		for i := range attempts {
+			attempts[i] = f.Attempt
+		}
+		sc, err := scenario(o, fmt.Sprintf("exhaust-%d", s), attempts, o.Budget)
+		if err != nil {
+			return nil, err
+		}
+		ps = append(ps, Probe{Fault: f, Sample: s, Served: o.Repeat, Deadline: o.Budget, Scenario: sc, WarmUp: !o.NoWarmUp})
+	}
+	return ps, nil
+}
+
+// scenario writes a chaos scenario and loads it with chaos.ParseScenario,
+// so the probe's scenarios are checked as a user's file would be.
+func scenario(o Options, name string, attempts []string, deadline time.Duration) (*chaos.Scenario, error) {
+	var b strings.Builder
+	requests := 2
+	if o.NoWarmUp {
+		requests = 1
+	}
+	fmt.Fprintf(&b, "name: probe-%s\nprovider: %s\nmodel: %s\nrequests: %d\nattempts:\n", name, o.Provider.Name, o.Model, requests)
+	if !o.NoWarmUp {
+		b.WriteString("  - {ok: {}}\n")
+	}
+	// The harness splits attempts into requests with the scenario's policy
+	// (a failure the policy does not retry ends a request, and the gap
+	// after it is not a wait); the probe knows nothing of the client's, so
+	// it says every failure is retried: only a success ends a request.
+	pre := "client:\n  policy: {streamErrors: true, all: {retry: true, maxRetries: 1000}}\n"
+	for _, a := range attempts {
+		fmt.Fprintf(&b, "  - %s\n", a)
+	}
+	fmt.Fprintf(&b, "%sexpect:\n  maxDuration: %s\n", pre, deadline)
+	sc, err := chaos.ParseScenario("probe-"+name+".yaml", []byte(b.String()))
+	if err != nil {
+		return nil, fmt.Errorf("probe scenario %s: %w", name, err)
+	}
+	return sc, nil
+}
+
+// slug makes a fault name a scenario name: "429 retry-after 3" → "429-retry-after-3".
+func slug(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r == ' ' || r == '_' {
+			return '-'
+		}
+		return r
+	}, s)
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}

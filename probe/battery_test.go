@@ -1,0 +1,74 @@
+package probe
+
+import (
+	"testing"
+	"time"
+)
+
+// TestPlan: one scenario per decision fault, the HTTP-date one first, then
+// the exhaustion samples; each with the warm-up ok; --per-fault serves each
+// fault Repeat times but the long ones once.
+func TestPlan(t *testing.T) {
+	prov, _ := LookupProvider("anthropic")
+	now := time.Date(2026, 11, 27, 10, 0, 0, 500e6, time.UTC)
+	tests := []struct {
+		name     string
+		o        Options
+		served   map[string]int // fault → attempts served (the warm-up not counted)
+		attempts map[string]int // fault → attempts in the scenario
+	}{
+		{"default", Options{Provider: prov, Samples: 2, Repeat: 5},
+			map[string]int{"400": 1, "hang": 1, prov.Exhaust.Name: 5},
+			map[string]int{"400": 2, "hang": 2, prov.Exhaust.Name: 6}},
+		{"per fault", Options{Provider: prov, Samples: 2, Repeat: 5, PerFault: true},
+			map[string]int{"400": 5, "hang": 1, "429 retry-after 3600": 1},
+			map[string]int{"400": 6, "hang": 2}},
+		{"no warm-up", Options{Provider: prov, Samples: 2, Repeat: 5, NoWarmUp: true},
+			map[string]int{"400": 1},
+			map[string]int{"400": 1, prov.Exhaust.Name: 5}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ps, err := Plan(tt.o, now)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := len(prov.Faults) + 2; len(ps) != want {
+				t.Fatalf("%d probes, want %d", len(ps), want)
+			}
+			if !ps[0].Fault.HTTPDate || ps[1].Sample != 1 || ps[2].Sample != 2 {
+				t.Errorf("order: %s, %s, %s; want the HTTP date, then the exhaustion runs", ps[0].Fault.Name, ps[1].Fault.Name, ps[2].Fault.Name)
+			}
+			if want := now.Add(7 * time.Second).Truncate(time.Second); !ps[0].DateTarget.Equal(want) {
+				t.Errorf("date target %s, want %s (whole seconds, 6s ahead and more)", ps[0].DateTarget, want)
+			}
+			names := map[string]bool{}
+			for _, p := range ps {
+				if names[p.Scenario.Name] {
+					t.Errorf("scenario name %s twice", p.Scenario.Name)
+				}
+				names[p.Scenario.Name] = true
+				if n, ok := tt.served[p.Fault.Name]; ok && p.Sample <= 1 && p.Served != n {
+					t.Errorf("%s: served %d, want %d", p.Fault.Name, p.Served, n)
+				}
+				if n, ok := tt.attempts[p.Fault.Name]; ok && p.Sample <= 1 && len(p.Scenario.Attempts) != n {
+					t.Errorf("%s: %d attempts in the scenario, want %d", p.Fault.Name, len(p.Scenario.Attempts), n)
+				}
+			}
+		})
+	}
+}
+
+func TestLookupProvider(t *testing.T) {
+	if _, err := LookupProvider("gemini2"); err == nil || err.Error() != `unknown provider "gemini2" (known: anthropic, openai)` {
+		t.Errorf("LookupProvider(gemini2) = %v", err)
+	}
+	a, _ := LookupProvider("anthropic")
+	o, _ := LookupProvider("openai")
+	if _, ok := a.Fault("529"); !ok {
+		t.Error("anthropic lacks 529")
+	}
+	if _, ok := o.Fault("529"); ok {
+		t.Error("openai has 529: it is Anthropic's")
+	}
+}

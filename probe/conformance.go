@@ -1,0 +1,182 @@
+package probe
+
+import (
+	"fmt"
+	"math"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/retrylab/retrylab/retry"
+)
+
+// Conformance states.
+const (
+	Holds   = "holds"
+	Differs = "differs"
+	Unknown = "unknown"
+)
+
+// conformTolerance is how far a figure may be from a preset's and still
+// hold: 15% (the probe's own accuracy target) plus 50 ms of noise.
+const (
+	conformRatio = 0.15
+	conformAbs   = 50.0
+)
+
+// Conform holds the profile against every retry preset (the seeds' rule
+// sets and the SDK presets): one line per rule, in preset order.
+func Conform(p *Profile, prov Provider) []Conformance {
+	out := []Conformance{}
+	for _, name := range retry.PresetNames() {
+		pol, err := retry.Preset(name)
+		if err != nil {
+			continue
+		}
+		out = append(out, conformPreset(name, pol, p, prov)...)
+	}
+	return out
+}
+
+func conformPreset(name string, pol *retry.Policy, p *Profile, prov Provider) []Conformance {
+	var out []Conformance
+	line := func(rule, want, got string, state string) {
+		out = append(out, Conformance{Preset: name, Rule: rule, State: state, Want: want, Got: got})
+	}
+	for _, fr := range p.Faults {
+		f, ok := prov.Fault(fr.Fault)
+		if !ok || fr.Sample > 1 {
+			continue
+		}
+		e := f.Err
+		want := pol.Retries(retry.Classify(&e))
+		if fr.Retried == nil {
+			line("retries "+fr.Fault, yesNo(want), "unknown", Unknown)
+			continue
+		}
+		line("retries "+fr.Fault, yesNo(want), yesNo(*fr.Retried), state(want == *fr.Retried))
+	}
+	ex := prov.Exhaust.Err
+	ft := retry.Classify(&ex).Type
+	s := pol.Strategy(ft)
+	wantMax := s.MaxAttempts - 1
+	if p.Policy.MaxRetries == nil {
+		line("max retries", fmt.Sprint(wantMax), "unknown", Unknown)
+	} else {
+		line("max retries", fmt.Sprint(wantMax), fmt.Sprint(*p.Policy.MaxRetries), state(wantMax == *p.Policy.MaxRetries))
+	}
+	out = append(out, conformWaits(name, pol, ft, p, prov)...)
+	out = append(out, conformRetryAfter(name, pol, p)...)
+	return out
+}
+
+// conformWaits checks every exhaustion wait against the preset's envelope
+// for its attempt, widened by the tolerance, and on the long side by the
+// noise measured around the wait (lateness only lengthens a wait).
+func conformWaits(name string, pol *retry.Policy, ft retry.FailureType, p *Profile, prov Provider) []Conformance {
+	c := Conformance{Preset: name, Rule: "backoff waits inside the envelope", State: Holds}
+	n := 0
+	for _, fr := range p.Faults {
+		if fr.Fault != prov.Exhaust.Name {
+			continue
+		}
+		for k, w := range fr.WaitsMs {
+			lo, hi, ok := pol.Envelope(ft, k+1, 0, false)
+			if !ok {
+				break // past the preset's limit: max retries says so
+			}
+			n++
+			lom, him := ms(lo), ms(hi)
+			noise := 0.0
+			if k < len(fr.NoiseMs) {
+				noise = float64(fr.NoiseMs[k])
+			}
+			if float64(w) < lom*(1-conformRatio)-conformAbs || float64(w) > him*(1+conformRatio)+conformAbs+noise {
+				c.State = Differs
+				c.Want = fmt.Sprintf("retry %d: %s–%s", k+1, msString(lom), msString(him))
+				c.Got = fmt.Sprintf("%s (sample %d)", msString(float64(w)), fr.Sample)
+				return []Conformance{c}
+			}
+		}
+	}
+	if n == 0 {
+		c.State, c.Want, c.Got = Unknown, "the preset's backoff", "no wait to compare"
+		return []Conformance{c}
+	}
+	sched := pol.Schedule(ft)
+	c.Want = fmt.Sprintf("nominal %s", durations(sched))
+	c.Got = fmt.Sprintf("%d wait(s) inside", n)
+	return []Conformance{c}
+}
+
+// conformRetryAfter compares the Retry-After findings with what the preset
+// does with a 429 carrying each form: retry-after 3, retry-after-ms 1700,
+// an HTTP date 6s ahead. The preset honours a form when its envelope for
+// the retry is the value itself.
+func conformRetryAfter(name string, pol *retry.Policy, p *Profile) []Conformance {
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	forms := []struct {
+		rule   string
+		header http.Header
+		got    *bool
+	}{
+		{"honours Retry-After (seconds)", http.Header{"Retry-After": {"3"}}, p.Policy.RetryAfter.Seconds},
+		{"honours retry-after-ms", http.Header{"Retry-After-Ms": {"1700"}}, p.Policy.RetryAfter.Ms},
+		{"honours Retry-After (HTTP date)", http.Header{"Retry-After": {now.Add(6 * time.Second).Format(http.TimeFormat)}}, p.Policy.RetryAfter.HTTPDate},
+	}
+	var out []Conformance
+	for _, f := range forms {
+		want := presetHonours(pol, f.header, now)
+		c := Conformance{Preset: name, Rule: f.rule, Want: yesNo(want)}
+		if f.got == nil {
+			c.State, c.Got = Unknown, "unknown"
+		} else {
+			c.State, c.Got = state(want == *f.got), yesNo(*f.got)
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+// presetHonours reports whether the preset waits for the Retry-After in h
+// (padding of up to 15% included): its envelope for the first retry is one
+// wait near the value. A policy that reads whole seconds only falls back
+// to the backoff for any other form (Envelope does not see the raw header).
+func presetHonours(pol *retry.Policy, h http.Header, now time.Time) bool {
+	v, has := pol.ReadRetryAfter(h, now)
+	if pol.RetryAfter.IntegerOnly {
+		if _, err := strconv.Atoi(h.Get("Retry-After")); err != nil {
+			return false
+		}
+	}
+	lo, hi, ok := pol.Envelope(retry.RateLimit, 1, v, has)
+	return has && ok && v > 0 && lo == hi && math.Abs(float64(lo-v)) <= 0.15*float64(v)
+}
+
+func durations(ds []time.Duration) string {
+	s := ""
+	for i, d := range ds {
+		if i > 0 {
+			s += ", "
+		}
+		s += d.String()
+	}
+	if s == "" {
+		return "none"
+	}
+	return s
+}
+
+func yesNo(b bool) string {
+	if b {
+		return "yes"
+	}
+	return "no"
+}
+
+func state(ok bool) string {
+	if ok {
+		return Holds
+	}
+	return Differs
+}

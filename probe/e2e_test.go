@@ -1,0 +1,106 @@
+package probe_test
+
+import (
+	"context"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	"github.com/retrylab/retrylab/chaos"
+	"github.com/retrylab/retrylab/probe"
+)
+
+// TestProbeAgentPy probes testdata/clients/agent.py, whose rules are known
+// from its source (retries 429, 5xx, network errors and broken streams with
+// 1, 2, 4, 8s, not 4xx, ignores Retry-After and x-should-retry), at time
+// scale 0.5 so it takes seconds; then verifies the same client with the
+// written policy, `chaos run` and `delays: policy`. The timing figures are
+// checked only when the probe could tell them (a loaded machine makes them
+// inconclusive, which the test logs); the decisions always.
+func TestProbeAgentPy(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a real client")
+	}
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("python3 not in PATH")
+	}
+	agent, _ := filepath.Abs("../testdata/clients/agent.py")
+	ctx := context.Background()
+	toxi, err := chaos.StartToxiproxy(ctx, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { toxi.Close() })
+	prov, _ := probe.LookupProvider("anthropic")
+	out := t.TempDir()
+	r := &probe.Runner{Toxi: toxi, ToxiName: "embedded", Out: out, ClientCmd: "python3 " + agent}
+	p, err := r.Run(ctx, probe.Options{Provider: prov, Samples: 4, TimeScale: 0.5,
+		Only: []string{"400", "408", "429", "503", "reset", "400 x-should-retry true", "503 x-should-retry false"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]bool{"400": false, "408": false, "429": true, "503": true, "reset": true,
+		"400 x-should-retry true": false, "503 x-should-retry false": true, prov.Exhaust.Name: true}
+	for _, f := range p.Faults {
+		if f.Retried == nil || *f.Retried != want[f.Fault] {
+			t.Errorf("%s: retried %v, want %t (%s)", f.Fault, f.Retried, want[f.Fault], f.Note)
+		}
+	}
+	if m := p.Policy.MaxRetries; m == nil || *m != 4 {
+		t.Errorf("maxRetries = %v, want 4", m)
+	}
+	bo := p.Policy.Backoff
+	if bo.InitialMs == nil {
+		t.Logf("backoff inconclusive on this machine: %+v", p.Inconclusive)
+		return
+	}
+	for _, c := range []struct {
+		what      string
+		got, want float64
+	}{{"initialMs", *bo.InitialMs, 1000}, {"multiplier", deref(bo.Multiplier), 2}} {
+		if math.Abs(c.got-c.want) > 0.15*c.want {
+			t.Errorf("%s = %g, want %g ± 15%%", c.what, c.got, c.want)
+		}
+	}
+	verifyWithPolicy(ctx, t, toxi, prov, p, agent, out)
+}
+
+func deref(p *float64) float64 {
+	if p == nil {
+		return math.NaN()
+	}
+	return *p
+}
+
+// verifyWithPolicy writes the learnt policy and runs a scenario that
+// checks the same client against it with delays: policy.
+func verifyWithPolicy(ctx context.Context, t *testing.T, toxi *chaos.Toxiproxy, prov probe.Provider, p *probe.Profile, agent, out string) {
+	t.Helper()
+	pol := filepath.Join(out, "agent.policy.yaml")
+	if err := os.WriteFile(pol, []byte(probe.PolicyYAML(p, prov)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sc, err := chaos.ParseScenario(filepath.Join(out, "verify.yaml"), []byte(`name: verify-learnt-policy
+client: {policy: agent.policy.yaml}
+attempts: [{status: 503}, {status: 503}]
+expect: {outcome: success, attempts: 3, delays: policy}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cr := &chaos.Runner{Toxi: toxi, Out: out, ClientCmd: "python3 " + agent, TimeScale: 0.5, Confirm: 1}
+	sum, err := cr.Run(ctx, []*chaos.Scenario{sc})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := sum.Scenarios[0]
+	switch res.Verdict {
+	case chaos.VerdictPass:
+	case chaos.VerdictInconclusive:
+		t.Logf("verification inconclusive on this machine: %+v", res.Checks)
+	default:
+		t.Errorf("the learnt policy does not verify the client: %s %+v", res.Verdict, res.NotPassedChecks())
+	}
+}

@@ -1,0 +1,306 @@
+package probe
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+)
+
+// Infer builds the profile of a client from the observations of its probes
+// (decision probes and exhaustion samples, in any order). It is a pure
+// function: the same observations give the same profile.
+func Infer(prov Provider, obs []Observation) *Profile {
+	p := &Profile{Schema: Schema, Provider: prov.Name, Confidence: map[string]Confidence{},
+		Inconclusive: []Inconclusive{}, Conformance: []Conformance{}, Policy: Policy{Fallbacks: []string{}}}
+	var exh []Observation
+	byFault := map[string]Observation{}
+	for _, o := range obs {
+		if o.Fault == prov.Exhaust.Name {
+			exh = append(exh, o)
+		} else {
+			byFault[o.Fault] = o
+		}
+	}
+	slices.SortFunc(exh, func(a, b Observation) int { return a.Sample - b.Sample })
+	p.Samples = len(exh)
+	for _, f := range prov.Faults {
+		if o, ok := byFault[f.Name]; ok {
+			p.Faults = append(p.Faults, decision(f, o))
+		}
+	}
+	for _, o := range exh {
+		fr := decision(prov.Exhaust, o)
+		fr.Sample = o.Sample
+		p.Faults = append(p.Faults, fr)
+	}
+	p.inferMaxRetries(exh)
+	fit := p.inferBackoff(exh)
+	p.inferRetryAfter(prov, byFault, fit)
+	p.inferTimeout(byFault)
+	p.inferFallbacks(obs)
+	return p
+}
+
+// inferFallbacks lists the model switches seen between the attempts of a
+// probed request (the journal's model of each attempt).
+func (p *Profile) inferFallbacks(obs []Observation) {
+	const fig = "policy.fallbacks"
+	seen, n := map[string]bool{}, 0
+	for _, o := range obs {
+		n += len(o.Models)
+		for i := 1; i < len(o.Models); i++ {
+			if a, b := o.Models[i-1], o.Models[i]; a != b && a != "" && b != "" {
+				sw := fmt.Sprintf("%s → %s (after %s, attempt %d)", a, b, o.Fault, i)
+				if !seen[a+"→"+b] {
+					seen[a+"→"+b] = true
+					p.Policy.Fallbacks = append(p.Policy.Fallbacks, sw)
+				}
+			}
+		}
+	}
+	switch {
+	case n == 0:
+		p.add(fig, "", "the journal recorded no model for any attempt")
+	case len(p.Policy.Fallbacks) == 0:
+		p.add(fig, High, fmt.Sprintf("no model switch in %d attempts", n))
+	default:
+		p.add(fig, High, fmt.Sprintf("%d switch(es) in %d attempts", len(p.Policy.Fallbacks), n))
+	}
+}
+
+// decision reads what the client did with one fault.
+func decision(f Fault, o Observation) FaultResult {
+	fr := FaultResult{Fault: f.Name, Group: f.Group, Attempts: o.Attempts, End: o.End, Note: o.Note, WaitsMs: []int64{}}
+	for i, w := range o.WaitsMs {
+		fr.WaitsMs = append(fr.WaitsMs, int64(math.Round(w)))
+		fr.NoiseMs = append(fr.NoiseMs, int64(math.Round(o.waitNoise()[i])))
+	}
+	switch {
+	case o.End == EndNotRun:
+	case o.Attempts >= 2:
+		fr.Retried = ptr(true)
+	case o.Attempts == 1 && o.End == EndStopped:
+		fr.Note = join(fr.Note, fmt.Sprintf("still waiting after the first attempt when stopped at %s", msString(float64(o.DeadlineMs))))
+	case o.Attempts == 1:
+		fr.Retried = ptr(false)
+		if o.End == EndSucceeded {
+			fr.Note = join(fr.Note, "the client reported success although its only attempt failed")
+		}
+	default:
+		fr.Note = join(fr.Note, "no attempt reached the mock")
+	}
+	return fr
+}
+
+// inferMaxRetries reads the retry limit from the exhaustion runs: a client
+// that gave up after n+1 attempts retries n times.
+func (p *Profile) inferMaxRetries(exh []Observation) {
+	const fig = "policy.maxRetries"
+	var limits []int
+	atLeast := 0
+	for _, o := range exh {
+		switch {
+		case o.Attempts == 0:
+			// The client never reached the mock: it says nothing of retries.
+		case o.End == EndGaveUp:
+			limits = append(limits, o.Attempts-1)
+		case o.End == EndSucceeded || o.End == EndStopped:
+			atLeast = max(atLeast, o.Attempts-1)
+		}
+	}
+	if len(limits) == 0 {
+		reason := "no exhaustion run reached the mock and finished"
+		if atLeast > 0 {
+			reason = fmt.Sprintf("at least %d: the client was still retrying when the probe ran out of failures or of --budget", atLeast)
+		}
+		p.add(fig, "", reason)
+		return
+	}
+	mode, n := modeOf(limits)
+	p.Policy.MaxRetries = ptr(mode)
+	level := High
+	basis := fmt.Sprintf("%d of %d exhaustion run(s) gave up after %d retries", n, len(exh), mode)
+	switch {
+	case n < len(limits):
+		level = Low
+		basis += fmt.Sprintf(" (others: %v: the limit may depend on time, not count)", limits)
+	case n == 1:
+		level = Medium
+	}
+	p.Confidence[fig] = Confidence{Level: level, Basis: basis}
+}
+
+// inferBackoff fits the exhaustion waits.
+func (p *Profile) inferBackoff(exh []Observation) Fit {
+	var waits [][]float64
+	var noise [][]float64
+	for _, o := range exh {
+		if o.End == EndNotRun {
+			continue
+		}
+		waits = append(waits, o.WaitsMs)
+		noise = append(noise, o.waitNoise())
+	}
+	fit := FitBackoff(waits, noise)
+	p.Policy.Backoff = fit.Backoff
+	p.Policy.NestedLoops = fit.Nested
+	for k, c := range fit.Confidence {
+		p.Confidence[k] = c
+	}
+	p.Inconclusive = append(p.Inconclusive, fit.Inconclusive...)
+	if fit.Nested.Seen {
+		p.Confidence["policy.nestedLoops"] = Confidence{Level: Medium, Basis: fmt.Sprintf("a wait fell to less than half the one before it after %d attempts: bursts of bursts", fit.Nested.Inner)}
+	}
+	return fit
+}
+
+// inferRetryAfter reads whether each form of Retry-After was honoured: the
+// wait after the fault is the value (within 15% and the noise) and the
+// backoff's first wait could not have been it.
+func (p *Profile) inferRetryAfter(prov Provider, byFault map[string]Observation, fit Fit) {
+	ra := &p.Policy.RetryAfter
+	for _, f := range prov.Faults {
+		o, ok := byFault[f.Name]
+		if !ok || f.Group != "retry-after" {
+			continue
+		}
+		var dst **bool
+		fig := ""
+		switch {
+		case f.HTTPDate:
+			dst, fig = &ra.HTTPDate, "policy.retryAfter.httpDate"
+		case f.Long:
+			p.inferLarge(f, o, fit)
+			continue
+		case strings.Contains(f.Name, "retry-after-ms"):
+			dst, fig = &ra.Ms, "policy.retryAfter.ms"
+		default:
+			dst, fig = &ra.Seconds, "policy.retryAfter.seconds"
+		}
+		want := float64(f.RetryAfterMs)
+		if f.HTTPDate {
+			want = o.DateLeadMs
+		}
+		v, level, why := honoured(o, want, fit)
+		*dst = v
+		p.add(fig, level, why)
+	}
+	p.add("policy.retryAfter.ceilingMs", "", ceilingReason(ra))
+}
+
+// honoured decides whether a wait honoured a Retry-After of want ms.
+func honoured(o Observation, want float64, fit Fit) (*bool, string, string) {
+	switch {
+	case o.End == EndNotRun:
+		return nil, "", "not run: " + o.Note
+	case o.Attempts < 2:
+		return nil, "", fmt.Sprintf("the client did not retry the 429 (%s), so how it reads the header does not show", o.End)
+	case want <= 0:
+		return nil, "", fmt.Sprintf("the date was already %s in the past when the response was sent", msString(-want))
+	case o.firstNoise() > noiseShare*want:
+		return nil, "", fmt.Sprintf("the noise measured (%s) is more than a quarter of the Retry-After (%s)", msString(o.firstNoise()), msString(want))
+	}
+	w, noise := o.WaitsMs[0], o.firstNoise()
+	tol := 0.15*want + noise
+	inBackoff := fit.FirstHi > 0 && want >= fit.FirstLo-tol && want <= fit.FirstHi+tol
+	switch {
+	case math.Abs(w-want) <= tol && inBackoff:
+		return nil, "", fmt.Sprintf("waited %s for %s, but the backoff's first wait (%s–%s) could be that too", msString(w), msString(want), msString(fit.FirstLo), msString(fit.FirstHi))
+	case math.Abs(w-want) <= tol:
+		return ptr(true), High, fmt.Sprintf("waited %s for a Retry-After of %s", msString(w), msString(want))
+	case fit.FirstHi > 0 && w >= fit.FirstLo-noise && w <= fit.FirstHi+noise:
+		return ptr(false), High, fmt.Sprintf("waited %s, its backoff, for a Retry-After of %s", msString(w), msString(want))
+	}
+	return ptr(false), Medium, fmt.Sprintf("waited %s for a Retry-After of %s (neither the value nor the backoff's first wait)", msString(w), msString(want))
+}
+
+// inferLarge reads what the client did with a Retry-After far above any
+// sensible wait.
+func (p *Profile) inferLarge(f Fault, o Observation, fit Fit) {
+	ra := &p.Policy.RetryAfter
+	ra.LargeMs = f.RetryAfterMs
+	const fig = "policy.retryAfter.large"
+	switch {
+	case o.End == EndNotRun:
+		p.add(fig, "", "not run: "+o.Note)
+	case o.Attempts == 1 && o.End == EndStopped:
+		ra.Large = "waited"
+		p.add(fig, High, fmt.Sprintf("still waiting when stopped at %s for a Retry-After of %s", msString(float64(o.DeadlineMs)), msString(float64(f.RetryAfterMs))))
+	case o.Attempts == 1:
+		ra.Large = "gave up"
+		p.add(fig, High, fmt.Sprintf("gave up at once on a Retry-After of %s", msString(float64(f.RetryAfterMs))))
+	default:
+		ra.Large = "backoff"
+		p.add(fig, High, fmt.Sprintf("retried after %s, ignoring a Retry-After of %s", msString(o.WaitsMs[0]), msString(float64(f.RetryAfterMs))))
+	}
+}
+
+// ceilingReason says why the ceiling is not pinned: the probe tries one
+// small and one large value, so it only brackets it.
+func ceilingReason(ra *RetryAfter) string {
+	switch ra.Large {
+	case "backoff", "gave up":
+		return fmt.Sprintf("between the values honoured and %s: a Retry-After of %s %s; the probe does not bisect the ceiling", msString(float64(ra.LargeMs)), msString(float64(ra.LargeMs)), map[string]string{"backoff": "was ignored", "gave up": "made the client give up"}[ra.Large])
+	case "waited":
+		return fmt.Sprintf("no ceiling below the probe's deadline: the client was still waiting for a Retry-After of %s", msString(float64(ra.LargeMs)))
+	}
+	return "the large Retry-After probe did not run"
+}
+
+// inferTimeout reads when the client gave up on a hung attempt.
+func (p *Profile) inferTimeout(byFault map[string]Observation) {
+	const fig = "policy.timeoutMs"
+	o, ok := byFault["hang"]
+	switch {
+	case !ok || o.End == EndNotRun:
+		p.add(fig, "", "the hang probe did not run")
+	case o.Attempts == 1 && o.End == EndStopped:
+		p.add(fig, "", fmt.Sprintf("more than %s: still waiting on a hung attempt when stopped (raise --budget to see more)", msString(float64(o.DeadlineMs))))
+	case o.FirstAttemptMs > 0:
+		p.Policy.TimeoutMs = ptr(o.FirstAttemptMs)
+		p.add(fig, High, fmt.Sprintf("gave up on a hung attempt after %s (wall clock)", msString(float64(o.FirstAttemptMs))))
+	default:
+		p.add(fig, "", "the journal has no duration for the hung attempt")
+	}
+}
+
+// add records a figure's confidence (level set) or why it is inconclusive.
+func (p *Profile) add(fig, level, basis string) {
+	if level == "" {
+		p.Inconclusive = append(p.Inconclusive, Inconclusive{Figure: fig, Reason: basis})
+		return
+	}
+	p.Confidence[fig] = Confidence{Level: level, Basis: basis}
+}
+
+func modeOf(xs []int) (mode, n int) {
+	counts := map[int]int{}
+	for _, x := range xs {
+		counts[x]++
+	}
+	for _, x := range xs {
+		if counts[x] > n || (counts[x] == n && x < mode) {
+			mode, n = x, counts[x]
+		}
+	}
+	return mode, n
+}
+
+func join(a, b string) string {
+	if a == "" {
+		return b
+	}
+	return a + "; " + b
+}
+
+// msString renders milliseconds: "850ms", "3.2s".
+func msString(v float64) string {
+	if math.Abs(v) < 1000 {
+		return fmt.Sprintf("%.0fms", v)
+	}
+	if math.Abs(v) >= 100_000 {
+		return fmt.Sprintf("%.0fs", v/1000)
+	}
+	return fmt.Sprintf("%.3gs", v/1000)
+}

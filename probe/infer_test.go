@@ -1,0 +1,185 @@
+package probe
+
+import (
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/retrylab/retrylab/retry"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files")
+
+// sdkJournal is what the anthropic-node SDK (retry/presets.go AnthropicNode)
+// shows the probe, as synthetic observations: 408, 409, 429 and ≥ 500
+// retried once then ok, 4xx not, x-should-retry obeyed, nothing after the
+// headers retried, Retry-After in every form honoured, 3600s waited (stopped
+// at the deadline), the exhaustion giving up after 2 retries with
+// 0.5s × 2^n − 25%.
+func sdkJournal(prov Provider) []Observation {
+	var obs []Observation
+	pol := retry.AnthropicNode()
+	for _, f := range prov.Faults {
+		o := Observation{Fault: f.Name, Served: 1, NoiseMs: 4, DeadlineMs: 15000}
+		e := f.Err
+		retried := pol.Retries(retry.Classify(&e))
+		switch {
+		case f.Long && f.Group == "retry-after":
+			o.Attempts, o.End = 1, EndStopped
+		case f.Name == "hang":
+			o.Attempts, o.End = 1, EndStopped
+		case retried:
+			o.Attempts, o.End = 2, EndSucceeded
+			wait := 480.0
+			if f.RetryAfterMs > 0 {
+				wait = float64(f.RetryAfterMs) + 3
+			}
+			o.WaitsMs = []float64{wait}
+		default:
+			o.Attempts, o.End = 1, EndGaveUp
+		}
+		o.Models = models(o.Attempts)
+		if f.HTTPDate {
+			o.DateLeadMs = 5400
+			o.WaitsMs = []float64{5404}
+		}
+		obs = append(obs, o)
+	}
+	for s, w := range synth(4, 2, 500, 2, 8000, true, 2) {
+		obs = append(obs, Observation{Fault: prov.Exhaust.Name, Sample: s + 1, Served: 10, Attempts: 3,
+			End: EndGaveUp, WaitsMs: w, NoiseMs: 4, DeadlineMs: 120000, Models: models(3)})
+	}
+	return obs
+}
+
+func models(n int) []string {
+	out := make([]string, n)
+	for i := range out {
+		out[i] = "claude-haiku-4-5"
+	}
+	return out
+}
+
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.MkdirAll("testdata", 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test ./probe -update)", err)
+	}
+	if diff := cmp.Diff(string(want), string(got)); diff != "" {
+		t.Errorf("%s mismatch (-want +got):\n%s", name, diff)
+	}
+}
+
+func sdkProfile(t *testing.T) (*Profile, Provider) {
+	prov, err := LookupProvider("anthropic")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := Infer(prov, sdkJournal(prov))
+	p.Client, p.Model, p.TimeScale = "node testdata/sdk/node/anthropic.mjs", "claude-haiku-4-5", 1
+	p.Conformance = Conform(p, prov)
+	return p, prov
+}
+
+func TestInferSDKGolden(t *testing.T) {
+	p, _ := sdkProfile(t)
+	b, err := json.MarshalIndent(p, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "anthropic-node.profile.json", append(b, '\n'))
+}
+
+// TestInferSDKFigures: each figure within 15% of the SDK's, every decision
+// right, and every anthropic-node rule holds.
+func TestInferSDKFigures(t *testing.T) {
+	p, prov := sdkProfile(t)
+	pol := retry.AnthropicNode()
+	for _, fr := range p.Faults {
+		f, _ := prov.Fault(fr.Fault)
+		e := f.Err
+		want := pol.Retries(retry.Classify(&e))
+		if f.Long {
+			continue // stopped at the deadline: still waiting
+		}
+		if fr.Retried == nil || *fr.Retried != want {
+			t.Errorf("%s: retried = %s, want %t", fr.Fault, tri(fr.Retried), want)
+		}
+	}
+	if p.Policy.MaxRetries == nil || *p.Policy.MaxRetries != 2 {
+		t.Errorf("maxRetries = %s, want 2", fmtPtr(p.Policy.MaxRetries))
+	}
+	within(t, "initialMs", p.Policy.Backoff.InitialMs, 500)
+	within(t, "multiplier", p.Policy.Backoff.Multiplier, 2)
+	for _, ra := range []*bool{p.Policy.RetryAfter.Seconds, p.Policy.RetryAfter.Ms, p.Policy.RetryAfter.HTTPDate} {
+		if ra == nil || !*ra {
+			t.Errorf("retry-after = %s, want honoured", tri(ra))
+		}
+	}
+	for _, c := range p.Conformance {
+		if c.Preset == "anthropic-node" && c.State == Differs {
+			t.Errorf("anthropic-node: %s differs: preset %s, client %s", c.Rule, c.Want, c.Got)
+		}
+	}
+}
+
+// TestPolicyRoundTrip: the written policy parses with retry's parser and
+// says what the profile says: the same decisions, the same schedule.
+func TestPolicyRoundTrip(t *testing.T) {
+	p, prov := sdkProfile(t)
+	text := PolicyYAML(p, prov)
+	golden(t, "anthropic-node.policy.yaml", []byte(text))
+	pol, err := retry.ParsePolicy([]byte(text), "probed.yaml")
+	if err != nil {
+		t.Fatalf("ParsePolicy: %v\n%s", err, text)
+	}
+	for _, fr := range p.Faults {
+		f, _ := prov.Fault(fr.Fault)
+		if fr.Retried == nil || fr.Sample > 0 || f.Group == "retry-after" {
+			continue
+		}
+		e := f.Err
+		if got := pol.Retries(retry.Classify(&e)); got != *fr.Retried {
+			t.Errorf("policy retries %s = %t, profile says %t", fr.Fault, got, *fr.Retried)
+		}
+	}
+	ex := prov.Exhaust.Err
+	sched := pol.Schedule(retry.Classify(&ex).Type)
+	want := []time.Duration{500 * time.Millisecond, time.Second}
+	if diff := cmp.Diff(want, sched); diff != "" {
+		t.Errorf("schedule mismatch (-want +got):\n%s", diff)
+	}
+	if !strings.Contains(text, "jitter: sdk") {
+		t.Errorf("policy lacks jitter: sdk:\n%s", text)
+	}
+}
+
+func TestCompare(t *testing.T) {
+	before, _ := sdkProfile(t)
+	after, _ := sdkProfile(t)
+	if c := Compare(before, after); len(c) != 0 {
+		t.Errorf("Compare(same) = %v, want none", c)
+	}
+	after.Policy.MaxRetries = ptr(4)
+	after.Faults[0].Retried = ptr(true) // 400 now retried
+	want := []Change{{Figure: "retries 400", Before: "no", After: "yes"}, {Figure: "policy.maxRetries", Before: "2", After: "4"}}
+	if diff := cmp.Diff(want, Compare(before, after)); diff != "" {
+		t.Errorf("Compare mismatch (-want +got):\n%s", diff)
+	}
+}

@@ -1,0 +1,193 @@
+package probe
+
+import (
+	"bufio"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/retrylab/retrylab/chaos"
+	"github.com/retrylab/retrylab/trace"
+)
+
+// Observation is what one probe scenario showed, in the client's policy
+// time (wall clock divided by the time scale): the input of Infer.
+type Observation struct {
+	Fault  string `json:"fault"`
+	Sample int    `json:"sample,omitempty"`
+	Served int    `json:"served"` // attempts that met the fault before ok
+	// Attempts the server saw.
+	Attempts int `json:"attempts"`
+	// End is how the client ended: succeeded, gave up, stopped (killed at
+	// the deadline, still running), or not run (interrupted, error).
+	End string `json:"end"`
+	// WaitsMs are the gaps the server observed between the end of an
+	// attempt and the arrival of the next, policy time.
+	WaitsMs []float64 `json:"waitsMs"`
+	// FirstAttemptMs is how long the first attempt lasted at the mock
+	// (wall clock): for a hang, when the client gave up on it.
+	FirstAttemptMs int64 `json:"firstAttemptMs,omitempty"`
+	// DateLeadMs is, for an HTTP-date Retry-After, how far in the future
+	// the date was when the response was sent (policy time).
+	DateLeadMs float64 `json:"dateLeadMs,omitempty"`
+	// NoiseMs is the measured noise on the run's waits: the largest
+	// measured around one of its gaps (chaos DelaysMs.Noise: twice the
+	// scheduling lateness around it plus the client's run-queue time), plus
+	// the gap's residual (about 3 ms at worst), policy time.
+	NoiseMs float64 `json:"noiseMs"`
+	// Models are the models the probed request's attempts asked for, in
+	// order (from the mock's journal).
+	Models []string `json:"models,omitempty"`
+	// WaitNoiseMs is the noise measured around each wait (chaos
+	// DelaysMs.Noise plus the residual), policy time; empty when chaos did
+	// not measure it per wait (NoiseMs then stands for each).
+	WaitNoiseMs []float64 `json:"waitNoiseMs,omitempty"`
+	// DeadlineMs is the kill deadline (wall clock).
+	DeadlineMs int64 `json:"deadlineMs"`
+	// Note says why a probe has no result (interrupted, error).
+	Note string `json:"note,omitempty"`
+}
+
+// How a client ended.
+const (
+	EndSucceeded = "succeeded"
+	EndGaveUp    = "gave up"
+	EndStopped   = "stopped at the deadline"
+	EndNotRun    = "not run"
+)
+
+// residualMs is the worst residual of a server-observed gap (chaos doc:
+// the proxy's hand-off plus the client's connect, 1–3 ms on 2 cores).
+const residualMs = 3
+
+// Observe turns a probe's chaos result (and its server.jsonl) into an
+// Observation.
+func Observe(p Probe, r chaos.Result, scale float64) Observation {
+	if scale <= 0 {
+		scale = 1
+	}
+	ob := Observation{Fault: p.Fault.Name, Sample: p.Sample, Served: p.Served, Attempts: r.Attempts,
+		DeadlineMs: p.Deadline.Milliseconds(), NoiseMs: noiseOf(r, scale)}
+	switch {
+	case r.Verdict == chaos.VerdictInterrupted || r.Verdict == chaos.VerdictError || r.Verdict == chaos.VerdictSkipped:
+		ob.End = EndNotRun
+		ob.Note = strings.TrimSpace(r.Interrupted + " " + r.Error + " " + r.SkipReason)
+		return ob
+	case p.WarmUp && r.Attempts == 1 && r.Outcome == "success":
+		ob.End, ob.Attempts = EndNotRun, 0
+		ob.Note = "the client made one request only: it does not read RETRYLAB_REQUESTS (run with --warm-up=false)"
+		return ob
+	case killed(r):
+		ob.End = EndStopped
+	case r.Outcome == "success":
+		ob.End = EndSucceeded
+	default:
+		ob.End = EndGaveUp
+	}
+	for _, g := range r.DelaysMs.Server {
+		ob.WaitsMs = append(ob.WaitsMs, float64(g)/scale)
+	}
+	for _, n := range r.DelaysMs.Noise {
+		ob.WaitNoiseMs = append(ob.WaitNoiseMs, float64(n+residualMs)/scale)
+	}
+	first := 0
+	if p.WarmUp {
+		first = 1
+		ob.Attempts = max(0, r.Attempts-1)
+	}
+	resp, reqs := journal(filepath.Join(r.Dir, "server.jsonl"))
+	for i, q := range reqs {
+		if i >= first {
+			ob.Models = append(ob.Models, q.Model)
+		}
+	}
+	if len(resp) > first {
+		a := resp[first]
+		ob.FirstAttemptMs = a.DurationMs
+		if !p.DateTarget.IsZero() && !a.FinishedAt.IsZero() {
+			ob.DateLeadMs = float64(p.DateTarget.Sub(a.FinishedAt).Milliseconds()) / scale
+		}
+	}
+	return ob
+}
+
+// noiseOf is the noise of a run's waits: the largest measured around one
+// of its gaps (chaos DelaysMs.Noise), else twice the scenario's lateness,
+// plus the residual, in policy time.
+func noiseOf(r chaos.Result, scale float64) float64 {
+	n := 2 * r.LatenessMs
+	if len(r.DelaysMs.Noise) > 0 {
+		n = 0
+		for _, x := range r.DelaysMs.Noise {
+			n = max(n, x)
+		}
+	}
+	return float64(n+residualMs) / scale
+}
+
+// firstNoise is the noise around the first wait.
+func (o Observation) firstNoise() float64 {
+	if len(o.WaitNoiseMs) > 0 {
+		return o.WaitNoiseMs[0]
+	}
+	return o.NoiseMs
+}
+
+// waitNoise is the noise of each wait.
+func (o Observation) waitNoise() []float64 {
+	if len(o.WaitNoiseMs) > 0 {
+		return o.WaitNoiseMs
+	}
+	out := make([]float64, len(o.WaitsMs))
+	for i := range out {
+		out[i] = o.NoiseMs
+	}
+	return out
+}
+
+// killed reports whether the client was stopped at its deadline.
+func killed(r chaos.Result) bool {
+	for _, c := range r.Checks {
+		if c.Name == "client" && strings.HasPrefix(c.Got, "killed after") {
+			return true
+		}
+	}
+	return false
+}
+
+// journal reads the MockResponse and MockRequest events of attempts (not
+// side requests) from a server.jsonl, in order; a missing or unreadable
+// file gives none.
+func journal(path string) (resps []trace.MockResponse, reqs []trace.MockRequest) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, nil
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 64*1024), 16*1024*1024)
+	for sc.Scan() {
+		var ev trace.Event
+		if json.Unmarshal(sc.Bytes(), &ev) != nil {
+			continue
+		}
+		switch ev.Type {
+		case trace.TypeMockResponse:
+			var mr trace.MockResponse
+			if json.Unmarshal(ev.Payload, &mr) == nil && mr.Attempt >= 1 {
+				resps = append(resps, mr)
+			}
+		case trace.TypeMockRequest:
+			var mq trace.MockRequest
+			if json.Unmarshal(ev.Payload, &mq) == nil && mq.Attempt >= 1 {
+				reqs = append(reqs, mq)
+			}
+		}
+	}
+	return resps, reqs
+}
+
+// ms converts a duration to float milliseconds.
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }

@@ -1,0 +1,185 @@
+package probe
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/retrylab/retrylab/retry"
+)
+
+// PolicyYAML writes the profile as a retry policy file (docs/policy.md)
+// that a scenario's `client.policy: FILE` loads, so `chaos run` with
+// `delays: policy` verifies the same client against what was learnt. What
+// the probe could not tell is left out (the preset-less default applies)
+// and named in a comment. The file parses with retry.ParsePolicy; the
+// tests check that it round-trips.
+func PolicyYAML(p *Profile, prov Provider) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# Learnt by `retrylab chaos probe` (%s) from: %s\n", Schema, p.Client)
+	fmt.Fprintf(&b, "# provider %s, %d exhaustion sample(s), time scale %g.\n", p.Provider, p.Samples, p.TimeScale)
+	for _, in := range p.Inconclusive {
+		fmt.Fprintf(&b, "# not learnt: %s: %s\n", in.Figure, in.Reason)
+	}
+	fmt.Fprintf(&b, "name: probed\nenabled: true\n")
+	statuses, types, streamed := decisions(p, prov)
+	fmt.Fprintf(&b, "streamErrors: %t\n", streamed)
+	if hs, ok := honorsShouldRetry(p); ok {
+		fmt.Fprintf(&b, "honorShouldRetry: %t\n", hs)
+	}
+	if t := p.Policy.TimeoutMs; t != nil {
+		fmt.Fprintf(&b, "attemptTimeout: %s\n", time.Duration(*t)*time.Millisecond)
+	}
+	b.WriteString(strategyYAML(p))
+	writeRetryAfter(&b, p)
+	if len(statuses) > 0 {
+		b.WriteString("statusRetry:\n")
+		for _, st := range sortedKeys(statuses) {
+			fmt.Fprintf(&b, "  %d: %t\n", st, statuses[st])
+		}
+	}
+	if len(types) > 0 {
+		b.WriteString("failureTypes:\n")
+		names := make([]string, 0, len(types))
+		for t := range types {
+			names = append(names, t)
+		}
+		sort.Strings(names)
+		for _, t := range names {
+			fmt.Fprintf(&b, "  %s: {retry: %t}\n", t, types[t])
+		}
+	}
+	return b.String()
+}
+
+// decisions collects the retried / not retried findings: per HTTP status
+// (plain status faults), per failure type (network and stream faults), and
+// whether any stream-level failure is retried.
+func decisions(p *Profile, prov Provider) (statuses map[int]bool, types map[string]bool, streamed bool) {
+	statuses, types = map[int]bool{}, map[string]bool{}
+	for _, fr := range p.Faults {
+		f, ok := prov.Fault(fr.Fault)
+		if !ok || fr.Retried == nil || fr.Sample > 0 {
+			continue
+		}
+		e := f.Err
+		c := retry.Classify(&e)
+		switch {
+		case f.Group == "status":
+			statuses[f.Err.Status] = *fr.Retried
+		case f.Group == "stream" || f.Group == "network":
+			if _, seen := types[string(c.Type)]; !seen || *fr.Retried {
+				types[string(c.Type)] = *fr.Retried
+			}
+			streamed = streamed || (f.Err.Streamed && *fr.Retried)
+		}
+	}
+	return statuses, types, streamed
+}
+
+// honorsShouldRetry says whether x-should-retry decided, when the probes
+// show it: true overrode a 400 that is otherwise final, or false stopped a
+// 503 that is otherwise retried.
+func honorsShouldRetry(p *Profile) (bool, bool) {
+	get := func(name string) *bool {
+		for _, fr := range p.Faults {
+			if fr.Fault == name && fr.Sample == 0 {
+				return fr.Retried
+			}
+		}
+		return nil
+	}
+	t, f, s400, s503 := get("400 x-should-retry true"), get("503 x-should-retry false"), get("400"), get("503")
+	if t != nil && s400 != nil && *t != *s400 {
+		return true, true
+	}
+	if f != nil && s503 != nil && *f != *s503 {
+		return true, true
+	}
+	if t != nil && f != nil {
+		return false, true
+	}
+	return false, false
+}
+
+// strategyYAML is the `all:` strategy: the retry limit and the backoff.
+func strategyYAML(p *Profile) string {
+	var parts []string
+	parts = append(parts, "retry: true")
+	if m := p.Policy.MaxRetries; m != nil {
+		parts = append(parts, fmt.Sprintf("maxRetries: %d", *m))
+	}
+	bo := p.Policy.Backoff
+	if bo.InitialMs != nil {
+		parts = append(parts, "initialDelay: "+msDuration(*bo.InitialMs))
+		kind, mult := "exponential", 2.0
+		if bo.Multiplier != nil {
+			mult = *bo.Multiplier
+			if mult == 1 {
+				kind = "constant"
+			}
+		}
+		parts = append(parts, "kind: "+kind, fmt.Sprintf("multiplier: %g", mult))
+	}
+	if bo.MaxMs != nil {
+		parts = append(parts, "maxDelay: "+msDuration(*bo.MaxMs))
+	}
+	if j := bo.Jitter; j != nil {
+		parts = append(parts, jitterYAML(*j)...)
+	}
+	ra := p.Policy.RetryAfter
+	if ra.Seconds != nil || ra.Ms != nil {
+		respect := (ra.Seconds != nil && *ra.Seconds) || (ra.Ms != nil && *ra.Ms)
+		parts = append(parts, fmt.Sprintf("respectRetryAfter: %t", respect))
+	}
+	return "all: {" + strings.Join(parts, ", ") + "}\n"
+}
+
+// jitterYAML names the policy jitter: the form the fit found, else the
+// one whose band holds the observed one.
+func jitterYAML(j Jitter) []string {
+	for _, f := range families {
+		if f.String() != j.Kind {
+			continue
+		}
+		if f.name == "proportional" {
+			return []string{"jitter: proportional", fmt.Sprintf("jitterFraction: %.2f", f.fraction)}
+		}
+		return []string{"jitter: " + f.name}
+	}
+	switch {
+	case j.MaxFactor-j.MinFactor < 0.05:
+		return []string{"jitter: none"}
+	case j.MaxFactor <= 1.05 && j.MinFactor >= 0.7:
+		return []string{"jitter: sdk"}
+	case j.MaxFactor <= 1.05 && j.MinFactor >= 0.45:
+		return []string{"jitter: equal"}
+	case j.MaxFactor <= 1.05:
+		return []string{"jitter: full"}
+	}
+	f := max(1-j.MinFactor, j.MaxFactor-1)
+	return []string{"jitter: proportional", fmt.Sprintf("jitterFraction: %.2f", min(f, 1))}
+}
+
+// writeRetryAfter writes the header rule: retry-after only when the
+// seconds form is honoured and the ms form is not.
+func writeRetryAfter(b *strings.Builder, p *Profile) {
+	ra := p.Policy.RetryAfter
+	if ra.Seconds != nil && *ra.Seconds && ra.Ms != nil && !*ra.Ms {
+		b.WriteString("retryAfter: {header: retry-after}\n")
+	}
+}
+
+func msDuration(v float64) string {
+	return (time.Duration(v) * time.Millisecond).String()
+}
+
+func sortedKeys(m map[int]bool) []int {
+	ks := make([]int, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	sort.Ints(ks)
+	return ks
+}

@@ -1,0 +1,129 @@
+package probe
+
+// Schema is the schema of the profile (`chaos probe --format json`).
+const Schema = "retrylab.probe/v1"
+
+// Profile is what the probe learnt of a client: the document
+// `chaos probe --format json` prints. A figure the measurements cannot tell
+// is null and has an Inconclusive entry saying why; every figure that is
+// set has a Confidence entry keyed by its JSON path ("policy.backoff.initialMs").
+type Profile struct {
+	Schema    string  `json:"schema"`
+	Client    string  `json:"client"`
+	Provider  string  `json:"provider"`
+	Model     string  `json:"model"`
+	TimeScale float64 `json:"timeScale"`
+	Samples   int     `json:"samples"`
+	// Interrupted is set when the probe was stopped (Ctrl-C) before every
+	// scenario finished: the profile holds what was learnt.
+	Interrupted  bool                  `json:"interrupted,omitempty"`
+	DurationMs   int64                 `json:"durationMs"`
+	RunDir       string                `json:"runDir,omitempty"`
+	Faults       []FaultResult         `json:"faults"`
+	Policy       Policy                `json:"policy"`
+	Confidence   map[string]Confidence `json:"confidence"`
+	Inconclusive []Inconclusive        `json:"inconclusive"`
+	Conformance  []Conformance         `json:"conformance"`
+	// Changes are what changed since the profile given with --against
+	// (absent without it).
+	Changes []Change `json:"changes,omitempty"`
+}
+
+// FaultResult is what the client did with one fault.
+type FaultResult struct {
+	Fault  string `json:"fault"`
+	Group  string `json:"group"`
+	Sample int    `json:"sample,omitempty"`
+	// Retried is null when the probe could not tell (not run, stopped
+	// before deciding).
+	Retried  *bool   `json:"retried"`
+	Attempts int     `json:"attempts"`
+	WaitsMs  []int64 `json:"waitsMs"` // server-observed, policy time
+	// NoiseMs is the noise measured around each wait (policy time).
+	NoiseMs []int64 `json:"noiseMs,omitempty"`
+	End     string  `json:"end"` // succeeded, gave up, stopped at the deadline, not run
+	Note    string  `json:"note,omitempty"`
+}
+
+// Policy is the retry policy inferred.
+type Policy struct {
+	MaxRetries *int       `json:"maxRetries"`
+	Backoff    Backoff    `json:"backoff"`
+	RetryAfter RetryAfter `json:"retryAfter"`
+	// TimeoutMs is when the client gave up on a hung attempt (wall clock).
+	TimeoutMs   *int64      `json:"timeoutMs"`
+	NestedLoops NestedLoops `json:"nestedLoops"`
+	// Fallbacks are model switches seen; the probe does not watch the
+	// model of each request yet (see Inconclusive).
+	Fallbacks []string `json:"fallbacks"`
+}
+
+// Backoff is the fitted backoff: nominal wait before retry k (0-based)
+// min(initialMs × multiplier^k, maxMs), times a factor in the jitter band.
+type Backoff struct {
+	InitialMs  *float64 `json:"initialMs"`
+	Multiplier *float64 `json:"multiplier"`
+	MaxMs      *float64 `json:"maxMs"` // null: never reached (or not measurable)
+	Jitter     *Jitter  `json:"jitter"`
+}
+
+// Jitter is the band of observed wait ÷ nominal wait.
+type Jitter struct {
+	MinFactor float64 `json:"minFactor"`
+	MaxFactor float64 `json:"maxFactor"`
+	// Kind is the known jitter form that fits the band best (none, sdk,
+	// equal, full, proportional ±f); "" when none fits.
+	Kind string `json:"kind,omitempty"`
+}
+
+// RetryAfter says which forms of Retry-After the client honours.
+type RetryAfter struct {
+	Seconds  *bool `json:"seconds"`
+	Ms       *bool `json:"ms"`
+	HTTPDate *bool `json:"httpDate"`
+	// CeilingMs is the value above which it is ignored or the client gives
+	// up; null when not pinned (Large says what the large value did).
+	CeilingMs *int64 `json:"ceilingMs"`
+	// Large is what the client did with a Retry-After far above any
+	// sensible wait: waited (still waiting at the deadline), backoff
+	// (ignored it), gave up (refused to wait), or "" when unknown.
+	Large   string `json:"large"`
+	LargeMs int64  `json:"largeMs"`
+}
+
+// NestedLoops reports attempts that come in bursts of bursts (an inner
+// retry loop inside an outer one): waits that fall back after growing.
+type NestedLoops struct {
+	Seen bool `json:"seen"`
+	// Inner is the number of attempts per burst, when seen.
+	Inner int `json:"inner,omitempty"`
+}
+
+// Confidence is how sure a figure is: high, medium or low, and why.
+type Confidence struct {
+	Level string `json:"level"`
+	Basis string `json:"basis"`
+}
+
+// Confidence levels.
+const (
+	High   = "high"
+	Medium = "medium"
+	Low    = "low"
+)
+
+// Inconclusive is a figure the probe could not tell, and the measured reason.
+type Inconclusive struct {
+	Figure string `json:"figure"`
+	Reason string `json:"reason"`
+}
+
+// Conformance is one rule of a preset held against the profile.
+type Conformance struct {
+	Preset string `json:"preset"`
+	Rule   string `json:"rule"`
+	// State: holds, differs, or unknown (the profile cannot tell).
+	State string `json:"state"`
+	Want  string `json:"expected"`
+	Got   string `json:"observed"`
+}

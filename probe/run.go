@@ -1,0 +1,121 @@
+package probe
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/retrylab/retrylab/chaos"
+)
+
+// Runner runs a battery against a client with chaos.Runner and infers its
+// profile. The caller owns Toxi and closes it.
+type Runner struct {
+	Toxi      *chaos.Toxiproxy
+	ToxiName  string
+	Out       string // base folder of the run folder, default "runs"
+	ClientCmd string // run with sh -c, as chaos run --client-cmd
+	Parallel  int    // scenarios at once (0: all; external clients are bounded by chaos)
+	Progress  io.Writer
+	Live      bool
+	Color     bool
+}
+
+// Run plans the battery, runs it and returns the profile. When the noise
+// measured around the backoff's waits made them unusable, the exhaustion
+// runs are repeated once more after the battery, when the machine is
+// quieter (its other clients have exited). When ctx ends (Ctrl-C) the
+// scenarios still running are stopped and the profile holds what the
+// finished ones showed (Profile.Interrupted). An error means no scenario
+// could run at all.
+func (r *Runner) Run(ctx context.Context, o Options) (*Profile, error) {
+	o = o.withDefaults()
+	start := time.Now()
+	ps, err := Plan(o, start)
+	if err != nil {
+		return nil, err
+	}
+	obs, sum, err := r.runProbes(ctx, o, ps)
+	if sum == nil {
+		return nil, err
+	}
+	prof := Infer(o.Provider, obs)
+	if why := moreSamples(prof, obs); err == nil && ctx.Err() == nil && why != "" {
+		r.progressf("%s: running the %d exhaustion runs again now that the battery is done\n", why, o.Samples)
+		more, _ := exhaustion(o, o.Samples+1)
+		if extra, s2, err2 := r.runProbes(ctx, o, more); s2 != nil {
+			obs = append(obs, extra...)
+			prof = Infer(o.Provider, obs)
+			err = err2
+		}
+	}
+	prof.Client = r.ClientCmd
+	prof.Model = o.Model
+	prof.TimeScale = o.TimeScale
+	prof.RunDir = sum.RunDir
+	prof.DurationMs = time.Since(start).Milliseconds()
+	prof.Interrupted = ctx.Err() != nil || sum.Interrupted > 0
+	prof.Conformance = Conform(prof, o.Provider)
+	return prof, err
+}
+
+// runProbes runs probes with chaos.Runner and observes each.
+func (r *Runner) runProbes(ctx context.Context, o Options, ps []Probe) ([]Observation, *chaos.Summary, error) {
+	scs := make([]*chaos.Scenario, len(ps))
+	for i, p := range ps {
+		scs[i] = p.Scenario
+	}
+	cr := &chaos.Runner{Toxi: r.Toxi, ToxiName: r.ToxiName, Out: r.Out, Parallel: r.Parallel, TimeScale: o.TimeScale,
+		ClientCmd: r.ClientCmd, Progress: r.Progress, Live: r.Live, Color: r.Color, Confirm: 0}
+	sum, err := cr.Run(ctx, scs)
+	if sum == nil {
+		return nil, nil, err
+	}
+	byName := map[string]chaos.Result{}
+	for _, res := range sum.Scenarios {
+		byName[res.Name] = res
+	}
+	obs := make([]Observation, 0, len(ps))
+	for _, p := range ps {
+		obs = append(obs, Observe(p, byName[p.Scenario.Name], o.TimeScale))
+	}
+	return obs, sum, err
+}
+
+// moreSamples says why the exhaustion should run again, or "": the noise
+// left the backoff unreadable, or the multiplier is not sure and the runs
+// are short (a client with few, short retries, like the SDKs': 2 waits per
+// run give few draws of the jitter).
+func moreSamples(p *Profile, obs []Observation) string {
+	for _, in := range p.Inconclusive {
+		if in.Figure == figInitial && strings.Contains(in.Reason, "noise") {
+			return "the backoff's waits were too noisy to read"
+		}
+	}
+	c, ok := p.Confidence[figMultiplier]
+	if !ok || c.Level == High || p.Policy.Backoff.Multiplier == nil {
+		return ""
+	}
+	for _, o := range obs {
+		total := 0.0
+		for _, w := range o.WaitsMs {
+			total += w
+		}
+		if o.Sample > 0 && total*p.TimeScale > float64(shortExhaustion.Milliseconds()) {
+			return ""
+		}
+	}
+	return "the multiplier is not sure yet (" + c.Level + ")"
+}
+
+// shortExhaustion is the wall time of waits under which an exhaustion run
+// is cheap enough to repeat for a surer multiplier.
+const shortExhaustion = 10 * time.Second
+
+func (r *Runner) progressf(format string, args ...any) {
+	if r.Progress != nil {
+		fmt.Fprintf(r.Progress, format, args...)
+	}
+}
