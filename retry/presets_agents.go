@@ -114,9 +114,9 @@ func LangChainJS() *Policy {
 // a 429 is retried only with a retry-after header (2s → 2.01s), which is
 // read in seconds (0 and an HTTP-date in the past: at once) and replaces
 // the backoff, and retry-after-ms is ignored (1.5s → the 200ms backoff; a
-// 429 with retry-after-ms alone is not retried). Not modelled: "try again
-// in 1.5s" in a response.failed event is waited (1.57s) — policies read
-// it with retryAfter.message where the retry core supports it.
+// 429 with retry-after-ms alone is not retried). "Try again in 1.5s" in
+// an error's message (a response.failed event) is waited like a
+// retry-after (1.57s measured): retryAfter.message.
 func CodexCLI() *Policy {
 	t := Strategy{Retry: true, MaxAttempts: 5, InitialDelay: 200 * time.Millisecond, Multiplier: 2,
 		Kind: Exponential, Jitter: ProportionalJitter, JitterFraction: 0.1, RespectRetryAfter: true}
@@ -127,6 +127,6 @@ func CodexCLI() *Policy {
 		StatusRetry:  map[int]bool{401: true, 408: true, 409: true},
 		StreamErrors: true,
 		RetryAfter: RetryAfter{Header: HeaderRetryAfter, Zero: ZeroImmediate, Negative: NegativeZero,
-			RequiredFor: []FailureType{RateLimit}},
+			RequiredFor: []FailureType{RateLimit}, Message: true},
 	}
 }
