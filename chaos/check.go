@@ -474,7 +474,7 @@ func gapCheck(ob Observed, bands []gapBand, wantPrefix, wantSuffix string) Check
 				c.Where = where + fmt.Sprintf("; with this much measured noise a wrong wait (%s) could pass too", wrongWaits(b, true, true))
 				c.Hint = inconclusiveHint
 			}
-		case warned == "" && b.conclusive():
+		case warned == "" && b.authored && b.conclusive():
 			warned = wideWarning(b)
 		}
 	}

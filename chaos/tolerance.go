@@ -66,11 +66,18 @@ const minSeparation = 200 * time.Millisecond
 // only lengthens a gap, so it widens above alone; lateness of the harness's
 // own process can move either end of a gap, so it widens both.
 type gapBand struct {
-	wait          Wait
-	lo, hi        time.Duration
-	ok            bool // the policy retries here
-	allowed       Tolerance
-	allowedFrom   string // where allowed comes from, for the warning
+	wait        Wait
+	lo, hi      time.Duration
+	ok          bool // the policy retries here
+	allowed     Tolerance
+	allowedFrom string // where allowed comes from, for the warning
+	// authored: allowed is the scenario's expect.tolerance, not the
+	// default. Only an author's tolerance gets a warning for being wide:
+	// the default (5ms + 2%) is retrylab's accuracy, and where it, with
+	// the measured noise, reaches a wrong wait, the noise is the cause
+	// and conclusive already judged it; "narrow your tolerance" would be
+	// advice the author cannot take.
+	authored      bool
 	below, above  Tolerance
 	describeBelow string // what went into each side, for Where
 	describeAbove string
@@ -151,7 +158,8 @@ func (ob Observed) serverBand(sc *Scenario, w Wait, lo, hi time.Duration, ok boo
 	if ob.RemoteProxy {
 		residual.Abs += Duration(remoteProxyAllowance)
 	}
-	b := gapBand{wait: w, lo: lo, hi: hi, ok: ok, allowed: allowed, allowedFrom: from, below: residual, above: residual}
+	b := gapBand{wait: w, lo: lo, hi: hi, ok: ok, allowed: allowed, allowedFrom: from, authored: sc.Expect.Tolerance != (Tolerance{}),
+		below: residual, above: residual}
 	notes, aboveNotes := ob.measuredNoise(&b, w)
 	b.describeBelow = tolString(plus(b.allowed, b.below))
 	if len(notes) > 0 {

@@ -339,6 +339,14 @@ func TestGapBandConclusive(t *testing.T) {
 			wait: Wait{Gap: ms(1404) + 1, Slack: ms(400)}, want: StateFail},
 		{name: "too short, band not conclusive", who: builtIn, tol: Tolerance{Abs: Duration(ms(1))}, lo: time.Second, hi: time.Second,
 			wait: Wait{Gap: ms(796) - 1, Slack: ms(400)}, want: StateFail},
+		// The same reach from the default tolerance (5ms + 2% = 25ms at
+		// 1s) gives no warning: the author chose nothing, and the noise
+		// that brings a wrong wait near was judged conclusive (CI showed
+		// "the default tolerance (5ms + 2%) is wide" for 402ms of 400ms).
+		{name: "an author's 25ms reaches a half wait: warning", who: builtIn, tol: Tolerance{Abs: Duration(ms(25))}, lo: time.Second, hi: time.Second,
+			wait: Wait{Gap: time.Second, Slack: ms(320)}, want: StatePass, hint: warn},
+		{name: "the default tolerance reaches a half wait: no warning", who: builtIn, lo: time.Second, hi: time.Second,
+			wait: Wait{Gap: time.Second, Slack: ms(320)}, want: StatePass},
 		// A band that is not conclusive: a gap that a half wait could show
 		// too ([796ms, 903ms]) is inconclusive; one that no wrong wait
 		// could show passes, at either end of the band.
