@@ -3,6 +3,9 @@ package probe
 import (
 	"testing"
 	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/retrylab/retrylab/retry"
 )
 
 // TestPlan: one scenario per decision fault, the HTTP-date one first, then
@@ -60,15 +63,54 @@ func TestPlan(t *testing.T) {
 }
 
 func TestLookupProvider(t *testing.T) {
-	if _, err := LookupProvider("gemini2"); err == nil || err.Error() != `unknown provider "gemini2" (known: anthropic, openai)` {
+	if _, err := LookupProvider("gemini2"); err == nil || err.Error() != `unknown provider "gemini2" (known: anthropic, gemini, openai, openai-responses)` {
 		t.Errorf("LookupProvider(gemini2) = %v", err)
 	}
-	a, _ := LookupProvider("anthropic")
-	o, _ := LookupProvider("openai")
-	if _, ok := a.Fault("529"); !ok {
-		t.Error("anthropic lacks 529")
+}
+
+// TestProviders: each wire format's battery parses as chaos scenarios;
+// 529 is Anthropic's alone; the in-stream faults are in the format's own
+// terms and read by the retry core as an overload and a refused request.
+func TestProviders(t *testing.T) {
+	now := time.Date(2026, 11, 27, 10, 0, 0, 0, time.UTC)
+	tests := []struct {
+		name              string
+		has529            bool
+		overload, invalid string
+		wantOver, wantInv retry.FailureType
+	}{
+		{"anthropic", true, "sse overloaded_error", "sse invalid_request_error", retry.Overloaded, retry.StreamParse},
+		{"openai", false, "sse server_error", "sse invalid_request_error", retry.ServerError, retry.StreamParse},
+		{"openai-responses", false, "sse server_is_overloaded", "sse invalid_prompt", retry.Overloaded, retry.StreamParse},
+		{"gemini", false, "sse UNAVAILABLE", "sse INVALID_ARGUMENT", retry.Overloaded, retry.StreamParse},
 	}
-	if _, ok := o.Fault("529"); ok {
-		t.Error("openai has 529: it is Anthropic's")
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			prov, err := LookupProvider(tt.name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, ok := prov.Fault("529"); ok != tt.has529 {
+				t.Errorf("529 probed: %v, want %v", ok, tt.has529)
+			}
+			var got []any
+			for _, n := range []string{tt.overload, tt.invalid} {
+				f, ok := prov.Fault(n)
+				if !ok {
+					t.Fatalf("no fault %q", n)
+				}
+				got = append(got, retry.Classify(&f.Err).Type)
+			}
+			if diff := cmp.Diff([]any{tt.wantOver, tt.wantInv}, got); diff != "" {
+				t.Errorf("stream faults classified (-want +got):\n%s", diff)
+			}
+			ps, err := Plan(Options{Provider: prov, Samples: 1, Repeat: 3}, now)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ps[0].Scenario.Provider != tt.name {
+				t.Errorf("scenario provider %q, want %q", ps[0].Scenario.Provider, tt.name)
+			}
+		})
 	}
 }

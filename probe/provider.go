@@ -91,9 +91,33 @@ func status(prov string, code int) Fault {
 
 func boolp(b bool) *bool { return &b }
 
-// commonFaults are the faults every wire format is probed with; sseTypes
-// names its in-stream overload and invalid-request error types.
-func commonFaults(prov string, overloaded, invalid string) []Fault {
+// streamErr is how a wire format's in-stream error of a type reads to the
+// retry core's classifier: Anthropic and Chat Completions put the type in
+// error.type, the Responses API's response.failed in error.code, Gemini's
+// error frame a google.rpc.Code name with its HTTP code.
+type streamErr func(prov, typ string) provider.Error
+
+func typeErr(prov, typ string) provider.Error {
+	return provider.Error{Kind: provider.KindSSEError, Provider: prov, ErrorType: typ, Streamed: true}
+}
+
+func codeErr(prov, typ string) provider.Error {
+	return provider.Error{Kind: provider.KindSSEError, Provider: prov, Code: typ, Streamed: true}
+}
+
+// geminiCodes are the HTTP codes of the google.rpc.Code names probed in a
+// Gemini stream (the mock's table, chaos/internal/wire/gemini.go).
+var geminiCodes = map[string]int{"UNAVAILABLE": 503, "INVALID_ARGUMENT": 400}
+
+func geminiErr(prov, name string) provider.Error {
+	return provider.Error{Kind: provider.KindSSEError, Provider: prov, ErrorType: name,
+		Code: fmt.Sprint(geminiCodes[name]), Streamed: true}
+}
+
+// commonFaults are the faults every wire format is probed with; overloaded
+// and invalid name its in-stream overload and invalid-request errors in
+// its own terms, sse how a client reads them.
+func commonFaults(prov string, overloaded, invalid string, sse streamErr) []Fault {
 	var fs []Fault
 	for _, c := range []int{400, 401, 403, 404, 408, 409, 429, 500, 502, 503, 504} {
 		fs = append(fs, status(prov, c))
@@ -110,10 +134,10 @@ func commonFaults(prov string, overloaded, invalid string) []Fault {
 		ra("429 retry-after 3600", `{status: 429, retryAfter: "3600"}`, 3_600_000, false),
 		Fault{Name: "sse " + overloaded, Group: "stream",
 			Attempt: fmt.Sprintf("{sseError: {afterEvents: 3, type: %s}}", overloaded),
-			Err:     provider.Error{Kind: provider.KindSSEError, Provider: prov, ErrorType: overloaded, Streamed: true}},
+			Err:     sse(prov, overloaded)},
 		Fault{Name: "sse " + invalid, Group: "stream",
 			Attempt: fmt.Sprintf("{sseError: {afterEvents: 3, type: %s}}", invalid),
-			Err:     provider.Error{Kind: provider.KindSSEError, Provider: prov, ErrorType: invalid, Streamed: true}},
+			Err:     sse(prov, invalid)},
 		Fault{Name: "drop", Group: "stream", Attempt: "{drop: {afterBytes: 600}}",
 			Err: provider.Error{Kind: provider.KindIncomplete, Provider: prov, Streamed: true}},
 		Fault{Name: "reset", Group: "network", Attempt: "{reset: {}}",
@@ -129,11 +153,19 @@ func commonFaults(prov string, overloaded, invalid string) []Fault {
 }
 
 func init() {
-	anth := commonFaults("anthropic", "overloaded_error", "invalid_request_error")
+	anth := commonFaults("anthropic", "overloaded_error", "invalid_request_error", typeErr)
 	anth = slices.Insert(anth, 11, status("anthropic", 529))
 	register(Provider{Name: "anthropic", Model: "claude-haiku-4-5", Faults: anth, Exhaust: exhaust("anthropic")})
 	register(Provider{Name: "openai", Model: "gpt-4o-mini",
-		Faults: commonFaults("openai", "server_error", "invalid_request_error"), Exhaust: exhaust("openai")})
+		Faults: commonFaults("openai", "server_error", "invalid_request_error", typeErr), Exhaust: exhaust("openai")})
+	// The Responses API: response.failed with error.code server_is_overloaded
+	// (what it sends when busy) or invalid_prompt (its refusal of the input).
+	register(Provider{Name: "openai-responses", Model: "gpt-5",
+		Faults:  commonFaults("openai-responses", "server_is_overloaded", "invalid_prompt", codeErr),
+		Exhaust: exhaust("openai-responses")})
+	// Gemini: an error frame of UNAVAILABLE (503) or INVALID_ARGUMENT (400).
+	register(Provider{Name: "gemini", Model: "gemini-2.5-pro",
+		Faults: commonFaults("gemini", "UNAVAILABLE", "INVALID_ARGUMENT", geminiErr), Exhaust: exhaust("gemini")})
 }
 
 // exhaust is the steady failure repeated until the client gives up: a 503
