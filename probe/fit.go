@@ -93,7 +93,8 @@ func noiseAt(noise [][]float64, s, k int) float64 {
 type level struct {
 	k              int
 	vals           []float64
-	samples        []int // the sample of each value
+	raw, nz        []float64 // each value's observed wait and measured noise
+	samples        []int     // the sample of each value
 	mean, min, max float64
 }
 
@@ -120,6 +121,7 @@ func levelsOf(waits, noise [][]float64) (ls []level, dropped int, typical float6
 			// wait: take half of it off, the expected lateness.
 			v := max(0, w[k]-n/2)
 			l.vals, l.samples = append(l.vals, v), append(l.samples, s)
+			l.raw, l.nz = append(l.raw, w[k]), append(l.nz, n)
 			l.mean += v
 			l.min, l.max = min(l.min, v), max(l.max, v)
 		}
@@ -227,7 +229,8 @@ func (f *Fit) fitScale(ls []level, mult float64, capAt int, noise float64) {
 	case len(u) >= 3:
 		lvl = Medium
 	}
-	initial, fam, margin, ok := fitFamily(u, noise)
+	ds := drawsOf(ls[:capAt], mult)
+	initial, fam, margin, ok := fitFamily(ds)
 	basis := ""
 	switch {
 	case ok:
@@ -244,7 +247,10 @@ func (f *Fit) fitScale(ls []level, mult float64, capAt int, noise float64) {
 	}
 	f.Backoff.InitialMs = ptr(round(initial, 0))
 	f.confident(figInitial, lvl, fmt.Sprintf("%d waits before the cap, scaled to the first retry: %.0f–%.0f ms; %s", len(u), lo, hi, basis))
-	fmin, fmax := lo/initial, hi/initial
+	// The band of factors: the narrowest the waits allow, each late by
+	// at most its measured noise.
+	blo, bhi := band(ds, initial)
+	fmin, fmax := blo/initial, bhi/initial
 	if capAt < len(ls) {
 		var plateau []float64
 		for _, l := range ls[capAt:] {

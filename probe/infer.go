@@ -203,13 +203,16 @@ func honoured(o Observation, want float64, fit Fit) (*bool, string, string) {
 	}
 	w, noise := o.WaitsMs[0], o.firstNoise()
 	tol := 0.15*want + noise
-	inBackoff := fit.FirstHi > 0 && want >= fit.FirstLo-tol && want <= fit.FirstHi+tol
+	// Could the wait seen have been the backoff's first wait? (Whether the
+	// value itself is near the backoff does not matter: a wait of 1.71s
+	// for 1.7s is not a backoff whose waits were 2.0–2.05s.)
+	inBackoff := fit.FirstHi > 0 && w >= fit.FirstLo-noise && w <= fit.FirstHi+noise
 	switch {
 	case math.Abs(w-want) <= tol && inBackoff:
 		return nil, "", fmt.Sprintf("waited %s for %s, but the backoff's first wait (%s–%s) could be that too", msString(w), msString(want), msString(fit.FirstLo), msString(fit.FirstHi))
 	case math.Abs(w-want) <= tol:
 		return ptr(true), High, fmt.Sprintf("waited %s for a Retry-After of %s", msString(w), msString(want))
-	case fit.FirstHi > 0 && w >= fit.FirstLo-noise && w <= fit.FirstHi+noise:
+	case inBackoff:
 		return ptr(false), High, fmt.Sprintf("waited %s, its backoff, for a Retry-After of %s", msString(w), msString(want))
 	}
 	return ptr(false), Medium, fmt.Sprintf("waited %s for a Retry-After of %s (neither the value nor the backoff's first wait)", msString(w), msString(want))

@@ -3,7 +3,6 @@ package probe
 import (
 	"fmt"
 	"math"
-	"slices"
 )
 
 // family is a known jitter form: the band [a, b] of wait ÷ nominal it
@@ -25,38 +24,81 @@ var families = []family{
 	{name: "proportional", a: 0.9, b: 1.1, fraction: 0.1},
 	{name: "proportional", a: 0.8, b: 1.2, fraction: 0.2},
 	{name: "proportional", a: 0.75, b: 1.25, fraction: 0.25},
+	{name: "additive", a: 1, b: 1.25, fraction: 0.25},
+	{name: "additive", a: 1, b: 2, fraction: 1},
 }
 
 func (fm family) String() string {
-	if fm.name == "proportional" {
+	switch fm.name {
+	case "proportional":
 		return fmt.Sprintf("proportional ±%.0f%%", 100*fm.fraction)
+	case "additive":
+		return fmt.Sprintf("additive +%.0f%%", 100*fm.fraction)
 	}
 	return fm.name
 }
 
+// draw is one wait scaled to the first retry, as the interval its true
+// value lies in: lateness only lengthens a wait, and by at most the noise
+// measured around it, so the nominal × jitter draw is in [lo, hi].
+type draw struct{ lo, hi float64 }
+
+// drawsOf are the waits before the cap as draws.
+func drawsOf(ls []level, mult float64) []draw {
+	var ds []draw
+	for _, l := range ls {
+		sc := math.Pow(mult, float64(l.k))
+		for i, w := range l.raw {
+			ds = append(ds, draw{lo: max(0, w-l.nz[i]) / sc, hi: w / sc})
+		}
+	}
+	return ds
+}
+
+// band is the narrowest band [lo, hi] that holds a point of every draw's
+// interval: a single point (the one nearest c) when they all overlap.
+func band(ds []draw, c float64) (lo, hi float64) {
+	minHi, maxLo := math.Inf(1), 0.0
+	for _, d := range ds {
+		minHi, maxLo = min(minHi, d.hi), max(maxLo, d.lo)
+	}
+	if maxLo <= minHi {
+		p := min(max(c, maxLo), minHi)
+		return p, p
+	}
+	return minHi, maxLo
+}
+
 // fitFamily picks the round nominal wait c and the jitter form that
-// explain the draws u (waits scaled to the first retry) best: every draw
-// inside the form's band widened by 3% and the noise, and the lowest and
-// highest draws where n uniform draws would put them (a gap of
-// (b − a)/(n + 1) from each end). ok is false when no form contains the
-// draws. margin is how much worse the best fit with another nominal is
-// (0 when there is none): a small margin is a close call.
-func fitFamily(u []float64, noise float64) (c float64, fm family, margin float64, ok bool) {
-	lo, hi := slices.Min(u), slices.Max(u)
-	n := float64(len(u))
+// explain the draws best: every draw's interval reaching into the form's
+// band widened by 3%, and the lowest and highest draws where n uniform
+// draws would put them (a gap of (b − a)/(n + 1) from each end), each as
+// near as its interval allows. On a tie the narrower band (in ms) wins: a
+// band the noise hides is not called jitter. ok is false when no form contains
+// the draws. Two forms of one band (1–2 s is 1 s + up to 100% or 2 s with
+// equal jitter) tie; the lower nominal is kept. margin is how much worse the best fit with another nominal
+// is (0 when there is none): a small margin is a close call.
+func fitFamily(ds []draw) (c float64, fm family, margin float64, ok bool) {
+	minLo, minHi, maxLo, maxHi := math.Inf(1), math.Inf(1), 0.0, 0.0
+	for _, d := range ds {
+		minLo, minHi = min(minLo, d.lo), min(minHi, d.hi)
+		maxLo, maxHi = max(maxLo, d.lo), max(maxHi, d.hi)
+	}
+	n := float64(len(ds))
 	best, second := math.Inf(1), math.Inf(1)
-	for _, cand := range roundValues(0.75*hi, 2.2*hi) {
-		tol := 0.03 + noise/cand
+	const eps = 1e-9
+	for _, cand := range roundValues(0.45*maxLo, 2.2*maxHi) {
 		for _, f := range families {
-			flo, fhi := lo/cand, hi/cand
-			if flo < f.a-tol || fhi > f.b+tol {
+			if maxLo/cand > f.b+0.03 || minHi/cand < f.a-0.03 {
 				continue
 			}
 			g := (f.b - f.a) / (n + 1)
-			score := math.Abs(flo-(f.a+g)) + math.Abs(fhi-(f.b-g))
+			// In units of the form's longest wait, so that two forms of one
+			// band score alike.
+			score := (dist(f.a+g, minLo/cand, minHi/cand) + dist(f.b-g, maxLo/cand, maxHi/cand)) / f.b
 			switch {
-			case score < best:
-				if cand != c {
+			case score < best-eps || (score < best+eps && ok && (f.b-f.a)*cand < (fm.b-fm.a)*c-eps):
+				if cand != c && score < best-eps {
 					second = best
 				}
 				best, c, fm, ok = score, cand, f, true
@@ -69,6 +111,17 @@ func fitFamily(u []float64, noise float64) (c float64, fm family, margin float64
 		margin = second - best
 	}
 	return c, fm, margin, ok
+}
+
+// dist is how far x is from the interval [lo, hi] (0 inside).
+func dist(x, lo, hi float64) float64 {
+	switch {
+	case x < lo:
+		return lo - x
+	case x > hi:
+		return x - hi
+	}
+	return 0
 }
 
 // roundValues are the round values (1, 1.5, 2, 2.5, 3, 4, 5, 6, 7.5, 8 ×

@@ -110,10 +110,16 @@ func TestFitFamily(t *testing.T) {
 		{"none", []float64{1003, 1010, 998, 1004}, 1000, "none"},
 		{"proportional 10%", []float64{1850, 2150, 2010, 1900, 2190, 1820, 2080, 1960}, 2000, "proportional ±10%"},
 		{"full", []float64{120, 900, 450, 30, 700, 980, 260, 610}, 1000, "full"},
+		{"additive 25% (Claude Code)", []float64{505, 610, 560, 520, 595, 540, 580, 620}, 500, "additive +25%"},
+		{"additive 100% (LangChain.js)", []float64{1080, 1900, 1450, 1200, 1700, 1990, 1330, 1600}, 1000, "additive +100%"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c, fm, _, ok := fitFamily(tt.u, 5)
+			var ds []draw
+			for _, v := range tt.u {
+				ds = append(ds, draw{lo: v - 5, hi: v})
+			}
+			c, fm, _, ok := fitFamily(ds)
 			if !ok || c != tt.want || fm.String() != tt.kind {
 				t.Errorf("fitFamily = %g, %s, %t; want %g, %s", c, fm, ok, tt.want, tt.kind)
 			}

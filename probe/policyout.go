@@ -143,8 +143,8 @@ func jitterYAML(j Jitter) []string {
 		if f.String() != j.Kind {
 			continue
 		}
-		if f.name == "proportional" {
-			return []string{"jitter: proportional", fmt.Sprintf("jitterFraction: %.2f", f.fraction)}
+		if f.name == "proportional" || f.name == "additive" {
+			return []string{"jitter: " + f.name, fmt.Sprintf("jitterFraction: %.2f", f.fraction)}
 		}
 		return []string{"jitter: " + f.name}
 	}

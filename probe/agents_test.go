@@ -1,0 +1,102 @@
+package probe
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+)
+
+// agentKnown is what an agent's source and docs/agents.md say it does:
+// the faults it retries (every other decision probe is not retried; the
+// hang may stay unknown) and its figures (nil: not checked).
+type agentKnown struct {
+	file                string // probe/testdata/agents/FILE: the journal measured by `chaos probe`
+	retried             []string
+	maxRetries          *int
+	initialMs, mult     *float64
+	jitter              string
+	raSeconds, raMs     *bool
+	raDate              *bool
+	inconclusiveAllowed []string // figures the probe may leave open
+}
+
+// TestMeasuredAgents infers each agent's profile from the journal `chaos
+// probe` measured on it (docs/probe.md, "Verified on": the faults'
+// attempts, ends, waits and the noise measured around each) and checks
+// every decision and every figure within 15% of the known one. It is the
+// regression table of the probe's fixes: it runs in milliseconds.
+func TestMeasuredAgents(t *testing.T) {
+	tests := []agentKnown{
+		{file: "vercel-ai-sdk-anthropic.json",
+			retried: []string{"408", "409", "429", "500", "502", "503", "504", "529", "429 retry-after 3",
+				"429 retry-after-ms 1700", "429 retry-after http-date", "429 retry-after 3600", "reset", "503 x-should-retry false"},
+			maxRetries: ptr(2), initialMs: ptr(2000.0), mult: ptr(2.0), jitter: "none",
+			raSeconds: ptr(true), raMs: ptr(true), raDate: ptr(true)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.file, func(t *testing.T) {
+			prov, obs := readJournal(t, tt.file)
+			p := Infer(prov, obs)
+			for _, f := range p.Faults {
+				if f.Sample > 0 || (f.Fault == "hang" && f.Retried == nil) {
+					continue
+				}
+				want := slices.Contains(tt.retried, f.Fault)
+				if f.Retried == nil || *f.Retried != want {
+					t.Errorf("%s: retried %v, want %t", f.Fault, show(f.Retried), want)
+				}
+			}
+			pol := p.Policy
+			if tt.maxRetries != nil && (pol.MaxRetries == nil || *pol.MaxRetries != *tt.maxRetries) {
+				t.Errorf("maxRetries = %v, want %d", show(pol.MaxRetries), *tt.maxRetries)
+			}
+			if tt.initialMs != nil {
+				within(t, "initialMs", pol.Backoff.InitialMs, *tt.initialMs)
+			}
+			if tt.mult != nil {
+				within(t, "multiplier", pol.Backoff.Multiplier, *tt.mult)
+			}
+			if tt.jitter != "" && (pol.Backoff.Jitter == nil || pol.Backoff.Jitter.Kind != tt.jitter) {
+				t.Errorf("jitter = %+v, want %s", pol.Backoff.Jitter, tt.jitter)
+			}
+			for _, c := range []struct {
+				name      string
+				got, want *bool
+			}{{"retryAfter.seconds", pol.RetryAfter.Seconds, tt.raSeconds}, {"retryAfter.ms", pol.RetryAfter.Ms, tt.raMs},
+				{"retryAfter.httpDate", pol.RetryAfter.HTTPDate, tt.raDate}} {
+				if c.want != nil && (c.got == nil || *c.got != *c.want) {
+					t.Errorf("%s = %v, want %t", c.name, show(c.got), *c.want)
+				}
+			}
+		})
+	}
+}
+
+func readJournal(t *testing.T, file string) (Provider, []Observation) {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", "agents", file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var j struct {
+		Provider     string        `json:"provider"`
+		Observations []Observation `json:"observations"`
+	}
+	if err := json.Unmarshal(b, &j); err != nil {
+		t.Fatal(err)
+	}
+	prov, err := LookupProvider(j.Provider)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return prov, j.Observations
+}
+
+func show[T any](p *T) any {
+	if p == nil {
+		return "unknown"
+	}
+	return *p
+}
