@@ -34,6 +34,14 @@ func TestMeasuredAgents(t *testing.T) {
 				"429 retry-after-ms 1700", "429 retry-after http-date", "429 retry-after 3600", "reset", "503 x-should-retry false"},
 			maxRetries: ptr(2), initialMs: ptr(2000.0), mult: ptr(2.0), jitter: "none",
 			raSeconds: ptr(true), raMs: ptr(true), raDate: ptr(true)},
+		// 1s + up to 100%, ×2, no cap, 6 retries; a 429 only with a
+		// retry-after under 60s; 409 not retried; nothing in the stream.
+		// (Read as 2s with equal jitter before the additive forms.)
+		{file: "langchain-js.json",
+			retried: []string{"408", "500", "502", "503", "504", "529", "429 retry-after 3",
+				"429 retry-after http-date", "reset", "503 x-should-retry false"},
+			maxRetries: ptr(6), initialMs: ptr(1000.0), mult: ptr(2.0), jitter: "additive +100%",
+			raSeconds: ptr(true), raDate: ptr(true)},
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {

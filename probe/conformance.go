@@ -5,6 +5,7 @@ import (
 	"math"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/retrylab/retrylab/retry"
@@ -48,8 +49,7 @@ func conformPreset(name string, pol *retry.Policy, p *Profile, prov Provider) []
 		if !ok || fr.Sample > 1 {
 			continue
 		}
-		e := f.Err
-		want := pol.Retries(retry.Classify(&e))
+		want := presetRetries(pol, f)
 		if fr.Retried == nil {
 			line("retries "+fr.Fault, yesNo(want), "unknown", Unknown)
 			continue
@@ -179,4 +179,31 @@ func state(ok bool) string {
 		return Holds
 	}
 	return Differs
+}
+
+// presetRetries asks pol whether it retries fault f. A Retry-After fault
+// carries its header as pol reads it (retry-after only, a ceiling above
+// which the error is final): LangChain.js retries a 429 only with a
+// retry-after it reads and under 60s.
+func presetRetries(pol *retry.Policy, f Fault) bool {
+	e := f.Err
+	c := retry.Classify(&e)
+	if f.Group != "retry-after" {
+		return pol.Retries(c)
+	}
+	now := time.Now()
+	h := http.Header{}
+	switch {
+	case f.HTTPDate:
+		h.Set("Retry-After", now.Add(time.Duration(f.RetryAfterMs)*time.Millisecond).UTC().Format(http.TimeFormat))
+	case strings.Contains(f.Name, "retry-after-ms"):
+		h.Set("Retry-After-Ms", fmt.Sprint(f.RetryAfterMs))
+	default:
+		h.Set("Retry-After", fmt.Sprint(f.RetryAfterMs/1000))
+	}
+	c.RetryAfter, c.HasRetryAfter = pol.ReadRetryAfter(h, now)
+	if c.HasRetryAfter && pol.RetryAfter.Ceiling > 0 && c.RetryAfter > pol.RetryAfter.Ceiling {
+		return false
+	}
+	return pol.Retries(c)
 }
