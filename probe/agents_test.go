@@ -12,14 +12,14 @@ import (
 // the faults it retries (every other decision probe is not retried; the
 // hang may stay unknown) and its figures (nil: not checked).
 type agentKnown struct {
-	file                string // probe/testdata/agents/FILE: the journal measured by `chaos probe`
-	retried             []string
-	maxRetries          *int
-	initialMs, mult     *float64
-	jitter              string
-	raSeconds, raMs     *bool
-	raDate              *bool
-	inconclusiveAllowed []string // figures the probe may leave open
+	file            string // probe/testdata/agents/FILE: the journal measured by `chaos probe`
+	retried         []string
+	maxRetries      *int
+	initialMs, mult *float64
+	jitter          string
+	raSeconds, raMs *bool
+	raDate          *bool
+	inner, outer    int // nested loops: attempts per burst, reconnects
 }
 
 // TestMeasuredAgents infers each agent's profile from the journal `chaos
@@ -37,6 +37,25 @@ func TestMeasuredAgents(t *testing.T) {
 		// 1s + up to 100%, ×2, no cap, 6 retries; a 429 only with a
 		// retry-after under 60s; 409 not retried; nothing in the stream.
 		// (Read as 2s with equal jitter before the additive forms.)
+		// The Responses API: as over Anthropic; response.failed and a cut
+		// after the text began are not retried (the journal's drop is the
+		// afterEvents 6 run: the 600-byte cut inside response.created was
+		// retried as a failed request).
+		{file: "vercel-ai-sdk-responses.json",
+			retried: []string{"408", "409", "429", "500", "502", "503", "504", "429 retry-after 3",
+				"429 retry-after-ms 1700", "429 retry-after http-date", "429 retry-after 3600", "reset", "503 x-should-retry false"},
+			maxRetries: ptr(2), initialMs: ptr(2000.0), mult: ptr(2.0), jitter: "none",
+			raSeconds: ptr(true), raMs: ptr(true), raDate: ptr(true)},
+		// Codex CLI: 200ms × 2^n ± 10% in bursts of 5 attempts, 5
+		// reconnects (30 attempts); a 429 only with retry-after (seconds or
+		// a date), which it waits, 3600s too. Measured beyond its preset:
+		// 403 reconnects, and response.failed server_is_overloaded ends the
+		// run ("Selected model is at capacity").
+		{file: "codex-cli.json",
+			retried: []string{"401", "403", "408", "409", "500", "502", "503", "504", "429 retry-after 3",
+				"429 retry-after http-date", "drop", "reset", "503 x-should-retry false"},
+			maxRetries: ptr(29), initialMs: ptr(200.0), mult: ptr(2.0), jitter: "proportional ±10%",
+			raSeconds: ptr(true), raDate: ptr(true), inner: 5, outer: 5},
 		{file: "langchain-js.json",
 			retried: []string{"408", "500", "502", "503", "504", "529", "429 retry-after 3",
 				"429 retry-after http-date", "reset", "503 x-should-retry false"},
@@ -48,7 +67,7 @@ func TestMeasuredAgents(t *testing.T) {
 			prov, obs := readJournal(t, tt.file)
 			p := Infer(prov, obs)
 			for _, f := range p.Faults {
-				if f.Sample > 0 || (f.Fault == "hang" && f.Retried == nil) {
+				if f.Sample > 0 || (f.End == EndStopped && f.Retried == nil) { // still waiting: a finding, not a decision
 					continue
 				}
 				want := slices.Contains(tt.retried, f.Fault)
@@ -57,6 +76,9 @@ func TestMeasuredAgents(t *testing.T) {
 				}
 			}
 			pol := p.Policy
+			if nl := pol.NestedLoops; nl.Inner != tt.inner || nl.Outer != tt.outer {
+				t.Errorf("nestedLoops = %+v, want inner %d, outer %d", nl, tt.inner, tt.outer)
+			}
 			if tt.maxRetries != nil && (pol.MaxRetries == nil || *pol.MaxRetries != *tt.maxRetries) {
 				t.Errorf("maxRetries = %v, want %d", show(pol.MaxRetries), *tt.maxRetries)
 			}

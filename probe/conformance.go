@@ -60,9 +60,13 @@ func conformPreset(name string, pol *retry.Policy, p *Profile, prov Provider) []
 	ft := retry.Classify(&ex).Type
 	s := pol.Strategy(ft)
 	wantMax := s.MaxAttempts - 1
-	if p.Policy.MaxRetries == nil {
+	switch nl := p.Policy.NestedLoops; {
+	case p.Policy.MaxRetries == nil:
 		line("max retries", fmt.Sprint(wantMax), "unknown", Unknown)
-	} else {
+	case nl.Seen && nl.Outer > 0:
+		// A preset models one loop: the inner one's count.
+		line("max retries (inner loop)", fmt.Sprint(wantMax), fmt.Sprint(nl.Inner-1), state(wantMax == nl.Inner-1))
+	default:
 		line("max retries", fmt.Sprint(wantMax), fmt.Sprint(*p.Policy.MaxRetries), state(wantMax == *p.Policy.MaxRetries))
 	}
 	out = append(out, conformWaits(name, pol, ft, p, prov)...)

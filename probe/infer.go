@@ -149,8 +149,13 @@ func (p *Profile) inferBackoff(exh []Observation) Fit {
 		p.Confidence[k] = c
 	}
 	p.Inconclusive = append(p.Inconclusive, fit.Inconclusive...)
-	if fit.Nested.Seen {
-		p.Confidence["policy.nestedLoops"] = Confidence{Level: Medium, Basis: fmt.Sprintf("a wait fell to less than half the one before it after %d attempts: bursts of bursts", fit.Nested.Inner)}
+	if nl := &p.Policy.NestedLoops; nl.Seen {
+		basis := fmt.Sprintf("a wait fell to less than half the one before it after %d attempts: bursts of bursts", nl.Inner)
+		if m := p.Policy.MaxRetries; m != nil && nl.Inner > 1 && (*m+1)%nl.Inner == 0 {
+			nl.Outer = (*m+1)/nl.Inner - 1
+			basis += fmt.Sprintf("; it gave up after %d attempts, %d bursts: the inner loop retries %d times, the outer one %d", *m+1, nl.Outer+1, nl.Inner-1, nl.Outer)
+		}
+		p.Confidence["policy.nestedLoops"] = Confidence{Level: Medium, Basis: basis}
 	}
 	return fit
 }

@@ -95,8 +95,13 @@ type RetryAfter struct {
 // retry loop inside an outer one): waits that fall back after growing.
 type NestedLoops struct {
 	Seen bool `json:"seen"`
-	// Inner is the number of attempts per burst, when seen.
+	// Inner is the number of attempts per burst, when seen: the inner
+	// loop retries Inner − 1 times.
 	Inner int `json:"inner,omitempty"`
+	// Outer is how many times the outer loop started the inner one again
+	// (bursts − 1), when the client gave up after whole bursts: Codex CLI's
+	// 30 attempts are 6 bursts of 5, 5 reconnects.
+	Outer int `json:"outer,omitempty"`
 }
 
 // Confidence is how sure a figure is: high, medium or low, and why.

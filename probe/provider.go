@@ -116,8 +116,9 @@ func geminiErr(prov, name string) provider.Error {
 
 // commonFaults are the faults every wire format is probed with; overloaded
 // and invalid name its in-stream overload and invalid-request errors in
-// its own terms, sse how a client reads them.
-func commonFaults(prov string, overloaded, invalid string, sse streamErr) []Fault {
+// its own terms, sse how a client reads them, drop the attempt that cuts
+// its stream after the answer's text began.
+func commonFaults(prov string, overloaded, invalid string, sse streamErr, drop string) []Fault {
 	var fs []Fault
 	for _, c := range []int{400, 401, 403, 404, 408, 409, 429, 500, 502, 503, 504} {
 		fs = append(fs, status(prov, c))
@@ -138,7 +139,7 @@ func commonFaults(prov string, overloaded, invalid string, sse streamErr) []Faul
 		Fault{Name: "sse " + invalid, Group: "stream",
 			Attempt: fmt.Sprintf("{sseError: {afterEvents: 3, type: %s}}", invalid),
 			Err:     sse(prov, invalid)},
-		Fault{Name: "drop", Group: "stream", Attempt: "{drop: {afterBytes: 600}}",
+		Fault{Name: "drop", Group: "stream", Attempt: drop,
 			Err: provider.Error{Kind: provider.KindIncomplete, Provider: prov, Streamed: true}},
 		Fault{Name: "reset", Group: "network", Attempt: "{reset: {}}",
 			Err: provider.Error{Kind: provider.KindReset, Provider: prov}},
@@ -152,20 +153,31 @@ func commonFaults(prov string, overloaded, invalid string, sse streamErr) []Faul
 	return fs
 }
 
+// dropBytes cuts a stream mid-way: 600 bytes is inside the answer's
+// text in the Anthropic and Chat Completions streams of the mock.
+const dropBytes = "{drop: {afterBytes: 600}}"
+
 func init() {
-	anth := commonFaults("anthropic", "overloaded_error", "invalid_request_error", typeErr)
+	anth := commonFaults("anthropic", "overloaded_error", "invalid_request_error", typeErr, dropBytes)
 	anth = slices.Insert(anth, 11, status("anthropic", 529))
 	register(Provider{Name: "anthropic", Model: "claude-haiku-4-5", Faults: anth, Exhaust: exhaust("anthropic")})
 	register(Provider{Name: "openai", Model: "gpt-4o-mini",
-		Faults: commonFaults("openai", "server_error", "invalid_request_error", typeErr), Exhaust: exhaust("openai")})
+		Faults: commonFaults("openai", "server_error", "invalid_request_error", typeErr, dropBytes), Exhaust: exhaust("openai")})
 	// The Responses API: response.failed with error.code server_is_overloaded
 	// (what it sends when busy) or invalid_prompt (its refusal of the input).
+	// Its first event (response.created, the whole response object) is
+	// longer than 600 bytes: the cut comes after 6 whole events, two text
+	// deltas (a cut inside response.created was retried by the AI SDK as a
+	// failed request, not a stream cut mid-way).
 	register(Provider{Name: "openai-responses", Model: "gpt-5",
-		Faults:  commonFaults("openai-responses", "server_is_overloaded", "invalid_prompt", codeErr),
+		Faults:  commonFaults("openai-responses", "server_is_overloaded", "invalid_prompt", codeErr, "{drop: {afterEvents: 6}}"),
 		Exhaust: exhaust("openai-responses")})
-	// Gemini: an error frame of UNAVAILABLE (503) or INVALID_ARGUMENT (400).
+	// Gemini: an error frame of UNAVAILABLE (503) or INVALID_ARGUMENT (400);
+	// every chunk carries text, so the cut after 2 is mid-answer (as
+	// scenarios/agents/gemini-cli-cut-stream-not-retried.yaml cuts it).
 	register(Provider{Name: "gemini", Model: "gemini-2.5-pro",
-		Faults: commonFaults("gemini", "UNAVAILABLE", "INVALID_ARGUMENT", geminiErr), Exhaust: exhaust("gemini")})
+		Faults:  commonFaults("gemini", "UNAVAILABLE", "INVALID_ARGUMENT", geminiErr, "{drop: {afterEvents: 2}}"),
+		Exhaust: exhaust("gemini")})
 }
 
 // exhaust is the steady failure repeated until the client gives up: a 503

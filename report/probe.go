@@ -116,6 +116,9 @@ func policyLines(p *probe.Profile) [][3]string {
 	nl := "not seen"
 	if po.NestedLoops.Seen {
 		nl = fmt.Sprintf("seen: bursts of %d attempts", po.NestedLoops.Inner)
+		if po.NestedLoops.Outer > 0 {
+			nl += fmt.Sprintf(", %d more bursts", po.NestedLoops.Outer)
+		}
 	}
 	ls = append(ls, [3]string{"nested loops", nl, ""})
 	fb := "none seen"
