@@ -56,6 +56,17 @@ func TestMeasuredAgents(t *testing.T) {
 				"429 retry-after http-date", "drop", "reset", "503 x-should-retry false"},
 			maxRetries: ptr(29), initialMs: ptr(200.0), mult: ptr(2.0), jitter: "proportional ±10%",
 			raSeconds: ptr(true), raDate: ptr(true), inner: 5, outer: 5},
+		// Claude Code: 500ms × 2^n + up to 25%, capped at 32s, 10 retries;
+		// retry-after in seconds (max(value + up to 25%, backoff)), not
+		// retry-after-ms. A 400 (and 404), an SSE error and x-should-retry
+		// true on a 400 are re-sent at once (another body, docs/agents.md).
+		// (Read as 600ms ±20% with a 35.9s cap before the additive forms.)
+		{file: "claude-code.json",
+			retried: []string{"400", "401", "404", "408", "409", "429", "500", "502", "503", "504", "529",
+				"429 retry-after 3", "429 retry-after-ms 1700", "429 retry-after http-date", "sse overloaded_error",
+				"sse invalid_request_error", "drop", "reset", "400 x-should-retry true", "503 x-should-retry false"},
+			maxRetries: ptr(10), initialMs: ptr(500.0), mult: ptr(2.0), maxMs: ptr(32000.0), jitter: "additive +25%",
+			raSeconds: ptr(true), raMs: ptr(false)},
 		{file: "langchain-js.json",
 			retried: []string{"408", "500", "502", "503", "504", "529", "429 retry-after 3",
 				"429 retry-after http-date", "reset", "503 x-should-retry false"},
@@ -87,6 +98,9 @@ func TestMeasuredAgents(t *testing.T) {
 			}
 			if tt.mult != nil {
 				within(t, "multiplier", pol.Backoff.Multiplier, *tt.mult)
+			}
+			if tt.maxMs != nil {
+				within(t, "maxMs", pol.Backoff.MaxMs, *tt.maxMs)
 			}
 			if tt.jitter != "" && (pol.Backoff.Jitter == nil || pol.Backoff.Jitter.Kind != tt.jitter) {
 				t.Errorf("jitter = %+v, want %s", pol.Backoff.Jitter, tt.jitter)

@@ -24,6 +24,7 @@ var families = []family{
 	{name: "proportional", a: 0.9, b: 1.1, fraction: 0.1},
 	{name: "proportional", a: 0.8, b: 1.2, fraction: 0.2},
 	{name: "proportional", a: 0.75, b: 1.25, fraction: 0.25},
+	{name: "proportional", a: 0.7, b: 1.3, fraction: 0.3}, // Gemini CLI
 	{name: "additive", a: 1, b: 1.25, fraction: 0.25},
 	{name: "additive", a: 1, b: 2, fraction: 1},
 }
