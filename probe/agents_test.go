@@ -16,6 +16,7 @@ type agentKnown struct {
 	retried         []string
 	maxRetries      *int
 	initialMs, mult *float64
+	maxMs           *float64
 	jitter          string
 	raSeconds, raMs *bool
 	raDate          *bool
