@@ -143,8 +143,8 @@ func conformRetryAfter(name string, pol *retry.Policy, p *Profile) []Conformance
 }
 
 // presetHonours reports whether the preset waits for the Retry-After in h
-// (padding of up to 15% included): its envelope for the first retry is one
-// wait near the value. A policy that reads whole seconds only falls back
+// (padding of up to 15% included): its envelope for the first retry starts
+// near the value and ends at most 30% above it. A policy that reads whole seconds only falls back
 // to the backoff for any other form (Envelope does not see the raw header).
 func presetHonours(pol *retry.Policy, h http.Header, now time.Time) bool {
 	v, has := pol.ReadRetryAfter(h, now)
@@ -154,7 +154,9 @@ func presetHonours(pol *retry.Policy, h http.Header, now time.Time) bool {
 		}
 	}
 	lo, hi, ok := pol.Envelope(retry.RateLimit, 1, v, has)
-	return has && ok && v > 0 && lo == hi && math.Abs(float64(lo-v)) <= 0.15*float64(v)
+	// The value, or the value plus a jitter of its own (Claude Code: up to
+	// 25% more).
+	return has && ok && v > 0 && math.Abs(float64(lo-v)) <= 0.15*float64(v) && float64(hi) <= 1.3*float64(v)
 }
 
 func durations(ds []time.Duration) string {
