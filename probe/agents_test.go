@@ -20,7 +20,8 @@ type agentKnown struct {
 	jitter          string
 	raSeconds, raMs *bool
 	raDate          *bool
-	inner, outer    int // nested loops: attempts per burst, reconnects
+	inner, outer    int      // nested loops: attempts per burst, reconnects
+	inconclusive    []string // figures the probe must leave open
 }
 
 // TestMeasuredAgents infers each agent's profile from the journal `chaos
@@ -68,6 +69,15 @@ func TestMeasuredAgents(t *testing.T) {
 				"sse invalid_request_error", "drop", "reset", "400 x-should-retry true", "503 x-should-retry false"},
 			maxRetries: ptr(10), initialMs: ptr(500.0), mult: ptr(2.0), maxMs: ptr(32000.0), jitter: "additive +25%",
 			raSeconds: ptr(true), raMs: ptr(false)},
+		// Gemini CLI (bounded: --budget 50s, 11 faults): 5s × 2^n ± 30%, a
+		// retry limit beyond the budget (inconclusive); an error frame
+		// mid-stream is re-sent after 1s (GeminiChat's own loop), a cut is
+		// not; a RetryInfo of 3s under a 5s backoff cannot show (max of
+		// the two).
+		{file: "gemini-cli.json",
+			retried:   []string{"429", "500", "503", "504", "429 retry-after 3", "sse UNAVAILABLE", "sse INVALID_ARGUMENT", "reset"},
+			initialMs: ptr(5000.0), mult: ptr(2.0), jitter: "proportional ±30%",
+			inconclusive: []string{"policy.maxRetries", "policy.retryAfter.seconds"}},
 		{file: "langchain-js.json",
 			retried: []string{"408", "500", "502", "503", "504", "529", "429 retry-after 3",
 				"429 retry-after http-date", "reset", "503 x-should-retry false"},
@@ -85,6 +95,11 @@ func TestMeasuredAgents(t *testing.T) {
 				want := slices.Contains(tt.retried, f.Fault)
 				if f.Retried == nil || *f.Retried != want {
 					t.Errorf("%s: retried %v, want %t", f.Fault, show(f.Retried), want)
+				}
+			}
+			for _, fig := range tt.inconclusive {
+				if !slices.ContainsFunc(p.Inconclusive, func(in Inconclusive) bool { return in.Figure == fig }) {
+					t.Errorf("%s is not inconclusive (%+v)", fig, p.Confidence[fig])
 				}
 			}
 			pol := p.Policy

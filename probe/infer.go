@@ -217,6 +217,8 @@ func honoured(o Observation, want float64, fit Fit) (*bool, string, string) {
 		return nil, "", fmt.Sprintf("waited %s for %s, but the backoff's first wait (%s–%s) could be that too", msString(w), msString(want), msString(fit.FirstLo), msString(fit.FirstHi))
 	case math.Abs(w-want) <= tol:
 		return ptr(true), High, fmt.Sprintf("waited %s for a Retry-After of %s", msString(w), msString(want))
+	case inBackoff && want < fit.FirstLo:
+		return nil, "", fmt.Sprintf("waited %s, its backoff, for a Retry-After of %s: shorter than every backoff wait (%s–%s), so a client that waits the larger of the two looks the same as one that ignores it", msString(w), msString(want), msString(fit.FirstLo), msString(fit.FirstHi))
 	case inBackoff:
 		return ptr(false), High, fmt.Sprintf("waited %s, its backoff, for a Retry-After of %s", msString(w), msString(want))
 	}
