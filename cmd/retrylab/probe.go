@@ -98,7 +98,9 @@ func checkProbeConfig(cfg probeConfig) error {
 		return usageErrorf(chaos.TimeScaleHint, "bad --time-scale: %s", why)
 	}
 	if _, err := probe.LookupProvider(cfg.providerName); err != nil {
-		return usageErrorf("use --provider "+strings.Join(probe.ProviderNames(), " or "), "%v", err)
+		names := probe.ProviderNames()
+		hint := strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
+		return usageErrorf("use --provider "+hint, "%v", err)
 	}
 	return nil
 }
