@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
+
+	"github.com/retrylab/retrylab/retry"
 )
 
 // agentKnown is what an agent's source and docs/agents.md say it does:
@@ -101,6 +103,10 @@ func TestMeasuredAgents(t *testing.T) {
 				if !slices.ContainsFunc(p.Inconclusive, func(in Inconclusive) bool { return in.Figure == fig }) {
 					t.Errorf("%s is not inconclusive (%+v)", fig, p.Confidence[fig])
 				}
+			}
+			y := PolicyYAML(p, prov)
+			if _, err := retry.ParsePolicy([]byte(y), tt.file+".policy.yaml"); err != nil {
+				t.Errorf("the learnt policy does not parse: %v\n%s", err, y)
 			}
 			pol := p.Policy
 			if nl := pol.NestedLoops; nl.Inner != tt.inner || nl.Outer != tt.outer {
