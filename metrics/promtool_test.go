@@ -229,6 +229,20 @@ func TestRulesAgreeWithAnalyze(t *testing.T) {
 	}
 }
 
+// TestRulesGoldenPromtool: promtool checks every golden rule file.
+func TestRulesGoldenPromtool(t *testing.T) {
+	tool := promtool(t)
+	files, err := filepath.Glob(filepath.Join("testdata", "rules_*.yml"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no golden rule files: %v", err)
+	}
+	for _, f := range files {
+		if out, err := exec.Command(tool, "check", "rules", f).CombinedOutput(); err != nil {
+			t.Errorf("promtool check rules %s: %v\n%s", f, err, out)
+		}
+	}
+}
+
 // summary is the summary annotation the rule of al renders for bound.
 func summary(t *testing.T, al trace.Alert, bound float64) string {
 	t.Helper()

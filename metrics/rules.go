@@ -201,7 +201,7 @@ func (g *ruleGen) alert(al trace.Alert) (rule, []rule, error) {
 		Labels: map[string]string{"severity": cmpOr(al.Severity, "warning")},
 		Annotations: map[string]string{"summary": fmt.Sprintf(
 			"%s: the %s of %s over %s is {{ printf \"%%.4f\" $value }}, %s %s (at least %d samples).",
-			name, what, al.Metric, g.window, al.Op, t, minN)},
+			tmplText(name), what, al.Metric, g.window, al.Op, t, minN)},
 	}, records, nil
 }
 
@@ -230,6 +230,10 @@ func (g *ruleGen) records(metric string, src source) []rule {
 		rule{Record: rec("wilson_upper"), Expr: fmt.Sprintf("clamp_max((%s + %s) / %s, 1)", mid, half, den)},
 	)
 }
+
+// tmplText quotes s for Prometheus' templates: an alert's name may hold
+// "{{", which would otherwise start an action.
+func tmplText(s string) string { return strings.ReplaceAll(s, "{{", `{{ "{{" }}`) }
 
 // num formats v as the shortest decimal that reads back as v.
 func num(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
