@@ -4,7 +4,8 @@
 # Each run writes its run folder under runs/ci-embedded and runs/ci-server
 # (junit.xml inside each) for the CI system to collect. --fail-on-skip: a
 # scenario skipped for a missing client (the SDK clients of scenarios/sdk,
-# which .ci/run installs) fails the run instead of passing unnoticed.
+# and the agents of scenarios/agents, which .ci/run installs) fails the run
+# instead of passing unnoticed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="/usr/local/go/bin:$(go env GOPATH)/bin:$PATH"

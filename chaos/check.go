@@ -139,6 +139,9 @@ func evaluate(sc *Scenario, ob Observed, env envelopeFunc) []Check {
 	if ex.MaxDuration > 0 {
 		cs = append(cs, maxDurationCheck(ex.MaxDuration.D(), ob))
 	}
+	if ex.Output != nil {
+		cs = append(cs, outputCheck(*ex.Output, ob))
+	}
 	for _, pe := range ex.Prompts {
 		cs = append(cs, promptCheck(pe, ob))
 	}
@@ -340,6 +343,8 @@ func (d delayEnvelopes) server(i int, sw Wait, cw []clientWait) envl {
 	switch {
 	case d.ob.ClientTrace && i < len(cw):
 		return d.client(i, cw[i])
+	case !d.ob.ClientTrace && d.ob.switchedAt(sw.After+1):
+		return envl{0, 0, true} // a switch of model, at once (see client)
 	case !d.ob.ClientTrace:
 		if in, ok := d.ob.inferredAt(d.ob.failedIndex(sw.After)); ok && !in.notRetried {
 			return d.pe.of(sw.After, in.ft, d.ob.attemptOnTarget(sw.After), in.ra, in.has)
@@ -566,7 +571,7 @@ func (ob Observed) failedIndex(k int) int {
 func (ob Observed) attemptOnTarget(k int) int {
 	n := 1
 	for j := k - 1; j >= 1; j-- {
-		if j-1 < len(ob.RequestEnds) && ob.RequestEnds[j-1] {
+		if j-1 < len(ob.RequestEnds) && ob.RequestEnds[j-1] || ob.switchedAt(j+1) {
 			break
 		}
 		n++
@@ -637,7 +642,14 @@ func shouldRetryHeaders(sc *Scenario) map[int]bool {
 func escalationCheck(want []Escalation, ob Observed) Check {
 	var ws, gs []string
 	for _, e := range want {
-		ws = append(ws, escString(e.From, e.To, e.Reason))
+		w := escString(e.From, e.To, e.Reason)
+		if e.Attempt > 0 {
+			w += fmt.Sprintf(" at attempt %d", e.Attempt)
+		}
+		ws = append(ws, w)
+	}
+	if ob.EscalationsFromServer || (!ob.ClientTrace && len(ob.Escalations) == 0) {
+		return serverEscalationCheck(want, ws, ob)
 	}
 	pass := len(want) == len(ob.Escalations)
 	where := "trace.jsonl: RunEscalated"
@@ -654,8 +666,36 @@ func escalationCheck(want []Escalation, ob Observed) Check {
 			pass = false
 		}
 	}
-	if !ob.ClientTrace {
-		where = "trace.jsonl: the client wrote no trace"
+	return Check{Name: "escalations", Passed: pass, Want: orNone(strings.Join(ws, ", ")), Got: orNone(strings.Join(gs, ", ")), Where: where}
+}
+
+// serverEscalationCheck checks the escalations of a client without a
+// trace against the model switches the journal saw (addModelSwitches):
+// from, to and, when expected, the attempt. The journal cannot tell a
+// reason, so an expected reason is not checked (the where says so).
+func serverEscalationCheck(want []Escalation, ws []string, ob Observed) Check {
+	var gs []string
+	pass := len(want) == len(ob.Escalations)
+	where := "server.jsonl: the model each attempt asked for"
+	if len(ob.Escalations) == 0 {
+		where += ": one model throughout each request"
+	}
+	for i, g := range ob.Escalations {
+		at := ob.ModelSwitches[i]
+		gs = append(gs, fmt.Sprintf("%s at attempt %d", escString(g.From, g.To, ""), at))
+		if i >= len(want) {
+			continue
+		}
+		w := want[i]
+		if g.From != w.From || g.To != w.To || (w.Attempt > 0 && at != w.Attempt) {
+			if pass {
+				where = fmt.Sprintf("server.jsonl: attempt %d asked for %s after %s", at, g.To, g.From)
+			}
+			pass = false
+		}
+	}
+	if slices.ContainsFunc(want, func(e Escalation) bool { return e.Reason != "" }) {
+		where += " (the client wrote no trace: reasons are not checked)"
 	}
 	return Check{Name: "escalations", Passed: pass, Want: orNone(strings.Join(ws, ", ")), Got: orNone(strings.Join(gs, ", ")), Where: where}
 }

@@ -137,7 +137,8 @@ func TestClientArgvAndEnv(t *testing.T) {
 	}
 	env := clientEnv(sc, "http://127.0.0.1:1", "/run/s/trace.jsonl", 0.5)
 	for _, want := range []string{"OPENAI_BASE_URL=http://127.0.0.1:1/v1", "ANTHROPIC_BASE_URL=http://127.0.0.1:1",
-		"RETRYLAB_TRACE=/run/s/trace.jsonl", "RETRYLAB_REQUESTS=3", "RETRYLAB_TIME_SCALE=0.5", "OPENAI_API_KEY=" + fakeAPIKey} {
+		"RETRYLAB_TRACE=/run/s/trace.jsonl", "RETRYLAB_REQUESTS=3", "RETRYLAB_TIME_SCALE=0.5", "OPENAI_API_KEY=" + fakeAPIKey,
+		"GOOGLE_GEMINI_BASE_URL=http://127.0.0.1:1", "GEMINI_API_KEY=" + fakeAPIKey} {
 		if !slices.Contains(env, want) {
 			t.Errorf("client environment lacks %s: %q", want, env)
 		}

@@ -141,9 +141,14 @@ func (e *Env) AnthropicBaseURL() string { return e.baseURL }
 // with /v1 (SDKs append /chat/completions).
 func (e *Env) OpenAIBaseURL() string { return e.baseURL + "/v1" }
 
+// GeminiBaseURL is the value of GOOGLE_GEMINI_BASE_URL for a client: the
+// proxy's URL (Gemini CLI and @google/genai append /v1beta/models/...).
+func (e *Env) GeminiBaseURL() string { return e.baseURL }
+
 // ClientEnv returns the environment variables an external client needs.
 func (e *Env) ClientEnv() []string {
-	return []string{"ANTHROPIC_BASE_URL=" + e.AnthropicBaseURL(), "OPENAI_BASE_URL=" + e.OpenAIBaseURL()}
+	return []string{"ANTHROPIC_BASE_URL=" + e.AnthropicBaseURL(), "OPENAI_BASE_URL=" + e.OpenAIBaseURL(),
+		"GOOGLE_GEMINI_BASE_URL=" + e.GeminiBaseURL()}
 }
 
 // proxyName returns the name of the Env's Toxiproxy proxy.

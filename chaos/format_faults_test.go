@@ -16,13 +16,18 @@ import (
 )
 
 // formatClient is what the table test needs to act as a client of one wire
-// format: the path of an answer request, and how to read the assistant's
-// text from a streamed or a whole answer. A new format adds a line here.
-var formatClients = map[string]struct {
-	path string
-	text func(t *testing.T, body []byte, stream bool) string
-}{
-	ProviderAnthropic: {PathAnthropic, func(t *testing.T, body []byte, stream bool) string {
+// format: the path of an answer request (and of a streamed one, with its
+// query, when the format tells them apart by path), how to read the
+// assistant's text from a streamed or a whole answer. A new format adds a
+// line here.
+type formatClient struct {
+	path       string
+	text       func(t *testing.T, body []byte, stream bool) string
+	streamPath string
+}
+
+var formatClients = map[string]formatClient{
+	ProviderAnthropic: {path: PathAnthropic, text: func(t *testing.T, body []byte, stream bool) string {
 		return collectText(t, body, stream, func(data []byte) (string, error) {
 			var v struct {
 				Type    string `json:"type"`
@@ -39,7 +44,7 @@ var formatClients = map[string]struct {
 			return "", err
 		})
 	}},
-	ProviderOpenAI: {PathOpenAI, func(t *testing.T, body []byte, stream bool) string {
+	ProviderOpenAI: {path: PathOpenAI, text: func(t *testing.T, body []byte, stream bool) string {
 		return collectText(t, body, stream, func(data []byte) (string, error) {
 			var v struct {
 				Choices []struct {
@@ -54,7 +59,7 @@ var formatClients = map[string]struct {
 			return v.Choices[0].Delta.Content + v.Choices[0].Message.Content, err
 		})
 	}},
-	ProviderResponses: {PathResponses, func(t *testing.T, body []byte, stream bool) string {
+	ProviderResponses: {path: PathResponses, text: func(t *testing.T, body []byte, stream bool) string {
 		return collectText(t, body, stream, func(data []byte) (string, error) {
 			var v struct {
 				Type   string `json:"type"`
@@ -71,6 +76,29 @@ var formatClients = map[string]struct {
 			return "", err
 		})
 	}},
+	ProviderGemini: {path: PathGemini + "m-1:generateContent", streamPath: PathGemini + "m-1:streamGenerateContent?alt=sse",
+		text: func(t *testing.T, body []byte, stream bool) string {
+			return collectText(t, body, stream, func(data []byte) (string, error) {
+				var v struct {
+					Candidates []struct {
+						Content struct{ Parts []struct{ Text string } }
+					}
+				}
+				err := json.Unmarshal(data, &v)
+				if len(v.Candidates) == 0 || len(v.Candidates[0].Content.Parts) == 0 {
+					return "", err
+				}
+				return v.Candidates[0].Content.Parts[0].Text, err
+			})
+		}},
+}
+
+// reqPath is the path (and query) of an answer request in this format.
+func (fc formatClient) reqPath(stream bool) string {
+	if stream && fc.streamPath != "" {
+		return fc.streamPath
+	}
+	return fc.path
 }
 
 // collectText joins the text that pick reads from a whole answer, or from
@@ -225,9 +253,9 @@ func TestFaultsInEveryFormat(t *testing.T) {
 						ctx, cancel = context.WithTimeout(ctx, 200*time.Millisecond)
 						defer cancel()
 					}
-					resp, body, err := postFormat(t, ctx, e.BaseURL(), fc.path, stream)
+					resp, body, err := postFormat(t, ctx, e.BaseURL(), fc.reqPath(stream), stream)
 					as := waitAttempts(t, e, 1)
-					if as[0].Fault != tc.fault.Kind() || as[0].Path != fc.path || as[0].Model != "m-1" {
+					if wantPath, _, _ := strings.Cut(fc.reqPath(stream), "?"); as[0].Fault != tc.fault.Kind() || as[0].Path != wantPath || as[0].Model != "m-1" {
 						t.Errorf("attempt %+v", as[0])
 					}
 					tc.check(t, resp, body, err, as[0])

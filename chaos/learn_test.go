@@ -25,6 +25,8 @@ func TestRequestSecretsEveryPlace(t *testing.T) {
 		{name: "goog header", url: "/", header: map[string]string{"X-Goog-Api-Key": "goog-key-1"}, want: []string{"goog-key-1"}},
 		{name: "query", url: "/v1/messages?key=q-key-1&api_key=q-key-2&access_token=q-tok-3&token=q-tok-4&model=m&max_tokens=100", want: []string{"q-key-1", "q-key-2", "q-tok-3", "q-tok-4"}},
 		{name: "query encoded", url: "/?apiKey=a%2Fb%2Bc-12", want: []string{"a/b+c-12"}},
+		{name: "gemini query and header", url: "/v1beta/models/gemini-2.5-pro:streamGenerateContent?alt=sse&key=gq-key-1",
+			header: map[string]string{"x-goog-api-key": "gh-key-2"}, body: `{"contents":[{"parts":[{"text":"hi"}]}]}`, want: []string{"gh-key-2", "gq-key-1"}},
 		{name: "json", url: "/", body: `{"model":"m","api_key":"j-key-1","max_tokens":5,"auth":{"apiKey":"j-key-2","nested":[{"access_token":"j-tok-3"}]},"token":["j-tok-4",{"x":"j-tok-5"}],"secret":7,"password":"j-pw-6","x-api-key":"j-key-7"}`,
 			want: []string{"j-key-1", "j-key-2", "j-tok-3", "j-tok-4", "j-tok-5", "j-pw-6", "j-key-7"}},
 		{name: "json escaped name", url: "/", body: `{"api\u005fkey":"j-key-8"}`, want: []string{"j-key-8"}},

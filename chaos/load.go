@@ -614,6 +614,27 @@ func (d *decoder) validateClient(client map[string]*yaml.Node, sc *Scenario) {
 		d.c.Add(n, "client.command", "empty command", `write the program and its arguments: ["python3", "agent.py"]`)
 	}
 	d.validateRequires(client["requires"], c)
+	d.validateEnv(client["env"], c)
+}
+
+// validateEnv checks client.env (node n, nil when absent): an external
+// client's, each name a valid one that the harness does not set itself.
+func (d *decoder) validateEnv(n *yaml.Node, c *Client) {
+	if n == nil {
+		return
+	}
+	if len(c.Command) == 0 {
+		d.c.Add(n, "client.env", "env applies to an external client only", "add client.command, or remove env")
+	}
+	if n.Kind != yaml.MappingNode {
+		return
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k := n.Content[i]
+		if problem, hint := envNameProblem(k.Value); problem != "" {
+			d.c.Add(k, "client.env."+k.Value, problem, hint)
+		}
+	}
 }
 
 // validateRequires checks client.requires (node n, nil when absent): an
@@ -638,6 +659,7 @@ func (d *decoder) validateRequires(n *yaml.Node, c *Client) {
 // validateExpect checks the expect block.
 func (d *decoder) validateExpect(exp map[string]*yaml.Node, sc *Scenario) {
 	d.validatePrompts(exp["prompts"], sc.Expect.Prompts)
+	d.validateOutput(exp["output"], sc)
 	d.validateFailureTypes(exp["failureTypes"], sc.Expect.FailureTypes)
 	switch sc.Expect.Outcome {
 	case "", "success", "failure":
@@ -648,6 +670,9 @@ func (d *decoder) validateExpect(exp map[string]*yaml.Node, sc *Scenario) {
 		for i, e := range sc.Expect.Escalations {
 			if e.From == "" || e.To == "" {
 				d.c.Add(seq.Content[i], fmt.Sprintf("expect.escalations[%d]", i), "an escalation needs from and to", "write {from: claude-haiku-4-5, to: claude-sonnet-4-5}")
+			}
+			if e.Attempt < 0 {
+				d.c.Add(seq.Content[i], fmt.Sprintf("expect.escalations[%d].attempt", i), "attempt is a server attempt number, 1 or more", "write the attempt that first asked for the new model: attempt: 4")
 			}
 		}
 	}
@@ -911,6 +936,26 @@ func (d *decoder) validateErrorContext(client map[string]*yaml.Node, sc *Scenari
 	}
 	if n, ok := client["errorContext"]; ok && len(sc.Client.Command) > 0 {
 		d.c.Add(n, "client.errorContext", "errorContext applies to the built-in client only", fmt.Sprintf(externalHint, "errorContext"))
+	}
+}
+
+// validateOutput checks expect.output: an external client's, with at least
+// one non-empty string to look for.
+func (d *decoder) validateOutput(n *yaml.Node, sc *Scenario) {
+	oe := sc.Expect.Output
+	if n == nil || oe == nil {
+		return
+	}
+	if len(sc.Client.Command) == 0 {
+		d.c.Add(n, "expect.output", "output applies to an external client only", "add client.command, or remove output")
+	}
+	if len(oe.Contains)+len(oe.NotContains) == 0 {
+		d.c.Add(n, "expect.output", "nothing to check", `add contains: ["the answer's last words"] or notContains: [...]`)
+	}
+	for _, s := range append(slices.Clone(oe.Contains), oe.NotContains...) {
+		if s == "" || len(s) > 64<<10 {
+			d.c.Add(n, "expect.output", "a string must be 1 byte to 64 KB", "write a substring of what the client prints")
+		}
 	}
 }
 

@@ -377,7 +377,7 @@ func TestLoadErrorPercent(t *testing.T) {
 		got = append(got, e.Error()+" | "+e.Hint)
 	}
 	want := []string{
-		`pct.yaml:1:11: provider: unknown provider "50%d" | providers: anthropic, openai, openai-responses`,
+		`pct.yaml:1:11: provider: unknown provider "50%d" | providers: anthropic, gemini, openai, openai-responses`,
 		`pct.yaml:2:1: attemps%: unknown key "attemps%" | did you mean attempts?`,
 		`pct.yaml:4:22: expect.tolerance.ratio: ratio 2 is above 1 | ratio is a fraction: 0.05 means 5%`,
 	}

@@ -15,6 +15,7 @@ const (
 	PathAnthropic = wire.PathAnthropic
 	PathOpenAI    = wire.PathOpenAI
 	PathResponses = wire.PathResponses
+	PathGemini    = wire.PathGemini // + {model}:streamGenerateContent or :generateContent
 )
 
 // Provider names of Scenario.Provider.
@@ -22,6 +23,7 @@ const (
 	ProviderAnthropic = wire.ProviderAnthropic
 	ProviderOpenAI    = wire.ProviderOpenAI
 	ProviderResponses = wire.ProviderResponses
+	ProviderGemini    = wire.ProviderGemini
 )
 
 // respParams is what varies between two responses of the mock: the wire
@@ -35,6 +37,7 @@ type respParams struct {
 	fault        Fault
 	nonStream    bool
 	includeUsage bool
+	wantsJSON    bool
 	models       []string // the scenario's models, for a model list
 }
 
@@ -50,7 +53,7 @@ func (p respParams) wire() wire.Params {
 		wf.Text = p.fault.OK.Text
 	}
 	return wire.Params{Format: wire.Must(p.provider), Model: p.model, RequestID: p.requestID, Now: p.now, Fault: wf,
-		NonStream: p.nonStream, IncludeUsage: p.includeUsage, Models: p.models, KeepAlive: kindOf(p.fault).cutsResponse()}
+		NonStream: p.nonStream, IncludeUsage: p.includeUsage, WantsJSON: p.wantsJSON, Models: p.models, KeepAlive: kindOf(p.fault).cutsResponse()}
 }
 
 // response is a rendered response (head and body pieces).

@@ -99,6 +99,17 @@ func TestResponsesGolden(t *testing.T) {
 		{"responses_503.golden", errorResponse(goldenParams(ProviderResponses, Fault{Status: 503}))},
 		{"responses_sse_error.golden", streamResponse(goldenParams(ProviderResponses,
 			Fault{SSEError: &SSEErrorFault{AfterEvents: 5, Type: "rate_limit_exceeded", Message: "Rate limit reached. Please try again in 1.5s."}}))},
+		{"gemini_ok.golden", streamResponse(goldenParams(ProviderGemini, Fault{OK: &OKFault{Text: goldenText}}))},
+		{"gemini_message.golden", okResponse(func() respParams {
+			p := goldenParams(ProviderGemini, Fault{OK: &OKFault{Text: goldenText}})
+			p.nonStream = true
+			return p
+		}())},
+		{"gemini_429.golden", errorResponse(goldenParams(ProviderGemini, Fault{Status: 429, RetryAfter: &ra}))},
+		{"gemini_503.golden", errorResponse(goldenParams(ProviderGemini, Fault{Status: 503}))},
+		{"gemini_400.golden", errorResponse(goldenParams(ProviderGemini, Fault{Status: 400}))},
+		{"gemini_sse_error.golden", streamResponse(goldenParams(ProviderGemini,
+			Fault{OK: &OKFault{Text: goldenText}, SSEError: &SSEErrorFault{AfterEvents: 2}}))},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			raw := tc.resp.Bytes()

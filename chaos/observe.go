@@ -52,6 +52,7 @@ func observe(sc *Scenario, attempts []ServerAttempt, tracePath string, scale flo
 		}
 	}
 	ob.RequestEnds = ob.requestEnds(sc, pol, attempts, finished, inferred)
+	ob.addModelSwitches(attempts)
 	for k, a := range attempts {
 		ob.ServerFaults = append(ob.ServerFaults, a.Fault)
 		ob.ServerStatuses = append(ob.ServerStatuses, a.Status)
@@ -349,8 +350,15 @@ type Observed struct {
 	ClientTrace bool
 	// Retries are the client's RetryAttempt events, in order.
 	Retries []trace.RetryAttempt
-	// Escalations are the client's RunEscalated events, in order.
+	// Escalations are the client's RunEscalated events, in order; for a
+	// client without a trace, the model switches the journal saw
+	// (EscalationsFromServer, see addModelSwitches).
 	Escalations []trace.RunEscalated
+	// ModelSwitches are the server attempts (1-based) that asked for
+	// another model than the attempt before them within the same logical
+	// request; EscalationsFromServer is set when they are Escalations.
+	ModelSwitches         []int
+	EscalationsFromServer bool
 	// ErrorReports are the client's first ErrorReport events, made safe
 	// to show (errreport.go); ErrorReportsOmitted counts the rest.
 	ErrorReports        []trace.ErrorReport
@@ -375,8 +383,10 @@ type Observed struct {
 	// server-side tolerance gets remoteProxyAllowance.
 	RemoteProxy bool
 
-	// Client is set for external clients: what happened to the process.
+	// Client is set for external clients: what happened to the process;
+	// Stdout is the start of what it printed (readStdout).
 	Client *ClientExit
+	Stdout string
 
 	// ServerStatuses[k] is the HTTP status server attempt k+1 was answered
 	// with (0: none, e.g. a reset).

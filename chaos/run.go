@@ -637,6 +637,9 @@ func (r *Runner) verify(sc *Scenario, res *Result, attempts []ServerAttempt, cr 
 	}
 	ob.Outcome = cr.outcome
 	ob.Client = cr.exit
+	if sc.Expect.Output != nil {
+		ob.Stdout = readStdout(filepath.Dir(tracePath))
+	}
 	ob.SelfReport, ob.SelfReportTypes = cr.report, selfReportTypes(cr.report)
 	ob.Duration = time.Since(start)
 	// Twice the worst timer lateness: a wait is one wake-up on the client
@@ -717,8 +720,12 @@ func fillResult(res *Result, ob Observed) {
 		}
 		res.DelaysMs.Noise = append(res.DelaysMs.Noise, slack.Milliseconds())
 	}
-	for _, e := range ob.Escalations {
-		res.Escalations = append(res.Escalations, Escalation{From: e.From, To: e.To, Reason: e.Reason})
+	for i, e := range ob.Escalations {
+		esc := Escalation{From: e.From, To: e.To, Reason: e.Reason}
+		if ob.EscalationsFromServer {
+			esc.Attempt = ob.ModelSwitches[i]
+		}
+		res.Escalations = append(res.Escalations, esc)
 	}
 	res.ErrorReports, res.ErrorReportsOmitted = ob.ErrorReports, ob.ErrorReportsOmitted
 }

@@ -8,12 +8,15 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/retrylab/retrylab/retry/provider"
 )
 
 // runExternal runs an external client: cmd with `sh -c` if set, else the
 // scenario's client.command as an argument vector, in the current folder.
 // It is given the proxy URL, the fake API key, the trace path and the
-// scenario's model and request count in its environment; its stdout and
+// scenario's model and request count in its environment, and a HOME of its
+// own in dir (externalEnv); its stdout and
 // stderr go to the run folder with secrets redacted. Exit code 0 is the
 // success outcome, any other exit is failure; a client still running at the
 // deadline is killed (its whole process group) and fails the "client" check.
@@ -23,13 +26,18 @@ import (
 // clientWaitDelay after its exit, and up to maxKeptOutput per stream.
 func (r *Runner) runExternal(ctx context.Context, sc *Scenario, baseURL, dir, tracePath, cmd string, scale float64, deadline time.Duration, sec *secrets) clientRun {
 	argv, display := clientArgv(sc, cmd)
-	env := append(append(os.Environ(), r.telemetryEnv(dir)...), clientEnv(sc, baseURL, tracePath, scale)...)
 	stdout := &redactFile{path: filepath.Join(dir, "stdout.txt"), sec: sec, limit: maxKeptOutput}
 	stderr := &redactFile{path: filepath.Join(dir, "stderr.txt"), sec: sec, limit: maxKeptOutput}
 	defer stdout.Close()
 	defer stderr.Close()
 	exit := &ClientExit{Command: display, ExitCode: -1}
 	out := clientRun{outcome: "failure", exit: exit}
+	env, err := externalEnv(sc, baseURL, dir, tracePath, scale, r.telemetryEnv(dir))
+	if err != nil {
+		exit.Problem = "could not start: " + provider.Redact(err.Error())
+		fmt.Fprintln(stderr, exit.Problem)
+		return out
+	}
 	p, err := startClient(argv, env, stdout, stderr)
 	if err != nil {
 		problem, hint := startProblem(sc, cmd, argv, err)
@@ -82,6 +90,27 @@ func clientArgv(sc *Scenario, cmd string) (argv []string, display string) {
 	return resolveArgs(sc.Client.Command, sc.File), strings.Join(sc.Client.Command, " ")
 }
 
+// externalEnv is an external client's whole environment, in the layers
+// clientenv.go describes: the runner's (less inheritedPrefixes), quietEnv,
+// client.env, then the harness's own variables (telemetry: the run's OTLP
+// receiver, telemetry.go) and the client's home in dir, which client.env
+// cannot name.
+func externalEnv(sc *Scenario, baseURL, dir, tracePath string, scale float64, telemetry []string) ([]string, error) {
+	home, err := clientHome(dir)
+	if err != nil {
+		return nil, err
+	}
+	env := inheritedEnv(os.Environ())
+	userHome, _ := os.UserHomeDir()
+	userCache, _ := os.UserCacheDir()
+	env = append(env, toolchainEnv(env, userHome, userCache)...)
+	env = append(env, quietEnv...)
+	env = append(env, scenarioEnv(sc.Client.Env)...)
+	env = append(env, clientEnv(sc, baseURL, tracePath, scale)...)
+	env = append(env, telemetry...)
+	return append(env, home...), nil
+}
+
 // clientEnv is what an external client is told in its environment: where
 // the provider APIs are (the proxy), a fake key, where to write its trace,
 // and the scenario's provider, model, requests and time scale.
@@ -89,9 +118,11 @@ func clientEnv(sc *Scenario, baseURL, tracePath string, scale float64) []string 
 	return []string{
 		"ANTHROPIC_BASE_URL=" + baseURL,
 		"OPENAI_BASE_URL=" + baseURL + "/v1",
+		"GOOGLE_GEMINI_BASE_URL=" + baseURL,
 		"RETRYLAB_BASE_URL=" + baseURL,
 		"ANTHROPIC_API_KEY=" + fakeAPIKey,
 		"OPENAI_API_KEY=" + fakeAPIKey,
+		"GEMINI_API_KEY=" + fakeAPIKey, // not GOOGLE_API_KEY too: @google/genai warns when both are set
 		"RETRYLAB_TRACE=" + tracePath,
 		"RETRYLAB_PROVIDER=" + sc.Provider,
 		"RETRYLAB_MODEL=" + sc.Model,

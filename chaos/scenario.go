@@ -65,6 +65,11 @@ type Client struct {
 	// Fallback is Plandex's fallback chain for the built-in client.
 	Fallback Fallback `yaml:"fallback"`
 	Command  []string `yaml:"command"`
+	// Env is client.env: variables added to an external client's
+	// environment (CLAUDE_CODE_MAX_RETRIES: "3"). Names the harness sets
+	// itself (reservedEnv) are rejected at load; see clientenv.go for the
+	// layers.
+	Env map[string]string `yaml:"env"`
 	// Operation is the safety of the operation the built-in client retries
 	// (seed 001, "Operation Safety & Idempotency Guard"): safe (default),
 	// conditional or irreversible. An irreversible operation is not retried
@@ -218,6 +223,8 @@ type Expect struct {
 	// e.g. that a retry carries the error context of the attempt before it
 	// (seed 004 US-002).
 	Prompts []PromptExpect `yaml:"prompts"`
+	// Output checks an external client's stdout (output.go).
+	Output *OutputExpect `yaml:"output"`
 }
 
 // PromptExpect is what server attempt Attempt's prompt must and must not
@@ -247,6 +254,10 @@ type Escalation struct {
 	From   string `yaml:"from" json:"from"`
 	To     string `yaml:"to" json:"to"`
 	Reason string `yaml:"reason" json:"reason,omitempty"`
+	// Attempt is the server attempt (1-based) that first asked for To,
+	// when the switch was seen in the journal (a client without a trace);
+	// in expect.escalations, when set, the attempt it must happen at.
+	Attempt int `yaml:"attempt" json:"attempt,omitempty"`
 }
 
 // Duration is a time.Duration written in YAML as a Go duration string ("2s", "300ms").

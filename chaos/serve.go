@@ -37,14 +37,15 @@ func (v ServeVerdict) Failed() bool {
 }
 
 // serverChecks are the checks serveChecks keeps.
-var serverChecks = map[string]bool{"outcome": true, "attempts": true, "failureTypes": true, "delays": true, "delays.server": true}
+var serverChecks = map[string]bool{"outcome": true, "attempts": true, "failureTypes": true, "delays": true, "delays.server": true, "escalations": true}
 
 // serveChecks evaluates sc's expect against what the server saw, with the
 // same evaluate as `chaos run`, keeping only what the server side can tell:
 // outcome (failure when the last attempt failed; success when it succeeded
 // and the scenario has one request; else skipped), attempts, failureTypes
-// (inferred from the faults), delays (the server's gaps). escalations,
-// maxDuration and the client's own delays need the client's trace and are
+// (inferred from the faults), delays (the server's gaps), escalations (the
+// model switches the journal saw, as for a client without a trace).
+// maxDuration and the client's own delays need the client's run and are
 // skipped.
 func serveChecks(sc *Scenario, attempts []ServerAttempt) (checks []Check, skipped []string) {
 	scale := sc.TimeScale
@@ -65,10 +66,6 @@ func serveChecks(sc *Scenario, attempts []ServerAttempt) (checks []Check, skippe
 	if ex.Outcome != "" && ob.Outcome == "" {
 		skipped = append(skipped, "outcome (cannot be told from the server)")
 		ex.Outcome = ""
-	}
-	if ex.Escalations != nil {
-		skipped = append(skipped, "escalations (needs the client's trace)")
-		ex.Escalations = nil
 	}
 	if ex.MaxDuration > 0 {
 		skipped = append(skipped, "maxDuration (needs the client's run)")
@@ -171,8 +168,8 @@ func (v ServeVerdict) Write(w io.Writer) error {
 }
 
 // Serve starts an Env for sc behind toxi and an OTLP receiver, prints
-// ANTHROPIC_BASE_URL=..., OPENAI_BASE_URL=... and OTEL_EXPORTER_OTLP_*=... on
-// stdout, journals to journalPath (if not ""; its
+// ANTHROPIC_BASE_URL=..., OPENAI_BASE_URL=..., GOOGLE_GEMINI_BASE_URL=...
+// and OTEL_EXPORTER_OTLP_*=... on stdout, journals to journalPath (if not ""; its
 // folder is created), runs until ctx ends, then prints the server-side
 // verdict on stdout, with PASS/FAIL for each check of sc's expect that the
 // server side can make (serveChecks), and selfReport when the client sent

@@ -50,8 +50,8 @@ func TestServe(t *testing.T) {
 		v, err := Serve(ctx, sc, toxi, journalDir+"/server.jsonl", stdout, stderr)
 		done <- result{v, err}
 	}()
-	var anthropic, openai, otlpTraces string
-	for anthropic == "" || openai == "" || otlpTraces == "" {
+	var anthropic, openai, gemini, otlpTraces string
+	for anthropic == "" || openai == "" || gemini == "" || otlpTraces == "" {
 		l := <-stdout.lines
 		if v, ok := strings.CutPrefix(l, "ANTHROPIC_BASE_URL="); ok {
 			anthropic = v
@@ -62,9 +62,12 @@ func TestServe(t *testing.T) {
 		if v, ok := strings.CutPrefix(l, "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT="); ok {
 			otlpTraces = v
 		}
+		if v, ok := strings.CutPrefix(l, "GOOGLE_GEMINI_BASE_URL="); ok {
+			gemini = v
+		}
 	}
-	if openai != anthropic+"/v1" {
-		t.Errorf("OPENAI_BASE_URL = %q, want %q", openai, anthropic+"/v1")
+	if openai != anthropic+"/v1" || gemini != anthropic {
+		t.Errorf("OPENAI_BASE_URL = %q, GOOGLE_GEMINI_BASE_URL = %q, want %q and %q", openai, gemini, anthropic+"/v1", anthropic)
 	}
 	resp, _, err := post(t, t.Context(), anthropic, PathAnthropic)
 	if err != nil || resp.StatusCode != 429 {

@@ -239,7 +239,7 @@ func (e *Env) newServed(c net.Conn, br *bufio.Reader, req *http.Request, body []
 		close(st.peerGone)
 	}()
 	p := respParams{provider: name, model: st.rec.Model, requestID: st.rec.RequestID, now: e.now(), fault: f,
-		nonStream: !rb.Stream, includeUsage: rb.IncludeUsage}
+		nonStream: !rb.Stream, includeUsage: rb.IncludeUsage, wantsJSON: rb.WantsJSON}
 	return &serving{e: e, c: c, st: st, f: f, n: n, p: p, toxicsFirst: readyAt >= n}
 }
 

@@ -9,6 +9,7 @@ import (
 	"path"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/retrylab/retrylab/chaos/internal/wire"
 	"github.com/retrylab/retrylab/trace"
@@ -66,6 +67,7 @@ func (e *Env) serveSide(c net.Conn, req *http.Request, body []byte, arrived time
 	switch {
 	case format != "":
 		p.provider, p.model, p.nonStream, p.includeUsage = format, redactSecrets(rb.Model), !rb.Stream, rb.IncludeUsage
+		p.wantsJSON = rb.WantsJSON
 		resp = okResponse(p)
 	case strings.EqualFold(req.Header.Get("Upgrade"), "websocket"):
 		resp = wire.RefuseUpgrade(p.wire(), reqPath)
@@ -78,7 +80,7 @@ func (e *Env) serveSide(c net.Conn, req *http.Request, body []byte, arrived time
 		}
 	}
 	e.journalSide(req, body, arrived, rb, resp.Status)
-	e.logf("%s %s: side request, answered %d", method, redactSecrets(reqPath), resp.Status)
+	e.logf("%s %s: side request, answered %d", printable(method), printable(redactSecrets(reqPath)), resp.Status)
 	st := &attemptState{peerGone: make(chan struct{})}
 	e.write(c, st, resp)
 	if tc, ok := c.(*net.TCPConn); ok {
@@ -135,4 +137,16 @@ func (m *AttemptsMatch) String() string {
 		parts = append(parts, fmt.Sprintf("stream %v", *m.Stream))
 	}
 	return strings.Join(parts, ", ")
+}
+
+// printable makes a request's method or decoded path safe for a log line:
+// invalid UTF-8 and control characters (a %0A in a Gemini model name) are
+// replaced, so that a hostile request cannot forge a line of mock.log.
+func printable(s string) string {
+	return strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) {
+			return '\uFFFD'
+		}
+		return r
+	}, strings.ToValidUTF8(s, "\uFFFD"))
 }

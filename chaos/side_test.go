@@ -83,7 +83,7 @@ func TestSideRequests(t *testing.T) {
 		{"HEAD", "/", "", nil, 200, ""},
 		{"GET", "/healthz", "", nil, 200, `{"status":"ok"}`},
 		{"POST", "/v1/responses", `{"model":"gpt-5-nano","input":"route this","stream":false}`, nil, 200, `"status":"completed"`},
-		{"GET", "/v1/nothing", "", nil, 404, `"message":"mock serves POST /v1/messages, POST /v1/chat/completions, POST /v1/responses, not GET /v1/nothing"`},
+		{"GET", "/v1/nothing", "", nil, 404, `"message":"mock serves POST /v1/messages, POST /v1beta/models/{model}:generateContent|streamGenerateContent, POST /v1/chat/completions, POST /v1/responses, not GET /v1/nothing"`},
 	} {
 		status, body := do(tc.method, tc.path, tc.body, tc.hdr...)
 		if status != tc.status || !strings.Contains(body, tc.holds) {

@@ -59,6 +59,7 @@ var sweepKeys = map[string]string{
 	"body-api_key": "AKIAbdy/KEY+00005",
 	"body-token":   "AKIAdeep/KEY+0006",
 	"body-apiKey":  "AKIAcml/KEY+00007",
+	"goog-header":  "AKIAgoo/KEY+00008",
 }
 
 // keyForms are the ways leakyClient writes a key: plain, JSON-escaped
@@ -92,6 +93,7 @@ func leakyClient() int {
 		return 1
 	}
 	req.Header.Set("x-api-key", k["header"])
+	req.Header.Set("x-goog-api-key", k["goog-header"])
 	req.Header.Set("Authorization", "Bearer "+k["bearer"])
 	req.Header.Set("Content-Type", "application/json")
 	resp, err := http.DefaultClient.Do(req)

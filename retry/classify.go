@@ -184,7 +184,9 @@ type Classification struct {
 // invalid_api_key → auth_invalid, model_not_found → model_not_found,
 // vector_store_timeout → timeout, invalid_prompt and the image codes →
 // stream_parse; a code that is an Anthropic type (the mock writes a fault's
-// type there) is read as one.
+// type there) is read as one. A Gemini stream's error.status is read by
+// googleStatuses (RESOURCE_EXHAUSTED → rate_limit, UNAVAILABLE →
+// overloaded, INTERNAL → server_error, DEADLINE_EXCEEDED → timeout, ...).
 //
 // The wait a message asks for in words ("Please try again in 1.5s") is
 // MessageRetryAfter, read from HTTP error bodies and in-stream errors; a
@@ -494,6 +496,27 @@ var openaiCodes = map[string]FailureType{
 	"image_content_policy_violation": StreamParse,
 }
 
+// googleStatuses maps the google.rpc.Code names a Gemini stream's error
+// frame carries as error.status to failure types: RESOURCE_EXHAUSTED is a
+// rate limit (quota_exhausted when the message says quota), UNAVAILABLE an
+// overload, a request the server refuses (INVALID_ARGUMENT,
+// FAILED_PRECONDITION, OUT_OF_RANGE) stream_parse, as an Anthropic
+// invalid_request_error event is.
+var googleStatuses = map[string]FailureType{
+	"RESOURCE_EXHAUSTED":  RateLimit,
+	"UNAVAILABLE":         Overloaded,
+	"INTERNAL":            ServerError,
+	"UNKNOWN":             ServerError,
+	"DATA_LOSS":           ServerError,
+	"DEADLINE_EXCEEDED":   Timeout,
+	"INVALID_ARGUMENT":    StreamParse,
+	"FAILED_PRECONDITION": StreamParse,
+	"OUT_OF_RANGE":        StreamParse,
+	"UNAUTHENTICATED":     AuthInvalid,
+	"PERMISSION_DENIED":   PermissionDenied,
+	"NOT_FOUND":           ModelNotFound,
+}
+
 // streamErrorType maps one name of an in-stream error: an Anthropic error
 // type, an OpenAI error code, or an image error code of response.failed
 // (invalid_image, image_too_large, ...). A request the server refuses in
@@ -501,6 +524,9 @@ var openaiCodes = map[string]FailureType{
 // permanent stream failure, as Anthropic's invalid_request_error event is.
 func streamErrorType(name string) FailureType {
 	if ft, ok := openaiCodes[name]; ok {
+		return ft
+	}
+	if ft, ok := googleStatuses[name]; ok {
 		return ft
 	}
 	if strings.Contains(name, "image") {

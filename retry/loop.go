@@ -244,7 +244,7 @@ func (l *loop) plan(d *decision) {
 		case refuse:
 			d.retry, d.retryable, d.reason = false, false, ReasonRetryAfterCeiling
 		case use:
-			d.delay, d.source = ra, trace.DelayRetryAfter
+			d.delay, d.source = l.retryAfterDelay(d.s, ra)
 		default:
 			d.delay, d.source = jitter(d.s, p.nominal(d.s, l.onTarget-1), l.prev, l.rng), trace.DelayBackoff
 		}
@@ -252,6 +252,23 @@ func (l *loop) plan(d *decision) {
 	if d.retry && (l.onTarget >= d.maxAttempts || (p.MaxAttempts > 0 && l.n >= p.MaxAttempts)) {
 		d.retry, d.reason = false, ReasonAttemptsExhausted
 	}
+}
+
+// retryAfterDelay is the wait for a usable Retry-After value ra: ra with
+// the policy's Retry-After jitter, or, when the backoff is its floor, the
+// longer of that and the backoff (then the source is the one that won).
+func (l *loop) retryAfterDelay(s Strategy, ra time.Duration) (time.Duration, string) {
+	cfg := l.p.RetryAfter
+	if cfg.Jitter > 0 {
+		ra = cfg.jittered(ra, l.rng.Float64())
+	}
+	if !cfg.Floor {
+		return ra, trace.DelayRetryAfter
+	}
+	if b := jitter(s, l.p.nominal(s, l.onTarget-1), l.prev, l.rng); b > ra {
+		return b, trace.DelayBackoff
+	}
+	return ra, trace.DelayRetryAfter
 }
 
 // chooseSwitch moves to a fallback or up the ladder when the policy says

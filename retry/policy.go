@@ -40,6 +40,7 @@ const (
 	DecorrelatedJitter Jitter = "decorrelated" // uniform [initialDelay, 3 × previous wait], capped at maxDelay
 	ProportionalJitter Jitter = "proportional" // d + d × f × uniform [-1, 1], f = jitterFraction; not below 0
 	SDKJitter          Jitter = "sdk"          // d × (1 − 0.25 × uniform [0, 1)), the official SDKs'
+	AdditiveJitter     Jitter = "additive"     // d × (1 + f × uniform [0, 1)), f = jitterFraction (Claude Code: 0.25)
 )
 
 // Strategy is how one failure type is retried.
@@ -96,6 +97,16 @@ type RetryAfter struct {
 	// ZeroBackoff waits the backoff. "": the backoff when MaxUsable > 0,
 	// else at once.
 	Zero string
+	// Jitter adds up to this fraction of the value, uniformly at random
+	// (Claude Code: 0.25, value × (1 + 0.25 × uniform [0, 1))). 0: none.
+	Jitter float64
+	// RequiredFor lists failure types retried only when the error carries
+	// a Retry-After (LangChain.js: a 429 without one is thrown at once).
+	RequiredFor []FailureType
+	// Floor waits at least the backoff: max(the Retry-After value, the
+	// backoff with its jitter) (Claude Code). false: the value replaces
+	// the backoff.
+	Floor bool
 	// Negative says what a negative value (an HTTP-date in the past, a
 	// negative number) means: NegativeZero reads it as 0 (then Zero
 	// decides), NegativeBackoff waits the backoff. "": as
@@ -111,6 +122,17 @@ const (
 	NegativeZero    = "zero"
 	NegativeBackoff = "backoff"
 )
+
+// needs reports whether a failure of type ft is not retried because it
+// carries no Retry-After (has false) and RequiredFor names ft.
+func (cfg RetryAfter) needs(ft FailureType, has bool) bool {
+	return !has && slices.Contains(cfg.RequiredFor, ft)
+}
+
+// jittered is ra with RetryAfter.Jitter applied for u in [0, 1).
+func (cfg RetryAfter) jittered(ra time.Duration, u float64) time.Duration {
+	return ra + time.Duration(float64(ra)*cfg.Jitter*u)
+}
 
 // zeroBackoff reports whether a value of 0 waits the backoff.
 func (cfg RetryAfter) zeroBackoff() bool {
@@ -269,6 +291,9 @@ func (p *Policy) retries(c Classification, s Strategy) bool {
 	if p.HonorShouldRetry && c.ShouldRetry != nil {
 		retry = *c.ShouldRetry
 	}
+	if p.RetryAfter.needs(c.Type, c.HasRetryAfter) {
+		retry = false
+	}
 	return retry
 }
 
@@ -356,6 +381,8 @@ func jitter(s Strategy, d, prev time.Duration, r *rand.Rand) time.Duration {
 		return time.Duration(v)
 	case SDKJitter:
 		return time.Duration(float64(d) * (1 - 0.25*r.Float64()))
+	case AdditiveJitter:
+		return time.Duration(float64(d) * (1 + s.JitterFraction*r.Float64()))
 	}
 	return d
 }
@@ -389,6 +416,8 @@ func (p *Policy) jitterBounds(s Strategy, d time.Duration, k int) (lo, hi time.D
 		return lo, time.Duration(float64(d) * (1 + s.JitterFraction))
 	case SDKJitter:
 		return time.Duration(float64(d) * 0.75), d
+	case AdditiveJitter:
+		return d, time.Duration(float64(d) * (1 + s.JitterFraction))
 	}
 	return d, d
 }
@@ -451,7 +480,7 @@ func (p *Policy) EnvelopeShouldRetry(ft FailureType, attempt int, retryAfter tim
 	if p.Enabled && ft != Canceled && p.HonorShouldRetry && shouldRetry != nil {
 		retried = *shouldRetry
 	}
-	if !retried || attempt < 1 {
+	if !retried || attempt < 1 || p.RetryAfter.needs(ft, hasRetryAfter) {
 		return 0, 0, false
 	}
 	s := p.Strategy(ft)
@@ -462,12 +491,16 @@ func (p *Policy) EnvelopeShouldRetry(ft FailureType, attempt int, retryAfter tim
 	if refuse {
 		return 0, 0, false
 	}
-	if use {
-		return ra, ra, true
-	}
 	k := attempt - 1
 	d := p.nominal(s, k)
 	lo, hi = p.jitterBounds(s, d, k)
+	if use {
+		rlo, rhi := ra, p.RetryAfter.jittered(ra, 1)
+		if !p.RetryAfter.Floor {
+			return rlo, rhi, true
+		}
+		return max(lo, rlo), max(hi, rhi), true
+	}
 	return lo, hi, true
 }
 

@@ -24,12 +24,19 @@ var presets = map[string]func() *Policy{
 	"openai-node-7":    OpenAINode7,
 	"openai-go":        OpenAIGo,
 	"openai-python":    OpenAIPython,
+	"gemini-sdk":       GeminiSDK,
+	"gemini-cli":       GeminiCLI,
+	"claude-code":      ClaudeCode,
+	"codex-cli":        CodexCLI,
+	"vercel-ai-sdk":    VercelAISDK,
+	"langchain-js":     LangChainJS,
 }
 
 // PresetNames returns the preset names in a fixed order.
 func PresetNames() []string {
 	return []string{"forgeflare", "plandex", "orchestrator", "escalation-epic", "forge-ticket", "anthropic-sdk", "openai-sdk",
-		"anthropic-node", "anthropic-python", "anthropic-go", "openai-node", "openai-node-7", "openai-go", "openai-python"}
+		"anthropic-node", "anthropic-python", "anthropic-go", "openai-node", "openai-node-7", "openai-go", "openai-python", "gemini-sdk", "gemini-cli",
+		"claude-code", "codex-cli", "vercel-ai-sdk", "langchain-js"}
 }
 
 // Preset returns a fresh copy of the named preset. An unknown name is an

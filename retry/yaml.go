@@ -553,7 +553,7 @@ func (d *decoder) rule(e ruleEnum) func(*yaml.Node, string) (string, bool) {
 
 func (d *decoder) retryAfter(v *yaml.Node, p *Policy) {
 	m, _ := d.fields(v, "retryAfter", []string{"respect", "header", "padding", "cap", "ceiling", "maxUsable",
-		"integerOnly", "zeroMsDefers", "zero", "negative", "message"})
+		"integerOnly", "zeroMsDefers", "zero", "negative", "message", "jitter", "floor", "requiredFor"})
 	ra := &p.RetryAfter
 	for _, e := range retryAfterRules(ra) {
 		set(m, e.key, "retryAfter", e.dst, d.rule(e))
@@ -568,11 +568,33 @@ func (d *decoder) retryAfter(v *yaml.Node, p *Policy) {
 	set(m, "integerOnly", "retryAfter", &ra.IntegerOnly, d.boolean)
 	set(m, "zeroMsDefers", "retryAfter", &ra.ZeroMsDefers, d.boolean)
 	set(m, "message", "retryAfter", &ra.Message, d.boolean)
+	set(m, "jitter", "retryAfter", &ra.Jitter, d.floatIn(0, 1))
+	set(m, "floor", "retryAfter", &ra.Floor, d.boolean)
+	if n, ok := m["requiredFor"]; ok {
+		ra.RequiredFor = d.typeList(n, "retryAfter.requiredFor")
+	}
+}
+
+// typeList reads a list of failure type names.
+func (d *decoder) typeList(n *yaml.Node, path string) []FailureType {
+	if n.Kind != yaml.SequenceNode {
+		d.errf(n, path, "must be a list", "write e.g. [rate_limit]")
+		return nil
+	}
+	var out []FailureType
+	for _, item := range n.Content {
+		if item.Kind != yaml.ScalarNode || !knownFailureType(item.Value) {
+			d.errf(item, path, fmt.Sprintf("unknown failure type %q", item.Value), "valid types: "+strings.Join(failureTypeNames(), ", "))
+			continue
+		}
+		out = append(out, FailureType(item.Value))
+	}
+	return out
 }
 
 var kinds = []string{string(Exponential), string(Linear), string(Constant), string(NoBackoff)}
 var jitters = []string{string(NoJitter), string(FullJitter), string(EqualJitter), string(DecorrelatedJitter),
-	string(ProportionalJitter), string(SDKJitter)}
+	string(ProportionalJitter), string(SDKJitter), string(AdditiveJitter)}
 
 // strategyOverride is what a strategy mapping sets, decoded once (its
 // problems reported once) and applied to as many strategies as it covers.
@@ -737,6 +759,19 @@ func retryAfterString(ra RetryAfter) string {
 	}
 	if ra.ZeroMsDefers {
 		s += ", zeroMsDefers: true"
+	}
+	if ra.Jitter != 0 {
+		s += fmt.Sprintf(", jitter: %v", ra.Jitter)
+	}
+	if ra.Floor {
+		s += ", floor: true"
+	}
+	if len(ra.RequiredFor) > 0 {
+		names := make([]string, len(ra.RequiredFor))
+		for i, ft := range ra.RequiredFor {
+			names[i] = string(ft)
+		}
+		s += ", requiredFor: [" + strings.Join(names, ", ") + "]"
 	}
 	if ra.Zero != "" {
 		s += ", zero: " + ra.Zero

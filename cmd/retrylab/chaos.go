@@ -63,8 +63,8 @@ you start yourself: it prints the base URLs to use, journals every request,
 and on exit (Ctrl-C) prints the server-side verdict: the attempts, then PASS
 or FAIL for each expectation of the scenario the server can check (outcome
 when it can be told, attempts, failureTypes inferred from the faults, the
-server's delays), SKIP for the others. Exit 0 when every check passed, 1 when
-one failed, 2 on bad input.
+server's delays, the model switches as escalations), SKIP for the others.
+Exit 0 when every check passed, 1 when one failed, 2 on bad input.
 
 Example:
   retrylab chaos serve --scenario scenarios/forgeflare-overloaded-529-503-backoff.yaml

@@ -99,7 +99,8 @@ func Names() []string {
 }
 
 // New returns the client of the named provider: "anthropic" (Messages
-// API), "openai" (chat completions) or "openai-responses" (Responses API).
+// API), "openai" (chat completions), "openai-responses" (Responses API) or
+// "gemini" (the Gemini API).
 // An unknown name is an error that lists the known ones.
 func New(provider string, cfg Config) (Client, error) {
 	if newClient, ok := clients[provider]; ok {

@@ -530,8 +530,14 @@ func TestAPIKeyNeverInErrors(t *testing.T) {
 }
 
 func TestNewUnknownProvider(t *testing.T) {
-	if _, err := New("gemini", Config{}); err == nil {
-		t.Fatal("New(gemini) succeeded, want an error")
+	_, err := New("gemeni", Config{})
+	if err == nil {
+		t.Fatal("New(gemeni) succeeded, want an error")
+	}
+	for _, n := range Names() {
+		if !strings.Contains(err.Error(), n) {
+			t.Errorf("error %q does not list %s", err, n)
+		}
 	}
 }
 

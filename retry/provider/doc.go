@@ -1,8 +1,10 @@
 // Package provider holds streaming clients for the Anthropic Messages API
 // (POST /v1/messages, SSE), the OpenAI chat completions API
-// (POST /v1/chat/completions, SSE) and the OpenAI Responses API
-// (POST /v1/responses, SSE), one file each, registered by name for New
-// ("anthropic", "openai", "openai-responses"). A client makes exactly one attempt per
+// (POST /v1/chat/completions, SSE), the OpenAI Responses API
+// (POST /v1/responses, SSE) and the Gemini API
+// (POST /v1beta/models/{model}:streamGenerateContent?alt=sse), one file
+// each, registered by name for New ("anthropic", "openai",
+// "openai-responses", "gemini"). A client makes exactly one attempt per
 // call and never retries: a failed attempt returns a *Error carrying what the
 // retry package's classifier reads. No API key ever appears in an error.
 //

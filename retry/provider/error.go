@@ -27,7 +27,7 @@ const (
 // It carries everything classification needs and never contains an API key.
 type Error struct {
 	Kind     Kind
-	Provider string // "anthropic", "openai" or "openai-responses"
+	Provider string // "anthropic", "openai", "openai-responses" or "gemini"
 	Status   int    // HTTP status of a KindHTTP failure; 0 otherwise (even after a 2xx)
 
 	// From the response body: Anthropic error.type / OpenAI error.type,

@@ -26,13 +26,20 @@ var secretREs = []struct {
 	{regexp.MustCompile(`(?i)(authorization["']?\s*[:=]\s*["']?(?:bearer\s+|basic\s+)?)([^\s"'\\,;&]+)`), "${1}***", []string{"authorization"}},
 	// A bearer token anywhere else.
 	{regexp.MustCompile(`(?i)(\bbearer\s+)([^\s"'\\,;&]+)`), "${1}***", []string{"bearer"}},
+	// A key in a URL's query: ?key=V (the Gemini API's), &api_key=V,
+	// ?access_token=V, ?token=V.
+	{regexp.MustCompile(`(?i)([?&](?:key|api_?key|access_token|token)=)([^\s"'\\&#]+)`), "${1}***", []string{"key=", "token="}},
+	// A Google API key (AIza and 35 more characters) at the start of a
+	// word.
+	{regexp.MustCompile(`(^|[^A-Za-z0-9_\-])AIza[0-9A-Za-z_\-]{35}`), "${1}AIza***", []string{"aiza"}},
 	// sk-... at the start of a word only: "task-check" and "disk-full" are
 	// not keys.
 	{regexp.MustCompile(`(^|[^A-Za-z0-9_\-])sk-[A-Za-z0-9_\-]{4,}`), "${1}sk-***", []string{"sk-"}},
 }
 
 // Redact removes anything that looks like an API key from s: sk-... keys,
-// and the values of x-api-key and Authorization (Bearer) headers in any of
+// Google API keys (AIza...), the values of key=, api_key=, access_token=
+// and token= in a URL's query, and the values of x-api-key and Authorization (Bearer) headers in any of
 // the forms "x-api-key: V", "x-api-key=V", `"x-api-key":"V"`, case-
 // insensitively. It is the one redaction of the module: the provider
 // clients, the retry core, the chaos mock and the chaos runner all use it.

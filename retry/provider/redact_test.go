@@ -32,6 +32,12 @@ func TestRedact(t *testing.T) {
 		// valid JSON.
 		{`{"cmd":"h = {\"Authorization\": \"Bearer \" + k}"}`, `{"cmd":"h = {\"Authorization\": \"Bearer \" + k}"}`},
 		{`{"log":"x-api-key: abcdefgh\n"}`, `{"log":"x-api-key: ***\n"}`},
+		// Gemini: the key in a URL's query, in x-goog-api-key, or bare.
+		{"POST /v1beta/models/m:streamGenerateContent?alt=sse&key=goog-test-1 HTTP/1.1", "POST /v1beta/models/m:streamGenerateContent?alt=sse&key=*** HTTP/1.1"},
+		{"GET /v1beta/models?KEY=goog-test-1&pageSize=5", "GET /v1beta/models?KEY=***&pageSize=5"},
+		{"x-goog-api-key: goog-test-1", "x-goog-api-key: ***"},
+		{"key AIzaSyA1234567890abcdefghijklmnopqrstuv used", "key AIza*** used"},
+		{"the monkey=banana and ?keys=1", "the monkey=banana and ?keys=1"},
 	} {
 		if got := Redact(tc.in); got != tc.want {
 			t.Errorf("Redact(%q) = %q, want %q", tc.in, got, tc.want)
@@ -118,7 +124,8 @@ func TestMatcherSpans(t *testing.T) {
 // FuzzRedactMarkers checks that skipping a pattern on text without its
 // marker changes nothing: Redact equals applying every pattern.
 func FuzzRedactMarkers(f *testing.F) {
-	for _, s := range []string{"x-API-KEY: v", "Authorization: Bearer x", "sk-abcd", "api_\u212aey=v", "bearer\tx sk-12345"} {
+	for _, s := range []string{"x-API-KEY: v", "Authorization: Bearer x", "sk-abcd", "api_\u212aey=v", "bearer\tx sk-12345",
+		"?\u212aey=v", "&TOKEN=x", "AIzaSyA1234567890abcdefghijklmnopqrstuv"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {

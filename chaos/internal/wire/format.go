@@ -62,6 +62,7 @@ type Request struct {
 	Model        string
 	Stream       bool
 	IncludeUsage bool   // OpenAI chat: stream_options.include_usage
+	WantsJSON    bool   // Gemini: generationConfig.responseMimeType application/json
 	Prompt       string // the last user message's text, whole
 }
 
@@ -71,6 +72,7 @@ var formats = map[string]Format{
 	ProviderAnthropic: anthropic{},
 	ProviderOpenAI:    openai{},
 	ProviderResponses: responses{},
+	ProviderGemini:    gemini{},
 }
 
 // order is the order formats are tried in when a request is recognised:

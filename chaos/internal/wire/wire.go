@@ -63,6 +63,9 @@ func (p Params) text() string {
 	if p.Fault.Text != "" {
 		return p.Fault.Text
 	}
+	if p.WantsJSON {
+		return "{}"
+	}
 	return DefaultText
 }
 
@@ -176,6 +179,11 @@ type Params struct {
 	// and a last chunk with empty choices carries the usage, before data:
 	// [DONE].
 	IncludeUsage bool
+	// WantsJSON is set when the request asks for a JSON answer (Gemini's
+	// responseMimeType application/json, as Gemini CLI's routing call
+	// does): without a scenario's text, the answer's text is then {}, which
+	// parses, instead of the mock's prose, which a client would retry.
+	WantsJSON bool
 	// Models are the scenario's models (its model, escalation ladder and
 	// fallbacks), listed by a model-list side request.
 	Models []string

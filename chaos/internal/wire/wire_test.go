@@ -105,6 +105,9 @@ func TestSideAnswers(t *testing.T) {
 			{"POST", "/v1/responses/input_tokens", `"input_tokens":25`},
 			{"GET", "/v1/models", `"m-large"`},
 			{"GET", "/v1/models/x-1", `"id":"x-1"`},
+			{"POST", "/v1beta/models/m:countTokens", `{"totalTokens":25}`},
+			{"GET", "/v1beta/models", `"name":"models/m-large"`},
+			{"GET", "/v1beta/models/x-1", `"name":"models/x-1"`},
 		} {
 			r, ok := Side(p, tc.method, tc.path)
 			if !ok {

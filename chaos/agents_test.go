@@ -1,0 +1,120 @@
+package chaos
+
+import (
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+)
+
+// The coding agents and agent SDKs of testdata/agents (docs/agents.md) run
+// unchanged against the harness: npm ci --prefix testdata/agents/node
+// --ignore-scripts. These tests run them, so they are skipped where they are
+// not installed; .ci/run installs them before go test.
+
+const agentsInstallHint = "install the agents from the repository root: npm ci --prefix testdata/agents/node --ignore-scripts"
+
+// TestAgentWrongScenariosFail runs testdata/agents/wrong: the agents against
+// expectations that are wrong by far more than timing noise (another
+// client's preset, a header the agent does not read, a fallback not seen,
+// the SDK's 2 retries for Claude Code's 10, an answer never sent). Each must
+// fail, and on the check declared here, no other.
+func TestAgentWrongScenariosFail(t *testing.T) {
+	want := map[string][]string{
+		"claude-code-anthropic-sdk-preset":      {"delays.server"},
+		"claude-code-retry-after-ms-honoured":   {"delays.server"},
+		"claude-code-fallback-not-seen":         {"escalations"},
+		"claude-code-gives-up-after-2":          {"outcome", "attempts"},
+		"claude-code-output-other-answer":       {"output"},
+		"ai-sdk-anthropic-claude-code-preset":   {"delays.server"},
+		"langchain-anthropic-429-retried":       {"outcome", "attempts"},
+		"codex-cli-429-retried":                 {"outcome", "attempts"},
+		"codex-cli-openai-sdk-preset":           {"delays.server"},
+		"codex-cli-steady-503-gives-up-after-5": {"attempts"},
+	}
+	scs, missing := loadAgentScenarios(t, "../testdata/agents/wrong")
+	for _, sc := range scs {
+		if _, ok := want[sc.Name]; !ok {
+			t.Errorf("%s: a wrong scenario without an expected failing check in this test's table", sc.File)
+		}
+	}
+	res := runSDK(t, scs, 0)
+	for name, checks := range want {
+		t.Run(name, func(t *testing.T) {
+			if why, ok := missing[name]; ok {
+				t.Skipf("%s; %s", why, agentsInstallHint)
+			}
+			r, ok := res[name]
+			if !ok {
+				t.Fatalf("no scenario %s in testdata/agents/wrong", name)
+			}
+			if r.Verdict != VerdictFail {
+				t.Fatalf("%s: verdict %s, want fail on %s:\n  %s", name, r.Verdict, strings.Join(checks, ", "), describeResult(r))
+			}
+			if got := checkNames(r.failedChecks()); !slices.Equal(got, checks) {
+				t.Errorf("%s failed on %v, want %v:\n  %s", name, got, checks, describeResult(r))
+			}
+		})
+	}
+}
+
+// TestAgentScenariosPass runs scenarios/agents, each agent against its own
+// preset. As in TestSDKScenariosPass, a scenario that stayed inconclusive
+// on a busy machine after its re-runs is logged, not failed.
+func TestAgentScenariosPass(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs every agent scenario (10-30s); skipped with -short")
+	}
+	scs, missing := loadAgentScenarios(t, "../scenarios/agents")
+	res := runSDK(t, scs, 2)
+	names := make([]string, 0, len(scs)+len(missing))
+	for _, sc := range scs {
+		names = append(names, sc.Name)
+	}
+	for name := range missing {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		t.Run(name, func(t *testing.T) {
+			if why, ok := missing[name]; ok {
+				t.Skipf("%s; %s", why, agentsInstallHint)
+			}
+			r := res[name]
+			switch r.Verdict {
+			case VerdictPass:
+			case VerdictInconclusive:
+				t.Logf("%s: inconclusive (the machine was too busy to tell):\n  %s", name, describeResult(r))
+			default:
+				t.Errorf("%s:\n  %s", name, describeResult(r))
+			}
+		})
+	}
+}
+
+// loadAgentScenarios is loadSDKScenarios with the agents' install hint,
+// without the Gemini agents' scenarios (gemini-*), which
+// chaos/gemini_agents_test.go runs.
+func loadAgentScenarios(t *testing.T, dir string) (runnable []*Scenario, missing map[string]string) {
+	t.Helper()
+	scs, err := LoadPaths([]string{dir})
+	if err != nil {
+		t.Fatalf("loading %s: %v", dir, err)
+	}
+	missing = map[string]string{}
+	r := &Runner{}
+	for _, sc := range scs {
+		if strings.HasPrefix(sc.Name, "gemini-") {
+			continue
+		}
+		if m := r.missingRequirement(sc); m != nil {
+			missing[sc.Name] = m.reason()
+			continue
+		}
+		runnable = append(runnable, sc)
+	}
+	if len(runnable) == 0 {
+		t.Skipf("no agent can run here; %s", agentsInstallHint)
+	}
+	return runnable, missing
+}

@@ -1,0 +1,170 @@
+package chaos
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"sort"
+	"strings"
+)
+
+// An external client's environment is built in three layers, later ones
+// winning (os/exec keeps the last value of a name):
+//
+//  1. the runner's own environment, less what would point the client at
+//     the user's settings or real accounts (inheritedEnv);
+//  2. quietEnv, the switches that keep agents off the internet (update
+//     checks, telemetry, error reports), which client.env may override;
+//  3. client.env, the scenario's own variables;
+//  4. the harness's variables (clientEnv, clientHome): base URLs, fake
+//     keys, RETRYLAB_*, HOME and the XDG folders. A scenario cannot set
+//     them: the loader rejects client.env entries that name one
+//     (reservedEnv), so nothing is overridden silently.
+
+// quietEnv switches off what coding agents do beside the answer when run
+// unattended: update checks, telemetry and error reports sent to their
+// vendors, and for Claude Code the non-essential model calls and traffic.
+// Sources: Claude Code's settings documentation (DISABLE_AUTOUPDATER,
+// DISABLE_TELEMETRY, DISABLE_ERROR_REPORTING, DISABLE_BUG_COMMAND,
+// CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC, DISABLE_NON_ESSENTIAL_MODEL_CALLS),
+// the Console Do Not Track convention (DO_NOT_TRACK), npm's and
+// update-notifier's (NO_UPDATE_NOTIFIER, NPM_CONFIG_UPDATE_NOTIFIER), Next
+// and Vercel tooling (NEXT_TELEMETRY_DISABLED), LangChain's tracing
+// (LANGCHAIN_TRACING_V2, LANGSMITH_TRACING). Codex CLI has no environment
+// switch for its analytics: its scenarios pass -c analytics.enabled=false
+// (docs/agents.md).
+var quietEnv = []string{
+	"DISABLE_AUTOUPDATER=1",
+	"DISABLE_TELEMETRY=1",
+	"DISABLE_ERROR_REPORTING=1",
+	"DISABLE_BUG_COMMAND=1",
+	"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1",
+	"DISABLE_NON_ESSENTIAL_MODEL_CALLS=1",
+	"DO_NOT_TRACK=1",
+	"NO_UPDATE_NOTIFIER=1",
+	"NPM_CONFIG_UPDATE_NOTIFIER=false",
+	"NEXT_TELEMETRY_DISABLED=1",
+	"LANGCHAIN_TRACING_V2=false",
+	"LANGSMITH_TRACING=false",
+	"NO_COLOR=1",
+}
+
+// inheritedPrefixes are the names of the runner's environment an external
+// client does not inherit: provider and agent settings (a real
+// ANTHROPIC_AUTH_TOKEN would reach the mock; CLAUDE_CONFIG_DIR or
+// CODEX_HOME would point the agent at the user's own settings) and the XDG
+// folders, which clientHome replaces. A scenario that needs one writes it
+// in client.env. (OTEL_* pass through: the run's receiver sets the
+// endpoints, telemetry.go.)
+var inheritedPrefixes = []string{"ANTHROPIC_", "OPENAI_", "CLAUDE_", "CLAUDECODE", "CODEX_", "GEMINI_", "GOOGLE_GEMINI_", "XDG_"}
+
+// inheritedEnv is env (os.Environ()) without the names of inheritedPrefixes.
+func inheritedEnv(env []string) []string {
+	out := make([]string, 0, len(env))
+	for _, kv := range env {
+		name, _, _ := strings.Cut(kv, "=")
+		if !slices.ContainsFunc(inheritedPrefixes, func(p string) bool { return strings.HasPrefix(name, p) }) {
+			out = append(out, kv)
+		}
+	}
+	return out
+}
+
+// reservedEnv are the names the harness sets for every external client;
+// client.env may not name them (nor any RETRYLAB_ name).
+var reservedEnv = []string{
+	"ANTHROPIC_BASE_URL", "OPENAI_BASE_URL", "GOOGLE_GEMINI_BASE_URL",
+	"ANTHROPIC_API_KEY", "OPENAI_API_KEY", "GEMINI_API_KEY",
+	"OTEL_EXPORTER_OTLP_ENDPOINT",
+	"HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME", "TMPDIR",
+}
+
+// envNameRE is a portable environment variable name (POSIX: letters,
+// digits and underscore, not starting with a digit).
+var envNameRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
+// envNameProblem says what is wrong with name as a client.env key, and how
+// to fix it; "" when it is fine.
+func envNameProblem(name string) (problem, hint string) {
+	switch {
+	case !envNameRE.MatchString(name):
+		return fmt.Sprintf("%q is not an environment variable name", name), "use letters, digits and _, not starting with a digit: CLAUDE_CODE_MAX_RETRIES"
+	case strings.HasPrefix(name, "RETRYLAB_"), slices.Contains(reservedEnv, name):
+		return name + " is set by retrylab for every external client", "the harness owns the base URLs, fake keys, RETRYLAB_* and the client's HOME and XDG folders (docs/chaos.md, External clients); a client that wants them under another name can read RETRYLAB_BASE_URL in a wrapper script"
+	}
+	return "", ""
+}
+
+// scenarioEnv is client.env as NAME=value entries, sorted by name so the
+// command line a run shows is stable.
+func scenarioEnv(env map[string]string) []string {
+	out := make([]string, 0, len(env))
+	for k, v := range env {
+		out = append(out, k+"="+v)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// toolchainEnv keeps language toolchains working under the client's empty
+// HOME: where they keep their caches and installed toolchains by default
+// under the user's home (Go's module and build caches, pip's user packages,
+// npm's cache, rustup's toolchains), it names the user's folders
+// explicitly, so that `go run`, `npx` or `cargo run` as a client neither
+// rebuilds nor downloads everything in every scenario. Caches, not
+// settings: an agent's own settings stay out of reach. Names already in
+// env (the runner's environment) pass through as they are; home and
+// cacheDir are the runner's home and cache folders ("" when unknown).
+func toolchainEnv(env []string, home, cacheDir string) []string {
+	have := map[string]bool{}
+	for _, kv := range env {
+		name, _, _ := strings.Cut(kv, "=")
+		have[name] = true
+	}
+	var out []string
+	add := func(name, dir, sub string) {
+		if !have[name] && dir != "" {
+			out = append(out, name+"="+filepath.Join(dir, sub))
+		}
+	}
+	add("GOPATH", home, "go")
+	add("GOCACHE", cacheDir, "go-build")
+	add("PYTHONUSERBASE", home, ".local")
+	add("NPM_CONFIG_CACHE", home, ".npm")
+	add("CARGO_HOME", home, ".cargo")
+	add("RUSTUP_HOME", home, ".rustup")
+	return out
+}
+
+// clientHomeDir is the client's own HOME inside its run folder.
+const clientHomeDir = "home"
+
+// clientHome makes an empty home folder for an external client inside its
+// run folder dir, with the XDG base folders and a temporary folder in it,
+// and returns the variables that point there. An agent thus reads no
+// settings of the user's and writes none, and two scenarios (or a re-run)
+// never share state. What the client leaves there is part of its run
+// folder: never followed through links, scrubbed of keys (runfolder.go,
+// redact.go).
+func clientHome(dir string) ([]string, error) {
+	home := filepath.Join(dir, clientHomeDir)
+	vars := []struct{ name, sub string }{
+		{"HOME", ""},
+		{"XDG_CONFIG_HOME", ".config"},
+		{"XDG_CACHE_HOME", ".cache"},
+		{"XDG_DATA_HOME", ".local/share"},
+		{"XDG_STATE_HOME", ".local/state"},
+		{"TMPDIR", "tmp"},
+	}
+	env := make([]string, 0, len(vars))
+	for _, v := range vars {
+		p := filepath.Join(home, v.sub)
+		if err := os.MkdirAll(p, 0o700); err != nil {
+			return nil, fmt.Errorf("making the client's home: %w", err)
+		}
+		env = append(env, v.name+"="+p)
+	}
+	return env, nil
+}

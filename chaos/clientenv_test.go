@@ -1,0 +1,176 @@
+package chaos
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// envMap is env as os/exec would pass it: the last value of each name.
+func envMap(env []string) map[string]string {
+	m := map[string]string{}
+	for _, kv := range env {
+		k, v, _ := strings.Cut(kv, "=")
+		m[k] = v
+	}
+	return m
+}
+
+// TestExternalEnv: an external client gets a HOME and XDG folders of its
+// own inside its run folder, the quiet switches, client.env (which may
+// override a quiet switch), and the harness's variables, and does not
+// inherit the runner's provider or agent settings.
+func TestExternalEnv(t *testing.T) {
+	t.Setenv("ANTHROPIC_AUTH_TOKEN", "real-token-of-the-user")
+	t.Setenv("CLAUDE_CONFIG_DIR", "/home/user/.claude")
+	t.Setenv("CODEX_HOME", "/home/user/.codex")
+	t.Setenv("XDG_CONFIG_HOME", "/home/user/.config")
+	t.Setenv("RETRYLAB_TEST_KEEP", "kept")
+	dir := t.TempDir()
+	sc := &Scenario{Name: "s", Provider: "anthropic", Model: "m", Requests: 1,
+		Client: Client{Command: []string{"true"}, Env: map[string]string{"CLAUDE_CODE_MAX_RETRIES": "3", "DISABLE_TELEMETRY": "0"}}}
+	env, err := externalEnv(sc, "http://127.0.0.1:1", dir, filepath.Join(dir, "trace.jsonl"), 1, []string{"OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:2"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := envMap(env)
+	home := filepath.Join(dir, clientHomeDir)
+	want := map[string]string{
+		"HOME":                        home,
+		"XDG_CONFIG_HOME":             filepath.Join(home, ".config"),
+		"XDG_CACHE_HOME":              filepath.Join(home, ".cache"),
+		"XDG_DATA_HOME":               filepath.Join(home, ".local/share"),
+		"XDG_STATE_HOME":              filepath.Join(home, ".local/state"),
+		"TMPDIR":                      filepath.Join(home, "tmp"),
+		"ANTHROPIC_BASE_URL":          "http://127.0.0.1:1",
+		"ANTHROPIC_API_KEY":           fakeAPIKey,
+		"CLAUDE_CODE_MAX_RETRIES":     "3",
+		"DISABLE_TELEMETRY":           "0", // client.env overrides a quiet switch
+		"DISABLE_AUTOUPDATER":         "1",
+		"DO_NOT_TRACK":                "1",
+		"RETRYLAB_TEST_KEEP":          "kept",
+		"OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:2",
+		"ANTHROPIC_AUTH_TOKEN":        "",
+		"CLAUDE_CONFIG_DIR":           "",
+		"CODEX_HOME":                  "",
+	}
+	got := map[string]string{}
+	for k := range want {
+		got[k] = m[k]
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("externalEnv() mismatch (-want +got):\n%s", diff)
+	}
+	for _, sub := range []string{"", ".config", ".cache", ".local/share", ".local/state", "tmp"} {
+		if fi, err := os.Stat(filepath.Join(home, sub)); err != nil || !fi.IsDir() {
+			t.Errorf("%s: not a folder (%v)", filepath.Join(home, sub), err)
+		}
+	}
+}
+
+func TestEnvNameProblem(t *testing.T) {
+	tests := []struct {
+		name string
+		bad  bool
+	}{
+		{"CLAUDE_CODE_MAX_RETRIES", false},
+		{"_x1", false},
+		{"DISABLE_TELEMETRY", false}, // a quiet switch may be overridden
+		{"1X", true},
+		{"A-B", true},
+		{"", true},
+		{"A=B", true},
+		{"OPENAI_BASE_URL", true},
+		{"OPENAI_API_KEY", true},
+		{"TMPDIR", true},
+		{"RETRYLAB_ANYTHING", true},
+	}
+	for _, tt := range tests {
+		if p, _ := envNameProblem(tt.name); (p != "") != tt.bad {
+			t.Errorf("envNameProblem(%q) = %q, want bad=%v", tt.name, p, tt.bad)
+		}
+	}
+}
+
+// TestToolchainEnv: the toolchains' caches stay the user's under the
+// client's empty HOME, unless the runner's environment names them.
+func TestToolchainEnv(t *testing.T) {
+	got := envMap(toolchainEnv([]string{"PATH=/bin", "GOCACHE=/own/cache"}, "/home/u", "/home/u/.cache"))
+	want := map[string]string{
+		"GOPATH":           "/home/u/go",
+		"PYTHONUSERBASE":   "/home/u/.local",
+		"NPM_CONFIG_CACHE": "/home/u/.npm",
+		"CARGO_HOME":       "/home/u/.cargo",
+		"RUSTUP_HOME":      "/home/u/.rustup",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("toolchainEnv() mismatch (-want +got):\n%s", diff)
+	}
+	if got := toolchainEnv(nil, "", ""); len(got) != 0 {
+		t.Errorf("toolchainEnv without a home = %v, want nothing", got)
+	}
+}
+
+// TestClientHomeEndToEnd: an external client runs in an empty HOME of its
+// own inside its run folder, with client.env; what it leaves there is part
+// of its run folder: keys scrubbed, a link left as it is and never
+// followed (its target, outside, is untouched); and two scenarios never
+// share a home.
+func TestClientHomeEndToEnd(t *testing.T) {
+	toxi := runnerToxi(t)
+	outside := filepath.Join(t.TempDir(), "user-settings.json")
+	if err := os.WriteFile(outside, []byte(`{"theme":"dark"}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	client := func(name string) *Scenario {
+		return parse(t, name, `
+client:
+  env: {AGENT_SETTING: "from-scenario"}
+  command:
+    - sh
+    - -c
+    - |
+      test -z "$(ls -A "$HOME" | grep -v -e '^\.config$' -e '^\.cache$' -e '^\.local$' -e '^tmp$')" || { echo "home not empty" >&2; exit 3; }
+      mkdir -p "$HOME/.agent" && printf '{"key":"%s","setting":"%s"}\n' "$ANTHROPIC_API_KEY" "$AGENT_SETTING" > "$HOME/.agent/state.json"
+      ln -s `+outside+` "$HOME/.agent/link.json"
+      echo "$HOME" "$XDG_CONFIG_HOME" "$TMPDIR"
+attempts: []
+expect: {outcome: success, attempts: 0}
+`)
+	}
+	out := t.TempDir()
+	r := &Runner{Toxi: toxi, Out: out, Seed: 1}
+	sum, err := r.Run(context.Background(), []*Scenario{client("one"), client("two")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"one", "two"} {
+		res := byName(sum)[name]
+		if res.Verdict != VerdictPass {
+			t.Fatalf("%s: %s", name, describeResult(res))
+		}
+		home := filepath.Join(sum.RunDir, name, clientHomeDir)
+		b, err := os.ReadFile(filepath.Join(home, ".agent", "state.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := `{"key":"sk-***","setting":"from-scenario"}` + "\n"; string(b) != want {
+			t.Errorf("%s: state.json = %q, want %q (the key scrubbed)", name, b, want)
+		}
+		if fi, err := os.Lstat(filepath.Join(home, ".agent", "link.json")); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+			t.Errorf("%s: link.json is not the link the client left (%v)", name, err)
+		}
+		out, _ := os.ReadFile(filepath.Join(sum.RunDir, name, "stdout.txt"))
+		if want := home + " " + filepath.Join(home, ".config") + " " + filepath.Join(home, "tmp") + "\n"; string(out) != want {
+			t.Errorf("%s: stdout = %q, want %q", name, out, want)
+		}
+	}
+	if b, _ := os.ReadFile(outside); string(b) != `{"theme":"dark"}` {
+		t.Errorf("the file outside the run folder changed: %q", b)
+	}
+	assertNoKey(t, out)
+}

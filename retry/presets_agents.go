@@ -1,0 +1,132 @@
+package retry
+
+import "time"
+
+// The presets of this file model coding agents and agent SDKs that people
+// run unattended, each measured against retrylab's mock (docs/agents.md has
+// the command lines and the figures) and, where its source is readable, read
+// from it. Where a measurement disagreed with what was said of a client, the
+// measurement won, and the doc comment says so.
+
+// ClaudeCode models Claude Code (@anthropic-ai/claude-code 2.1.332, npm; a
+// native binary, its JavaScript bundled inside), run as `claude -p`.
+//
+// Measured (scenarios/agents, docs/agents.md): 429, 500, 503, 529, 401 and
+// a connection reset are retried after 500ms × 2^(n−1), capped at 32s, plus
+// up to 25% (gaps 0.59–0.64s, 1.07–1.29s, 2.08–2.43s, 4.4s, 9.7s, 19.5s,
+// then 36.0s, 36.0s, 37.4s, 39.6s at the cap); 10 retries (11 attempts)
+// by default, CLAUDE_CODE_MAX_RETRIES=3 gives 3; retry-after is read in
+// seconds and the wait is max(retry-after × (1 + up to 25%), the backoff)
+// (2s → 2.32s; 3s → 3.70s; 0 → the backoff), read in the bundle as
+// `Math.max(Math.round(a*(1+u)),i)` with u = random × 0.25; retry-after-ms
+// is ignored (100 → 1.19s, the backoff). A stream cut mid-way is retried
+// with the same backoff (0.63s, 1.22s, 2.43s for three cuts), not at once
+// as first reported. Not modelled: after an SSE error event mid-stream
+// (overloaded_error) Claude Code re-sends at once without streaming and
+// counts attempts from 1 again; a 400 is not retried with backoff, but
+// Claude Code re-sends an adjusted request at once (another body, up to 5
+// times, measured), so a scenario's 400 meets several attempts; with
+// --fallback-model, three 529s in a row switch model at once (an
+// escalation the journal shows; chaos checks it without a trace).
+func ClaudeCode() *Policy {
+	t := Strategy{Retry: true, MaxAttempts: 11, InitialDelay: 500 * time.Millisecond, MaxDelay: 32 * time.Second,
+		Multiplier: 2, Kind: Exponential, Jitter: AdditiveJitter, JitterFraction: 0.25, RespectRetryAfter: true}
+	return &Policy{
+		Name: "claude-code", Enabled: true, Default: off(t),
+		FailureTypes: withTypes(t, RateLimit, Overloaded, ServerError, ProviderUnavailable, UnsupportedFeature,
+			Timeout, ConnectionError, NetworkError, Conflict, StreamInterrupted, AuthInvalid),
+		StatusRetry:      map[int]bool{401: true, 408: true, 409: true, 429: true},
+		HonorShouldRetry: true,
+		StreamErrors:     true,
+		RetryAfter:       RetryAfter{Header: HeaderRetryAfter, Jitter: 0.25, Floor: true, Zero: ZeroBackoff},
+	}
+}
+
+// VercelAISDK models the Vercel AI SDK (npm `ai` 7.0.173, with
+// @ai-sdk/anthropic 4.0.105 and @ai-sdk/openai 4.0.118): streamText and
+// generateText wrap each call in retryWithExponentialBackoff
+// (packages/ai/src/util/retry-with-exponential-backoff.ts): maxRetries 2
+// (3 attempts), initial delay 2s, factor 2, no jitter; an APICallError whose
+// isRetryable is set is retried (the providers set it for 408, 409, 429
+// and every status ≥ 500, and for a fetch that failed before a response);
+// retry-after-ms, else retry-after (seconds or an HTTP-date), is used when
+// it is between 0 and 60s or below the backoff, else the backoff.
+// Measured in docs/agents.md.
+func VercelAISDK() *Policy {
+	t := Strategy{Retry: true, MaxAttempts: 3, InitialDelay: 2 * time.Second, Multiplier: 2,
+		Kind: Exponential, Jitter: NoJitter, RespectRetryAfter: true}
+	return &Policy{
+		Name: "vercel-ai-sdk", Enabled: true, Default: off(t),
+		FailureTypes: withTypes(t, RateLimit, Overloaded, ServerError, ProviderUnavailable, UnsupportedFeature,
+			Timeout, ConnectionError, NetworkError, Conflict),
+		StatusRetry: map[int]bool{408: true, 409: true, 429: true},
+		RetryAfter:  RetryAfter{MaxUsable: 60 * time.Second, Zero: ZeroImmediate},
+	}
+}
+
+// LangChainJS models @langchain/anthropic 1.5.11 over @langchain/core 1.4.0,
+// read from @langchain/core's dist/utils/async_caller.js (AsyncCaller,
+// defaultFailedAttemptHandler, classifyRateLimitError) and its vendored
+// p-retry (dist/utils/p-retry/index.js); the Anthropic SDK it wraps is
+// built with maxRetries 0 (chat_models.js), so these are the only retries.
+//
+// 6 retries (7 attempts); the wait before retry n is round((1 + random) ×
+// 1s × 2^(n−1)): 1–2s, 2–4s, 4–8s, ... with no cap (p-retry's randomize,
+// minTimeout 1000, factor 2). 400, 401, 402, 403, 404, 405, 406, 407, 409
+// and 413 are not retried (STATUS_NO_RETRY), every other error is. A 429
+// is retried only with a retry-after header (seconds or an HTTP-date) or a
+// "try again in Ns" message of at most 60s, and then waits max(backoff,
+// retry-after); a 429 without one, or over 60s, or with a quota message, is
+// thrown at once. retry-after-ms is not read. With .stream(), the retried
+// call ends at the response headers: an error inside the stream is thrown
+// to the caller, not retried. Measured in docs/agents.md.
+func LangChainJS() *Policy {
+	t := Strategy{Retry: true, MaxAttempts: 7, InitialDelay: time.Second, Multiplier: 2,
+		Kind: Exponential, Jitter: AdditiveJitter, JitterFraction: 1, RespectRetryAfter: true}
+	return &Policy{
+		Name: "langchain-js", Enabled: true, Default: t,
+		FailureTypes: map[FailureType]Strategy{
+			InvalidRequest: off(t), AuthInvalid: off(t), PermissionDenied: off(t), BillingError: off(t),
+			ModelNotFound: off(t), Conflict: off(t), ContextTooLong: off(t), QuotaExhausted: off(t),
+			ContentPolicy: off(t), AccountSuspended: off(t), Canceled: off(t),
+		},
+		StatusRetry: map[int]bool{400: false, 401: false, 402: false, 403: false, 404: false, 405: false, 406: false,
+			407: false, 409: false, 413: false, 408: true},
+		RetryAfter: RetryAfter{Header: HeaderRetryAfter, Ceiling: 60 * time.Second, Floor: true,
+			RequiredFor: []FailureType{RateLimit}},
+	}
+}
+
+// CodexCLI models Codex CLI (@openai/codex 0.171.0, npm; a native binary),
+// run as `codex exec` with a custom provider on the Responses API
+// (testdata/agents/codex.sh), measured against the mock (docs/agents.md).
+//
+// Codex nests two loops. The inner one retries an HTTP error before the
+// stream: up to 4 retries (5 attempts) after 200ms × 2^(n−1) ± 10% (gaps
+// 213, 396, 791, 1617ms). The outer one reconnects after a stream that
+// failed (a cut, a response.failed event) or after the inner loop gave up:
+// up to 5 reconnects ("Reconnecting... 1/5"), with the same backoff on its
+// own counter (225, 453, 787, 1774, 3409ms between the inner rounds), so a
+// steady 503 makes 6 × 5 = 30 requests. This preset is the inner loop for
+// HTTP errors and the outer one for stream errors: right as long as a
+// scenario keeps to one kind (at most 4 HTTP errors in a row, or stream
+// errors alone). 503, 500, 502, 401, 408 and 409 are retried, 400 is not;
+// a 429 is retried only with a retry-after header (2s → 2.01s), which is
+// read in seconds (0 and an HTTP-date in the past: at once) and replaces
+// the backoff, and retry-after-ms is ignored (1.5s → the 200ms backoff; a
+// 429 with retry-after-ms alone is not retried). "Try again in 1.5s" in
+// an error's message (a response.failed event) is waited like a
+// retry-after (1.57s measured): retryAfter.message.
+func CodexCLI() *Policy {
+	t := Strategy{Retry: true, MaxAttempts: 5, InitialDelay: 200 * time.Millisecond, Multiplier: 2,
+		Kind: Exponential, Jitter: ProportionalJitter, JitterFraction: 0.1, RespectRetryAfter: true}
+	return &Policy{
+		Name: "codex-cli", Enabled: true, Default: off(t),
+		FailureTypes: withTypes(t, RateLimit, Overloaded, ServerError, ProviderUnavailable, UnsupportedFeature,
+			Timeout, ConnectionError, NetworkError, Conflict, StreamInterrupted, AuthInvalid),
+		StatusRetry:  map[int]bool{401: true, 408: true, 409: true},
+		StreamErrors: true,
+		RetryAfter: RetryAfter{Header: HeaderRetryAfter, Zero: ZeroImmediate, Negative: NegativeZero,
+			RequiredFor: []FailureType{RateLimit}, Message: true},
+	}
+}

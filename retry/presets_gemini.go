@@ -1,0 +1,49 @@
+package retry
+
+import "time"
+
+// GeminiSDK models Google's Gen AI SDK for JavaScript (@google/genai
+// 2.18.0, read from src/_api_client.ts: apiCall, processStreamResponse)
+// as a client gets it by default: without httpOptions.retryOptions it
+// makes one attempt and retries nothing, whatever the status ("if
+// (!retryOptions) return runFetch()"). With retryOptions set, it retries
+// 408, 429, 500, 502, 503 and 504 and any error fetch throws, 5 attempts,
+// 1 s × 2ⁿ capped at 60 s with p-retry's randomize (× 1 to 2), and never
+// an error after the response headers (a cut stream, an error frame); that
+// mode is not a preset, since nothing turns it on by default.
+func GeminiSDK() *Policy {
+	t := Strategy{Retry: false, MaxAttempts: 1, InitialDelay: time.Second, MaxDelay: 60 * time.Second,
+		Multiplier: 2, Kind: Exponential}
+	return &Policy{Name: "gemini-sdk", Enabled: true, Default: t, FailureTypes: map[FailureType]Strategy{}}
+}
+
+// GeminiCLI models Gemini CLI (@google/gemini-cli 0.61.0, npm), read from
+// its bundle (packages/core/src/utils/retry.ts: retryWithBackoff,
+// isRetryableError) and measured against the mock (docs/sdk-clients.md):
+//
+//   - retried: 429, 499 and every 5xx (rate_limit, overloaded,
+//     server_error, provider_unavailable, unsupported_feature, timeout) and
+//     the network codes ECONNRESET, ETIMEDOUT, EPIPE, ECONNREFUSED,
+//     ENOTFOUND, EAI_AGAIN (connection_error, network_error); a 400 and
+//     every other 4xx are not;
+//   - 10 attempts (DEFAULT_MAX_ATTEMPTS), 5s × 2ⁿ capped at 30s, each wait
+//     ± 30% uniform (measured under a steady 503: 10 attempts, then exit 1,
+//     after gaps of 4.9s, 10.6s, 18.2s, 33.4s, 36.5s, 33.9s, 38.3s, 25.1s,
+//     38.2s; under 500 × 3: 4.0s, 8.2s, 18.5s);
+//   - a 429 whose body carries RetryInfo waits max(the backoff, its
+//     retryDelay) plus up to 20%; modelled as the backoff, which holds
+//     while retryDelay stays below the backoff (retryAfter unused);
+//   - what fails after the response headers is another loop
+//     (GeminiChat.streamWithRetries: a stream without a finishReason or an
+//     error thrown mid-stream, 1s × 2ⁿ without jitter, 4 attempts), and a
+//     stream cut by the server (undici's UND_ERR_SOCKET) is not retried:
+//     streamErrors false, and scenarios of stream errors state their waits.
+func GeminiCLI() *Policy {
+	t := Strategy{Retry: true, MaxAttempts: 10, InitialDelay: 5 * time.Second, MaxDelay: 30 * time.Second,
+		Multiplier: 2, Kind: Exponential, Jitter: ProportionalJitter, JitterFraction: 0.3}
+	return &Policy{
+		Name: "gemini-cli", Enabled: true, Default: off(t),
+		FailureTypes: withTypes(t, RateLimit, Overloaded, ServerError, ProviderUnavailable, UnsupportedFeature,
+			Timeout, ConnectionError, NetworkError),
+	}
+}
