@@ -197,14 +197,20 @@ func (c *Collector) requestFinished(p payload) {
 	pv, mv := c.provider.value(p.str("provider")), c.model.value(p.str("model"))
 	retries, _ := p.int("retries")
 	retries = max(retries, 0)
-	c.requests.WithLabelValues(pv, mv).Inc()
-	c.retries.WithLabelValues(pv, mv).Add(float64(retries))
+	// Every series of a provider and model starts with its first request,
+	// at 0 where it does not count it: a rate's numerator then exists
+	// whenever its denominator does.
+	var withRetries, failed float64
 	if retries > 0 {
-		c.withRetries.WithLabelValues(pv, mv).Inc()
+		withRetries = 1
 	}
 	if !p.bool("success") {
-		c.failed.WithLabelValues(pv, mv).Inc()
+		failed = 1
 	}
+	c.requests.WithLabelValues(pv, mv).Inc()
+	c.retries.WithLabelValues(pv, mv).Add(float64(retries))
+	c.withRetries.WithLabelValues(pv, mv).Add(withRetries)
+	c.failed.WithLabelValues(pv, mv).Add(failed)
 }
 
 func (c *Collector) retryAttempt(p payload) {

@@ -263,3 +263,30 @@ func TestCollectorLabelCap(t *testing.T) {
 type nopWriter struct{}
 
 func (nopWriter) Write(p []byte) (int, error) { return len(p), nil }
+
+// TestCollectorSeriesStartTogether: a provider and model's first request
+// creates all four of its request series, at 0 where it counts nothing,
+// so that a rate's numerator exists whenever its denominator does.
+func TestCollectorSeriesStartTogether(t *testing.T) {
+	c := metrics.New(metrics.Options{})
+	c.ObserveEvent(trace.Event{Type: trace.TypeProviderRequestFinished, Payload: []byte(`{"provider":"p","model":"m","success":true}`)})
+	reg := prometheus.NewPedanticRegistry()
+	reg.MustRegister(c)
+	mfs, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]float64{}
+	for _, mf := range mfs {
+		for _, m := range mf.GetMetric() {
+			if label(m, "provider") == "p" {
+				got[mf.GetName()] = m.GetCounter().GetValue()
+			}
+		}
+	}
+	want := map[string]float64{metrics.MetricRequests: 1, metrics.MetricRequestsWithRetries: 0,
+		metrics.MetricRequestsFailed: 0, metrics.MetricRetries: 0}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("series mismatch (-want +got):\n%s", diff)
+	}
+}

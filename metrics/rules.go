@@ -210,7 +210,9 @@ func (g *ruleGen) records(metric string, src source) []rule {
 	rec := func(part string) string { return RecordName(metric, part, g.window) }
 	inc := func(m string) string { return fmt.Sprintf("sum(increase(%s[%s]))", m, g.window) }
 	out := []rule{
-		{Record: rec("numerator"), Expr: inc(src.num)},
+		// A numerator nothing has counted yet may have no series at all
+		// (a labelled counter exists once incremented): it is then 0.
+		{Record: rec("numerator"), Expr: inc(src.num) + " or 0 * " + inc(src.den)},
 		{Record: rec("samples"), Expr: inc(src.den)},
 		{Record: rec("value"), Expr: rec("numerator") + " / " + rec("samples")},
 	}
