@@ -263,6 +263,21 @@ func (om *omWriter) orchestrator(a *trace.Analysis) {
 	om.buckets("retrylab_runs_by_repair_iterations", "Runs with a RepairAttempted, by max(iteration) (10+ for ten and more).", "iterations", o.RepairIterations.Distribution)
 	om.fam("retrylab_runs_above_repair_threshold", "gauge", "Runs whose max(iteration) is above the avg_repair_iterations threshold.", "")
 	om.sample("retrylab_runs_above_repair_threshold", nil, float64(o.RepairIterations.Above.Count))
+	om.alertCounts(a)
+}
+
+// alertCounts writes the numerators and denominators of the seed 003
+// alerts under the names of metrics.Collector's counters, so that a
+// dashboard or a rule reads either.
+func (om *omWriter) alertCounts(a *trace.Analysis) {
+	c := a.Counts
+	om.counter("retrylab_steps_finished", "StepFinished events.", c.StepFinished)
+	om.counter("retrylab_diagnoses_started", "DiagnosisStarted events.", c.DiagnosisStarted)
+	om.counter("retrylab_l2_runs", "Runs with L2 activity (IterationStarted, RepairAttempted, or a RunEscalated from L2).", int64(c.L2Runs))
+	om.counter("retrylab_l2_runs_escalated", "Runs with a RunEscalated from L2.", int64(c.L2EscalatedRuns))
+	om.fam("retrylab_repair_iterations", "summary", "Per run with a RepairAttempted, its largest iteration (its number of RepairAttempted when none carries one).", "")
+	om.sample("retrylab_repair_iterations_sum", nil, float64(c.RepairIterations))
+	om.sample("retrylab_repair_iterations_count", nil, float64(c.RepairRuns))
 }
 
 // retryCore writes the retry core's own events (seed 004).

@@ -102,6 +102,10 @@ func TestAnalysisOpenMetricsParses(t *testing.T) {
 		"retrylab_escalations_declined": "counter", "retrylab_escalations_declined_by_why": "counter",
 		"retrylab_error_context_retries": "counter", "retrylab_error_messages": "counter",
 		"retrylab_error_messages_by_model": "counter",
+		// Issue 23: the alerts' counts under metrics.Collector's names.
+		"retrylab_steps_finished": "counter", "retrylab_diagnoses_started": "counter",
+		"retrylab_l2_runs": "counter", "retrylab_l2_runs_escalated": "counter",
+		"retrylab_repair_iterations": "summary",
 	} {
 		wantTypes[name] = typ
 	}

@@ -589,12 +589,14 @@ func (p *longLine) number(s *sink) bool {
 		return false
 	}
 	if c, ok := p.peek(false); ok && c == '.' {
+		n.float = true
 		p.take(c)
 		if p.digits(&n, true) == 0 {
 			return false
 		}
 	}
 	if c, ok := p.peek(false); ok && (c == 'e' || c == 'E') {
+		n.float = true
 		p.take(c)
 		if c, ok := p.peek(false); ok && (c == '+' || c == '-') {
 			n.expNeg = c == '-'

@@ -23,6 +23,7 @@ type Writer struct {
 	runID string
 	now   func() time.Time
 	buf   bytes.Buffer
+	obs   []Observer // see Observe
 }
 
 // NewWriter returns a Writer that writes to w and stamps each event with runID.
@@ -96,6 +97,7 @@ func (w *Writer) Write(ev Event) error {
 		return err
 	}
 	_, err := w.w.Write(w.buf.Bytes())
+	w.notify(ev)
 	return err
 }
 

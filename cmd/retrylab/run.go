@@ -127,6 +127,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			"compare":  traceCompare,
 			"export":   traceExport,
 			"failures": traceFailures,
+			"rules":    traceRules,
 		})
 	case "report":
 		return runGroup(ctx, "report", reportUsage, args[1:], stdout, stderr, map[string]command{
@@ -158,12 +159,13 @@ Example:
   retrylab chaos run --time-scale 0.05 scenarios/
 `
 
-const traceUsage = `Usage: retrylab trace <analyze|compare|export|failures> [flags]
+const traceUsage = `Usage: retrylab trace <analyze|compare|export|failures|rules> [flags]
 
   analyze   retry rates, delays, escalations and alerts from run folders or trace files
   compare   two sets of runs side by side, with a regression verdict per metric
   export    trace v1 as OTLP/JSON spans (--format otlp), for an OpenTelemetry backend
   failures  every failed attempt, one row each, for a spreadsheet or a database
+  rules     Prometheus recording and alerting rules with analyze's alert verdicts
 
 Run 'retrylab trace <command> --help' for its flags.
 

@@ -1,0 +1,312 @@
+package metrics_test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"go.yaml.in/yaml/v3"
+
+	"github.com/retrylab/retrylab/metrics"
+	"github.com/retrylab/retrylab/trace"
+)
+
+// verdictCase is one alert on counts k of n (for avg_repair_iterations: a
+// sum of iterations k over n runs) and the state trace analyze gives it.
+type verdictCase struct {
+	name  string
+	alert trace.Alert
+	k, n  int
+	want  string
+}
+
+func alertOf(metric, op string, t float64, minSamples int) trace.Alert {
+	a := trace.Alert{Metric: metric, Op: op, Threshold: &t}
+	if minSamples > 0 {
+		a.MinSamples = &minSamples
+	}
+	return a
+}
+
+// verdictCases are the cases both trace analyze and promtool judge.
+func verdictCases() []verdictCase {
+	cases := []verdictCase{
+		{"wide interval above the threshold does not fire", alertOf("provider_retry_rate", ">", 0.2, 0), 2, 5, trace.StateWarning},
+		{"below minSamples does not fire", alertOf("provider_retry_rate", ">", 0.2, 20), 15, 15, trace.StateInsufficientData},
+		{"clear retry rate fires", alertOf("provider_retry_rate", ">", 0.2, 0), 60, 100, trace.StateFiring},
+		{"retry rate below", alertOf("provider_retry_rate", ">", 0.2, 0), 10, 100, trace.StateOK},
+		{"no requests", alertOf("provider_retry_rate", ">", 0.2, 0), 0, 0, trace.StateInsufficientData},
+		{"l2 escalation fires", alertOf("l2_escalation_rate", ">", 0.3, 0), 8, 10, trace.StateFiring},
+		{"l2 escalation wide", alertOf("l2_escalation_rate", ">", 0.3, 0), 4, 10, trace.StateWarning},
+		{"repair mean fires", alertOf("avg_repair_iterations", ">", 3, 0), 20, 4, trace.StateFiring},
+		{"repair mean at the threshold", alertOf("avg_repair_iterations", ">", 3, 0), 12, 4, trace.StateOK},
+		{"repair mean below minSamples", alertOf("avg_repair_iterations", ">", 3, 10), 50, 4, trace.StateInsufficientData},
+		{"diagnosis fires", alertOf("diagnosis_rate", ">", 0.1, 0), 30, 100, trace.StateFiring},
+		{"diagnosis wide", alertOf("diagnosis_rate", ">=", 0.1, 0), 2, 10, trace.StateWarning},
+		{"failure rate below fires on the upper bound", alertOf("provider_failure_rate", "<", 0.5, 0), 10, 100, trace.StateFiring},
+		{"nothing counted in the numerator (no series) fires a < alert", alertOf("provider_retry_rate", "<", 0.2, 0), 0, 50, trace.StateFiring},
+		{"failure rate below, wide", alertOf("provider_failure_rate", "<=", 0.5, 0), 4, 10, trace.StateWarning},
+	}
+	// At the threshold itself: the bound one ulp above it fires, at it
+	// does not (> is strict), on both sides.
+	lo, _ := trace.Wilson(30.0/100, 100, math.Sqrt2*math.Erfinv(2*0.95-1))
+	cases = append(cases,
+		verdictCase{"lower bound one ulp above the threshold", alertOf("provider_retry_rate", ">", math.Nextafter(lo, 0), 0), 30, 100, trace.StateFiring},
+		verdictCase{"lower bound at the threshold", alertOf("provider_retry_rate", ">", lo, 0), 30, 100, trace.StateWarning},
+	)
+	cases = append(cases, randomCases(24)...)
+	for i := range cases {
+		cases[i].alert.Name = fmt.Sprintf("case_%02d", i)
+	}
+	return cases
+}
+
+// randomCases are n random alerts on random counts, with no verdict of
+// their own: promtool must agree with analyze, whatever it says.
+func randomCases(n int) []verdictCase {
+	rng := rand.New(rand.NewPCG(23, 2026))
+	metricNames := metrics.RuleMetrics()
+	var out []verdictCase
+	for i := range n {
+		m := metricNames[rng.IntN(len(metricNames))]
+		op := []string{">", ">=", "<", "<="}[rng.IntN(4)]
+		total := rng.IntN(60)
+		k, t := rng.IntN(total+1), float64(rng.IntN(100))/100
+		if m == "avg_repair_iterations" {
+			k, t = rng.IntN(5*total+1), float64(rng.IntN(60))/10
+		}
+		out = append(out, verdictCase{name: fmt.Sprintf("random %d", i), alert: alertOf(m, op, t, rng.IntN(30)), k: k, n: total})
+	}
+	return out
+}
+
+// writeCase writes the events of c's counts through tw (a Writer per run
+// for the per-run metrics).
+func writeCase(t *testing.T, file string, c verdictCase, obs trace.Observer) {
+	t.Helper()
+	out, err := os.Create(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer out.Close()
+	w := func(run int) *trace.Writer {
+		tw := trace.NewWriter(out, fmt.Sprintf("run-%d", run))
+		tw.Observe(obs)
+		return tw
+	}
+	one := w(0)
+	for i := range c.n {
+		hit := i < c.k
+		switch c.alert.Metric {
+		case "provider_retry_rate", "provider_failure_rate":
+			p := trace.ProviderRequestFinished{Provider: []string{"anthropic", "openai"}[i%2], Model: "m", Success: true}
+			if hit && c.alert.Metric == "provider_retry_rate" {
+				p.Retries = 1
+			}
+			if hit && c.alert.Metric == "provider_failure_rate" {
+				p.Success = false
+			}
+			one.Emit(trace.TypeProviderRequestFinished, p)
+		case "diagnosis_rate":
+			one.Emit(trace.TypeStepFinished, struct{}{})
+			if hit {
+				one.Emit(trace.TypeDiagnosisStarted, struct{}{})
+			}
+		case "l2_escalation_rate":
+			tw := w(i + 1)
+			tw.Emit(trace.TypeIterationStarted, struct{}{})
+			if hit {
+				tw.Emit(trace.TypeRunEscalated, trace.RunEscalated{From: "L2", To: "L3", Reason: "stuck"})
+			}
+		case "avg_repair_iterations":
+			it := c.k / c.n
+			if i < c.k%c.n {
+				it++
+			}
+			tw := w(i + 1)
+			for j := range it + 1 {
+				tw.Emit(trace.TypeRepairAttempted, map[string]int{"iteration": j})
+			}
+		default:
+			t.Fatalf("no events for metric %s", c.alert.Metric)
+		}
+	}
+}
+
+// testWindowMin is the window of the rules promtool tests, in minutes (short,
+// for speed: the rules' arithmetic does not depend on it).
+const testWindowMin = 10
+
+var testRuleOptions = metrics.RuleOptions{Window: testWindowMin * time.Minute, MinSamples: 1}
+
+// promSeries turns what c exports into promtool input series (leaving out
+// those at 0, as a series may not exist before its first count), one a
+// minute: 0 up to one minute past the window, then the value up to twice
+// the window, so that increase over the window at twice the window is
+// exactly the value (the window starts on a 0 sample, which stops
+// extrapolation, and ends on a sample).
+func promSeries(t *testing.T, c *metrics.Collector) []map[string]string {
+	t.Helper()
+	reg := prometheus.NewPedanticRegistry()
+	reg.MustRegister(c)
+	mfs, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []map[string]string
+	add := func(name string, ls []string, v float64) {
+		if v == 0 {
+			return // a counter nothing incremented may not exist: the rules must do without it
+		}
+		out = append(out, map[string]string{"series": name + "{" + strings.Join(ls, ",") + "}",
+			"values": fmt.Sprintf("0+0x%d %s+0x%d", testWindowMin+1, fmtFloat(v), testWindowMin-2)})
+	}
+	for _, mf := range mfs {
+		for _, m := range mf.GetMetric() {
+			var ls []string
+			for _, l := range m.GetLabel() {
+				ls = append(ls, fmt.Sprintf("%s=%q", l.GetName(), l.GetValue()))
+			}
+			switch {
+			case m.GetCounter() != nil:
+				add(mf.GetName(), ls, m.GetCounter().GetValue())
+			case m.GetSummary() != nil:
+				add(mf.GetName()+"_sum", ls, m.GetSummary().GetSampleSum())
+				add(mf.GetName()+"_count", ls, float64(m.GetSummary().GetSampleCount()))
+			}
+		}
+	}
+	return out
+}
+
+func fmtFloat(v float64) string { return fmt.Sprint(v) }
+
+// promtool finds promtool; absent, the test is skipped, except in CI
+// (CI=true), which must run it.
+func promtool(t *testing.T) string {
+	t.Helper()
+	if p, err := exec.LookPath("promtool"); err == nil {
+		return p
+	}
+	msg := "promtool not found (apt-get install prometheus)"
+	if os.Getenv("CI") == "true" {
+		t.Fatal(msg + ": CI must run this test")
+	}
+	t.Skip(msg)
+	return ""
+}
+
+// TestRulesAgreeWithAnalyze judges every verdictCase twice: trace analyze
+// of the case's events, and promtool test rules of the generated rules on
+// the series a Collector exports of the same events. Both verdicts must be
+// the case's: firing, or not.
+func TestRulesAgreeWithAnalyze(t *testing.T) {
+	tool := promtool(t)
+	dir := t.TempDir()
+	cases := verdictCases()
+	var alerts []trace.Alert
+	var tests []any
+	for i, c := range cases {
+		file := filepath.Join(dir, fmt.Sprintf("case%02d.jsonl", i))
+		col := metrics.New(metrics.Options{})
+		writeCase(t, file, c, col)
+		a, err := trace.Analyze(context.Background(), []string{file}, trace.Options{Alerts: []trace.Alert{c.alert}, MinSamples: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := a.Alerts[0]
+		if c.want != "" && r.State != c.want {
+			t.Errorf("%s: trace analyze says %s (value %v, lower %v, upper %v, n %d), want %s", c.name, r.State, r.Value, r.Lower, r.Upper, r.Samples, c.want)
+		}
+		alerts = append(alerts, c.alert)
+		var exp []any
+		if r.State == trace.StateFiring {
+			bound := r.Lower
+			if c.alert.Op == "<" || c.alert.Op == "<=" {
+				bound = r.Upper
+			}
+			exp = append(exp, map[string]any{"exp_labels": map[string]string{"severity": "warning"},
+				"exp_annotations": map[string]string{"summary": summary(t, c.alert, bound)}})
+		}
+		tests = append(tests, map[string]any{
+			"interval":        "1m",
+			"input_series":    promSeries(t, col),
+			"alert_rule_test": []any{map[string]any{"eval_time": fmt.Sprintf("%dm", 2*testWindowMin), "alertname": c.alert.Name, "exp_alerts": exp}},
+		})
+	}
+	var rules bytes.Buffer
+	if err := metrics.Rules(&rules, alerts, testRuleOptions); err != nil {
+		t.Fatal(err)
+	}
+	write(t, filepath.Join(dir, "rules.yml"), rules.Bytes())
+	testFile, err := yaml.Marshal(map[string]any{"rule_files": []string{"rules.yml"}, "evaluation_interval": "1m", "tests": tests})
+	if err != nil {
+		t.Fatal(err)
+	}
+	write(t, filepath.Join(dir, "tests.yml"), testFile)
+	for _, args := range [][]string{{"check", "rules", "rules.yml"}, {"test", "rules", "tests.yml"}} {
+		cmd := exec.Command(tool, args...)
+		cmd.Dir = dir
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Errorf("promtool %s: %v\n%s\ntests.yml:\n%s", strings.Join(args, " "), err, out, testFile)
+		}
+	}
+}
+
+// TestRulesGoldenPromtool: promtool checks every golden rule file.
+func TestRulesGoldenPromtool(t *testing.T) {
+	tool := promtool(t)
+	files, err := filepath.Glob(filepath.Join("testdata", "rules_*.yml"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no golden rule files: %v", err)
+	}
+	for _, f := range files {
+		if out, err := exec.Command(tool, "check", "rules", f).CombinedOutput(); err != nil {
+			t.Errorf("promtool check rules %s: %v\n%s", f, err, out)
+		}
+	}
+}
+
+// summary is the summary annotation the rule of al renders for bound.
+func summary(t *testing.T, al trace.Alert, bound float64) string {
+	t.Helper()
+	var rules bytes.Buffer
+	if err := metrics.Rules(&rules, []trace.Alert{al}, testRuleOptions); err != nil {
+		t.Fatal(err)
+	}
+	var f struct {
+		Groups []struct {
+			Rules []struct {
+				Alert       string
+				Annotations map[string]string
+			}
+		}
+	}
+	if err := yaml.Unmarshal(rules.Bytes(), &f); err != nil {
+		t.Fatal(err)
+	}
+	i := slices.IndexFunc(f.Groups[0].Rules, func(r struct {
+		Alert       string
+		Annotations map[string]string
+	}) bool {
+		return r.Alert == al.Name
+	})
+	return strings.Replace(f.Groups[0].Rules[i].Annotations["summary"], `{{ printf "%.4f" $value }}`, fmt.Sprintf("%.4f", bound), 1)
+}
+
+func write(t *testing.T, path string, data []byte) {
+	t.Helper()
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
