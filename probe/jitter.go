@@ -75,10 +75,11 @@ func band(ds []draw, c float64) (lo, hi float64) {
 // band widened by 3%, and the lowest and highest draws where n uniform
 // draws would put them (a gap of (b − a)/(n + 1) from each end), each as
 // near as its interval allows. On a tie the narrower band (in ms) wins: a
-// band the noise hides is not called jitter. ok is false when no form contains
-// the draws. Two forms of one band (1–2 s is 1 s + up to 100% or 2 s with
-// equal jitter) tie; the lower nominal is kept. margin is how much worse the best fit with another nominal
-// is (0 when there is none): a small margin is a close call.
+// band the noise hides is not called jitter; two forms of one band (1–2 s
+// is 1 s + up to 100% or 2 s with equal jitter) keep the lower nominal. ok
+// is false when no form contains the draws. margin is how much worse the
+// best fit with another nominal is (0 when there is none): a small margin
+// is a close call.
 func fitFamily(ds []draw) (c float64, fm family, margin float64, ok bool) {
 	minLo, minHi, maxLo, maxHi := math.Inf(1), math.Inf(1), 0.0, 0.0
 	for _, d := range ds {
