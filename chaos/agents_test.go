@@ -1,8 +1,6 @@
 package chaos
 
 import (
-	"slices"
-	"sort"
 	"strings"
 	"testing"
 )
@@ -33,29 +31,7 @@ func TestAgentWrongScenariosFail(t *testing.T) {
 		"codex-cli-steady-503-gives-up-after-5": {"attempts"},
 	}
 	scs, missing := loadAgentScenarios(t, "../testdata/agents/wrong")
-	for _, sc := range scs {
-		if _, ok := want[sc.Name]; !ok {
-			t.Errorf("%s: a wrong scenario without an expected failing check in this test's table", sc.File)
-		}
-	}
-	res := runSDK(t, scs, 0)
-	for name, checks := range want {
-		t.Run(name, func(t *testing.T) {
-			if why, ok := missing[name]; ok {
-				t.Skipf("%s; %s", why, agentsInstallHint)
-			}
-			r, ok := res[name]
-			if !ok {
-				t.Fatalf("no scenario %s in testdata/agents/wrong", name)
-			}
-			if r.Verdict != VerdictFail {
-				t.Fatalf("%s: verdict %s, want fail on %s:\n  %s", name, r.Verdict, strings.Join(checks, ", "), describeResult(r))
-			}
-			if got := checkNames(r.failedChecks()); !slices.Equal(got, checks) {
-				t.Errorf("%s failed on %v, want %v:\n  %s", name, got, checks, describeResult(r))
-			}
-		})
-	}
+	checkWrongSet(t, scs, missing, want, "testdata/agents/wrong", agentsInstallHint)
 }
 
 // TestAgentScenariosPass runs scenarios/agents, each agent against its own
@@ -66,30 +42,7 @@ func TestAgentScenariosPass(t *testing.T) {
 		t.Skip("runs every agent scenario (10-30s); skipped with -short")
 	}
 	scs, missing := loadAgentScenarios(t, "../scenarios/agents")
-	res := runSDK(t, scs, 2)
-	names := make([]string, 0, len(scs)+len(missing))
-	for _, sc := range scs {
-		names = append(names, sc.Name)
-	}
-	for name := range missing {
-		names = append(names, name)
-	}
-	sort.Strings(names)
-	for _, name := range names {
-		t.Run(name, func(t *testing.T) {
-			if why, ok := missing[name]; ok {
-				t.Skipf("%s; %s", why, agentsInstallHint)
-			}
-			r := res[name]
-			switch r.Verdict {
-			case VerdictPass:
-			case VerdictInconclusive:
-				t.Logf("%s: inconclusive (the machine was too busy to tell):\n  %s", name, describeResult(r))
-			default:
-				t.Errorf("%s:\n  %s", name, describeResult(r))
-			}
-		})
-	}
+	checkPassSet(t, scs, missing, 2, agentsInstallHint)
 }
 
 // loadAgentScenarios is loadSDKScenarios with the agents' install hint,

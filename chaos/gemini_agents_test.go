@@ -2,7 +2,6 @@ package chaos
 
 import (
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 )
@@ -29,29 +28,7 @@ func TestGeminiWrongScenariosFail(t *testing.T) {
 		"gemini-genai-503-retried":        {"outcome", "attempts"},
 	}
 	scs, missing := loadSDKScenarios(t, "../testdata/agents/gemini/wrong")
-	for _, sc := range scs {
-		if _, ok := want[sc.Name]; !ok {
-			t.Errorf("%s: a wrong scenario without an expected failing check in this test's table", sc.File)
-		}
-	}
-	res := runSDK(t, scs, 0)
-	for name, checks := range want {
-		t.Run(name, func(t *testing.T) {
-			if why, ok := missing[name]; ok {
-				t.Skipf("%s; %s", why, geminiInstallHint)
-			}
-			r, ok := res[name]
-			if !ok {
-				t.Fatalf("no scenario %s in testdata/agents/gemini/wrong", name)
-			}
-			if r.Verdict != VerdictFail {
-				t.Fatalf("%s: verdict %s, want fail on %s:\n  %s", name, r.Verdict, strings.Join(checks, ", "), describeResult(r))
-			}
-			if got := checkNames(r.failedChecks()); !slices.Equal(got, checks) {
-				t.Errorf("%s failed on %v, want %v:\n  %s", name, got, checks, describeResult(r))
-			}
-		})
-	}
+	checkWrongSet(t, scs, missing, want, "testdata/agents/gemini/wrong", geminiInstallHint)
 }
 
 // TestGeminiScenariosPass runs the honest Gemini scenarios of
@@ -75,24 +52,14 @@ func TestGeminiScenariosPass(t *testing.T) {
 			mine = append(mine, sc)
 		}
 	}
-	res := runSDK(t, mine, 4)
-	for _, f := range files {
-		name := strings.TrimSuffix(filepath.Base(f), ".yaml")
-		t.Run(name, func(t *testing.T) {
-			if why, ok := missing[name]; ok {
-				t.Skipf("%s; %s", why, geminiInstallHint)
-			}
-			r, ok := res[name]
-			if !ok {
-				t.Fatalf("no result for %s", name)
-			}
-			switch r.Verdict {
-			case VerdictPass:
-			case VerdictInconclusive:
-				t.Logf("%s: inconclusive (the machine was too busy to tell):\n  %s", name, describeResult(r))
-			default:
-				t.Errorf("%s:\n  %s", name, describeResult(r))
-			}
-		})
+	mineMissing := map[string]string{}
+	for name, why := range missing {
+		if strings.HasPrefix(name, "gemini-") {
+			mineMissing[name] = why
+		}
 	}
+	if len(mine)+len(mineMissing) != len(files) {
+		t.Fatalf("%d gemini-* scenarios loaded for %d files", len(mine)+len(mineMissing), len(files))
+	}
+	checkPassSet(t, mine, mineMissing, 4, geminiInstallHint)
 }
