@@ -24,23 +24,6 @@ import (
 // under CI or with TOXIPROXY_SERVER_BIN set).
 func toxiproxyServer(t *testing.T) string { return toxitest.Server(t) }
 
-// retrylabProxies lists the server's proxies named by retrylab.
-func retrylabProxies(t *testing.T, c *toxiclient.Client) []string {
-	t.Helper()
-	all, err := c.Proxies()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []string
-	for name := range all {
-		if strings.HasPrefix(name, proxyPrefix) {
-			out = append(out, name)
-		}
-	}
-	slices.Sort(out)
-	return out
-}
-
 // TestInterruptLeavesNoProxyOnServer: an interrupt in the middle of a run
 // against a real toxiproxy-server kills the clients and deletes every
 // proxy the run created, and writes the summary, before Run returns.
@@ -88,7 +71,7 @@ expect: {outcome: success, attempts: 2}
 			}
 		}
 	}
-	if got := retrylabProxies(t, toxi.Client()); len(got) != 2 {
+	if got := toxitest.Proxies(t, url, proxyPrefix); len(got) != 2 {
 		t.Fatalf("proxies on the server before the interrupt: %v, want 2", got)
 	}
 	sent := time.Now()
@@ -98,7 +81,7 @@ expect: {outcome: success, attempts: 2}
 	if runErr != nil {
 		t.Fatal(runErr)
 	}
-	if got := retrylabProxies(t, toxi.Client()); len(got) != 0 {
+	if got := toxitest.Proxies(t, url, proxyPrefix); len(got) != 0 {
 		t.Errorf("proxies left on the server after the interrupt: %v", got)
 	}
 	for _, pid := range pids {
