@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -158,10 +159,18 @@ func chaosRun(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	// before anything slow is awaited; if the process must exit before Run
 	// returns, what finished is written still and every proxy is deleted.
 	r.OnInterrupt = func(sum *chaos.Summary) error { return writeJUnitFiles(cfg, sum, junitFile) }
+	var reported atomic.Bool // the report is printed once: by the forced exit, or at the end
 	defer atForcedExit(ctx, func(d time.Duration) {
+		// The report too, from the summary in memory, beside the files:
+		// a stdout nobody reads holds only this hook, which mainExit
+		// abandons after d.
+		sum := r.Interim()
 		var wg sync.WaitGroup
 		wg.Go(func() { r.Flush(d) })
 		wg.Go(func() { _ = toxi.DeleteAll(d) })
+		if sum != nil && reported.CompareAndSwap(false, true) {
+			wg.Go(func() { _ = renderChaosReport(cfg, sum, stdout) })
+		}
 		wg.Wait()
 	})()
 	fmt.Fprintf(stderr, "running %d scenarios (seed %d, toxiproxy %s)\n", len(scs), cfg.seed, name)
@@ -171,7 +180,11 @@ func chaosRun(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	// Whatever could not be written (a full disk), the rest is: every
 	// output is attempted, and the first error returned after the report.
-	errs := append([]error{runErr}, writeChaosOutputs(cfg, sum, junitFile, stdout, stderr)...)
+	out := stdout
+	if !reported.CompareAndSwap(false, true) {
+		out = io.Discard // the forced exit printed it; the process is ending
+	}
+	errs := append([]error{runErr}, writeChaosOutputs(cfg, sum, junitFile, out, stderr)...)
 	for _, err := range errs {
 		if err != nil {
 			return err
@@ -272,6 +285,24 @@ func writeChaosOutputs(cfg chaosRunConfig, sum *chaos.Summary, junitFile *os.Fil
 			errs = append(errs, &chaos.OutputError{What: "--junit", Path: cfg.junit, Err: err})
 		}
 	}
+	if err := renderChaosReport(cfg, sum, stdout); err != nil {
+		errs = append(errs, &chaos.OutputError{What: "the report", Path: "stdout", Err: err})
+	}
+	// CI: annotations (on stdout after the report; on stderr when stdout
+	// is JSON or JUnit, which a line more would break) and the job summary.
+	if githubActions() {
+		aw := stdout
+		if cfg.format == "json" || cfg.format == "junit" {
+			aw = stderr
+		}
+		writeAnnotations(aw, sum)
+	}
+	appendStepSummary(stderr, func(w io.Writer) error { return report.ChaosMarkdown(w, sum) })
+	return errs
+}
+
+// renderChaosReport writes the report of sum on stdout in cfg.format.
+func renderChaosReport(cfg chaosRunConfig, sum *chaos.Summary, stdout io.Writer) error {
 	// The renderers do not all check each write: ew keeps the first error.
 	ew := &errWriter{w: stdout}
 	render := chaosRenderers[cfg.format]
@@ -286,20 +317,7 @@ func writeChaosOutputs(cfg chaosRunConfig, sum *chaos.Summary, junitFile *os.Fil
 	if err == nil {
 		err = ew.err
 	}
-	if err != nil {
-		errs = append(errs, &chaos.OutputError{What: "the report", Path: "stdout", Err: err})
-	}
-	// CI: annotations (on stdout after the report; on stderr when stdout
-	// is JSON or JUnit, which a line more would break) and the job summary.
-	if githubActions() {
-		aw := stdout
-		if cfg.format == "json" || cfg.format == "junit" {
-			aw = stderr
-		}
-		writeAnnotations(aw, sum)
-	}
-	appendStepSummary(stderr, func(w io.Writer) error { return report.ChaosMarkdown(w, sum) })
-	return errs
+	return err
 }
 
 // chaosRenderers are chaos run's report formats.

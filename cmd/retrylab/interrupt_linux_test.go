@@ -361,7 +361,8 @@ func summaryVerdicts(path string) (map[string]string, error) {
 // Whether the command stops by itself or its grace period ends first (the
 // "grace expired" cases make it end at once), summary.json, junit.xml and
 // --junit must hold the quick scenario's pass and the four others
-// interrupted, and no proxy of the run may remain on the server. It
+// interrupted, the report on stdout must say so, and no proxy of the run
+// may remain on the server. It
 // asserts outcomes only; the exit hooks get a generous bound
 // (RETRYLAB_TEST_FLUSH_BOUND) so that a busy machine cannot fail it.
 func TestInterruptWritesSummary(t *testing.T) {
@@ -433,6 +434,17 @@ func interruptIssueFolder(t *testing.T, server string, graceExpired bool) {
 		if diff := cmp.Diff(want, got); diff != "" {
 			t.Errorf("%s mismatch (-want +got):\n%s", file, diff)
 		}
+	}
+	// The report on stdout says the same, also when the grace period ended
+	// first (the forced exit used to write the files only).
+	out := cmd.Stdout.(*bytes.Buffer).String()
+	for name, verdict := range want {
+		if verdict == "interrupted" && !strings.Contains(out, "\n"+name+": interrupted: ") {
+			t.Errorf("the report on stdout does not say %s was interrupted:\n%s", name, out)
+		}
+	}
+	if !strings.Contains(out, "run folder "+runDir+")") {
+		t.Errorf("the report on stdout does not end with the run's tally and folder:\n%s", out)
 	}
 	if url != "" {
 		if left := toxitest.Proxies(t, url, "retrylab-"); len(left) > 0 {
