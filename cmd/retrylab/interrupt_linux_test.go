@@ -468,3 +468,25 @@ func lastLines(s string, n int) string {
 	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
 	return strings.Join(lines[max(0, len(lines)-n):], "\n")
 }
+
+// TestInterruptAnalyzeFIFOStopsItself: trace analyze of a FIFO nothing
+// writes to stops by itself on SIGINT (its reads are abandoned), not by
+// the grace period's forced exit: it used to block in the open of its
+// OTLP sniff, which no interrupt ends. The grace period is an hour here,
+// so only the command's own stop ends it before the guard.
+func TestInterruptAnalyzeFIFOStopsItself(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "never.jsonl")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+	cmd, stderr := startRetrylab(t, dir, nil, []string{"RETRYLAB_TEST_STOP_GRACE=1h"}, "trace", "analyze", fifo)
+	time.Sleep(200 * time.Millisecond) // let it block (it must stop either way)
+	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	code, _ := waitExit(t, cmd, time.Now())
+	if code != exitInterrupted || !strings.Contains(stderr.String(), "stopped reading: interrupted by SIGINT") {
+		t.Errorf("exit %d, want %d and the command's own stop; stderr:\n%s", code, exitInterrupted, stderr)
+	}
+}
