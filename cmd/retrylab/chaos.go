@@ -18,6 +18,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/retrylab/retrylab/chaos"
+	"github.com/retrylab/retrylab/internal/regfile"
 	"github.com/retrylab/retrylab/report"
 	"github.com/retrylab/retrylab/retry"
 )
@@ -511,11 +512,7 @@ func checkJournal(path string) error {
 		return &chaos.OutputError{What: "--journal", Path: path, Err: err}
 	}
 	if fi, err := os.Stat(path); err == nil && !fi.Mode().IsRegular() {
-		what := "a folder"
-		if !fi.IsDir() {
-			what = "not a regular file"
-		}
-		return usageErrorf("give --journal a file path, e.g. runs/serve/server.jsonl", "--journal %s is %s", path, what)
+		return usageErrorf("give --journal a file path, e.g. runs/serve/server.jsonl", "--journal %s is %s", path, regfile.Kind(fi.Mode()))
 	}
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
 	if err != nil {

@@ -107,7 +107,9 @@ func TestAnalyzeNamedFIFOReadOnce(t *testing.T) {
 	}()
 	var stdout, stderr bytes.Buffer
 	done := make(chan error, 1)
-	go func() { done <- run(context.Background(), []string{"trace", "analyze", "--format", "json", fifo}, &stdout, &stderr) }()
+	go func() {
+		done <- run(context.Background(), []string{"trace", "analyze", "--format", "json", fifo}, &stdout, &stderr)
+	}()
 	select {
 	case err := <-done:
 		if err != nil {

@@ -125,6 +125,12 @@ func chaosProbe(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if err := chaos.CheckOutDir(cfg.out); err != nil {
 		return err
 	}
+	// The learnt policy is written at the end: where, is checked now.
+	if cfg.policyOut != "" {
+		if err := chaos.CheckOutFile("--policy-out", cfg.policyOut); err != nil {
+			return err
+		}
+	}
 	toxi, err := chaos.StartToxiproxy(ctx, cfg.toxiURL)
 	if err != nil {
 		return fmt.Errorf("start toxiproxy: %w", err)
