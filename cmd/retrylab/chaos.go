@@ -161,19 +161,7 @@ func chaosRun(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	// returns, what finished is written still and every proxy is deleted.
 	r.OnInterrupt = func(sum *chaos.Summary) error { return writeJUnitFiles(cfg, sum, junitFile) }
 	var reported atomic.Bool // the report is printed once: by the forced exit, or at the end
-	defer atForcedExit(ctx, func(d time.Duration) {
-		// The report too, from the summary in memory, beside the files:
-		// a stdout nobody reads holds only this hook, which mainExit
-		// abandons after d.
-		sum := r.Interim()
-		var wg sync.WaitGroup
-		wg.Go(func() { r.Flush(d) })
-		wg.Go(func() { _ = toxi.DeleteAll(d) })
-		if sum != nil && reported.CompareAndSwap(false, true) {
-			wg.Go(func() { _ = renderChaosReport(cfg, sum, stdout) })
-		}
-		wg.Wait()
-	})()
+	defer atForcedExit(ctx, forcedExit(cfg, r, toxi, &reported, stdout))()
 	fmt.Fprintf(stderr, "running %d scenarios (seed %d, toxiproxy %s)\n", len(scs), cfg.seed, name)
 	sum, runErr := r.Run(ctx, scs)
 	if sum == nil {
@@ -192,6 +180,24 @@ func chaosRun(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		}
 	}
 	return chaosExit(ctx, cfg, sum)
+}
+
+// forcedExit is chaos run's exit hook (atForcedExit): within d, it writes
+// what finished (r.Flush), deletes every proxy and prints the report of
+// the same summary, taken from memory, unless reported says the report is
+// printed already. A stdout nobody reads holds only this hook, which
+// mainExit abandons after d.
+func forcedExit(cfg chaosRunConfig, r *chaos.Runner, toxi *chaos.Toxiproxy, reported *atomic.Bool, stdout io.Writer) func(time.Duration) {
+	return func(d time.Duration) {
+		sum := r.Interim()
+		var wg sync.WaitGroup
+		wg.Go(func() { r.Flush(d) })
+		wg.Go(func() { _ = toxi.DeleteAll(d) })
+		if sum != nil && reported.CompareAndSwap(false, true) {
+			wg.Go(func() { _ = renderChaosReport(cfg, sum, stdout) })
+		}
+		wg.Wait()
+	}
 }
 
 // chaosRunConfig is what the flags and arguments of chaos run ask for.
