@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/retrylab/retrylab/chaos"
@@ -21,6 +22,8 @@ type Runner struct {
 	Progress  io.Writer
 	Live      bool
 	Color     bool
+
+	cur atomic.Pointer[batch] // the battery running, for Interim and Flush
 }
 
 // Run plans the battery, runs it and returns the profile. When the noise
@@ -37,7 +40,7 @@ func (r *Runner) Run(ctx context.Context, o Options) (*Profile, error) {
 	if err != nil {
 		return nil, err
 	}
-	obs, sum, err := r.runProbes(ctx, o, ps)
+	obs, sum, err := r.runProbes(ctx, o, ps, nil, start)
 	if sum == nil {
 		return nil, err
 	}
@@ -45,34 +48,47 @@ func (r *Runner) Run(ctx context.Context, o Options) (*Profile, error) {
 	if why := moreSamples(prof, obs); err == nil && ctx.Err() == nil && why != "" {
 		r.progressf("%s: running the %d exhaustion runs again now that the battery is done\n", why, o.Samples)
 		more, _ := exhaustion(o, o.Samples+1)
-		if extra, s2, err2 := r.runProbes(ctx, o, more); s2 != nil {
+		if extra, s2, err2 := r.runProbes(ctx, o, more, obs, start); s2 != nil {
 			obs = append(obs, extra...)
 			prof = Infer(o.Provider, obs)
 			err = err2
 		}
 	}
-	prof.Client = r.ClientCmd
-	prof.Model = o.Model
-	prof.TimeScale = o.TimeScale
-	prof.RunDir = sum.RunDir
-	prof.DurationMs = time.Since(start).Milliseconds()
-	prof.Interrupted = ctx.Err() != nil || sum.Interrupted > 0
-	prof.Conformance = Conform(prof, o.Provider)
+	r.finish(prof, o, sum.RunDir, start, ctx.Err() != nil || sum.Interrupted > 0)
 	return prof, err
 }
 
-// runProbes runs probes with chaos.Runner and observes each.
-func (r *Runner) runProbes(ctx context.Context, o Options, ps []Probe) ([]Observation, *chaos.Summary, error) {
+// finish fills in what a profile says beside the inference.
+func (r *Runner) finish(prof *Profile, o Options, runDir string, start time.Time, interrupted bool) {
+	prof.Client = r.ClientCmd
+	prof.Model = o.Model
+	prof.TimeScale = o.TimeScale
+	prof.RunDir = runDir
+	prof.DurationMs = time.Since(start).Milliseconds()
+	prof.Interrupted = interrupted
+	prof.Conformance = Conform(prof, o.Provider)
+}
+
+// runProbes runs probes with chaos.Runner and observes each; prior are
+// the observations of the batteries before it (for Interim), start when
+// the first began.
+func (r *Runner) runProbes(ctx context.Context, o Options, ps []Probe, prior []Observation, start time.Time) ([]Observation, *chaos.Summary, error) {
 	scs := make([]*chaos.Scenario, len(ps))
 	for i, p := range ps {
 		scs[i] = p.Scenario
 	}
 	cr := &chaos.Runner{Toxi: r.Toxi, ToxiName: r.ToxiName, Out: r.Out, Parallel: r.Parallel, TimeScale: o.TimeScale,
 		ClientCmd: r.ClientCmd, Progress: r.Progress, Live: r.Live, Color: r.Color, Confirm: 0}
+	r.cur.Store(&batch{cr: cr, ps: ps, o: o, prior: prior, start: start})
 	sum, err := cr.Run(ctx, scs)
 	if sum == nil {
 		return nil, nil, err
 	}
+	return observeAll(ps, sum, o), sum, err
+}
+
+// observeAll observes each probe of ps in sum.
+func observeAll(ps []Probe, sum *chaos.Summary, o Options) []Observation {
 	byName := map[string]chaos.Result{}
 	for _, res := range sum.Scenarios {
 		byName[res.Name] = res
@@ -81,7 +97,7 @@ func (r *Runner) runProbes(ctx context.Context, o Options, ps []Probe) ([]Observ
 	for _, p := range ps {
 		obs = append(obs, Observe(p, byName[p.Scenario.Name], o.TimeScale))
 	}
-	return obs, sum, err
+	return obs
 }
 
 // moreSamples says why the exhaustion should run again, or "": the noise
