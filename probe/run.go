@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"runtime"
 	"strings"
 	"time"
 
@@ -21,6 +22,11 @@ type Runner struct {
 	Progress  io.Writer
 	Live      bool
 	Color     bool
+	// Prior is the client's policy from an earlier profile (--against),
+	// or nil: the estimate then says how long its exhaustion takes.
+	Prior *Policy
+	// Now is the clock of the progress lines' elapsed time (default time.Now).
+	Now func() time.Time
 }
 
 // Run plans the battery, runs it and returns the profile. When the noise
@@ -37,6 +43,7 @@ func (r *Runner) Run(ctx context.Context, o Options) (*Profile, error) {
 	if err != nil {
 		return nil, err
 	}
+	est := r.announce(o, ps, start)
 	obs, sum, err := r.runProbes(ctx, o, ps)
 	if sum == nil {
 		return nil, err
@@ -51,6 +58,12 @@ func (r *Runner) Run(ctx context.Context, o Options) (*Profile, error) {
 			err = err2
 		}
 	}
+	if err == nil && ctx.Err() == nil {
+		var why string
+		obs, prof, why = r.bisectCeiling(ctx, o, obs, prof)
+		prof.noteCeilingStop(why)
+	}
+	prof.Plan = &est
 	prof.Client = r.ClientCmd
 	prof.Model = o.Model
 	prof.TimeScale = o.TimeScale
@@ -59,6 +72,72 @@ func (r *Runner) Run(ctx context.Context, o Options) (*Profile, error) {
 	prof.Interrupted = ctx.Err() != nil || sum.Interrupted > 0
 	prof.Conformance = Conform(prof, o.Provider)
 	return prof, err
+}
+
+// announce works out the estimate, says it on Progress (with the figures
+// the deadlines may leave unknown), and from then on prefixes every
+// progress line with the time elapsed against it.
+func (r *Runner) announce(o Options, ps []Probe, start time.Time) PlanEstimate {
+	par := len(ps)
+	if r.Parallel > 0 {
+		par = r.Parallel
+	}
+	if r.ClientCmd != "" {
+		par = min(par, max(2, 2*runtime.GOMAXPROCS(0))) // chaos.Runner's bound on external clients
+	}
+	est := Estimate(ps, o, par, r.Prior)
+	if r.Progress == nil {
+		return est
+	}
+	fmt.Fprintf(r.Progress, "probing %q (%s): it takes at most %s: %s\n",
+		r.ClientCmd, o.Provider.Name, fmtDur(time.Duration(est.EstimatedMs)*time.Millisecond), est.Bound)
+	for _, u := range est.Unknown {
+		fmt.Fprintf(r.Progress, "  left unknown: %s\n", u)
+	}
+	now := r.Now
+	if now == nil {
+		now = time.Now
+	}
+	r.Progress = &elapsedWriter{w: r.Progress, start: start, now: now, est: time.Duration(est.EstimatedMs) * time.Millisecond}
+	return est
+}
+
+// bisectCeiling runs the rounds of the Retry-After ceiling's bisection
+// (ceiling.go) while the profile's bracket is wide and the budget reaches
+// into it, and returns the observations and profile with them, and why it
+// stopped.
+func (r *Runner) bisectCeiling(ctx context.Context, o Options, obs []Observation, prof *Profile) ([]Observation, *Profile, string) {
+	reach := ceilingReach(o.Budget, o.TimeScale)
+	for round := 1; ; round++ {
+		values, why := nextCeilingRound(prof.Policy.RetryAfter, reach, round, o.CeilingRounds)
+		if len(values) == 0 || ctx.Err() != nil {
+			return obs, prof, why
+		}
+		br := prof.Policy.RetryAfter.CeilingBracketMs
+		r.progressf("Retry-After ceiling between %s and %s: round %d of at most %d probes %v s\n",
+			msString(float64(br[0])), msString(float64(br[1])), round, o.CeilingRounds, secondsOf(values))
+		ps, err := ceilingProbes(o, round, values)
+		if err != nil {
+			return obs, prof, "stopped: " + err.Error()
+		}
+		extra, sum, err := r.runProbes(ctx, o, ps)
+		if sum == nil {
+			return obs, prof, "stopped: " + err.Error()
+		}
+		obs = append(obs, extra...)
+		prof = Infer(o.Provider, obs)
+		if err != nil || ctx.Err() != nil {
+			return obs, prof, "stopped: interrupted"
+		}
+	}
+}
+
+func secondsOf(vs []int64) []int64 {
+	out := make([]int64, len(vs))
+	for i, v := range vs {
+		out[i] = v / 1000
+	}
+	return out
 }
 
 // runProbes runs probes with chaos.Runner and observes each.
