@@ -176,6 +176,7 @@ type elapsedWriter struct {
 	now   func() time.Time
 	est   time.Duration
 	line  []byte
+	last  time.Time // when the last line was written (zero: start)
 }
 
 func (e *elapsedWriter) Write(p []byte) (int, error) {
@@ -192,11 +193,42 @@ func (e *elapsedWriter) Write(p []byte) (int, error) {
 		p = p[i+1:]
 		out := append([]byte(e.prefix()), e.line...)
 		e.line = e.line[:0]
+		e.last = e.now()
 		if _, err := e.w.Write(out); err != nil {
 			return n - len(p), err
 		}
 	}
 	return n, nil
+}
+
+// idle writes a line with the time elapsed when no line was written for
+// d (a client honouring a long Retry-After is silent meanwhile).
+func (e *elapsedWriter) idle(d time.Duration) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	last := e.last
+	if last.IsZero() {
+		last = e.start
+	}
+	if e.now().Sub(last) < d || len(e.line) > 0 {
+		return
+	}
+	e.last = e.now()
+	fmt.Fprintf(e.w, "%sstill probing: no progress line for %s (a client waiting out a backoff or a Retry-After)\n", e.prefix(), clock(e.now().Sub(last)))
+}
+
+// heartbeat calls idle every tick until stop is closed.
+func (e *elapsedWriter) heartbeat(stop <-chan struct{}, d time.Duration) {
+	t := time.NewTicker(d / 3)
+	defer t.Stop()
+	for {
+		select {
+		case <-stop:
+			return
+		case <-t.C:
+			e.idle(d)
+		}
+	}
 }
 
 func (e *elapsedWriter) prefix() string {

@@ -143,6 +143,29 @@ func TestElapsedWriter(t *testing.T) {
 	}
 }
 
+func TestElapsedWriterIdle(t *testing.T) {
+	start := time.Unix(1000, 0)
+	now := start
+	var buf bytes.Buffer
+	w := &elapsedWriter{w: &buf, start: start, now: func() time.Time { return now }, est: 5 * time.Minute}
+	for _, step := range []struct {
+		at   time.Duration
+		line string // written at that time, if any
+	}{{at: 10 * time.Second}, {at: 31 * time.Second}, {at: 40 * time.Second, line: "[probe-ceiling-1-38s] PASS\n"}, {at: 69 * time.Second}, {at: 71 * time.Second}} {
+		now = start.Add(step.at)
+		if step.line != "" {
+			w.Write([]byte(step.line))
+		}
+		w.idle(30 * time.Second)
+	}
+	want := "[0:31 of ≤ 5:00] still probing: no progress line for 0:31 (a client waiting out a backoff or a Retry-After)\n" +
+		"[0:40 of ≤ 5:00] [probe-ceiling-1-38s] PASS\n" +
+		"[1:11 of ≤ 5:00] still probing: no progress line for 0:31 (a client waiting out a backoff or a Retry-After)\n"
+	if diff := cmp.Diff(want, buf.String()); diff != "" {
+		t.Errorf("progress mismatch (-want +got):\n%s", diff)
+	}
+}
+
 func slices2(parts ...[]Probe) []Probe {
 	var out []Probe
 	for _, p := range parts {

@@ -44,6 +44,11 @@ func (r *Runner) Run(ctx context.Context, o Options) (*Profile, error) {
 		return nil, err
 	}
 	est := r.announce(o, ps, start)
+	if ew, ok := r.Progress.(*elapsedWriter); ok {
+		stop := make(chan struct{})
+		defer close(stop)
+		go ew.heartbeat(stop, heartbeatEvery)
+	}
 	obs, sum, err := r.runProbes(ctx, o, ps)
 	if sum == nil {
 		return nil, err
@@ -114,7 +119,7 @@ func (r *Runner) bisectCeiling(ctx context.Context, o Options, obs []Observation
 			return obs, prof, why
 		}
 		br := prof.Policy.RetryAfter.CeilingBracketMs
-		r.progressf("Retry-After ceiling between %s and %s: round %d of at most %d probes %v s\n",
+		r.progressf("Retry-After ceiling between %s and %s: round %d of at most %d probes Retry-After %s\n",
 			msString(float64(br[0])), msString(float64(br[1])), round, o.CeilingRounds, secondsOf(values))
 		ps, err := ceilingProbes(o, round, values)
 		if err != nil {
@@ -132,12 +137,12 @@ func (r *Runner) bisectCeiling(ctx context.Context, o Options, obs []Observation
 	}
 }
 
-func secondsOf(vs []int64) []int64 {
-	out := make([]int64, len(vs))
+func secondsOf(vs []int64) string {
+	out := make([]string, len(vs))
 	for i, v := range vs {
-		out[i] = v / 1000
+		out[i] = fmt.Sprintf("%ds", v/1000)
 	}
-	return out
+	return strings.Join(out, ", ")
 }
 
 // runProbes runs probes with chaos.Runner and observes each.
@@ -188,6 +193,10 @@ func moreSamples(p *Profile, obs []Observation) string {
 	}
 	return "the multiplier is not sure yet (" + c.Level + ")"
 }
+
+// heartbeatEvery is how long the progress may stay silent before a line
+// says the probe is still running.
+const heartbeatEvery = 30 * time.Second
 
 // shortExhaustion is the wall time of waits under which an exhaustion run
 // is cheap enough to repeat for a surer multiplier.
