@@ -39,7 +39,10 @@ func TestMeasuredAgents(t *testing.T) {
 			retried: []string{"408", "409", "429", "500", "502", "503", "504", "529", "429 retry-after 3",
 				"429 retry-after-ms 1700", "429 retry-after http-date", "429 retry-after 3600", "reset", "503 x-should-retry false"},
 			maxRetries: ptr(2), initialMs: ptr(2000.0), mult: ptr(2.0), jitter: "none",
-			raSeconds: ptr(true), raMs: ptr(true), raDate: ptr(true)},
+			raSeconds: ptr(true), raMs: ptr(true), raDate: ptr(true),
+			// Retry-After used when 0 ≤ v < 60s, else the backoff; the
+			// journal adds the ceiling's 3 rounds from a second run.
+			large: "backoff", ceilingMs: 60_000},
 		// 1s + up to 100%, ×2, no cap, 6 retries; a 429 only with a
 		// retry-after under 60s; 409 not retried; nothing in the stream.
 		// (Read as 2s with equal jitter before the additive forms.)
