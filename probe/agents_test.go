@@ -24,7 +24,7 @@ type agentKnown struct {
 	raDate          *bool
 	inner, outer    int      // nested loops: attempts per burst, reconnects
 	large           string   // policy.retryAfter.large ("": not checked)
-	ceilingMs       int64    // the known Retry-After ceiling: inside the bracket, ceilingMs within 15% (0: not checked)
+	ceilingMs       int64    // the known Retry-After ceiling: inside the bracket (ends included), ceilingMs within 15% (0: not checked)
 	inconclusive    []string // figures the probe must leave open
 }
 
@@ -148,7 +148,7 @@ func TestMeasuredAgents(t *testing.T) {
 			}
 			if tt.ceilingMs > 0 {
 				br := pol.RetryAfter.CeilingBracketMs
-				if len(br) != 2 || tt.ceilingMs < br[0] || tt.ceilingMs >= br[1] {
+				if len(br) != 2 || tt.ceilingMs < br[0] || tt.ceilingMs > br[1] {
 					t.Errorf("ceiling bracket %v does not hold %d", br, tt.ceilingMs)
 				}
 				if c := pol.RetryAfter.CeilingMs; c == nil {

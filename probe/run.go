@@ -65,7 +65,7 @@ func (r *Runner) Run(ctx context.Context, o Options) (*Profile, error) {
 	}
 	if err == nil && ctx.Err() == nil {
 		var why string
-		obs, prof, why = r.bisectCeiling(ctx, o, obs, prof)
+		prof, why = r.bisectCeiling(ctx, o, obs, prof)
 		prof.noteCeilingStop(why)
 	}
 	prof.Plan = &est
@@ -109,30 +109,33 @@ func (r *Runner) announce(o Options, ps []Probe, start time.Time) PlanEstimate {
 
 // bisectCeiling runs the rounds of the Retry-After ceiling's bisection
 // (ceiling.go) while the profile's bracket is wide and the budget reaches
-// into it, and returns the observations and profile with them, and why it
+// into it, and returns the profile with their observations, and why it
 // stopped.
-func (r *Runner) bisectCeiling(ctx context.Context, o Options, obs []Observation, prof *Profile) ([]Observation, *Profile, string) {
+func (r *Runner) bisectCeiling(ctx context.Context, o Options, obs []Observation, prof *Profile) (*Profile, string) {
 	reach := ceilingReach(o.Budget, o.TimeScale)
 	for round := 1; ; round++ {
 		values, why := nextCeilingRound(prof.Policy.RetryAfter, reach, round, o.CeilingRounds)
 		if len(values) == 0 || ctx.Err() != nil {
-			return obs, prof, why
+			return prof, why
 		}
 		br := prof.Policy.RetryAfter.CeilingBracketMs
 		r.progressf("Retry-After ceiling between %s and %s: round %d of at most %d probes Retry-After %s\n",
 			msString(float64(br[0])), msString(float64(br[1])), round, o.CeilingRounds, secondsOf(values))
 		ps, err := ceilingProbes(o, round, values)
 		if err != nil {
-			return obs, prof, "stopped: " + err.Error()
+			return prof, "stopped: " + err.Error()
 		}
 		extra, sum, err := r.runProbes(ctx, o, ps)
 		if sum == nil {
-			return obs, prof, "stopped: " + err.Error()
+			return prof, "stopped: " + err.Error()
 		}
 		obs = append(obs, extra...)
 		prof = Infer(o.Provider, obs)
-		if err != nil || ctx.Err() != nil {
-			return obs, prof, "stopped: interrupted"
+		if ctx.Err() != nil {
+			return prof, "stopped: interrupted"
+		}
+		if err != nil {
+			return prof, "stopped: " + err.Error()
 		}
 	}
 }
