@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 	"time"
 )
 
@@ -177,8 +178,8 @@ func sideOf(o Observation, fit Fit) (ceilingSide, string) {
 func (p *Profile) inferCeiling(prov Provider, ceil []Observation, fit Fit) {
 	const fig = "policy.retryAfter.ceilingMs"
 	ra := &p.Policy.RetryAfter
-	secs, _ := prov.Fault("429 retry-after 3")
-	if ra.Seconds == nil || !*ra.Seconds || (ra.Large != "backoff" && ra.Large != "gave up") {
+	secs := secondsFault(prov)
+	if secs.RetryAfterMs <= 0 || ra.Seconds == nil || !*ra.Seconds || (ra.Large != "backoff" && ra.Large != "gave up") {
 		p.add(fig, "", ceilingReason(ra))
 		return
 	}
@@ -221,6 +222,17 @@ func (p *Profile) inferCeiling(prov Provider, ceil []Observation, fit Fit) {
 		level = Medium
 	}
 	p.add(fig, level, fmt.Sprintf("bracket [%s, %s]: %s", msString(float64(lo)), msString(float64(hi)), seen))
+}
+
+// secondsFault is the battery's Retry-After in seconds ("429 retry-after 3"):
+// the low end of the bracket when it is honoured.
+func secondsFault(prov Provider) Fault {
+	for _, f := range prov.Faults {
+		if f.Group == "retry-after" && !f.HTTPDate && !f.Long && !strings.Contains(f.Name, "retry-after-ms") {
+			return f
+		}
+	}
+	return Fault{}
 }
 
 // noteCeilingStop adds why the bisection stopped to the ceiling's reason
