@@ -4,7 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"os"
+
+	"github.com/retrylab/retrylab/internal/regfile"
 )
 
 // Change is one difference between an earlier profile and this one.
@@ -14,9 +15,15 @@ type Change struct {
 	After  string `json:"after"`
 }
 
-// LoadProfile reads a profile written by `chaos probe --format json`.
+// MaxProfileBytes bounds a profile LoadProfile reads: a profile is a few
+// KiB, and a device such as /dev/zero never ends.
+const MaxProfileBytes = 16 << 20
+
+// LoadProfile reads a profile written by `chaos probe --format json`: a
+// regular file of at most MaxProfileBytes (a FIFO, a device or a folder is
+// a *regfile.NotRegularError at once, never opened in a way that blocks).
 func LoadProfile(path string) (*Profile, error) {
-	data, err := os.ReadFile(path)
+	data, err := regfile.ReadFile(path, MaxProfileBytes)
 	if err != nil {
 		return nil, err
 	}

@@ -3,7 +3,6 @@ package probe
 import (
 	"bufio"
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -166,9 +165,10 @@ func killed(r chaos.Result) bool {
 
 // journal reads the MockResponse and MockRequest events of attempts (not
 // side requests) from a server.jsonl, in order; a missing or unreadable
-// file gives none.
+// file gives none, and so does anything but a regular file: the run folder
+// is the client's, and a FIFO it put there blocked a plain open for ever.
 func journal(path string) (resps []trace.MockResponse, reqs []trace.MockRequest) {
-	f, err := os.Open(path)
+	f, err := chaos.OpenRunFile(path)
 	if err != nil {
 		return nil, nil
 	}

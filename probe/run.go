@@ -6,6 +6,7 @@ import (
 	"io"
 	"runtime"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/retrylab/retrylab/chaos"
@@ -27,6 +28,9 @@ type Runner struct {
 	Prior *Policy
 	// Now is the clock of the progress lines' elapsed time (default time.Now).
 	Now func() time.Time
+
+	cur  atomic.Pointer[batch] // the battery running, for Interim and Flush
+	plan *PlanEstimate         // said before the run; set before cur is first stored
 }
 
 // Run plans the battery, runs it and returns the profile. When the noise
@@ -44,12 +48,13 @@ func (r *Runner) Run(ctx context.Context, o Options) (*Profile, error) {
 		return nil, err
 	}
 	est := r.announce(o, ps, start)
+	r.plan = &est
 	if ew, ok := r.Progress.(*elapsedWriter); ok {
 		stop := make(chan struct{})
 		defer close(stop)
 		go ew.heartbeat(stop, heartbeatEvery)
 	}
-	obs, sum, err := r.runProbes(ctx, o, ps)
+	obs, sum, err := r.runProbes(ctx, o, ps, nil, start)
 	if sum == nil {
 		return nil, err
 	}
@@ -57,7 +62,7 @@ func (r *Runner) Run(ctx context.Context, o Options) (*Profile, error) {
 	if why := moreSamples(prof, obs); err == nil && ctx.Err() == nil && why != "" {
 		r.progressf("%s: running the %d exhaustion runs again now that the battery is done\n", why, o.Samples)
 		more, _ := exhaustion(o, o.Samples+1)
-		if extra, s2, err2 := r.runProbes(ctx, o, more); s2 != nil {
+		if extra, s2, err2 := r.runProbes(ctx, o, more, obs, start); s2 != nil {
 			obs = append(obs, extra...)
 			prof = Infer(o.Provider, obs)
 			err = err2
@@ -65,17 +70,10 @@ func (r *Runner) Run(ctx context.Context, o Options) (*Profile, error) {
 	}
 	if err == nil && ctx.Err() == nil {
 		var why string
-		prof, why = r.bisectCeiling(ctx, o, obs, prof)
+		prof, why = r.bisectCeiling(ctx, o, obs, prof, start)
 		prof.noteCeilingStop(why)
 	}
-	prof.Plan = &est
-	prof.Client = r.ClientCmd
-	prof.Model = o.Model
-	prof.TimeScale = o.TimeScale
-	prof.RunDir = sum.RunDir
-	prof.DurationMs = time.Since(start).Milliseconds()
-	prof.Interrupted = ctx.Err() != nil || sum.Interrupted > 0
-	prof.Conformance = Conform(prof, o.Provider)
+	r.finish(prof, o, sum.RunDir, start, ctx.Err() != nil || sum.Interrupted > 0)
 	return prof, err
 }
 
@@ -111,7 +109,7 @@ func (r *Runner) announce(o Options, ps []Probe, start time.Time) PlanEstimate {
 // (ceiling.go) while the profile's bracket is wide and the budget reaches
 // into it, and returns the profile with their observations, and why it
 // stopped.
-func (r *Runner) bisectCeiling(ctx context.Context, o Options, obs []Observation, prof *Profile) (*Profile, string) {
+func (r *Runner) bisectCeiling(ctx context.Context, o Options, obs []Observation, prof *Profile, start time.Time) (*Profile, string) {
 	reach := ceilingReach(o.Budget, o.TimeScale)
 	for round := 1; ; round++ {
 		values, why := nextCeilingRound(prof.Policy.RetryAfter, reach, round, o.CeilingRounds)
@@ -125,7 +123,7 @@ func (r *Runner) bisectCeiling(ctx context.Context, o Options, obs []Observation
 		if err != nil {
 			return prof, "stopped: " + err.Error()
 		}
-		extra, sum, err := r.runProbes(ctx, o, ps)
+		extra, sum, err := r.runProbes(ctx, o, ps, obs, start)
 		if sum == nil {
 			return prof, "stopped: " + err.Error()
 		}
@@ -148,18 +146,38 @@ func secondsOf(vs []int64) string {
 	return strings.Join(out, ", ")
 }
 
-// runProbes runs probes with chaos.Runner and observes each.
-func (r *Runner) runProbes(ctx context.Context, o Options, ps []Probe) ([]Observation, *chaos.Summary, error) {
+// finish fills in what a profile says beside the inference.
+func (r *Runner) finish(prof *Profile, o Options, runDir string, start time.Time, interrupted bool) {
+	prof.Client = r.ClientCmd
+	prof.Model = o.Model
+	prof.TimeScale = o.TimeScale
+	prof.RunDir = runDir
+	prof.DurationMs = time.Since(start).Milliseconds()
+	prof.Interrupted = interrupted
+	prof.Plan = r.plan
+	prof.Conformance = Conform(prof, o.Provider)
+}
+
+// runProbes runs probes with chaos.Runner and observes each; prior are
+// the observations of the batteries before it (for Interim), start when
+// the first began.
+func (r *Runner) runProbes(ctx context.Context, o Options, ps []Probe, prior []Observation, start time.Time) ([]Observation, *chaos.Summary, error) {
 	scs := make([]*chaos.Scenario, len(ps))
 	for i, p := range ps {
 		scs[i] = p.Scenario
 	}
 	cr := &chaos.Runner{Toxi: r.Toxi, ToxiName: r.ToxiName, Out: r.Out, Parallel: r.Parallel, TimeScale: o.TimeScale,
 		ClientCmd: r.ClientCmd, Progress: r.Progress, Live: r.Live, Color: r.Color, Confirm: 0}
+	r.cur.Store(&batch{cr: cr, ps: ps, o: o, prior: prior, start: start})
 	sum, err := cr.Run(ctx, scs)
 	if sum == nil {
 		return nil, nil, err
 	}
+	return observeAll(ps, sum, o), sum, err
+}
+
+// observeAll observes each probe of ps in sum.
+func observeAll(ps []Probe, sum *chaos.Summary, o Options) []Observation {
 	byName := map[string]chaos.Result{}
 	for _, res := range sum.Scenarios {
 		byName[res.Name] = res
@@ -168,7 +186,7 @@ func (r *Runner) runProbes(ctx context.Context, o Options, ps []Probe) ([]Observ
 	for _, p := range ps {
 		obs = append(obs, Observe(p, byName[p.Scenario.Name], o.TimeScale))
 	}
-	return obs, sum, err
+	return obs
 }
 
 // moreSamples says why the exhaustion should run again, or "": the noise

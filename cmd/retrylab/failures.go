@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/retrylab/retrylab/chaos"
 	"github.com/retrylab/retrylab/report"
 	"github.com/retrylab/retrylab/trace"
 )
@@ -60,12 +61,11 @@ func traceFailures(ctx context.Context, args []string, stdout, stderr io.Writer)
 	}
 	w := stdout
 	if *out != "" {
-		if fi, err := os.Stat(*out); err == nil && fi.IsDir() {
-			return usageErrorf("give a file name, e.g. -o failures.csv", "-o %s is a folder", printable(*out))
-		}
-		f, err := os.Create(*out)
+		// A FIFO, a device or a folder at -o is refused at once: opening
+		// a FIFO for writing waited for a reader.
+		f, err := chaos.CreateOutFile("-o", *out)
 		if err != nil {
-			return usageErrorf("check that the folder exists and is writable", "cannot write -o: %s", printable(err.Error()))
+			return printableError{err}
 		}
 		defer f.Close()
 		w = f

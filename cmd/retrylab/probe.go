@@ -7,6 +7,8 @@ import (
 	"io"
 	"os"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/retrylab/retrylab/chaos"
@@ -129,6 +131,12 @@ func chaosProbe(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if err := chaos.CheckOutDir(cfg.out); err != nil {
 		return err
 	}
+	// The learnt policy is written at the end: where, is checked now.
+	if cfg.policyOut != "" {
+		if err := chaos.CheckOutFile("--policy-out", cfg.policyOut); err != nil {
+			return err
+		}
+	}
 	toxi, err := chaos.StartToxiproxy(ctx, cfg.toxiURL)
 	if err != nil {
 		return fmt.Errorf("start toxiproxy: %w", err)
@@ -141,17 +149,38 @@ func chaosProbe(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if before != nil {
 		r.Prior = &before.Policy
 	}
+	var reported atomic.Bool // the profile is printed once: by the forced exit, or at the end
+	defer atForcedExit(ctx, func(d time.Duration) {
+		// As chaos run's (forcedExit): what finished is written, printed
+		// (and --policy-out), the proxies deleted, within d.
+		prof := r.Interim()
+		var wg sync.WaitGroup
+		wg.Go(func() { r.Flush(d) })
+		wg.Go(func() { _ = toxi.DeleteAll(d) })
+		if prof != nil && reported.CompareAndSwap(false, true) {
+			wg.Go(func() { _ = writeProbe(cfg, withChanges(prof, before), prov, stdout, stderr) })
+		}
+		wg.Wait()
+	})()
 	prof, runErr := r.Run(ctx, opts)
 	if prof == nil {
 		return runErr
 	}
-	if before != nil {
-		prof.Changes = probe.Compare(before, prof)
+	if !reported.CompareAndSwap(false, true) {
+		return probeExit(ctx, prof, before, runErr) // the forced exit printed it
 	}
-	if err := writeProbe(cfg, prof, prov, stdout, stderr); err != nil {
+	if err := writeProbe(cfg, withChanges(prof, before), prov, stdout, stderr); err != nil {
 		return err
 	}
 	return probeExit(ctx, prof, before, runErr)
+}
+
+// withChanges sets prof.Changes from an earlier profile, if any.
+func withChanges(prof, before *probe.Profile) *probe.Profile {
+	if before != nil {
+		prof.Changes = probe.Compare(before, prof)
+	}
+	return prof
 }
 
 // writeProbe prints the profile and writes the policy file.
