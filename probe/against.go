@@ -86,7 +86,15 @@ func Compare(before, after *Profile) []Change {
 	if b.RetryAfter.Large != a.RetryAfter.Large {
 		out = append(out, Change{Figure: "policy.retryAfter.large", Before: b.RetryAfter.Large, After: a.RetryAfter.Large})
 	}
+	cmpF("policy.retryAfter.ceilingMs", floatOf(b.RetryAfter.CeilingMs), floatOf(a.RetryAfter.CeilingMs))
 	return out
+}
+
+func floatOf(v *int64) *float64 {
+	if v == nil {
+		return nil
+	}
+	return ptr(float64(*v))
 }
 
 func tri(b *bool) string {

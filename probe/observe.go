@@ -43,6 +43,10 @@ type Observation struct {
 	// DelaysMs.Noise plus the residual), policy time; empty when chaos did
 	// not measure it per wait (NoiseMs then stands for each).
 	WaitNoiseMs []float64 `json:"waitNoiseMs,omitempty"`
+	// Round is the bisection round of a Retry-After ceiling probe, and
+	// RetryAfterMs its value (policy time); 0 for the battery's probes.
+	Round        int   `json:"round,omitempty"`
+	RetryAfterMs int64 `json:"retryAfterMs,omitempty"`
 	// DeadlineMs is the kill deadline (wall clock).
 	DeadlineMs int64 `json:"deadlineMs"`
 	// Note says why a probe has no result (interrupted, error).
@@ -69,6 +73,9 @@ func Observe(p Probe, r chaos.Result, scale float64) Observation {
 	}
 	ob := Observation{Fault: p.Fault.Name, Sample: p.Sample, Served: p.Served, Attempts: r.Attempts,
 		DeadlineMs: p.Deadline.Milliseconds(), NoiseMs: noiseOf(r, scale)}
+	if p.Round > 0 {
+		ob.Round, ob.RetryAfterMs = p.Round, p.Fault.RetryAfterMs
+	}
 	switch {
 	case r.Verdict == chaos.VerdictInterrupted || r.Verdict == chaos.VerdictError || r.Verdict == chaos.VerdictSkipped:
 		ob.End = EndNotRun
