@@ -42,7 +42,32 @@ func TestAgentScenariosPass(t *testing.T) {
 		t.Skip("runs every agent scenario (10-30s); skipped with -short")
 	}
 	scs, missing := loadAgentScenarios(t, "../scenarios/agents")
-	checkPassSet(t, scs, missing, 2, agentsInstallHint)
+	res := checkPassSet(t, scs, missing, 2, agentsInstallHint)
+	checkSelfReports(t, res)
+}
+
+// checkSelfReports: an agent scenario with its telemetry on (named
+// *-otel-*) must have had its self-report read and held (the agent's
+// exporter reached the receiver and a mapping read its attempts), and
+// its failureTypes verified from it unless the telemetry cannot say
+// (spans-only: Codex's spans carry no stream errors).
+func checkSelfReports(t *testing.T, res map[string]Result) {
+	t.Helper()
+	for name, r := range res {
+		if !strings.Contains(name, "-otel-") {
+			continue
+		}
+		state := map[string]string{}
+		for _, c := range r.Checks {
+			state[c.Name] = c.State
+		}
+		if s, ok := state["selfReport"]; !ok || s != StatePass {
+			t.Errorf("%s: selfReport %q, want pass (telemetry %+v)\n  %s", name, s, r.Telemetry, describeResult(r))
+		}
+		if s, ok := state["failureTypes"]; ok && s != StatePass && !strings.HasSuffix(name, "-spans-only") {
+			t.Errorf("%s: failureTypes %q, want pass (verified from the telemetry)\n  %s", name, s, describeResult(r))
+		}
+	}
 }
 
 // loadAgentScenarios is loadSDKScenarios with the agents' install hint,
