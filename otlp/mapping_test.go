@@ -37,9 +37,9 @@ func readPayload(t *testing.T, name string) Payload {
 	return p
 }
 
-// TestMappings reads hand-written exports of each vocabulary (from the
-// agents' published docs and source) and compares the account and the
-// trace v1 events made of it with golden files.
+// TestMappings reads exports of each vocabulary (hand-written from the
+// published docs and source, or real captures: codex-real-*) and compares
+// the account and the trace v1 events made of it with golden files.
 func TestMappings(t *testing.T) {
 	tests := []struct {
 		name    string
