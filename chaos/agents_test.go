@@ -24,6 +24,7 @@ func TestAgentWrongScenariosFail(t *testing.T) {
 		"claude-code-fallback-not-seen":         {"escalations"},
 		"claude-code-gives-up-after-2":          {"outcome", "attempts"},
 		"claude-code-output-other-answer":       {"output"},
+		"claude-code-telemetry-off":             {"selfReport"},
 		"ai-sdk-anthropic-claude-code-preset":   {"delays.server"},
 		"langchain-anthropic-429-retried":       {"outcome", "attempts"},
 		"codex-cli-429-retried":                 {"outcome", "attempts"},

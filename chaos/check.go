@@ -95,7 +95,7 @@ type envelopeFunc func(ft string, attempt int, retryAfter time.Duration, hasRetr
 // evaluate runs every check the scenario's expect block asks for, in a fixed
 // order: client, outcome, attempts, failureTypes, delays.client,
 // delays.server, escalations, maxDuration, prompts, and selfReport when the
-// client sent telemetry. env may be nil when
+// client sent telemetry or expect.selfReport asks for it. env may be nil when
 // expect.delays is not "policy".
 func evaluate(sc *Scenario, ob Observed, env envelopeFunc) []Check {
 	var cs []Check
@@ -145,8 +145,11 @@ func evaluate(sc *Scenario, ob Observed, env envelopeFunc) []Check {
 	for _, pe := range ex.Prompts {
 		cs = append(cs, promptCheck(pe, ob))
 	}
-	if ob.SelfReport != nil {
+	switch {
+	case ob.SelfReport != nil:
 		cs = append(cs, selfReportCheck(ob))
+	case ex.SelfReport:
+		cs = append(cs, noSelfReport(ob.Telemetry))
 	}
 	for i := range cs {
 		cs[i].Line = sc.ExpectLine(cs[i].Name)

@@ -397,6 +397,9 @@ type Observed struct {
 	// its own account (status, error) classifies.
 	SelfReport      *otlp.Account
 	SelfReportTypes []string
+	// Telemetry counts what the client sent of its OpenTelemetry; nil
+	// when it sent nothing (or is the built-in client).
+	Telemetry *Telemetry
 }
 
 // ClientExit is how an external client ended.

@@ -225,6 +225,10 @@ type Expect struct {
 	Prompts []PromptExpect `yaml:"prompts"`
 	// Output checks an external client's stdout (output.go).
 	Output *OutputExpect `yaml:"output"`
+	// SelfReport requires an external client's own account of its
+	// attempts in OpenTelemetry: without it, the selfReport check fails
+	// instead of being left out (check_selfreport.go).
+	SelfReport bool `yaml:"selfReport"`
 }
 
 // PromptExpect is what server attempt Attempt's prompt must and must not

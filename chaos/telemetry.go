@@ -131,6 +131,9 @@ var errorTypeRe = regexp.MustCompile(`"type"\s*:\s*"([a-z_]+_error)"`)
 // An error.type that is itself one of retrylab's failure types (a client
 // that classifies as the retry core does) is taken as it is.
 func ClassifyReported(prov string, a otlp.Attempt) string {
+	if a.Unreported() {
+		return string(retry.Unknown)
+	}
 	if slices.Contains(retry.FailureTypes, retry.FailureType(a.ErrorType)) {
 		return a.ErrorType
 	}

@@ -50,6 +50,16 @@ func TestSelfReport(t *testing.T) {
 			Want: "3 attempt(s): 529, 429, 200 drop; waits 1s, 2s", Got: "3 attempt(s): 529, 429, 200; waits 1s, 2s"}},
 		{"no status, an error", []otlp.Attempt{at(0, 100, 0, "ECONNRESET"), truthful[1], truthful[2]}, Check{Name: "selfReport", Passed: true, State: StatePass,
 			Want: "3 attempt(s): 529, 429, 200; waits 1s, 2s", Got: "3 attempt(s): no status error ECONNRESET, 429, 200; waits 1s, 2s"}},
+		// Claude Code's spans: when each attempt began, and that it tried
+		// again; the last attempt's outcome from the span.
+		{"retried, no status", []otlp.Attempt{retried(at(0, 0, 0, "")), retried(at(1000, 1000, 0, "")), at(3000, 3300, 0, "")}, Check{Name: "selfReport", Passed: true, State: StatePass,
+			Want: "3 attempt(s): 529, 429, 200; waits 1s, 2s", Got: "3 attempt(s): failed (tried again), failed (tried again), ok; waits 1s, 2s"}},
+		{"retried, one left out", []otlp.Attempt{retried(at(1000, 1000, 0, "")), at(3000, 3300, 0, "")}, Check{Name: "selfReport", State: StateFail,
+			Want: "3 attempt(s): 529, 429, 200; waits 1s, 2s", Got: "2 attempt(s): failed (tried again), ok; waits 2s",
+			Hint: "the client's telemetry leaves out 1 attempt(s) the server answered"}},
+		{"retried, last claims another status", []otlp.Attempt{retried(at(0, 0, 0, "")), retried(at(1000, 1000, 0, "")), at(3000, 3300, 503, "")}, Check{Name: "selfReport", State: StateFail,
+			Want: "3 attempt(s): 529, 429, 200; waits 1s, 2s", Got: "3 attempt(s): failed (tried again), failed (tried again), 503; waits 1s, 2s",
+			Hint: "attempt 3: the client claims status 503, the server sent 200"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -65,6 +75,36 @@ func TestSelfReport(t *testing.T) {
 				t.Errorf("selfReportCheck() mismatch (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+func retried(a otlp.Attempt) otlp.Attempt {
+	a.Retried = true
+	return a
+}
+
+// TestSelfReportUncounted: a client whose telemetry says it does not count
+// every attempt (Claude Code's logs for a call that succeeded) and names
+// fewer than the server saw is unverified, not failed; one that counts
+// them and leaves one out fails.
+func TestSelfReportUncounted(t *testing.T) {
+	t0 := time.Date(2026, 11, 27, 10, 0, 0, 0, time.UTC)
+	ob := Observed{ServerAttempts: 3, ServerStatuses: []int{529, 500, 200},
+		ServerFaults: []string{FaultStatus, FaultStatus, "ok"}, FailedAttempts: []bool{true, true, false}}
+	for _, tt := range []struct {
+		name      string
+		uncounted string
+		want      string
+	}{
+		{"uncounted", "no attempt count", StateUnverified},
+		{"counted", "", StateFail},
+	} {
+		ob.SelfReport = &otlp.Account{Mapping: "claude-code", Requests: []otlp.Request{{
+			Attempts: []otlp.Attempt{{Start: t0, End: t0}}, Uncounted: tt.uncounted}}}
+		c := settle([]Check{selfReportCheck(ob)})[0]
+		if c.State != tt.want {
+			t.Errorf("%s: state = %q (%s), want %q", tt.name, c.State, c.Hint, tt.want)
+		}
 	}
 }
 
@@ -118,6 +158,8 @@ func TestClassifyReported(t *testing.T) {
 		{"openai-responses", otlp.Attempt{Status: 200, Error: "stream disconnected before completion: Transport error: network error: error decoding response body"}, "stream_interrupted"},
 		{"openai-responses", otlp.Attempt{Error: "error sending request"}, "connection_error"},
 		{"openai-responses", otlp.Attempt{Status: 200, ErrorType: "unknown"}, "unknown"},
+		// Only that it tried again: nothing to classify.
+		{"", otlp.Attempt{Retried: true}, "unknown"},
 	}
 	for _, tt := range tests {
 		prov := tt.prov

@@ -22,12 +22,28 @@ type Attempt struct {
 	// error message; both "" when the client reports no error.
 	ErrorType string `json:"errorType,omitempty"`
 	Error     string `json:"error,omitempty"`
+	// Retried is set when the client reports only that it went on to
+	// another attempt after this one (so this one failed) and not how it
+	// failed: Claude Code's span events mark when each attempt began and
+	// nothing else.
+	Retried bool `json:"retried,omitempty"`
+	// Untimed is set when the client reports that the attempt happened
+	// but not when (a request's log event that counts its attempts): its
+	// Start and End are those of the attempt after it, and the wait before
+	// it is unknown.
+	Untimed bool `json:"untimed,omitempty"`
 }
 
-// Failed reports whether the client says the attempt failed: an error, or
-// a status outside 2xx.
+// Failed reports whether the client says the attempt failed: an error, a
+// status outside 2xx, or another attempt after it.
 func (a Attempt) Failed() bool {
-	return a.Error != "" || a.ErrorType != "" || (a.Status != 0 && (a.Status < 200 || a.Status > 299))
+	return a.Retried || a.Error != "" || a.ErrorType != "" || (a.Status != 0 && (a.Status < 200 || a.Status > 299))
+}
+
+// Unreported reports whether the client says nothing of how the attempt
+// failed beyond that it did: no status, no error.
+func (a Attempt) Unreported() bool {
+	return a.Status == 0 && a.Error == "" && a.ErrorType == ""
 }
 
 // Request is one logical request: its attempts in the order made.
@@ -40,6 +56,10 @@ type Request struct {
 	// Run is the service.instance.id of the resource that reported it.
 	Run      string    `json:"run,omitempty"`
 	Attempts []Attempt `json:"attempts"`
+	// Uncounted says why the client's account of this request may leave
+	// out attempts ("" when it counts them all): Claude Code's log event
+	// for a request that succeeded gives no attempt count.
+	Uncounted string `json:"uncounted,omitempty"`
 }
 
 // Account is the client's own account of its provider requests, read from
@@ -92,7 +112,7 @@ func (a Account) Events(runID string, classify Classifier) []trace.Event {
 			p := trace.RetryAttempt{Provider: r.Provider, Model: r.Model, Attempt: i + 1, MaxAttempts: 0,
 				FailureType: classify(r.Provider, at), Status: at.Status, ErrorMessage: errorText(at),
 				WillRetry: i+1 < n, DelaySource: trace.DelayNone}
-			if i+1 < n {
+			if i+1 < n && !at.Untimed && !r.Attempts[i+1].Untimed {
 				p.DelayMs = max(r.Attempts[i+1].Start.Sub(at.End), 0).Milliseconds()
 				p.DelaySource = trace.DelayBackoff
 			}
@@ -120,6 +140,8 @@ func errorText(a Attempt) string {
 		return a.ErrorType
 	case a.Status != 0:
 		return "HTTP " + itoa(a.Status)
+	case a.Retried:
+		return "failed (the client reported only that it tried again)"
 	}
 	return ""
 }

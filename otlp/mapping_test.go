@@ -17,6 +17,9 @@ var update = flag.Bool("update", false, "rewrite the golden files of testdata/ma
 
 // testClassify stands in for retry.Classify: this package does not classify.
 func testClassify(_ string, a Attempt) string {
+	if a.Unreported() {
+		return "unknown"
+	}
 	if a.Status != 0 {
 		return fmt.Sprintf("http_%d", a.Status)
 	}
@@ -49,6 +52,18 @@ func TestMappings(t *testing.T) {
 		{"semconv", []string{"semconv-traces.json"}, "semconv"},
 		{"claudecode-spans", []string{"claudecode-traces.json", "claudecode-logs.json"}, "claude-code"},
 		{"claudecode-logs", []string{"claudecode-logs.json"}, "claude-code"},
+		// Real exports of Claude Code 2.1.332 against the mock (run folder
+		// otlp/ files, as received): 529, 500, 429, ok; 529 until
+		// CLAUDE_CODE_MAX_RETRIES=2 ran out; a 400 re-sent without
+		// streaming; a stream cut after 900 bytes, then 503, then ok.
+		{"claudecode-real-success", []string{"claudecode-real-success-traces.json", "claudecode-real-success-logs.json"}, "claude-code"},
+		{"claudecode-real-exhausted", []string{"claudecode-real-exhausted-traces.json", "claudecode-real-exhausted-logs.json"}, "claude-code"},
+		{"claudecode-real-400", []string{"claudecode-real-400-traces.json", "claudecode-real-400-logs.json"}, "claude-code"},
+		{"claudecode-real-cut", []string{"claudecode-real-cut-traces.json", "claudecode-real-cut-logs.json"}, "claude-code"},
+		// Its logs alone: a failed call's api_error counts its attempts, a
+		// successful call's api_request does not.
+		{"claudecode-real-exhausted-logs", []string{"claudecode-real-exhausted-logs.json"}, "claude-code"},
+		{"claudecode-real-success-logs", []string{"claudecode-real-success-logs.json"}, "claude-code"},
 		// Codex CLI 0.171.0's real exports (docs/agents.md), from retrylab
 		// run folders: its logs of 503, 503, ok; of 503 x 6, ok (five HTTP
 		// tries, then a stream reconnect whose attempt count starts again);
