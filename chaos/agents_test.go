@@ -30,6 +30,7 @@ func TestAgentWrongScenariosFail(t *testing.T) {
 		"codex-cli-429-retried":                 {"outcome", "attempts"},
 		"codex-cli-openai-sdk-preset":           {"delays.server"},
 		"codex-cli-steady-503-gives-up-after-5": {"attempts"},
+		"codex-cli-telemetry-off":               {"selfReport"},
 	}
 	scs, missing := loadAgentScenarios(t, "../testdata/agents/wrong")
 	checkWrongSet(t, scs, missing, want, "testdata/agents/wrong", agentsInstallHint)
@@ -44,18 +45,17 @@ func TestAgentScenariosPass(t *testing.T) {
 	}
 	scs, missing := loadAgentScenarios(t, "../scenarios/agents")
 	res := checkPassSet(t, scs, missing, 2, agentsInstallHint)
-	checkSelfReports(t, res)
+	checkCodexSelfReports(t, res)
 }
 
-// checkSelfReports: an agent scenario with its telemetry on (named
-// *-otel-*) must have had its self-report read and held (the agent's
-// exporter reached the receiver and a mapping read its attempts), and
-// its failureTypes verified from it unless the telemetry cannot say
+// checkCodexSelfReports: Codex CLI with its telemetry on
+// (codex-cli-otel-*) must have had its self-report read and held, and its
+// failureTypes verified from it unless the telemetry cannot say
 // (spans-only: Codex's spans carry no stream errors).
-func checkSelfReports(t *testing.T, res map[string]Result) {
+func checkCodexSelfReports(t *testing.T, res map[string]Result) {
 	t.Helper()
 	for name, r := range res {
-		if !strings.Contains(name, "-otel-") {
+		if !strings.HasPrefix(name, "codex-cli-otel-") {
 			continue
 		}
 		state := map[string]string{}

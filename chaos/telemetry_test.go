@@ -157,7 +157,7 @@ func TestClassifyReported(t *testing.T) {
 		{"openai-responses", otlp.Attempt{Status: 200, ErrorType: "server_error", Error: "stream disconnected before completion: boom"}, "server_error"},
 		{"openai-responses", otlp.Attempt{Status: 200, Error: "stream disconnected before completion: Transport error: network error: error decoding response body"}, "stream_interrupted"},
 		{"openai-responses", otlp.Attempt{Error: "error sending request"}, "connection_error"},
-		{"openai-responses", otlp.Attempt{Status: 200, ErrorType: "unknown"}, "unknown"},
+		{"openai-responses", otlp.Attempt{Status: 200, Retried: true}, "unknown"},
 		// Only that it tried again: nothing to classify.
 		{"", otlp.Attempt{Retried: true}, "unknown"},
 	}

@@ -31,9 +31,9 @@ import (
 //
 // Each HTTP try is one attempt, whatever loop retried it; a new logical
 // request begins after an attempt that succeeded. A 200 whose stream
-// Codex retried without saying why (a codex.retry, or in logs no
-// completion before the next try) failed with error type "unknown": the
-// telemetry does not say how. Tries of the model list are not attempts.
+// Codex re-sent without saying why (a codex.retry, or in logs no
+// completion before the next try) is Retried: it failed, the telemetry
+// does not say how. Tries of the model list are not attempts.
 type codex struct{}
 
 var _ Mapping = codex{}
@@ -107,8 +107,8 @@ func (c *codexTry) follow(e codexEvent) {
 	}
 }
 
-// codexRequests marks the tries Codex retried without saying why as
-// failed, groups them into requests (a new one after a success) and
+// codexRequests marks the tries Codex re-sent without saying why as
+// Retried, groups them into requests (a new one after a success) and
 // numbers the attempts of each from 1. In logs, where Codex logs every
 // completion, a 200 without one that is followed by another try was
 // retried; in traces only a codex.retry says so.
@@ -116,8 +116,7 @@ func codexRequests(tries []*codexTry, fromLogs bool) []Request {
 	var reqs []Request
 	for i, c := range tries {
 		if !c.Failed() && !c.completed && i+1 < len(tries) && (c.retried || fromLogs) {
-			c.ErrorType = "unknown"
-			c.Error = "re-sent by Codex, which reported no error for it"
+			c.Retried = true
 		}
 		if i == 0 || !tries[i-1].Failed() {
 			reqs = append(reqs, Request{Provider: "openai-responses", Model: c.model})

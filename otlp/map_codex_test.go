@@ -1,6 +1,7 @@
 package otlp
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -17,14 +18,14 @@ func TestCodexUnreported(t *testing.T) {
 		name   string
 		file   string
 		remove func(plog.LogRecord) bool
-		want   []string // per attempt: status and error type
+		want   []string // per attempt: status and Retried
 	}{
 		{"stream errors, their codex.sse_event records gone", "codex-real-stream-errors-logs.json", sse,
-			[]string{"200 unknown", "200 unknown", "0 ", "200 "}},
+			[]string{"200 true", "200 true", "0 false", "200 false"}},
 		{"503, 503, ok, its completion gone", "codex-real-503-503-ok-logs.json", sse,
-			[]string{"503 ", "503 ", "200 "}},
+			[]string{"503 false", "503 false", "200 false"}},
 		{"as sent", "codex-real-stream-errors-logs.json", func(plog.LogRecord) bool { return false },
-			[]string{"200 ", "200 ", "0 ", "200 "}},
+			[]string{"200 false", "200 false", "0 false", "200 false"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -40,7 +41,7 @@ func TestCodexUnreported(t *testing.T) {
 			var got []string
 			for _, r := range reqs {
 				for _, a := range r.Attempts {
-					got = append(got, itoa(a.Status)+" "+a.ErrorType)
+					got = append(got, fmt.Sprintf("%d %v", a.Status, a.Retried))
 				}
 			}
 			if len(reqs) != 1 {
