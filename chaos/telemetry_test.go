@@ -108,6 +108,38 @@ func TestSelfReportUncounted(t *testing.T) {
 	}
 }
 
+// TestSelfReportUnflushed: a client that exits in error with its last
+// attempts missing from its telemetry (an exporter not flushed at exit) is
+// unverified; the same with exit 0, or a claim the journal contradicts,
+// fails.
+func TestSelfReportUnflushed(t *testing.T) {
+	t0 := time.Date(2026, 11, 27, 10, 0, 0, 0, time.UTC)
+	at := func(ms int, status int) otlp.Attempt {
+		ts := t0.Add(time.Duration(ms) * time.Millisecond)
+		return otlp.Attempt{Start: ts, End: ts, Status: status}
+	}
+	for _, tt := range []struct {
+		name     string
+		exit     *ClientExit
+		attempts []otlp.Attempt
+		want     string
+	}{
+		{"exit 1, first two of three", &ClientExit{ExitCode: 1}, []otlp.Attempt{at(0, 503), at(500, 503)}, StateUnverified},
+		{"killed, first of three", &ClientExit{ExitCode: -1, Problem: "killed after 30s"}, []otlp.Attempt{at(0, 503)}, StateUnverified},
+		{"exit 0, first two of three", &ClientExit{ExitCode: 0}, []otlp.Attempt{at(0, 503), at(500, 503)}, StateFail},
+		{"exit 1, a status the server did not send", &ClientExit{ExitCode: 1}, []otlp.Attempt{at(0, 503), at(500, 500)}, StateFail},
+		{"built-in client", nil, []otlp.Attempt{at(0, 503), at(500, 503)}, StateFail},
+	} {
+		ob := Observed{ServerAttempts: 3, ServerStatuses: []int{503, 503, 429},
+			ServerFaults: []string{FaultStatus, FaultStatus, FaultStatus}, FailedAttempts: []bool{true, true, true},
+			Client: tt.exit, SelfReport: &otlp.Account{Mapping: "codex", Requests: []otlp.Request{{Attempts: tt.attempts}}}}
+		c := settle([]Check{selfReportCheck(ob)})[0]
+		if c.State != tt.want {
+			t.Errorf("%s: state = %q (%s), want %q", tt.name, c.State, c.Hint, tt.want)
+		}
+	}
+}
+
 // TestFailureTypesFromSelfReport: a client without a trace whose telemetry
 // carries its errors has its failureTypes verified; one whose errors
 // classify otherwise stays unverified and says what they implied.

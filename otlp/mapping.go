@@ -30,14 +30,22 @@ var mappings = []Mapping{claudeCode{}, codex{}, semconv{}}
 
 // MappingNamed returns the registered mapping called name.
 func MappingNamed(name string) (Mapping, error) {
-	var names []string
 	for _, m := range mappings {
 		if m.Name() == name {
 			return m, nil
 		}
-		names = append(names, m.Name())
 	}
-	return nil, fmt.Errorf("unknown telemetry mapping %q (known: %s)", name, strings.Join(names, ", "))
+	return nil, fmt.Errorf("unknown telemetry mapping %q (known: %s)", name, strings.Join(MappingNames(), ", "))
+}
+
+// MappingNames lists the registered mappings' names in the order they
+// are tried.
+func MappingNames() []string {
+	names := make([]string, len(mappings))
+	for i, m := range mappings {
+		names[i] = m.Name()
+	}
+	return names
 }
 
 // Telemetry is what a client sent, by signal. Metrics are kept but read
