@@ -97,7 +97,7 @@ func exitText(ob Observed) string {
 func noSelfReport(tel *Telemetry) Check {
 	c := Check{Name: "selfReport", Want: "the client's own account of its attempts, in OpenTelemetry",
 		Got: "no telemetry", Where: "otlp/ (the scenario's OTLP receiver)",
-		Hint: "the client sent nothing to $OTEL_EXPORTER_OTLP_ENDPOINT: switch its telemetry on: client.env for Claude Code and OpenTelemetry SDKs, -c otel.* flags for Codex (testdata/agents/codex-otel.sh); docs/agents.md, \"Their own telemetry\""}
+		Hint: "the client sent nothing to $OTEL_EXPORTER_OTLP_ENDPOINT: switch its telemetry on: client.env for Claude Code and OpenTelemetry SDKs, -c otel.* flags for Codex (testdata/agents/codex-otel.sh); docs/agents.md, the agents' own telemetry"}
 	if tel != nil && tel.Exports > 0 {
 		c.Got = fmt.Sprintf("%d export(s), %d item(s), none read as attempts", tel.Exports, tel.Items)
 		c.Hint = "no mapping (claude-code, codex, semconv) recognised its spans or log records as provider requests; they are kept in otlp/"
