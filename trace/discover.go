@@ -173,6 +173,9 @@ func discoverFolder(ctx context.Context, p string, note func(path, reason string
 		if err := ctx.Err(); err != nil {
 			return errStopped
 		}
+		if d.IsDir() && path != root && isClientHome(path) {
+			return filepath.SkipDir
+		}
 		if d.IsDir() || !IsTraceFile(d.Name()) {
 			return nil
 		}
@@ -194,6 +197,23 @@ func discoverFolder(ctx context.Context, p string, note func(path, reason string
 	}
 	slices.Sort(found)
 	return found, nil
+}
+
+// isClientHome reports whether folder path is the HOME chaos run gives an
+// external client inside its scenario folder (a folder named home beside
+// the scenario's result.json or server.jsonl): what an agent writes there
+// (Claude Code's and Codex's session files are JSONL) is not a trace.
+func isClientHome(path string) bool {
+	if filepath.Base(path) != "home" {
+		return false
+	}
+	dir := filepath.Dir(path)
+	for _, f := range []string{"result.json", "server.jsonl"} {
+		if fi, err := os.Lstat(filepath.Join(dir, f)); err == nil && fi.Mode().IsRegular() {
+			return true
+		}
+	}
+	return false
 }
 
 // errStopped ends a folder walk whose context is done.

@@ -68,3 +68,44 @@ func TestDiscoverDanglingSymlink(t *testing.T) {
 		}
 	}
 }
+
+// TestDiscoverSkipsClientHome: the HOME chaos run gives an external client
+// in its scenario folder holds the agent's own JSONL (session files), not
+// traces; a folder named home elsewhere, or given itself, is walked.
+func TestDiscoverSkipsClientHome(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	write := func(rel string) string {
+		p := filepath.Join(root, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte("{}\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	write("run/s1/result.json")
+	server := write("run/s1/server.jsonl")
+	tr := write("run/s1/trace.jsonl")
+	write("run/s1/home/.claude/projects/x/session.jsonl")
+	write("run/s1/home/.codex/sessions/rollout.jsonl")
+	other := write("fleet/home/trace.jsonl") // no scenario beside it
+	tests := []struct {
+		path string
+		want []string
+	}{
+		{filepath.Join(root, "run"), []string{server, tr}},
+		{filepath.Join(root, "fleet"), []string{other}},
+		{filepath.Join(root, "run/s1/home/.codex"), []string{filepath.Join(root, "run/s1/home/.codex/sessions/rollout.jsonl")}},
+	}
+	for _, tt := range tests {
+		got, err := Discover([]string{tt.path})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(tt.want, got); diff != "" {
+			t.Errorf("Discover(%s) mismatch (-want +got):\n%s", tt.path, diff)
+		}
+	}
+}
