@@ -41,7 +41,7 @@ func selfReportCheck(ob Observed) Check {
 		c.Passed = false
 		c.Hint = fmt.Sprintf("the client's telemetry leaves out %d attempt(s) the server answered", m-n)
 		if n == 0 {
-			c.Hint = fmt.Sprintf("the client sent telemetry (%d spans and log records) that no mapping reads as attempts (known: claude-code, codex, semconv)", acc.Items)
+			c.Hint = fmt.Sprintf("the client sent telemetry (%d spans and log records) that no mapping reads as attempts (known: %s)", acc.Items, strings.Join(otlp.MappingNames(), ", "))
 		}
 	case n > m:
 		c.Passed = false
@@ -75,7 +75,7 @@ func noSelfReport(tel *Telemetry) Check {
 		Hint: "the client sent nothing to $OTEL_EXPORTER_OTLP_ENDPOINT: switch its telemetry on in client.env (docs/chaos.md, \"The client's own telemetry\")"}
 	if tel != nil && tel.Exports > 0 {
 		c.Got = fmt.Sprintf("%d export(s), %d item(s), none read as attempts", tel.Exports, tel.Items)
-		c.Hint = "no mapping (claude-code, codex, semconv) recognised its spans or log records as provider requests; they are kept in otlp/"
+		c.Hint = "no mapping (" + strings.Join(otlp.MappingNames(), ", ") + ") recognised its spans or log records as provider requests; they are kept in otlp/"
 		if tel.Rejected > 0 {
 			c.Got += fmt.Sprintf("; %d export(s) rejected", tel.Rejected)
 		}

@@ -64,6 +64,24 @@ func TestMappings(t *testing.T) {
 		// successful call's api_request does not.
 		{"claudecode-real-exhausted-logs", []string{"claudecode-real-exhausted-logs.json"}, "claude-code"},
 		{"claudecode-real-success-logs", []string{"claudecode-real-success-logs.json"}, "claude-code"},
+		// Real exports of the AI SDK (ai 7.0.173, @ai-sdk/otel 1.0.173,
+		// testdata/agents/node/ai-sdk.mjs) against the mock, as received.
+		// Its OpenTelemetry integration: 529, 503, ok (the chat span of
+		// the last attempt only: uncounted); 529 until maxRetries 2 ran
+		// out ("Failed after 3 attempts"); a 400; the Responses API, 503,
+		// 500, ok.
+		{"aisdk-real-success", []string{"aisdk-real-success-traces.json"}, "ai-sdk"},
+		{"aisdk-real-exhausted", []string{"aisdk-real-exhausted-traces.json"}, "ai-sdk"},
+		{"aisdk-real-400", []string{"aisdk-real-400-traces.json"}, "ai-sdk"},
+		{"aisdk-real-responses", []string{"aisdk-real-responses-traces.json"}, "ai-sdk"},
+		// LegacyOpenTelemetry's ai.streamText.doStream span, one per call.
+		{"aisdk-real-legacy-success", []string{"aisdk-real-legacy-success-traces.json"}, "ai-sdk"},
+		{"aisdk-real-legacy-exhausted", []string{"aisdk-real-legacy-exhausted-traces.json"}, "ai-sdk"},
+		{"aisdk-real-legacy-400", []string{"aisdk-real-legacy-400-traces.json"}, "ai-sdk"},
+		// With Node's fetch traced (instrumentation-undici): an HTTP span
+		// per attempt, the retried ones under chat spans never exported.
+		{"aisdk-real-http-success", []string{"aisdk-real-http-success-traces-1.json", "aisdk-real-http-success-traces-2.json"}, "ai-sdk"},
+		{"aisdk-real-http-exhausted", []string{"aisdk-real-http-exhausted-traces-1.json", "aisdk-real-http-exhausted-traces-2.json"}, "ai-sdk"},
 		{"codex", []string{"codex-logs.json"}, "codex"},
 		{"unknown", []string{"unknown-traces.json"}, ""},
 		// A fleet's telemetry: each client (resource) read by its own mapping.
