@@ -82,6 +82,12 @@ func TestMappings(t *testing.T) {
 		// per attempt, the retried ones under chat spans never exported.
 		{"aisdk-real-http-success", []string{"aisdk-real-http-success-traces-1.json", "aisdk-real-http-success-traces-2.json"}, "ai-sdk"},
 		{"aisdk-real-http-exhausted", []string{"aisdk-real-http-exhausted-traces-1.json", "aisdk-real-http-exhausted-traces-2.json"}, "ai-sdk"},
+		// Hand-written: every attempt's span ended (durable mode), a
+		// RetryError's count past what is filled in, an abort, a stream
+		// cut after its 200, two calls sharing an orphan HTTP span, a
+		// legacy generateText non-retryable on its second attempt, and
+		// hostile attribute types.
+		{"aisdk-edges", []string{"aisdk-edges-traces.json"}, "ai-sdk"},
 		{"codex", []string{"codex-logs.json"}, "codex"},
 		{"unknown", []string{"unknown-traces.json"}, ""},
 		// A fleet's telemetry: each client (resource) read by its own mapping.
@@ -145,5 +151,29 @@ func TestMappingNamed(t *testing.T) {
 	}
 	if _, err := MappingNamed("nope"); err == nil || !strings.Contains(err.Error(), "claude-code") {
 		t.Errorf("MappingNamed(nope) error = %v, want one listing the known mappings", err)
+	}
+}
+
+// TestAISDKBeforeSemconv shows why ai-sdk comes before semconv in the
+// registry: on the AI SDK's real spans with Node's fetch traced (529 three
+// times), semconv alone counts the SDK's chat span as a fourth attempt
+// and makes a request of each HTTP span (each hangs under the chat span of
+// its own attempt, the retried ones never exported), where the client
+// made one request of three attempts.
+func TestAISDKBeforeSemconv(t *testing.T) {
+	tel := Collect([]Payload{readPayload(t, "aisdk-real-http-exhausted-traces-1.json"), readPayload(t, "aisdk-real-http-exhausted-traces-2.json")})
+	count := func(reqs []Request) (n int) {
+		for _, r := range reqs {
+			n += len(r.Attempts)
+		}
+		return n
+	}
+	sc, _ := semconv{}.Map(tel)
+	if got := [2]int{len(sc), count(sc)}; got != [2]int{4, 4} {
+		t.Errorf("semconv alone: %d requests, %d attempts; want the misreading this test documents, 4 and 4", got[0], got[1])
+	}
+	acc := Read(tel)
+	if acc.Mapping != "ai-sdk" || len(acc.Requests) != 1 || count(acc.Requests) != 3 {
+		t.Errorf("Read: mapping %q, %d requests, %d attempts; want ai-sdk, 1, 3", acc.Mapping, len(acc.Requests), count(acc.Requests))
 	}
 }
