@@ -31,6 +31,7 @@ func TestAgentWrongScenariosFail(t *testing.T) {
 		"codex-cli-429-retried":                 {"outcome", "attempts"},
 		"codex-cli-openai-sdk-preset":           {"delays.server"},
 		"codex-cli-steady-503-gives-up-after-5": {"attempts"},
+		"codex-cli-telemetry-off":               {"selfReport"},
 	}
 	scs, missing := loadAgentScenarios(t, "../testdata/agents/wrong")
 	checkWrongSet(t, scs, missing, want, "testdata/agents/wrong", agentsInstallHint)
@@ -44,7 +45,31 @@ func TestAgentScenariosPass(t *testing.T) {
 		t.Skip("runs every agent scenario (10-30s); skipped with -short")
 	}
 	scs, missing := loadAgentScenarios(t, "../scenarios/agents")
-	checkPassSet(t, scs, missing, 2, agentsInstallHint)
+	res := checkPassSet(t, scs, missing, 2, agentsInstallHint)
+	checkCodexSelfReports(t, res)
+}
+
+// checkCodexSelfReports: Codex CLI with its telemetry on
+// (codex-cli-otel-*) must have had its self-report read and held, and its
+// failureTypes verified from it unless the telemetry cannot say
+// (spans-only: Codex's spans carry no stream errors).
+func checkCodexSelfReports(t *testing.T, res map[string]Result) {
+	t.Helper()
+	for name, r := range res {
+		if !strings.HasPrefix(name, "codex-cli-otel-") {
+			continue
+		}
+		state := map[string]string{}
+		for _, c := range r.Checks {
+			state[c.Name] = c.State
+		}
+		if s, ok := state["selfReport"]; !ok || s != StatePass {
+			t.Errorf("%s: selfReport %q, want pass (telemetry %+v)\n  %s", name, s, r.Telemetry, describeResult(r))
+		}
+		if s, ok := state["failureTypes"]; ok && s != StatePass && !strings.HasSuffix(name, "-spans-only") {
+			t.Errorf("%s: failureTypes %q, want pass (verified from the telemetry)\n  %s", name, s, describeResult(r))
+		}
+	}
 }
 
 // loadAgentScenarios is loadSDKScenarios with the agents' install hint,

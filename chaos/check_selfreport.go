@@ -130,6 +130,8 @@ func clientAccount(ats []otlp.Attempt) string {
 		switch e := firstNonEmpty(a.ErrorType, a.Error); {
 		case !a.Failed() && a.Status == 0:
 			s = "ok"
+		case a.Unreported() && a.Status != 0:
+			s += " failed (tried again)"
 		case a.Unreported():
 			s = "failed (tried again)"
 		case a.Status == 0 || (e != "" && a.Status >= 200 && a.Status <= 299):

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -23,7 +24,8 @@ import (
 // may all take time, and none of it can lose what finished. When every
 // scenario has stopped, Run writes summary.json again, complete. A process
 // that must exit before that (the CLI's grace period ended) calls
-// Runner.Flush, which writes it once more as known then.
+// Runner.Flush, which writes it once more as known then, and may print
+// Runner.Interim, the same summary, taken without waiting on any write.
 
 // ledger is what each scenario of a run has come to: not started, running,
 // or finished with a result. Safe for concurrent use.
@@ -79,9 +81,9 @@ type interim struct {
 	start time.Time
 	led   *ledger
 
-	mu     sync.Mutex // serialises writes and seal
-	sealed bool
-	reason string // why the run was interrupted, once written
+	mu     sync.Mutex             // serialises writes and seal
+	sealed atomic.Bool            // set under mu; read without it by snapshot
+	reason atomic.Pointer[string] // why the run was interrupted, from the first write
 }
 
 func newInterim(r *Runner, scs []*Scenario, dir string, start time.Time) *interim {
@@ -117,13 +119,11 @@ func (iw *interim) watch(ctx context.Context, stop <-chan struct{}) {
 func (iw *interim) write(reason string) {
 	iw.mu.Lock()
 	defer iw.mu.Unlock()
-	if iw.sealed {
+	if iw.sealed.Load() {
 		return
 	}
-	if iw.reason == "" {
-		iw.reason = reason
-	}
-	sum, _ := iw.summary(iw.reason)
+	iw.reason.CompareAndSwap(nil, &reason)
+	sum, _ := iw.summary(iw.why())
 	err := sum.Write()
 	if iw.r.OnInterrupt != nil {
 		err = errors.Join(err, iw.r.OnInterrupt(sum))
@@ -156,12 +156,31 @@ func (iw *interim) summary(reason string) (sum *Summary, unfinished []int) {
 	return sum, unfinished
 }
 
+// why is the reason of the first write, or a general one before it.
+func (iw *interim) why() string {
+	if r := iw.reason.Load(); r != nil {
+		return *r
+	}
+	return "the run was interrupted"
+}
+
+// snapshot is the summary as the ledger holds it now, what flush writes,
+// or nil once Run has sealed the interim. It waits on no write (a file
+// that blocks holds mu): a process exiting at once can still print it.
+func (iw *interim) snapshot() *Summary {
+	if iw.sealed.Load() {
+		return nil
+	}
+	sum, _ := iw.summary(iw.why())
+	return sum
+}
+
 // seal ends the interim's use: Run has ended, and what it writes next is
 // complete, so that a late flush must not replace it.
 func (iw *interim) seal() {
 	iw.mu.Lock()
 	defer iw.mu.Unlock()
-	iw.sealed = true
+	iw.sealed.Store(true)
 }
 
 // flush, within d, writes the summary again as the ledger holds it now
@@ -175,15 +194,15 @@ func (iw *interim) flush(d time.Duration) {
 		iw.write("the run was interrupted")
 		iw.mu.Lock()
 		defer iw.mu.Unlock()
-		if iw.sealed {
+		if iw.sealed.Load() {
 			return
 		}
-		_, unfinished := iw.summary(iw.reason)
+		_, unfinished := iw.summary(iw.why())
 		for _, i := range unfinished {
 			path := filepath.Join(iw.dirs[i], "result.json")
 			if _, err := os.Lstat(path); errors.Is(err, os.ErrNotExist) {
 				if _, err := os.Stat(iw.dirs[i]); err == nil {
-					_ = writeJSON(path, iw.r.interruptedResult(iw.scs[i], iw.dirs[i], "unfinished: "+iw.reason))
+					_ = writeJSON(path, iw.r.interruptedResult(iw.scs[i], iw.dirs[i], "unfinished: "+iw.why()))
 				}
 			}
 		}

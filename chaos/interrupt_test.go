@@ -312,6 +312,13 @@ func TestInterruptWritesWhatFinishedFirst(t *testing.T) {
 	if it.deletesB != 0 {
 		t.Errorf("%d proxies deleted before the summary was written, want 0: it waited for the proxy API", it.deletesB)
 	}
+	// While Run waits on the proxy API, Interim has the same at once (what
+	// the CLI prints if it must exit now).
+	if sum := r.Interim(); sum == nil {
+		t.Error("Interim() = nil while Run waits on the proxy API")
+	} else if diff := cmp.Diff(want, verdicts(sum)); diff != "" {
+		t.Errorf("Interim() mismatch (-want +got):\n%s", diff)
+	}
 	release()
 	var res ran
 	select {
@@ -321,6 +328,9 @@ func TestInterruptWritesWhatFinishedFirst(t *testing.T) {
 	}
 	if res.err != nil {
 		t.Fatal(res.err)
+	}
+	if r.Interim() != nil {
+		t.Error("Interim() != nil once Run has returned: a forced exit would print a second report")
 	}
 	if diff := cmp.Diff(want, verdicts(res.sum)); diff != "" {
 		t.Errorf("final summary mismatch (-want +got):\n%s", diff)

@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"syscall"
+
+	"github.com/retrylab/retrylab/internal/regfile"
 )
 
 // OutputError says that something retrylab must write could not be
@@ -20,10 +22,14 @@ type OutputError struct {
 }
 
 func (e *OutputError) Error() string {
-	err := e.Err
+	var err any = e.Err
 	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		err = pe.Err // the path is said already
+	var nr *regfile.NotRegularError
+	switch {
+	case errors.As(e.Err, &nr):
+		err = nr.Problem() // the path is said already
+	case errors.As(e.Err, &pe):
+		err = pe.Err
 	}
 	if e.What == e.Path || e.What == "" {
 		return fmt.Sprintf("cannot write %s: %v", e.Path, err)
@@ -39,15 +45,19 @@ func (e *OutputError) Hint() string {
 	if e.What != "" && e.What[0] == '-' {
 		elsewhere = "give " + e.What + " another path"
 	}
+	var nr *regfile.NotRegularError
 	switch {
+	case errors.As(e.Err, &nr) && !nr.Mode.IsDir():
+		return e.Path + " is " + regfile.Kind(nr.Mode) + ", which would block or swallow the output: " + elsewhere +
+			" (a regular file, or none yet)"
+	case errors.As(e.Err, &nr), errors.Is(e.Err, syscall.EISDIR):
+		return e.Path + " is a folder: give a file path"
 	case errors.Is(e.Err, syscall.ENOSPC), errors.Is(e.Err, syscall.EDQUOT):
 		return "the disk (or your quota) is full: free space on it, or " + elsewhere
 	case errors.Is(e.Err, syscall.EMFILE), errors.Is(e.Err, syscall.ENFILE):
 		return InfraHint
 	case errors.Is(e.Err, syscall.EROFS), errors.Is(e.Err, fs.ErrPermission):
 		return "that place is not writable for you: " + elsewhere
-	case errors.Is(e.Err, syscall.EISDIR):
-		return e.Path + " is a folder: give a file path"
 	case errors.Is(e.Err, syscall.ENOTDIR), errors.Is(e.Err, fs.ErrExist):
 		return "a file stands where a folder is needed: " + elsewhere
 	case errors.Is(e.Err, fs.ErrNotExist):
@@ -80,16 +90,41 @@ func CheckOutDir(dir string) error {
 
 // CreateOutFile creates (or truncates) the file path for what (a flag
 // such as "--junit"), so that a bad path is reported before a run, not
-// after it. Its folder must exist.
+// after it. Its folder must exist. A FIFO, a device, a socket or a folder
+// at path is refused at once, never opened (see regfile.Create).
 func CreateOutFile(what, path string) (*os.File, error) {
 	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
 		return nil, &OutputError{What: what, Path: path, Err: &fs.PathError{Op: "open", Path: path, Err: syscall.EISDIR}}
 	}
-	f, err := os.Create(path)
+	f, err := regfile.Create(path)
 	if err != nil {
 		return nil, &OutputError{What: what, Path: path, Err: err}
 	}
 	return f, nil
+}
+
+// CheckOutFile makes sure, before anything runs, that the file path can
+// be written for what (a flag such as "--policy-out") by WriteFileAtomic
+// at the end: nothing but a regular file stands there (a FIFO, a device,
+// a socket, a folder, or a link to one, is refused: a rename would
+// replace it), and its folder exists and takes a new file.
+func CheckOutFile(what, path string) error {
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		return &OutputError{What: what, Path: path, Err: &fs.PathError{Op: "open", Path: path, Err: syscall.EISDIR}}
+	}
+	if err := regfile.CheckOut(path); err != nil {
+		return &OutputError{What: what, Path: path, Err: err}
+	}
+	f, err := os.CreateTemp(filepath.Dir(path), ".retrylab-probe-*")
+	if err != nil {
+		return &OutputError{What: what, Path: path, Err: err}
+	}
+	name := f.Name()
+	f.Close()
+	if err := os.Remove(name); err != nil {
+		return &OutputError{What: what, Path: path, Err: err}
+	}
+	return nil
 }
 
 // outputErr wraps err, from writing path, as an *OutputError (nil stays nil).

@@ -1,9 +1,7 @@
 package chaos
 
 import (
-	"bytes"
 	"os"
-	"strconv"
 	"syscall"
 )
 
@@ -40,23 +38,4 @@ func groupLive(pgid int) bool {
 		}
 	}
 	return false
-}
-
-// parseStatGroup reads a process's state and process group from the text
-// of /proc/PID/stat: "pid (comm) state ppid pgrp ...", where comm may hold
-// spaces and parentheses.
-func parseStatGroup(b []byte) (state byte, pgrp int, ok bool) {
-	i := bytes.LastIndexByte(b, ')')
-	if i < 0 {
-		return 0, 0, false
-	}
-	f := bytes.Fields(b[i+1:])
-	if len(f) < 3 || len(f[0]) != 1 {
-		return 0, 0, false
-	}
-	g, err := strconv.Atoi(string(f[2]))
-	if err != nil {
-		return 0, 0, false
-	}
-	return f[0][0], g, true
 }

@@ -161,6 +161,18 @@ func (r *Runner) Flush(d time.Duration) {
 	}
 }
 
+// Interim is for a process that must exit before Run returns, as Flush
+// is: the summary of the run as known now (what Flush writes: finished
+// results, the rest interrupted), for the CLI to print as its report. It
+// is built in memory and waits on nothing (not on a write that blocks);
+// nil before Run starts and once it has returned.
+func (r *Runner) Interim() *Summary {
+	if iw := r.interim.Load(); iw != nil {
+		return iw.snapshot()
+	}
+	return nil
+}
+
 // runAll runs the first run of every scenario, at most Parallel at once
 // (and fewer external clients), recording each in led as it starts and
 // ends; once ctx ends, those not started are marked so.

@@ -105,6 +105,11 @@ func fileKind(m fs.FileMode) string {
 	return "not a regular file"
 }
 
+// OpenRunFile is openRunFile, for the packages that read a run folder
+// after the runner (package probe reads server.jsonl): the client may
+// have put a FIFO or a link there.
+func OpenRunFile(path string) (*os.File, error) { return openRunFile(path) }
+
 // openRunFile opens a file of a run folder for reading, if it is a regular
 // file: a symbolic link is not followed (to a file outside the run folder,
 // say) and a FIFO, socket or device is not opened (a FIFO would block for

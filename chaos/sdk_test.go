@@ -171,8 +171,8 @@ func TestSDKScenariosPass(t *testing.T) {
 // checkPassSet runs scs, honest scenarios, parallel at a time (missing:
 // those skipped for a missing client, with why): each must pass. One whose
 // timing stayed inconclusive on a busy machine after its re-runs is
-// logged, not failed.
-func checkPassSet(t *testing.T, scs []*Scenario, missing map[string]string, parallel int, hint string) {
+// logged, not failed. It returns the results by scenario name.
+func checkPassSet(t *testing.T, scs []*Scenario, missing map[string]string, parallel int, hint string) map[string]Result {
 	t.Helper()
 	res := runSDK(t, scs, parallel)
 	names := make([]string, 0, len(scs)+len(missing))
@@ -201,4 +201,5 @@ func checkPassSet(t *testing.T, scs []*Scenario, missing map[string]string, para
 			}
 		})
 	}
+	return res
 }

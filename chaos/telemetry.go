@@ -151,6 +151,10 @@ func ClassifyReported(prov string, a otlp.Attempt) string {
 		pe.Kind, pe.Status = provider.KindSSEError, 0
 	case strings.Contains(low, "timeout") || strings.Contains(low, "timed out"):
 		pe.Kind = provider.KindTimeout
+	case a.Status >= 200 && a.Status <= 299:
+		// An error after a 2xx: the response began, its stream broke
+		// (Codex: "stream disconnected before completion: ...").
+		pe.Kind = provider.KindIncomplete
 	case strings.Contains(low, "reset"):
 		pe.Kind = provider.KindReset
 	case strings.Contains(low, "refused"):

@@ -139,21 +139,34 @@ func TestFailureTypesFromSelfReport(t *testing.T) {
 // retry core classifies the same failure.
 func TestClassifyReported(t *testing.T) {
 	tests := []struct {
+		prov string // "" anthropic
 		a    otlp.Attempt
 		want string
 	}{
-		{otlp.Attempt{Status: 529, ErrorType: "529"}, "overloaded"},
-		{otlp.Attempt{Status: 429}, "rate_limit"},
-		{otlp.Attempt{Status: 500, Error: "500 Internal server error"}, "server_error"},
-		{otlp.Attempt{Status: 200, Error: `{"type":"error","error":{"type":"overloaded_error"}}`}, "overloaded"},
-		{otlp.Attempt{Error: "read ECONNRESET: connection reset by peer"}, "connection_error"},
+		{"", otlp.Attempt{Status: 529, ErrorType: "529"}, "overloaded"},
+		{"", otlp.Attempt{Status: 429}, "rate_limit"},
+		{"", otlp.Attempt{Status: 500, Error: "500 Internal server error"}, "server_error"},
+		{"", otlp.Attempt{Status: 200, Error: `{"type":"error","error":{"type":"overloaded_error"}}`}, "overloaded"},
+		{"", otlp.Attempt{Error: "read ECONNRESET: connection reset by peer"}, "connection_error"},
 		// The client's own classification, in retrylab's taxonomy.
-		{otlp.Attempt{Status: 400, ErrorType: "context_too_long"}, "context_too_long"},
+		{"", otlp.Attempt{Status: 400, ErrorType: "context_too_long"}, "context_too_long"},
+		// Codex CLI (the codex mapping): a response.failed's code; a cut
+		// stream (an error after a 200); a request not sent; a 200 it
+		// re-sent without saying why.
+		{"openai-responses", otlp.Attempt{Status: 200, ErrorType: "rate_limit_exceeded", Error: "rate limit exceeded: Rate limit reached"}, "rate_limit"},
+		{"openai-responses", otlp.Attempt{Status: 200, ErrorType: "server_error", Error: "stream disconnected before completion: boom"}, "server_error"},
+		{"openai-responses", otlp.Attempt{Status: 200, Error: "stream disconnected before completion: Transport error: network error: error decoding response body"}, "stream_interrupted"},
+		{"openai-responses", otlp.Attempt{Error: "error sending request"}, "connection_error"},
+		{"openai-responses", otlp.Attempt{Status: 200, Retried: true}, "unknown"},
 		// Only that it tried again: nothing to classify.
-		{otlp.Attempt{Retried: true}, "unknown"},
+		{"", otlp.Attempt{Retried: true}, "unknown"},
 	}
 	for _, tt := range tests {
-		if got := ClassifyReported("anthropic", tt.a); got != tt.want {
+		prov := tt.prov
+		if prov == "" {
+			prov = "anthropic"
+		}
+		if got := ClassifyReported(prov, tt.a); got != tt.want {
 			t.Errorf("ClassifyReported(%+v) = %q, want %q", tt.a, got, tt.want)
 		}
 	}

@@ -41,9 +41,10 @@ func (a Attempt) Failed() bool {
 }
 
 // Unreported reports whether the client says nothing of how the attempt
-// failed beyond that it did: no status, no error.
+// failed beyond that it did (Retried): no error, and no status or a 2xx
+// (Codex's 200 whose stream it re-sent without a word).
 func (a Attempt) Unreported() bool {
-	return a.Status == 0 && a.Error == "" && a.ErrorType == ""
+	return a.Failed() && a.Error == "" && a.ErrorType == "" && (a.Status == 0 || (a.Status >= 200 && a.Status <= 299))
 }
 
 // Request is one logical request: its attempts in the order made.
@@ -138,10 +139,10 @@ func errorText(a Attempt) string {
 		return a.Error
 	case a.ErrorType != "":
 		return a.ErrorType
+	case a.Unreported():
+		return "failed (the client reported only that it tried again)"
 	case a.Status != 0:
 		return "HTTP " + itoa(a.Status)
-	case a.Retried:
-		return "failed (the client reported only that it tried again)"
 	}
 	return ""
 }

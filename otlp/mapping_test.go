@@ -40,9 +40,9 @@ func readPayload(t *testing.T, name string) Payload {
 	return p
 }
 
-// TestMappings reads hand-written exports of each vocabulary (from the
-// agents' published docs and source) and compares the account and the
-// trace v1 events made of it with golden files.
+// TestMappings reads exports of each vocabulary (hand-written from the
+// published docs and source, or real captures: codex-real-*) and compares
+// the account and the trace v1 events made of it with golden files.
 func TestMappings(t *testing.T) {
 	tests := []struct {
 		name    string
@@ -88,10 +88,23 @@ func TestMappings(t *testing.T) {
 		// legacy generateText non-retryable on its second attempt, and
 		// hostile attribute types.
 		{"aisdk-edges", []string{"aisdk-edges-traces.json"}, "ai-sdk"},
-		{"codex", []string{"codex-logs.json"}, "codex"},
+		// Codex CLI 0.171.0's real exports (docs/agents.md), from retrylab
+		// run folders: its logs of 503, 503, ok; of 503 x 6, ok (five HTTP
+		// tries, then a stream reconnect whose attempt count starts again);
+		// of a stream cut twice, a reset, ok; of response.failed
+		// (rate_limit_exceeded, then server_error), ok; and its spans alone
+		// of the cut, cut, reset, ok. Trimmed: the codex.sse_event records
+		// of the stream's other events are left out, and so are the spans
+		// that carry none of codex.api_request or codex.retry; host.name and
+		// the working folder are replaced.
+		{"codex-real-503-503-ok", []string{"codex-real-503-503-ok-logs.json"}, "codex"},
+		{"codex-real-reconnect", []string{"codex-real-reconnect-logs.json"}, "codex"},
+		{"codex-real-stream-errors", []string{"codex-real-stream-errors-logs.json"}, "codex"},
+		{"codex-real-response-failed", []string{"codex-real-response-failed-logs.json"}, "codex"},
+		{"codex-real-stream-errors-traces", []string{"codex-real-stream-errors-traces.json"}, "codex"},
 		{"unknown", []string{"unknown-traces.json"}, ""},
 		// A fleet's telemetry: each client (resource) read by its own mapping.
-		{"fleet", []string{"semconv-traces.json", "codex-logs.json", "unknown-traces.json"}, "codex,semconv"},
+		{"fleet", []string{"semconv-traces.json", "codex-real-503-503-ok-logs.json", "unknown-traces.json"}, "codex,semconv"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -44,7 +44,7 @@ func TestReceiver(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	logsJSON, err := os.ReadFile(filepath.Join("testdata", "mappings", "codex-logs.json"))
+	logsJSON, err := os.ReadFile(filepath.Join("testdata", "mappings", "codex-real-503-503-ok-logs.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,7 +67,7 @@ func TestReceiver(t *testing.T) {
 		{name: "json traces", path: "/v1/traces", contentType: "application/json", body: tracesJSON,
 			wantCode: 200, wantType: "application/json", wantItems: 5},
 		{name: "json logs", path: "/v1/logs", contentType: "application/json; charset=utf-8", body: logsJSON,
-			wantCode: 200, wantType: "application/json", wantItems: 6},
+			wantCode: 200, wantType: "application/json", wantItems: 10},
 		{name: "protobuf traces", path: "/v1/traces", contentType: "application/x-protobuf", body: tracesProto,
 			wantCode: 200, wantType: "application/x-protobuf", wantItems: 5},
 		{name: "gzip json", path: "/v1/traces", contentType: "application/json", encoding: "gzip", body: gz(t, tracesJSON),
@@ -75,7 +75,7 @@ func TestReceiver(t *testing.T) {
 		{name: "gzip protobuf chunked", path: "/v1/traces", contentType: "application/x-protobuf", encoding: "gzip",
 			body: gz(t, tracesProto), chunked: true, wantCode: 200, wantType: "application/x-protobuf", wantItems: 5},
 		{name: "chunked json", path: "/v1/logs", contentType: "application/json", body: logsJSON, chunked: true,
-			wantCode: 200, wantType: "application/json", wantItems: 6},
+			wantCode: 200, wantType: "application/json", wantItems: 10},
 		{name: "empty metrics", path: "/v1/metrics", contentType: "application/json", body: []byte(`{"resourceMetrics":[]}`),
 			wantCode: 200, wantType: "application/json"},
 		{name: "oversize", path: "/v1/traces", contentType: "application/json", body: bytes.Repeat([]byte(" "), 70<<10),

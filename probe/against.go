@@ -4,7 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"os"
+
+	"github.com/retrylab/retrylab/internal/regfile"
 )
 
 // Change is one difference between an earlier profile and this one.
@@ -14,9 +15,15 @@ type Change struct {
 	After  string `json:"after"`
 }
 
-// LoadProfile reads a profile written by `chaos probe --format json`.
+// MaxProfileBytes bounds a profile LoadProfile reads: a profile is a few
+// KiB, and a device such as /dev/zero never ends.
+const MaxProfileBytes = 16 << 20
+
+// LoadProfile reads a profile written by `chaos probe --format json`: a
+// regular file of at most MaxProfileBytes (a FIFO, a device or a folder is
+// a *regfile.NotRegularError at once, never opened in a way that blocks).
 func LoadProfile(path string) (*Profile, error) {
-	data, err := os.ReadFile(path)
+	data, err := regfile.ReadFile(path, MaxProfileBytes)
 	if err != nil {
 		return nil, err
 	}
@@ -79,7 +86,15 @@ func Compare(before, after *Profile) []Change {
 	if b.RetryAfter.Large != a.RetryAfter.Large {
 		out = append(out, Change{Figure: "policy.retryAfter.large", Before: b.RetryAfter.Large, After: a.RetryAfter.Large})
 	}
+	cmpF("policy.retryAfter.ceilingMs", floatOf(b.RetryAfter.CeilingMs), floatOf(a.RetryAfter.CeilingMs))
 	return out
+}
+
+func floatOf(v *int64) *float64 {
+	if v == nil {
+		return nil
+	}
+	return ptr(float64(*v))
 }
 
 func tri(b *bool) string {

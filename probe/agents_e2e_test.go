@@ -66,3 +66,43 @@ func TestProbeAISDKResponses(t *testing.T) {
 		t.Errorf("maxRetries = %v, want 2", m)
 	}
 }
+
+// TestProbeCeilingAISDK bisects the Retry-After ceiling of the Vercel AI
+// SDK over Anthropic (used when 0 ≤ v < 60s, else its backoff): three
+// rounds must bracket 60s and give ceilingMs within 15% of it. It waits
+// out Retry-Afters of up to a minute (about 2m30s in all), so it runs only
+// with RETRYLAB_PROBE_CEILING=1; the bisection's decisions are
+// TestCeilingBisection's, in milliseconds.
+func TestProbeCeilingAISDK(t *testing.T) {
+	if os.Getenv("RETRYLAB_PROBE_CEILING") != "1" {
+		t.Skip("set RETRYLAB_PROBE_CEILING=1 to bisect the AI SDK's Retry-After ceiling (about 2m30s)")
+	}
+	if _, err := exec.LookPath("node"); err != nil {
+		t.Skip("node not in PATH")
+	}
+	dir, _ := filepath.Abs("../testdata/agents/node")
+	if _, err := os.Stat(filepath.Join(dir, "node_modules", "@ai-sdk/anthropic")); err != nil {
+		t.Skip("run: npm ci --prefix testdata/agents/node --ignore-scripts")
+	}
+	ctx := context.Background()
+	toxi, err := chaos.StartToxiproxy(ctx, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { toxi.Close() })
+	prov, _ := probe.LookupProvider("anthropic")
+	r := &probe.Runner{Toxi: toxi, ToxiName: "embedded", Out: t.TempDir(), ClientCmd: "node " + filepath.Join(dir, "ai-sdk.mjs")}
+	p, err := r.Run(ctx, probe.Options{Provider: prov, Model: "claude-sonnet-4-5", Samples: 2, Repeat: 3,
+		CeilingRounds: probe.DefaultCeilingRounds, Only: []string{"429 retry-after 3", "429 retry-after 3600"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ra := p.Policy.RetryAfter
+	br := ra.CeilingBracketMs
+	if len(br) != 2 || br[0] > 60_000 || br[1] < 60_000 || ra.CeilingMs == nil || *ra.CeilingMs > 69_000 {
+		t.Errorf("ceiling %v, bracket %v: want one holding 60s (%+v %+v)", ra.CeilingMs, br, p.Confidence["policy.retryAfter.ceilingMs"], p.Inconclusive)
+	}
+	if p.Plan == nil || p.Plan.EstimatedMs < p.DurationMs {
+		t.Errorf("the bound said before (%+v) is below the wall time %dms", p.Plan, p.DurationMs)
+	}
+}

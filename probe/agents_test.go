@@ -23,6 +23,8 @@ type agentKnown struct {
 	raSeconds, raMs *bool
 	raDate          *bool
 	inner, outer    int      // nested loops: attempts per burst, reconnects
+	large           string   // policy.retryAfter.large ("": not checked)
+	ceilingMs       int64    // the known Retry-After ceiling: inside the bracket (ends included), ceilingMs within 15% (0: not checked)
 	inconclusive    []string // figures the probe must leave open
 }
 
@@ -37,7 +39,10 @@ func TestMeasuredAgents(t *testing.T) {
 			retried: []string{"408", "409", "429", "500", "502", "503", "504", "529", "429 retry-after 3",
 				"429 retry-after-ms 1700", "429 retry-after http-date", "429 retry-after 3600", "reset", "503 x-should-retry false"},
 			maxRetries: ptr(2), initialMs: ptr(2000.0), mult: ptr(2.0), jitter: "none",
-			raSeconds: ptr(true), raMs: ptr(true), raDate: ptr(true)},
+			raSeconds: ptr(true), raMs: ptr(true), raDate: ptr(true),
+			// Retry-After used when 0 ≤ v < 60s, else the backoff; the
+			// journal adds the ceiling's 3 rounds from a second run.
+			large: "backoff", ceilingMs: 60_000},
 		// 1s + up to 100%, ×2, no cap, 6 retries; a 429 only with a
 		// retry-after under 60s; 409 not retried; nothing in the stream.
 		// (Read as 2s with equal jitter before the additive forms.)
@@ -80,6 +85,17 @@ func TestMeasuredAgents(t *testing.T) {
 			retried:   []string{"429", "500", "503", "504", "429 retry-after 3", "sse UNAVAILABLE", "sse INVALID_ARGUMENT", "reset"},
 			initialMs: ptr(5000.0), mult: ptr(2.0), jitter: "proportional ±30%",
 			inconclusive: []string{"policy.maxRetries", "policy.retryAfter.seconds"}},
+		// openai-go v3.96.0 (internal/requestconfig): 408, 409, 429, ≥ 500
+		// and connection errors retried, x-should-retry obeyed, nothing in
+		// the stream; 2 retries, 0.5s × 2^n − up to 25% (cap 8s, never
+		// reached); retry-after-ms, then Retry-After in seconds or an HTTP
+		// date, used up to 2 minutes; above that the response is final. The
+		// journal adds the bisection of a second run (--budget 3m): 3 rounds.
+		{file: "openai-go.json",
+			retried: []string{"408", "409", "429", "500", "502", "503", "504", "429 retry-after 3",
+				"429 retry-after-ms 1700", "429 retry-after http-date", "reset", "400 x-should-retry true"},
+			maxRetries: ptr(2), initialMs: ptr(500.0), mult: ptr(2.0), jitter: "sdk",
+			raSeconds: ptr(true), raMs: ptr(true), raDate: ptr(true), large: "gave up", ceilingMs: 120_000},
 		{file: "langchain-js.json",
 			retried: []string{"408", "500", "502", "503", "504", "529", "429 retry-after 3",
 				"429 retry-after http-date", "reset", "503 x-should-retry false"},
@@ -91,7 +107,7 @@ func TestMeasuredAgents(t *testing.T) {
 			prov, obs := readJournal(t, tt.file)
 			p := Infer(prov, obs)
 			for _, f := range p.Faults {
-				if f.Sample > 0 || (f.End == EndStopped && f.Retried == nil) { // still waiting: a finding, not a decision
+				if f.Sample > 0 || f.Group == "ceiling" || (f.End == EndStopped && f.Retried == nil) { // still waiting: a finding, not a decision; the ceiling's probes: below
 					continue
 				}
 				want := slices.Contains(tt.retried, f.Fault)
@@ -126,6 +142,20 @@ func TestMeasuredAgents(t *testing.T) {
 			}
 			if tt.jitter != "" && (pol.Backoff.Jitter == nil || pol.Backoff.Jitter.Kind != tt.jitter) {
 				t.Errorf("jitter = %+v, want %s", pol.Backoff.Jitter, tt.jitter)
+			}
+			if tt.large != "" && pol.RetryAfter.Large != tt.large {
+				t.Errorf("retryAfter.large = %q, want %q", pol.RetryAfter.Large, tt.large)
+			}
+			if tt.ceilingMs > 0 {
+				br := pol.RetryAfter.CeilingBracketMs
+				if len(br) != 2 || tt.ceilingMs < br[0] || tt.ceilingMs > br[1] {
+					t.Errorf("ceiling bracket %v does not hold %d", br, tt.ceilingMs)
+				}
+				if c := pol.RetryAfter.CeilingMs; c == nil {
+					t.Errorf("ceilingMs unknown, want %d", tt.ceilingMs)
+				} else {
+					within(t, "ceilingMs", ptr(float64(*c)), float64(tt.ceilingMs))
+				}
 			}
 			for _, c := range []struct {
 				name      string

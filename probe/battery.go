@@ -40,6 +40,11 @@ type Options struct {
 	NoWarmUp bool
 	// Only limits the decision probes to these fault names (empty: all).
 	Only []string
+	// CeilingRounds is how many rounds bisect the Retry-After ceiling
+	// after the battery (ceiling.go), each of ceilingPoints probes in
+	// parallel, each waiting up to the value it probes; 0 turns it off
+	// (the CLI's default is DefaultCeilingRounds).
+	CeilingRounds int
 }
 
 const (
@@ -79,6 +84,8 @@ type Probe struct {
 	Sample   int  // 1-based sample of the exhaustion; 0 for a decision probe
 	Served   int  // attempts that meet the fault before ok
 	Deadline time.Duration
+	// Round is the bisection round of a Retry-After ceiling probe (0: not one).
+	Round int
 	// DateTarget is when an HTTP-date Retry-After points to.
 	DateTarget time.Time
 	Scenario   *chaos.Scenario

@@ -71,6 +71,7 @@ func conformPreset(name string, pol *retry.Policy, p *Profile, prov Provider) []
 	}
 	out = append(out, conformWaits(name, pol, ft, p, prov)...)
 	out = append(out, conformRetryAfter(name, pol, p)...)
+	out = append(out, conformCeiling(name, pol, p))
 	return out
 }
 
@@ -140,6 +141,41 @@ func conformRetryAfter(name string, pol *retry.Policy, p *Profile) []Conformance
 		out = append(out, c)
 	}
 	return out
+}
+
+// conformCeiling holds the bisected Retry-After ceiling against the
+// preset's: RetryAfter.Ceiling (above it the error is final: gave up) or
+// MaxUsable (above it the backoff). It holds when the preset's limit is
+// inside the bracket and the client does above it what the preset does.
+func conformCeiling(name string, pol *retry.Policy, p *Profile) Conformance {
+	c := Conformance{Preset: name, Rule: "Retry-After ceiling", State: Unknown, Got: "unknown"}
+	limit, above := pol.RetryAfter.Ceiling, "gave up"
+	if u := pol.RetryAfter.MaxUsable; u > 0 && (limit == 0 || u < limit) {
+		limit, above = u, "backoff"
+	}
+	c.Want = "none"
+	if limit > 0 {
+		c.Want = fmt.Sprintf("%s, then %s", msString(ms(limit)), above)
+	}
+	ra := p.Policy.RetryAfter
+	br := ra.CeilingBracketMs
+	switch {
+	case ra.Large == "waited" && limit > 0 && float64(ra.LargeMs) > ms(limit):
+		c.Got = "still waiting for " + msString(float64(ra.LargeMs))
+		c.State = state(false)
+		// A client that clamps the value to its limit is still waiting
+		// too when the limit is beyond the large probe's deadline.
+		if limit > maxLong {
+			c.State = Unknown
+		}
+	case ra.Large == "waited":
+		c.Got, c.State = "still waiting for "+msString(float64(ra.LargeMs)), Holds // no limit, or one above the value
+	case len(br) == 2 && br[0] < br[1]:
+		c.Got = fmt.Sprintf("between %s and %s, then %s", msString(float64(br[0])), msString(float64(br[1])), ra.Large)
+		lim := ms(limit)
+		c.State = state(limit > 0 && float64(br[0]) <= lim && lim <= float64(br[1]) && ra.Large == above)
+	}
+	return c
 }
 
 // presetHonours reports whether the preset waits for the Retry-After in h

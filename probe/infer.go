@@ -1,6 +1,7 @@
 package probe
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -13,12 +14,15 @@ import (
 func Infer(prov Provider, obs []Observation) *Profile {
 	p := &Profile{Schema: Schema, Provider: prov.Name, Confidence: map[string]Confidence{},
 		Inconclusive: []Inconclusive{}, Conformance: []Conformance{}, Policy: Policy{Fallbacks: []string{}}}
-	var exh []Observation
+	var exh, ceil []Observation
 	byFault := map[string]Observation{}
 	for _, o := range obs {
-		if o.Fault == prov.Exhaust.Name {
+		switch {
+		case o.Round > 0:
+			ceil = append(ceil, o)
+		case o.Fault == prov.Exhaust.Name:
 			exh = append(exh, o)
-		} else {
+		default:
 			byFault[o.Fault] = o
 		}
 	}
@@ -37,6 +41,11 @@ func Infer(prov Provider, obs []Observation) *Profile {
 	p.inferMaxRetries(exh)
 	fit := p.inferBackoff(exh)
 	p.inferRetryAfter(prov, byFault, fit)
+	slices.SortStableFunc(ceil, func(a, b Observation) int { return cmp.Compare(a.RetryAfterMs, b.RetryAfterMs) })
+	for _, o := range ceil {
+		p.Faults = append(p.Faults, decision(ceilingFault(prov, o.RetryAfterMs), o))
+	}
+	p.inferCeiling(prov, ceil, fit)
 	p.inferTimeout(byFault)
 	p.inferFallbacks(obs)
 	return p
@@ -191,7 +200,6 @@ func (p *Profile) inferRetryAfter(prov Provider, byFault map[string]Observation,
 		*dst = v
 		p.add(fig, level, why)
 	}
-	p.add("policy.retryAfter.ceilingMs", "", ceilingReason(ra))
 }
 
 // honoured decides whether a wait honoured a Retry-After of want ms.
@@ -246,16 +254,16 @@ func (p *Profile) inferLarge(f Fault, o Observation, fit Fit) {
 	}
 }
 
-// ceilingReason says why the ceiling is not pinned: the probe tries one
-// small and one large value, so it only brackets it.
+// ceilingReason says why the battery does not bracket the ceiling (and
+// so it is not bisected).
 func ceilingReason(ra *RetryAfter) string {
-	switch ra.Large {
-	case "backoff", "gave up":
-		return fmt.Sprintf("between the values honoured and %s: a Retry-After of %s %s; the probe does not bisect the ceiling", msString(float64(ra.LargeMs)), msString(float64(ra.LargeMs)), map[string]string{"backoff": "was ignored", "gave up": "made the client give up"}[ra.Large])
-	case "waited":
+	switch {
+	case ra.Large == "waited":
 		return fmt.Sprintf("no ceiling below the probe's deadline: the client was still waiting for a Retry-After of %s", msString(float64(ra.LargeMs)))
+	case ra.Large == "":
+		return "the large Retry-After probe did not run"
 	}
-	return "the large Retry-After probe did not run"
+	return "no small Retry-After in seconds was seen honoured, so there is nothing to bisect from"
 }
 
 // inferTimeout reads when the client gave up on a hung attempt.

@@ -178,7 +178,10 @@ func TestCompare(t *testing.T) {
 	}
 	after.Policy.MaxRetries = ptr(4)
 	after.Faults[0].Retried = ptr(true) // 400 now retried
-	want := []Change{{Figure: "retries 400", Before: "no", After: "yes"}, {Figure: "policy.maxRetries", Before: "2", After: "4"}}
+	before.Policy.RetryAfter.CeilingMs = ptr(int64(63_000))
+	after.Policy.RetryAfter.CeilingMs = ptr(int64(126_000)) // a ceiling raised from 60s to 2 minutes
+	want := []Change{{Figure: "retries 400", Before: "no", After: "yes"}, {Figure: "policy.maxRetries", Before: "2", After: "4"},
+		{Figure: "policy.retryAfter.ceilingMs", Before: "63000", After: "126000"}}
 	if diff := cmp.Diff(want, Compare(before, after)); diff != "" {
 		t.Errorf("Compare mismatch (-want +got):\n%s", diff)
 	}

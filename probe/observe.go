@@ -3,7 +3,6 @@ package probe
 import (
 	"bufio"
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -44,6 +43,10 @@ type Observation struct {
 	// DelaysMs.Noise plus the residual), policy time; empty when chaos did
 	// not measure it per wait (NoiseMs then stands for each).
 	WaitNoiseMs []float64 `json:"waitNoiseMs,omitempty"`
+	// Round is the bisection round of a Retry-After ceiling probe, and
+	// RetryAfterMs its value (policy time); 0 for the battery's probes.
+	Round        int   `json:"round,omitempty"`
+	RetryAfterMs int64 `json:"retryAfterMs,omitempty"`
 	// DeadlineMs is the kill deadline (wall clock).
 	DeadlineMs int64 `json:"deadlineMs"`
 	// Note says why a probe has no result (interrupted, error).
@@ -70,6 +73,9 @@ func Observe(p Probe, r chaos.Result, scale float64) Observation {
 	}
 	ob := Observation{Fault: p.Fault.Name, Sample: p.Sample, Served: p.Served, Attempts: r.Attempts,
 		DeadlineMs: p.Deadline.Milliseconds(), NoiseMs: noiseOf(r, scale)}
+	if p.Round > 0 {
+		ob.Round, ob.RetryAfterMs = p.Round, p.Fault.RetryAfterMs
+	}
 	switch {
 	case r.Verdict == chaos.VerdictInterrupted || r.Verdict == chaos.VerdictError || r.Verdict == chaos.VerdictSkipped:
 		ob.End = EndNotRun
@@ -159,9 +165,10 @@ func killed(r chaos.Result) bool {
 
 // journal reads the MockResponse and MockRequest events of attempts (not
 // side requests) from a server.jsonl, in order; a missing or unreadable
-// file gives none.
+// file gives none, and so does anything but a regular file: the run folder
+// is the client's, and a FIFO it put there blocked a plain open for ever.
 func journal(path string) (resps []trace.MockResponse, reqs []trace.MockRequest) {
-	f, err := os.Open(path)
+	f, err := chaos.OpenRunFile(path)
 	if err != nil {
 		return nil, nil
 	}

@@ -16,9 +16,13 @@ type Profile struct {
 	Samples   int     `json:"samples"`
 	// Interrupted is set when the probe was stopped (Ctrl-C) before every
 	// scenario finished: the profile holds what was learnt.
-	Interrupted  bool                  `json:"interrupted,omitempty"`
-	DurationMs   int64                 `json:"durationMs"`
-	RunDir       string                `json:"runDir,omitempty"`
+	Interrupted bool   `json:"interrupted,omitempty"`
+	DurationMs  int64  `json:"durationMs"`
+	RunDir      string `json:"runDir,omitempty"`
+	// Plan is what the probe said before it started: an upper bound on its
+	// wall time and the figures its deadlines may leave unknown (absent
+	// from profiles inferred offline).
+	Plan         *PlanEstimate         `json:"plan,omitempty"`
 	Faults       []FaultResult         `json:"faults"`
 	Policy       Policy                `json:"policy"`
 	Confidence   map[string]Confidence `json:"confidence"`
@@ -84,6 +88,10 @@ type RetryAfter struct {
 	// CeilingMs is the value above which it is ignored or the client gives
 	// up; null when not pinned (Large says what the large value did).
 	CeilingMs *int64 `json:"ceilingMs"`
+	// CeilingBracketMs is [lo, hi]: the largest value seen honoured and
+	// the smallest seen ignored or refused (the battery's and the
+	// bisection's); absent when the battery did not bracket the ceiling.
+	CeilingBracketMs []int64 `json:"ceilingBracketMs,omitempty"`
 	// Large is what the client did with a Retry-After far above any
 	// sensible wait: waited (still waiting at the deadline), backoff
 	// (ignored it), gave up (refused to wait), or "" when unknown.

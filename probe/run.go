@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"runtime"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/retrylab/retrylab/chaos"
@@ -21,6 +23,14 @@ type Runner struct {
 	Progress  io.Writer
 	Live      bool
 	Color     bool
+	// Prior is the client's policy from an earlier profile (--against),
+	// or nil: the estimate then says how long its exhaustion takes.
+	Prior *Policy
+	// Now is the clock of the progress lines' elapsed time (default time.Now).
+	Now func() time.Time
+
+	cur  atomic.Pointer[batch] // the battery running, for Interim and Flush
+	plan *PlanEstimate         // said before the run; set before cur is first stored
 }
 
 // Run plans the battery, runs it and returns the profile. When the noise
@@ -37,7 +47,14 @@ func (r *Runner) Run(ctx context.Context, o Options) (*Profile, error) {
 	if err != nil {
 		return nil, err
 	}
-	obs, sum, err := r.runProbes(ctx, o, ps)
+	est := r.announce(o, ps, start)
+	r.plan = &est
+	if ew, ok := r.Progress.(*elapsedWriter); ok {
+		stop := make(chan struct{})
+		defer close(stop)
+		go ew.heartbeat(stop, heartbeatEvery)
+	}
+	obs, sum, err := r.runProbes(ctx, o, ps, nil, start)
 	if sum == nil {
 		return nil, err
 	}
@@ -45,34 +62,122 @@ func (r *Runner) Run(ctx context.Context, o Options) (*Profile, error) {
 	if why := moreSamples(prof, obs); err == nil && ctx.Err() == nil && why != "" {
 		r.progressf("%s: running the %d exhaustion runs again now that the battery is done\n", why, o.Samples)
 		more, _ := exhaustion(o, o.Samples+1)
-		if extra, s2, err2 := r.runProbes(ctx, o, more); s2 != nil {
+		if extra, s2, err2 := r.runProbes(ctx, o, more, obs, start); s2 != nil {
 			obs = append(obs, extra...)
 			prof = Infer(o.Provider, obs)
 			err = err2
 		}
 	}
-	prof.Client = r.ClientCmd
-	prof.Model = o.Model
-	prof.TimeScale = o.TimeScale
-	prof.RunDir = sum.RunDir
-	prof.DurationMs = time.Since(start).Milliseconds()
-	prof.Interrupted = ctx.Err() != nil || sum.Interrupted > 0
-	prof.Conformance = Conform(prof, o.Provider)
+	if err == nil && ctx.Err() == nil {
+		var why string
+		prof, why = r.bisectCeiling(ctx, o, obs, prof, start)
+		prof.noteCeilingStop(why)
+	}
+	r.finish(prof, o, sum.RunDir, start, ctx.Err() != nil || sum.Interrupted > 0)
 	return prof, err
 }
 
-// runProbes runs probes with chaos.Runner and observes each.
-func (r *Runner) runProbes(ctx context.Context, o Options, ps []Probe) ([]Observation, *chaos.Summary, error) {
+// announce works out the estimate, says it on Progress (with the figures
+// the deadlines may leave unknown), and from then on prefixes every
+// progress line with the time elapsed against it.
+func (r *Runner) announce(o Options, ps []Probe, start time.Time) PlanEstimate {
+	par := len(ps)
+	if r.Parallel > 0 {
+		par = r.Parallel
+	}
+	if r.ClientCmd != "" {
+		par = min(par, max(2, 2*runtime.GOMAXPROCS(0))) // chaos.Runner's bound on external clients
+	}
+	est := Estimate(ps, o, par, r.Prior)
+	if r.Progress == nil {
+		return est
+	}
+	fmt.Fprintf(r.Progress, "probing %q (%s): it takes at most %s: %s\n",
+		r.ClientCmd, o.Provider.Name, fmtDur(time.Duration(est.EstimatedMs)*time.Millisecond), est.Bound)
+	for _, u := range est.Unknown {
+		fmt.Fprintf(r.Progress, "  left unknown: %s\n", u)
+	}
+	now := r.Now
+	if now == nil {
+		now = time.Now
+	}
+	r.Progress = &elapsedWriter{w: r.Progress, start: start, now: now, est: time.Duration(est.EstimatedMs) * time.Millisecond}
+	return est
+}
+
+// bisectCeiling runs the rounds of the Retry-After ceiling's bisection
+// (ceiling.go) while the profile's bracket is wide and the budget reaches
+// into it, and returns the profile with their observations, and why it
+// stopped.
+func (r *Runner) bisectCeiling(ctx context.Context, o Options, obs []Observation, prof *Profile, start time.Time) (*Profile, string) {
+	reach := ceilingReach(o.Budget, o.TimeScale)
+	for round := 1; ; round++ {
+		values, why := nextCeilingRound(prof.Policy.RetryAfter, reach, round, o.CeilingRounds)
+		if len(values) == 0 || ctx.Err() != nil {
+			return prof, why
+		}
+		br := prof.Policy.RetryAfter.CeilingBracketMs
+		r.progressf("Retry-After ceiling between %s and %s: round %d of at most %d probes Retry-After %s\n",
+			msString(float64(br[0])), msString(float64(br[1])), round, o.CeilingRounds, secondsOf(values))
+		ps, err := ceilingProbes(o, round, values)
+		if err != nil {
+			return prof, "stopped: " + err.Error()
+		}
+		extra, sum, err := r.runProbes(ctx, o, ps, obs, start)
+		if sum == nil {
+			return prof, "stopped: " + err.Error()
+		}
+		obs = append(obs, extra...)
+		prof = Infer(o.Provider, obs)
+		if ctx.Err() != nil {
+			return prof, "stopped: interrupted"
+		}
+		if err != nil {
+			return prof, "stopped: " + err.Error()
+		}
+	}
+}
+
+func secondsOf(vs []int64) string {
+	out := make([]string, len(vs))
+	for i, v := range vs {
+		out[i] = fmt.Sprintf("%ds", v/1000)
+	}
+	return strings.Join(out, ", ")
+}
+
+// finish fills in what a profile says beside the inference.
+func (r *Runner) finish(prof *Profile, o Options, runDir string, start time.Time, interrupted bool) {
+	prof.Client = r.ClientCmd
+	prof.Model = o.Model
+	prof.TimeScale = o.TimeScale
+	prof.RunDir = runDir
+	prof.DurationMs = time.Since(start).Milliseconds()
+	prof.Interrupted = interrupted
+	prof.Plan = r.plan
+	prof.Conformance = Conform(prof, o.Provider)
+}
+
+// runProbes runs probes with chaos.Runner and observes each; prior are
+// the observations of the batteries before it (for Interim), start when
+// the first began.
+func (r *Runner) runProbes(ctx context.Context, o Options, ps []Probe, prior []Observation, start time.Time) ([]Observation, *chaos.Summary, error) {
 	scs := make([]*chaos.Scenario, len(ps))
 	for i, p := range ps {
 		scs[i] = p.Scenario
 	}
 	cr := &chaos.Runner{Toxi: r.Toxi, ToxiName: r.ToxiName, Out: r.Out, Parallel: r.Parallel, TimeScale: o.TimeScale,
 		ClientCmd: r.ClientCmd, Progress: r.Progress, Live: r.Live, Color: r.Color, Confirm: 0}
+	r.cur.Store(&batch{cr: cr, ps: ps, o: o, prior: prior, start: start})
 	sum, err := cr.Run(ctx, scs)
 	if sum == nil {
 		return nil, nil, err
 	}
+	return observeAll(ps, sum, o), sum, err
+}
+
+// observeAll observes each probe of ps in sum.
+func observeAll(ps []Probe, sum *chaos.Summary, o Options) []Observation {
 	byName := map[string]chaos.Result{}
 	for _, res := range sum.Scenarios {
 		byName[res.Name] = res
@@ -81,7 +186,7 @@ func (r *Runner) runProbes(ctx context.Context, o Options, ps []Probe) ([]Observ
 	for _, p := range ps {
 		obs = append(obs, Observe(p, byName[p.Scenario.Name], o.TimeScale))
 	}
-	return obs, sum, err
+	return obs
 }
 
 // moreSamples says why the exhaustion should run again, or "": the noise
@@ -109,6 +214,10 @@ func moreSamples(p *Profile, obs []Observation) string {
 	}
 	return "the multiplier is not sure yet (" + c.Level + ")"
 }
+
+// heartbeatEvery is how long the progress may stay silent before a line
+// says the probe is still running.
+const heartbeatEvery = 30 * time.Second
 
 // shortExhaustion is the wall time of waits under which an exhaustion run
 // is cheap enough to repeat for a surer multiplier.

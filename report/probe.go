@@ -14,6 +14,9 @@ import (
 // per preset of conformance (holds n of m, and the rules that differ).
 func ProbeTable(w io.Writer, p *probe.Profile) error {
 	fmt.Fprintf(w, "Probe of %s (provider %s, %d sample(s), %s)\n", p.Client, p.Provider, p.Samples, probeSecs(p.DurationMs))
+	if p.Plan != nil {
+		fmt.Fprintf(w, "Said before it started: at most %s (%s)\n", probeSecs(p.Plan.EstimatedMs), p.Plan.Bound)
+	}
 	if p.Interrupted {
 		fmt.Fprintln(w, "INTERRUPTED: the profile holds what was learnt before the probe was stopped")
 	}
@@ -51,6 +54,9 @@ func ProbeTable(w io.Writer, p *probe.Profile) error {
 // ProbeMarkdown renders the same as ProbeTable in Markdown.
 func ProbeMarkdown(w io.Writer, p *probe.Profile) error {
 	fmt.Fprintf(w, "# Retry policy of `%s`\n\nProvider %s, %d exhaustion sample(s), %s.\n\n", p.Client, p.Provider, p.Samples, probeSecs(p.DurationMs))
+	if p.Plan != nil {
+		fmt.Fprintf(w, "Said before it started: at most %s (%s).\n\n", probeSecs(p.Plan.EstimatedMs), p.Plan.Bound)
+	}
 	if p.Interrupted {
 		fmt.Fprint(w, "> **Interrupted**: the profile holds what was learnt before the probe was stopped.\n\n")
 	}

@@ -18,6 +18,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/retrylab/retrylab/internal/regfile"
 	"github.com/retrylab/retrylab/trace/internal/sketch"
 )
 
@@ -723,7 +724,7 @@ func planChunks(files []string, workers int) ([]chunk, error) {
 			tasks = append(tasks, whole) // errors surface when the file is read
 			continue
 		}
-		f, err := os.Open(path)
+		f, err := regfile.Open(path) // a FIFO swapped in since the Stat: not opened
 		if err != nil {
 			tasks = append(tasks, whole)
 			continue
@@ -787,7 +788,7 @@ func (a *acc) readChunk(ctx context.Context, c chunk, opts Options, malformed fu
 	switch {
 	case c.end >= 0:
 		var f *os.File
-		if f, err = os.Open(path); err == nil {
+		if f, err = regfile.Open(path); err == nil {
 			r = newPlainReader(io.NewSectionReader(f, c.start, c.end-c.start), path)
 			r.closer = append(r.closer, f)
 			r.ctx = ctx

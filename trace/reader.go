@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"math"
 	"math/bits"
 	"os"
@@ -20,6 +21,8 @@ import (
 	"time"
 	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/retrylab/retrylab/internal/regfile"
 )
 
 // StdinName is the path that names standard input, and the name a Reader of
@@ -202,11 +205,18 @@ func newPlainReader(r io.Reader, name string) *Reader {
 
 // Open opens the trace at path for reading; "-" is standard input.
 // The caller should call Close when finished.
+//
+// Open never blocks: a regular file is opened as such; a FIFO (bash's
+// <(...)) is read only when something has it open for writing or it holds
+// data, else the error wraps regfile.ErrNoWriter at once (a plain open
+// waited for ever for a writer); a device, a socket or a folder is a
+// *regfile.NotRegularError. OpenContext reads those that are named as
+// well, in a goroutine an interrupt abandons.
 func Open(path string) (*Reader, error) {
 	if path == StdinName {
 		return NewReader(os.Stdin, StdinName)
 	}
-	f, err := os.Open(path)
+	f, err := openFile(path)
 	if err != nil {
 		return nil, err
 	}
@@ -220,6 +230,19 @@ func Open(path string) (*Reader, error) {
 	}
 	r.closer = append(r.closer, f)
 	return r, nil
+}
+
+// openFile opens path for Open: a regular file, or a FIFO with a writer.
+func openFile(path string) (io.ReadCloser, error) {
+	f, err := regfile.Open(path)
+	var nr *regfile.NotRegularError
+	if errors.As(err, &nr) && nr.Mode&fs.ModeNamedPipe != 0 {
+		return regfile.OpenPipe(path)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return f, nil
 }
 
 // readError describes an error that stopped reading the trace at path, with

@@ -12,11 +12,13 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/spf13/pflag"
 
 	"github.com/retrylab/retrylab/chaos"
+	"github.com/retrylab/retrylab/internal/regfile"
 	"github.com/retrylab/retrylab/report"
 	"github.com/retrylab/retrylab/retry"
 )
@@ -158,12 +160,8 @@ func chaosRun(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	// before anything slow is awaited; if the process must exit before Run
 	// returns, what finished is written still and every proxy is deleted.
 	r.OnInterrupt = func(sum *chaos.Summary) error { return writeJUnitFiles(cfg, sum, junitFile) }
-	defer atForcedExit(ctx, func(d time.Duration) {
-		var wg sync.WaitGroup
-		wg.Go(func() { r.Flush(d) })
-		wg.Go(func() { _ = toxi.DeleteAll(d) })
-		wg.Wait()
-	})()
+	var reported atomic.Bool // the report is printed once: by the forced exit, or at the end
+	defer atForcedExit(ctx, forcedExit(cfg, r, toxi, &reported, stdout))()
 	fmt.Fprintf(stderr, "running %d scenarios (seed %d, toxiproxy %s)\n", len(scs), cfg.seed, name)
 	sum, runErr := r.Run(ctx, scs)
 	if sum == nil {
@@ -171,13 +169,35 @@ func chaosRun(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	// Whatever could not be written (a full disk), the rest is: every
 	// output is attempted, and the first error returned after the report.
-	errs := append([]error{runErr}, writeChaosOutputs(cfg, sum, junitFile, stdout, stderr)...)
+	out := stdout
+	if !reported.CompareAndSwap(false, true) {
+		out = io.Discard // the forced exit printed it; the process is ending
+	}
+	errs := append([]error{runErr}, writeChaosOutputs(cfg, sum, junitFile, out, stderr)...)
 	for _, err := range errs {
 		if err != nil {
 			return err
 		}
 	}
 	return chaosExit(ctx, cfg, sum)
+}
+
+// forcedExit is chaos run's exit hook (atForcedExit): within d, it writes
+// what finished (r.Flush), deletes every proxy and prints the report of
+// the same summary, taken from memory, unless reported says the report is
+// printed already. A stdout nobody reads holds only this hook, which
+// mainExit abandons after d.
+func forcedExit(cfg chaosRunConfig, r *chaos.Runner, toxi *chaos.Toxiproxy, reported *atomic.Bool, stdout io.Writer) func(time.Duration) {
+	return func(d time.Duration) {
+		sum := r.Interim()
+		var wg sync.WaitGroup
+		wg.Go(func() { r.Flush(d) })
+		wg.Go(func() { _ = toxi.DeleteAll(d) })
+		if sum != nil && reported.CompareAndSwap(false, true) {
+			wg.Go(func() { _ = renderChaosReport(cfg, sum, stdout) })
+		}
+		wg.Wait()
+	}
 }
 
 // chaosRunConfig is what the flags and arguments of chaos run ask for.
@@ -272,6 +292,24 @@ func writeChaosOutputs(cfg chaosRunConfig, sum *chaos.Summary, junitFile *os.Fil
 			errs = append(errs, &chaos.OutputError{What: "--junit", Path: cfg.junit, Err: err})
 		}
 	}
+	if err := renderChaosReport(cfg, sum, stdout); err != nil {
+		errs = append(errs, &chaos.OutputError{What: "the report", Path: "stdout", Err: err})
+	}
+	// CI: annotations (on stdout after the report; on stderr when stdout
+	// is JSON or JUnit, which a line more would break) and the job summary.
+	if githubActions() {
+		aw := stdout
+		if cfg.format == "json" || cfg.format == "junit" {
+			aw = stderr
+		}
+		writeAnnotations(aw, sum)
+	}
+	appendStepSummary(stderr, func(w io.Writer) error { return report.ChaosMarkdown(w, sum) })
+	return errs
+}
+
+// renderChaosReport writes the report of sum on stdout in cfg.format.
+func renderChaosReport(cfg chaosRunConfig, sum *chaos.Summary, stdout io.Writer) error {
 	// The renderers do not all check each write: ew keeps the first error.
 	ew := &errWriter{w: stdout}
 	render := chaosRenderers[cfg.format]
@@ -286,20 +324,7 @@ func writeChaosOutputs(cfg chaosRunConfig, sum *chaos.Summary, junitFile *os.Fil
 	if err == nil {
 		err = ew.err
 	}
-	if err != nil {
-		errs = append(errs, &chaos.OutputError{What: "the report", Path: "stdout", Err: err})
-	}
-	// CI: annotations (on stdout after the report; on stderr when stdout
-	// is JSON or JUnit, which a line more would break) and the job summary.
-	if githubActions() {
-		aw := stdout
-		if cfg.format == "json" || cfg.format == "junit" {
-			aw = stderr
-		}
-		writeAnnotations(aw, sum)
-	}
-	appendStepSummary(stderr, func(w io.Writer) error { return report.ChaosMarkdown(w, sum) })
-	return errs
+	return err
 }
 
 // chaosRenderers are chaos run's report formats.
@@ -493,11 +518,7 @@ func checkJournal(path string) error {
 		return &chaos.OutputError{What: "--journal", Path: path, Err: err}
 	}
 	if fi, err := os.Stat(path); err == nil && !fi.Mode().IsRegular() {
-		what := "a folder"
-		if !fi.IsDir() {
-			what = "not a regular file"
-		}
-		return usageErrorf("give --journal a file path, e.g. runs/serve/server.jsonl", "--journal %s is %s", path, what)
+		return usageErrorf("give --journal a file path, e.g. runs/serve/server.jsonl", "--journal %s is %s", path, regfile.Kind(fi.Mode()))
 	}
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
 	if err != nil {

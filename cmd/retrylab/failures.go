@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/retrylab/retrylab/chaos"
 	"github.com/retrylab/retrylab/report"
 	"github.com/retrylab/retrylab/trace"
 )
@@ -60,12 +61,14 @@ func traceFailures(ctx context.Context, args []string, stdout, stderr io.Writer)
 	}
 	w := stdout
 	if *out != "" {
-		if fi, err := os.Stat(*out); err == nil && fi.IsDir() {
-			return usageErrorf("give a file name, e.g. -o failures.csv", "-o %s is a folder", printable(*out))
+		if in := sameFileAs(*out, files); in != "" {
+			return usageErrorf("write to another file: -o would empty the trace before it is read", "-o %s is the input %s", printable(*out), printable(in))
 		}
-		f, err := os.Create(*out)
+		// A FIFO, a device or a folder at -o is refused at once: opening
+		// a FIFO for writing waited for a reader.
+		f, err := chaos.CreateOutFile("-o", *out)
 		if err != nil {
-			return usageErrorf("check that the folder exists and is writable", "cannot write -o: %s", printable(err.Error()))
+			return printableError{err}
 		}
 		defer f.Close()
 		w = f
@@ -91,4 +94,19 @@ func traceFailures(ctx context.Context, args []string, stdout, stderr io.Writer)
 		fmt.Fprintln(stderr, strings.TrimSpace(note))
 	}
 	return nil
+}
+
+// sameFileAs returns the first of files that is out itself (a hard link or
+// another name for it included), "" when none is or out does not exist.
+func sameFileAs(out string, files []string) string {
+	oi, err := os.Stat(out)
+	if err != nil {
+		return ""
+	}
+	for _, f := range files {
+		if fi, err := os.Stat(f); err == nil && os.SameFile(oi, fi) {
+			return f
+		}
+	}
+	return ""
 }

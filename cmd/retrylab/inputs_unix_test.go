@@ -85,3 +85,40 @@ func TestInputsNotRegular(t *testing.T) {
 		})
 	}
 }
+
+// TestAnalyzeNamedFIFOReadOnce: a FIFO named on the command line (what
+// bash's <(...) gives) was opened twice, first to sniff it for OTLP/JSON,
+// whose 512 bytes were then lost to the trace reader (8 events read as 3
+// and a malformed line), and whose open, with nothing writing, blocked
+// past Ctrl-C. Now it is read once, as a trace.
+func TestAnalyzeNamedFIFOReadOnce(t *testing.T) {
+	fifo := filepath.Join(t.TempDir(), "pipe.jsonl")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skipf("no FIFOs here: %v", err)
+	}
+	line := `{"type":"ProviderRequestFinished","runId":"r1","payload":{"provider":"p","model":"m","success":true,"retries":0}}` + "\n"
+	go func() {
+		w, err := os.OpenFile(fifo, os.O_WRONLY, 0) // waits for the reader
+		if err != nil {
+			return
+		}
+		defer w.Close()
+		_, _ = w.WriteString(strings.Repeat(line, 8))
+	}()
+	var stdout, stderr bytes.Buffer
+	done := make(chan error, 1)
+	go func() {
+		done <- run(context.Background(), []string{"trace", "analyze", "--format", "json", fifo}, &stdout, &stderr)
+	}()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("trace analyze FIFO: %v; stderr:\n%s", err, stderr.String())
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("trace analyze FIFO blocked")
+	}
+	if !strings.Contains(stdout.String(), `"events": 8,`) || !strings.Contains(stdout.String(), `"malformedLines": 0,`) {
+		t.Errorf("want 8 events and no malformed line; stdout:\n%s\nstderr:\n%s", stdout.String(), stderr.String())
+	}
+}

@@ -361,7 +361,8 @@ func summaryVerdicts(path string) (map[string]string, error) {
 // Whether the command stops by itself or its grace period ends first (the
 // "grace expired" cases make it end at once), summary.json, junit.xml and
 // --junit must hold the quick scenario's pass and the four others
-// interrupted, and no proxy of the run may remain on the server. It
+// interrupted, the report on stdout must say so, and no proxy of the run
+// may remain on the server. It
 // asserts outcomes only; the exit hooks get a generous bound
 // (RETRYLAB_TEST_FLUSH_BOUND) so that a busy machine cannot fail it.
 func TestInterruptWritesSummary(t *testing.T) {
@@ -434,6 +435,17 @@ func interruptIssueFolder(t *testing.T, server string, graceExpired bool) {
 			t.Errorf("%s mismatch (-want +got):\n%s", file, diff)
 		}
 	}
+	// The report on stdout says the same, also when the grace period ended
+	// first (the forced exit used to write the files only).
+	out := cmd.Stdout.(*bytes.Buffer).String()
+	for name, verdict := range want {
+		if verdict == "interrupted" && !strings.Contains(out, "\n"+name+": interrupted: ") {
+			t.Errorf("the report on stdout does not say %s was interrupted:\n%s", name, out)
+		}
+	}
+	if !strings.Contains(out, "run folder "+runDir+")") {
+		t.Errorf("the report on stdout does not end with the run's tally and folder:\n%s", out)
+	}
 	if url != "" {
 		if left := toxitest.Proxies(t, url, "retrylab-"); len(left) > 0 {
 			t.Errorf("proxies left on the toxiproxy-server: %v", left)
@@ -455,4 +467,26 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 func lastLines(s string, n int) string {
 	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
 	return strings.Join(lines[max(0, len(lines)-n):], "\n")
+}
+
+// TestInterruptAnalyzeFIFOStopsItself: trace analyze of a FIFO nothing
+// writes to stops by itself on SIGINT (its reads are abandoned), not by
+// the grace period's forced exit: it used to block in the open of its
+// OTLP sniff, which no interrupt ends. The grace period is an hour here,
+// so only the command's own stop ends it before the guard.
+func TestInterruptAnalyzeFIFOStopsItself(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "never.jsonl")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+	cmd, stderr := startRetrylab(t, dir, nil, []string{"RETRYLAB_TEST_STOP_GRACE=1h"}, "trace", "analyze", fifo)
+	time.Sleep(200 * time.Millisecond) // let it block (it must stop either way)
+	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	code, _ := waitExit(t, cmd, time.Now())
+	if code != exitInterrupted || !strings.Contains(stderr.String(), "stopped reading: interrupted by SIGINT") {
+		t.Errorf("exit %d, want %d and the command's own stop; stderr:\n%s", code, exitInterrupted, stderr)
+	}
 }

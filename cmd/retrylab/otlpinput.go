@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/retrylab/retrylab/chaos"
+	"github.com/retrylab/retrylab/internal/regfile"
 	"github.com/retrylab/retrylab/otlp"
 	"github.com/retrylab/retrylab/trace"
 )
@@ -54,7 +55,11 @@ func otlpInputs(ctx context.Context, files []string, stderr io.Writer) (out []st
 	return out, cleanup, nil
 }
 
-// isOTLPFile sniffs the start of path for OTLP/JSON.
+// isOTLPFile sniffs the start of path for OTLP/JSON. Only a regular file
+// is sniffed: a FIFO or bash's <(...) named on the command line is read
+// once, as a trace (the bytes sniffed were lost to it, and an open of a
+// FIFO nothing writes to blocked here, past Ctrl-C), and a device may
+// never end.
 func isOTLPFile(path string) bool {
 	r, closeFn, err := openMaybeGzip(path)
 	if err != nil {
@@ -73,7 +78,7 @@ func isOTLPFile(path string) bool {
 }
 
 func openMaybeGzip(path string) (io.Reader, func(), error) {
-	f, err := os.Open(path)
+	f, err := regfile.Open(path)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -6,8 +6,9 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"runtime"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/retrylab/retrylab/chaos"
@@ -31,8 +32,12 @@ the fitted backoff with a confidence per figure, what stayed inconclusive
 
 The client is run as chaos run --client-cmd runs it (sh -c, with
 ANTHROPIC_BASE_URL / OPENAI_BASE_URL and RETRYLAB_*; see docs/chaos.md
-"External clients"). The wall time is about the longest exhaustion, at most
---budget; progress goes to stderr. Ctrl-C prints what was learnt (exit 130).
+"External clients"). Before it starts it prints an upper bound on its wall
+time (every scenario running to its deadline: each exhaustion run stops at
+--budget) and the figures a client slower than the deadlines leaves
+unknown; progress goes to stderr, each line with the time elapsed against
+that bound. When a small Retry-After is honoured and 3600s is not, up to
+--ceiling-rounds more rounds bisect the ceiling. Ctrl-C prints what was learnt (exit 130).
 Exit 0, or 1 with --against when something changed; 2 on bad input.
 
 Example:
@@ -44,7 +49,7 @@ Flags:
 
 type probeConfig struct {
 	clientCmd, providerName, model, format, policyOut, against, out, toxiURL string
-	parallel, samples, repeat                                                int
+	parallel, samples, repeat, ceilingRounds                                 int
 	budget                                                                   time.Duration
 	timeScale                                                                float64
 	only                                                                     []string
@@ -67,6 +72,7 @@ func parseChaosProbe(args []string, stdout, stderr io.Writer) (probeConfig, erro
 	fs.IntVar(&cfg.repeat, "repeat", 10, "failures each exhaustion run serves: a client retrying more is reported as 'at least N'")
 	fs.DurationVar(&cfg.budget, "budget", 2*time.Minute, "wall time per exhaustion run (the hang and large Retry-After probes get min(budget, 15s)); less probes fewer attempts and leaves figures unknown")
 	fs.Float64Var(&cfg.timeScale, "time-scale", 1, "told to the client (RETRYLAB_TIME_SCALE); waits are divided by it (for clients that scale their waits)")
+	fs.IntVar(&cfg.ceilingRounds, "ceiling-rounds", probe.DefaultCeilingRounds, "rounds bisecting the Retry-After ceiling when a small value is honoured and 3600s is not (3 values each, in parallel, each waited up to what --budget allows); 0: off")
 	fs.BoolVar(&cfg.perFault, "per-fault", false, "serve every fault --repeat times, not once, so each fault's own retry limit shows (slower)")
 	fs.BoolVar(&cfg.warmUp, "warm-up", true, "make the client send a first request that succeeds (RETRYLAB_REQUESTS=2) before the probed one; false for a client that makes one request whatever it is told")
 	fs.StringSliceVar(&cfg.only, "only", nil, "probe only these faults (comma-separated names, e.g. 429,reset); the exhaustion always runs")
@@ -89,8 +95,8 @@ func checkProbeConfig(cfg probeConfig) error {
 		return usageErrorf("formats: table, json, markdown, html", "unknown format %q", cfg.format)
 	case cfg.samples < 2:
 		return usageErrorf("the jitter band needs repeated samples: --samples 2 or more (default 4)", "bad --samples %d", cfg.samples)
-	case cfg.repeat < 1 || cfg.parallel < 0:
-		return usageErrorf("--repeat must be 1 or more and --parallel not negative", "bad --repeat or --parallel")
+	case cfg.repeat < 1 || cfg.parallel < 0 || cfg.ceilingRounds < 0:
+		return usageErrorf("--repeat must be 1 or more, --parallel and --ceiling-rounds not negative", "bad --repeat, --parallel or --ceiling-rounds")
 	case cfg.budget < time.Second:
 		return usageErrorf("give at least 1s, e.g. --budget 30s", "bad --budget %s", cfg.budget)
 	}
@@ -125,45 +131,56 @@ func chaosProbe(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if err := chaos.CheckOutDir(cfg.out); err != nil {
 		return err
 	}
+	// The learnt policy is written at the end: where, is checked now.
+	if cfg.policyOut != "" {
+		if err := chaos.CheckOutFile("--policy-out", cfg.policyOut); err != nil {
+			return err
+		}
+	}
 	toxi, err := chaos.StartToxiproxy(ctx, cfg.toxiURL)
 	if err != nil {
 		return fmt.Errorf("start toxiproxy: %w", err)
 	}
 	defer toxi.Close()
 	opts := probe.Options{Provider: prov, Model: cfg.model, Samples: cfg.samples, Repeat: cfg.repeat,
-		Budget: cfg.budget, TimeScale: cfg.timeScale, Only: cfg.only, NoWarmUp: !cfg.warmUp, PerFault: cfg.perFault}
-	n, longest := probeEstimate(opts)
-	fmt.Fprintf(stderr, "probing %q (%s): %d scenarios, external clients %d at a time; each exhaustion run is stopped at --budget %s "+
-		"(a client still retrying then leaves max retries and the cap unknown), the hang and the large Retry-After at %s\n",
-		cfg.clientCmd, prov.Name, n, 2*runtime.GOMAXPROCS(0), cfg.budget, longest)
+		Budget: cfg.budget, TimeScale: cfg.timeScale, Only: cfg.only, NoWarmUp: !cfg.warmUp, PerFault: cfg.perFault,
+		CeilingRounds: cfg.ceilingRounds}
 	r := &probe.Runner{Toxi: toxi, ToxiName: "embedded", Out: cfg.out, ClientCmd: cfg.clientCmd, Parallel: cfg.parallel, Progress: stderr}
+	if before != nil {
+		r.Prior = &before.Policy
+	}
+	var reported atomic.Bool // the profile is printed once: by the forced exit, or at the end
+	defer atForcedExit(ctx, func(d time.Duration) {
+		// As chaos run's (forcedExit): what finished is written, printed
+		// (and --policy-out), the proxies deleted, within d.
+		prof := r.Interim()
+		var wg sync.WaitGroup
+		wg.Go(func() { r.Flush(d) })
+		wg.Go(func() { _ = toxi.DeleteAll(d) })
+		if prof != nil && reported.CompareAndSwap(false, true) {
+			wg.Go(func() { _ = writeProbe(cfg, withChanges(prof, before), prov, stdout, stderr) })
+		}
+		wg.Wait()
+	})()
 	prof, runErr := r.Run(ctx, opts)
 	if prof == nil {
 		return runErr
 	}
-	if before != nil {
-		prof.Changes = probe.Compare(before, prof)
+	if !reported.CompareAndSwap(false, true) {
+		return probeExit(ctx, prof, before, runErr) // the forced exit printed it
 	}
-	if err := writeProbe(cfg, prof, prov, stdout, stderr); err != nil {
+	if err := writeProbe(cfg, withChanges(prof, before), prov, stdout, stderr); err != nil {
 		return err
 	}
 	return probeExit(ctx, prof, before, runErr)
 }
 
-// probeEstimate is the number of scenarios of the battery and the deadline
-// of its long decision probes.
-func probeEstimate(o probe.Options) (n int, long time.Duration) {
-	ps, err := probe.Plan(o, time.Now())
-	if err != nil {
-		return 0, 0
+// withChanges sets prof.Changes from an earlier profile, if any.
+func withChanges(prof, before *probe.Profile) *probe.Profile {
+	if before != nil {
+		prof.Changes = probe.Compare(before, prof)
 	}
-	long = o.Budget
-	for _, p := range ps {
-		if p.Fault.Long {
-			long = min(long, p.Deadline)
-		}
-	}
-	return len(ps), long
+	return prof
 }
 
 // writeProbe prints the profile and writes the policy file.

@@ -64,6 +64,13 @@ func reportHTML(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if len(paths) == 0 {
 		return usageErrorf("give chaos run folders or trace files, e.g. retrylab report html runs/ -o report.html", "no paths given")
 	}
+	// Where the page goes is checked before anything is read: a FIFO or a
+	// device there would be replaced by the rename at the end.
+	if *out != "-" {
+		if err := chaos.CheckOutFile("-o", *out); err != nil {
+			return printableError{err}
+		}
+	}
 	if os.Getenv("GOMEMLIMIT") == "" {
 		defer debug.SetMemoryLimit(debug.SetMemoryLimit(analyzeMemoryLimit))
 	}

@@ -64,8 +64,9 @@ func signalExit(sig os.Signal) int {
 // code. The first SIGINT or SIGTERM cancels the command's context: the
 // command stops, writes what it finished and returns; if it has not returned
 // stopGrace later, or a second signal comes, mainExit runs the command's
-// exit hooks (atForcedExit: chaos run writes what finished and deletes its
-// proxies), for flushBound at most, and returns. An interrupted command
+// exit hooks (atForcedExit: chaos run writes what finished, prints its
+// report of it and deletes its proxies), for flushBound at most, and
+// returns. An interrupted command
 // exits 130 (SIGINT) or 143 (SIGTERM), whatever it returned.
 func mainExit(args []string, stdout, stderr io.Writer) int {
 	sigs := make(chan os.Signal, 2)

@@ -1,6 +1,7 @@
 // Package regfile opens the files a user names as inputs (a scenario, a
-// policy, an alerts file) only when they are regular files, and never
-// blocks doing so: a FIFO would block the open until a writer appears, a
+// policy, an alerts file) or outputs (--junit, -o) only when they are
+// regular files (an output may not exist yet), and never blocks doing so:
+// a FIFO would block the open until a writer (or a reader) appears, a
 // device such as /dev/zero never ends, and a folder is not a file. Each of
 // those is a *NotRegularError, returned at once, naming the file and what
 // it is.
@@ -21,9 +22,10 @@ import (
 // file. It was not opened (or, when it was swapped in after the check,
 // opened without blocking and closed unread).
 type NotRegularError struct {
-	Path string
-	Mode fs.FileMode // the type of what Path leads to
-	Link bool        // Path is a symbolic link to it
+	Path  string
+	Mode  fs.FileMode // the type of what Path leads to
+	Link  bool        // Path is a symbolic link to it
+	Write bool        // Path was to be written (Create, CheckOut), not read
 }
 
 func (e *NotRegularError) Error() string { return e.Path + " " + e.Problem() }
@@ -34,6 +36,9 @@ func (e *NotRegularError) Problem() string {
 	what := Kind(e.Mode)
 	if e.Link {
 		what = "a symbolic link to " + what
+	}
+	if e.Write {
+		return "is " + what + ", not a regular file: not written"
 	}
 	return "is " + what + ", not a regular file: not read"
 }
@@ -70,7 +75,7 @@ func Open(path string) (*os.File, error) {
 		return nil, err
 	}
 	if !fi.Mode().IsRegular() {
-		return nil, notRegular(path, fi.Mode())
+		return nil, notRegular(path, fi.Mode(), false)
 	}
 	f, err := os.OpenFile(path, os.O_RDONLY|openNonBlock, 0)
 	if err != nil {
@@ -81,9 +86,45 @@ func Open(path string) (*os.File, error) {
 		if err != nil {
 			return nil, err
 		}
-		return nil, notRegular(path, fi.Mode())
+		return nil, notRegular(path, fi.Mode(), false)
 	}
 	return f, nil
+}
+
+// Create is os.Create for an output path that is a regular file or does
+// not exist yet: anything else is a *NotRegularError (Write set), returned
+// at once, unopened, for opening a FIFO for writing waits until a reader
+// comes, a device takes anything (or, as /dev/full, nothing) and a folder
+// is not a file. As Open, it checks before (Stat) and after (Fstat), and
+// opens with O_NONBLOCK where there is one. Links are followed.
+func Create(path string) (*os.File, error) {
+	if err := CheckOut(path); err != nil {
+		return nil, err
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC|openNonBlock, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		f.Close()
+		if err != nil {
+			return nil, err
+		}
+		return nil, notRegular(path, fi.Mode(), true)
+	}
+	return f, nil
+}
+
+// CheckOut returns a *NotRegularError (Write set) when path exists and is
+// not a regular file (a link is followed), else nil: for an output that
+// is written by renaming a new file over path, which must neither replace
+// a FIFO or a device (as root, /dev/null) nor pass for written.
+func CheckOut(path string) error {
+	fi, err := os.Stat(path)
+	if err != nil || fi.Mode().IsRegular() {
+		return nil // none yet (or unreadable): the write says why it fails
+	}
+	return notRegular(path, fi.Mode(), true)
 }
 
 // ReadFile is os.ReadFile for a regular file (see Open) of at most limit
@@ -114,10 +155,11 @@ func (e *TooLargeError) Error() string {
 	return fmt.Sprintf("%s is larger than %d bytes: not read", e.Path, e.Limit)
 }
 
-// notRegular is the *NotRegularError of path, whose target has mode m.
-func notRegular(path string, m fs.FileMode) error {
+// notRegular is the *NotRegularError of path, whose target has mode m,
+// to be written or read.
+func notRegular(path string, m fs.FileMode, write bool) error {
 	li, err := os.Lstat(path)
-	return &NotRegularError{Path: path, Mode: m.Type(), Link: err == nil && li.Mode()&fs.ModeSymlink != 0}
+	return &NotRegularError{Path: path, Mode: m.Type(), Link: err == nil && li.Mode()&fs.ModeSymlink != 0, Write: write}
 }
 
 // ErrNoWriter is a FIFO that nothing has open for writing and that holds

@@ -124,3 +124,74 @@ func TestOpenPipe(t *testing.T) {
 		t.Errorf("read %q, want what the writer wrote", got)
 	}
 }
+
+func TestCreateRefusesWhatIsNotARegularFile(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "junit.xml")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skipf("no FIFOs here: %v", err)
+	}
+	link := filepath.Join(dir, "link.xml")
+	if err := os.Symlink(fifo, link); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name, path, want string
+		mode             fs.FileMode
+	}{
+		{"a FIFO blocks an open for writing until a reader comes", fifo, "is a FIFO (named pipe), not a regular file: not written", fs.ModeNamedPipe},
+		{"a link to a FIFO is the FIFO", link, "is a symbolic link to a FIFO (named pipe)", fs.ModeNamedPipe},
+		{"a folder", dir, "is a folder", fs.ModeDir},
+		{"a device takes anything", "/dev/null", "is a character device", fs.ModeDevice | fs.ModeCharDevice},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if _, err := os.Stat(tt.path); err != nil {
+				t.Skip(err)
+			}
+			for _, write := range []func() error{
+				func() error { f, err := Create(tt.path); f.Close(); return err },
+				func() error { return CheckOut(tt.path) },
+			} {
+				err := prompt(t, write)
+				var nr *NotRegularError
+				if !errors.As(err, &nr) || nr.Mode != tt.mode || !nr.Write || !strings.Contains(err.Error(), tt.path+" "+tt.want) {
+					t.Errorf("err = %v, want a *NotRegularError (Write) of mode %v saying %q", err, tt.mode, tt.want)
+				}
+			}
+		})
+	}
+}
+
+func TestCreate(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	p := filepath.Join(dir, "out.xml")
+	if err := os.WriteFile(p, []byte("old content, longer"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, "link.xml")
+	if err := os.Symlink(p, link); err != nil {
+		t.Fatal(err)
+	}
+	for _, path := range []string{p, link, filepath.Join(dir, "new.xml")} {
+		if err := CheckOut(path); err != nil {
+			t.Errorf("CheckOut(%s) = %v, want nil (a regular file, a link to one, none yet)", path, err)
+		}
+		f, err := Create(path)
+		if err != nil {
+			t.Fatalf("Create(%s) = %v", path, err)
+		}
+		if _, err := f.WriteString("new"); err != nil {
+			t.Fatal(err)
+		}
+		f.Close()
+		if b, _ := os.ReadFile(path); string(b) != "new" {
+			t.Errorf("%s holds %q after Create and a write, want %q (truncated)", path, b, "new")
+		}
+	}
+	if _, err := Create(filepath.Join(dir, "nodir", "x")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("Create in a missing folder = %v, want fs.ErrNotExist", err)
+	}
+}

@@ -1,0 +1,242 @@
+package probe
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"strings"
+	"sync"
+	"time"
+)
+
+// PlanEstimate is what the probe says before it starts (Profile.Plan): an
+// upper bound on its wall time, worked out from the plan alone, and the
+// figures its deadlines leave unknown for a client slower than them.
+type PlanEstimate struct {
+	// EstimatedMs is an upper bound on the wall time, every scenario of
+	// every phase running to its kill deadline; Bound says how it was
+	// worked out. It is not a forecast: a client that gives up or
+	// succeeds early takes far less.
+	EstimatedMs int64  `json:"estimatedMs"`
+	Bound       string `json:"bound"`
+	Scenarios   int    `json:"scenarios"`
+	Parallel    int    `json:"parallel"`
+	BudgetMs    int64  `json:"budgetMs"`
+	// LongestMs is the longest deadline of one scenario: at most the
+	// budget, the wall time one exhaustion run may take.
+	LongestMs int64 `json:"longestMs"`
+	// ExpectedExhaustionMs is the sum of the waits of one exhaustion run
+	// by the policy of the earlier profile (--against), when it is known.
+	ExpectedExhaustionMs *int64 `json:"expectedExhaustionMs,omitempty"`
+	// Unknown are the figures the deadlines leave unknown when the
+	// client needs longer than them, each with the deadline.
+	Unknown []string `json:"unknownPastBudget"`
+}
+
+// scenarioOverhead is the time a scenario takes beyond its client's kill
+// deadline, at most: its mock and proxy set up, the client's process
+// group reaped, its journal read (milliseconds on an idle machine).
+const scenarioOverhead = 2 * time.Second
+
+// Estimate works out, before anything runs, an upper bound on the wall
+// time of the battery ps run parallel scenarios at a time (the slots that
+// --parallel and the bound on external clients leave), followed by the
+// exhaustion runs once more (the probe repeats them when their waits were
+// unreadable) and by o.CeilingRounds rounds of the Retry-After ceiling.
+// prior is the client's earlier policy (--against), or nil. It is a pure
+// function of its arguments.
+func Estimate(ps []Probe, o Options, parallel int, prior *Policy) PlanEstimate {
+	o = o.withDefaults()
+	parallel = max(1, min(parallel, len(ps)))
+	e := PlanEstimate{Scenarios: len(ps), Parallel: parallel, BudgetMs: o.Budget.Milliseconds(), Unknown: []string{}}
+	var ds []time.Duration
+	hang, ceiling := time.Duration(0), false
+	for _, p := range ps {
+		ds = append(ds, p.Deadline)
+		e.LongestMs = max(e.LongestMs, p.Deadline.Milliseconds())
+		if p.Fault.Name == "hang" {
+			hang = p.Deadline
+		}
+		ceiling = ceiling || (p.Fault.Group == "retry-after" && p.Fault.Long)
+	}
+	battery := makespan(ds, parallel)
+	total := battery
+	parts := []string{fmt.Sprintf("%d scenarios, %d at a time, each stopped at its deadline (longest %s) plus %s of set-up: at most %s (Σ/P + (1 − 1/P) × longest)",
+		len(ps), parallel, fmtDur(time.Duration(e.LongestMs)*time.Millisecond), scenarioOverhead, fmtDur(battery))}
+	again := makespan(repeatDur(o.Budget, o.Samples), min(parallel, o.Samples))
+	total += again
+	parts = append(parts, fmt.Sprintf("the %d exhaustion runs once more if their waits were unreadable: %s", o.Samples, fmtDur(again)))
+	reach := ceilingReach(o.Budget, o.TimeScale)
+	if ceiling && o.CeilingRounds > 0 && reach > 0 {
+		dl := ceilingDeadline(reach, o.TimeScale, o.Budget)
+		round := makespan(repeatDur(dl, ceilingPoints), min(parallel, ceilingPoints))
+		total += time.Duration(o.CeilingRounds) * round
+		parts = append(parts, fmt.Sprintf("up to %d Retry-After ceiling round(s) of %d probes stopped at %s: %s each", o.CeilingRounds, ceilingPoints, fmtDur(dl), fmtDur(round)))
+	}
+	e.EstimatedMs = total.Milliseconds()
+	e.Bound = strings.Join(parts, "; ")
+	e.Unknown = unknownPastBudget(o, prior, &e, hang, ceiling, reach)
+	return e
+}
+
+// unknownPastBudget lists the figures the plan's deadlines leave unknown
+// for a client slower than them.
+func unknownPastBudget(o Options, prior *Policy, e *PlanEstimate, hang time.Duration, ceiling bool, reach int64) []string {
+	var out []string
+	exh := fmt.Sprintf("policy.maxRetries and policy.backoff.maxMs, if the client is still retrying its %d failures at --budget %s", o.Repeat, fmtDur(o.Budget))
+	if prior != nil {
+		if w, ok := exhaustionMs(*prior, o.Repeat); ok {
+			e.ExpectedExhaustionMs = ptr(int64(math.Round(w * o.TimeScale)))
+			verdict := "within it"
+			if time.Duration(*e.ExpectedExhaustionMs)*time.Millisecond > o.Budget {
+				verdict = "more than the budget: raise --budget"
+			}
+			exh += fmt.Sprintf(" (the earlier profile's waits add up to %s: %s)", fmtDur(time.Duration(*e.ExpectedExhaustionMs)*time.Millisecond), verdict)
+		}
+	}
+	out = append(out, exh)
+	if hang > 0 {
+		out = append(out, fmt.Sprintf("policy.timeoutMs, if the client waits on a hung attempt longer than %s", fmtDur(hang)))
+	}
+	switch {
+	case !ceiling:
+	case o.CeilingRounds <= 0:
+		out = append(out, "policy.retryAfter.ceilingMs: not bisected (--ceiling-rounds 0)")
+	case reach == 0:
+		out = append(out, fmt.Sprintf("policy.retryAfter.ceilingMs: --budget %s is too short to bisect it", fmtDur(o.Budget)))
+	default:
+		out = append(out, fmt.Sprintf("policy.retryAfter.ceilingMs, if it is above %s (the largest Retry-After whose wait fits in --budget)", msString(float64(reach))))
+	}
+	return out
+}
+
+// exhaustionMs is the sum of the waits of one exhaustion run of repeat
+// failures by pol (at the top of its jitter band), policy time; false
+// when pol does not say enough.
+func exhaustionMs(pol Policy, repeat int) (float64, bool) {
+	b := pol.Backoff
+	if pol.MaxRetries == nil || b.InitialMs == nil || b.Multiplier == nil {
+		return 0, false
+	}
+	top := 1.0
+	if b.Jitter != nil {
+		top = max(top, b.Jitter.MaxFactor)
+	}
+	sum := 0.0
+	for k := range min(*pol.MaxRetries, repeat) {
+		w := *b.InitialMs * math.Pow(*b.Multiplier, float64(k))
+		if b.MaxMs != nil {
+			w = min(w, *b.MaxMs)
+		}
+		sum += w * top
+	}
+	return sum, true
+}
+
+// makespan bounds the wall time of jobs of at most the durations ds (plus
+// scenarioOverhead each) started in order on p slots as each frees: all at
+// once when they fit, else Graham's bound for list scheduling,
+// Σ/p + (1 − 1/p) × longest, which holds whatever the jobs' real lengths.
+func makespan(ds []time.Duration, p int) time.Duration {
+	if len(ds) == 0 {
+		return 0
+	}
+	p = max(p, 1)
+	var sum, longest time.Duration
+	for _, d := range ds {
+		sum += d + scenarioOverhead
+		longest = max(longest, d+scenarioOverhead)
+	}
+	if len(ds) <= p {
+		return longest
+	}
+	return sum/time.Duration(p) + longest - longest/time.Duration(p)
+}
+
+func repeatDur(d time.Duration, n int) []time.Duration {
+	out := make([]time.Duration, n)
+	for i := range out {
+		out[i] = d
+	}
+	return out
+}
+
+// fmtDur renders a duration to the second: "3m40s", "15s".
+func fmtDur(d time.Duration) string {
+	return d.Round(time.Second).String()
+}
+
+// elapsedWriter prefixes each line written through it with the time since
+// start against the estimate: "[0:42 of ≤ 3:40] ". It is safe for
+// concurrent use (chaos writes progress from each scenario).
+type elapsedWriter struct {
+	mu    sync.Mutex
+	w     io.Writer
+	start time.Time
+	now   func() time.Time
+	est   time.Duration
+	line  []byte
+	last  time.Time // when the last line was written (zero: start)
+}
+
+func (e *elapsedWriter) Write(p []byte) (int, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	n := len(p)
+	for len(p) > 0 {
+		i := strings.IndexByte(string(p), '\n')
+		if i < 0 {
+			e.line = append(e.line, p...)
+			break
+		}
+		e.line = append(e.line, p[:i+1]...)
+		p = p[i+1:]
+		out := append([]byte(e.prefix()), e.line...)
+		e.line = e.line[:0]
+		e.last = e.now()
+		if _, err := e.w.Write(out); err != nil {
+			return n - len(p), err
+		}
+	}
+	return n, nil
+}
+
+// idle writes a line with the time elapsed when no line was written for
+// d (a client honouring a long Retry-After is silent meanwhile).
+func (e *elapsedWriter) idle(d time.Duration) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	last := e.last
+	if last.IsZero() {
+		last = e.start
+	}
+	if e.now().Sub(last) < d || len(e.line) > 0 {
+		return
+	}
+	e.last = e.now()
+	fmt.Fprintf(e.w, "%sstill probing: no progress line for %s (a client waiting out a backoff or a Retry-After)\n", e.prefix(), clock(e.now().Sub(last)))
+}
+
+// heartbeat calls idle every tick until stop is closed.
+func (e *elapsedWriter) heartbeat(stop <-chan struct{}, d time.Duration) {
+	t := time.NewTicker(d / 3)
+	defer t.Stop()
+	for {
+		select {
+		case <-stop:
+			return
+		case <-t.C:
+			e.idle(d)
+		}
+	}
+}
+
+func (e *elapsedWriter) prefix() string {
+	return fmt.Sprintf("[%s of ≤ %s] ", clock(e.now().Sub(e.start)), clock(e.est))
+}
+
+// clock renders a duration as m:ss.
+func clock(d time.Duration) string {
+	s := int64(d.Round(time.Second) / time.Second)
+	return fmt.Sprintf("%d:%02d", s/60, s%60)
+}

@@ -1,0 +1,46 @@
+package probe
+
+import (
+	"time"
+
+	"github.com/retrylab/retrylab/chaos"
+)
+
+// batch is a battery being run, as Interim and Flush need it.
+type batch struct {
+	cr    *chaos.Runner
+	ps    []Probe
+	o     Options
+	prior []Observation // of the batteries run before it
+	start time.Time     // when the first battery began
+}
+
+// Interim is for a process that must exit before Run returns (the CLI's
+// grace period after an interrupt ended): the profile of what has finished
+// by now, interrupted, as Run would return it. It is inferred from the
+// chaos runner's summary in memory (chaos.Runner.Interim) and the journals
+// of the probes that finished (small files of the run folder); it waits on
+// no write. nil when no battery runs, or once Run has returned.
+func (r *Runner) Interim() *Profile {
+	b := r.cur.Load()
+	if b == nil {
+		return nil
+	}
+	sum := b.cr.Interim()
+	if sum == nil {
+		return nil
+	}
+	obs := append(append([]Observation(nil), b.prior...), observeAll(b.ps, sum, b.o)...)
+	prof := Infer(b.o.Provider, obs)
+	r.finish(prof, b.o, sum.RunDir, b.start, true)
+	return prof
+}
+
+// Flush is chaos.Runner.Flush for the battery running: within d, the run
+// folder's summary.json (and result.json of each unfinished probe) is
+// written as known now.
+func (r *Runner) Flush(d time.Duration) {
+	if b := r.cur.Load(); b != nil {
+		b.cr.Flush(d)
+	}
+}
