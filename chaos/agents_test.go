@@ -25,6 +25,7 @@ func TestAgentWrongScenariosFail(t *testing.T) {
 		"claude-code-gives-up-after-2":          {"outcome", "attempts"},
 		"claude-code-output-other-answer":       {"output"},
 		"claude-code-telemetry-off":             {"selfReport"},
+		"ai-sdk-anthropic-telemetry-off":        {"selfReport"},
 		"ai-sdk-anthropic-claude-code-preset":   {"delays.server"},
 		"langchain-anthropic-429-retried":       {"outcome", "attempts"},
 		"codex-cli-429-retried":                 {"outcome", "attempts"},

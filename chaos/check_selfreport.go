@@ -100,7 +100,7 @@ func noSelfReport(tel *Telemetry) Check {
 		Hint: "the client sent nothing to $OTEL_EXPORTER_OTLP_ENDPOINT: switch its telemetry on: client.env for Claude Code and OpenTelemetry SDKs, -c otel.* flags for Codex (testdata/agents/codex-otel.sh); docs/agents.md, the agents' own telemetry"}
 	if tel != nil && tel.Exports > 0 {
 		c.Got = fmt.Sprintf("%d export(s), %d item(s), none read as attempts", tel.Exports, tel.Items)
-		c.Hint = "no mapping (claude-code, codex, semconv) recognised its spans or log records as provider requests; they are kept in otlp/"
+		c.Hint = "no mapping (" + strings.Join(otlp.MappingNames(), ", ") + ") recognised its spans or log records as provider requests; they are kept in otlp/"
 		if tel.Rejected > 0 {
 			c.Got += fmt.Sprintf("; %d export(s) rejected", tel.Rejected)
 		}

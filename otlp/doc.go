@@ -14,7 +14,7 @@
 // What was kept becomes an Account (account.go) through the first
 // Mapping (mapping.go) that recognises it, in the registry's order: Claude
 // Code's spans and events (map_claudecode.go), Codex CLI's events
-// (map_codex.go), then the OpenTelemetry semantic conventions for HTTP
+// (map_codex.go), the Vercel AI SDK's spans (map_aisdk.go), then the OpenTelemetry semantic conventions for HTTP
 // client spans under a gen_ai span (map_semconv.go). Telemetry no mapping
 // uses is counted (Account.Unknown) and otherwise ignored. An Account is
 // turned into trace v1 events (RetryAttempt, ProviderRequestFinished) by

@@ -67,20 +67,7 @@ func (semconv) Map(t Telemetry) ([]Request, int) {
 			groups[k] = r
 			order = append(order, k)
 		}
-		at := Attempt{Start: s.StartTimestamp().AsTime(), End: s.EndTimestamp().AsTime(),
-			Status: status(a, "http.response.status_code"), ErrorType: str(a, "error.type")}
-		if n, ok := num(a, "http.request.resend_count"); ok && n >= 0 {
-			at.N = int(n) + 1
-		} else {
-			at.N = 1
-		}
-		if s.Status().Code() == ptrace.StatusCodeError {
-			at.Error = s.Status().Message()
-			if at.ErrorType == "" && at.Error == "" {
-				at.ErrorType = "error"
-			}
-		}
-		r.Attempts = append(r.Attempts, at)
+		r.Attempts = append(r.Attempts, httpAttempt(s))
 		used++
 	}
 	var reqs []Request
@@ -90,6 +77,27 @@ func (semconv) Map(t Telemetry) ([]Request, int) {
 		reqs = append(reqs, r)
 	}
 	return reqs, used
+}
+
+// httpAttempt reads one HTTP client span as an attempt: its bounds,
+// http.response.status_code, error.type, its status message when it ended
+// in error, and http.request.resend_count as its number (1 without).
+func httpAttempt(s span) Attempt {
+	a := s.Attributes()
+	at := Attempt{Start: s.StartTimestamp().AsTime(), End: s.EndTimestamp().AsTime(),
+		Status: status(a, "http.response.status_code"), ErrorType: str(a, "error.type")}
+	if n, ok := num(a, "http.request.resend_count"); ok && n >= 0 && n < 1<<20 {
+		at.N = int(n) + 1
+	} else {
+		at.N = 1
+	}
+	if s.Status().Code() == ptrace.StatusCodeError {
+		at.Error = s.Status().Message()
+		if at.ErrorType == "" && at.Error == "" {
+			at.ErrorType = "error"
+		}
+	}
+	return at
 }
 
 func isModelURL(u string) bool {

@@ -25,8 +25,23 @@ type Mapping interface {
 
 // mappings are tried in this order; the first that recognises a request
 // reads the account. Specific vocabularies come before the generic one,
-// since an agent's spans may carry gen_ai.* attributes too.
-var mappings = []Mapping{claudeCode{}, codex{}, semconv{}}
+// since an agent's spans may carry gen_ai.* attributes too: the AI SDK's
+// chat span is a CLIENT span with http.response.status_code, which semconv
+// would take for one more HTTP attempt, and the HTTP spans of its retried
+// attempts hang under chat spans it never exports, which semconv would
+// take for one request each. ai-sdk reads those HTTP spans itself when
+// they are there, so a client that traces its fetch keeps semconv's
+// precision (a status and bounds per attempt) under the SDK's grouping.
+var mappings = []Mapping{claudeCode{}, codex{}, aiSDK{}, semconv{}}
+
+// MappingNames lists the registered mappings' names, in registry order.
+func MappingNames() []string {
+	names := make([]string, len(mappings))
+	for i, m := range mappings {
+		names[i] = m.Name()
+	}
+	return names
+}
 
 // MappingNamed returns the registered mapping called name.
 func MappingNamed(name string) (Mapping, error) {
@@ -36,16 +51,6 @@ func MappingNamed(name string) (Mapping, error) {
 		}
 	}
 	return nil, fmt.Errorf("unknown telemetry mapping %q (known: %s)", name, strings.Join(MappingNames(), ", "))
-}
-
-// MappingNames lists the registered mappings' names in the order they
-// are tried.
-func MappingNames() []string {
-	names := make([]string, len(mappings))
-	for i, m := range mappings {
-		names[i] = m.Name()
-	}
-	return names
 }
 
 // Telemetry is what a client sent, by signal. Metrics are kept but read

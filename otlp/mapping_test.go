@@ -64,6 +64,30 @@ func TestMappings(t *testing.T) {
 		// successful call's api_request does not.
 		{"claudecode-real-exhausted-logs", []string{"claudecode-real-exhausted-logs.json"}, "claude-code"},
 		{"claudecode-real-success-logs", []string{"claudecode-real-success-logs.json"}, "claude-code"},
+		// Real exports of the AI SDK (ai 7.0.173, @ai-sdk/otel 1.0.173,
+		// testdata/agents/node/ai-sdk.mjs) against the mock, as received.
+		// Its OpenTelemetry integration: 529, 503, ok (the chat span of
+		// the last attempt only: uncounted); 529 until maxRetries 2 ran
+		// out ("Failed after 3 attempts"); a 400; the Responses API, 503,
+		// 500, ok.
+		{"aisdk-real-success", []string{"aisdk-real-success-traces.json"}, "ai-sdk"},
+		{"aisdk-real-exhausted", []string{"aisdk-real-exhausted-traces.json"}, "ai-sdk"},
+		{"aisdk-real-400", []string{"aisdk-real-400-traces.json"}, "ai-sdk"},
+		{"aisdk-real-responses", []string{"aisdk-real-responses-traces.json"}, "ai-sdk"},
+		// LegacyOpenTelemetry's ai.streamText.doStream span, one per call.
+		{"aisdk-real-legacy-success", []string{"aisdk-real-legacy-success-traces.json"}, "ai-sdk"},
+		{"aisdk-real-legacy-exhausted", []string{"aisdk-real-legacy-exhausted-traces.json"}, "ai-sdk"},
+		{"aisdk-real-legacy-400", []string{"aisdk-real-legacy-400-traces.json"}, "ai-sdk"},
+		// With Node's fetch traced (instrumentation-undici): an HTTP span
+		// per attempt, the retried ones under chat spans never exported.
+		{"aisdk-real-http-success", []string{"aisdk-real-http-success-traces-1.json", "aisdk-real-http-success-traces-2.json"}, "ai-sdk"},
+		{"aisdk-real-http-exhausted", []string{"aisdk-real-http-exhausted-traces-1.json", "aisdk-real-http-exhausted-traces-2.json"}, "ai-sdk"},
+		// Hand-written: every attempt's span ended (durable mode), a
+		// RetryError's count past what is filled in, an abort, a stream
+		// cut after its 200, two calls sharing an orphan HTTP span, a
+		// legacy generateText non-retryable on its second attempt, and
+		// hostile attribute types.
+		{"aisdk-edges", []string{"aisdk-edges-traces.json"}, "ai-sdk"},
 		// Codex CLI 0.171.0's real exports (docs/agents.md), from retrylab
 		// run folders: its logs of 503, 503, ok; of 503 x 6, ok (five HTTP
 		// tries, then a stream reconnect whose attempt count starts again);
@@ -140,5 +164,29 @@ func TestMappingNamed(t *testing.T) {
 	}
 	if _, err := MappingNamed("nope"); err == nil || !strings.Contains(err.Error(), "claude-code") {
 		t.Errorf("MappingNamed(nope) error = %v, want one listing the known mappings", err)
+	}
+}
+
+// TestAISDKBeforeSemconv shows why ai-sdk comes before semconv in the
+// registry: on the AI SDK's real spans with Node's fetch traced (529 three
+// times), semconv alone counts the SDK's chat span as a fourth attempt
+// and makes a request of each HTTP span (each hangs under the chat span of
+// its own attempt, the retried ones never exported), where the client
+// made one request of three attempts.
+func TestAISDKBeforeSemconv(t *testing.T) {
+	tel := Collect([]Payload{readPayload(t, "aisdk-real-http-exhausted-traces-1.json"), readPayload(t, "aisdk-real-http-exhausted-traces-2.json")})
+	count := func(reqs []Request) (n int) {
+		for _, r := range reqs {
+			n += len(r.Attempts)
+		}
+		return n
+	}
+	sc, _ := semconv{}.Map(tel)
+	if got := [2]int{len(sc), count(sc)}; got != [2]int{4, 4} {
+		t.Errorf("semconv alone: %d requests, %d attempts; want the misreading this test documents, 4 and 4", got[0], got[1])
+	}
+	acc := Read(tel)
+	if acc.Mapping != "ai-sdk" || len(acc.Requests) != 1 || count(acc.Requests) != 3 {
+		t.Errorf("Read: mapping %q, %d requests, %d attempts; want ai-sdk, 1, 3", acc.Mapping, len(acc.Requests), count(acc.Requests))
 	}
 }

@@ -5,7 +5,9 @@
 // follows RETRYLAB_PROVIDER: anthropic (@ai-sdk/anthropic, the Messages
 // API), openai-responses (@ai-sdk/openai's default, the Responses API) or
 // openai (@ai-sdk/openai's .chat, chat completions). No trace is written:
-// retrylab checks the attempts from its journal.
+// retrylab checks the attempts from its journal. With AI_SDK_OTEL
+// set (otel or legacy) the SDK's own OpenTelemetry is on and its spans go
+// to $OTEL_EXPORTER_OTLP_ENDPOINT (ai-sdk-otel.mjs).
 import { streamText } from 'ai';
 import { createAnthropic } from '@ai-sdk/anthropic';
 import { createOpenAI } from '@ai-sdk/openai';
@@ -13,6 +15,8 @@ import { run, IncompleteStreamError } from '../../sdk/node/common.mjs';
 
 const provider = process.env.RETRYLAB_PROVIDER ?? 'anthropic';
 const model = process.env.RETRYLAB_MODEL;
+const otel = process.env.AI_SDK_OTEL;
+const flushTelemetry = otel ? (await import('./ai-sdk-otel.mjs')).startTelemetry(otel) : undefined;
 
 function languageModel() {
   switch (provider) {
@@ -41,4 +45,4 @@ await run(`ai-sdk ${provider}`, async () => {
   const finish = await result.finishReason;
   if (finish !== 'stop') throw new IncompleteStreamError(`finish reason ${finish} after ${text.length} chars`);
   return `${text.length} chars: ${text}`;
-});
+}, flushTelemetry);

@@ -29,8 +29,9 @@ export function errorLine(err) {
 
 // run calls one(i) for i = 1..RETRYLAB_REQUESTS, one after another. one
 // resolves to a short description of the answer, or throws. It exits the
-// process: 0 when every request succeeded, 1 otherwise.
-export async function run(label, one) {
+// process: 0 when every request succeeded, 1 otherwise, after awaiting
+// finish when given (a telemetry exporter's flush).
+export async function run(label, one, finish) {
   const n = requests();
   let failed = 0;
   for (let i = 1; i <= n; i++) {
@@ -45,6 +46,7 @@ export async function run(label, one) {
       console.error(`${label} request ${i}/${n}: ${errorLine(err)}`);
     }
   }
+  if (finish) await finish();
   process.exit(failed === 0 ? 0 : 1);
 }
 
