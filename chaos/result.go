@@ -102,6 +102,10 @@ type Result struct {
 	// ErrorHint says what to do about Error when it is not the
 	// infrastructure's (InfraHint): a client.command that cannot start.
 	ErrorHint string `json:"errorHint,omitempty"`
+	// ExitCode is the exit status of an external client that exited by
+	// itself (absent when it was killed, crashed or is the built-in
+	// client; the "client" check says so).
+	ExitCode *int `json:"exitCode,omitempty"`
 }
 
 // Telemetry is what an external client sent of its own OpenTelemetry:

@@ -717,6 +717,10 @@ func runChecks(journalErr error, notes []string) []Check {
 func fillResult(res *Result, ob Observed) {
 	res.LatenessMs = (ob.Slack / 2).Milliseconds()
 	res.Outcome = ob.Outcome
+	if c := ob.Client; c != nil && c.ExitCode >= 0 {
+		code := c.ExitCode
+		res.ExitCode = &code
+	}
 	res.Attempts = ob.ServerAttempts
 	res.FailureTypes, _ = ob.failureTypes()
 	for _, w := range ob.clientWaits() {

@@ -143,7 +143,7 @@ func (f *Fit) fitGrowth(ls []level) (mult float64, capAt int) {
 	capAt = len(ls)
 	var ratios []float64
 	for i := 0; i+1 < len(ls); i++ {
-		r := ls[i+1].mean / ls[i].mean
+		r := ratioOf(ls[i].mean, ls[i+1].mean)
 		if r < growth {
 			capAt = i + 1
 			break
@@ -158,7 +158,7 @@ func (f *Fit) fitGrowth(ls []level) (mult float64, capAt int) {
 	case len(ratios) == 0:
 		mult, capAt = 1, len(ls)
 		f.Backoff.Multiplier = ptr(1.0)
-		f.confident(figMultiplier, High, fmt.Sprintf("the waits do not grow (ratio %.2f between the first two)", ls[1].mean/ls[0].mean))
+		f.confident(figMultiplier, High, fmt.Sprintf("the waits do not grow (ratio %.2f between the first two)", ratioOf(ls[0].mean, ls[1].mean)))
 	default:
 		mult = median(ratios)
 		basis := fmt.Sprintf("median ratio of consecutive mean waits over %d step(s), %d sample(s): %.2f", len(ratios), len(ls[0].vals), mult)
@@ -180,6 +180,15 @@ func (f *Fit) fitGrowth(ls []level) (mult float64, capAt int) {
 	return mult, capAt
 }
 
+// ratioOf is b/a, the growth from a wait of a to one of b; 1 when a is 0
+// (waits of 0 ms show no growth to divide).
+func ratioOf(a, b float64) float64 {
+	if a <= 0 {
+		return 1
+	}
+	return b / a
+}
+
 // ratioSE is the relative standard error of the ratio of mean waits
 // between consecutive levels before the cap (the largest over the steps):
 // sqrt(cv0²/n0 + cv1²/n1), cv the coefficient of variation of a level.
@@ -188,6 +197,9 @@ func ratioSE(ls []level, capAt int) float64 {
 	for i := 0; i+1 < capAt && i+1 < len(ls); i++ {
 		a, b := ls[i], ls[i+1]
 		if len(a.vals) < 2 || len(b.vals) < 2 {
+			return 1
+		}
+		if a.mean <= 0 || b.mean <= 0 {
 			return 1
 		}
 		_, sa := meanSD(a.vals)

@@ -16,6 +16,7 @@ func Infer(prov Provider, obs []Observation) *Profile {
 		Inconclusive: []Inconclusive{}, Conformance: []Conformance{}, Policy: Policy{Fallbacks: []string{}}}
 	var exh, ceil []Observation
 	byFault := map[string]Observation{}
+	obs = saneAll(obs)
 	for _, o := range obs {
 		switch {
 		case o.Round > 0:
@@ -48,6 +49,8 @@ func Infer(prov Provider, obs []Observation) *Profile {
 	p.inferCeiling(prov, ceil, fit)
 	p.inferTimeout(byFault)
 	p.inferFallbacks(obs)
+	p.noteUnreached(obs)
+	p.dropNonFinite()
 	return p
 }
 
@@ -97,7 +100,7 @@ func decision(f Fault, o Observation) FaultResult {
 			fr.Note = join(fr.Note, "the client reported success although its only attempt failed")
 		}
 	default:
-		fr.Note = join(fr.Note, "no attempt reached the mock")
+		fr.Note = join(fr.Note, o.unreached())
 	}
 	return fr
 }
@@ -120,6 +123,9 @@ func (p *Profile) inferMaxRetries(exh []Observation) {
 	}
 	if len(limits) == 0 {
 		reason := "no exhaustion run reached the mock and finished"
+		if why := unreachedAll(exh); why != "" {
+			reason = why
+		}
 		if atLeast > 0 {
 			reason = fmt.Sprintf("at least %d: the client was still retrying when the probe ran out of failures or of --budget", atLeast)
 		}
@@ -207,7 +213,9 @@ func honoured(o Observation, want float64, fit Fit) (*bool, string, string) {
 	switch {
 	case o.End == EndNotRun:
 		return nil, "", "not run: " + o.Note
-	case o.Attempts < 2:
+	case o.Attempts == 0:
+		return nil, "", o.unreached()
+	case o.Attempts < 2 || len(o.WaitsMs) == 0:
 		return nil, "", fmt.Sprintf("the client did not retry the 429 (%s), so how it reads the header does not show", o.End)
 	case want <= 0:
 		return nil, "", fmt.Sprintf("the date was already %s in the past when the response was sent", msString(-want))
@@ -242,12 +250,16 @@ func (p *Profile) inferLarge(f Fault, o Observation, fit Fit) {
 	switch {
 	case o.End == EndNotRun:
 		p.add(fig, "", "not run: "+o.Note)
+	case o.Attempts == 0:
+		p.add(fig, "", o.unreached())
 	case o.Attempts == 1 && o.End == EndStopped:
 		ra.Large = "waited"
 		p.add(fig, High, fmt.Sprintf("still waiting when stopped at %s for a Retry-After of %s", msString(float64(o.DeadlineMs)), msString(float64(f.RetryAfterMs))))
 	case o.Attempts == 1:
 		ra.Large = "gave up"
 		p.add(fig, High, fmt.Sprintf("gave up at once on a Retry-After of %s", msString(float64(f.RetryAfterMs))))
+	case len(o.WaitsMs) == 0:
+		p.add(fig, "", fmt.Sprintf("%d attempts but no wait between them in the journal", o.Attempts))
 	default:
 		ra.Large = "backoff"
 		p.add(fig, High, fmt.Sprintf("retried after %s, ignoring a Retry-After of %s", msString(o.WaitsMs[0]), msString(float64(f.RetryAfterMs))))
@@ -273,6 +285,8 @@ func (p *Profile) inferTimeout(byFault map[string]Observation) {
 	switch {
 	case !ok || o.End == EndNotRun:
 		p.add(fig, "", "the hang probe did not run")
+	case o.Attempts == 0:
+		p.add(fig, "", o.unreached())
 	case o.Attempts == 1 && o.End == EndStopped:
 		p.add(fig, "", fmt.Sprintf("more than %s: still waiting on a hung attempt when stopped (raise --budget to see more)", msString(float64(o.DeadlineMs))))
 	case o.FirstAttemptMs > 0:

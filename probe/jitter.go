@@ -129,7 +129,12 @@ func dist(x, lo, hi float64) float64 {
 // roundValues are the round values (1, 1.5, 2, 2.5, 3, 4, 5, 6, 7.5, 8 ×
 // 10ⁿ) in [lo, hi].
 func roundValues(lo, hi float64) []float64 {
-	if lo <= 0 || hi < lo {
+	// Below a microsecond a wait is 0 (and 10^⌊log10 lo⌋ may be 0 itself,
+	// which would never grow); an infinite hi would never end.
+	if lo <= 0 || hi < lo || math.IsInf(hi, 0) || math.IsNaN(hi) {
+		return nil
+	}
+	if lo = max(lo, 1e-3); hi < lo {
 		return nil
 	}
 	var out []float64

@@ -3,9 +3,13 @@ package probe
 import (
 	"bufio"
 	"encoding/json"
+	"fmt"
+	"io"
 	"path/filepath"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/retrylab/retrylab/chaos"
 	"github.com/retrylab/retrylab/trace"
@@ -51,6 +55,12 @@ type Observation struct {
 	DeadlineMs int64 `json:"deadlineMs"`
 	// Note says why a probe has no result (interrupted, error).
 	Note string `json:"note,omitempty"`
+	// Client is how the client ended ("exit status 3", "killed after 10s:
+	// still running at the deadline ...") and Stderr the end of its stderr
+	// (one line, at most maxStderr bytes, control characters removed), set
+	// when no probed attempt reached the mock: what the profile says it saw.
+	Client string `json:"client,omitempty"`
+	Stderr string `json:"stderr,omitempty"`
 }
 
 // How a client ended.
@@ -103,6 +113,9 @@ func Observe(p Probe, r chaos.Result, scale float64) Observation {
 		first = 1
 		ob.Attempts = max(0, r.Attempts-1)
 	}
+	if ob.Attempts == 0 {
+		ob.Client, ob.Stderr = clientEnd(r), stderrTail(filepath.Join(r.Dir, "stderr.txt"))
+	}
 	resp, reqs := journal(filepath.Join(r.Dir, "server.jsonl"))
 	for i, q := range reqs {
 		if i >= first {
@@ -151,6 +164,73 @@ func (o Observation) waitNoise() []float64 {
 		out[i] = o.NoiseMs
 	}
 	return out
+}
+
+// clientEnd says how the client ended: the "client" check's problem
+// (killed at the deadline, crashed), else its exit status.
+func clientEnd(r chaos.Result) string {
+	for _, c := range r.Checks {
+		if c.Name == "client" && c.Got != "" {
+			return c.Got
+		}
+	}
+	if r.ExitCode != nil {
+		return fmt.Sprintf("exit status %d", *r.ExitCode)
+	}
+	return ""
+}
+
+// maxStderr bounds the client's stderr quoted in a profile.
+const maxStderr = 300
+
+// stderrTail is the end of the client's stderr.txt (redacted by chaos):
+// its last lines, joined with " / ", at most maxStderr bytes, control
+// characters and invalid UTF-8 removed so that a profile printed on a
+// terminal carries no escape sequence. "" when the file is missing,
+// empty or not a regular file.
+func stderrTail(path string) string {
+	f, err := chaos.OpenRunFile(path)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	const window = 4096
+	if fi, err := f.Stat(); err == nil && fi.Size() > window {
+		if _, err := f.Seek(fi.Size()-window, io.SeekStart); err != nil {
+			return ""
+		}
+	}
+	data, _ := io.ReadAll(io.LimitReader(f, window))
+	return tailLine(string(data), maxStderr)
+}
+
+// tailLine is the end of text as one printable line of at most n bytes:
+// its non-empty lines joined with " / ", control characters dropped.
+func tailLine(text string, n int) string {
+	clean := strings.Map(func(r rune) rune {
+		switch {
+		case r == '\n':
+			return r
+		case r == utf8.RuneError, unicode.IsControl(r), r == '\u2028', r == '\u2029':
+			return -1
+		}
+		return r
+	}, strings.ToValidUTF8(text, ""))
+	var lines []string
+	for _, l := range strings.Split(clean, "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			lines = append(lines, l)
+		}
+	}
+	out := strings.Join(lines, " / ")
+	if len(out) <= n {
+		return out
+	}
+	cut := len(out) - n
+	for cut < len(out) && !utf8.RuneStart(out[cut]) {
+		cut++
+	}
+	return "…" + out[cut:]
 }
 
 // killed reports whether the client was stopped at its deadline.

@@ -16,9 +16,13 @@ type Profile struct {
 	Samples   int     `json:"samples"`
 	// Interrupted is set when the probe was stopped (Ctrl-C) before every
 	// scenario finished: the profile holds what was learnt.
-	Interrupted bool   `json:"interrupted,omitempty"`
-	DurationMs  int64  `json:"durationMs"`
-	RunDir      string `json:"runDir,omitempty"`
+	Interrupted bool `json:"interrupted,omitempty"`
+	// Unreached says what was seen when the client reached the mock in no
+	// run (how it ended, the end of its stderr): nothing was measured, and
+	// every figure is inconclusive for that reason.
+	Unreached  string `json:"unreached,omitempty"`
+	DurationMs int64  `json:"durationMs"`
+	RunDir     string `json:"runDir,omitempty"`
 	// Plan is what the probe said before it started: an upper bound on its
 	// wall time and the figures its deadlines may leave unknown (absent
 	// from profiles inferred offline).

@@ -60,7 +60,26 @@ type Strategy struct {
 	// RespectRetryAfter uses the provider's Retry-After (as Policy.RetryAfter
 	// says) instead of the backoff when the error carries one.
 	RespectRetryAfter bool
+	// LimitUnknown and WaitsUnknown mark what a policy learnt by experiment
+	// could not tell (`chaos probe` stopped before the client gave up, or
+	// before its backoff was fitted; YAML `maxRetries: unknown`,
+	// `initialDelay: unknown`). Envelope then allows a retry after any
+	// attempt (LimitUnknown) and any wait, 0 to UnknownWait
+	// (WaitsUnknown): what is not known is not checked. A Retrier still
+	// runs MaxAttempts attempts with InitialDelay.
+	LimitUnknown bool
+	WaitsUnknown bool
 }
+
+// UnknownWait is the top of Envelope's band for a strategy whose waits
+// are not known (Strategy.WaitsUnknown): longer than any scenario runs.
+const UnknownWait = 24 * time.Hour
+
+// LimitKnown reports whether the number of attempts of ft is known: a
+// client that stops retrying it where the policy would retry once more is
+// then off its policy (chaos's delays: policy says so); with an unknown
+// limit (Strategy.LimitUnknown) it may stop anywhere.
+func (p *Policy) LimitKnown(ft FailureType) bool { return !p.Strategy(ft).LimitUnknown }
 
 // RetryAfter says how a provider's Retry-After is read and used. The zero
 // value reads retry-after-ms, then retry-after (seconds or an HTTP-date),
@@ -484,7 +503,7 @@ func (p *Policy) EnvelopeShouldRetry(ft FailureType, attempt int, retryAfter tim
 		return 0, 0, false
 	}
 	s := p.Strategy(ft)
-	if attempt >= s.MaxAttempts {
+	if attempt >= s.MaxAttempts && (!s.LimitUnknown || p.MaxAttempts > 0 && attempt >= p.MaxAttempts) {
 		return 0, 0, false
 	}
 	ra, use, refuse := p.retryAfterWait(s, retryAfter, hasRetryAfter, "")
@@ -494,6 +513,9 @@ func (p *Policy) EnvelopeShouldRetry(ft FailureType, attempt int, retryAfter tim
 	k := attempt - 1
 	d := p.nominal(s, k)
 	lo, hi = p.jitterBounds(s, d, k)
+	if s.WaitsUnknown {
+		lo, hi = 0, UnknownWait
+	}
 	if use {
 		rlo, rhi := ra, p.RetryAfter.jittered(ra, 1)
 		if !p.RetryAfter.Floor {

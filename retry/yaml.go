@@ -331,7 +331,55 @@ func (d *decoder) policy(n *yaml.Node) *Policy {
 	if v, ok := f["fallback"]; ok {
 		d.fallback(v, p)
 	}
+	d.checkRetryLimits(n, f, p)
 	return p
+}
+
+// checkRetryLimits reports a strategy written `retry: true` that allows
+// one attempt only (its maxAttempts, or the 1 of a policy without a
+// preset): it says it retries and retries nothing, so every delays: policy
+// verdict on it would be wrong. An unknown limit (maxRetries: unknown) is
+// not a contradiction; a global maxAttempts cap of 1 is a deliberate
+// switch and is not looked at.
+func (d *decoder) checkRetryLimits(n *yaml.Node, f map[string]*yaml.Node, p *Policy) {
+	check := func(m *yaml.Node, path string, s Strategy) {
+		r := strategyKey(m, "retry")
+		var retry bool
+		if r == nil || r.Decode(&retry) != nil || !retry || !s.Retry || s.MaxAttempts > 1 || s.LimitUnknown {
+			return
+		}
+		d.errf(r, join(path, "retry"), "retry: true with 1 attempt (maxAttempts 1): it retries nothing",
+			"give the limit, e.g. maxRetries: 3 (maxRetries: unknown when it is not known), or write retry: false")
+	}
+	if top := topStrategy(n); top != nil {
+		check(top, "", p.Default)
+	}
+	for _, k := range []string{"all", "default"} {
+		if v, ok := f[k]; ok {
+			check(v, k, p.Default)
+		}
+	}
+	if v, ok := f["failureTypes"]; ok && v.Kind == yaml.MappingNode {
+		for i := 0; i+1 < len(v.Content); i += 2 {
+			k := v.Content[i].Value
+			if s, ok := p.FailureTypes[FailureType(k)]; ok {
+				check(v.Content[i+1], join("failureTypes", k), s)
+			}
+		}
+	}
+}
+
+// strategyKey is the value of key in the mapping m, or nil.
+func strategyKey(m *yaml.Node, key string) *yaml.Node {
+	if m == nil || m.Kind != yaml.MappingNode {
+		return nil
+	}
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		if m.Content[i].Value == key {
+			return m.Content[i+1]
+		}
+	}
+	return nil
 }
 
 // globals reads the policy-wide scalars: name, the switches, the time
@@ -660,9 +708,24 @@ func (d *decoder) strategyOverride(n *yaml.Node, path string) strategyOverride {
 	}
 	var o strategyOverride
 	override(&o, m, "retry", path, d.boolean, func(s *Strategy, v bool) { s.Retry = v })
-	override(&o, m, "maxAttempts", path, d.intMin(1), func(s *Strategy, v int) { s.MaxAttempts = v })
-	override(&o, m, "maxRetries", path, d.intMin(0), func(s *Strategy, v int) { s.MaxAttempts = v + 1 })
-	override(&o, m, "initialDelay", path, d.duration, func(s *Strategy, v time.Duration) { s.InitialDelay = v })
+	override(&o, m, "maxAttempts", path, orUnknown(d.intMin(1)), func(s *Strategy, v unknownOr[int]) {
+		s.LimitUnknown = v.unknown
+		if !v.unknown {
+			s.MaxAttempts = v.v
+		}
+	})
+	override(&o, m, "maxRetries", path, orUnknown(d.intMin(0)), func(s *Strategy, v unknownOr[int]) {
+		s.LimitUnknown = v.unknown
+		if !v.unknown {
+			s.MaxAttempts = v.v + 1
+		}
+	})
+	override(&o, m, "initialDelay", path, orUnknown(d.duration), func(s *Strategy, v unknownOr[time.Duration]) {
+		s.WaitsUnknown = v.unknown
+		if !v.unknown {
+			s.InitialDelay = v.v
+		}
+	})
 	override(&o, m, "maxDelay", path, d.duration, func(s *Strategy, v time.Duration) { s.MaxDelay = v })
 	override(&o, m, "multiplier", path, d.floatIn(0, 100), func(s *Strategy, v float64) { s.Multiplier = v })
 	override(&o, m, "jitterFraction", path, d.floatIn(0, 1), func(s *Strategy, v float64) { s.JitterFraction = v })
@@ -670,6 +733,24 @@ func (d *decoder) strategyOverride(n *yaml.Node, path string) strategyOverride {
 	override(&o, m, "kind", path, d.oneOf("backoff kind", kinds), func(s *Strategy, v string) { s.Kind = Kind(v) })
 	override(&o, m, "jitter", path, d.oneOf("jitter", jitters), func(s *Strategy, v string) { s.Jitter = Jitter(v) })
 	return o
+}
+
+// unknownOr is a strategy figure that may be written `unknown` (a policy
+// learnt by experiment: Strategy.LimitUnknown, WaitsUnknown).
+type unknownOr[T any] struct {
+	v       T
+	unknown bool
+}
+
+// orUnknown decodes the word unknown, else what dec decodes.
+func orUnknown[T any](dec func(*yaml.Node, string) (T, bool)) func(*yaml.Node, string) (unknownOr[T], bool) {
+	return func(n *yaml.Node, path string) (unknownOr[T], bool) {
+		if n.Kind == yaml.ScalarNode && n.Value == "unknown" {
+			return unknownOr[T]{unknown: true}, true
+		}
+		v, ok := dec(n, path)
+		return unknownOr[T]{v: v}, ok
+	}
 }
 
 // String renders p in the policy YAML schema (for `chaos validate`, docs and
@@ -793,8 +874,15 @@ func strategyString(s Strategy) string {
 	if jit == "" {
 		jit = NoJitter
 	}
-	return fmt.Sprintf("{retry: %t, maxAttempts: %d, initialDelay: %s, maxDelay: %s, multiplier: %v, kind: %s, jitter: %s, jitterFraction: %v, respectRetryAfter: %t}",
-		s.Retry, max(s.MaxAttempts, 1), s.InitialDelay, s.MaxDelay, s.Multiplier, kind, jit, s.JitterFraction, s.RespectRetryAfter)
+	attempts, initial := fmt.Sprint(max(s.MaxAttempts, 1)), s.InitialDelay.String()
+	if s.LimitUnknown {
+		attempts = "unknown"
+	}
+	if s.WaitsUnknown {
+		initial = "unknown"
+	}
+	return fmt.Sprintf("{retry: %t, maxAttempts: %s, initialDelay: %s, maxDelay: %s, multiplier: %v, kind: %s, jitter: %s, jitterFraction: %v, respectRetryAfter: %t}",
+		s.Retry, attempts, initial, s.MaxDelay, s.Multiplier, kind, jit, s.JitterFraction, s.RespectRetryAfter)
 }
 
 // LoadPolicyFile reads and parses the policy file at path (a per-project
