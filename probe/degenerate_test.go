@@ -181,7 +181,7 @@ func FuzzInfer(f *testing.F) {
 		r := byteReader(data)
 		prov, _ := LookupProvider(names[int(r.next())%len(names)])
 		var obs []Observation
-		for len(obs) < 64 && r.more() {
+		for len(obs) < 24 && r.more() {
 			obs = append(obs, r.observation(prov))
 		}
 		inferAll(t, prov, obs)

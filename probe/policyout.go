@@ -22,6 +22,9 @@ func PolicyYAML(p *Profile, prov Provider) string {
 	for _, in := range p.Inconclusive {
 		fmt.Fprintf(&b, "# not learnt: %s: %s\n", in.Figure, in.Reason)
 	}
+	for _, l := range unknownLines(p) {
+		fmt.Fprintln(&b, l)
+	}
 	fmt.Fprintf(&b, "name: probed\nenabled: true\n")
 	statuses, types, streamed := decisions(p, prov)
 	fmt.Fprintf(&b, "streamErrors: %t\n", streamed)
@@ -104,16 +107,24 @@ func honorsShouldRetry(p *Profile) (bool, bool) {
 }
 
 // strategyYAML is the `all:` strategy: the retry limit and the backoff.
+// What the probe did not learn is written `unknown`, which the policy
+// loader reads as "not checked" (retry.Strategy.LimitUnknown,
+// WaitsUnknown): a written limit or wait the probe never saw would make
+// `delays: policy` fail the very client it was learnt from (an interrupted
+// probe wrote `all: {retry: true}`, which loads as one attempt).
 func strategyYAML(p *Profile) string {
-	var parts []string
-	parts = append(parts, "retry: true")
-	if m := p.Policy.MaxRetries; m != nil {
+	parts := []string{"retry: true"}
+	if m := p.Policy.MaxRetries; m != nil && *m > 0 {
 		parts = append(parts, fmt.Sprintf("maxRetries: %d", *m))
+	} else {
+		parts = append(parts, "maxRetries: unknown")
 	}
-	bo := p.Policy.Backoff
-	if bo.InitialMs != nil {
+	if why := waitsUnknown(p); why != "" {
+		parts = append(parts, "initialDelay: unknown")
+	} else {
+		bo := p.Policy.Backoff
 		parts = append(parts, "initialDelay: "+msDuration(*bo.InitialMs))
-		kind, mult := "exponential", 2.0
+		kind, mult := "exponential", 2.0 // one retry at most: the multiplier is never used
 		if bo.Multiplier != nil {
 			mult = *bo.Multiplier
 			if mult == 1 {
@@ -121,12 +132,12 @@ func strategyYAML(p *Profile) string {
 			}
 		}
 		parts = append(parts, "kind: "+kind, fmt.Sprintf("multiplier: %g", mult))
-	}
-	if bo.MaxMs != nil {
-		parts = append(parts, "maxDelay: "+msDuration(*bo.MaxMs))
-	}
-	if j := bo.Jitter; j != nil {
-		parts = append(parts, jitterYAML(*j)...)
+		if bo.MaxMs != nil {
+			parts = append(parts, "maxDelay: "+msDuration(*bo.MaxMs))
+		}
+		if j := bo.Jitter; j != nil {
+			parts = append(parts, jitterYAML(*j)...)
+		}
 	}
 	ra := p.Policy.RetryAfter
 	if ra.Seconds != nil || ra.Ms != nil {
@@ -134,6 +145,57 @@ func strategyYAML(p *Profile) string {
 		parts = append(parts, fmt.Sprintf("respectRetryAfter: %t", respect))
 	}
 	return "all: {" + strings.Join(parts, ", ") + "}\n"
+}
+
+// maxMultiplier is the largest multiplier the policy loader takes.
+const maxMultiplier = 100
+
+// waitsUnknown says why the backoff's waits cannot be written, or "":
+// no initial wait was fitted, or no multiplier while more than one retry
+// may come, or one the policy loader does not take.
+func waitsUnknown(p *Profile) string {
+	bo := p.Policy.Backoff
+	m := p.Policy.MaxRetries
+	switch {
+	case bo.InitialMs == nil:
+		return "the initial wait was not learnt"
+	case bo.Multiplier == nil && (m == nil || *m > 1):
+		return "the multiplier was not learnt"
+	case bo.Multiplier != nil && (*bo.Multiplier <= 0 || *bo.Multiplier > maxMultiplier):
+		return fmt.Sprintf("the multiplier fitted (%g) is not one a policy takes (0 to %d)", *bo.Multiplier, maxMultiplier)
+	}
+	return ""
+}
+
+// unknownLines are the comment lines saying what the `all:` strategy
+// leaves unchecked, and what was seen of it.
+func unknownLines(p *Profile) []string {
+	var out []string
+	if m := p.Policy.MaxRetries; m == nil || *m == 0 {
+		l := "# maxRetries: unknown: not checked (a client may stop retrying after any attempt)"
+		if m != nil {
+			// The limit is measured on the exhaustion's fault: not retried,
+			// it says nothing of the limit of the failures that are.
+			l = "# maxRetries: unknown: the exhaustion's failure is not retried, so the limit of those that are is not known: not checked"
+		}
+		if n := mostRetries(p); n > 0 {
+			l += fmt.Sprintf("; at least %d retr%s seen in one run", n, map[bool]string{true: "y", false: "ies"}[n == 1])
+		}
+		out = append(out, l)
+	}
+	if why := waitsUnknown(p); why != "" {
+		out = append(out, "# initialDelay: unknown: the waits are not checked ("+why+")")
+	}
+	return out
+}
+
+// mostRetries is the most retries seen in one run of a fault.
+func mostRetries(p *Profile) int {
+	n := 0
+	for _, fr := range p.Faults {
+		n = max(n, fr.Attempts-1)
+	}
+	return n
 }
 
 // jitterYAML names the policy jitter: the form the fit found, else the
