@@ -264,10 +264,15 @@ type policyEnvelopes struct {
 
 func newPolicyEnvelopes(sc *Scenario, env envelopeFunc) policyEnvelopes {
 	pe := policyEnvelopes{env: env, should: shouldRetryHeaders(sc)}
-	if len(pe.should) > 0 {
-		pe.pol, _ = policyFor(sc)
-	}
+	pe.pol, _ = policyFor(sc)
 	return pe
+}
+
+// limitKnown reports whether the policy knows how many attempts ft gets
+// (retry.Policy.LimitKnown): with an unknown limit (a policy learnt by
+// chaos probe before the client gave up) a client may stop anywhere.
+func (pe policyEnvelopes) limitKnown(ft string) bool {
+	return pe.pol == nil || pe.pol.LimitKnown(retry.FailureType(ft))
 }
 
 // of returns the envelope of the wait after server attempt after (1-based;
@@ -620,7 +625,7 @@ func (ob Observed) gaveUpEarly(pe policyEnvelopes, cw []clientWait) (string, boo
 		case !inferred:
 			continue
 		}
-		if e := pe.of(k, ft, attempt, ra, has); e.ok {
+		if e := pe.of(k, ft, attempt, ra, has); e.ok && pe.limitKnown(ft) {
 			return fmt.Sprintf("server.jsonl: the client stopped after attempt %d (%s, attempt %d of its request), where its policy retries after %s",
 				k, ft, attempt, envString(e.lo, e.hi, true)), false
 		}

@@ -20,6 +20,9 @@ func ProbeTable(w io.Writer, p *probe.Profile) error {
 	if p.Interrupted {
 		fmt.Fprintln(w, "INTERRUPTED: the profile holds what was learnt before the probe was stopped")
 	}
+	if p.Unreached != "" {
+		fmt.Fprintln(w, "NOTHING MEASURED: "+p.Unreached)
+	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "\nFAULT\tRETRIED\tATTEMPTS\tWAITS (ms)\tEND")
 	for _, f := range p.Faults {
@@ -59,6 +62,9 @@ func ProbeMarkdown(w io.Writer, p *probe.Profile) error {
 	}
 	if p.Interrupted {
 		fmt.Fprint(w, "> **Interrupted**: the profile holds what was learnt before the probe was stopped.\n\n")
+	}
+	if p.Unreached != "" {
+		fmt.Fprintf(w, "> **Nothing measured**: %s.\n\n", mdEscape(p.Unreached))
 	}
 	fmt.Fprintln(w, "| fault | retried | attempts | waits (ms) | end |\n|---|---|---|---|---|")
 	for _, f := range p.Faults {

@@ -210,6 +210,12 @@ func writeProbe(cfg probeConfig, prof *probe.Profile, prov probe.Provider, stdou
 	if cfg.policyOut == "" {
 		return nil
 	}
+	if prof.Unreached != "" {
+		// A policy of nothing would claim what was never seen; a file
+		// already there (an earlier probe's) is left as it was.
+		fmt.Fprintf(stderr, "did not write the policy to %s: nothing was learnt\n", cfg.policyOut)
+		return nil
+	}
 	text := probe.PolicyYAML(prof, prov)
 	if _, err := retry.ParsePolicy([]byte(text), cfg.policyOut); err != nil {
 		return fmt.Errorf("the learnt policy does not parse (a bug of the probe): %w", err)
@@ -221,12 +227,21 @@ func writeProbe(cfg probeConfig, prof *probe.Profile, prov probe.Provider, stdou
 	return nil
 }
 
+// unreachedHint is the hint when the client reached the mock in no probe
+// (exit 2: the client command, not a figure, is what is wrong).
+const unreachedHint = "run the --client-cmd by hand: it must send its requests to the base URL it is given " +
+	"(ANTHROPIC_BASE_URL, OPENAI_BASE_URL or GOOGLE_GEMINI_BASE_URL; docs/chaos.md \"External clients\"); " +
+	"each probe's stdout.txt and stderr.txt are in "
+
 func probeExit(ctx context.Context, prof *probe.Profile, before *probe.Profile, runErr error) error {
 	if ctx.Err() != nil {
 		return fmt.Errorf("%w: the profile holds what was learnt; results so far in %s", context.Cause(ctx), prof.RunDir)
 	}
 	if runErr != nil {
 		return runErr
+	}
+	if prof.Unreached != "" {
+		return usageErrorf(unreachedHint+prof.RunDir, "nothing was measured: %s", prof.Unreached)
 	}
 	if before != nil && len(prof.Changes) > 0 {
 		return fmt.Errorf("%d change(s) since the earlier profile: %w", len(prof.Changes), errFailed)
