@@ -104,3 +104,60 @@ expect: {outcome: success, attempts: 3, delays: policy}
 		t.Errorf("the learnt policy does not verify the client: %s %+v", res.Verdict, res.NotPassedChecks())
 	}
 }
+
+// TestProbeInterruptedPolicyVerifies is hostile report 6's regression
+// test: the policy a probe writes when it is stopped before the retry
+// limit and the backoff are known (here its profile of what finished: 503
+// retried once after 301 ms, 400 not) verifies the same client with
+// delays: policy, whether it retries (503, 503, ok) or gives up (six 503s:
+// agent.py stops after 5 attempts). It wrote `all: {retry: true}`, which
+// loads as one attempt and failed the first scenario ("no retry").
+func TestProbeInterruptedPolicyVerifies(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a real client")
+	}
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("python3 not in PATH")
+	}
+	agent, _ := filepath.Abs("../testdata/clients/agent.py")
+	prov, _ := probe.LookupProvider("anthropic")
+	obs := []probe.Observation{
+		{Fault: "503", Served: 1, Attempts: 2, End: probe.EndSucceeded, WaitsMs: []float64{301}, NoiseMs: 4},
+		{Fault: "400", Served: 1, Attempts: 1, End: probe.EndGaveUp, NoiseMs: 4},
+	}
+	for s := 1; s <= 4; s++ {
+		obs = append(obs, probe.Observation{Fault: prov.Exhaust.Name, Sample: s, End: probe.EndNotRun, Note: "interrupted"})
+	}
+	out := t.TempDir()
+	pol := filepath.Join(out, "learnt.yaml")
+	if err := os.WriteFile(pol, []byte(probe.PolicyYAML(probe.Infer(prov, obs), prov)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var scs []*chaos.Scenario
+	for _, src := range []string{
+		"name: retried\nclient: {policy: learnt.yaml}\nattempts: [{status: 503}, {status: 503}]\nexpect: {outcome: success, attempts: 3, delays: policy}\n",
+		"name: given-up\nclient: {policy: learnt.yaml}\nattempts: [{status: 503}, {status: 503}, {status: 503}, {status: 503}, {status: 503}, {status: 503}]\nexpect: {outcome: failure, attempts: 5, delays: policy}\n",
+	} {
+		sc, err := chaos.ParseScenario(filepath.Join(out, "verify.yaml"), []byte(src))
+		if err != nil {
+			t.Fatal(err)
+		}
+		scs = append(scs, sc)
+	}
+	ctx := context.Background()
+	toxi, err := chaos.StartToxiproxy(ctx, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { toxi.Close() })
+	cr := &chaos.Runner{Toxi: toxi, Out: out, ClientCmd: "python3 " + agent, TimeScale: 0.1, Confirm: 1}
+	sum, err := cr.Run(ctx, scs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, res := range sum.Scenarios {
+		if res.Verdict != chaos.VerdictPass {
+			t.Errorf("%s: the policy learnt before the limit was known does not verify the client: %s %+v", res.Name, res.Verdict, res.NotPassedChecks())
+		}
+	}
+}

@@ -117,6 +117,14 @@ func TestParsePolicyErrors(t *testing.T) {
 		{"bad zeroMsDefers", "retryAfter: {zeroMsDefers: sometimes}\n", `retryAfter.zeroMsDefers: bad boolean "sometimes"`},
 		{"bad clientTimeoutFinal", "clientTimeoutFinal: 3\n", `clientTimeoutFinal: bad boolean "3"`},
 		{"retryableErrors unknown name", "retryableErrors: [flaky]\n", `retryableErrors: unknown failure type "flaky" (hint: valid types: rate_limit, server_error, timeout, context_limit`},
+		// retry: true with one attempt retries nothing (what chaos probe
+		// wrote when interrupted): every delays: policy verdict on it
+		// would be wrong.
+		{"retry true, 1 attempt, all", "all: {retry: true}\n", "p.yaml:1:14: all.retry: retry: true with 1 attempt (maxAttempts 1): it retries nothing (hint: give the limit, e.g. maxRetries: 3 (maxRetries: unknown"},
+		{"retry true, 1 attempt, top level", "name: x\nretry: true\n", "p.yaml:2:8: retry: retry: true with 1 attempt"},
+		{"retry true, maxRetries 0", "default: {retry: true, maxRetries: 0}\n", "default.retry: retry: true with 1 attempt"},
+		{"retry true, 1 attempt, failure type", "failureTypes:\n  rate_limit: {retry: true, maxAttempts: 1}\n", "p.yaml:2:23: failureTypes.rate_limit.retry: retry: true with 1 attempt"},
+		{"bad unknown", "all: {retry: true, maxRetries: unknowable}\n", `all.maxRetries: bad integer "unknowable"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -443,5 +451,54 @@ func TestPolicyValueDecisions(t *testing.T) {
 		if got != tt.want || msg != tt.wantMsg {
 			t.Errorf("parseFloat(%q) = %v, %q; want %v, %q", tt.in, got, msg, tt.want, tt.wantMsg)
 		}
+	}
+}
+
+// TestParsePolicyUnknownFigures: maxRetries, maxAttempts and initialDelay
+// may be `unknown` (a policy learnt by chaos probe before it saw them):
+// Envelope then allows a retry after any attempt and any wait, and says
+// the limit is not known; retry: true is then no contradiction, a number
+// given later makes the figure known again, and String round-trips.
+func TestParsePolicyUnknownFigures(t *testing.T) {
+	t.Parallel()
+	p, err := ParsePolicy([]byte("all: {retry: true, maxRetries: unknown, initialDelay: unknown}\nstatusRetry: {400: false}\nfailureTypes:\n  rate_limit: {maxRetries: 2, initialDelay: 1s}\n"), "p.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for attempt := 1; attempt <= 50; attempt += 7 {
+		lo, hi, ok := p.Envelope(ServerError, attempt, 0, false)
+		if !ok || lo != 0 || hi != UnknownWait {
+			t.Errorf("Envelope(server_error, %d) = %s, %s, %t, want 0, %s, true", attempt, lo, hi, ok, UnknownWait)
+		}
+	}
+	if p.LimitKnown(ServerError) || !p.LimitKnown(RateLimit) {
+		t.Errorf("LimitKnown: server_error %t, rate_limit %t; want false, true", p.LimitKnown(ServerError), p.LimitKnown(RateLimit))
+	}
+	if lo, hi, ok := p.Envelope(RateLimit, 1, 0, false); !ok || lo != time.Second || hi != time.Second {
+		t.Errorf("Envelope(rate_limit, 1) = %s, %s, %t, want 1s, 1s, true", lo, hi, ok)
+	}
+	if _, _, ok := p.Envelope(RateLimit, 3, 0, false); ok {
+		t.Error("Envelope(rate_limit, 3): a retry past its known limit")
+	}
+	if got := p.Schedule(ServerError); len(got) != 0 {
+		t.Errorf("Schedule(server_error) = %v, want none (the limit is unknown)", got)
+	}
+	capped, err := ParsePolicy([]byte("maxAttempts: 3\nall: {retry: true, maxRetries: unknown, initialDelay: unknown}\n"), "p.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, ok := capped.Envelope(ServerError, 3, 0, false); ok {
+		t.Error("a global cap of 3 attempts still bounds an unknown limit")
+	}
+	text := p.String()
+	if !strings.Contains(text, "maxAttempts: unknown, initialDelay: unknown") {
+		t.Errorf("String() does not say unknown:\n%s", text)
+	}
+	q, err := ParsePolicy([]byte(text), "round.yaml")
+	if err != nil {
+		t.Fatalf("String() does not parse: %v\n%s", err, text)
+	}
+	if diff := cmp.Diff(text, q.String()); diff != "" {
+		t.Errorf("round trip mismatch (-want +got):\n%s", diff)
 	}
 }
