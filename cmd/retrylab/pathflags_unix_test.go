@@ -126,3 +126,55 @@ func TestPathFlagsNotRegular(t *testing.T) {
 		})
 	}
 }
+
+// TestProbePolicyOutUnwritable: a --policy-out whose folder is missing or
+// not writable, or which goes through a file, is exit 2 at once with a
+// hint, before any client runs (hostile report 14: it was said only after
+// the whole probe). The read-only folder is checked where permissions
+// bind (not as root), and a read-only file system where there is one.
+func TestProbePolicyOutUnwritable(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	if err := os.WriteFile("afile", nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir("ro", 0o555); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct{ path, want, hint string }{
+		{"missing/p.yaml", "no such file or directory", "create the folder it goes in first"},
+		{"afile/p.yaml", "not a directory", "a file stands where a folder is needed"},
+		{"missing/", "", ""}, // a folder's path: refused whatever the error says
+	}
+	if os.Geteuid() != 0 {
+		cases = append(cases, struct{ path, want, hint string }{"ro/p.yaml", "permission denied", "not writable for you"})
+	}
+	if f, err := os.CreateTemp("/sys", ".retrylab-*"); err == nil {
+		f.Close()
+		os.Remove(f.Name())
+	} else if _, serr := os.Stat("/sys"); serr == nil {
+		cases = append(cases, struct{ path, want, hint string }{"/sys/p.yaml", "", "give --policy-out another path"})
+	}
+	for _, c := range cases {
+		t.Run(c.path, func(t *testing.T) {
+			args := []string{"chaos", "probe", "--client-cmd", "true", "--out", "runs", "--policy-out", c.path}
+			var stdout, stderr bytes.Buffer
+			done := make(chan int, 1)
+			go func() { done <- exitCode(run(context.Background(), args, &stdout, &stderr), &stderr) }()
+			var code int
+			select {
+			case code = <-done:
+			case <-time.After(10 * time.Second):
+				t.Fatalf("%v: still running after 10s: the path was not checked first", args)
+			}
+			got := stderr.String()
+			if code != 2 || !strings.Contains(got, "error: cannot write --policy-out") || !strings.Contains(got, c.want) ||
+				!strings.Contains(got, "\nhint: ") || !strings.Contains(got, c.hint) {
+				t.Errorf("exit %d, stderr:\n%s\nwant exit 2, %q and a hint %q", code, got, c.want, c.hint)
+			}
+			if strings.Contains(got, "probing") {
+				t.Errorf("it probed before refusing the path:\n%s", got)
+			}
+		})
+	}
+}
