@@ -38,7 +38,9 @@ time (every scenario running to its deadline: each exhaustion run stops at
 unknown; progress goes to stderr, each line with the time elapsed against
 that bound. When a small Retry-After is honoured and 3600s is not, up to
 --ceiling-rounds more rounds bisect the ceiling. Ctrl-C prints what was learnt (exit 130).
-Exit 0, or 1 with --against when something changed; 2 on bad input.
+Exit 0, or 1 with --against when something changed; 2 on bad input, or
+when the client reached the mock in no probe (the profile says what it
+showed: its exit status and the end of its stderr; no policy is written).
 
 Example:
   retrylab chaos probe --client-cmd 'node testdata/sdk/node/anthropic.mjs' --policy-out sdk.yaml
