@@ -75,6 +75,9 @@ func (o Observation) unreached() string {
 		return ""
 	}
 	s := "the client never reached the mock"
+	if o.WarmUpOnly {
+		s = "the client sent its warm-up request only, no probed one"
+	}
 	if o.Client != "" {
 		s += ": " + o.Client
 	}

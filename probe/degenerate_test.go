@@ -78,6 +78,9 @@ func TestInferDegenerate(t *testing.T) {
 		{"nothing said of how it ended", func(f Fault, i int) Observation {
 			return Observation{Fault: f.Name, End: EndGaveUp}
 		}, []string{"never reached the mock"}},
+		{"the warm-up request only, then exit 1", func(f Fault, i int) Observation {
+			return Observation{Fault: f.Name, End: EndGaveUp, WarmUpOnly: true, Client: "exit status 1"}
+		}, []string{"the client sent its warm-up request only, no probed one: exit status 1"}},
 		{"one attempt, gave up", func(f Fault, i int) Observation {
 			return Observation{Fault: f.Name, End: EndGaveUp, Attempts: 1}
 		}, nil},
@@ -135,7 +138,7 @@ func TestInferDegenerate(t *testing.T) {
 			t.Run(name+"/"+c.name, func(t *testing.T) {
 				p := inferAll(t, prov, every(prov, c.sh))
 				if len(c.unreached) == 0 {
-					if p.Unreached != "" && c.name != "a mix, one of each by turn" {
+					if p.Unreached != "" {
 						t.Errorf("Unreached = %q, want none", p.Unreached)
 					}
 					return
@@ -157,7 +160,7 @@ func TestInferDegenerate(t *testing.T) {
 					t.Errorf("figures set: %+v", p.Policy)
 				}
 				for _, fr := range p.Faults {
-					if fr.Retried != nil || !strings.Contains(fr.Note, "never reached the mock") {
+					if fr.Retried != nil || !strings.Contains(fr.Note, c.unreached[0]) {
 						t.Errorf("%s: retried %v, note %q", fr.Fault, fr.Retried, fr.Note)
 					}
 				}

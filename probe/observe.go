@@ -61,6 +61,8 @@ type Observation struct {
 	// when no probed attempt reached the mock: what the profile says it saw.
 	Client string `json:"client,omitempty"`
 	Stderr string `json:"stderr,omitempty"`
+	// WarmUpOnly: the warm-up request reached the mock, no probed attempt.
+	WarmUpOnly bool `json:"warmUpOnly,omitempty"`
 }
 
 // How a client ended.
@@ -115,6 +117,7 @@ func Observe(p Probe, r chaos.Result, scale float64) Observation {
 	}
 	if ob.Attempts == 0 {
 		ob.Client, ob.Stderr = clientEnd(r), stderrTail(filepath.Join(r.Dir, "stderr.txt"))
+		ob.WarmUpOnly = r.Attempts > 0
 	}
 	resp, reqs := journal(filepath.Join(r.Dir, "server.jsonl"))
 	for i, q := range reqs {
@@ -154,14 +157,15 @@ func (o Observation) firstNoise() float64 {
 	return o.NoiseMs
 }
 
-// waitNoise is the noise of each wait.
+// waitNoise is the noise of each wait: one figure per wait, NoiseMs
+// where WaitNoiseMs has none.
 func (o Observation) waitNoise() []float64 {
-	if len(o.WaitNoiseMs) > 0 {
-		return o.WaitNoiseMs
-	}
 	out := make([]float64, len(o.WaitsMs))
 	for i := range out {
 		out[i] = o.NoiseMs
+		if i < len(o.WaitNoiseMs) {
+			out[i] = o.WaitNoiseMs[i]
+		}
 	}
 	return out
 }
