@@ -1,8 +1,12 @@
 package otlp
 
 import (
+	"bytes"
+	"cmp"
 	"crypto/sha256"
 	"encoding/binary"
+	"encoding/json"
+	"slices"
 	"time"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
@@ -11,71 +15,223 @@ import (
 	"github.com/retrylab/retrylab/trace"
 )
 
-// FromTrace turns one run's trace v1 into OTLP spans in the shape the
-// semconv mapping reads (and any OpenTelemetry backend shows): for each
-// ProviderRequestFinished a gen_ai "chat" CLIENT span (gen_ai.operation.name,
-// gen_ai.provider.name, gen_ai.request.model; status error with its error
-// when it failed) and under it one HTTP CLIENT span per attempt, numbered by
-// http.request.resend_count, with http.response.status_code, error.type
-// (the attempt's failureType, in retrylab's taxonomy) and the errorMessage
-// as the span's status message. The attempts of a request are the
-// RetryAttempt events of its provider and model before it. They are laid
-// out on the request's own clock: the request ends at its event's ts and
-// began durationMs earlier; a failed attempt ends at its RetryAttempt's ts
-// (kept within the request), and the next begins delayMs later; the last
-// ends with the request. So reading the export back gives the same
-// requests, retries, waits, statuses and failure types. The run is the
-// resource's service.instance.id. Other events have no place in it and are
-// left out.
+// ExportScope is the instrumentation scope of FromTrace's spans. What is
+// in it is read back by TraceLines, event for event, and never through a
+// Mapping.
+const ExportScope = "github.com/retrylab/retrylab/otlp"
+
+// The attributes by which an export carries trace v1 (see FromTrace).
+const (
+	// AttrEvent holds the trace v1 line a span or span event was made
+	// from, verbatim.
+	AttrEvent = "retrylab.event"
+	// AttrSeq is that line's position among its run's lines.
+	AttrSeq = "retrylab.seq"
+)
+
+// Line is one event of a trace with the JSON line it was read from (Raw;
+// nil: the event marshalled).
+type Line struct {
+	trace.Event
+	Raw []byte
+}
+
+// RawLine is the JSON line of ev as read: its ts, type, runId and payload
+// as they were (so that reading it again gives the same figures),
+// runID in place of a missing runId when not nil.
+func RawLine(ev *trace.RawEvent, runID []byte) []byte {
+	b := []byte(`{"v":1`)
+	if ev.TS != nil {
+		b = append(append(append(b, `,"ts":"`...), ev.TS...), '"')
+	}
+	typ, _ := json.Marshal(ev.Type) // a string always marshals
+	b = append(append(b, `,"type":`...), typ...)
+	if ev.RunID != nil {
+		runID = ev.RunID
+	}
+	if runID != nil {
+		b = append(append(append(b, `,"runId":"`...), runID...), '"')
+	}
+	if ev.Payload != nil {
+		b = append(append(b, `,"payload":`...), ev.Payload...)
+	}
+	return append(b, '}')
+}
+
+// FromTrace is FromLines of events without their lines.
 func FromTrace(runID string, evs []trace.Event) ptrace.Traces {
+	lines := make([]Line, len(evs))
+	for i, ev := range evs {
+		lines[i] = Line{Event: ev}
+	}
+	return FromLines(runID, lines)
+}
+
+// FromLines turns one run's trace v1 into OTLP spans, one trace a run, in
+// the shape the semconv mapping reads (and any OpenTelemetry backend
+// shows): under a "retrylab run" span, for each ProviderRequestFinished a
+// gen_ai "chat" CLIENT span (gen_ai.operation.name, gen_ai.provider.name,
+// gen_ai.request.model; status error with its error when it failed) and
+// under it one HTTP CLIENT span per attempt, numbered by
+// http.request.resend_count, with http.response.status_code, error.type
+// (the failure type, in retrylab's taxonomy) and the errorMessage as the
+// span's status message. A request's failed attempts are RetryAttempt
+// events before it not yet given to another: those of its requestId, else
+// of its provider and model, else of its provider (an escalated request
+// names the model it ended on), else any, the latest first; a retry no
+// event describes is a span with error.type unknown and retrylab.undescribed;
+// a RetryAttempt no request takes is an HTTP span under the run's.
+// Attempts are laid out on the request's clock: it ends at its ts and
+// began durationMs earlier; a failed attempt ends at its RetryAttempt's ts
+// and the next begins delayMs later. Every other event is a span event of
+// the run's span, named by its type, at its ts.
+//
+// Each span and span event made from an event carries its line (AttrEvent)
+// and position (AttrSeq), so that TraceLines gives the trace back exactly:
+// analyze of an export gives the figures of the trace, whatever the
+// layout could not show. The run is the resource's service.instance.id.
+func FromLines(runID string, lines []Line) ptrace.Traces {
 	td := ptrace.NewTraces()
 	rs := td.ResourceSpans().AppendEmpty()
 	rs.Resource().Attributes().PutStr("service.name", "retrylab")
 	rs.Resource().Attributes().PutStr("service.instance.id", runID)
 	ss := rs.ScopeSpans().AppendEmpty()
-	ss.Scope().SetName("github.com/retrylab/retrylab/otlp")
-	pending := map[[2]string][]tsRetry{}
-	base := time.Unix(0, 0).UTC() // requests without ts are laid out one after another
-	for i, ev := range evs {
-		switch ev.Type {
-		case trace.TypeRetryAttempt:
-			var p trace.RetryAttempt
-			if ev.Decode(&p) == nil {
-				k := [2]string{p.Provider, p.Model}
-				pending[k] = append(pending[k], tsRetry{p, ev.TS})
-			}
-		case trace.TypeProviderRequestFinished:
-			var p trace.ProviderRequestFinished
-			if ev.Decode(&p) != nil {
-				continue
-			}
-			k := [2]string{p.Provider, p.Model}
-			end := ev.TS
-			if end.IsZero() {
-				base = base.Add(time.Duration(max(p.DurationMs, 0))*time.Millisecond + time.Second)
-				end = base
-			}
-			exportRequest(ss.Spans(), ids(runID, i), p, pending[k], end)
-			delete(pending, k)
-		}
+	ss.Scope().SetName(ExportScope)
+	ss.Scope().SetVersion("trace/v1")
+	x := &exporter{spans: ss.Spans(), id: ids(runID), cursor: time.Unix(0, 0).UTC()}
+	x.run = x.newSpan(pcommon.SpanID{}, "retrylab run")
+	x.run.SetKind(ptrace.SpanKindInternal)
+	for i, l := range lines {
+		x.line(i, l)
 	}
+	for _, r := range x.pending { // attempts no request took
+		s := x.attemptSpan(x.run.SpanID(), 0, r.ts)
+		x.carry(s.Attributes(), r.seq, r.raw)
+		failedSpan(s, r.Status, r.FailureType, r.ErrorMessage)
+		x.seen(r.ts)
+	}
+	x.run.SetStartTimestamp(pcommon.NewTimestampFromTime(x.first))
+	x.run.SetEndTimestamp(pcommon.NewTimestampFromTime(x.last))
 	return td
 }
 
-// tsRetry is a RetryAttempt with its event's time.
-type tsRetry struct {
-	trace.RetryAttempt
-	ts time.Time
+// exporter lays out one run's spans.
+type exporter struct {
+	spans       ptrace.SpanSlice
+	id          spanIDs
+	n           int // spans made
+	run         ptrace.Span
+	pending     []tsRetry
+	cursor      time.Time // where events without ts are laid out
+	first, last time.Time
 }
 
-// spanIDs makes a request's trace id and its spans' ids, stable for a run.
+// tsRetry is a RetryAttempt with its event's time, position and line.
+type tsRetry struct {
+	trace.RetryAttempt
+	ts  time.Time
+	seq int
+	raw []byte
+}
+
+func (x *exporter) line(seq int, l Line) {
+	raw := l.Raw
+	if raw == nil {
+		raw, _ = json.Marshal(l.Event) // an Event always marshals, but for a year past 9999
+	}
+	switch l.Type {
+	case trace.TypeRetryAttempt:
+		var p trace.RetryAttempt
+		if l.Decode(&p) == nil {
+			x.pending = append(x.pending, tsRetry{p, x.at(l.TS, 0), seq, raw})
+			return
+		}
+	case trace.TypeProviderRequestFinished:
+		var p trace.ProviderRequestFinished
+		if l.Decode(&p) == nil {
+			end := x.at(l.TS, p.DurationMs)
+			x.request(seq, raw, p, x.claim(p), end)
+			return
+		}
+	}
+	ev := x.run.Events().AppendEmpty()
+	ev.SetName(l.Type)
+	ts := x.at(l.TS, 0)
+	ev.SetTimestamp(pcommon.NewTimestampFromTime(ts))
+	x.carry(ev.Attributes(), seq, raw)
+	x.seen(ts)
+}
+
+// at is ts, or for an event without one, a time after the last laid out
+// (dur further on).
+func (x *exporter) at(ts time.Time, dur int64) time.Time {
+	if !ts.IsZero() {
+		return ts
+	}
+	x.cursor = x.cursor.Add(ms(max(dur, 0)) + time.Millisecond)
+	return x.cursor
+}
+
+func (x *exporter) seen(t time.Time) {
+	if x.first.IsZero() || t.Before(x.first) {
+		x.first = t
+	}
+	if t.After(x.last) {
+		x.last = t
+	}
+}
+
+func (x *exporter) carry(a pcommon.Map, seq int, raw []byte) {
+	a.PutStr(AttrEvent, string(raw))
+	a.PutInt(AttrSeq, int64(seq))
+}
+
+// claim takes from the pending attempts those of request p (see
+// FromLines), at most p.Retries, in the order they were made.
+func (x *exporter) claim(p trace.ProviderRequestFinished) []tsRetry {
+	n := max(p.Retries, 0)
+	var took []int
+	for _, match := range []func(r tsRetry) bool{
+		func(r tsRetry) bool { return p.RequestID != "" && r.RequestID == p.RequestID },
+		func(r tsRetry) bool { return p.RequestID == "" && r.Provider == p.Provider && r.Model == p.Model },
+		func(r tsRetry) bool { return p.RequestID == "" && r.Provider == p.Provider },
+		func(r tsRetry) bool { return p.RequestID == "" },
+	} {
+		for i := len(x.pending) - 1; i >= 0 && len(took) < n; i-- {
+			if !containsInt(took, i) && match(x.pending[i]) {
+				took = append(took, i)
+			}
+		}
+	}
+	var out, rest []tsRetry
+	for i, r := range x.pending {
+		if containsInt(took, i) {
+			out = append(out, r)
+		} else {
+			rest = append(rest, r)
+		}
+	}
+	x.pending = rest
+	return out
+}
+
+func containsInt(s []int, v int) bool {
+	for _, e := range s {
+		if e == v {
+			return true
+		}
+	}
+	return false
+}
+
+// spanIDs makes a run's trace id and its spans' ids.
 type spanIDs struct {
 	trace pcommon.TraceID
 	seed  [32]byte
 }
 
-func ids(runID string, i int) spanIDs {
-	s := spanIDs{seed: sha256.Sum256(binary.AppendVarint([]byte(runID+"\x00"), int64(i)))}
+func ids(runID string) spanIDs {
+	s := spanIDs{seed: sha256.Sum256([]byte(runID))}
 	copy(s.trace[:], s.seed[:16])
 	return s
 }
@@ -87,20 +243,47 @@ func (s spanIDs) span(n int) pcommon.SpanID {
 	return id
 }
 
-// exportRequest appends a request's gen_ai span and its attempts' spans.
-func exportRequest(spans ptrace.SpanSlice, id spanIDs, p trace.ProviderRequestFinished, ras []tsRetry, end time.Time) {
-	start := end.Add(-time.Duration(max(p.DurationMs, 0)) * time.Millisecond)
-	parent := spans.AppendEmpty()
-	parent.SetTraceID(id.trace)
-	parent.SetSpanID(id.span(0))
-	parent.SetName("chat " + p.Model)
+// newSpan appends a span of the run's trace under parent (none: zero).
+func (x *exporter) newSpan(parent pcommon.SpanID, name string) ptrace.Span {
+	s := x.spans.AppendEmpty()
+	s.SetTraceID(x.id.trace)
+	s.SetSpanID(x.id.span(x.n))
+	x.n++
+	if !parent.IsEmpty() {
+		s.SetParentSpanID(parent)
+	}
+	s.SetName(name)
+	return s
+}
+
+// attemptSpan appends an HTTP CLIENT span under parent, the k-th resend,
+// beginning at start.
+func (x *exporter) attemptSpan(parent pcommon.SpanID, k int, start time.Time) ptrace.Span {
+	s := x.newSpan(parent, "POST")
+	s.SetKind(ptrace.SpanKindClient)
+	s.Attributes().PutStr("http.request.method", "POST")
+	if k > 0 {
+		s.Attributes().PutInt("http.request.resend_count", int64(k))
+	}
+	s.SetStartTimestamp(pcommon.NewTimestampFromTime(start))
+	s.SetEndTimestamp(pcommon.NewTimestampFromTime(start))
+	return s
+}
+
+// request appends a request's gen_ai span and its attempts' spans.
+func (x *exporter) request(seq int, raw []byte, p trace.ProviderRequestFinished, ras []tsRetry, end time.Time) {
+	start := end.Add(-ms(max(p.DurationMs, 0)))
+	parent := x.newSpan(x.run.SpanID(), "chat "+p.Model)
 	parent.SetKind(ptrace.SpanKindClient)
 	parent.SetStartTimestamp(pcommon.NewTimestampFromTime(start))
 	parent.SetEndTimestamp(pcommon.NewTimestampFromTime(end))
+	x.seen(start)
+	x.seen(end)
 	pa := parent.Attributes()
 	pa.PutStr("gen_ai.operation.name", "chat")
 	pa.PutStr("gen_ai.provider.name", p.Provider)
 	pa.PutStr("gen_ai.request.model", p.Model)
+	x.carry(pa, seq, raw)
 	if !p.Success {
 		parent.Status().SetCode(ptrace.StatusCodeError)
 		parent.Status().SetMessage(p.Error)
@@ -108,29 +291,15 @@ func exportRequest(spans ptrace.SpanSlice, id spanIDs, p trace.ProviderRequestFi
 			pa.PutStr("error.type", p.FailureType)
 		}
 	}
-	n := max(p.Retries+1, 1)
-	if len(ras) > n {
-		ras = ras[len(ras)-n:]
-	}
+	n := max(p.Retries+1, len(ras)+1)
 	at := start
 	for k := range n {
-		s := spans.AppendEmpty()
-		s.SetTraceID(id.trace)
-		s.SetSpanID(id.span(k + 1))
-		s.SetParentSpanID(id.span(0))
-		s.SetName("POST")
-		s.SetKind(ptrace.SpanKindClient)
-		a := s.Attributes()
-		a.PutStr("http.request.method", "POST")
-		if k > 0 {
-			a.PutInt("http.request.resend_count", int64(k))
-		}
-		s.SetStartTimestamp(pcommon.NewTimestampFromTime(at))
+		s := x.attemptSpan(parent.SpanID(), k, at)
 		stop := end
 		switch {
 		case k < len(ras):
 			r := ras[k]
-			if k < n-1 && !r.ts.IsZero() {
+			if !r.ts.IsZero() {
 				stop = r.ts
 				if stop.Before(at) {
 					stop = at
@@ -139,14 +308,16 @@ func exportRequest(spans ptrace.SpanSlice, id spanIDs, p trace.ProviderRequestFi
 					stop = end
 				}
 			}
+			x.carry(s.Attributes(), r.seq, r.raw)
 			failedSpan(s, r.Status, r.FailureType, r.ErrorMessage)
-			at = stop.Add(time.Duration(max(r.DelayMs, 0)) * time.Millisecond)
+			at = stop.Add(ms(max(r.DelayMs, 0)))
 		case k == n-1 && !p.Success:
 			failedSpan(s, 0, p.FailureType, p.Error)
 		case k == n-1:
-			a.PutInt("http.response.status_code", 200)
+			s.Attributes().PutInt("http.response.status_code", 200)
 		default: // a retry the trace did not describe
 			failedSpan(s, 0, "unknown", "")
+			s.Attributes().PutBool("retrylab.undescribed", true)
 			stop = at
 		}
 		s.SetEndTimestamp(pcommon.NewTimestampFromTime(stop))
@@ -157,10 +328,87 @@ func failedSpan(s ptrace.Span, status int, errType, msg string) {
 	if status != 0 {
 		s.Attributes().PutInt("http.response.status_code", int64(status))
 	}
-	if errType == "" {
-		errType = "unknown"
-	}
-	s.Attributes().PutStr("error.type", errType)
+	s.Attributes().PutStr("error.type", cmp.Or(errType, "unknown"))
 	s.Status().SetCode(ptrace.StatusCodeError)
 	s.Status().SetMessage(msg)
+}
+
+// TraceLines takes out of ps the spans of FromLines (its ExportScope,
+// when they carry AttrEvent) and
+// returns the trace v1 lines they carry (AttrEvent), each run's in its
+// order (AttrSeq), runs in the order they come; a line without runId gets
+// its resource's service.instance.id (the file it came from), so that runs
+// kept apart by their files stay apart. rest is what is left of ps, for
+// the mappings.
+func TraceLines(ps []Payload) (lines [][]byte, rest []Payload) {
+	for _, p := range ps {
+		if p.Signal != Traces {
+			rest = append(rest, p)
+			continue
+		}
+		rss := p.Traces.ResourceSpans()
+		rss.RemoveIf(func(rs ptrace.ResourceSpans) bool {
+			run := []byte(str(rs.Resource().Attributes(), "service.instance.id"))
+			var got []seqLine
+			rs.ScopeSpans().RemoveIf(func(ss ptrace.ScopeSpans) bool {
+				if ss.Scope().Name() != ExportScope {
+					return false
+				}
+				n := len(got)
+				got = appendCarried(got, ss.Spans())
+				return len(got) > n // else an export of an older retrylab: mapped
+			})
+			slices.SortStableFunc(got, func(a, b seqLine) int { return cmp.Compare(a.seq, b.seq) })
+			for _, l := range got {
+				lines = append(lines, withRun(l.line, run))
+			}
+			return rs.ScopeSpans().Len() == 0
+		})
+		if rss.Len() > 0 {
+			rest = append(rest, p)
+		}
+	}
+	return lines, rest
+}
+
+type seqLine struct {
+	seq  int64
+	line []byte
+}
+
+// appendCarried appends the lines that spans and their events carry.
+func appendCarried(got []seqLine, spans ptrace.SpanSlice) []seqLine {
+	add := func(a pcommon.Map) {
+		if v, ok := a.Get(AttrEvent); ok && v.Type() == pcommon.ValueTypeStr {
+			seq, _ := num(a, AttrSeq)
+			got = append(got, seqLine{seq, []byte(v.Str())})
+		}
+	}
+	for i := 0; i < spans.Len(); i++ {
+		s := spans.At(i)
+		add(s.Attributes())
+		for j := 0; j < s.Events().Len(); j++ {
+			add(s.Events().At(j).Attributes())
+		}
+	}
+	return got
+}
+
+// withRun gives line run as its runId when it has none (a line that does
+// not read as an event is kept as it is: the reader reports it).
+func withRun(line, run []byte) []byte {
+	if len(run) == 0 {
+		return line
+	}
+	r, err := trace.NewReader(bytes.NewReader(line), "")
+	if err != nil {
+		return line
+	}
+	defer r.Close()
+	ev, err := r.Next()
+	if err != nil || ev.RunID != nil {
+		return line
+	}
+	esc, _ := json.Marshal(string(run))
+	return RawLine(ev, esc[1:len(esc)-1])
 }

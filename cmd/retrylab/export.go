@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"path/filepath"
 
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
@@ -73,7 +72,7 @@ func exportOTLP(ctx context.Context, path string, strict bool, w, stderr io.Writ
 	}
 	defer r.Close()
 	var order []string
-	runs := map[string][]trace.Event{}
+	runs := map[string][]otlp.Line{}
 	for {
 		raw, err := r.Next()
 		if errors.Is(err, io.EOF) {
@@ -87,24 +86,17 @@ func exportOTLP(ctx context.Context, path string, strict bool, w, stderr io.Writ
 		if err != nil {
 			return err
 		}
-		ev := raw.Event()
-		if ev.Type != trace.TypeRetryAttempt && ev.Type != trace.TypeProviderRequestFinished {
-			continue
-		}
-		run := ev.RunID
-		if run == "" {
-			run = filepath.Base(path)
-			if path == trace.StdinName {
-				run = "stdin"
-			}
+		run := string(raw.RunID)
+		if raw.RunID == nil {
+			run = path // the run of lines without runId is their file
 		}
 		if _, ok := runs[run]; !ok {
 			order = append(order, run)
 		}
-		runs[run] = append(runs[run], ev)
+		runs[run] = append(runs[run], otlp.Line{Event: raw.Event(), Raw: otlp.RawLine(raw, nil)})
 	}
 	for _, run := range order {
-		b, err := (&ptrace.JSONMarshaler{}).MarshalTraces(otlp.FromTrace(run, runs[run]))
+		b, err := (&ptrace.JSONMarshaler{}).MarshalTraces(otlp.FromLines(run, runs[run]))
 		if err != nil {
 			return err
 		}
