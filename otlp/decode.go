@@ -70,7 +70,21 @@ type Payload struct {
 }
 
 // Decode decodes one export request body of signal sig in encoding enc.
+// In OTLP/JSON, trace and span ids may be hex (as OTLP says) or base64
+// (as the protobuf JSON mapping writes bytes).
 func Decode(sig Signal, enc Encoding, body []byte) (Payload, error) {
+	p, err := decode(sig, enc, body)
+	if err != nil && enc == JSON {
+		if hexed, ok := hexIDs(body); ok {
+			if p2, err2 := decode(sig, enc, hexed); err2 == nil {
+				return p2, nil
+			}
+		}
+	}
+	return p, err
+}
+
+func decode(sig Signal, enc Encoding, body []byte) (Payload, error) {
 	p := Payload{Signal: sig}
 	var err error
 	switch sig {
@@ -99,14 +113,7 @@ func unmarshal(enc Encoding, body []byte, fromJSON, fromProto func([]byte) error
 	if enc == Protobuf {
 		return fromProto(body)
 	}
-	err := fromJSON(body)
-	if err == nil {
-		return nil
-	}
-	if hexed, ok := hexIDs(body); ok && fromJSON(hexed) == nil {
-		return nil
-	}
-	return err
+	return fromJSON(body)
 }
 
 // Items counts the spans, log records or data points of p.

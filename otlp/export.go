@@ -193,9 +193,9 @@ func (x *exporter) claim(p trace.ProviderRequestFinished) []tsRetry {
 	var took []int
 	for _, match := range []func(r tsRetry) bool{
 		func(r tsRetry) bool { return p.RequestID != "" && r.RequestID == p.RequestID },
-		func(r tsRetry) bool { return p.RequestID == "" && r.Provider == p.Provider && r.Model == p.Model },
-		func(r tsRetry) bool { return p.RequestID == "" && r.Provider == p.Provider },
-		func(r tsRetry) bool { return p.RequestID == "" },
+		func(r tsRetry) bool { return r.Provider == p.Provider && r.Model == p.Model },
+		func(r tsRetry) bool { return r.Provider == p.Provider },
+		func(tsRetry) bool { return true },
 	} {
 		for i := len(x.pending) - 1; i >= 0 && len(took) < n; i-- {
 			if !containsInt(took, i) && match(x.pending[i]) {
