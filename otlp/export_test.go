@@ -260,4 +260,3 @@ func abs(n int) int {
 	}
 	return n
 }
-

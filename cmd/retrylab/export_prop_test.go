@@ -29,9 +29,9 @@ func genTrace(r *rand.Rand) (trace []byte, events int) {
 	clock := time.Date(2026, 11, 21, 23, 59, 0, 0, time.UTC)
 	type req struct {
 		run, prov, model, model2, id string
-		attempts, left                int
-		escalated, undescribed        bool
-		start                         time.Time
+		attempts, left               int
+		escalated, undescribed       bool
+		start                        time.Time
 	}
 	var open []*req
 	emit := func(run, typ string, payload any) {
