@@ -281,9 +281,14 @@ func ReadJSON(r io.Reader, limit int, each func(Doc) error) error {
 		if e := s.feed(frag); e != nil {
 			return e
 		}
-		atLineStart = len(frag) > 0 && frag[len(frag)-1] == '\n'
+		if len(frag) > 0 {
+			atLineStart = frag[len(frag)-1] == '\n'
+		}
 		if errors.Is(err, io.EOF) {
 			if s.depth > 0 {
+				if atLineStart && s.line > s.begin {
+					s.line-- // the last line ended with its newline
+				}
 				return s.emit(errors.New("an export cut short by the end of the input"))
 			}
 			return nil

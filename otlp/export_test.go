@@ -189,6 +189,7 @@ func TestReadJSON(t *testing.T) {
 		{"not an export", `{"not":"otlp"}`, 0, []string{"1-1 not OTLP/JSON: no resourceSpans, resourceLogs or resourceMetrics"}},
 		{"cut by the next", `{"resourceSpans":[{` + "\n" + one, 0, []string{"1-2 an export cut short (a new one begins on line 2)", "2-2 traces"}},
 		{"cut by the end", pretty[:20], 0, []string{"1-2 an export cut short by the end of the input"}},
+		{"cut by the end, newline last", "{\"resourceLogs\":[\n{\n", 0, []string{"1-2 an export cut short by the end of the input"}},
 		{"too big", one + "\n" + `{"resourceLogs":[]}`, 30, []string{"1-1 an OTLP/JSON export over 30 bytes", "2-2 logs"}},
 		{"empty", " \n\n", 0, nil},
 	}

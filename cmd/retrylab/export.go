@@ -18,13 +18,15 @@ const exportUsage = `Usage: retrylab trace export --format otlp [flags] [PATH...
 Turns trace v1 (run folders, trace files, globs, or - for stdin; without
 PATH, runs/) into OTLP/JSON spans for the observability stack a team already
 has: one export (an ExportTraceServiceRequest) a line, one a run, as an
-OpenTelemetry Collector's file exporter writes them. Each logical request
-(ProviderRequestFinished) is a gen_ai "chat" span; each of its attempts an
-HTTP CLIENT span under it with http.request.resend_count,
-http.response.status_code and error.type (the failure type), laid out so
-that the waits between them are the trace's delayMs: 'retrylab trace
-analyze' of the export gives the same requests, retries, waits and failure
-types as of the trace. Other events are left out. Keys are redacted.
+OpenTelemetry Collector's file exporter writes them. Under a "retrylab run"
+span, each logical request (ProviderRequestFinished) is a gen_ai "chat"
+span; each of its attempts an HTTP CLIENT span under it with
+http.request.resend_count, http.response.status_code and error.type (the
+failure type), laid out so that the waits between them are the trace's
+delayMs; other events are span events of the run's span. Every span and
+span event carries its event's line (retrylab.event), so 'retrylab trace
+analyze' of the export gives the figures of the trace, all of them. Keys
+are redacted.
 
 Flags:
 %s

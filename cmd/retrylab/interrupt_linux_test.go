@@ -109,6 +109,18 @@ func TestInterruptStopsBlockedCommands(t *testing.T) {
 			}
 			return nil, []string{"trace", "analyze", fifo}
 		}},
+		{"analyze a FIFO whose writer never writes", func(t *testing.T, dir string) (*os.File, []string) {
+			fifo := filepath.Join(dir, "silent.jsonl")
+			if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+				t.Skipf("mkfifo: %v", err)
+			}
+			w, err := os.OpenFile(fifo, os.O_RDWR, 0) // a writer (Linux opens a FIFO O_RDWR at once)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { w.Close() })
+			return nil, []string{"trace", "analyze", fifo} // blocked in the sniff for OTLP/JSON
+		}},
 		{"analyze /dev/zero", func(t *testing.T, dir string) (*os.File, []string) {
 			return nil, []string{"trace", "analyze", "/dev/zero"}
 		}},

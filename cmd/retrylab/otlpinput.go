@@ -54,6 +54,9 @@ func otlpInputs(ctx context.Context, files []string, strict bool, stderr io.Writ
 		src, replay, err := sniffInput(ctx, f)
 		if err != nil {
 			in.cleanup()
+			if ctx.Err() != nil { // an interrupt, not bad input
+				return traceInputs{cleanup: func() {}}, fmt.Errorf("%s: %w", f, err)
+			}
 			return traceInputs{cleanup: func() {}}, trace.ReadError(f, err)
 		}
 		if src == nil { // trace v1
@@ -85,6 +88,9 @@ func otlpInputs(ctx context.Context, files []string, strict bool, stderr io.Writ
 		err = runCtx(ctx, func() error { defer src.Close(); return convertOTLP(f, src, conv, strict, stderr) })
 		if err != nil {
 			in.cleanup()
+			if ctx.Err() != nil {
+				err = fmt.Errorf("%s: %w", f, err)
+			}
 			return traceInputs{cleanup: func() {}}, err
 		}
 		in.files = append(in.files, conv)
@@ -259,7 +265,11 @@ func convertOTLP(name string, src io.Reader, dst string, strict bool, stderr io.
 			at = fmt.Sprintf("%d-%d", d.Line, d.EndLine)
 		}
 		if strict {
-			return &trace.LineError{File: name, Line: d.Line, Reason: fmt.Sprintf("%v (lines %s)", d.Err, at)}
+			reason := d.Err.Error()
+			if d.EndLine > d.Line {
+				reason += " (lines " + at + ")"
+			}
+			return &trace.LineError{File: name, Line: d.Line, Reason: reason}
 		}
 		fmt.Fprintf(stderr, "note: %s\n", printable(fmt.Sprintf("%s:%s: %v (skipped)", name, at, d.Err)))
 		return nil
