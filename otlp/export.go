@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/plog"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
 	"github.com/retrylab/retrylab/trace"
@@ -58,16 +59,7 @@ func RawLine(ev *trace.RawEvent, runID []byte) []byte {
 	return append(b, '}')
 }
 
-// FromTrace is FromLines of events without their lines.
-func FromTrace(runID string, evs []trace.Event) ptrace.Traces {
-	lines := make([]Line, len(evs))
-	for i, ev := range evs {
-		lines[i] = Line{Event: ev}
-	}
-	return FromLines(runID, lines)
-}
-
-// FromLines turns one run's trace v1 into OTLP spans, one trace a run, in
+// FromLines turns one run's trace v1 into OTLP, one trace a run, spans in
 // the shape the semconv mapping reads (and any OpenTelemetry backend
 // shows): under a "retrylab run" span, for each ProviderRequestFinished a
 // gen_ai "chat" CLIENT span (gen_ai.operation.name, gen_ai.provider.name,
@@ -79,26 +71,33 @@ func FromTrace(runID string, evs []trace.Event) ptrace.Traces {
 // events before it not yet given to another: those of its requestId, else
 // of its provider and model, else of its provider (an escalated request
 // names the model it ended on), else any, the latest first; a retry no
-// event describes is a span with error.type unknown and retrylab.undescribed;
-// a RetryAttempt no request takes is an HTTP span under the run's.
-// Attempts are laid out on the request's clock: it ends at its ts and
-// began durationMs earlier; a failed attempt ends at its RetryAttempt's ts
-// and the next begins delayMs later. Every other event is a span event of
-// the run's span, named by its type, at its ts.
+// event describes is a span with error.type unknown and
+// retrylab.undescribed; a RetryAttempt no request takes is an HTTP span
+// under the run's. Attempts are laid out on the request's clock: it ends
+// at its ts and began durationMs earlier; a failed attempt ends at its
+// RetryAttempt's ts and the next begins delayMs later. Every other event is
+// a log record (an OpenTelemetry event: its event name the type, its body
+// the payload) in the run's trace.
 //
-// Each span and span event made from an event carries its line (AttrEvent)
+// Each span and log record made from an event carries its line (AttrEvent)
 // and position (AttrSeq), so that TraceLines gives the trace back exactly:
 // analyze of an export gives the figures of the trace, whatever the
 // layout could not show. The run is the resource's service.instance.id.
-func FromLines(runID string, lines []Line) ptrace.Traces {
-	td := ptrace.NewTraces()
-	rs := td.ResourceSpans().AppendEmpty()
-	rs.Resource().Attributes().PutStr("service.name", "retrylab")
-	rs.Resource().Attributes().PutStr("service.instance.id", runID)
-	ss := rs.ScopeSpans().AppendEmpty()
-	ss.Scope().SetName(ExportScope)
-	ss.Scope().SetVersion("trace/v1")
-	x := &exporter{spans: ss.Spans(), id: ids(runID), cursor: time.Unix(0, 0).UTC()}
+// The spans, then the log records, come in exports of at most maxItems
+// each (0: one of each).
+func FromLines(runID string, lines []Line, maxItems int) []Payload {
+	td, ld := ptrace.NewTraces(), plog.NewLogs()
+	rs, rl := td.ResourceSpans().AppendEmpty(), ld.ResourceLogs().AppendEmpty()
+	for _, res := range []pcommon.Map{rs.Resource().Attributes(), rl.Resource().Attributes()} {
+		res.PutStr("service.name", "retrylab")
+		res.PutStr("service.instance.id", runID)
+	}
+	ss, sl := rs.ScopeSpans().AppendEmpty(), rl.ScopeLogs().AppendEmpty()
+	for _, sc := range []pcommon.InstrumentationScope{ss.Scope(), sl.Scope()} {
+		sc.SetName(ExportScope)
+		sc.SetVersion(exportVersion)
+	}
+	x := &exporter{spans: ss.Spans(), logs: sl.LogRecords(), id: ids(runID), cursor: time.Unix(0, 0).UTC()}
 	x.run = x.newSpan(pcommon.SpanID{}, "retrylab run")
 	x.run.SetKind(ptrace.SpanKindInternal)
 	for i, l := range lines {
@@ -112,12 +111,60 @@ func FromLines(runID string, lines []Line) ptrace.Traces {
 	}
 	x.run.SetStartTimestamp(pcommon.NewTimestampFromTime(x.first))
 	x.run.SetEndTimestamp(pcommon.NewTimestampFromTime(x.last))
-	return td
+	out := splitTraces(td, maxItems)
+	if x.logs.Len() > 0 {
+		out = append(out, splitLogs(ld, maxItems)...)
+	}
+	return out
+}
+
+// splitTraces cuts td, one resource and scope, into exports of at most
+// max spans (0: no limit).
+func splitTraces(td ptrace.Traces, max int) []Payload {
+	spans := td.ResourceSpans().At(0).ScopeSpans().At(0).Spans()
+	if max <= 0 || spans.Len() <= max {
+		return []Payload{{Signal: Traces, Traces: td}}
+	}
+	var out []Payload
+	for i := 0; i < spans.Len(); i += max {
+		part := ptrace.NewTraces()
+		rs := part.ResourceSpans().AppendEmpty()
+		td.ResourceSpans().At(0).Resource().CopyTo(rs.Resource())
+		ss := rs.ScopeSpans().AppendEmpty()
+		td.ResourceSpans().At(0).ScopeSpans().At(0).Scope().CopyTo(ss.Scope())
+		for j := i; j < min(i+max, spans.Len()); j++ {
+			spans.At(j).CopyTo(ss.Spans().AppendEmpty())
+		}
+		out = append(out, Payload{Signal: Traces, Traces: part})
+	}
+	return out
+}
+
+// splitLogs is splitTraces for log records.
+func splitLogs(ld plog.Logs, max int) []Payload {
+	recs := ld.ResourceLogs().At(0).ScopeLogs().At(0).LogRecords()
+	if max <= 0 || recs.Len() <= max {
+		return []Payload{{Signal: Logs, Logs: ld}}
+	}
+	var out []Payload
+	for i := 0; i < recs.Len(); i += max {
+		part := plog.NewLogs()
+		rl := part.ResourceLogs().AppendEmpty()
+		ld.ResourceLogs().At(0).Resource().CopyTo(rl.Resource())
+		sl := rl.ScopeLogs().AppendEmpty()
+		ld.ResourceLogs().At(0).ScopeLogs().At(0).Scope().CopyTo(sl.Scope())
+		for j := i; j < min(i+max, recs.Len()); j++ {
+			recs.At(j).CopyTo(sl.LogRecords().AppendEmpty())
+		}
+		out = append(out, Payload{Signal: Logs, Logs: part})
+	}
+	return out
 }
 
 // exporter lays out one run's spans.
 type exporter struct {
 	spans       ptrace.SpanSlice
+	logs        plog.LogRecordSlice
 	id          spanIDs
 	n           int // spans made
 	run         ptrace.Span
@@ -154,11 +201,17 @@ func (x *exporter) line(seq int, l Line) {
 			return
 		}
 	}
-	ev := x.run.Events().AppendEmpty()
-	ev.SetName(l.Type)
+	rec := x.logs.AppendEmpty()
+	rec.SetEventName(l.Type)
 	ts := x.at(l.TS, 0)
-	ev.SetTimestamp(pcommon.NewTimestampFromTime(ts))
-	x.carry(ev.Attributes(), seq, raw)
+	rec.SetTimestamp(pcommon.NewTimestampFromTime(ts))
+	rec.SetTraceID(x.id.trace)
+	rec.SetSpanID(x.run.SpanID())
+	var body map[string]any
+	if json.Unmarshal(l.Payload, &body) == nil {
+		_ = rec.Body().SetEmptyMap().FromRaw(body) // JSON's types are all FromRaw's
+	}
+	x.carry(rec.Attributes(), seq, raw)
 	x.seen(ts)
 }
 
@@ -187,9 +240,13 @@ func (x *exporter) carry(a pcommon.Map, seq int, raw []byte) {
 }
 
 // claim takes from the pending attempts those of request p (see
-// FromLines), at most p.Retries, in the order they were made.
+// FromLines), at most p.Retries (one more when it failed), in the order
+// they were made.
 func (x *exporter) claim(p trace.ProviderRequestFinished) []tsRetry {
 	n := max(p.Retries, 0)
+	if !p.Success {
+		n++ // the attempt it gave up on has its RetryAttempt too (willRetry false)
+	}
 	var took []int
 	for _, match := range []func(r tsRetry) bool{
 		func(r tsRetry) bool { return p.RequestID != "" && r.RequestID == p.RequestID },
@@ -333,42 +390,71 @@ func failedSpan(s ptrace.Span, status int, errType, msg string) {
 	s.Status().SetMessage(msg)
 }
 
-// TraceLines takes out of ps the spans of FromLines (its ExportScope,
-// when they carry AttrEvent) and
-// returns the trace v1 lines they carry (AttrEvent), each run's in its
-// order (AttrSeq), runs in the order they come; a line without runId gets
-// its resource's service.instance.id (the file it came from), so that runs
+// TraceLines takes out of ps the spans and log records of FromLines (its
+// ExportScope at version trace/v1) and returns the trace v1 lines
+// they carry, each run's in its order (AttrSeq) whatever exports they came
+// in, runs in the order they first come; a line without runId gets its
+// resource's service.instance.id (the file it came from), so that runs
 // kept apart by their files stay apart. rest is what is left of ps, for
 // the mappings.
 func TraceLines(ps []Payload) (lines [][]byte, rest []Payload) {
+	c := carried{idx: map[string]int{}}
 	for _, p := range ps {
-		if p.Signal != Traces {
-			rest = append(rest, p)
-			continue
-		}
-		rss := p.Traces.ResourceSpans()
-		rss.RemoveIf(func(rs ptrace.ResourceSpans) bool {
-			run := []byte(str(rs.Resource().Attributes(), "service.instance.id"))
-			var got []seqLine
-			rs.ScopeSpans().RemoveIf(func(ss ptrace.ScopeSpans) bool {
-				if ss.Scope().Name() != ExportScope {
-					return false
-				}
-				n := len(got)
-				got = appendCarried(got, ss.Spans())
-				return len(got) > n // else an export of an older retrylab: mapped
+		switch p.Signal {
+		case Traces:
+			rss := p.Traces.ResourceSpans()
+			rss.RemoveIf(func(rs ptrace.ResourceSpans) bool {
+				run := c.run(rs.Resource().Attributes())
+				rs.ScopeSpans().RemoveIf(func(ss ptrace.ScopeSpans) bool {
+					return isExport(ss.Scope()) && c.spans(run, ss.Spans())
+				})
+				return rs.ScopeSpans().Len() == 0
 			})
-			slices.SortStableFunc(got, func(a, b seqLine) int { return cmp.Compare(a.seq, b.seq) })
-			for _, l := range got {
-				lines = append(lines, withRun(l.line, run))
+			if rss.Len() == 0 {
+				continue
 			}
-			return rs.ScopeSpans().Len() == 0
-		})
-		if rss.Len() > 0 {
-			rest = append(rest, p)
+		case Logs:
+			rls := p.Logs.ResourceLogs()
+			rls.RemoveIf(func(rl plog.ResourceLogs) bool {
+				run := c.run(rl.Resource().Attributes())
+				rl.ScopeLogs().RemoveIf(func(sl plog.ScopeLogs) bool {
+					return isExport(sl.Scope()) && c.records(run, sl.LogRecords())
+				})
+				return rl.ScopeLogs().Len() == 0
+			})
+			if rls.Len() == 0 {
+				continue
+			}
+		}
+		rest = append(rest, p)
+	}
+	for _, r := range c.runs {
+		slices.SortStableFunc(r.lines, func(a, b seqLine) int { return cmp.Compare(a.seq, b.seq) })
+		for _, l := range r.lines {
+			lines = append(lines, withRun(l.line, r.id))
 		}
 	}
 	return lines, rest
+}
+
+// exportVersion is the version of ExportScope in FromLines's exports.
+const exportVersion = "trace/v1"
+
+// isExport tells FromLines's scope. An export of an older retrylab (no
+// version, no AttrEvent) is left to the mappings.
+func isExport(sc pcommon.InstrumentationScope) bool {
+	return sc.Name() == ExportScope && sc.Version() == exportVersion
+}
+
+// carried gathers the lines of an export by run.
+type carried struct {
+	idx  map[string]int
+	runs []carriedRun
+}
+
+type carriedRun struct {
+	id    []byte
+	lines []seqLine
 }
 
 type seqLine struct {
@@ -376,22 +462,41 @@ type seqLine struct {
 	line []byte
 }
 
-// appendCarried appends the lines that spans and their events carry.
-func appendCarried(got []seqLine, spans ptrace.SpanSlice) []seqLine {
-	add := func(a pcommon.Map) {
-		if v, ok := a.Get(AttrEvent); ok && v.Type() == pcommon.ValueTypeStr {
-			seq, _ := num(a, AttrSeq)
-			got = append(got, seqLine{seq, []byte(v.Str())})
-		}
+// run returns the index of the run of a resource.
+func (c *carried) run(res pcommon.Map) int {
+	k := str(res, "service.name") + "\x00" + str(res, "service.instance.id")
+	i, ok := c.idx[k]
+	if !ok {
+		i = len(c.runs)
+		c.idx[k] = i
+		c.runs = append(c.runs, carriedRun{id: []byte(str(res, "service.instance.id"))})
 	}
+	return i
+}
+
+// add keeps the line a, a span's or log record's attributes, carries.
+func (c *carried) add(run int, a pcommon.Map) {
+	if v, ok := a.Get(AttrEvent); ok && v.Type() == pcommon.ValueTypeStr {
+		seq, _ := num(a, AttrSeq)
+		c.runs[run].lines = append(c.runs[run].lines, seqLine{seq, []byte(v.Str())})
+	}
+}
+
+// spans keeps the lines spans carry; true, the scope is FromLines's (a
+// span without a line is its layout: the run, an undescribed retry).
+func (c *carried) spans(run int, spans ptrace.SpanSlice) bool {
 	for i := 0; i < spans.Len(); i++ {
-		s := spans.At(i)
-		add(s.Attributes())
-		for j := 0; j < s.Events().Len(); j++ {
-			add(s.Events().At(j).Attributes())
-		}
+		c.add(run, spans.At(i).Attributes())
 	}
-	return got
+	return true
+}
+
+// records is spans for log records.
+func (c *carried) records(run int, recs plog.LogRecordSlice) bool {
+	for i := 0; i < recs.Len(); i++ {
+		c.add(run, recs.At(i).Attributes())
+	}
+	return true
 }
 
 // withRun gives line run as its runId when it has none (a line that does

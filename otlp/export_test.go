@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"go.opentelemetry.io/collector/pdata/ptrace"
 
 	"github.com/retrylab/retrylab/trace"
 )
@@ -32,17 +31,21 @@ func readLines(t *testing.T, text string) []Line {
 }
 
 // exportJSON is FromLines written as OTLP/JSON and parsed back.
-func exportJSON(t *testing.T, run string, lines []Line) Payload {
+func exportJSON(t *testing.T, run string, lines []Line, maxItems int) []Payload {
 	t.Helper()
-	b, err := (&ptrace.JSONMarshaler{}).MarshalTraces(FromLines(run, lines))
-	if err != nil {
-		t.Fatal(err)
+	var out []Payload
+	for _, p := range FromLines(run, lines, maxItems) {
+		b, err := p.JSON()
+		if err != nil {
+			t.Fatal(err)
+		}
+		q, err := ParseJSON(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, q)
 	}
-	p, err := ParseJSON(b)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return p
+	return out
 }
 
 const escalated = `{"v":1,"ts":"2026-11-21T10:00:00Z","type":"RetryAttempt","runId":"e","payload":{"provider":"anthropic","model":"claude-haiku-4-5","attempt":1,"failureType":"overloaded","status":503,"errorMessage":"x","willRetry":true,"delayMs":1000,"delaySource":"backoff"}}
@@ -58,10 +61,6 @@ const escalated = `{"v":1,"ts":"2026-11-21T10:00:00Z","type":"RetryAttempt","run
 // byte for byte, in order, a line without runId given the run's name.
 func TestTraceLinesGiveTheTraceBack(t *testing.T) {
 	lines := readLines(t, escalated)
-	got, rest := TraceLines([]Payload{exportJSON(t, "f.jsonl", lines)})
-	if len(rest) != 0 {
-		t.Errorf("rest = %d payloads, want none", len(rest))
-	}
 	var want []string
 	for _, l := range strings.Split(strings.TrimSpace(escalated), "\n") {
 		if !strings.Contains(l, `"runId"`) {
@@ -69,12 +68,22 @@ func TestTraceLinesGiveTheTraceBack(t *testing.T) {
 		}
 		want = append(want, l)
 	}
-	var gotS []string
-	for _, l := range got {
-		gotS = append(gotS, string(l))
-	}
-	if diff := cmp.Diff(want, gotS); diff != "" {
-		t.Errorf("lines (-want +got):\n%s", diff)
+	for _, max := range []int{0, 1, 3} { // exports of at most max items
+		ps := exportJSON(t, "f.jsonl", lines, max)
+		if max == 1 && len(ps) != 10+2 {
+			t.Errorf("max 1: %d exports, want 12 (10 spans, 2 log records)", len(ps))
+		}
+		got, rest := TraceLines(ps)
+		if len(rest) != 0 {
+			t.Errorf("max %d: rest = %d payloads, want none", max, len(rest))
+		}
+		var gotS []string
+		for _, l := range got {
+			gotS = append(gotS, string(l))
+		}
+		if diff := cmp.Diff(want, gotS); diff != "" {
+			t.Errorf("max %d: lines (-want +got):\n%s", max, diff)
+		}
 	}
 }
 
@@ -82,13 +91,14 @@ func TestTraceLinesGiveTheTraceBack(t *testing.T) {
 // export of an older retrylab (its scope without retrylab.event), are
 // left to the mappings.
 func TestTraceLinesLeaveOtherTelemetry(t *testing.T) {
-	p := exportJSON(t, "e", readLines(t, escalated))
+	ps := exportJSON(t, "e", readLines(t, escalated), 0)
+	p := ps[0]
 	other := p.Traces.ResourceSpans().AppendEmpty()
 	other.ScopeSpans().AppendEmpty().Spans().AppendEmpty().SetName("POST")
 	old := p.Traces.ResourceSpans().AppendEmpty().ScopeSpans().AppendEmpty()
-	old.Scope().SetName(ExportScope)
+	old.Scope().SetName(ExportScope) // no version: an older retrylab's
 	old.Spans().AppendEmpty().SetName("chat m")
-	lines, rest := TraceLines([]Payload{p})
+	lines, rest := TraceLines(ps)
 	if len(lines) != 7 || len(rest) != 1 || rest[0].Traces.SpanCount() != 2 {
 		t.Errorf("got %d lines, %d payloads left (%d spans); want 7, 1 (2)", len(lines), len(rest), rest[0].Traces.SpanCount())
 	}
@@ -98,10 +108,10 @@ func TestTraceLinesLeaveOtherTelemetry(t *testing.T) {
 // escalated request's attempts (its RetryAttempts name the model it began
 // on) hang under its chat span with their statuses; retries no event
 // describes are marked; an attempt no request takes hangs under the run;
-// other events are the run span's events.
+// other events are log records of the run's span.
 func TestFromLinesShape(t *testing.T) {
-	td := FromLines("e", readLines(t, escalated))
-	spans := td.ResourceSpans().At(0).ScopeSpans().At(0).Spans()
+	ps := FromLines("e", readLines(t, escalated), 0)
+	spans := ps[0].Traces.ResourceSpans().At(0).ScopeSpans().At(0).Spans()
 	type row struct{ Name, Parent, Status, ErrType string }
 	names := map[string]string{}
 	var got []row
@@ -135,9 +145,12 @@ func TestFromLinesShape(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("spans (-want +got):\n%s", diff)
 	}
-	evs := spans.At(0).Events()
-	if evs.Len() != 2 || evs.At(0).Name() != "RunEscalated" || evs.At(1).Name() != "SomethingNew" {
-		t.Errorf("run span events: %d, want RunEscalated and SomethingNew", evs.Len())
+	recs := ps[1].Logs.ResourceLogs().At(0).ScopeLogs().At(0).LogRecords()
+	if len(ps) != 2 || recs.Len() != 2 || recs.At(0).EventName() != "RunEscalated" || recs.At(1).EventName() != "SomethingNew" {
+		t.Errorf("%d exports, log records %d; want spans, then RunEscalated and SomethingNew", len(ps), recs.Len())
+	}
+	if v, _ := recs.At(0).Body().Map().Get("to"); v.Str() != "claude-sonnet-4-5" || recs.At(0).SpanID() != spans.At(0).SpanID() {
+		t.Errorf("RunEscalated's record: body to %q, span %v; want the payload, the run's span", v.Str(), recs.At(0).SpanID())
 	}
 	// The escalated request's first attempt ends at its RetryAttempt's ts
 	// and the next begins delayMs (1000) later.

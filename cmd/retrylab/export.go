@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"io"
 
-	"go.opentelemetry.io/collector/pdata/ptrace"
-
 	"github.com/retrylab/retrylab/otlp"
 	"github.com/retrylab/retrylab/retry/provider"
 	"github.com/retrylab/retrylab/trace"
@@ -16,17 +14,17 @@ import (
 const exportUsage = `Usage: retrylab trace export --format otlp [flags] [PATH...]
 
 Turns trace v1 (run folders, trace files, globs, or - for stdin; without
-PATH, runs/) into OTLP/JSON spans for the observability stack a team already
-has: one export (an ExportTraceServiceRequest) a line, one a run, as an
-OpenTelemetry Collector's file exporter writes them. Under a "retrylab run"
-span, each logical request (ProviderRequestFinished) is a gen_ai "chat"
-span; each of its attempts an HTTP CLIENT span under it with
+PATH, runs/) into OTLP/JSON for the observability stack a team already has,
+one export a line as an OpenTelemetry Collector's file exporter writes them:
+for each run, its spans (ExportTraceServiceRequest), then its other events
+as log records (ExportLogsServiceRequest), at most 1000 a line. Under a
+"retrylab run" span, each logical request (ProviderRequestFinished) is a
+gen_ai "chat" span; each of its attempts an HTTP CLIENT span under it with
 http.request.resend_count, http.response.status_code and error.type (the
 failure type), laid out so that the waits between them are the trace's
-delayMs; other events are span events of the run's span. Every span and
-span event carries its event's line (retrylab.event), so 'retrylab trace
-analyze' of the export gives the figures of the trace, all of them. Keys
-are redacted.
+delayMs. Every span and log record carries its event's line
+(retrylab.event), so 'retrylab trace analyze' of the export gives the
+figures of the trace, all of them. Keys are redacted.
 
 Flags:
 %s
@@ -98,13 +96,20 @@ func exportOTLP(ctx context.Context, path string, strict bool, w, stderr io.Writ
 		runs[run] = append(runs[run], otlp.Line{Event: raw.Event(), Raw: otlp.RawLine(raw, nil)})
 	}
 	for _, run := range order {
-		b, err := (&ptrace.JSONMarshaler{}).MarshalTraces(otlp.FromLines(run, runs[run]))
-		if err != nil {
-			return err
-		}
-		if _, err := fmt.Fprintln(w, provider.Redact(string(b))); err != nil {
-			return fmt.Errorf("writing the export: %w", err)
+		for _, p := range otlp.FromLines(run, runs[run], maxExportItems) {
+			b, err := p.JSON()
+			if err != nil {
+				return err
+			}
+			if _, err := fmt.Fprintln(w, provider.Redact(string(b))); err != nil {
+				return fmt.Errorf("writing the export: %w", err)
+			}
 		}
 	}
 	return nil
 }
+
+// maxExportItems bounds the spans or log records of one export line, so
+// that a long run's lines stay far below what trace analyze reads of one
+// (maxOTLPLine) and what a Collector takes in one request.
+const maxExportItems = 1000

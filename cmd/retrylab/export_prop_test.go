@@ -22,8 +22,8 @@ import (
 // describes, fail, carry requestIds, labels, every delaySource and
 // status, with timestamps of several precisions or none, and events of
 // the other types between them (escalations, decisions, tickets, repairs,
-// an unknown type).
-func genTrace(r *rand.Rand) (trace []byte, events int) {
+// an unknown type), steps of them.
+func genTrace(r *rand.Rand, steps int) (trace []byte, events int) {
 	var b bytes.Buffer
 	runs := 1 + r.IntN(3)
 	clock := time.Date(2026, 11, 21, 23, 59, 0, 0, time.UTC)
@@ -62,7 +62,7 @@ func genTrace(r *rand.Rand) (trace []byte, events int) {
 	provs := []string{"anthropic", "openai", "gemini"}
 	models := []string{"m-small", "m-large", "m-λ"}
 	ftypes := []string{"overloaded", "rate_limit", "server_error", "connection_error", "timeout", "", "auth"}
-	for steps := 5 + r.IntN(40); steps > 0 || len(open) > 0; steps-- {
+	for ; steps > 0 || len(open) > 0; steps-- {
 		switch k := r.IntN(10); {
 		case k < 3 && steps > 0: // a request begins
 			q := &req{run: runID(), prov: provs[r.IntN(3)], model: models[r.IntN(3)], attempts: r.IntN(4), start: clock}
@@ -159,13 +159,20 @@ func TestExportRoundTripRandom(t *testing.T) {
 	dir := t.TempDir()
 	for seed := range streams {
 		r := rand.New(rand.NewPCG(uint64(seed), 21))
-		tr, n := genTrace(r)
+		steps := 5 + r.IntN(40)
+		if seed == 0 {
+			steps = 6000 // runs of thousands of events: exports of 1000 spans or records each
+		}
+		tr, n := genTrace(r, steps)
 		events += n
 		src := filepath.Join(dir, fmt.Sprintf("trace-%d.jsonl", seed))
 		if err := os.WriteFile(src, tr, 0o644); err != nil {
 			t.Fatal(err)
 		}
 		otel := exportTo(t, src, filepath.Join(dir, fmt.Sprintf("otel-%d.json", seed)))
+		if b, _ := os.ReadFile(otel); seed == 0 && bytes.Count(b, []byte("\n")) < 10 {
+			t.Fatalf("a long stream's export has %d lines, want its runs cut into exports of 1000 items", bytes.Count(b, []byte("\n")))
+		}
 		for _, by := range []string{"provider,model", "failureType,run,day,promptPattern"} {
 			want, got := analyzeRaw(t, src, by), analyzeRaw(t, otel, by)
 			if diff := cmp.Diff(want, got); diff != "" {
