@@ -31,10 +31,13 @@ const (
 )
 
 // Line is one event of a trace with the JSON line it was read from (Raw;
-// nil: the event marshalled).
+// nil: the event marshalled) and its position among what is exported
+// (Seq: lines of one run given back in its order, across exports and
+// files).
 type Line struct {
 	trace.Event
 	Raw []byte
+	Seq int64
 }
 
 // RawLine is the JSON line of ev as read: its ts, type, runId and payload
@@ -100,8 +103,8 @@ func FromLines(runID string, lines []Line, maxItems int) []Payload {
 	x := &exporter{spans: ss.Spans(), logs: sl.LogRecords(), id: ids(runID), cursor: time.Unix(0, 0).UTC()}
 	x.run = x.newSpan(pcommon.SpanID{}, "retrylab run")
 	x.run.SetKind(ptrace.SpanKindInternal)
-	for i, l := range lines {
-		x.line(i, l)
+	for _, l := range lines {
+		x.line(l)
 	}
 	for _, r := range x.pending { // attempts no request took
 		s := x.attemptSpan(x.run.SpanID(), 0, r.ts)
@@ -177,12 +180,12 @@ type exporter struct {
 type tsRetry struct {
 	trace.RetryAttempt
 	ts  time.Time
-	seq int
+	seq int64
 	raw []byte
 }
 
-func (x *exporter) line(seq int, l Line) {
-	raw := l.Raw
+func (x *exporter) line(l Line) {
+	seq, raw := l.Seq, l.Raw
 	if raw == nil {
 		raw, _ = json.Marshal(l.Event) // an Event always marshals, but for a year past 9999
 	}
@@ -234,9 +237,9 @@ func (x *exporter) seen(t time.Time) {
 	}
 }
 
-func (x *exporter) carry(a pcommon.Map, seq int, raw []byte) {
+func (x *exporter) carry(a pcommon.Map, seq int64, raw []byte) {
 	a.PutStr(AttrEvent, string(raw))
-	a.PutInt(AttrSeq, int64(seq))
+	a.PutInt(AttrSeq, seq)
 }
 
 // claim takes from the pending attempts those of request p (see
@@ -328,7 +331,7 @@ func (x *exporter) attemptSpan(parent pcommon.SpanID, k int, start time.Time) pt
 }
 
 // request appends a request's gen_ai span and its attempts' spans.
-func (x *exporter) request(seq int, raw []byte, p trace.ProviderRequestFinished, ras []tsRetry, end time.Time) {
+func (x *exporter) request(seq int64, raw []byte, p trace.ProviderRequestFinished, ras []tsRetry, end time.Time) {
 	start := end.Add(-ms(max(p.DurationMs, 0)))
 	parent := x.newSpan(x.run.SpanID(), "chat "+p.Model)
 	parent.SetKind(ptrace.SpanKindClient)

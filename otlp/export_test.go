@@ -26,7 +26,7 @@ func readLines(t *testing.T, text string) []Line {
 		if err != nil {
 			return out
 		}
-		out = append(out, Line{Event: raw.Event(), Raw: RawLine(raw, nil)})
+		out = append(out, Line{Event: raw.Event(), Raw: RawLine(raw, nil), Seq: int64(len(out))})
 	}
 }
 

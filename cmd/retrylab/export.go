@@ -54,8 +54,9 @@ func traceExport(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if err != nil {
 		return err
 	}
+	var seq int64 // the lines' positions, across files: a runId in two files keeps their order
 	for _, f := range files {
-		if err := exportOTLP(ctx, f, *strict, stdout, stderr); err != nil {
+		if err := exportOTLP(ctx, f, *strict, &seq, stdout, stderr); err != nil {
 			return readTracesError(err, "fix or remove that line, or drop --strict to skip malformed lines")
 		}
 	}
@@ -63,9 +64,9 @@ func traceExport(ctx context.Context, args []string, stdout, stderr io.Writer) e
 }
 
 // exportOTLP writes the runs of one trace file as OTLP/JSON lines, in the
-// order of their first event; lines without runId make a run named after
-// the file.
-func exportOTLP(ctx context.Context, path string, strict bool, w, stderr io.Writer) error {
+// order of their first event, its lines numbered on from seq; lines
+// without runId make a run named after the file.
+func exportOTLP(ctx context.Context, path string, strict bool, seq *int64, w, stderr io.Writer) error {
 	r, err := trace.OpenContext(ctx, path)
 	if err != nil {
 		return err
@@ -93,7 +94,8 @@ func exportOTLP(ctx context.Context, path string, strict bool, w, stderr io.Writ
 		if _, ok := runs[run]; !ok {
 			order = append(order, run)
 		}
-		runs[run] = append(runs[run], otlp.Line{Event: raw.Event(), Raw: otlp.RawLine(raw, nil)})
+		*seq++
+		runs[run] = append(runs[run], otlp.Line{Event: raw.Event(), Raw: otlp.RawLine(raw, nil), Seq: *seq})
 	}
 	for _, run := range order {
 		for _, p := range otlp.FromLines(run, runs[run], maxExportItems) {

@@ -180,7 +180,28 @@ func TestExportRoundTripRandom(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("%d random streams, %d events, round-tripped", streams, events)
+	// All at once: the same runIds in many files, lines without runId in
+	// each; the export is one file where the trace was many.
+	all := exportTo(t, dir, filepath.Join(t.TempDir(), "all.json"))
+	want, got := analyzeMap(t, analyzeRaw(t, dir, "provider,model,run")), analyzeMap(t, analyzeRaw(t, all, "provider,model,run"))
+	if w, g := want["inputs"].(map[string]any)["files"], got["inputs"].(map[string]any)["files"]; w != float64(streams) || g != 1.0 {
+		t.Errorf("files: trace %v, export %v; want %d, 1", w, g, streams)
+	}
+	delete(want["inputs"].(map[string]any), "files")
+	delete(got["inputs"].(map[string]any), "files")
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("all streams: analyze of the traces vs of their OTLP export (-want +got):\n%s", diff)
+	}
+	t.Logf("%d random streams, %d events, round-tripped one by one and all at once", streams, events)
+}
+
+func analyzeMap(t *testing.T, s string) map[string]any {
+	t.Helper()
+	var m map[string]any
+	if err := json.Unmarshal([]byte(s), &m); err != nil {
+		t.Fatal(err)
+	}
+	return m
 }
 
 // exportTo runs trace export --format otlp src into dst.
