@@ -18,10 +18,13 @@ import (
 //  2. quietEnv, the switches that keep agents off the internet (update
 //     checks, telemetry, error reports), which client.env may override;
 //  3. client.env, the scenario's own variables;
-//  4. the harness's variables (clientEnv, clientHome): base URLs, fake
-//     keys, RETRYLAB_*, HOME and the XDG folders. A scenario cannot set
-//     them: the loader rejects client.env entries that name one
-//     (reservedEnv), so nothing is overridden silently.
+//  4. the harness's variables (clientEnv, clientHome, telemetry.env): base
+//     URLs, fake keys, RETRYLAB_*, HOME and the XDG folders, the OTLP
+//     endpoints. A scenario cannot set them: the loader rejects client.env
+//     entries that name one (reservedEnv, otlpEndpointVars), so nothing is
+//     overridden silently. The OTLP protocol variables are set here only
+//     where client.env leaves them out (protocolEnv); client.env may
+//     set them to an OTLP/HTTP protocol, nothing else (envProblem).
 
 // quietEnv switches off what coding agents do beside the answer when run
 // unattended: update checks, telemetry and error reports sent to their
@@ -77,13 +80,30 @@ func inheritedEnv(env []string) []string {
 var reservedEnv = []string{
 	"ANTHROPIC_BASE_URL", "OPENAI_BASE_URL", "GOOGLE_GEMINI_BASE_URL",
 	"ANTHROPIC_API_KEY", "OPENAI_API_KEY", "GEMINI_API_KEY",
-	"OTEL_EXPORTER_OTLP_ENDPOINT",
 	"HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME", "TMPDIR",
 }
+
+// otlpEndpointVars are the OTLP endpoints the harness points at the run's
+// own receiver (telemetry.go), all alike: client.env may not name one.
+var otlpEndpointVars = []string{"OTEL_EXPORTER_OTLP_ENDPOINT",
+	"OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "OTEL_EXPORTER_OTLP_LOGS_ENDPOINT", "OTEL_EXPORTER_OTLP_METRICS_ENDPOINT"}
 
 // envNameRE is a portable environment variable name (POSIX: letters,
 // digits and underscore, not starting with a digit).
 var envNameRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
+// envProblem says what is wrong with name=value as a client.env entry,
+// and how to fix it; "" when it is fine.
+func envProblem(name, value string) (problem, hint string) {
+	if problem, hint := envNameProblem(name); problem != "" {
+		return problem, hint
+	}
+	if slices.Contains(otlpProtocolVars, name) && !slices.Contains(otlpHTTPProtocols, value) {
+		return fmt.Sprintf("%s is %q: the run's OTLP receiver speaks OTLP/HTTP only", name, value),
+			"write http/protobuf or http/json (or leave it out: the harness sets http/protobuf)"
+	}
+	return "", ""
+}
 
 // envNameProblem says what is wrong with name as a client.env key, and how
 // to fix it; "" when it is fine.
@@ -91,6 +111,9 @@ func envNameProblem(name string) (problem, hint string) {
 	switch {
 	case !envNameRE.MatchString(name):
 		return fmt.Sprintf("%q is not an environment variable name", name), "use letters, digits and _, not starting with a digit: CLAUDE_CODE_MAX_RETRIES"
+	case slices.Contains(otlpEndpointVars, name):
+		return name + " is set by retrylab for every external client: the run's own OTLP receiver",
+			"the harness points OTEL_EXPORTER_OTLP_ENDPOINT and the _TRACES_, _LOGS_ and _METRICS_ENDPOINT at the run's receiver, which keeps the client's telemetry (otlp/) and checks it (selfReport); remove it. OTEL_EXPORTER_OTLP_PROTOCOL, _HEADERS, _COMPRESSION and the OTEL_*_EXPORTER switches may be set (docs/chaos.md, External clients)"
 	case strings.HasPrefix(name, "RETRYLAB_"), slices.Contains(reservedEnv, name):
 		return name + " is set by retrylab for every external client", "the harness owns the base URLs, fake keys, RETRYLAB_* and the client's HOME and XDG folders (docs/chaos.md, External clients); a client that wants them under another name can read RETRYLAB_BASE_URL in a wrapper script"
 	}

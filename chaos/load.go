@@ -630,8 +630,8 @@ func (d *decoder) validateEnv(n *yaml.Node, c *Client) {
 		return
 	}
 	for i := 0; i+1 < len(n.Content); i += 2 {
-		k := n.Content[i]
-		if problem, hint := envNameProblem(k.Value); problem != "" {
+		k, v := n.Content[i], n.Content[i+1]
+		if problem, hint := envProblem(k.Value, v.Value); problem != "" {
 			d.c.Add(k, "client.env."+k.Value, problem, hint)
 		}
 	}

@@ -32,7 +32,7 @@ func (r *Runner) runExternal(ctx context.Context, sc *Scenario, baseURL, dir, tr
 	defer stderr.Close()
 	exit := &ClientExit{Command: display, ExitCode: -1}
 	out := clientRun{outcome: "failure", exit: exit}
-	env, err := externalEnv(sc, baseURL, dir, tracePath, scale, r.telemetryEnv(dir))
+	env, err := externalEnv(sc, baseURL, dir, tracePath, scale, r.telemetryEnv(sc, dir))
 	if err != nil {
 		exit.Problem = "could not start: " + provider.Redact(err.Error())
 		fmt.Fprintln(stderr, exit.Problem)

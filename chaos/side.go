@@ -139,12 +139,16 @@ func (m *AttemptsMatch) String() string {
 	return strings.Join(parts, ", ")
 }
 
-// printable makes a request's method or decoded path safe for a log line:
-// invalid UTF-8 and control characters (a %0A in a Gemini model name) are
-// replaced, so that a hostile request cannot forge a line of mock.log.
+// printable makes text a request carried (a method, a decoded path, a
+// model) safe for a log line or a terminal: invalid UTF-8, control
+// characters (C0 with ESC, BEL, newlines and tabs, DEL, C1: a %0A in a
+// Gemini model name) and invisible format characters (bidirectional
+// overrides, zero-width characters, U+2028/U+2029) are replaced by U+FFFD,
+// so that a hostile request can neither forge a line of mock.log nor move,
+// recolour or reorder what chaos serve prints.
 func printable(s string) string {
 	return strings.Map(func(r rune) rune {
-		if unicode.IsControl(r) {
+		if unicode.IsControl(r) || unicode.In(r, unicode.Cf, unicode.Zl, unicode.Zp) {
 			return '\uFFFD'
 		}
 		return r
