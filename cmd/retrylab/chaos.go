@@ -499,8 +499,10 @@ func chaosServe(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	}
 	defer toxi.Close()
 	reportStale(stderr, toxi)
-	// Serve prints the verdict: PASS/FAIL for each server-side check of the
-	// scenario's expect.
+	// Serve runs until Ctrl-C (or SIGTERM), then prints the verdict:
+	// PASS/FAIL for each server-side check of the scenario's expect. The
+	// signal is how serve ends, so the verdict gives the exit code.
+	signalEnds(ctx)
 	v, err := chaos.Serve(ctx, sc, toxi, *journal, stdout, stderr)
 	if err != nil {
 		return err
