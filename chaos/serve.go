@@ -258,6 +258,9 @@ func serveSelfReport(sc *Scenario, attempts []ServerAttempt, tel *telemetry, run
 	if err != nil {
 		fmt.Fprintf(stderr, "client telemetry: %v\n", printable(sec.scrub(err.Error())))
 	}
+	if w := tel.droppedWarning(st); w != "" {
+		fmt.Fprintln(stderr, w)
+	}
 	if tel.dir != "" && st.Kept > 0 {
 		for _, p := range []string{filepath.Join(tel.dir, "otlp"), filepath.Join(tel.dir, clientOtelFile)} {
 			if err := sec.scrubDir(p); err != nil && !errors.Is(err, os.ErrNotExist) {
@@ -274,6 +277,7 @@ func serveSelfReport(sc *Scenario, attempts []ServerAttempt, tel *telemetry, run
 	}
 	ob, _ := observe(sc, attempts, "", scale)
 	ob.SelfReport = acc
+	ob.Telemetry = &Telemetry{Exports: st.Exports, Kept: st.Kept, Items: st.Items, Dropped: st.Dropped, DroppedItems: st.DroppedItems, Rejected: st.Rejected}
 	c := selfReportCheck(ob)
 	c.Where = strings.Replace(c.Where, "server.jsonl", "the journal", 1)
 	return settle([]Check{c})[0], true

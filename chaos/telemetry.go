@@ -149,6 +149,20 @@ func (t *telemetry) finish(runID, tracePath string) (*otlp.Account, otlp.Stats, 
 	return &acc, st, errors.Join(cerr, t.err, werr)
 }
 
+// droppedWarning is the one line that says the receiver stopped keeping
+// the client's exports past its bounds (Limits.Total, Limits.Items): they
+// were answered 200, as the OTLP specification asks of a receiver that
+// will not take more, so the client does not know; "" when none was
+// dropped.
+func (t *telemetry) droppedWarning(st otlp.Stats) string {
+	if t == nil || st.Dropped == 0 {
+		return ""
+	}
+	l := t.rcv.Limits()
+	return fmt.Sprintf("warning: client telemetry: %d of %d export(s) (%d item(s)) answered 200 but not kept, past the receiver's bounds (%d MiB, %d items a client); selfReport reads only the %d kept",
+		st.Dropped, st.Exports, st.DroppedItems, l.Total>>20, l.Items, st.Kept)
+}
+
 // hasTrace reports whether the client wrote a trace of its own.
 func hasTrace(path string) bool {
 	for _, p := range []string{path, path + ".gz"} {
@@ -285,8 +299,11 @@ func (r *Runner) finishTelemetry(sc *Scenario, dir string, t *telemetry, runID, 
 	sum := &Telemetry{Exports: st.Exports, Kept: st.Kept, Items: st.Items, Dropped: st.Dropped,
 		DroppedItems: st.DroppedItems, Rejected: st.Rejected, Mapping: acc.Mapping,
 		Attempts: len(acc.Attempts()), Unknown: acc.Unknown}
-	r.logf(sc.Name, "client telemetry: %d export(s), %d item(s), %d attempt(s) read by mapping %q, %d unused, %d export(s) dropped",
-		st.Exports, st.Items, sum.Attempts, acc.Mapping, acc.Unknown, st.Dropped)
+	r.logf(sc.Name, "client telemetry: %d export(s), %d item(s), %d attempt(s) read by mapping %q, %d unused, %d export(s) dropped, %d rejected",
+		st.Exports, st.Items, sum.Attempts, acc.Mapping, acc.Unknown, st.Dropped, st.Rejected)
+	if w := t.droppedWarning(st); w != "" {
+		r.logf(sc.Name, "%s", w)
+	}
 	if len(acc.Requests) == 0 {
 		// Telemetry no mapping reads (metrics alone, say) is kept and
 		// counted, and says nothing of the attempts: no selfReport.
