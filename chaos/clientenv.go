@@ -100,7 +100,7 @@ func envProblem(name, value string) (problem, hint string) {
 	}
 	if slices.Contains(otlpProtocolVars, name) && !slices.Contains(otlpHTTPProtocols, value) {
 		return fmt.Sprintf("%s is %q: the run's OTLP receiver speaks OTLP/HTTP only", name, value),
-			"write http/protobuf or http/json (or leave it out: the harness sets http/protobuf)"
+			"write http/protobuf or http/json, or leave it out (retrylab then asks for http/protobuf)"
 	}
 	return "", ""
 }

@@ -28,11 +28,15 @@ type telemetry struct {
 	err error  // the first export that could not be written
 }
 
+// telemetryLimits bounds what each receiver keeps; zero fields take
+// otlp's defaults. A variable for tests only.
+var telemetryLimits otlp.Limits
+
 // startTelemetry starts the receiver of the scenario whose run folder is dir
 // ("": nothing is written).
 func startTelemetry(dir string) (*telemetry, error) {
 	t := &telemetry{dir: dir}
-	rcv, err := otlp.Start(otlp.Config{Keep: t.keep})
+	rcv, err := otlp.Start(otlp.Config{Limits: telemetryLimits, Keep: t.keep})
 	if err != nil {
 		return nil, err
 	}
