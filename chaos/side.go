@@ -31,13 +31,21 @@ type AttemptsMatch struct {
 	Path   string `yaml:"path"`   // the request path, a path.Match pattern: /v1/responses, /v1beta/models/*
 	Model  string `yaml:"model"`  // the request's model, a path.Match pattern: gpt-5*, claude-sonnet-4-5
 	Stream *bool  `yaml:"stream"` // whether the request asked for a stream
+	// Prompt is text the request's prompt (its last user message) must
+	// contain: an agent's own calls beside the answer (a title, a memory
+	// extraction, a summary), sent to the same path and model, carry
+	// prompts of their own.
+	Prompt string `yaml:"prompt"`
 }
 
 // matches reports whether an answer request is an attempt; a nil
 // AttemptsMatch matches every one.
-func (m *AttemptsMatch) matches(reqPath, model string, stream bool) bool {
+func (m *AttemptsMatch) matches(reqPath, model string, stream bool, prompt string) bool {
 	if m == nil {
 		return true
+	}
+	if m.Prompt != "" && !strings.Contains(prompt, m.Prompt) {
+		return false
 	}
 	if ok, _ := path.Match(m.Path, reqPath); m.Path != "" && !ok {
 		return false
@@ -135,6 +143,9 @@ func (m *AttemptsMatch) String() string {
 	}
 	if m.Stream != nil {
 		parts = append(parts, fmt.Sprintf("stream %v", *m.Stream))
+	}
+	if m.Prompt != "" {
+		parts = append(parts, fmt.Sprintf("prompt containing %q", m.Prompt))
 	}
 	return strings.Join(parts, ", ")
 }

@@ -35,8 +35,15 @@ func TestAttemptsMatch(t *testing.T) {
 		{"not streamed", &AttemptsMatch{Stream: &yes}, "/v1/messages", "m", false, false},
 		{"stream false", &AttemptsMatch{Stream: &no}, "/v1/messages", "m", false, true},
 		{"all", &AttemptsMatch{Path: "/v1/messages", Model: "m", Stream: &yes}, "/v1/messages", "m", true, true},
+		{"prompt", &AttemptsMatch{Prompt: "Say hi"}, "/v1/chat/completions", "m", true, true},
+		{"memory extraction", &AttemptsMatch{Prompt: "Say hi"}, "/v1/chat/completions", "m", true, false},
+		{"prompt and model", &AttemptsMatch{Model: "m", Prompt: "Say hi"}, "/v1/messages", "small", true, false},
 	} {
-		if got := tc.m.matches(tc.path, tc.model, tc.stream); got != tc.want {
+		prompt := "Say hi"
+		if tc.name == "memory extraction" {
+			prompt = "Managed memory directory: ...\n\nScan the recent conversation history"
+		}
+		if got := tc.m.matches(tc.path, tc.model, tc.stream, prompt); got != tc.want {
 			t.Errorf("%s: matches(%s, %s, %v) = %v, want %v", tc.name, tc.path, tc.model, tc.stream, got, tc.want)
 		}
 	}
@@ -143,7 +150,7 @@ func TestSideRequests(t *testing.T) {
 func TestLoadAttemptsMatch(t *testing.T) {
 	t.Parallel()
 	path := t.TempDir() + "/codex.yaml"
-	if err := os.WriteFile(path, []byte("provider: openai-responses\nattemptsMatch: {path: /v1/responses, model: \"gpt-5*\", stream: true}\n"), 0o644); err != nil {
+	if err := os.WriteFile(path, []byte("provider: openai-responses\nattemptsMatch: {path: /v1/responses, model: \"gpt-5*\", stream: true, prompt: Say hi}\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	sc, err := LoadScenario(path)
@@ -151,7 +158,7 @@ func TestLoadAttemptsMatch(t *testing.T) {
 		t.Fatal(err)
 	}
 	yes := true
-	if diff := cmp.Diff(&AttemptsMatch{Path: "/v1/responses", Model: "gpt-5*", Stream: &yes}, sc.AttemptsMatch); diff != "" {
+	if diff := cmp.Diff(&AttemptsMatch{Path: "/v1/responses", Model: "gpt-5*", Stream: &yes, Prompt: "Say hi"}, sc.AttemptsMatch); diff != "" {
 		t.Errorf("attemptsMatch mismatch (-want +got):\n%s", diff)
 	}
 	if sc.Model != "gpt-4o-mini" {
