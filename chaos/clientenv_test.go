@@ -30,10 +30,14 @@ func TestExternalEnv(t *testing.T) {
 	t.Setenv("CODEX_HOME", "/home/user/.codex")
 	t.Setenv("XDG_CONFIG_HOME", "/home/user/.config")
 	t.Setenv("RETRYLAB_TEST_KEEP", "kept")
+	t.Setenv("QWEN_HOME", "/home/user/.qwen")
+	t.Setenv("OPENCODE_CONFIG_DIR", "/home/user/.config/opencode")
+	t.Setenv("DASHSCOPE_API_KEY", "real-key-of-the-user")
 	dir := t.TempDir()
 	sc := &Scenario{Name: "s", Provider: "anthropic", Model: "m", Requests: 1,
-		Client: Client{Command: []string{"true"}, Env: map[string]string{"CLAUDE_CODE_MAX_RETRIES": "3", "DISABLE_TELEMETRY": "0"}}}
-	env, err := externalEnv(sc, "http://127.0.0.1:1", dir, filepath.Join(dir, "trace.jsonl"), 1, []string{"OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:2"})
+		Client: Client{Command: []string{"true"}, Env: map[string]string{"CLAUDE_CODE_MAX_RETRIES": "3", "DISABLE_TELEMETRY": "0",
+			"OPENCODE_CONFIG_CONTENT": `{"baseURL": "${ANTHROPIC_BASE_URL}/v1", "literal": "$${HOME}", "shell": "${PATH}"}`}}}
+	env, vars, err := externalEnv(sc, "http://127.0.0.1:1", dir, filepath.Join(dir, "trace.jsonl"), 1, []string{"OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:2"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,6 +61,11 @@ func TestExternalEnv(t *testing.T) {
 		"ANTHROPIC_AUTH_TOKEN":        "",
 		"CLAUDE_CONFIG_DIR":           "",
 		"CODEX_HOME":                  "",
+		"QWEN_HOME":                   "",
+		"OPENCODE_CONFIG_DIR":         "",
+		"DASHSCOPE_API_KEY":           "",
+		"OPENCODE_DISABLE_AUTOUPDATE": "1",
+		"OPENCODE_CONFIG_CONTENT":     `{"baseURL": "http://127.0.0.1:1/v1", "literal": "${HOME}", "shell": "${PATH}"}`,
 	}
 	got := map[string]string{}
 	for k := range want {
@@ -64,6 +73,9 @@ func TestExternalEnv(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("externalEnv() mismatch (-want +got):\n%s", diff)
+	}
+	if vars["HOME"] != home || vars["OPENAI_BASE_URL"] != "http://127.0.0.1:1/v1" || vars["PATH"] != "" {
+		t.Errorf("externalEnv() vars = %v, want the harness's variables only", vars)
 	}
 	for _, sub := range []string{"", ".config", ".cache", ".local/share", ".local/state", "tmp"} {
 		if fi, err := os.Stat(filepath.Join(home, sub)); err != nil || !fi.IsDir() {
@@ -134,7 +146,7 @@ client:
     - sh
     - -c
     - |
-      test -z "$(ls -A "$HOME" | grep -v -e '^\.config$' -e '^\.cache$' -e '^\.local$' -e '^tmp$')" || { echo "home not empty" >&2; exit 3; }
+      test -z "$(ls -A "$HOME" | grep -v -e '^\.config$' -e '^\.cache$' -e '^\.local$' -e '^tmp$' -e '^\.qwen$')" || { echo "home not empty" >&2; exit 3; }
       mkdir -p "$HOME/.agent" && printf '{"key":"%s","setting":"%s"}\n' "$ANTHROPIC_API_KEY" "$AGENT_SETTING" > "$HOME/.agent/state.json"
       ln -s `+outside+` "$HOME/.agent/link.json"
       echo "$HOME" "$XDG_CONFIG_HOME" "$TMPDIR"
@@ -173,4 +185,86 @@ expect: {outcome: success, attempts: 0}
 		t.Errorf("the file outside the run folder changed: %q", b)
 	}
 	assertNoKey(t, out)
+}
+
+func TestExpandHarness(t *testing.T) {
+	vars := map[string]string{"OPENAI_BASE_URL": "http://127.0.0.1:9/v1", "HOME": "/run/s/home", "RETRYLAB_MODEL": "gpt-5", "PATH": "/bin"}
+	tests := []struct{ in, want string }{
+		{"plain", "plain"},
+		{"${OPENAI_BASE_URL}", "http://127.0.0.1:9/v1"},
+		{`base_url="${OPENAI_BASE_URL}", m=${RETRYLAB_MODEL}`, `base_url="http://127.0.0.1:9/v1", m=gpt-5`},
+		{"${HOME}/.qwen/settings.json", "/run/s/home/.qwen/settings.json"},
+		{"$${HOME}", "${HOME}"},                  // a literal
+		{"${PATH}", "${PATH}"},                   // not the harness's: left for a shell
+		{"${RETRYLAB_NOPE}", "${RETRYLAB_NOPE}"}, // the harness's kind, but not set
+		{"$HOME ${HOME:-x} ${}", "$HOME ${HOME:-x} ${}"},
+	}
+	for _, tt := range tests {
+		if got := expandHarness(tt.in, vars); got != tt.want {
+			t.Errorf("expandHarness(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestHomeFileProblem(t *testing.T) {
+	tests := []struct {
+		name string
+		bad  bool
+	}{
+		{".qwen/settings.json", false},
+		{".config/opencode/opencode.json", false},
+		{"a", false},
+		{"", true},
+		{"/etc/passwd", true},
+		{"../x", true},
+		{".config/../../x", true},
+		{`a\b`, true},
+	}
+	for _, tt := range tests {
+		if p, _ := homeFileProblem(tt.name); (p != "") != tt.bad {
+			t.Errorf("homeFileProblem(%q) = %q, want bad=%v", tt.name, p, tt.bad)
+		}
+	}
+}
+
+// TestWriteHomeFiles: quietHome and client.home are written into the
+// client's home, client.home's contents expanded and winning over a
+// quietHome file of the same path.
+func TestWriteHomeFiles(t *testing.T) {
+	for _, tt := range []struct {
+		name  string
+		files map[string]string
+		want  map[string]string
+	}{
+		{"quiet only", nil, quietHome},
+		{"scenario's files", map[string]string{".config/opencode/opencode.json": `{"baseURL": "${OPENAI_BASE_URL}"}`},
+			map[string]string{".qwen/settings.json": quietHome[".qwen/settings.json"], ".config/opencode/opencode.json": `{"baseURL": "http://127.0.0.1:9/v1"}`}},
+		{"scenario's replaces quiet", map[string]string{".qwen/settings.json": "{}"}, map[string]string{".qwen/settings.json": "{}"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			home := t.TempDir()
+			if err := writeHomeFiles(home, tt.files, map[string]string{"OPENAI_BASE_URL": "http://127.0.0.1:9/v1"}); err != nil {
+				t.Fatal(err)
+			}
+			got := map[string]string{}
+			err := filepath.WalkDir(home, func(p string, d os.DirEntry, err error) error {
+				if err != nil || d.IsDir() {
+					return err
+				}
+				b, err := os.ReadFile(p)
+				rel, _ := filepath.Rel(home, p)
+				got[filepath.ToSlash(rel)] = string(b)
+				return err
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("home files mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+	if err := writeHomeFiles(t.TempDir(), map[string]string{"../escape": "x"}, nil); err == nil {
+		t.Error("writeHomeFiles with ../escape: no error")
+	}
 }
