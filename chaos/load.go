@@ -522,8 +522,8 @@ func (d *decoder) validateAttemptsMatch(n *yaml.Node, m *AttemptsMatch) {
 		return
 	}
 	fields := mapping(n)
-	if m.Path == "" && m.Model == "" && m.Stream == nil && m.Prompt == "" {
-		d.c.Add(n, "attemptsMatch", "attemptsMatch matches nothing in particular", "give path, model, stream or prompt (e.g. {path: /v1/responses, stream: true}), or remove it")
+	if m.Path == "" && m.Model == "" && m.Stream == nil && m.Prompt == "" && m.Tools == nil {
+		d.c.Add(n, "attemptsMatch", "attemptsMatch matches nothing in particular", "give path, model, stream, prompt or tools (e.g. {path: /v1/responses, stream: true}), or remove it")
 	}
 	for _, f := range []struct{ key, pattern string }{{"path", m.Path}, {"model", m.Model}} {
 		if _, err := path.Match(f.pattern, ""); err != nil {

@@ -9,7 +9,7 @@ import (
 )
 
 // readRequest reads a request in the wire format that answers it
-// (wire.Format.Read), bounded for the journal: the model at 200 bytes, the
+// (wire.Format.Read) and whether it offers tools, bounded for the journal: the model at 200 bytes, the
 // prompt an excerpt of valid UTF-8 (maxPromptExcerpt). Secrets are
 // redacted by the caller.
 func readRequest(f wire.Format, u *url.URL, body []byte) wire.Request {
@@ -17,6 +17,7 @@ func readRequest(f wire.Format, u *url.URL, body []byte) wire.Request {
 		u = &url.URL{}
 	}
 	r := f.Read(u, body)
+	r.Tools = wire.OffersTools(body)
 	if len(r.Model) > 200 {
 		r.Model = r.Model[:200]
 	}

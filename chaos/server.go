@@ -182,7 +182,7 @@ func (e *Env) serve(c net.Conn, connected time.Time, readyAt int) {
 	if answers {
 		rb = readRequest(format, req.URL, body)
 	}
-	if !answers || !e.cfg.Scenario.AttemptsMatch.matches(req.URL.Path, rb.Model, rb.Stream, rb.Prompt) {
+	if !answers || !e.cfg.Scenario.AttemptsMatch.matches(req.URL.Path, rb) {
 		e.serveSide(c, req, body, arrived, name, rb)
 		return
 	}

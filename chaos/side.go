@@ -36,24 +36,29 @@ type AttemptsMatch struct {
 	// extraction, a summary), sent to the same path and model, carry
 	// prompts of their own.
 	Prompt string `yaml:"prompt"`
+	// Tools is whether the request offers the model tools (a non-empty
+	// top-level tools array, where all four wire formats put them): an
+	// agent's turn does, its title call to the same model often does not
+	// (opencode over an OpenAI-compatible provider).
+	Tools *bool `yaml:"tools"`
 }
 
 // matches reports whether an answer request is an attempt; a nil
 // AttemptsMatch matches every one.
-func (m *AttemptsMatch) matches(reqPath, model string, stream bool, prompt string) bool {
+func (m *AttemptsMatch) matches(reqPath string, rb wire.Request) bool {
 	if m == nil {
 		return true
 	}
-	if m.Prompt != "" && !strings.Contains(prompt, m.Prompt) {
+	if m.Prompt != "" && !strings.Contains(rb.Prompt, m.Prompt) {
 		return false
 	}
 	if ok, _ := path.Match(m.Path, reqPath); m.Path != "" && !ok {
 		return false
 	}
-	if ok, _ := path.Match(m.Model, model); m.Model != "" && !ok {
+	if ok, _ := path.Match(m.Model, rb.Model); m.Model != "" && !ok {
 		return false
 	}
-	return m.Stream == nil || *m.Stream == stream
+	return (m.Stream == nil || *m.Stream == rb.Stream) && (m.Tools == nil || *m.Tools == rb.Tools)
 }
 
 // sideRequest is what the mock saw of one side request.
@@ -146,6 +151,9 @@ func (m *AttemptsMatch) String() string {
 	}
 	if m.Prompt != "" {
 		parts = append(parts, fmt.Sprintf("prompt containing %q", m.Prompt))
+	}
+	if m.Tools != nil {
+		parts = append(parts, fmt.Sprintf("tools %v", *m.Tools))
 	}
 	return strings.Join(parts, ", ")
 }

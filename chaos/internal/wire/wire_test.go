@@ -125,3 +125,23 @@ func TestSideAnswers(t *testing.T) {
 		}
 	}
 }
+
+func TestOffersTools(t *testing.T) {
+	for _, tc := range []struct {
+		body string
+		want bool
+	}{
+		{`{"model":"m","messages":[],"tools":[{"name":"read_file"}]}`, true},                // Anthropic, OpenAI chat, Responses
+		{`{"contents":[],"tools":[{"functionDeclarations":[{"name":"read_file"}]}]}`, true}, // Gemini
+		{`{"model":"m","messages":[{"role":"user","content":"tools"}]}`, false},             // a title call
+		{`{"model":"m","tools":[]}`, false},                                                 // empty
+		{`{"model":"m","tools":null}`, false},
+		{`{"model":"m","messages":[{"tools":[{"name":"x"}]}]}`, false}, // not top-level
+		{`not json`, false},
+		{``, false},
+	} {
+		if got := OffersTools([]byte(tc.body)); got != tc.want {
+			t.Errorf("OffersTools(%s) = %v, want %v", tc.body, got, tc.want)
+		}
+	}
+}
