@@ -38,7 +38,10 @@ import (
 // OPENCODE_DISABLE_AUTOUPDATE, OPENCODE_DISABLE_MODELS_FETCH (its fetch of
 // models.dev), OPENCODE_DISABLE_SHARE, OPENCODE_DISABLE_LSP_DOWNLOAD) and
 // Qwen Code's settings reference (docs/users/configuration/settings.md in
-// its package: QWEN_TELEMETRY_ENABLED). Codex CLI has no environment switch
+// its package: QWEN_TELEMETRY_ENABLED) and pi's (pi --help and
+// docs/settings.md of @mariozechner/pi-coding-agent: PI_OFFLINE, "disable
+// all startup network operations", PI_TELEMETRY, PI_SKIP_VERSION_CHECK).
+// Codex CLI has no environment switch
 // for its analytics: its scenarios pass -c analytics.enabled=false
 // (docs/agents.md); Qwen Code's usage statistics have none either:
 // quietHome switches them off in its settings file.
@@ -60,18 +63,21 @@ var quietEnv = []string{
 	"OPENCODE_DISABLE_SHARE=1",
 	"OPENCODE_DISABLE_LSP_DOWNLOAD=1",
 	"QWEN_TELEMETRY_ENABLED=false",
+	"PI_OFFLINE=1",
+	"PI_TELEMETRY=0",
+	"PI_SKIP_VERSION_CHECK=1",
 	"NO_COLOR=1",
 }
 
 // inheritedPrefixes are the names of the runner's environment an external
 // client does not inherit: provider and agent settings (a real
 // ANTHROPIC_AUTH_TOKEN would reach the mock; CLAUDE_CONFIG_DIR or
-// CODEX_HOME, QWEN_HOME or OPENCODE_CONFIG_DIR would point the agent at
+// CODEX_HOME, QWEN_HOME, OPENCODE_CONFIG_DIR or PI_CODING_AGENT_DIR would point the agent at
 // the user's own settings; DASHSCOPE_API_KEY is Qwen Code's real key) and the XDG
 // folders, which clientHome replaces. A scenario that needs one writes it
 // in client.env. (OTEL_* pass through: the run's receiver sets the
 // endpoints, telemetry.go.)
-var inheritedPrefixes = []string{"ANTHROPIC_", "OPENAI_", "CLAUDE_", "CLAUDECODE", "CODEX_", "GEMINI_", "GOOGLE_GEMINI_", "QWEN_", "OPENCODE_", "DASHSCOPE_", "XDG_"}
+var inheritedPrefixes = []string{"ANTHROPIC_", "OPENAI_", "CLAUDE_", "CLAUDECODE", "CODEX_", "GEMINI_", "GOOGLE_GEMINI_", "QWEN_", "OPENCODE_", "DASHSCOPE_", "PI_CODING_AGENT_", "XDG_"}
 
 // inheritedEnv is env (os.Environ()) without the names of inheritedPrefixes.
 func inheritedEnv(env []string) []string {

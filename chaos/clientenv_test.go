@@ -33,6 +33,7 @@ func TestExternalEnv(t *testing.T) {
 	t.Setenv("QWEN_HOME", "/home/user/.qwen")
 	t.Setenv("OPENCODE_CONFIG_DIR", "/home/user/.config/opencode")
 	t.Setenv("DASHSCOPE_API_KEY", "real-key-of-the-user")
+	t.Setenv("PI_CODING_AGENT_DIR", "/home/user/.pi/agent")
 	dir := t.TempDir()
 	sc := &Scenario{Name: "s", Provider: "anthropic", Model: "m", Requests: 1,
 		Client: Client{Command: []string{"true"}, Env: map[string]string{"CLAUDE_CODE_MAX_RETRIES": "3", "DISABLE_TELEMETRY": "0",
@@ -64,6 +65,8 @@ func TestExternalEnv(t *testing.T) {
 		"QWEN_HOME":                   "",
 		"OPENCODE_CONFIG_DIR":         "",
 		"DASHSCOPE_API_KEY":           "",
+		"PI_CODING_AGENT_DIR":         "",
+		"PI_OFFLINE":                  "1",
 		"OPENCODE_DISABLE_AUTOUPDATE": "1",
 		"OPENCODE_CONFIG_CONTENT":     `{"baseURL": "http://127.0.0.1:1/v1", "literal": "${HOME}", "shell": "${PATH}"}`,
 	}
