@@ -169,3 +169,22 @@ func TestLoadAttemptsMatch(t *testing.T) {
 		t.Errorf("default model of openai-responses = %q", sc.Model)
 	}
 }
+
+// TestAttemptsMatchWholePrompt: attemptsMatch.prompt reads the whole last
+// user message, not the journal's excerpt of it, which may cut the text
+// it looks for.
+func TestAttemptsMatchWholePrompt(t *testing.T) {
+	t.Parallel()
+	long := strings.Repeat("context ", maxPromptExcerpt/8) + "Say hi" + strings.Repeat(" context", maxPromptExcerpt/8)
+	body, err := json.Marshal(map[string]any{"model": "m", "stream": true, "messages": []map[string]string{{"role": "user", "content": long}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := wire.Must(ProviderOpenAI)
+	if strings.Contains(readRequest(f, nil, body).Prompt, "Say hi") {
+		t.Fatal("the journal's excerpt kept the middle of the prompt: the test does not test the cut")
+	}
+	if m := (&AttemptsMatch{Prompt: "Say hi"}); !m.matches("/v1/chat/completions", readWhole(f, nil, body)) {
+		t.Error("attemptsMatch.prompt did not match the whole prompt")
+	}
+}
