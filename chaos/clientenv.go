@@ -40,7 +40,10 @@ import (
 // Qwen Code's settings reference (docs/users/configuration/settings.md in
 // its package: QWEN_TELEMETRY_ENABLED) and pi's (pi --help and
 // docs/settings.md of @mariozechner/pi-coding-agent: PI_OFFLINE, "disable
-// all startup network operations", PI_TELEMETRY, PI_SKIP_VERSION_CHECK).
+// all startup network operations", PI_TELEMETRY, PI_SKIP_VERSION_CHECK) and
+// the OpenAI Agents SDK's (@openai/agents-core dist/config.mjs, tracing:
+// OPENAI_AGENTS_DISABLE_TRACING; otherwise it posts its traces to
+// api.openai.com/v1/traces/ingest, whatever OPENAI_BASE_URL says).
 // Codex CLI has no environment switch
 // for its analytics: its scenarios pass -c analytics.enabled=false
 // (docs/agents.md); Qwen Code's usage statistics have none either:
@@ -66,6 +69,7 @@ var quietEnv = []string{
 	"PI_OFFLINE=1",
 	"PI_TELEMETRY=0",
 	"PI_SKIP_VERSION_CHECK=1",
+	"OPENAI_AGENTS_DISABLE_TRACING=1",
 	"NO_COLOR=1",
 }
 
