@@ -272,3 +272,40 @@ func TestWriteHomeFiles(t *testing.T) {
 		t.Error("writeHomeFiles with ../escape: no error")
 	}
 }
+
+// TestClientHomeFilesEndToEnd: an external client finds quietHome's and
+// client.home's files in its HOME, and ${NAME} of the harness's variables
+// expanded in its arguments, its client.env values and those files, the
+// mock's URL among them; other ${...} reach it as written.
+func TestClientHomeFilesEndToEnd(t *testing.T) {
+	toxi := runnerToxi(t)
+	sc := parse(t, "homefiles", `
+model: m-1
+client:
+  env: {AGENT_CONFIG: '{"baseURL": "${ANTHROPIC_BASE_URL}/v1"}', SHELL_VAR: "${PATH}"}
+  home:
+    .agent/config.json: '{"model": "${RETRYLAB_MODEL}", "literal": "$${HOME}"}'
+  command:
+    - sh
+    - -c
+    - |
+      test "$1" = "$HOME/.agent/config.json" || { echo "argument $1" >&2; exit 3; }
+      test "$SHELL_VAR" = '${PATH}' || { echo "SHELL_VAR $SHELL_VAR" >&2; exit 4; }
+      case "$AGENT_CONFIG" in '{"baseURL": "'"$ANTHROPIC_BASE_URL"'/v1"}') ;; *) echo "AGENT_CONFIG $AGENT_CONFIG" >&2; exit 5;; esac
+      grep -q usageStatisticsEnabled "$HOME/.qwen/settings.json" || exit 6
+      cat "$1"
+    - agent
+    - ${HOME}/.agent/config.json
+attempts: []
+expect: {outcome: success, attempts: 0, output: {contains: ['{"model": "m-1", "literal": "${HOME}"}']}}
+`)
+	r := &Runner{Toxi: toxi, Out: t.TempDir(), Seed: 1}
+	sum, err := r.Run(context.Background(), []*Scenario{sc})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res := byName(sum)["homefiles"]; res.Verdict != VerdictPass {
+		errOut, _ := os.ReadFile(filepath.Join(sum.RunDir, "homefiles", "stderr.txt"))
+		t.Fatalf("%s\nstderr: %s", describeResult(res), errOut)
+	}
+}
