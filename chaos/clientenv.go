@@ -264,8 +264,8 @@ func homeFileProblem(name string) (problem, hint string) {
 
 // writeHomeFiles writes quietHome and the scenario's client.home (its
 // contents with ${NAME} expanded from vars) into the client's home folder
-// home, which clientHome has just made: nothing of the client's is there
-// yet, so no link can redirect a write.
+// home, which clientHome has just made, through WriteFileAtomic (a link
+// found at a file's path is replaced, never written through).
 func writeHomeFiles(home string, files map[string]string, vars map[string]string) error {
 	all := map[string]string{}
 	for name, content := range quietHome {
@@ -283,7 +283,7 @@ func writeHomeFiles(home string, files map[string]string, vars map[string]string
 		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
 			return fmt.Errorf("writing the client's home: %w", err)
 		}
-		if err := os.WriteFile(p, []byte(all[name]), 0o600); err != nil {
+		if err := WriteFileAtomic(p, []byte(all[name])); err != nil {
 			return fmt.Errorf("writing the client's home: %w", err)
 		}
 	}
