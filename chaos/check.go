@@ -155,6 +155,7 @@ func evaluate(sc *Scenario, ob Observed, env envelopeFunc) []Check {
 		cs[i].Line = sc.ExpectLine(cs[i].Name)
 	}
 	hintMixedAttempts(cs, sc, ob)
+	hintUnserved(cs, ob)
 	return settle(cs)
 }
 

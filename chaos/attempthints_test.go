@@ -1,6 +1,7 @@
 package chaos
 
 import (
+	"slices"
 	"strings"
 	"testing"
 )
@@ -48,6 +49,50 @@ func TestHintMixedAttempts(t *testing.T) {
 		}
 		if got := len(hinted) == 1 && hinted[0] == "attempts"; got != tc.want {
 			t.Errorf("%s: checks hinted %v, want the attempts check: %v", tc.name, hinted, tc.want)
+		}
+	}
+}
+
+func TestUnserved(t *testing.T) {
+	got := unserved([]sideRequest{
+		{Method: "POST", Path: "/chat/completions", Status: 404},
+		{Method: "GET", Path: "/v1/models", Status: 200},
+		{Method: "POST", Path: "/chat/completions", Status: 404},
+		{Method: "GET", Path: "/v1/chat/completions", Status: 405},
+		{Method: "HEAD", Path: "/", Status: 200},
+	})
+	if want := []string{"POST /chat/completions", "GET /v1/chat/completions"}; !slices.Equal(got, want) {
+		t.Errorf("unserved() = %q, want %q", got, want)
+	}
+}
+
+// TestHintUnserved: a client whose requests went to paths the mock does
+// not serve (a base URL without /v1) fails its outcome and attempts checks
+// with a hint naming them; a passing check gets none.
+func TestHintUnserved(t *testing.T) {
+	three := 3
+	sc := &Scenario{Client: Client{Command: []string{"agent"}}}
+	sc.Expect.Attempts, sc.Expect.Outcome = &three, "success"
+	for _, tc := range []struct {
+		name     string
+		ob       Observed
+		wantHint []string
+	}{
+		{"wrong base URL", Observed{Outcome: "failure", Unserved: []string{"POST /chat/completions"}}, []string{"outcome", "attempts"}},
+		{"served", Observed{Outcome: "failure"}, nil},
+		{"passing checks", Observed{Outcome: "success", ServerAttempts: 3, Unserved: []string{"GET /v1/nothing"}}, nil},
+	} {
+		var hinted []string
+		for _, c := range evaluate(sc, tc.ob, nil) {
+			if strings.Contains(c.Hint, "base URL") {
+				if !strings.Contains(c.Hint, "POST /chat/completions") && tc.name == "wrong base URL" {
+					t.Errorf("%s: hint %q does not name the request", tc.name, c.Hint)
+				}
+				hinted = append(hinted, c.Name)
+			}
+		}
+		if !slices.Equal(hinted, tc.wantHint) {
+			t.Errorf("%s: checks hinted %v, want %v", tc.name, hinted, tc.wantHint)
 		}
 	}
 }

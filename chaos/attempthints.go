@@ -1,7 +1,19 @@
 package chaos
 
-import "fmt"
+import (
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
 
+	"github.com/retrylab/retrylab/chaos/internal/wire"
+)
+
+// Hints for a failed check whose cause is which requests the mock counted
+// as attempts: an agent's own calls counted (hintMixedAttempts), or the
+// client's requests not counted at all because they went to a path the
+// mock does not serve (hintUnserved).
+//
 // Agents call the model beside the user's turn on the same endpoint: a
 // session title (opencode), a memory extraction after the answer (Qwen
 // Code), a routing call (Gemini CLI). Without attemptsMatch each is an
@@ -55,4 +67,39 @@ func clip(s string, n int) string {
 		return s
 	}
 	return string(r[:n]) + "…"
+}
+
+// unserved lists the side requests answered 404 or 405, each "METHOD
+// path" once, in the order they came.
+func unserved(sides []sideRequest) []string {
+	var out []string
+	for _, s := range sides {
+		if s.Status != http.StatusNotFound && s.Status != http.StatusMethodNotAllowed {
+			continue
+		}
+		if r := printable(s.Method) + " " + printable(s.Path); !slices.Contains(out, r) {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// hintUnserved adds a hint to a failed outcome or attempts check (without
+// one) when the client sent requests the mock serves no answer for: most
+// often a base URL with a /v1 too few or too many.
+func hintUnserved(cs []Check, ob Observed) {
+	if len(ob.Unserved) == 0 {
+		return
+	}
+	shown := ob.Unserved
+	if len(shown) > 3 {
+		shown = append(shown[:3:3], fmt.Sprintf("… (%d in all)", len(ob.Unserved)))
+	}
+	hint := fmt.Sprintf("the mock answered the client's %s with 404/405: it serves %s; is the client's base URL right? (OPENAI_BASE_URL is the proxy + /v1; ANTHROPIC_BASE_URL and GOOGLE_GEMINI_BASE_URL are the proxy; mock.log)",
+		strings.Join(shown, ", "), wire.Routes())
+	for i, c := range cs {
+		if (c.Name == "outcome" || c.Name == "attempts") && !c.Passed && c.Hint == "" {
+			cs[i].Hint = hint
+		}
+	}
 }
