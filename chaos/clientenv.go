@@ -256,7 +256,7 @@ var quietHome = map[string]string{
 // homeFileProblem says what is wrong with name as a client.home key (a
 // path inside the client's HOME), and how to fix it; "" when it is fine.
 func homeFileProblem(name string) (problem, hint string) {
-	if !filepath.IsLocal(name) || strings.Contains(name, `\`) {
+	if !filepath.IsLocal(name) || strings.Contains(name, `\`) || filepath.Clean(name) == "." {
 		return fmt.Sprintf("%q is not a path inside the client's HOME", name), "write a relative path without .. (.qwen/settings.json, .config/opencode/opencode.json)"
 	}
 	return "", ""

@@ -221,6 +221,8 @@ func TestHomeFileProblem(t *testing.T) {
 		{"", true},
 		{"/etc/passwd", true},
 		{"../x", true},
+		{".", true},
+		{"./", true},
 		{".config/../../x", true},
 		{`a\b`, true},
 	}
