@@ -154,6 +154,8 @@ func evaluate(sc *Scenario, ob Observed, env envelopeFunc) []Check {
 	for i := range cs {
 		cs[i].Line = sc.ExpectLine(cs[i].Name)
 	}
+	hintMixedAttempts(cs, sc, ob)
+	hintUnserved(cs, ob)
 	return settle(cs)
 }
 

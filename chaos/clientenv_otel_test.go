@@ -58,7 +58,7 @@ func TestClientEnvOTLPProtocol(t *testing.T) {
 			}
 			// The client's environment, layer by layer as externalEnv
 			// builds it: the runner's, client.env, the harness's.
-			env := append(runner, scenarioEnv(tc.scenario)...)
+			env := append(runner, scenarioEnv(tc.scenario, nil)...)
 			env = append(env, protocolEnv(tc.scenario, func(k string) string { return tc.runner[k] })...)
 			got := map[string]string{}
 			for k, v := range envMap(env) {
@@ -88,7 +88,7 @@ func TestClientEnvOTLPExternal(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer tel.finish("r", "")
-	env, err := externalEnv(sc, "http://127.0.0.1:1", dir, filepath.Join(dir, "trace.jsonl"), 1, tel.env(sc.Client.Env))
+	env, _, err := externalEnv(sc, "http://127.0.0.1:1", dir, filepath.Join(dir, "trace.jsonl"), 1, tel.env(sc.Client.Env))
 	if err != nil {
 		t.Fatal(err)
 	}

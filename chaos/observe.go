@@ -334,6 +334,10 @@ type Observed struct {
 	// Prompts[k] is server attempt k+1's prompt excerpt
 	// (ServerAttempt.Prompt).
 	Prompts []string
+	// Unserved are the client's requests the mock serves no answer for
+	// (side requests answered 404 or 405: "POST /chat/completions"), each
+	// once.
+	Unserved []string
 	// FailedAttempts[k] is true when server attempt k+1 failed (did not
 	// deliver a complete response); RequestEnds[k] when it was the last
 	// attempt of its logical request.

@@ -178,11 +178,12 @@ func (e *Env) serve(c net.Conn, connected time.Time, readyAt int) {
 	// scenario's provider; it is an attempt if the scenario's
 	// attemptsMatch (if any) matches it too.
 	name, format, answers := wire.Recognize(req.Method, req.URL.Path)
-	var rb wire.Request
+	var whole, rb wire.Request
 	if answers {
-		rb = readRequest(format, req.URL, body)
+		whole = readWhole(format, req.URL, body)
+		rb = forJournal(whole)
 	}
-	if !answers || !e.cfg.Scenario.AttemptsMatch.matches(req.URL.Path, rb.Model, rb.Stream) {
+	if !answers || !e.cfg.Scenario.AttemptsMatch.matches(req.URL.Path, whole) {
 		e.serveSide(c, req, body, arrived, name, rb)
 		return
 	}

@@ -31,21 +31,34 @@ type AttemptsMatch struct {
 	Path   string `yaml:"path"`   // the request path, a path.Match pattern: /v1/responses, /v1beta/models/*
 	Model  string `yaml:"model"`  // the request's model, a path.Match pattern: gpt-5*, claude-sonnet-4-5
 	Stream *bool  `yaml:"stream"` // whether the request asked for a stream
+	// Prompt is text the request's prompt (its last user message) must
+	// contain: an agent's own calls beside the answer (a title, a memory
+	// extraction, a summary), sent to the same path and model, carry
+	// prompts of their own.
+	Prompt string `yaml:"prompt"`
+	// Tools is whether the request offers the model tools (a non-empty
+	// top-level tools array, where all four wire formats put them): an
+	// agent's turn does, its title call to the same model often does not
+	// (opencode over an OpenAI-compatible provider).
+	Tools *bool `yaml:"tools"`
 }
 
 // matches reports whether an answer request is an attempt; a nil
 // AttemptsMatch matches every one.
-func (m *AttemptsMatch) matches(reqPath, model string, stream bool) bool {
+func (m *AttemptsMatch) matches(reqPath string, rb wire.Request) bool {
 	if m == nil {
 		return true
+	}
+	if m.Prompt != "" && !strings.Contains(rb.Prompt, m.Prompt) {
+		return false
 	}
 	if ok, _ := path.Match(m.Path, reqPath); m.Path != "" && !ok {
 		return false
 	}
-	if ok, _ := path.Match(m.Model, model); m.Model != "" && !ok {
+	if ok, _ := path.Match(m.Model, rb.Model); m.Model != "" && !ok {
 		return false
 	}
-	return m.Stream == nil || *m.Stream == stream
+	return (m.Stream == nil || *m.Stream == rb.Stream) && (m.Tools == nil || *m.Tools == rb.Tools)
 }
 
 // sideRequest is what the mock saw of one side request.
@@ -135,6 +148,12 @@ func (m *AttemptsMatch) String() string {
 	}
 	if m.Stream != nil {
 		parts = append(parts, fmt.Sprintf("stream %v", *m.Stream))
+	}
+	if m.Prompt != "" {
+		parts = append(parts, fmt.Sprintf("prompt containing %q", m.Prompt))
+	}
+	if m.Tools != nil {
+		parts = append(parts, fmt.Sprintf("tools %v", *m.Tools))
 	}
 	return strings.Join(parts, ", ")
 }
