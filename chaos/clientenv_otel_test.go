@@ -74,13 +74,15 @@ func TestClientEnvOTLPProtocol(t *testing.T) {
 }
 
 // TestClientEnvOTLPExternal: an external client's whole environment keeps
-// client.env's OTLP protocol, headers, compression and timeout, and the
-// endpoints are the run's receiver's.
+// client.env's OTLP protocol, headers, compression and timeout, the
+// endpoints are the run's receiver's, and ${...} in a value expands any of
+// them.
 func TestClientEnvOTLPExternal(t *testing.T) {
 	t.Setenv("OTEL_EXPORTER_OTLP_PROTOCOL", "grpc")
 	t.Setenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "http://collector.example:4318/v1/traces")
 	dir := t.TempDir()
 	scEnv := map[string]string{"OTEL_EXPORTER_OTLP_PROTOCOL": "http/json", "OTEL_EXPORTER_OTLP_HEADERS": "x-team=a",
+		"AGENT_TRACES_URL":               "${OTEL_EXPORTER_OTLP_TRACES_ENDPOINT}",
 		"OTEL_EXPORTER_OTLP_COMPRESSION": "gzip", "OTEL_EXPORTER_OTLP_TIMEOUT": "2000", "OTEL_TRACES_EXPORTER": "otlp"}
 	sc := &Scenario{Name: "s", Provider: "anthropic", Model: "m", Requests: 1, Client: Client{Command: []string{"true"}, Env: scEnv}}
 	tel, err := startTelemetry("")
@@ -101,6 +103,9 @@ func TestClientEnvOTLPExternal(t *testing.T) {
 		k, v, _ := strings.Cut(kv, "=")
 		want[k] = v
 	}
+	// A signal's endpoint is a harness name, as the general one: a value
+	// may refer to it.
+	want["AGENT_TRACES_URL"] = want["OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"]
 	got := map[string]string{}
 	for k := range want {
 		got[k] = m[k]
