@@ -21,10 +21,11 @@ import "time"
 // `Math.max(Math.round(a*(1+u)),i)` with u = random × 0.25 and a =
 // parseInt(retry-after) × 1000: so an HTTP-date is no value (the backoff:
 // 572, 734ms for a date in 2099) and "2.5" is 2s (retryAfter.integerPart);
-// retry-after-ms is ignored (100 → 1.19s, the backoff). A retry-after of
-// 20s or more is not waited: Claude Code gives up at once (19 → 19.8s
-// waited; 20, 30, 45, 60, 61, 300, 1000, 3600 → exit 1 after one attempt,
-// on a 429 and a 529 alike): retryAfter.ceiling 19s, in whole seconds.
+// retry-after-ms is ignored (100 → 1.19s, the backoff). A retry-after
+// above 60s is not waited: Claude Code gives up at once (5 … 20s waited,
+// e.g. 19 → 19.8s, 20 → 24.0s; 61, 300, 1000, 3599, 3600 → exit 1 after
+// one attempt within a second or two, on a 429 and a 529 alike):
+// retryAfter.ceiling 60s.
 // x-should-retry: false is obeyed on a 429, 500 and 529 (one attempt) but
 // not on a 503, which is retried with the backoff (556, 1109ms; 821,
 // 1353, 2586ms): shouldRetryIgnored [503]. A stream cut mid-way is retried
@@ -66,7 +67,7 @@ func ClaudeCode() *Policy {
 			{Streamed: true, Types: []FailureType{Overloaded, ServerError, RateLimit}, Strategy: atOnce(2), Restart: true},
 		},
 		RetryAfter: RetryAfter{Header: HeaderRetryAfter, Jitter: 0.25, Floor: true, Zero: ZeroBackoff,
-			Ceiling: 19 * time.Second, IntegerPart: true},
+			Ceiling: 60 * time.Second, IntegerPart: true},
 	}
 }
 

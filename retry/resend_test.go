@@ -57,7 +57,7 @@ func TestResendsInTheLoop(t *testing.T) {
 }
 
 // TestClaudeCodeRetryAfterRules: Claude Code reads retry-after with
-// parseInt (no HTTP-date, "2.5" is 2s), gives up on 20s or more, and
+// parseInt (no HTTP-date, "2.5" is 2s), gives up above 60s, and
 // retries a 503 whatever its x-should-retry says.
 func TestClaudeCodeRetryAfterRules(t *testing.T) {
 	p := mustPreset(t, "claude-code")
@@ -80,7 +80,7 @@ func TestClaudeCodeRetryAfterRules(t *testing.T) {
 	for _, tc := range []struct {
 		ra   time.Duration
 		want bool
-	}{{19 * time.Second, true}, {20 * time.Second, false}, {time.Hour, false}} {
+	}{{20 * time.Second, true}, {60 * time.Second, true}, {61 * time.Second, false}, {time.Hour, false}} {
 		if _, _, ok := p.Envelope(RateLimit, 1, tc.ra, true); ok != tc.want {
 			t.Errorf("Envelope(rate_limit, retry-after %s) ok = %t, want %t", tc.ra, ok, tc.want)
 		}
