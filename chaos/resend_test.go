@@ -108,4 +108,3 @@ func journal(faults []Fault, gaps []time.Duration) []ServerAttempt {
 	}
 	return as
 }
-
