@@ -22,9 +22,9 @@ import "time"
 // parseInt(retry-after) × 1000: so an HTTP-date is no value (the backoff:
 // 572, 734ms for a date in 2099) and "2.5" is 2s (retryAfter.integerPart);
 // retry-after-ms is ignored (100 → 1.19s, the backoff). A retry-after
-// above 60s is not waited: Claude Code gives up at once (5 … 20s waited,
-// e.g. 19 → 19.8s, 20 → 24.0s; 61, 300, 1000, 3599, 3600 → exit 1 after
-// one attempt within a second or two, on a 429 and a 529 alike):
+// above 60s is not waited: Claude Code gives up at once (5 … 20s and 60s
+// waited, e.g. 19 → 19.8s, 60 → 72.4s; 61, 300, 1000, 3599, 3600 → exit 1
+// after one attempt within a few seconds, on a 429 and a 529 alike):
 // retryAfter.ceiling 60s.
 // x-should-retry: false is obeyed on a 429, 500 and 529 (one attempt) but
 // not on a 503, which is retried with the backoff (556, 1109ms; 821,
