@@ -115,6 +115,11 @@ type RetryAfter struct {
 	// leading whole number of seconds ("2.5" is 2s, "5s" is 5s) and no
 	// HTTP-date (no value: the backoff). Claude Code reads it so.
 	IntegerPart bool
+	// NoDate reads no HTTP-date: a retry-after that is not a number is no
+	// value (Gemini CLI reads a RetryInfo retryDelay, "8s" or "1.5s",
+	// which has no date form; the mock writes a numeric retry-after as
+	// one, and a date not at all).
+	NoDate bool
 	// Negative says what a negative value (an HTTP-date in the past, a
 	// negative number) means: NegativeZero reads it as 0 (then Zero
 	// decides), NegativeBackoff waits the backoff. "": as

@@ -34,8 +34,10 @@ func GeminiSDK() *Policy {
 //     its jitter, the retryDelay) × (1 + up to 20%) (retryWithBackoff's
 //     RetryableQuotaError branch; retryDelay 8s: 9.44s measured, 2s: the
 //     5–6s backoff): retryAfter.nominalFloor with jitter 0.2, for
-//     rate_limit only. Not modelled: that max also becomes the base the
-//     next waits double from;
+//     rate_limit only; RetryInfo has no date form and there is no
+//     retry-after-ms (header: retry-after, noDate: the mock writes a
+//     numeric retry-after as RetryInfo). Not modelled: that max also
+//     becomes the base the next waits double from;
 //   - what fails after the response headers is another loop
 //     (GeminiChat.streamWithRetries: a stream without a finishReason or an
 //     error thrown mid-stream): an error frame mid-stream (overloaded,
@@ -57,6 +59,6 @@ func GeminiCLI() *Policy {
 		Resends: []Resend{{Streamed: true, Types: []FailureType{Overloaded, ServerError, RateLimit}, Restart: true,
 			Strategy: Strategy{Retry: true, MaxAttempts: 4, InitialDelay: time.Second, Multiplier: 2,
 				Kind: Exponential, Jitter: NoJitter}}},
-		RetryAfter: RetryAfter{NominalFloor: true, Jitter: 0.2},
+		RetryAfter: RetryAfter{Header: HeaderRetryAfter, NoDate: true, NominalFloor: true, Jitter: 0.2},
 	}
 }

@@ -124,7 +124,7 @@ shouldRetryIgnored: [503]
 resends:
   - {statuses: [400, 404], maxAttempts: 3}
   - {streamed: true, types: [overloaded], restart: true, maxAttempts: 2, initialDelay: 1s, kind: constant}
-retryAfter: {integerPart: true, nominalFloor: true}
+retryAfter: {integerPart: true, nominalFloor: true, noDate: true}
 `
 	p, err := ParsePolicy([]byte(src), "p.yaml")
 	if err != nil {
@@ -138,7 +138,7 @@ retryAfter: {integerPart: true, nominalFloor: true}
 	if diff := cmp.Diff(want, p.Resends); diff != "" {
 		t.Errorf("Resends mismatch (-want +got):\n%s", diff)
 	}
-	if !p.RetryAfter.IntegerPart || !p.RetryAfter.NominalFloor || len(p.ShouldRetryIgnored) != 1 {
+	if !p.RetryAfter.IntegerPart || !p.RetryAfter.NominalFloor || !p.RetryAfter.NoDate || len(p.ShouldRetryIgnored) != 1 {
 		t.Errorf("retryAfter/shouldRetryIgnored not read: %+v %v", p.RetryAfter, p.ShouldRetryIgnored)
 	}
 	q, err := ParsePolicy([]byte(p.String()), "again.yaml")

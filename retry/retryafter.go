@@ -58,7 +58,7 @@ func (p *Policy) readRetryAfter(c Classification, now time.Time) (time.Duration,
 // parsed.
 func (p *Policy) readHeaders(c Classification, now time.Time) (time.Duration, bool) {
 	cfg := p.RetryAfter
-	standard := cfg.Header == "" && !cfg.ZeroMsDefers && cfg.Negative == "" && !cfg.IntegerPart
+	standard := cfg.Header == "" && !cfg.ZeroMsDefers && cfg.Negative == "" && !cfg.IntegerPart && !cfg.NoDate
 	if standard || (c.RetryAfterRaw == "" && c.RetryAfterMsRaw == "") {
 		return c.RetryAfter, c.HasRetryAfter
 	}
@@ -96,6 +96,9 @@ func (cfg RetryAfter) readSeconds(ra string, now time.Time) (time.Duration, bool
 			return 0, false
 		}
 		return cfg.nonNegative(durationOf(v, float64(time.Second)))
+	}
+	if cfg.NoDate {
+		return 0, false
 	}
 	if t, err := http.ParseTime(ra); err == nil {
 		d := min(t.Sub(now), maxRetryAfter)

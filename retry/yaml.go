@@ -559,7 +559,7 @@ func (d *decoder) rule(e ruleEnum) func(*yaml.Node, string) (string, bool) {
 
 func (d *decoder) retryAfter(v *yaml.Node, p *Policy) {
 	m, _ := d.fields(v, "retryAfter", []string{"respect", "header", "padding", "cap", "ceiling", "maxUsable",
-		"integerOnly", "zeroMsDefers", "zero", "negative", "message", "jitter", "floor", "requiredFor", "nominalFloor", "integerPart"})
+		"integerOnly", "zeroMsDefers", "zero", "negative", "message", "jitter", "floor", "requiredFor", "nominalFloor", "integerPart", "noDate"})
 	ra := &p.RetryAfter
 	for _, e := range retryAfterRules(ra) {
 		set(m, e.key, "retryAfter", e.dst, d.rule(e))
@@ -578,6 +578,7 @@ func (d *decoder) retryAfter(v *yaml.Node, p *Policy) {
 	set(m, "floor", "retryAfter", &ra.Floor, d.boolean)
 	set(m, "nominalFloor", "retryAfter", &ra.NominalFloor, d.boolean)
 	set(m, "integerPart", "retryAfter", &ra.IntegerPart, d.boolean)
+	set(m, "noDate", "retryAfter", &ra.NoDate, d.boolean)
 	if n, ok := m["requiredFor"]; ok {
 		ra.RequiredFor = d.typeList(n, "retryAfter.requiredFor")
 	}
@@ -780,6 +781,9 @@ func retryAfterString(ra RetryAfter) string {
 	}
 	if ra.IntegerPart {
 		s += ", integerPart: true"
+	}
+	if ra.NoDate {
+		s += ", noDate: true"
 	}
 	if len(ra.RequiredFor) > 0 {
 		names := make([]string, len(ra.RequiredFor))
