@@ -316,6 +316,7 @@ func policyDelayChecks(sc *Scenario, ob Observed, env envelopeFunc) []Check {
 			}
 		}
 	}
+	unverifiedDelays(&c, ob, sc)
 	return append(cs, c)
 }
 
@@ -338,6 +339,9 @@ func (d delayEnvelopes) client(i int, w clientWait) envl {
 	if m, ok := d.ob.resentAt(after); ok {
 		return envl{m.lo, m.hi, true} // a loop of its own (retry.Resend)
 	}
+	if d.ob.unmodelledAt(after) {
+		return unmodelledWait
+	}
 	if w.switched {
 		return envl{0, 0, true}
 	}
@@ -357,6 +361,9 @@ func (d delayEnvelopes) server(i int, sw Wait, cw []clientWait) envl {
 	case !d.ob.ClientTrace && d.ob.switchedAt(sw.After+1):
 		return envl{0, 0, true} // a switch of model, at once (see client)
 	case !d.ob.ClientTrace && d.ob.Resends != nil:
+		if d.ob.unmodelledAt(sw.After) {
+			return unmodelledWait
+		}
 		if m, ok := d.ob.resentAt(sw.After); ok {
 			return envl{m.lo, m.hi, true} // a loop of its own (retry.Resend)
 		}
@@ -619,6 +626,9 @@ func (ob Observed) gaveUpEarly(pe policyEnvelopes, cw []clientWait) (string, boo
 		end := k == ob.ServerAttempts || (k-1 < len(ob.RequestEnds) && ob.RequestEnds[k-1])
 		if !end || ob.Outcome == "success" && k == ob.ServerAttempts {
 			continue
+		}
+		if ob.unmodelledAt(k) {
+			continue // what the client does next is not modelled
 		}
 		if m, ok := ob.resentAt(k); ok {
 			return fmt.Sprintf("server.jsonl: the client stopped after attempt %d, where its policy sends it again (a loop of its own) after %s",

@@ -53,7 +53,7 @@ func observe(sc *Scenario, attempts []ServerAttempt, tracePath string, scale flo
 	}
 	ob.RequestEnds = ob.requestEnds(sc, pol, attempts, finished, inferred)
 	ob.addModelSwitches(attempts)
-	ob.addResends(pol, attempts, inferred)
+	ob.addResends(sc, pol, attempts, inferred)
 	for k, a := range attempts {
 		ob.ServerFaults = append(ob.ServerFaults, a.Fault)
 		ob.ServerStatuses = append(ob.ServerStatuses, a.Status)
@@ -383,6 +383,10 @@ type Observed struct {
 	// loops (addResends).
 	Resends      []resendMark
 	LoopAttempts []int
+	// Unmodelled lists the server attempts (1-based) whose failure's
+	// sequel the policy does not model (retry.Resend.NoStream): the waits
+	// after them are not checked, and the delays check says so.
+	Unmodelled []int
 
 	Duration  time.Duration // wall-clock
 	TimeScale float64

@@ -22,6 +22,7 @@ func TestPolicyResendsInDelayChecks(t *testing.T) {
 	st := func(s int) Fault { return Fault{Status: s} }
 	srf := Fault{Status: 503, Headers: map[string]string{"x-should-retry": "false"}}
 	sse := Fault{SSEError: &SSEErrorFault{AfterEvents: 3}}
+	sse0 := Fault{SSEError: &SSEErrorFault{AfterEvents: 0}}
 	rep := func(f Fault, n int) []Fault {
 		out := make([]Fault, n)
 		for i := range out {
@@ -53,6 +54,12 @@ func TestPolicyResendsInDelayChecks(t *testing.T) {
 			[]Fault{srf, srf}, ms(560, 1100), "success", StatePass},
 		{"a 403 reconnected five times", "codex-cli", "openai-responses",
 			rep(st(403), 7), ms(200, 400, 800, 1600, 3200), "failure", StatePass},
+		{"an SSE error before the first event is not modelled: unverified", "claude-code", "anthropic",
+			[]Fault{sse0, st(529)}, ms(575, 558), "success", StateUnverified},
+		{"...but a wrong wait elsewhere still fails", "claude-code", "anthropic",
+			[]Fault{sse0, st(529)}, ms(575, 5000), "success", StateFail},
+		{"an SSE error after the non-streaming re-send is not modelled: unverified", "claude-code", "anthropic",
+			[]Fault{sse, sse, sse}, ms(10), "failure", StateUnverified},
 		{"error frames re-sent after 1s, 2s", "gemini-cli", "gemini",
 			[]Fault{sse, sse}, ms(1000, 2000), "success", StatePass},
 		{"an error frame waited like the 5s backoff fails", "gemini-cli", "gemini",

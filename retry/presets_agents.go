@@ -41,10 +41,12 @@ import "time"
 // not count as an attempt of the backoff loop (529, 400, 529: 652, 7,
 // 1217ms; 404, 529, 529: 11, 713, 1122ms).
 //
-// Not modelled: an error event before the first event of the stream
+// Not modelled (noStream: chaos reports the waits around such a fault as
+// unverified): an error event before the first event of the stream
 // (afterEvents: 0) is retried streaming on a counter of its own after the
-// backoff (575ms), not re-sent at once; what follows a non-streaming
-// re-send that meets an error event again; with --fallback-model, three
+// backoff (575ms, then a 529 waits 558ms), not re-sent at once; a stream
+// error after the non-streaming re-send (the mock streams it anyway, and
+// Claude Code gives up on a stream it did not ask for); with --fallback-model, three
 // 529s in a row (or one 500/503) switch model at once (an escalation the
 // journal shows; chaos checks it without a trace).
 func ClaudeCode() *Policy {
@@ -64,7 +66,8 @@ func ClaudeCode() *Policy {
 		Resends: []Resend{
 			{Statuses: []int{400}, Strategy: atOnce(6)},
 			{Statuses: []int{404}, Strategy: atOnce(2)},
-			{Streamed: true, Types: []FailureType{Overloaded, ServerError, RateLimit}, Strategy: atOnce(2), Restart: true},
+			{Streamed: true, Types: []FailureType{Overloaded, ServerError, RateLimit}, Strategy: atOnce(2), Restart: true,
+				NoStream: true},
 		},
 		RetryAfter: RetryAfter{Header: HeaderRetryAfter, Jitter: 0.25, Floor: true, Zero: ZeroBackoff,
 			Ceiling: 60 * time.Second, IntegerPart: true},

@@ -25,12 +25,31 @@ import (
 // makes the backoff loop count from 1 again after it (Claude Code's
 // non-streaming re-send runs a retry loop of its own; Gemini CLI's stream
 // loop calls its HTTP loop anew).
+//
+// NoStream says the re-send asks for no stream (Claude Code). Then a stream
+// error later in the same request is a reply the client did not ask for,
+// and one before the stream's first event is one such a client may treat
+// otherwise (Claude Code retries it streaming, on a count of its own): a
+// harness whose mock streams such a fault cannot tell what the client does
+// next, and says so rather than judge it.
 type Resend struct {
 	Statuses []int
 	Streamed bool
 	Types    []FailureType
 	Strategy Strategy
 	Restart  bool
+	NoStream bool
+}
+
+// ResendRule returns the loop of p that matches failure c, whatever its
+// count.
+func (p *Policy) ResendRule(c Classification) (Resend, bool) {
+	for _, rs := range p.Resends {
+		if rs.matches(c) {
+			return rs, true
+		}
+	}
+	return Resend{}, false
 }
 
 // matches reports whether failure c is one that rs re-sends.

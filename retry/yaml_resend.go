@@ -10,7 +10,7 @@ import (
 
 // resendFields are the keys of one entry of a policy's resends list; the
 // strategy fields say how often and how long.
-var resendFields = append([]string{"statuses", "streamed", "types", "restart"}, strategyFields...)
+var resendFields = append([]string{"statuses", "streamed", "types", "restart", "noStream"}, strategyFields...)
 
 // resends reads the resends list (Resend): each entry a mapping of
 // statuses, streamed, types, restart and strategy fields. A list given
@@ -34,6 +34,7 @@ func (d *decoder) resends(v *yaml.Node, p *Policy) {
 			rs.Types = d.typeList(n, join(path, "types"))
 		}
 		set(m, "restart", path, &rs.Restart, d.boolean)
+		set(m, "noStream", path, &rs.NoStream, d.boolean)
 		if len(rs.Statuses) == 0 && !rs.Streamed {
 			d.errf(item, path, "matches no failure", "give statuses: [400] or streamed: true")
 		}
@@ -87,6 +88,9 @@ func resendsString(p *Policy) string {
 		}
 		if rs.Restart {
 			head = append(head, "restart: true")
+		}
+		if rs.NoStream {
+			head = append(head, "noStream: true")
 		}
 		fmt.Fprintf(&b, "  - {%s, %s}\n", strings.Join(head, ", "), s)
 	}
