@@ -31,13 +31,14 @@ func (ob *Observed) addResends(sc *Scenario, pol *retry.Policy, attempts []Serve
 	rc := pol.NewResendCounter()
 	ob.Resends = make([]resendMark, len(attempts))
 	ob.LoopAttempts = make([]int, len(attempts))
-	n, noStream := 0, false
+	n, tried, noStream := 0, 0, false
 	for k, a := range attempts {
 		if k > 0 && (k-1 < len(ob.RequestEnds) && ob.RequestEnds[k-1] || ob.switchedAt(k+1)) {
 			rc.Reset()
-			n, noStream = 0, false
+			n, tried, noStream = 0, 0, false
 		}
 		n++
+		tried++
 		ob.LoopAttempts[k] = n
 		if succeeded(a) {
 			continue
@@ -48,7 +49,7 @@ func (ob *Observed) addResends(sc *Scenario, pol *retry.Policy, attempts []Serve
 			n = 0 // what the client counts next is not known; Claude Code starts again
 			continue
 		}
-		i, restart, ok := rc.Take(c)
+		i, restart, ok := rc.Take(c, tried)
 		if !ok {
 			continue
 		}

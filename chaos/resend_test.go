@@ -23,6 +23,7 @@ func TestPolicyResendsInDelayChecks(t *testing.T) {
 	srf := Fault{Status: 503, Headers: map[string]string{"x-should-retry": "false"}}
 	sse := Fault{SSEError: &SSEErrorFault{AfterEvents: 3}}
 	sse0 := Fault{SSEError: &SSEErrorFault{AfterEvents: 0}}
+	cut := Fault{Drop: &DropFault{AfterBytes: 900}}
 	rep := func(f Fault, n int) []Fault {
 		out := make([]Fault, n)
 		for i := range out {
@@ -52,6 +53,12 @@ func TestPolicyResendsInDelayChecks(t *testing.T) {
 			[]Fault{st(529), st(529), sse, st(529)}, ms(560, 1100, 10, 560), "success", StatePass},
 		{"a 503 with x-should-retry: false retried with the backoff", "claude-code", "anthropic",
 			[]Fault{srf, srf}, ms(560, 1100), "success", StatePass},
+		{"a 422 reconnected five times, a 400 not retried", "codex-cli", "openai-responses",
+			rep(st(422), 7), ms(200, 400, 800, 1600, 3200), "failure", StatePass},
+		{"a 400 is not retried by codex", "codex-cli", "openai-responses",
+			rep(st(400), 2), ms(200), "success", StateFail},
+		{"a cut after two 529s waits 2s, the 529 after it 500ms", "claude-code", "anthropic",
+			[]Fault{st(529), st(529), cut, st(529)}, ms(560, 1100, 2100, 560), "success", StatePass},
 		{"a 403 reconnected five times", "codex-cli", "openai-responses",
 			rep(st(403), 7), ms(200, 400, 800, 1600, 3200), "failure", StatePass},
 		{"an SSE error before the first event is not modelled: unverified", "claude-code", "anthropic",

@@ -115,6 +115,7 @@ type loop struct {
 	limit         int // attempts allowed on the current target (0: the policy's)
 	prev          time.Duration
 	resends       *ResendCounter // the re-sends on the current target
+	tried         int            // attempts on the current target, re-sends included
 	failures      []Failure
 	rc            *RetryContext
 }
@@ -153,6 +154,7 @@ func (l *loop) elapsed() time.Duration { return l.now().Sub(l.start) - l.slept +
 func (l *loop) attempt(ctx context.Context, call func(context.Context, Attempt) (string, error)) (out string, deadline bool, err error) {
 	l.n++
 	l.onTarget++
+	l.tried++
 	l.rc.Attempts = l.n
 	actx, cancel := ctx, context.CancelFunc(func() {})
 	if l.p.AttemptTimeout > 0 {
@@ -269,15 +271,15 @@ func (l *loop) planResend(d *decision) bool {
 	if l.resends == nil {
 		l.resends = l.p.NewResendCounter()
 	}
-	n, restart, ok := l.resends.Take(d.c)
+	k, restart, ok := l.resends.Take(d.c, l.tried)
 	if !ok {
 		return false
 	}
-	i, _ := l.p.ResendFor(d.c, nil)
-	d.s = l.p.capped(l.p.Resends[i].Strategy)
+	rs, _ := l.p.ResendRule(d.c)
+	d.s = l.p.capped(rs.Strategy)
 	d.maxAttempts = max(d.s.MaxAttempts, 1)
 	d.retry, d.retryable, d.resend, d.restart = true, true, true, restart
-	d.delay, d.source = jitter(d.s, l.p.nominal(d.s, n-1), 0, l.rng), trace.DelayBackoff
+	d.delay, d.source = jitter(d.s, l.p.nominal(d.s, k), 0, l.rng), trace.DelayBackoff
 	if d.delay == 0 {
 		d.source = trace.DelayNone // sent again at once, as a switch is
 	}
@@ -438,7 +440,7 @@ func (l *loop) switchTarget(d decision) {
 	l.r.Trace.Emit(trace.TypeRunEscalated, esc)
 	fmt.Fprintf(l.log, "[retry] Switching from %s to %s (%s)\n", esc.From, esc.To, sw.reason)
 	l.used[sw.key] = true
-	l.cur, l.onTarget, l.limit, l.prev = sw.to, 0, sw.limit, 0
+	l.cur, l.onTarget, l.limit, l.prev, l.tried = sw.to, 0, sw.limit, 0, 0
 	if l.resends != nil {
 		l.resends.Reset()
 	}

@@ -28,12 +28,20 @@ import "time"
 // retryAfter.ceiling 60s.
 // x-should-retry: false is obeyed on a 429, 500 and 529 (one attempt) but
 // not on a 503, which is retried with the backoff (556, 1109ms; 821,
-// 1353, 2586ms): shouldRetryIgnored [503]. A stream cut mid-way is retried
-// with the same backoff (0.63s, 1.22s, 2.43s for three cuts), not at once.
+// 1353, 2586ms): shouldRetryIgnored [503].
+//
+// A stream cut mid-way is retried after the backoff of the attempt's
+// number within its request (0.63s, 1.22s, 2.43s for three cuts; 529,
+// 529, cut: 609, 1253, 2099ms), not at once, and the backoff loop of HTTP
+// errors then counts from 1 again (cut, 529, 529: 626, 646, 1225ms; cut,
+// reset: 703, 544ms; 529, 529, cut, 529: the last waits 528ms): a loop of
+// its own (resends, inRequest, restart), 11 attempts like the rest (its
+// own limit was not measured).
 //
 // Three failures are re-sent at once outside the backoff loop (resends):
-// a 400 with an adjusted body (another SHA-256), up to 5 times (400 × 8:
-// 6 attempts, then exit 1, three times; gaps 5–60ms); a 404 once (404 × 8:
+// a 400 or a 422 with an adjusted body (another SHA-256), up to 5 times in
+// all (400 × 8, 422 × 8, 400/422 alternating: 6 attempts, then exit 1;
+// gaps 2–60ms); a 404 once (404 × 8:
 // 2 attempts, three times); an error event inside the stream
 // (overloaded_error, api_error, rate_limit_error after 3 events) once,
 // without streaming, and the backoff loop then counts from 1 again (529,
@@ -64,10 +72,11 @@ func ClaudeCode() *Policy {
 		ShouldRetryIgnored: []int{503},
 		StreamErrors:       true,
 		Resends: []Resend{
-			{Statuses: []int{400}, Strategy: atOnce(6)},
+			{Statuses: []int{400, 422}, Strategy: atOnce(6)},
 			{Statuses: []int{404}, Strategy: atOnce(2)},
 			{Streamed: true, Types: []FailureType{Overloaded, ServerError, RateLimit}, Strategy: atOnce(2), Restart: true,
 				NoStream: true},
+			{Streamed: true, Types: []FailureType{StreamInterrupted}, Strategy: t, Restart: true, InRequest: true},
 		},
 		RetryAfter: RetryAfter{Header: HeaderRetryAfter, Jitter: 0.25, Floor: true, Zero: ZeroBackoff,
 			Ceiling: 60 * time.Second, IntegerPart: true},
@@ -143,10 +152,12 @@ func LangChainJS() *Policy {
 // HTTP errors and the outer one for stream errors: right as long as a
 // scenario keeps to one kind (at most 4 HTTP errors in a row, or stream
 // errors alone). 503, 500, 502, 401, 408 and 409 are retried, 400 is not;
-// a 403 is not retried by the inner loop but reconnected by the outer one,
-// 5 times, after 200ms × 2^(n−1) ± 10% (403 × 8: 6 attempts, then exit 1,
-// three times; gaps 231, 446, 802, 1487, 3301ms; 230, 466, 781, 1562,
-// 3164ms): permission_denied has 6 attempts;
+// a 402, 403, 413 or 422 is not retried by the inner loop but reconnected
+// by the outer one, 5 times, after 200ms × 2^(n−1) ± 10% (403 × 8: 6
+// attempts, then exit 1, three times; gaps 231, 446, 802, 1487, 3301ms;
+// 230, 466, 781, 1562, 3164ms; 402 × 8: 229, 447, 887, 1679, 3297ms; 413 ×
+// 8: 218, 443, 873, 1511, 3396ms; 422 × 8: 253, 385, 826, 1662, 3284ms):
+// statusRetry, and 6 attempts for their types;
 // a 429 is retried only with a retry-after header (2s → 2.01s), which is
 // read in seconds (0 and an HTTP-date in the past: at once) and replaces
 // the backoff, and retry-after-ms is ignored (1.5s → the 200ms backoff; a
@@ -160,11 +171,13 @@ func CodexCLI() *Policy {
 	reconnect.MaxAttempts = 6
 	types := withTypes(t, RateLimit, Overloaded, ServerError, ProviderUnavailable, UnsupportedFeature,
 		Timeout, ConnectionError, NetworkError, Conflict, StreamInterrupted, AuthInvalid)
-	types[PermissionDenied] = reconnect
+	for _, ft := range []FailureType{PermissionDenied, QuotaExhausted, ContextTooLong, InvalidRequest} {
+		types[ft] = off(reconnect) // retried by status (statusRetry): 402, 403, 413, 422, not 400
+	}
 	return &Policy{
 		Name: "codex-cli", Enabled: true, Default: off(t),
 		FailureTypes: types,
-		StatusRetry:  map[int]bool{401: true, 408: true, 409: true},
+		StatusRetry:  map[int]bool{401: true, 402: true, 403: true, 408: true, 409: true, 413: true, 422: true},
 		StreamErrors: true,
 		RetryAfter: RetryAfter{Header: HeaderRetryAfter, Zero: ZeroImmediate, Negative: NegativeZero,
 			RequiredFor: []FailureType{RateLimit}, Message: true},

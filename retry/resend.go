@@ -39,6 +39,11 @@ type Resend struct {
 	Strategy Strategy
 	Restart  bool
 	NoStream bool
+	// InRequest backs off by the attempt's number within its request
+	// (every attempt on the target counted, re-sends too) instead of the
+	// loop's own count (Claude Code's cut stream: 529, 529, cut waits 2s,
+	// cut × 3 waits 0.5s, 1s, 2s).
+	InRequest bool
 }
 
 // ResendRule returns the loop of p that matches failure c, whatever its
@@ -102,24 +107,30 @@ func (p *Policy) NewResendCounter() *ResendCounter {
 	return &ResendCounter{p: p, used: make([]int, len(p.Resends))}
 }
 
-// Take reports whether failure c is re-sent (ok), counting it, with the
-// number of that re-send (1-based) and whether the backoff loop counts
-// from 1 again after it.
-func (rc *ResendCounter) Take(c Classification) (n int, restart, ok bool) {
+// Take reports whether failure c, the attempt-th attempt of its request
+// on the current target (re-sends counted), is re-sent (ok), counting it:
+// with the retry index its wait backs off by (0-based: the loop's own
+// count, or attempt−1 for an InRequest loop), and whether the backoff loop
+// counts from 1 again after it.
+func (rc *ResendCounter) Take(c Classification, attempt int) (k int, restart, ok bool) {
 	i, ok := rc.p.ResendFor(c, rc.used)
 	if !ok {
 		return 0, false, false
 	}
 	rc.used[i]++
-	return rc.used[i], rc.p.Resends[i].Restart, true
+	k = rc.used[i] - 1
+	if rc.p.Resends[i].InRequest {
+		k = max(attempt-1, 0)
+	}
+	return k, rc.p.Resends[i].Restart, true
 }
 
-// Wait is the range of waits before the n-th re-send of the loop that
-// matches c (as Take reported it).
-func (rc *ResendCounter) Wait(c Classification, n int) (lo, hi time.Duration) {
+// Wait is the range of waits of the loop that matches c at retry index k
+// (as Take reported it).
+func (rc *ResendCounter) Wait(c Classification, k int) (lo, hi time.Duration) {
 	for i, rs := range rc.p.Resends {
 		if rs.matches(c) {
-			return rc.p.ResendEnvelope(i, n)
+			return rc.p.ResendEnvelope(i, k+1)
 		}
 	}
 	return 0, 0

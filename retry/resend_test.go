@@ -35,6 +35,11 @@ func TestResendsInTheLoop(t *testing.T) {
 		{"an SSE error is re-sent at once and the count restarts (529, 529, SSE, 529)", "claude-code",
 			[]error{e529, e529, sse, e529}, 5, secs(0.5, 1, 0, 0.5), false},
 		{"a cut stream waits the backoff", "claude-code", []error{cut}, 2, secs(0.5), false},
+		{"cuts back off by their number in the request (cut × 3)", "claude-code", []error{cut, cut, cut}, 4, secs(0.5, 1, 2), false},
+		{"a cut after two 529s waits 2s, and the 529 after it 500ms", "claude-code",
+			[]error{e529, e529, cut, e529}, 5, secs(0.5, 1, 2, 0.5), false},
+		{"a 422 shares the 400's five re-sends", "claude-code",
+			[]error{e400, httpErr(422), e400, httpErr(422), e400, httpErr(422), e400}, 6, make([]time.Duration, 5), true},
 		{"gemini-cli re-sends an error frame after 1s, 2s, 4s, then gives up", "gemini-cli",
 			[]error{sse, sse, sse, sse, sse}, 4, secs(1, 2, 4), true},
 	}

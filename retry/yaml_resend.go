@@ -10,7 +10,7 @@ import (
 
 // resendFields are the keys of one entry of a policy's resends list; the
 // strategy fields say how often and how long.
-var resendFields = append([]string{"statuses", "streamed", "types", "restart", "noStream"}, strategyFields...)
+var resendFields = append([]string{"statuses", "streamed", "types", "restart", "noStream", "inRequest"}, strategyFields...)
 
 // resends reads the resends list (Resend): each entry a mapping of
 // statuses, streamed, types, restart and strategy fields. A list given
@@ -35,6 +35,7 @@ func (d *decoder) resends(v *yaml.Node, p *Policy) {
 		}
 		set(m, "restart", path, &rs.Restart, d.boolean)
 		set(m, "noStream", path, &rs.NoStream, d.boolean)
+		set(m, "inRequest", path, &rs.InRequest, d.boolean)
 		if len(rs.Statuses) == 0 && !rs.Streamed {
 			d.errf(item, path, "matches no failure", "give statuses: [400] or streamed: true")
 		}
@@ -91,6 +92,9 @@ func resendsString(p *Policy) string {
 		}
 		if rs.NoStream {
 			head = append(head, "noStream: true")
+		}
+		if rs.InRequest {
+			head = append(head, "inRequest: true")
 		}
 		fmt.Fprintf(&b, "  - {%s, %s}\n", strings.Join(head, ", "), s)
 	}
