@@ -26,11 +26,11 @@ type Mapping interface {
 
 // mappings are tried in this order; the first that recognises a request
 // reads the account. Specific vocabularies come before the generic one,
-// since an agent's spans may carry gen_ai.* attributes too: the AI SDK's
-// chat span is a CLIENT span with http.response.status_code, which semconv
-// would take for one more HTTP attempt, and the HTTP spans of its retried
-// attempts hang under chat spans it never exports, which semconv would
-// take for one request each. ai-sdk reads those HTTP spans itself when
+// since an agent's spans may carry gen_ai.* attributes too: semconv would
+// read the AI SDK's chat span alone as a request of one attempt, blind to
+// the count in its RetryError, and the HTTP spans of its retried attempts,
+// which hang under chat spans it never exports and carry no
+// http.request.resend_count, as one request each. ai-sdk reads those HTTP spans itself when
 // they are there, so a client that traces its fetch keeps semconv's
 // precision (a status and bounds per attempt) under the SDK's grouping.
 var mappings = []Mapping{claudeCode{}, codex{}, aiSDK{}, semconv{}}
