@@ -137,7 +137,7 @@ func scanSemconv(all []span) *semconvScan {
 		case u == "" && (!ok || !isGenAICall(g)):
 			sc.noURL++
 			continue
-		case method != "" && !AttemptEndpoint(method, "/v1/messages"):
+		case method != "" && !strings.EqualFold(method, "POST"):
 			continue
 		}
 		attempts = append(attempts, s)

@@ -298,3 +298,21 @@ func TestAttemptEndpoint(t *testing.T) {
 		}
 	}
 }
+
+// TestDedupeLogsWithinExport: log records alike in every field within one
+// export are all kept (only a later export's copy is a retry).
+func TestDedupeLogsWithinExport(t *testing.T) {
+	rec := `{"timeUnixNano":"1795255204950000000","eventName":"codex.sse_event","attributes":[{"key":"event.kind","value":{"stringValue":"response.output_text.delta"}}]}`
+	exp := `{"resourceLogs":[{"resource":{},"scopeLogs":[{"scope":{},"logRecords":[` + rec + `,` + rec + `]}]}]}`
+	p, err := ParseJSON([]byte(exp))
+	if err != nil {
+		t.Fatal(err)
+	}
+	q, _ := ParseJSON([]byte(exp))
+	if acc := Read(Collect([]Payload{p})); acc.Items != 2 || acc.Duplicates != 0 {
+		t.Errorf("one export: items %d, duplicates %d; want 2, 0", acc.Items, acc.Duplicates)
+	}
+	if acc := Read(Collect([]Payload{p, q})); acc.Items != 2 || acc.Duplicates != 2 {
+		t.Errorf("the export twice: items %d, duplicates %d; want 2, 2", acc.Items, acc.Duplicates)
+	}
+}

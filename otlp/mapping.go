@@ -206,12 +206,12 @@ func (t Telemetry) byResource() (parts []Telemetry, runs []string, dups int) {
 			seen.spans(dst)
 		}
 	}
-	for _, l := range t.Logs {
+	for k, l := range t.Logs {
 		for i := 0; i < l.ResourceLogs().Len(); i++ {
 			rl := l.ResourceLogs().At(i)
 			dst := part(rl.Resource().Attributes()).Logs[0].ResourceLogs().AppendEmpty()
 			rl.CopyTo(dst)
-			seen.logs(dst)
+			seen.logs(dst, k)
 		}
 	}
 	return parts, runs, seen.n
@@ -368,10 +368,12 @@ func splitByNumber(provider, model string, ats []Attempt, models []string) []Req
 func ms(n int64) time.Duration { return time.Duration(n) * time.Millisecond }
 
 // dedupe removes what an exporter sent twice: spans by trace and span id,
-// log records by their whole content (they have no id).
+// log records by their whole content (they have no id) when an earlier
+// export held the same one: within one export, records alike in every
+// field are kept (Codex stamps its stream events to the millisecond).
 type dedupe struct {
 	span map[spanKey]bool
-	log  map[string]bool
+	log  map[string]int // the export a record was first seen in
 	n    int
 }
 
@@ -396,11 +398,12 @@ func (d *dedupe) spans(rs ptrace.ResourceSpans) {
 	}
 }
 
-// logs removes from rl the log records seen before. A record with no
-// time, or one whose content does not encode, is kept as it is.
-func (d *dedupe) logs(rl plog.ResourceLogs) {
+// logs removes from rl, of export k, the log records an earlier export
+// held. A record with no time, or one whose content does not encode, is
+// kept as it is.
+func (d *dedupe) logs(rl plog.ResourceLogs, k int) {
 	if d.log == nil {
-		d.log = map[string]bool{}
+		d.log = map[string]int{}
 	}
 	res := rl.Resource().Attributes().AsRaw()
 	for j := 0; j < rl.ScopeLogs().Len(); j++ {
@@ -415,11 +418,14 @@ func (d *dedupe) logs(rl plog.ResourceLogs) {
 			if err != nil {
 				return false
 			}
-			if d.log[string(b)] {
+			first, seen := d.log[string(b)]
+			if seen && first < k {
 				d.n++
 				return true
 			}
-			d.log[string(b)] = true
+			if !seen {
+				d.log[string(b)] = k
+			}
 			return false
 		})
 	}
