@@ -316,13 +316,20 @@ func genAIOnly(s span) Request {
 
 // httpAttempt reads one HTTP client span (or a gen_ai span carrying its
 // call's outcome) as an attempt: its bounds, http.response.status_code
-// (http.status_code), error.type, its error when it ended in one (status
+// (http.status_code, else an error.type that is a status code), error.type,
+// its error when it ended in one (status
 // message, else its exception event's message), and
 // http.request.resend_count as its number (1 without).
 func httpAttempt(s span) Attempt {
 	a := s.Attributes()
 	at := Attempt{Start: s.StartTimestamp().AsTime(), End: s.EndTimestamp().AsTime(),
 		Status: status(a, "http.response.status_code", "http.status_code"), ErrorType: str(a, "error.type")}
+	if at.Status == 0 && len(at.ErrorType) == 3 {
+		// error.type is the status code when the response's status was
+		// the error (the conventions' rule), the span's only one when the
+		// instrumentation sets no status attribute (OpenLLMetry's).
+		at.Status = status(a, "error.type")
+	}
 	if n, ok := num(a, "http.request.resend_count"); ok && n >= 0 && n < 1<<20 {
 		at.N = int(n) + 1
 	} else {

@@ -192,7 +192,7 @@ func TestSemconvCases(t *testing.T) {
 					attrs: map[string]any{"gen_ai.operation.name": "chat", "gen_ai.provider.name": "openai", "gen_ai.request.model": "gpt-4o", "http.status_code": 200}},
 				sp{trace: "4", id: "4", name: "embeddings", kind: 3, start: 3000, end: 3100,
 					attrs: map[string]any{"gen_ai.operation.name": "embeddings", "gen_ai.provider.name": "openai", "gen_ai.request.model": "e"}})},
-			want: []string{"openai gpt-4o uncounted: err:rate limited@0", "openai gpt-4o uncounted: err:Connection reset by peer@1000",
+			want: []string{"openai gpt-4o uncounted: 429@0", "openai gpt-4o uncounted: err:Connection reset by peer@1000",
 				"openai gpt-4o uncounted: 200@2000"},
 			notes:   []string{"3 gen_ai span(s) with no HTTP client span under them"},
 			unknown: 1},

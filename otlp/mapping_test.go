@@ -50,6 +50,12 @@ func TestMappings(t *testing.T) {
 		mapping string // the mapping that must read it; "" none
 	}{
 		{"semconv", []string{"semconv-traces.json"}, "semconv"},
+		// The hostile tester's (repro 10-otlp-silent): gen_ai chat spans
+		// alone, as OpenLLMetry writes them (one attempt each, uncounted);
+		// the older http.method / http.url / http.status_code attributes,
+		// three root spans in traces of their own, resend_count 0, 1, 2.
+		{"semconv-genai-only", []string{"semconv-genai-only-traces.json"}, "semconv"},
+		{"semconv-oldconv", []string{"semconv-oldconv-traces.json"}, "semconv"},
 		{"claudecode-spans", []string{"claudecode-traces.json", "claudecode-logs.json"}, "claude-code"},
 		{"claudecode-logs", []string{"claudecode-logs.json"}, "claude-code"},
 		// Real exports of Claude Code 2.1.332 against the mock (run folder
