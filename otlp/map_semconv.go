@@ -274,7 +274,8 @@ func httpURL(a pcommon.Map) string {
 
 // groupRequest makes a request of the attempts hs under g, a gen_ai call
 // (which gives the provider, model and the request's error) or an HTTP
-// span. The attempts are numbered in order of start.
+// span. The attempts are numbered in order of start; a call that ended in
+// error fails its last attempt, if that says nothing of it.
 func groupRequest(g span, hs []span, call bool) Request {
 	var r Request
 	if call {
@@ -289,6 +290,13 @@ func groupRequest(g span, hs []span, call bool) Request {
 	slices.SortStableFunc(r.Attempts, func(x, y Attempt) int { return x.Start.Compare(y.Start) })
 	for k := range r.Attempts {
 		r.Attempts[k].N = k + 1
+	}
+	if failed, msg := spanFailure(g); call && failed {
+		if l := &r.Attempts[len(r.Attempts)-1]; !l.Failed() {
+			// The answer began well and failed after its headers,
+			// where an HTTP span may end.
+			l.Error = firstOf(msg, "failed")
+		}
 	}
 	if r.Provider == "" {
 		r.Provider = endpointProvider(httpURL(hs[0].Attributes()))

@@ -84,7 +84,7 @@ const msgs = "http://127.0.0.1:4000/v1/messages"
 
 // summary renders an account compactly: per request its provider, model,
 // whether uncounted, and each attempt as status@start-ms (err: an error
-// without a status, retried: one filled in).
+// without a status, retried: one filled in, 200!: a 2xx that failed).
 func summary(acc Account) []string {
 	var out []string
 	for _, r := range acc.Requests {
@@ -96,6 +96,8 @@ func summary(acc Account) []string {
 				s = "retried"
 			case a.Status == 0 && a.Failed():
 				s = "err:" + firstOf(a.Error, a.ErrorType)
+			case a.Status < 300 && a.Failed():
+				s += "!" // a 2xx that failed after its headers
 			}
 			if !a.Untimed {
 				s += fmt.Sprintf("@%d", (a.Start.UnixNano()-t0ns)/1e6)
@@ -203,6 +205,10 @@ func TestSemconvCases(t *testing.T) {
 			want:    []string{"anthropic m uncounted: 0@10"},
 			notes:   []string{"1 gen_ai span(s)"},
 			unknown: 1},
+		{name: "a gen_ai call in error fails its last attempt, whose HTTP span ended at a 200's headers",
+			exports: []string{export("app", func() sp { c := chat("1", "c", "", 0, 2000); c.errMsg = "stream cut"; return c }(),
+				post("1", "1", "c", msgs, 0, 503, 0), post("1", "2", "c", msgs, 1000, 200, 1))},
+			want: []string{"anthropic claude-haiku-4-5: 503@0 200!@1000"}},
 		{name: "an HTTP span over the HTTP spans of its attempts (requests over urllib3)",
 			exports: []string{export("app", post("1", "1", "", msgs, 0, 200, 0),
 				post("1", "2", "1", msgs, 10, 529, 0), post("1", "3", "1", msgs, 1010, 200, 0))},
