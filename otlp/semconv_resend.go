@@ -16,18 +16,41 @@ type chain struct {
 
 func (c *chain) last() Attempt { return c.req.Attempts[len(c.req.Attempts)-1] }
 
+// resendWindow bounds the requests a resend looks among in each scope:
+// those begun last. Exports hold up to Limits' items, and a resend is of
+// a recent attempt.
+const resendWindow = 1024
+
+// openChains are the requests being grouped, indexed by scope.
+type openChains struct {
+	all      []*chain
+	byParent map[spanKey][]*chain // by trace and parent span
+	byTrace  map[pcommon.TraceID][]*chain
+	roots    []*chain // begun by a root span
+}
+
+func (o *openChains) add(c *chain) {
+	o.all = append(o.all, c)
+	k := spanKey{c.trace, c.parent}
+	o.byParent[k] = append(o.byParent[k], c)
+	o.byTrace[c.trace] = append(o.byTrace[c.trace], c)
+	if c.parent.IsEmpty() {
+		o.roots = append(o.roots, c)
+	}
+}
+
 // chainResends groups HTTP attempt spans under no gen_ai call into
 // requests by http.request.resend_count (semconv's rule 2), and returns
 // how many resends found no earlier attempt.
 func chainResends(loose []span) (reqs []Request, filled int) {
 	loose = slices.Clone(loose)
 	slices.SortStableFunc(loose, func(x, y span) int { return x.StartTimestamp().AsTime().Compare(y.StartTimestamp().AsTime()) })
-	var open []*chain
+	open := &openChains{byParent: map[spanKey][]*chain{}, byTrace: map[pcommon.TraceID][]*chain{}}
 	for _, s := range loose {
 		at := httpAttempt(s)
 		u := httpURL(s.Attributes())
 		if at.N > 1 {
-			if c := resendOf(open, s, at, u); c != nil {
+			if c := open.resendOf(s, at, u); c != nil {
 				c.req.Attempts = append(c.req.Attempts, at)
 				continue
 			}
@@ -38,9 +61,9 @@ func chainResends(loose []span) (reqs []Request, filled int) {
 			fillBefore(&c.req, at)
 		}
 		c.req.Attempts = append(c.req.Attempts, at)
-		open = append(open, c)
+		open.add(c)
 	}
-	for _, c := range open {
+	for _, c := range open.all {
 		reqs = append(reqs, c.req)
 	}
 	return reqs, filled
@@ -48,35 +71,33 @@ func chainResends(loose []span) (reqs []Request, filled int) {
 
 // resendOf picks the request that the resend at (span s, URL u) belongs
 // to, nil for none: one whose last attempt began before it with a lower
-// number, in its scope (same trace and parent; same trace; for a root
-// span, any root span's), preferring the narrower scope, the number just
-// below, a failure, one that ended before it began, the same URL, then the
-// one that has waited longest.
-func resendOf(open []*chain, s span, at Attempt, u string) *chain {
-	var best *chain
-	bestScore := -1
-	for _, c := range open {
-		l := c.last()
-		if !l.Start.Before(at.Start) || l.N >= at.N {
-			continue
+// number, in the narrowest scope that has one (same trace and parent;
+// same trace; for a root span, any root span's), preferring the number
+// just below, a failure, one that ended before it began, the same URL,
+// then the one that has waited longest.
+func (o *openChains) resendOf(s span, at Attempt, u string) *chain {
+	scopes := [][]*chain{o.byParent[spanKey{s.TraceID(), s.ParentSpanID()}], o.byTrace[s.TraceID()]}
+	if s.ParentSpanID().IsEmpty() {
+		scopes = append(scopes, o.roots)
+	}
+	for _, cs := range scopes {
+		var best *chain
+		bestScore := -1
+		for _, c := range cs[max(len(cs)-resendWindow, 0):] {
+			l := c.last()
+			if !l.Start.Before(at.Start) || l.N >= at.N {
+				continue
+			}
+			score := b2i(l.N == at.N-1)<<3 | b2i(l.Failed())<<2 | b2i(!l.End.After(at.Start))<<1 | b2i(c.url == u)
+			if score > bestScore || (score == bestScore && l.End.Before(best.last().End)) {
+				best, bestScore = c, score
+			}
 		}
-		var scope int
-		switch {
-		case c.trace == s.TraceID() && c.parent == s.ParentSpanID():
-			scope = 2
-		case c.trace == s.TraceID():
-			scope = 1
-		case c.parent.IsEmpty() && s.ParentSpanID().IsEmpty():
-			scope = 0
-		default:
-			continue
-		}
-		score := scope<<4 | b2i(l.N == at.N-1)<<3 | b2i(l.Failed())<<2 | b2i(!l.End.After(at.Start))<<1 | b2i(c.url == u)
-		if score > bestScore || (score == bestScore && l.End.Before(best.last().End)) {
-			best, bestScore = c, score
+		if best != nil {
+			return best
 		}
 	}
-	return best
+	return nil
 }
 
 // fillBefore fills in the attempts a resend numbers before itself, none of
