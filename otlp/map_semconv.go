@@ -42,7 +42,8 @@ import (
 //     as retried, untimed (Notes says so).
 //  3. A gen_ai model-call span with no attempt under it (OpenLLMetry's and
 //     similar instrumentations of a provider SDK, which carry gen_ai.* and
-//     maybe an HTTP status, no HTTP span) is one request of one attempt:
+//     maybe an HTTP status, no HTTP span; OpenInference's LLM span, with
+//     llm.provider and llm.model_name) is one request of one attempt:
 //     its bounds, http.response.status_code or http.status_code, error.type
 //     and its error (status or exception event). The SDK's own retries
 //     inside it leave no span, so the request is Uncounted. A gen_ai span
@@ -239,16 +240,18 @@ func isHTTPSpan(s span) bool {
 	return false
 }
 
-// isGenAI reports whether s is a gen_ai span of any operation.
+// isGenAI reports whether s is a gen_ai span of any operation (or
+// OpenInference's of any kind).
 func isGenAI(s span) bool {
 	a := s.Attributes()
-	return str(a, "gen_ai.operation.name", "gen_ai.provider.name", "gen_ai.system") != ""
+	return str(a, "gen_ai.operation.name", "gen_ai.provider.name", "gen_ai.system", "openinference.span.kind") != ""
 }
 
 // isGenAICall reports whether s is a gen_ai span of a model call, not a
 // server's: gen_ai.operation.name chat, text_completion or
-// generate_content, or without one OpenLLMetry's llm.request.type chat or
-// completion, or a request model.
+// generate_content; without one OpenInference's openinference.span.kind
+// LLM, OpenLLMetry's llm.request.type chat or completion, or a request
+// model.
 func isGenAICall(s span) bool {
 	if !isGenAI(s) || s.Kind() == ptrace.SpanKindServer || s.Kind() == ptrace.SpanKindConsumer {
 		return false
@@ -256,6 +259,9 @@ func isGenAICall(s span) bool {
 	a := s.Attributes()
 	if op := str(a, "gen_ai.operation.name"); op != "" {
 		return op == "chat" || op == "text_completion" || op == "generate_content"
+	}
+	if k := str(a, "openinference.span.kind"); k != "" {
+		return k == "LLM"
 	}
 	switch str(a, "llm.request.type") {
 	case "chat", "completion":
@@ -307,8 +313,8 @@ func groupRequest(g span, hs []span, call bool) Request {
 // genAIRequest is a request with the provider and model of a gen_ai span.
 func genAIRequest(s span) Request {
 	a := s.Attributes()
-	return Request{Provider: str(a, "gen_ai.provider.name", "gen_ai.system"),
-		Model: str(a, "gen_ai.request.model", "gen_ai.response.model")}
+	return Request{Provider: str(a, "gen_ai.provider.name", "gen_ai.system", "llm.provider", "llm.system"),
+		Model: str(a, "gen_ai.request.model", "gen_ai.response.model", "llm.model_name")}
 }
 
 // genAIOnly reads a gen_ai model-call span with no HTTP span under it as a
