@@ -223,7 +223,7 @@ expect: {attempts: 1, outcome: success}
 func cmpIgnoreMapping() cmp.Option {
 	return cmp.FilterPath(func(p cmp.Path) bool {
 		s := p.String()
-		return s == "Mapping" || s == "Attempts" || s == "Unknown"
+		return s == "Mapping" || s == "Attempts" || s == "Unknown" || s == "Notes"
 	}, cmp.Ignore())
 }
 

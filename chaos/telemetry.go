@@ -302,11 +302,14 @@ func (r *Runner) finishTelemetry(sc *Scenario, dir string, t *telemetry, runID, 
 	}
 	sum := &Telemetry{Exports: st.Exports, Kept: st.Kept, Items: st.Items, Dropped: st.Dropped,
 		DroppedItems: st.DroppedItems, Rejected: st.Rejected, Mapping: acc.Mapping,
-		Attempts: len(acc.Attempts()), Unknown: acc.Unknown}
+		Attempts: len(acc.Attempts()), Unknown: acc.Unknown, Notes: acc.Notes}
 	r.logf(sc.Name, "client telemetry: %d export(s), %d item(s), %d attempt(s) read by mapping %q, %d unused, %d export(s) dropped, %d rejected",
 		st.Exports, st.Items, sum.Attempts, acc.Mapping, acc.Unknown, st.Dropped, st.Rejected)
 	if w := t.droppedWarning(st); w != "" {
 		r.logf(sc.Name, "%s", w)
+	}
+	for _, n := range acc.Notes {
+		r.logf(sc.Name, "client telemetry: note: %s", n)
 	}
 	if len(acc.Requests) == 0 {
 		// Telemetry no mapping reads (metrics alone, say) is kept and
