@@ -82,18 +82,31 @@ var quietEnv = []string{
 // CODEX_HOME, QWEN_HOME, OPENCODE_CONFIG_DIR or PI_CODING_AGENT_DIR would point the agent at
 // the user's own settings; DASHSCOPE_API_KEY is Qwen Code's real key) and the XDG
 // folders, which clientHome replaces. A scenario that needs one writes it
-// in client.env. (OTEL_* pass through: the run's receiver sets the
-// endpoints, telemetry.go.)
+// in client.env. (OTEL_* pass through, but for the runner's own
+// collector's credentials, otlpCredentialSuffixes: the run's receiver sets
+// the endpoints, telemetry.go.)
 var inheritedPrefixes = []string{"ANTHROPIC_", "OPENAI_", "CLAUDE_", "CLAUDECODE", "CODEX_", "GEMINI_", "GOOGLE_GEMINI_", "QWEN_", "OPENCODE_", "DASHSCOPE_", "PI_CODING_AGENT_", "XDG_"}
 
-// inheritedEnv is env (os.Environ()) without the names of inheritedPrefixes.
+// otlpCredentialSuffixes end the runner's OTLP exporter settings that
+// belong to its own collector, not to the run's loopback receiver: a
+// collector's token in OTEL_EXPORTER_OTLP_HEADERS, its certificates. The
+// client does not inherit them (client.env may set them).
+var otlpCredentialSuffixes = []string{"_HEADERS", "_CERTIFICATE", "_CLIENT_KEY", "_CLIENT_CERTIFICATE"}
+
+// inheritedEnv is env (os.Environ()) without the names of inheritedPrefixes
+// and the runner's OTLP credentials.
 func inheritedEnv(env []string) []string {
 	out := make([]string, 0, len(env))
 	for _, kv := range env {
 		name, _, _ := strings.Cut(kv, "=")
-		if !slices.ContainsFunc(inheritedPrefixes, func(p string) bool { return strings.HasPrefix(name, p) }) {
-			out = append(out, kv)
+		if slices.ContainsFunc(inheritedPrefixes, func(p string) bool { return strings.HasPrefix(name, p) }) {
+			continue
 		}
+		if strings.HasPrefix(name, "OTEL_EXPORTER_OTLP_") &&
+			slices.ContainsFunc(otlpCredentialSuffixes, func(s string) bool { return strings.HasSuffix(name, s) }) {
+			continue
+		}
+		out = append(out, kv)
 	}
 	return out
 }

@@ -242,3 +242,24 @@ func TestTelemetryDroppedSelfReport(t *testing.T) {
 		t.Errorf("with drops: %+v, want unverified naming the 3 dropped", c)
 	}
 }
+
+// TestInheritedEnvOTLPCredentials: the runner's own collector's token and
+// certificates do not reach an external client; its other OTEL_* settings
+// and everything else not reserved do.
+func TestInheritedEnvOTLPCredentials(t *testing.T) {
+	t.Parallel()
+	in := []string{
+		"OTEL_EXPORTER_OTLP_HEADERS=authorization=Bearer real-collector-token",
+		"OTEL_EXPORTER_OTLP_TRACES_HEADERS=x-api-key=k",
+		"OTEL_EXPORTER_OTLP_CERTIFICATE=/etc/ca.pem",
+		"OTEL_EXPORTER_OTLP_LOGS_CLIENT_KEY=/etc/key.pem",
+		"OTEL_EXPORTER_OTLP_COMPRESSION=gzip",
+		"OTEL_SERVICE_NAME=svc",
+		"ANTHROPIC_API_KEY=sk-ant-real",
+		"PATH=/usr/bin",
+	}
+	want := []string{"OTEL_EXPORTER_OTLP_COMPRESSION=gzip", "OTEL_SERVICE_NAME=svc", "PATH=/usr/bin"}
+	if diff := cmp.Diff(want, inheritedEnv(in)); diff != "" {
+		t.Errorf("inheritedEnv mismatch (-want +got):\n%s", diff)
+	}
+}
