@@ -266,7 +266,13 @@ func boundOf(a trace.AlertResult) float64 {
 func alertUsageError(err error) error {
 	var ae *trace.AlertError
 	if errors.As(err, &ae) {
-		return usageErrorf(ae.Hint(), "%s", printable(ae.Error())) // yaml quotes values as they are
+		// One problem a line, each made printable (yaml quotes values as
+		// they are).
+		lines := strings.Split(ae.Error(), "\n")
+		for i, l := range lines {
+			lines[i] = printable(l)
+		}
+		return usageErrorf(ae.Hint(), "%s", strings.Join(lines, "\n"))
 	}
 	return printableError{err} // an interrupt while reading a FIFO
 }
