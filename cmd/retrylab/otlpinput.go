@@ -248,8 +248,9 @@ const maxOTLPLine = 64 << 20
 // the account they give as trace v1 to dst, each request's runId its
 // resource's service.instance.id (none: the file is the run), and the
 // lines of a trace export as they were. A document that is not an export
-// is noted on stderr and skipped, or with strict is a *trace.LineError; an
-// input that gives no request says so on stderr.
+// is noted on stderr and skipped, or with strict is a *trace.LineError; so
+// are the mappings' notes (Account.Notes), and an input that gives no
+// request says so.
 func convertOTLP(name string, src io.Reader, dst string, strict bool, stderr io.Writer) error {
 	var ps []otlp.Payload
 	docs, bad := 0, 0
@@ -283,6 +284,9 @@ func convertOTLP(name string, src io.Reader, dst string, strict bool, stderr io.
 	}
 	lines, rest := otlp.TraceLines(ps)
 	acc := otlp.Read(otlp.Collect(rest))
+	for _, n := range acc.Notes { // what the mappings received but did not read
+		fmt.Fprintf(stderr, "note: %s\n", printable(name+": "+n))
+	}
 	var buf bytes.Buffer
 	requests := len(acc.Requests)
 	for _, l := range lines {
