@@ -154,6 +154,8 @@ func evaluate(sc *Scenario, ob Observed, env envelopeFunc) []Check {
 	for i := range cs {
 		cs[i].Line = sc.ExpectLine(cs[i].Name)
 	}
+	hintMixedAttempts(cs, sc, ob)
+	hintUnserved(cs, ob)
 	return settle(cs)
 }
 
@@ -265,6 +267,11 @@ type policyEnvelopes struct {
 func newPolicyEnvelopes(sc *Scenario, env envelopeFunc) policyEnvelopes {
 	pe := policyEnvelopes{env: env, should: shouldRetryHeaders(sc)}
 	pe.pol, _ = policyFor(sc)
+	for i := range pe.should {
+		if pe.pol != nil && !pe.pol.ObeysShouldRetry(sc.Attempts[i].Status) {
+			delete(pe.should, i) // Claude Code retries a 503 whatever the header says
+		}
+	}
 	return pe
 }
 
@@ -316,6 +323,7 @@ func policyDelayChecks(sc *Scenario, ob Observed, env envelopeFunc) []Check {
 			}
 		}
 	}
+	unverifiedDelays(&c, ob, sc)
 	return append(cs, c)
 }
 
@@ -331,12 +339,18 @@ type delayEnvelopes struct {
 // whether the policy retries it, whatever type the client recorded for it
 // (a 400 written down as server_error is still a 400).
 func (d delayEnvelopes) client(i int, w clientWait) envl {
-	if w.switched {
-		return envl{0, 0, true}
-	}
 	after := 0
 	if i < len(d.ob.ServerWaits) {
 		after = d.ob.ServerWaits[i].After
+	}
+	if m, ok := d.ob.resentAt(after); ok {
+		return envl{m.lo, m.hi, true} // a loop of its own (retry.Resend)
+	}
+	if d.ob.unmodelledAt(after) {
+		return unmodelledWait
+	}
+	if w.switched {
+		return envl{0, 0, true}
 	}
 	if in, ok := d.ob.inferredAt(d.ob.failedIndex(after)); after > 0 && ok && in.notRetried {
 		return envl{}
@@ -353,6 +367,16 @@ func (d delayEnvelopes) server(i int, sw Wait, cw []clientWait) envl {
 		return d.client(i, cw[i])
 	case !d.ob.ClientTrace && d.ob.switchedAt(sw.After+1):
 		return envl{0, 0, true} // a switch of model, at once (see client)
+	case !d.ob.ClientTrace && d.ob.Resends != nil:
+		if d.ob.unmodelledAt(sw.After) {
+			return unmodelledWait
+		}
+		if m, ok := d.ob.resentAt(sw.After); ok {
+			return envl{m.lo, m.hi, true} // a loop of its own (retry.Resend)
+		}
+		if in, ok := d.ob.inferredAt(d.ob.failedIndex(sw.After)); ok && !in.notRetried {
+			return d.pe.of(sw.After, in.ft, d.ob.attemptOnTarget(sw.After), in.ra, in.has)
+		}
 	case !d.ob.ClientTrace:
 		if in, ok := d.ob.inferredAt(d.ob.failedIndex(sw.After)); ok && !in.notRetried {
 			return d.pe.of(sw.After, in.ft, d.ob.attemptOnTarget(sw.After), in.ra, in.has)
@@ -577,6 +601,9 @@ func (ob Observed) failedIndex(k int) int {
 // attemptOnTarget is the number of server attempt k (1-based) within its
 // logical request: the attempt number a policy counts.
 func (ob Observed) attemptOnTarget(k int) int {
+	if k >= 1 && k <= len(ob.LoopAttempts) {
+		return ob.LoopAttempts[k-1] // the policy re-sends some failures outside its count
+	}
 	n := 1
 	for j := k - 1; j >= 1; j-- {
 		if j-1 < len(ob.RequestEnds) && ob.RequestEnds[j-1] || ob.switchedAt(j+1) {
@@ -606,6 +633,13 @@ func (ob Observed) gaveUpEarly(pe policyEnvelopes, cw []clientWait) (string, boo
 		end := k == ob.ServerAttempts || (k-1 < len(ob.RequestEnds) && ob.RequestEnds[k-1])
 		if !end || ob.Outcome == "success" && k == ob.ServerAttempts {
 			continue
+		}
+		if ob.unmodelledAt(k) {
+			continue // what the client does next is not modelled
+		}
+		if m, ok := ob.resentAt(k); ok {
+			return fmt.Sprintf("server.jsonl: the client stopped after attempt %d, where its policy sends it again (a loop of its own) after %s",
+				k, envString(m.lo, m.hi, true)), false
 		}
 		in, inferred := ob.inferredAt(failed - 1)
 		if inferred && in.notRetried {

@@ -37,6 +37,11 @@ func selfReportCheck(ob Observed) Check {
 		// out is not a lie.
 		c.State = StateUnverified
 		c.Hint = fmt.Sprintf("the client's telemetry names %d of the %d attempts the server answered and does not count the rest: %s", n, m, uncounted(acc))
+	case n < m && mismatch == "" && ob.Telemetry != nil && ob.Telemetry.Dropped > 0:
+		// The receiver stopped keeping exports past its bounds: the
+		// attempts missing may be in what it dropped.
+		c.State = StateUnverified
+		c.Hint = fmt.Sprintf("the client's telemetry names %d of the %d attempts the server answered, and the receiver dropped %d of its exports past its bounds: the rest may be in them", n, m, ob.Telemetry.Dropped)
 	case n < m && n > 0 && mismatch == "" && exitedInError(ob):
 		// Exporters batch: a client that exits in error may leave its
 		// last attempts unsent. Not a lie the check can prove.

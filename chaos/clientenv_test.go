@@ -30,33 +30,46 @@ func TestExternalEnv(t *testing.T) {
 	t.Setenv("CODEX_HOME", "/home/user/.codex")
 	t.Setenv("XDG_CONFIG_HOME", "/home/user/.config")
 	t.Setenv("RETRYLAB_TEST_KEEP", "kept")
+	t.Setenv("QWEN_HOME", "/home/user/.qwen")
+	t.Setenv("OPENCODE_CONFIG_DIR", "/home/user/.config/opencode")
+	t.Setenv("DASHSCOPE_API_KEY", "real-key-of-the-user")
+	t.Setenv("PI_CODING_AGENT_DIR", "/home/user/.pi/agent")
 	dir := t.TempDir()
 	sc := &Scenario{Name: "s", Provider: "anthropic", Model: "m", Requests: 1,
-		Client: Client{Command: []string{"true"}, Env: map[string]string{"CLAUDE_CODE_MAX_RETRIES": "3", "DISABLE_TELEMETRY": "0"}}}
-	env, err := externalEnv(sc, "http://127.0.0.1:1", dir, filepath.Join(dir, "trace.jsonl"), 1, []string{"OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:2"})
+		Client: Client{Command: []string{"true"}, Env: map[string]string{"CLAUDE_CODE_MAX_RETRIES": "3", "DISABLE_TELEMETRY": "0",
+			"OPENCODE_CONFIG_CONTENT": `{"baseURL": "${ANTHROPIC_BASE_URL}/v1", "literal": "$${HOME}", "shell": "${PATH}"}`}}}
+	env, vars, err := externalEnv(sc, "http://127.0.0.1:1", dir, filepath.Join(dir, "trace.jsonl"), 1, []string{"OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:2"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	m := envMap(env)
 	home := filepath.Join(dir, clientHomeDir)
 	want := map[string]string{
-		"HOME":                        home,
-		"XDG_CONFIG_HOME":             filepath.Join(home, ".config"),
-		"XDG_CACHE_HOME":              filepath.Join(home, ".cache"),
-		"XDG_DATA_HOME":               filepath.Join(home, ".local/share"),
-		"XDG_STATE_HOME":              filepath.Join(home, ".local/state"),
-		"TMPDIR":                      filepath.Join(home, "tmp"),
-		"ANTHROPIC_BASE_URL":          "http://127.0.0.1:1",
-		"ANTHROPIC_API_KEY":           fakeAPIKey,
-		"CLAUDE_CODE_MAX_RETRIES":     "3",
-		"DISABLE_TELEMETRY":           "0", // client.env overrides a quiet switch
-		"DISABLE_AUTOUPDATER":         "1",
-		"DO_NOT_TRACK":                "1",
-		"RETRYLAB_TEST_KEEP":          "kept",
-		"OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:2",
-		"ANTHROPIC_AUTH_TOKEN":        "",
-		"CLAUDE_CONFIG_DIR":           "",
-		"CODEX_HOME":                  "",
+		"HOME":                          home,
+		"XDG_CONFIG_HOME":               filepath.Join(home, ".config"),
+		"XDG_CACHE_HOME":                filepath.Join(home, ".cache"),
+		"XDG_DATA_HOME":                 filepath.Join(home, ".local/share"),
+		"XDG_STATE_HOME":                filepath.Join(home, ".local/state"),
+		"TMPDIR":                        filepath.Join(home, "tmp"),
+		"ANTHROPIC_BASE_URL":            "http://127.0.0.1:1",
+		"ANTHROPIC_API_KEY":             fakeAPIKey,
+		"CLAUDE_CODE_MAX_RETRIES":       "3",
+		"DISABLE_TELEMETRY":             "0", // client.env overrides a quiet switch
+		"DISABLE_AUTOUPDATER":           "1",
+		"DO_NOT_TRACK":                  "1",
+		"RETRYLAB_TEST_KEEP":            "kept",
+		"OTEL_EXPORTER_OTLP_ENDPOINT":   "http://127.0.0.1:2",
+		"ANTHROPIC_AUTH_TOKEN":          "",
+		"CLAUDE_CONFIG_DIR":             "",
+		"CODEX_HOME":                    "",
+		"QWEN_HOME":                     "",
+		"OPENCODE_CONFIG_DIR":           "",
+		"DASHSCOPE_API_KEY":             "",
+		"PI_CODING_AGENT_DIR":           "",
+		"PI_OFFLINE":                    "1",
+		"OPENAI_AGENTS_DISABLE_TRACING": "1",
+		"OPENCODE_DISABLE_AUTOUPDATE":   "1",
+		"OPENCODE_CONFIG_CONTENT":       `{"baseURL": "http://127.0.0.1:1/v1", "literal": "${HOME}", "shell": "${PATH}"}`,
 	}
 	got := map[string]string{}
 	for k := range want {
@@ -64,6 +77,9 @@ func TestExternalEnv(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("externalEnv() mismatch (-want +got):\n%s", diff)
+	}
+	if vars["HOME"] != home || vars["OPENAI_BASE_URL"] != "http://127.0.0.1:1/v1" || vars["PATH"] != "" {
+		t.Errorf("externalEnv() vars = %v, want the harness's variables only", vars)
 	}
 	for _, sub := range []string{"", ".config", ".cache", ".local/share", ".local/state", "tmp"} {
 		if fi, err := os.Stat(filepath.Join(home, sub)); err != nil || !fi.IsDir() {
@@ -134,7 +150,7 @@ client:
     - sh
     - -c
     - |
-      test -z "$(ls -A "$HOME" | grep -v -e '^\.config$' -e '^\.cache$' -e '^\.local$' -e '^tmp$')" || { echo "home not empty" >&2; exit 3; }
+      test -z "$(ls -A "$HOME" | grep -v -e '^\.config$' -e '^\.cache$' -e '^\.local$' -e '^tmp$' -e '^\.qwen$')" || { echo "home not empty" >&2; exit 3; }
       mkdir -p "$HOME/.agent" && printf '{"key":"%s","setting":"%s"}\n' "$ANTHROPIC_API_KEY" "$AGENT_SETTING" > "$HOME/.agent/state.json"
       ln -s `+outside+` "$HOME/.agent/link.json"
       echo "$HOME" "$XDG_CONFIG_HOME" "$TMPDIR"
@@ -173,4 +189,125 @@ expect: {outcome: success, attempts: 0}
 		t.Errorf("the file outside the run folder changed: %q", b)
 	}
 	assertNoKey(t, out)
+}
+
+func TestExpandHarness(t *testing.T) {
+	vars := map[string]string{"OPENAI_BASE_URL": "http://127.0.0.1:9/v1", "HOME": "/run/s/home", "RETRYLAB_MODEL": "gpt-5", "PATH": "/bin"}
+	tests := []struct{ in, want string }{
+		{"plain", "plain"},
+		{"${OPENAI_BASE_URL}", "http://127.0.0.1:9/v1"},
+		{`base_url="${OPENAI_BASE_URL}", m=${RETRYLAB_MODEL}`, `base_url="http://127.0.0.1:9/v1", m=gpt-5`},
+		{"${HOME}/.qwen/settings.json", "/run/s/home/.qwen/settings.json"},
+		{"$${HOME}", "${HOME}"},                  // a literal
+		{"${PATH}", "${PATH}"},                   // not the harness's: left for a shell
+		{"${RETRYLAB_NOPE}", "${RETRYLAB_NOPE}"}, // the harness's kind, but not set
+		{"$HOME ${HOME:-x} ${}", "$HOME ${HOME:-x} ${}"},
+	}
+	for _, tt := range tests {
+		if got := expandHarness(tt.in, vars); got != tt.want {
+			t.Errorf("expandHarness(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestHomeFileProblem(t *testing.T) {
+	tests := []struct {
+		name string
+		bad  bool
+	}{
+		{".qwen/settings.json", false},
+		{".config/opencode/opencode.json", false},
+		{"a", false},
+		{"", true},
+		{"/etc/passwd", true},
+		{"../x", true},
+		{".", true},
+		{"./", true},
+		{".config/../../x", true},
+		{`a\b`, true},
+	}
+	for _, tt := range tests {
+		if p, _ := homeFileProblem(tt.name); (p != "") != tt.bad {
+			t.Errorf("homeFileProblem(%q) = %q, want bad=%v", tt.name, p, tt.bad)
+		}
+	}
+}
+
+// TestWriteHomeFiles: quietHome and client.home are written into the
+// client's home, client.home's contents expanded and winning over a
+// quietHome file of the same path.
+func TestWriteHomeFiles(t *testing.T) {
+	for _, tt := range []struct {
+		name  string
+		files map[string]string
+		want  map[string]string
+	}{
+		{"quiet only", nil, quietHome},
+		{"scenario's files", map[string]string{".config/opencode/opencode.json": `{"baseURL": "${OPENAI_BASE_URL}"}`},
+			map[string]string{".qwen/settings.json": quietHome[".qwen/settings.json"], ".config/opencode/opencode.json": `{"baseURL": "http://127.0.0.1:9/v1"}`}},
+		{"scenario's replaces quiet", map[string]string{".qwen/settings.json": "{}"}, map[string]string{".qwen/settings.json": "{}"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			home := t.TempDir()
+			if err := writeHomeFiles(home, tt.files, map[string]string{"OPENAI_BASE_URL": "http://127.0.0.1:9/v1"}); err != nil {
+				t.Fatal(err)
+			}
+			got := map[string]string{}
+			err := filepath.WalkDir(home, func(p string, d os.DirEntry, err error) error {
+				if err != nil || d.IsDir() {
+					return err
+				}
+				b, err := os.ReadFile(p)
+				rel, _ := filepath.Rel(home, p)
+				got[filepath.ToSlash(rel)] = string(b)
+				return err
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("home files mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+	if err := writeHomeFiles(t.TempDir(), map[string]string{"../escape": "x"}, nil); err == nil {
+		t.Error("writeHomeFiles with ../escape: no error")
+	}
+}
+
+// TestClientHomeFilesEndToEnd: an external client finds quietHome's and
+// client.home's files in its HOME, and ${NAME} of the harness's variables
+// expanded in its arguments, its client.env values and those files, the
+// mock's URL among them; other ${...} reach it as written.
+func TestClientHomeFilesEndToEnd(t *testing.T) {
+	toxi := runnerToxi(t)
+	sc := parse(t, "homefiles", `
+model: m-1
+client:
+  env: {AGENT_CONFIG: '{"baseURL": "${ANTHROPIC_BASE_URL}/v1"}', SHELL_VAR: "${PATH}"}
+  home:
+    .agent/config.json: '{"model": "${RETRYLAB_MODEL}", "literal": "$${HOME}"}'
+  command:
+    - sh
+    - -c
+    - |
+      test "$1" = "$HOME/.agent/config.json" || { echo "argument $1" >&2; exit 3; }
+      test "$SHELL_VAR" = '${PATH}' || { echo "SHELL_VAR $SHELL_VAR" >&2; exit 4; }
+      case "$AGENT_CONFIG" in '{"baseURL": "'"$ANTHROPIC_BASE_URL"'/v1"}') ;; *) echo "AGENT_CONFIG $AGENT_CONFIG" >&2; exit 5;; esac
+      grep -q usageStatisticsEnabled "$HOME/.qwen/settings.json" || exit 6
+      cat "$1"
+    - agent
+    - ${HOME}/.agent/config.json
+attempts: []
+expect: {outcome: success, attempts: 0, output: {contains: ['{"model": "m-1", "literal": "${HOME}"}']}}
+`)
+	r := &Runner{Toxi: toxi, Out: t.TempDir(), Seed: 1}
+	sum, err := r.Run(context.Background(), []*Scenario{sc})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res := byName(sum)["homefiles"]; res.Verdict != VerdictPass {
+		errOut, _ := os.ReadFile(filepath.Join(sum.RunDir, "homefiles", "stderr.txt"))
+		t.Fatalf("%s\nstderr: %s", describeResult(res), errOut)
+	}
 }

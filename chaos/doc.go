@@ -37,7 +37,10 @@
 // With the scenario key attemptsMatch, only the answer requests it matches
 // are attempts. Anything else is a side request (side.go: a token count, a
 // model list, a WebSocket upgrade, a health probe, a routing call),
-// answered without consuming a fault and journaled with side: true, and
+// answered without consuming a fault and journaled with side: true (a
+// failed attempts or delays check whose attempts carry different prompts
+// hints at attemptsMatch, and one whose requests went to a path the mock
+// does not serve at the base URL: attempthints.go), and
 // a connection that closes without a request is not an attempt, with one
 // exception: when the next fault is raw toxics, which may hold the request
 // back inside the proxy, such a connection is that attempt (with no path).

@@ -187,8 +187,11 @@ func (e *Env) Close() error {
 	return e.closeErr
 }
 
+// logf writes one [mock] line: keys redacted, and printable, whatever a
+// request put in its arguments.
 func (e *Env) logf(format string, args ...any) {
-	fmt.Fprint(e.cfg.Log, redactSecrets(fmt.Sprintf("[mock] %s: "+format+"\n", append([]any{e.cfg.Scenario.Name}, args...)...)))
+	msg := redactSecrets(fmt.Sprintf(format, args...))
+	fmt.Fprintf(e.cfg.Log, "[mock] %s: %s\n", e.cfg.Scenario.Name, printable(msg))
 }
 
 // waitReady waits until attempt n's toxics are in place and no earlier

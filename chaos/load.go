@@ -522,8 +522,8 @@ func (d *decoder) validateAttemptsMatch(n *yaml.Node, m *AttemptsMatch) {
 		return
 	}
 	fields := mapping(n)
-	if m.Path == "" && m.Model == "" && m.Stream == nil {
-		d.c.Add(n, "attemptsMatch", "attemptsMatch matches nothing in particular", "give path, model or stream (e.g. {path: /v1/responses, stream: true}), or remove it")
+	if m.Path == "" && m.Model == "" && m.Stream == nil && m.Prompt == "" && m.Tools == nil {
+		d.c.Add(n, "attemptsMatch", "attemptsMatch matches nothing in particular", "give path, model, stream, prompt or tools (e.g. {path: /v1/responses, stream: true}), or remove it")
 	}
 	for _, f := range []struct{ key, pattern string }{{"path", m.Path}, {"model", m.Model}} {
 		if _, err := path.Match(f.pattern, ""); err != nil {
@@ -615,6 +615,27 @@ func (d *decoder) validateClient(client map[string]*yaml.Node, sc *Scenario) {
 	}
 	d.validateRequires(client["requires"], c)
 	d.validateEnv(client["env"], c)
+	d.validateHome(client["home"], c)
+}
+
+// validateHome checks client.home (node n, nil when absent): an external
+// client's, each key a path inside its HOME.
+func (d *decoder) validateHome(n *yaml.Node, c *Client) {
+	if n == nil {
+		return
+	}
+	if len(c.Command) == 0 {
+		d.c.Add(n, "client.home", "home applies to an external client only", "add client.command, or remove home")
+	}
+	if n.Kind != yaml.MappingNode {
+		return
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k := n.Content[i]
+		if problem, hint := homeFileProblem(k.Value); problem != "" {
+			d.c.Add(k, "client.home."+k.Value, problem, hint)
+		}
+	}
 }
 
 // validateEnv checks client.env (node n, nil when absent): an external
@@ -630,8 +651,8 @@ func (d *decoder) validateEnv(n *yaml.Node, c *Client) {
 		return
 	}
 	for i := 0; i+1 < len(n.Content); i += 2 {
-		k := n.Content[i]
-		if problem, hint := envNameProblem(k.Value); problem != "" {
+		k, v := n.Content[i], n.Content[i+1]
+		if problem, hint := envProblem(k.Value, v.Value); problem != "" {
 			d.c.Add(k, "client.env."+k.Value, problem, hint)
 		}
 	}

@@ -53,6 +53,7 @@ func observe(sc *Scenario, attempts []ServerAttempt, tracePath string, scale flo
 	}
 	ob.RequestEnds = ob.requestEnds(sc, pol, attempts, finished, inferred)
 	ob.addModelSwitches(attempts)
+	ob.addResends(sc, pol, attempts, inferred)
 	for k, a := range attempts {
 		ob.ServerFaults = append(ob.ServerFaults, a.Fault)
 		ob.ServerStatuses = append(ob.ServerStatuses, a.Status)
@@ -276,6 +277,7 @@ func inferFailure(sc *Scenario, pol *retry.Policy, k int, a ServerAttempt) infer
 		}
 		in.retried = pol.Retries(c)
 	}
+	in.c = c
 	if c.HasRetryAfter {
 		d := c.RetryAfter
 		in.retryAfter = &d
@@ -289,6 +291,7 @@ type inference struct {
 	ft         string
 	retryAfter *time.Duration
 	retried    bool
+	c          retry.Classification // the failure as the policy reads it
 }
 
 // Wait is one wait the server observed: the gap between the end of attempt
@@ -334,6 +337,10 @@ type Observed struct {
 	// Prompts[k] is server attempt k+1's prompt excerpt
 	// (ServerAttempt.Prompt).
 	Prompts []string
+	// Unserved are the client's requests the mock serves no answer for
+	// (side requests answered 404 or 405: "POST /chat/completions"), each
+	// once.
+	Unserved []string
 	// FailedAttempts[k] is true when server attempt k+1 failed (did not
 	// deliver a complete response); RequestEnds[k] when it was the last
 	// attempt of its logical request.
@@ -373,6 +380,17 @@ type Observed struct {
 	// failed attempt's exact failure (its status, a stream already begun,
 	// x-should-retry), whatever its failure type's strategy says.
 	InferredNotRetried []bool
+	// Resends[k] is set when the policy re-sends server attempt k+1's
+	// failure in a loop of its own (retry.Resend), with that wait's
+	// envelope; LoopAttempts[k] is the number of attempt k+1 as the
+	// policy's backoff loop counts it. Both nil for a policy without such
+	// loops (addResends).
+	Resends      []resendMark
+	LoopAttempts []int
+	// Unmodelled lists the server attempts (1-based) whose failure's
+	// sequel the policy does not model (retry.Resend.NoStream): the waits
+	// after them are not checked, and the delays check says so.
+	Unmodelled []int
 
 	Duration  time.Duration // wall-clock
 	TimeScale float64

@@ -123,6 +123,9 @@ type Telemetry struct {
 	Mapping      string `json:"mapping,omitempty"`
 	Attempts     int    `json:"attempts"`
 	Unknown      int    `json:"unknown"`
+	// Notes says what arrived but was not read, or was read with less
+	// than its conventions give (otlp.Account.Notes).
+	Notes []string `json:"notes,omitempty"`
 }
 
 // Verdicts of a scenario.

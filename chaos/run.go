@@ -343,6 +343,9 @@ type clientRun struct {
 	problem string        // the built-in client: why it was stopped, or ""
 	hint    string        // an external client that could not start: what to do
 	report  *otlp.Account // external clients: their account from their telemetry; nil if none
+	// unserved are the side requests the mock answered 404 or 405
+	// ("POST /chat/completions"), for a hint on a wrong base URL.
+	unserved []string
 }
 
 // firstRun runs one scenario once, or skips it when its client's
@@ -497,6 +500,7 @@ func (r *Runner) runOnce(ctx context.Context, sc *Scenario, dir string) (res Res
 	}
 	attempts := env.Attempts()
 	res.Attempts = len(attempts)
+	cr.unserved = unserved(env.sideRequests())
 	journalErr := env.JournalErr()
 	if journalErr == nil {
 		journalErr = journal.Close()
@@ -649,6 +653,7 @@ func (r *Runner) verify(sc *Scenario, res *Result, attempts []ServerAttempt, cr 
 	}
 	ob.Outcome = cr.outcome
 	ob.Client = cr.exit
+	ob.Unserved = cr.unserved
 	if sc.Expect.Output != nil {
 		ob.Stdout = readStdout(filepath.Dir(tracePath))
 	}

@@ -32,11 +32,16 @@ func (r *Runner) runExternal(ctx context.Context, sc *Scenario, baseURL, dir, tr
 	defer stderr.Close()
 	exit := &ClientExit{Command: display, ExitCode: -1}
 	out := clientRun{outcome: "failure", exit: exit}
-	env, err := externalEnv(sc, baseURL, dir, tracePath, scale, r.telemetryEnv(dir))
+	env, vars, err := externalEnv(sc, baseURL, dir, tracePath, scale, r.telemetryEnv(sc, dir))
 	if err != nil {
 		exit.Problem = "could not start: " + provider.Redact(err.Error())
 		fmt.Fprintln(stderr, exit.Problem)
 		return out
+	}
+	if cmd == "" {
+		for i, a := range argv {
+			argv[i] = expandHarness(a, vars)
+		}
 	}
 	p, err := startClient(argv, env, stdout, stderr)
 	if err != nil {
@@ -94,21 +99,28 @@ func clientArgv(sc *Scenario, cmd string) (argv []string, display string) {
 // clientenv.go describes: the runner's (less inheritedPrefixes), quietEnv,
 // client.env, then the harness's own variables (telemetry: the run's OTLP
 // receiver, telemetry.go) and the client's home in dir, which client.env
-// cannot name.
-func externalEnv(sc *Scenario, baseURL, dir, tracePath string, scale float64, telemetry []string) ([]string, error) {
+// cannot name. It makes that home, with quietHome and client.home in it,
+// and returns the harness's variables too, for ${NAME} in client.command
+// (client.env values and client.home contents are expanded here).
+func externalEnv(sc *Scenario, baseURL, dir, tracePath string, scale float64, telemetry []string) (env []string, vars map[string]string, err error) {
 	home, err := clientHome(dir)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	env := inheritedEnv(os.Environ())
+	harness := clientEnv(sc, baseURL, tracePath, scale)
+	vars = harnessVars(harness, telemetry, home)
+	if err := writeHomeFiles(filepath.Join(dir, clientHomeDir), sc.Client.Home, vars); err != nil {
+		return nil, nil, err
+	}
+	env = inheritedEnv(os.Environ())
 	userHome, _ := os.UserHomeDir()
 	userCache, _ := os.UserCacheDir()
 	env = append(env, toolchainEnv(env, userHome, userCache)...)
 	env = append(env, quietEnv...)
-	env = append(env, scenarioEnv(sc.Client.Env)...)
-	env = append(env, clientEnv(sc, baseURL, tracePath, scale)...)
+	env = append(env, scenarioEnv(sc.Client.Env, vars)...)
+	env = append(env, harness...)
 	env = append(env, telemetry...)
-	return append(env, home...), nil
+	return append(env, home...), vars, nil
 }
 
 // clientEnv is what an external client is told in its environment: where

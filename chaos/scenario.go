@@ -70,6 +70,12 @@ type Client struct {
 	// itself (reservedEnv) are rejected at load; see clientenv.go for the
 	// layers.
 	Env map[string]string `yaml:"env"`
+	// Home is client.home: files written into an external client's empty
+	// HOME before it starts, by path inside it (.qwen/settings.json: its
+	// contents), for agents configured by a settings file; ${NAME} in the
+	// contents, as in client.command and client.env values, is replaced
+	// by the harness's variable NAME (clientenv.go, expandHarness).
+	Home map[string]string `yaml:"home"`
 	// Operation is the safety of the operation the built-in client retries
 	// (seed 001, "Operation Safety & Idempotency Guard"): safe (default),
 	// conditional or irreversible. An irreversible operation is not retried

@@ -1,6 +1,7 @@
 package chaos
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -123,48 +124,56 @@ func newServeVerdict(attempts []ServerAttempt) ServeVerdict {
 
 // Write prints the verdict for people: one line per attempt with the fault it
 // met, its status and who closed it, and the gap before the next attempt.
+// Everything a request could put in it (paths, models, the checks' texts)
+// goes through printable: a client cannot move the terminal's cursor,
+// recolour it, reorder its text or start a line of its own.
 func (v ServeVerdict) Write(w io.Writer) error {
 	if _, err := fmt.Fprintf(w, "server saw %d attempt(s)\n", len(v.Attempts)); err != nil {
 		return err
 	}
 	for i, a := range v.Attempts {
-		status := "-"
-		if a.Status != 0 {
-			status = fmt.Sprint(a.Status)
-		}
-		line := fmt.Sprintf("  attempt %d: %-8s status %-3s %6d bytes  %8s  closed by %s",
-			a.N, a.Fault, status, a.Bytes, a.Ended.Sub(a.Arrived).Round(time.Millisecond), a.ClosedBy)
-		if a.Ended.IsZero() {
-			line = fmt.Sprintf("  attempt %d: %-8s (still open)", a.N, a.Fault)
-		}
-		if a.Model != "" || a.Path != "" {
-			line += fmt.Sprintf("  %s %s", a.Path, a.Model)
-		}
-		if i < len(v.Gaps) {
-			line += fmt.Sprintf("\n    wait before attempt %d: %s", a.N+1, v.Gaps[i].Round(time.Millisecond))
-		}
-		if _, err := fmt.Fprintln(w, line); err != nil {
+		if _, err := fmt.Fprintln(w, v.attemptLine(i, a)); err != nil {
 			return err
 		}
 	}
 	for _, c := range v.Checks {
-		line := fmt.Sprintf("%s %s: want %s, got %s", strings.ToUpper(c.State), c.Name, c.Want, c.Got)
+		line := fmt.Sprintf("%s %s: want %s, got %s", strings.ToUpper(c.State), printable(c.Name), printable(c.Want), printable(c.Got))
 		if c.Where != "" {
-			line += " (" + c.Where + ")"
+			line += " (" + printable(c.Where) + ")"
 		}
 		if c.Hint != "" {
-			line += "\n  hint: " + c.Hint
+			line += "\n  hint: " + printable(c.Hint)
 		}
 		if _, err := fmt.Fprintln(w, line); err != nil {
 			return err
 		}
 	}
 	for _, s := range v.Skipped {
-		if _, err := fmt.Fprintln(w, "SKIP "+s); err != nil {
+		if _, err := fmt.Fprintln(w, "SKIP "+printable(s)); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// attemptLine is the verdict's line of attempt a, the i-th.
+func (v ServeVerdict) attemptLine(i int, a ServerAttempt) string {
+	status := "-"
+	if a.Status != 0 {
+		status = fmt.Sprint(a.Status)
+	}
+	line := fmt.Sprintf("  attempt %d: %-8s status %-3s %6d bytes  %8s  closed by %s",
+		a.N, a.Fault, status, a.Bytes, a.Ended.Sub(a.Arrived).Round(time.Millisecond), a.ClosedBy)
+	if a.Ended.IsZero() {
+		line = fmt.Sprintf("  attempt %d: %-8s (still open)", a.N, a.Fault)
+	}
+	if a.Model != "" || a.Path != "" {
+		line += fmt.Sprintf("  %s %s", printable(a.Path), printable(a.Model))
+	}
+	if i < len(v.Gaps) {
+		line += fmt.Sprintf("\n    wait before attempt %d: %s", a.N+1, v.Gaps[i].Round(time.Millisecond))
+	}
+	return line
 }
 
 // Serve starts an Env for sc behind toxi and an OTLP receiver, prints
@@ -174,23 +183,19 @@ func (v ServeVerdict) Write(w io.Writer) error {
 // verdict on stdout, with PASS/FAIL for each check of sc's expect that the
 // server side can make (serveChecks), and selfReport when the client sent
 // telemetry (kept beside the journal, in otlp/ and client-otel.jsonl), and
-// returns it. Progress lines go to
-// stderr.
+// returns it. Progress lines go to stderr. As in a run folder, the keys
+// the client sent are scrubbed from the journal, the telemetry kept and the
+// verdict, and what came from a request is printed without control or
+// invisible characters (printable).
 func Serve(ctx context.Context, sc *Scenario, toxi *Toxiproxy, journalPath string, stdout, stderr io.Writer) (ServeVerdict, error) {
 	runID := "serve-" + time.Now().UTC().Format("20060102T150405Z")
-	var journal *trace.Writer
-	if journalPath != "" {
-		if err := os.MkdirAll(filepath.Dir(journalPath), 0o755); err != nil {
-			return ServeVerdict{}, fmt.Errorf("chaos serve: journal: %w", err)
-		}
-		var err error
-		journal, err = trace.Create(journalPath, runID)
-		if err != nil {
-			return ServeVerdict{}, fmt.Errorf("chaos serve: journal: %w", err)
-		}
-		defer journal.Close()
+	journal, err := createServeJournal(journalPath, runID)
+	if err != nil {
+		return ServeVerdict{}, err
 	}
-	env, err := StartEnv(ctx, EnvConfig{Scenario: sc, Toxi: toxi, Journal: journal, RunID: runID, Log: stderr})
+	defer journal.Close()
+	sec := newSecrets()
+	env, err := StartEnv(ctx, EnvConfig{Scenario: sc, Toxi: toxi, Journal: journal, RunID: runID, Log: stderr, OnSecret: sec.add})
 	if err != nil {
 		return ServeVerdict{}, err
 	}
@@ -203,7 +208,7 @@ func Serve(ctx context.Context, sc *Scenario, toxi *Toxiproxy, journalPath strin
 		env.Close()
 		return ServeVerdict{}, fmt.Errorf("chaos serve: %w", err)
 	}
-	for _, kv := range append(env.ClientEnv(), tel.env()...) {
+	for _, kv := range append(env.ClientEnv(), tel.env(nil)...) {
 		fmt.Fprintln(stdout, kv)
 	}
 	fmt.Fprintf(stderr, "serving scenario %q (%d fault(s), then ok); press Ctrl-C to stop\n", sc.Name, len(sc.Attempts))
@@ -211,26 +216,52 @@ func Serve(ctx context.Context, sc *Scenario, toxi *Toxiproxy, journalPath strin
 	closeErr := env.Close()
 	v := newServeVerdict(env.Attempts())
 	v.Checks, v.Skipped = serveChecks(sc, v.Attempts)
-	if c, ok := serveSelfReport(sc, v.Attempts, tel, runID, stderr); ok {
+	if c, ok := serveSelfReport(sc, v.Attempts, tel, runID, sec, stderr); ok {
 		v.Checks = append(v.Checks, c)
 	}
 	if err := env.JournalErr(); err != nil {
 		v.Checks = append(v.Checks, Check{Name: "journal", Want: "every attempt journaled", Got: err.Error(), Where: journalPath})
 	}
-	werr := v.Write(stdout)
+	if journalPath != "" {
+		if err := errors.Join(journal.Close(), scrubFile(journalPath, sec)); err != nil {
+			fmt.Fprintf(stderr, "chaos serve: scrubbing keys from the journal: %v\n", printable(sec.scrub(err.Error())))
+		}
+	}
+	var out bytes.Buffer
+	_ = v.Write(&out) // a bytes.Buffer does not fail
+	_, werr := io.WriteString(stdout, sec.scrub(out.String()))
 	return v, errors.Join(closeErr, werr)
+}
+
+// createServeJournal creates serve's journal at path, and its folder; nil
+// when path is "".
+func createServeJournal(path, runID string) (*trace.Writer, error) {
+	if path == "" {
+		return nil, nil
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return nil, fmt.Errorf("chaos serve: journal: %w", err)
+	}
+	w, err := trace.Create(path, runID)
+	if err != nil {
+		return nil, fmt.Errorf("chaos serve: journal: %w", err)
+	}
+	return w, nil
 }
 
 // serveSelfReport stops serve's OTLP receiver and, when the client sent
 // telemetry a mapping reads, holds its account against the journal. What
-// arrived is scrubbed of anything that looks like a key, as run files are.
-func serveSelfReport(sc *Scenario, attempts []ServerAttempt, tel *telemetry, runID string, stderr io.Writer) (Check, bool) {
+// arrived is scrubbed of the keys the client sent and anything that looks
+// like a key, as run files are.
+func serveSelfReport(sc *Scenario, attempts []ServerAttempt, tel *telemetry, runID string, sec *secrets, stderr io.Writer) (Check, bool) {
 	acc, st, err := tel.finish(runID, "")
 	if err != nil {
-		fmt.Fprintf(stderr, "client telemetry: %v\n", err)
+		fmt.Fprintf(stderr, "client telemetry: %v\n", printable(sec.scrub(err.Error())))
+	}
+	if w := tel.droppedWarning(st); w != "" {
+		fmt.Fprintln(stderr, w)
 	}
 	if tel.dir != "" && st.Kept > 0 {
-		sec := newSecrets()
 		for _, p := range []string{filepath.Join(tel.dir, "otlp"), filepath.Join(tel.dir, clientOtelFile)} {
 			if err := sec.scrubDir(p); err != nil && !errors.Is(err, os.ErrNotExist) {
 				fmt.Fprintf(stderr, "client telemetry: scrubbing keys: %v\n", err)
@@ -246,6 +277,7 @@ func serveSelfReport(sc *Scenario, attempts []ServerAttempt, tel *telemetry, run
 	}
 	ob, _ := observe(sc, attempts, "", scale)
 	ob.SelfReport = acc
+	ob.Telemetry = &Telemetry{Exports: st.Exports, Kept: st.Kept, Items: st.Items, Dropped: st.Dropped, DroppedItems: st.DroppedItems, Rejected: st.Rejected}
 	c := selfReportCheck(ob)
 	c.Where = strings.Replace(c.Where, "server.jsonl", "the journal", 1)
 	return settle([]Check{c})[0], true

@@ -27,7 +27,7 @@ type ServerAttempt struct {
 	N      int
 	Fault  string // Fault.Kind() of the fault this attempt met
 	Status int    // HTTP status sent; 0 when no response was sent (hang, reset)
-	Path   string // request path; "" when no request arrived (reset)
+	Path   string // request path, secrets redacted; "" when no request arrived (reset)
 	Model  string // the request body's model (secrets redacted)
 	// Arrived is when the request's first byte reached the mock: the moment
 	// the client sent it. Connected is when the connection was accepted,
@@ -178,11 +178,12 @@ func (e *Env) serve(c net.Conn, connected time.Time, readyAt int) {
 	// scenario's provider; it is an attempt if the scenario's
 	// attemptsMatch (if any) matches it too.
 	name, format, answers := wire.Recognize(req.Method, req.URL.Path)
-	var rb wire.Request
+	var whole, rb wire.Request
 	if answers {
-		rb = readRequest(format, req.URL, body)
+		whole = readWhole(format, req.URL, body)
+		rb = forJournal(whole)
 	}
-	if !answers || !e.cfg.Scenario.AttemptsMatch.matches(req.URL.Path, rb.Model, rb.Stream) {
+	if !answers || !e.cfg.Scenario.AttemptsMatch.matches(req.URL.Path, whole) {
 		e.serveSide(c, req, body, arrived, name, rb)
 		return
 	}
@@ -227,7 +228,10 @@ type serving struct {
 func (e *Env) newServed(c net.Conn, br *bufio.Reader, req *http.Request, body []byte, name string, rb wire.Request, connected, arrived time.Time, readyAt int) *serving {
 	n, f, rec := e.newAttempt(connected, arrived)
 	st := &attemptState{rec: rec, peerGone: make(chan struct{})}
-	st.rec.Path = req.URL.Path
+	// A path may carry a key (Gemini's models/{model}: a client may put
+	// anything there), so it is redacted as the model is, here, where both
+	// are recorded for the journal, the verdict and the logs.
+	st.rec.Path = redactSecrets(req.URL.Path)
 	st.rec.Model = redactSecrets(rb.Model)
 	sum := sha256.Sum256(body)
 	st.rec.BodySHA256 = hex.EncodeToString(sum[:])

@@ -31,21 +31,34 @@ type AttemptsMatch struct {
 	Path   string `yaml:"path"`   // the request path, a path.Match pattern: /v1/responses, /v1beta/models/*
 	Model  string `yaml:"model"`  // the request's model, a path.Match pattern: gpt-5*, claude-sonnet-4-5
 	Stream *bool  `yaml:"stream"` // whether the request asked for a stream
+	// Prompt is text the request's prompt (its last user message) must
+	// contain: an agent's own calls beside the answer (a title, a memory
+	// extraction, a summary), sent to the same path and model, carry
+	// prompts of their own.
+	Prompt string `yaml:"prompt"`
+	// Tools is whether the request offers the model tools (a non-empty
+	// top-level tools array, where all four wire formats put them): an
+	// agent's turn does, its title call to the same model often does not
+	// (opencode over an OpenAI-compatible provider).
+	Tools *bool `yaml:"tools"`
 }
 
 // matches reports whether an answer request is an attempt; a nil
 // AttemptsMatch matches every one.
-func (m *AttemptsMatch) matches(reqPath, model string, stream bool) bool {
+func (m *AttemptsMatch) matches(reqPath string, rb wire.Request) bool {
 	if m == nil {
 		return true
+	}
+	if m.Prompt != "" && !strings.Contains(rb.Prompt, m.Prompt) {
+		return false
 	}
 	if ok, _ := path.Match(m.Path, reqPath); m.Path != "" && !ok {
 		return false
 	}
-	if ok, _ := path.Match(m.Model, model); m.Model != "" && !ok {
+	if ok, _ := path.Match(m.Model, rb.Model); m.Model != "" && !ok {
 		return false
 	}
-	return m.Stream == nil || *m.Stream == stream
+	return (m.Stream == nil || *m.Stream == rb.Stream) && (m.Tools == nil || *m.Tools == rb.Tools)
 }
 
 // sideRequest is what the mock saw of one side request.
@@ -136,15 +149,25 @@ func (m *AttemptsMatch) String() string {
 	if m.Stream != nil {
 		parts = append(parts, fmt.Sprintf("stream %v", *m.Stream))
 	}
+	if m.Prompt != "" {
+		parts = append(parts, fmt.Sprintf("prompt containing %q", m.Prompt))
+	}
+	if m.Tools != nil {
+		parts = append(parts, fmt.Sprintf("tools %v", *m.Tools))
+	}
 	return strings.Join(parts, ", ")
 }
 
-// printable makes a request's method or decoded path safe for a log line:
-// invalid UTF-8 and control characters (a %0A in a Gemini model name) are
-// replaced, so that a hostile request cannot forge a line of mock.log.
+// printable makes text a request carried (a method, a decoded path, a
+// model) safe for a log line or a terminal: invalid UTF-8, control
+// characters (C0 with ESC, BEL, newlines and tabs, DEL, C1: a %0A in a
+// Gemini model name) and invisible format characters (bidirectional
+// overrides, zero-width characters, U+2028/U+2029) are replaced by U+FFFD,
+// so that a hostile request can neither forge a line of mock.log nor move,
+// recolour or reorder what chaos serve prints.
 func printable(s string) string {
 	return strings.Map(func(r rune) rune {
-		if unicode.IsControl(r) {
+		if unicode.IsControl(r) || unicode.In(r, unicode.Cf, unicode.Zl, unicode.Zp) {
 			return '\uFFFD'
 		}
 		return r

@@ -11,33 +11,44 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/retrylab/retrylab/chaos/internal/wire"
 	"github.com/retrylab/retrylab/trace"
 )
 
 func TestAttemptsMatch(t *testing.T) {
 	t.Parallel()
 	yes, no := true, false
+	turn := wire.Request{Model: "m", Stream: true, Prompt: "Say hi", Tools: true}
+	with := func(f func(*wire.Request)) wire.Request { r := turn; f(&r); return r }
 	for _, tc := range []struct {
-		name   string
-		m      *AttemptsMatch
-		path   string
-		model  string
-		stream bool
-		want   bool
+		name string
+		m    *AttemptsMatch
+		path string
+		rb   wire.Request
+		want bool
 	}{
-		{"nil matches all", nil, "/v1/messages", "m", false, true},
-		{"path", &AttemptsMatch{Path: "/v1/responses"}, "/v1/responses", "m", true, true},
-		{"other path", &AttemptsMatch{Path: "/v1/responses"}, "/v1/messages", "m", true, false},
-		{"path pattern", &AttemptsMatch{Path: "/v1beta/models/*:streamGenerateContent"}, "/v1beta/models/gemini-2.5-pro:streamGenerateContent", "", true, true},
-		{"model pattern", &AttemptsMatch{Model: "claude-sonnet-*"}, "/v1/messages", "claude-sonnet-4-5", true, true},
-		{"routing model", &AttemptsMatch{Model: "claude-sonnet-*"}, "/v1/messages", "claude-haiku-4-5", true, false},
-		{"stream", &AttemptsMatch{Stream: &yes}, "/v1/messages", "m", true, true},
-		{"not streamed", &AttemptsMatch{Stream: &yes}, "/v1/messages", "m", false, false},
-		{"stream false", &AttemptsMatch{Stream: &no}, "/v1/messages", "m", false, true},
-		{"all", &AttemptsMatch{Path: "/v1/messages", Model: "m", Stream: &yes}, "/v1/messages", "m", true, true},
+		{"nil matches all", nil, "/v1/messages", with(func(r *wire.Request) { r.Stream = false }), true},
+		{"path", &AttemptsMatch{Path: "/v1/responses"}, "/v1/responses", turn, true},
+		{"other path", &AttemptsMatch{Path: "/v1/responses"}, "/v1/messages", turn, false},
+		{"path pattern", &AttemptsMatch{Path: "/v1beta/models/*:streamGenerateContent"}, "/v1beta/models/gemini-2.5-pro:streamGenerateContent", with(func(r *wire.Request) { r.Model = "" }), true},
+		{"model pattern", &AttemptsMatch{Model: "claude-sonnet-*"}, "/v1/messages", with(func(r *wire.Request) { r.Model = "claude-sonnet-4-5" }), true},
+		{"routing model", &AttemptsMatch{Model: "claude-sonnet-*"}, "/v1/messages", with(func(r *wire.Request) { r.Model = "claude-haiku-4-5" }), false},
+		{"stream", &AttemptsMatch{Stream: &yes}, "/v1/messages", turn, true},
+		{"not streamed", &AttemptsMatch{Stream: &yes}, "/v1/messages", with(func(r *wire.Request) { r.Stream = false }), false},
+		{"stream false", &AttemptsMatch{Stream: &no}, "/v1/messages", with(func(r *wire.Request) { r.Stream = false }), true},
+		{"all", &AttemptsMatch{Path: "/v1/messages", Model: "m", Stream: &yes}, "/v1/messages", turn, true},
+		{"prompt", &AttemptsMatch{Prompt: "Say hi"}, "/v1/chat/completions", turn, true},
+		{"memory extraction", &AttemptsMatch{Prompt: "Say hi"}, "/v1/chat/completions",
+			with(func(r *wire.Request) {
+				r.Prompt = "Managed memory directory: ...\n\nScan the recent conversation history"
+			}), false},
+		{"prompt and model", &AttemptsMatch{Model: "m", Prompt: "Say hi"}, "/v1/messages", with(func(r *wire.Request) { r.Model = "small" }), false},
+		{"tools", &AttemptsMatch{Tools: &yes}, "/v1/chat/completions", turn, true},
+		{"title call without tools", &AttemptsMatch{Tools: &yes}, "/v1/chat/completions", with(func(r *wire.Request) { r.Tools = false }), false},
+		{"tools false", &AttemptsMatch{Tools: &no}, "/v1/chat/completions", with(func(r *wire.Request) { r.Tools = false }), true},
 	} {
-		if got := tc.m.matches(tc.path, tc.model, tc.stream); got != tc.want {
-			t.Errorf("%s: matches(%s, %s, %v) = %v, want %v", tc.name, tc.path, tc.model, tc.stream, got, tc.want)
+		if got := tc.m.matches(tc.path, tc.rb); got != tc.want {
+			t.Errorf("%s: matches(%s, %+v) = %v, want %v", tc.name, tc.path, tc.rb, got, tc.want)
 		}
 	}
 }
@@ -143,7 +154,7 @@ func TestSideRequests(t *testing.T) {
 func TestLoadAttemptsMatch(t *testing.T) {
 	t.Parallel()
 	path := t.TempDir() + "/codex.yaml"
-	if err := os.WriteFile(path, []byte("provider: openai-responses\nattemptsMatch: {path: /v1/responses, model: \"gpt-5*\", stream: true}\n"), 0o644); err != nil {
+	if err := os.WriteFile(path, []byte("provider: openai-responses\nattemptsMatch: {path: /v1/responses, model: \"gpt-5*\", stream: true, prompt: Say hi, tools: true}\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	sc, err := LoadScenario(path)
@@ -151,10 +162,29 @@ func TestLoadAttemptsMatch(t *testing.T) {
 		t.Fatal(err)
 	}
 	yes := true
-	if diff := cmp.Diff(&AttemptsMatch{Path: "/v1/responses", Model: "gpt-5*", Stream: &yes}, sc.AttemptsMatch); diff != "" {
+	if diff := cmp.Diff(&AttemptsMatch{Path: "/v1/responses", Model: "gpt-5*", Stream: &yes, Prompt: "Say hi", Tools: &yes}, sc.AttemptsMatch); diff != "" {
 		t.Errorf("attemptsMatch mismatch (-want +got):\n%s", diff)
 	}
 	if sc.Model != "gpt-4o-mini" {
 		t.Errorf("default model of openai-responses = %q", sc.Model)
+	}
+}
+
+// TestAttemptsMatchWholePrompt: attemptsMatch.prompt reads the whole last
+// user message, not the journal's excerpt of it, which may cut the text
+// it looks for.
+func TestAttemptsMatchWholePrompt(t *testing.T) {
+	t.Parallel()
+	long := strings.Repeat("context ", maxPromptExcerpt/8) + "Say hi" + strings.Repeat(" context", maxPromptExcerpt/8)
+	body, err := json.Marshal(map[string]any{"model": "m", "stream": true, "messages": []map[string]string{{"role": "user", "content": long}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := wire.Must(ProviderOpenAI)
+	if strings.Contains(readRequest(f, nil, body).Prompt, "Say hi") {
+		t.Fatal("the journal's excerpt kept the middle of the prompt: the test does not test the cut")
+	}
+	if m := (&AttemptsMatch{Prompt: "Say hi"}); !m.matches("/v1/chat/completions", readWhole(f, nil, body)) {
+		t.Error("attemptsMatch.prompt did not match the whole prompt")
 	}
 }

@@ -28,11 +28,15 @@ type telemetry struct {
 	err error  // the first export that could not be written
 }
 
+// telemetryLimits bounds what each receiver keeps; zero fields take
+// otlp's defaults. A variable for tests only.
+var telemetryLimits otlp.Limits
+
 // startTelemetry starts the receiver of the scenario whose run folder is dir
 // ("": nothing is written).
 func startTelemetry(dir string) (*telemetry, error) {
 	t := &telemetry{dir: dir}
-	rcv, err := otlp.Start(otlp.Config{Keep: t.keep})
+	rcv, err := otlp.Start(otlp.Config{Limits: telemetryLimits, Keep: t.keep})
 	if err != nil {
 		return nil, err
 	}
@@ -41,18 +45,57 @@ func startTelemetry(dir string) (*telemetry, error) {
 }
 
 // env is what the client is told: OTEL_EXPORTER_OTLP_ENDPOINT and each
-// signal's endpoint, and OTEL_EXPORTER_OTLP_PROTOCOL=http/protobuf unless
-// the environment already asks for OTLP over HTTP (the receiver speaks
-// OTLP/HTTP, not gRPC). Nil-safe.
-func (t *telemetry) env() []string {
+// signal's endpoint (the harness owns them: client.env may not name them,
+// reservedEnv), and the protocol variables protocolEnv says must be set so
+// that the client's exporters speak OTLP/HTTP. scenario is client.env (nil
+// for chaos serve), whose own protocol, headers, timeouts and compression
+// the client gets as they are. Nil-safe.
+func (t *telemetry) env(scenario map[string]string) []string {
 	if t == nil {
 		return nil
 	}
-	env := t.rcv.Env()
-	if p := os.Getenv("OTEL_EXPORTER_OTLP_PROTOCOL"); p == "" || p == "grpc" {
-		env = append(env, "OTEL_EXPORTER_OTLP_PROTOCOL=http/protobuf")
+	return append(t.rcv.Env(), protocolEnv(scenario, os.Getenv)...)
+}
+
+// otlpProtocolVars choose an OTLP exporter's protocol: first the general
+// one, then each signal's, which wins over it for its signal.
+var otlpProtocolVars = []string{"OTEL_EXPORTER_OTLP_PROTOCOL",
+	"OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", "OTEL_EXPORTER_OTLP_LOGS_PROTOCOL", "OTEL_EXPORTER_OTLP_METRICS_PROTOCOL"}
+
+// otlpHTTPProtocols are the protocols the run's receiver speaks.
+var otlpHTTPProtocols = []string{"http/protobuf", "http/json"}
+
+// protocolEnv returns the protocol variables the harness sets after
+// client.env (scenario), so that every exporter of the client speaks
+// OTLP/HTTP, never gRPC. A variable client.env sets is the client's (the
+// loader accepts only http/protobuf and http/json there) and is left
+// alone; so is one the runner's environment (getenv) sets to an OTLP/HTTP
+// protocol, as the client inherits it. Any other value the runner's
+// environment has (grpc) is replaced: the general one by http/protobuf, a
+// signal's by the general one's value. Unset, the general one is
+// http/protobuf (the SDKs' default differs between languages), a
+// signal's stays unset.
+func protocolEnv(scenario map[string]string, getenv func(string) string) []string {
+	var out []string
+	general := ""
+	for i, name := range otlpProtocolVars {
+		v, set := scenario[name]
+		if !set {
+			v = getenv(name)
+		}
+		switch {
+		case set || slices.Contains(otlpHTTPProtocols, v):
+		case i == 0:
+			v = otlpHTTPProtocols[0]
+			out = append(out, name+"="+v)
+		case v != "":
+			out = append(out, name+"="+general)
+		}
+		if i == 0 {
+			general = v
+		}
 	}
-	return env
+	return out
 }
 
 // keep writes one export to otlp/<signal>-NNNN.json (called in arrival
@@ -108,6 +151,20 @@ func (t *telemetry) finish(runID, tracePath string) (*otlp.Account, otlp.Stats, 
 		}
 	}
 	return &acc, st, errors.Join(cerr, t.err, werr)
+}
+
+// droppedWarning is the one line that says the receiver stopped keeping
+// the client's exports past its bounds (Limits.Total, Limits.Items): they
+// were answered 200, as the OTLP specification asks of a receiver that
+// will not take more, so the client does not know; "" when none was
+// dropped.
+func (t *telemetry) droppedWarning(st otlp.Stats) string {
+	if t == nil || st.Dropped == 0 {
+		return ""
+	}
+	l := t.rcv.Limits()
+	return fmt.Sprintf("warning: client telemetry: %d of %d export(s) (%d item(s)) answered 200 but not kept, past the receiver's bounds (%d MiB, %d items a client); selfReport reads only the %d kept",
+		st.Dropped, st.Exports, st.DroppedItems, l.Total>>20, l.Items, st.Kept)
 }
 
 // hasTrace reports whether the client wrote a trace of its own.
@@ -220,11 +277,11 @@ func (r *Runner) startTelemetry(sc *Scenario, dir string) (*telemetry, error) {
 	return t, nil
 }
 
-// telemetryEnv is the OTLP environment of the client running in dir.
-func (r *Runner) telemetryEnv(dir string) []string {
+// telemetryEnv is the OTLP environment of sc's client running in dir.
+func (r *Runner) telemetryEnv(sc *Scenario, dir string) []string {
 	t, _ := r.tels.Load(dir)
 	tel, _ := t.(*telemetry)
-	return tel.env()
+	return tel.env(sc.Client.Env)
 }
 
 // finishTelemetry stops the scenario's receiver once its client has ended
@@ -245,9 +302,15 @@ func (r *Runner) finishTelemetry(sc *Scenario, dir string, t *telemetry, runID, 
 	}
 	sum := &Telemetry{Exports: st.Exports, Kept: st.Kept, Items: st.Items, Dropped: st.Dropped,
 		DroppedItems: st.DroppedItems, Rejected: st.Rejected, Mapping: acc.Mapping,
-		Attempts: len(acc.Attempts()), Unknown: acc.Unknown}
-	r.logf(sc.Name, "client telemetry: %d export(s), %d item(s), %d attempt(s) read by mapping %q, %d unused, %d export(s) dropped",
-		st.Exports, st.Items, sum.Attempts, acc.Mapping, acc.Unknown, st.Dropped)
+		Attempts: len(acc.Attempts()), Unknown: acc.Unknown, Notes: acc.Notes}
+	r.logf(sc.Name, "client telemetry: %d export(s), %d item(s), %d attempt(s) read by mapping %q, %d unused, %d export(s) dropped, %d rejected",
+		st.Exports, st.Items, sum.Attempts, acc.Mapping, acc.Unknown, st.Dropped, st.Rejected)
+	if w := t.droppedWarning(st); w != "" {
+		r.logf(sc.Name, "%s", w)
+	}
+	for _, n := range acc.Notes {
+		r.logf(sc.Name, "client telemetry: note: %s", n)
+	}
 	if len(acc.Requests) == 0 {
 		// Telemetry no mapping reads (metrics alone, say) is kept and
 		// counted, and says nothing of the attempts: no selfReport.

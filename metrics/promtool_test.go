@@ -2,6 +2,7 @@ package metrics_test
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"fmt"
 	"math"
@@ -64,6 +65,11 @@ func verdictCases() []verdictCase {
 		verdictCase{"lower bound one ulp above the threshold", alertOf("provider_retry_rate", ">", math.Nextafter(lo, 0), 0), 30, 100, trace.StateFiring},
 		verdictCase{"lower bound at the threshold", alertOf("provider_retry_rate", ">", lo, 0), 30, 100, trace.StateWarning},
 	)
+	// A severity with Go template delimiters: Prometheus templates label
+	// values, so the rule must escape it to read back as written.
+	hostile := alertOf("provider_retry_rate", ">", 0.2, 0)
+	hostile.Severity = `page {{ x }} {{"`
+	cases = append(cases, verdictCase{"severity with template delimiters", hostile, 60, 100, trace.StateFiring})
 	cases = append(cases, randomCases(24)...)
 	for i := range cases {
 		cases[i].alert.Name = fmt.Sprintf("case_%02d", i)
@@ -235,7 +241,7 @@ func TestRulesAgreeWithAnalyze(t *testing.T) {
 			if c.alert.Op == "<" || c.alert.Op == "<=" {
 				bound = r.Upper
 			}
-			exp = append(exp, map[string]any{"exp_labels": map[string]string{"severity": "warning"},
+			exp = append(exp, map[string]any{"exp_labels": map[string]string{"severity": cmp.Or(c.alert.Severity, "warning")},
 				"exp_annotations": map[string]string{"summary": summary(t, c.alert, bound)}})
 		}
 		tests = append(tests, map[string]any{

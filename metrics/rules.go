@@ -198,7 +198,7 @@ func (g *ruleGen) alert(al trace.Alert) (rule, []rule, error) {
 	return rule{
 		Alert:  name,
 		Expr:   expr,
-		Labels: map[string]string{"severity": cmpOr(al.Severity, "warning")},
+		Labels: map[string]string{"severity": tmplText(cmpOr(al.Severity, "warning"))},
 		Annotations: map[string]string{"summary": fmt.Sprintf(
 			"%s: the %s of %s over %s is {{ printf \"%%.4f\" $value }}, %s %s (at least %d samples).",
 			tmplText(name), what, al.Metric, g.window, al.Op, t, minN)},

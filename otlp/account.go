@@ -70,10 +70,17 @@ type Account struct {
 	// anything).
 	Mapping  string    `json:"mapping,omitempty"`
 	Requests []Request `json:"requests"`
-	// Items counts the spans and log records received; Unknown those the
-	// mapping did not use (kept in the run folder, otherwise ignored).
-	Items   int `json:"items"`
-	Unknown int `json:"unknown"`
+	// Items counts the spans and log records received, each once;
+	// Unknown those the mapping did not use (kept in the run folder,
+	// otherwise ignored); Duplicates the copies of one received again (an
+	// exporter's retry), left out of Items.
+	Items      int `json:"items"`
+	Unknown    int `json:"unknown"`
+	Duplicates int `json:"duplicates,omitempty"`
+	// Notes says, for people, what was received but not read, or read
+	// with less than the telemetry's conventions give (side requests, a
+	// gen_ai span without its HTTP attempts, a resource no mapping reads).
+	Notes []string `json:"notes,omitempty"`
 }
 
 // Attempts returns every attempt of every request, requests in the order

@@ -15,8 +15,11 @@
 // Mapping (mapping.go) that recognises it, in the registry's order: Claude
 // Code's spans and events (map_claudecode.go), Codex CLI's events
 // (map_codex.go), the Vercel AI SDK's spans (map_aisdk.go), then the OpenTelemetry semantic conventions for HTTP
-// client spans under a gen_ai span (map_semconv.go). Telemetry no mapping
-// uses is counted (Account.Unknown) and otherwise ignored. An Account is
+// client spans of answer endpoints (AttemptEndpoint, endpoint.go) grouped
+// by their gen_ai span or http.request.resend_count, and gen_ai spans alone
+// (map_semconv.go). A span or log record received twice counts once.
+// Telemetry no mapping uses is counted (Account.Unknown), said in
+// Account.Notes and otherwise ignored. An Account is
 // turned into trace v1 events (RetryAttempt, ProviderRequestFinished) by
 // Account.Events.
 package otlp

@@ -1,81 +1,297 @@
 package otlp
 
 import (
+	"bytes"
+	"cmp"
 	"crypto/sha256"
 	"encoding/binary"
+	"encoding/json"
+	"slices"
 	"time"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/plog"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
 	"github.com/retrylab/retrylab/trace"
 )
 
-// FromTrace turns one run's trace v1 into OTLP spans in the shape the
-// semconv mapping reads (and any OpenTelemetry backend shows): for each
-// ProviderRequestFinished a gen_ai "chat" CLIENT span (gen_ai.operation.name,
-// gen_ai.provider.name, gen_ai.request.model; status error with its error
-// when it failed) and under it one HTTP CLIENT span per attempt, numbered by
-// http.request.resend_count, with http.response.status_code, error.type
-// (the attempt's failureType, in retrylab's taxonomy) and the errorMessage
-// as the span's status message. The attempts of a request are the
-// RetryAttempt events of its provider and model before it. They are laid
-// out on the request's own clock: the request ends at its event's ts and
-// began durationMs earlier; a failed attempt ends at its RetryAttempt's ts
-// (kept within the request), and the next begins delayMs later; the last
-// ends with the request. So reading the export back gives the same
-// requests, retries, waits, statuses and failure types. The run is the
-// resource's service.instance.id. Other events have no place in it and are
-// left out.
-func FromTrace(runID string, evs []trace.Event) ptrace.Traces {
-	td := ptrace.NewTraces()
-	rs := td.ResourceSpans().AppendEmpty()
-	rs.Resource().Attributes().PutStr("service.name", "retrylab")
-	rs.Resource().Attributes().PutStr("service.instance.id", runID)
-	ss := rs.ScopeSpans().AppendEmpty()
-	ss.Scope().SetName("github.com/retrylab/retrylab/otlp")
-	pending := map[[2]string][]tsRetry{}
-	base := time.Unix(0, 0).UTC() // requests without ts are laid out one after another
-	for i, ev := range evs {
-		switch ev.Type {
-		case trace.TypeRetryAttempt:
-			var p trace.RetryAttempt
-			if ev.Decode(&p) == nil {
-				k := [2]string{p.Provider, p.Model}
-				pending[k] = append(pending[k], tsRetry{p, ev.TS})
-			}
-		case trace.TypeProviderRequestFinished:
-			var p trace.ProviderRequestFinished
-			if ev.Decode(&p) != nil {
-				continue
-			}
-			k := [2]string{p.Provider, p.Model}
-			end := ev.TS
-			if end.IsZero() {
-				base = base.Add(time.Duration(max(p.DurationMs, 0))*time.Millisecond + time.Second)
-				end = base
-			}
-			exportRequest(ss.Spans(), ids(runID, i), p, pending[k], end)
-			delete(pending, k)
-		}
-	}
-	return td
+// ExportScope is the instrumentation scope of FromTrace's spans. What is
+// in it is read back by TraceLines, event for event, and never through a
+// Mapping.
+const ExportScope = "github.com/retrylab/retrylab/otlp"
+
+// The attributes by which an export carries trace v1 (see FromTrace).
+const (
+	// AttrEvent holds the trace v1 line a span or span event was made
+	// from, verbatim.
+	AttrEvent = "retrylab.event"
+	// AttrSeq is that line's position among its run's lines.
+	AttrSeq = "retrylab.seq"
+)
+
+// Line is one event of a trace with the JSON line it was read from (Raw;
+// nil: the event marshalled) and its position among what is exported
+// (Seq: lines of one run given back in its order, across exports and
+// files).
+type Line struct {
+	trace.Event
+	Raw []byte
+	Seq int64
 }
 
-// tsRetry is a RetryAttempt with its event's time.
+// RawLine is the JSON line of ev as read: its ts, type, runId and payload
+// as they were (so that reading it again gives the same figures),
+// runID in place of a missing runId when not nil.
+func RawLine(ev *trace.RawEvent, runID []byte) []byte {
+	b := []byte(`{"v":1`)
+	if ev.TS != nil {
+		b = append(append(append(b, `,"ts":"`...), ev.TS...), '"')
+	}
+	typ, _ := json.Marshal(ev.Type) // a string always marshals
+	b = append(append(b, `,"type":`...), typ...)
+	if ev.RunID != nil {
+		runID = ev.RunID
+	}
+	if runID != nil {
+		b = append(append(append(b, `,"runId":"`...), runID...), '"')
+	}
+	if ev.Payload != nil {
+		b = append(append(b, `,"payload":`...), ev.Payload...)
+	}
+	return append(b, '}')
+}
+
+// FromLines turns one run's trace v1 into OTLP, one trace a run, spans in
+// the shape the semconv mapping reads (and any OpenTelemetry backend
+// shows): under a "retrylab run" span, for each ProviderRequestFinished a
+// gen_ai "chat" CLIENT span (gen_ai.operation.name, gen_ai.provider.name,
+// gen_ai.request.model; status error with its error when it failed) and
+// under it one HTTP CLIENT span per attempt, numbered by
+// http.request.resend_count, with http.response.status_code, error.type
+// (the failure type, in retrylab's taxonomy) and the errorMessage as the
+// span's status message. A request's failed attempts are RetryAttempt
+// events before it not yet given to another: those of its requestId, else
+// of its provider and model, else of its provider (an escalated request
+// names the model it ended on), else any, the latest first; a retry no
+// event describes is a span with error.type unknown and
+// retrylab.undescribed; a RetryAttempt no request takes is an HTTP span
+// under the run's. Attempts are laid out on the request's clock: it ends
+// at its ts and began durationMs earlier; a failed attempt ends at its
+// RetryAttempt's ts and the next begins delayMs later. Every other event is
+// a log record (an OpenTelemetry event: its event name the type, its body
+// the payload) in the run's trace.
+//
+// Each span and log record made from an event carries its line (AttrEvent)
+// and position (AttrSeq), so that TraceLines gives the trace back exactly:
+// analyze of an export gives the figures of the trace, whatever the
+// layout could not show. The run is the resource's service.instance.id.
+// The spans, then the log records, come in exports of at most maxItems
+// each (0: one of each).
+func FromLines(runID string, lines []Line, maxItems int) []Payload {
+	td, ld := ptrace.NewTraces(), plog.NewLogs()
+	rs, rl := td.ResourceSpans().AppendEmpty(), ld.ResourceLogs().AppendEmpty()
+	for _, res := range []pcommon.Map{rs.Resource().Attributes(), rl.Resource().Attributes()} {
+		res.PutStr("service.name", "retrylab")
+		res.PutStr("service.instance.id", runID)
+	}
+	ss, sl := rs.ScopeSpans().AppendEmpty(), rl.ScopeLogs().AppendEmpty()
+	for _, sc := range []pcommon.InstrumentationScope{ss.Scope(), sl.Scope()} {
+		sc.SetName(ExportScope)
+		sc.SetVersion(exportVersion)
+	}
+	x := &exporter{spans: ss.Spans(), logs: sl.LogRecords(), id: ids(runID), cursor: time.Unix(0, 0).UTC()}
+	x.run = x.newSpan(pcommon.SpanID{}, "retrylab run")
+	x.run.SetKind(ptrace.SpanKindInternal)
+	for _, l := range lines {
+		x.line(l)
+	}
+	for _, r := range x.pending { // attempts no request took
+		s := x.attemptSpan(x.run.SpanID(), 0, r.ts)
+		x.carry(s.Attributes(), r.seq, r.raw)
+		failedSpan(s, r.Status, r.FailureType, r.ErrorMessage)
+		x.seen(r.ts)
+	}
+	x.run.SetStartTimestamp(pcommon.NewTimestampFromTime(x.first))
+	x.run.SetEndTimestamp(pcommon.NewTimestampFromTime(x.last))
+	out := splitTraces(td, maxItems)
+	if x.logs.Len() > 0 {
+		out = append(out, splitLogs(ld, maxItems)...)
+	}
+	return out
+}
+
+// splitTraces cuts td, one resource and scope, into exports of at most
+// max spans (0: no limit).
+func splitTraces(td ptrace.Traces, max int) []Payload {
+	spans := td.ResourceSpans().At(0).ScopeSpans().At(0).Spans()
+	if max <= 0 || spans.Len() <= max {
+		return []Payload{{Signal: Traces, Traces: td}}
+	}
+	var out []Payload
+	for i := 0; i < spans.Len(); i += max {
+		part := ptrace.NewTraces()
+		rs := part.ResourceSpans().AppendEmpty()
+		td.ResourceSpans().At(0).Resource().CopyTo(rs.Resource())
+		ss := rs.ScopeSpans().AppendEmpty()
+		td.ResourceSpans().At(0).ScopeSpans().At(0).Scope().CopyTo(ss.Scope())
+		for j := i; j < min(i+max, spans.Len()); j++ {
+			spans.At(j).CopyTo(ss.Spans().AppendEmpty())
+		}
+		out = append(out, Payload{Signal: Traces, Traces: part})
+	}
+	return out
+}
+
+// splitLogs is splitTraces for log records.
+func splitLogs(ld plog.Logs, max int) []Payload {
+	recs := ld.ResourceLogs().At(0).ScopeLogs().At(0).LogRecords()
+	if max <= 0 || recs.Len() <= max {
+		return []Payload{{Signal: Logs, Logs: ld}}
+	}
+	var out []Payload
+	for i := 0; i < recs.Len(); i += max {
+		part := plog.NewLogs()
+		rl := part.ResourceLogs().AppendEmpty()
+		ld.ResourceLogs().At(0).Resource().CopyTo(rl.Resource())
+		sl := rl.ScopeLogs().AppendEmpty()
+		ld.ResourceLogs().At(0).ScopeLogs().At(0).Scope().CopyTo(sl.Scope())
+		for j := i; j < min(i+max, recs.Len()); j++ {
+			recs.At(j).CopyTo(sl.LogRecords().AppendEmpty())
+		}
+		out = append(out, Payload{Signal: Logs, Logs: part})
+	}
+	return out
+}
+
+// exporter lays out one run's spans.
+type exporter struct {
+	spans       ptrace.SpanSlice
+	logs        plog.LogRecordSlice
+	id          spanIDs
+	n           int // spans made
+	run         ptrace.Span
+	pending     []tsRetry
+	cursor      time.Time // where events without ts are laid out
+	first, last time.Time
+}
+
+// tsRetry is a RetryAttempt with its event's time, position and line.
 type tsRetry struct {
 	trace.RetryAttempt
-	ts time.Time
+	ts  time.Time
+	seq int64
+	raw []byte
 }
 
-// spanIDs makes a request's trace id and its spans' ids, stable for a run.
+func (x *exporter) line(l Line) {
+	seq, raw := l.Seq, l.Raw
+	if raw == nil {
+		raw, _ = json.Marshal(l.Event) // an Event always marshals, but for a year past 9999
+	}
+	switch l.Type {
+	case trace.TypeRetryAttempt:
+		var p trace.RetryAttempt
+		if l.Decode(&p) == nil {
+			x.pending = append(x.pending, tsRetry{p, x.at(l.TS, 0), seq, raw})
+			return
+		}
+	case trace.TypeProviderRequestFinished:
+		var p trace.ProviderRequestFinished
+		if l.Decode(&p) == nil {
+			end := x.at(l.TS, p.DurationMs)
+			x.request(seq, raw, p, x.claim(p), end)
+			return
+		}
+	}
+	rec := x.logs.AppendEmpty()
+	rec.SetEventName(l.Type)
+	ts := x.at(l.TS, 0)
+	rec.SetTimestamp(pcommon.NewTimestampFromTime(ts))
+	rec.SetTraceID(x.id.trace)
+	rec.SetSpanID(x.run.SpanID())
+	var body map[string]any
+	if json.Unmarshal(l.Payload, &body) == nil {
+		_ = rec.Body().SetEmptyMap().FromRaw(body) // JSON's types are all FromRaw's
+	}
+	x.carry(rec.Attributes(), seq, raw)
+	x.seen(ts)
+}
+
+// at is ts, or for an event without one, a time after the last laid out
+// (dur further on).
+func (x *exporter) at(ts time.Time, dur int64) time.Time {
+	if !ts.IsZero() {
+		return ts
+	}
+	x.cursor = x.cursor.Add(ms(max(dur, 0)) + time.Millisecond)
+	return x.cursor
+}
+
+func (x *exporter) seen(t time.Time) {
+	if x.first.IsZero() || t.Before(x.first) {
+		x.first = t
+	}
+	if t.After(x.last) {
+		x.last = t
+	}
+}
+
+func (x *exporter) carry(a pcommon.Map, seq int64, raw []byte) {
+	a.PutStr(AttrEvent, string(raw))
+	a.PutInt(AttrSeq, seq)
+}
+
+// claim takes from the pending attempts those of request p (see
+// FromLines), at most p.Retries (one more when it failed), in the order
+// they were made.
+func (x *exporter) claim(p trace.ProviderRequestFinished) []tsRetry {
+	n := max(p.Retries, 0)
+	if !p.Success {
+		n++ // the attempt it gave up on has its RetryAttempt too (willRetry false)
+	}
+	var took []int
+	for _, match := range []func(r tsRetry) bool{
+		func(r tsRetry) bool { return p.RequestID != "" && r.RequestID == p.RequestID },
+		func(r tsRetry) bool { return r.Provider == p.Provider && r.Model == p.Model },
+		func(r tsRetry) bool { return r.Provider == p.Provider },
+		func(tsRetry) bool { return true },
+	} {
+		for i := len(x.pending) - 1; i >= 0 && len(took) < n; i-- {
+			if !containsInt(took, i) && match(x.pending[i]) {
+				took = append(took, i)
+			}
+		}
+	}
+	var out, rest []tsRetry
+	for i, r := range x.pending {
+		if containsInt(took, i) {
+			out = append(out, r)
+		} else {
+			rest = append(rest, r)
+		}
+	}
+	x.pending = rest
+	return out
+}
+
+func containsInt(s []int, v int) bool {
+	for _, e := range s {
+		if e == v {
+			return true
+		}
+	}
+	return false
+}
+
+// spanIDs makes a run's trace id and its spans' ids.
 type spanIDs struct {
 	trace pcommon.TraceID
 	seed  [32]byte
 }
 
-func ids(runID string, i int) spanIDs {
-	s := spanIDs{seed: sha256.Sum256(binary.AppendVarint([]byte(runID+"\x00"), int64(i)))}
+func ids(runID string) spanIDs {
+	s := spanIDs{seed: sha256.Sum256([]byte(runID))}
 	copy(s.trace[:], s.seed[:16])
 	return s
 }
@@ -87,20 +303,47 @@ func (s spanIDs) span(n int) pcommon.SpanID {
 	return id
 }
 
-// exportRequest appends a request's gen_ai span and its attempts' spans.
-func exportRequest(spans ptrace.SpanSlice, id spanIDs, p trace.ProviderRequestFinished, ras []tsRetry, end time.Time) {
-	start := end.Add(-time.Duration(max(p.DurationMs, 0)) * time.Millisecond)
-	parent := spans.AppendEmpty()
-	parent.SetTraceID(id.trace)
-	parent.SetSpanID(id.span(0))
-	parent.SetName("chat " + p.Model)
+// newSpan appends a span of the run's trace under parent (none: zero).
+func (x *exporter) newSpan(parent pcommon.SpanID, name string) ptrace.Span {
+	s := x.spans.AppendEmpty()
+	s.SetTraceID(x.id.trace)
+	s.SetSpanID(x.id.span(x.n))
+	x.n++
+	if !parent.IsEmpty() {
+		s.SetParentSpanID(parent)
+	}
+	s.SetName(name)
+	return s
+}
+
+// attemptSpan appends an HTTP CLIENT span under parent, the k-th resend,
+// beginning at start.
+func (x *exporter) attemptSpan(parent pcommon.SpanID, k int, start time.Time) ptrace.Span {
+	s := x.newSpan(parent, "POST")
+	s.SetKind(ptrace.SpanKindClient)
+	s.Attributes().PutStr("http.request.method", "POST")
+	if k > 0 {
+		s.Attributes().PutInt("http.request.resend_count", int64(k))
+	}
+	s.SetStartTimestamp(pcommon.NewTimestampFromTime(start))
+	s.SetEndTimestamp(pcommon.NewTimestampFromTime(start))
+	return s
+}
+
+// request appends a request's gen_ai span and its attempts' spans.
+func (x *exporter) request(seq int64, raw []byte, p trace.ProviderRequestFinished, ras []tsRetry, end time.Time) {
+	start := end.Add(-ms(max(p.DurationMs, 0)))
+	parent := x.newSpan(x.run.SpanID(), "chat "+p.Model)
 	parent.SetKind(ptrace.SpanKindClient)
 	parent.SetStartTimestamp(pcommon.NewTimestampFromTime(start))
 	parent.SetEndTimestamp(pcommon.NewTimestampFromTime(end))
+	x.seen(start)
+	x.seen(end)
 	pa := parent.Attributes()
 	pa.PutStr("gen_ai.operation.name", "chat")
 	pa.PutStr("gen_ai.provider.name", p.Provider)
 	pa.PutStr("gen_ai.request.model", p.Model)
+	x.carry(pa, seq, raw)
 	if !p.Success {
 		parent.Status().SetCode(ptrace.StatusCodeError)
 		parent.Status().SetMessage(p.Error)
@@ -108,29 +351,15 @@ func exportRequest(spans ptrace.SpanSlice, id spanIDs, p trace.ProviderRequestFi
 			pa.PutStr("error.type", p.FailureType)
 		}
 	}
-	n := max(p.Retries+1, 1)
-	if len(ras) > n {
-		ras = ras[len(ras)-n:]
-	}
+	n := max(p.Retries+1, len(ras)+1)
 	at := start
 	for k := range n {
-		s := spans.AppendEmpty()
-		s.SetTraceID(id.trace)
-		s.SetSpanID(id.span(k + 1))
-		s.SetParentSpanID(id.span(0))
-		s.SetName("POST")
-		s.SetKind(ptrace.SpanKindClient)
-		a := s.Attributes()
-		a.PutStr("http.request.method", "POST")
-		if k > 0 {
-			a.PutInt("http.request.resend_count", int64(k))
-		}
-		s.SetStartTimestamp(pcommon.NewTimestampFromTime(at))
+		s := x.attemptSpan(parent.SpanID(), k, at)
 		stop := end
 		switch {
 		case k < len(ras):
 			r := ras[k]
-			if k < n-1 && !r.ts.IsZero() {
+			if !r.ts.IsZero() {
 				stop = r.ts
 				if stop.Before(at) {
 					stop = at
@@ -139,14 +368,16 @@ func exportRequest(spans ptrace.SpanSlice, id spanIDs, p trace.ProviderRequestFi
 					stop = end
 				}
 			}
+			x.carry(s.Attributes(), r.seq, r.raw)
 			failedSpan(s, r.Status, r.FailureType, r.ErrorMessage)
-			at = stop.Add(time.Duration(max(r.DelayMs, 0)) * time.Millisecond)
+			at = stop.Add(ms(max(r.DelayMs, 0)))
 		case k == n-1 && !p.Success:
 			failedSpan(s, 0, p.FailureType, p.Error)
 		case k == n-1:
-			a.PutInt("http.response.status_code", 200)
+			s.Attributes().PutInt("http.response.status_code", 200)
 		default: // a retry the trace did not describe
 			failedSpan(s, 0, "unknown", "")
+			s.Attributes().PutBool("retrylab.undescribed", true)
 			stop = at
 		}
 		s.SetEndTimestamp(pcommon.NewTimestampFromTime(stop))
@@ -157,10 +388,135 @@ func failedSpan(s ptrace.Span, status int, errType, msg string) {
 	if status != 0 {
 		s.Attributes().PutInt("http.response.status_code", int64(status))
 	}
-	if errType == "" {
-		errType = "unknown"
-	}
-	s.Attributes().PutStr("error.type", errType)
+	s.Attributes().PutStr("error.type", cmp.Or(errType, "unknown"))
 	s.Status().SetCode(ptrace.StatusCodeError)
 	s.Status().SetMessage(msg)
+}
+
+// TraceLines takes out of ps the spans and log records of FromLines (its
+// ExportScope at version trace/v1) and returns the trace v1 lines
+// they carry, each run's in its order (AttrSeq) whatever exports they came
+// in, runs in the order they first come; a line without runId gets its
+// resource's service.instance.id (the file it came from), so that runs
+// kept apart by their files stay apart. rest is what is left of ps, for
+// the mappings.
+func TraceLines(ps []Payload) (lines [][]byte, rest []Payload) {
+	c := carried{idx: map[string]int{}}
+	for _, p := range ps {
+		switch p.Signal {
+		case Traces:
+			rss := p.Traces.ResourceSpans()
+			rss.RemoveIf(func(rs ptrace.ResourceSpans) bool {
+				run := c.run(rs.Resource().Attributes())
+				rs.ScopeSpans().RemoveIf(func(ss ptrace.ScopeSpans) bool {
+					return isExport(ss.Scope()) && c.spans(run, ss.Spans())
+				})
+				return rs.ScopeSpans().Len() == 0
+			})
+			if rss.Len() == 0 {
+				continue
+			}
+		case Logs:
+			rls := p.Logs.ResourceLogs()
+			rls.RemoveIf(func(rl plog.ResourceLogs) bool {
+				run := c.run(rl.Resource().Attributes())
+				rl.ScopeLogs().RemoveIf(func(sl plog.ScopeLogs) bool {
+					return isExport(sl.Scope()) && c.records(run, sl.LogRecords())
+				})
+				return rl.ScopeLogs().Len() == 0
+			})
+			if rls.Len() == 0 {
+				continue
+			}
+		}
+		rest = append(rest, p)
+	}
+	for _, r := range c.runs {
+		slices.SortStableFunc(r.lines, func(a, b seqLine) int { return cmp.Compare(a.seq, b.seq) })
+		for _, l := range r.lines {
+			lines = append(lines, withRun(l.line, r.id))
+		}
+	}
+	return lines, rest
+}
+
+// exportVersion is the version of ExportScope in FromLines's exports.
+const exportVersion = "trace/v1"
+
+// isExport tells FromLines's scope. An export of an older retrylab (no
+// version, no AttrEvent) is left to the mappings.
+func isExport(sc pcommon.InstrumentationScope) bool {
+	return sc.Name() == ExportScope && sc.Version() == exportVersion
+}
+
+// carried gathers the lines of an export by run.
+type carried struct {
+	idx  map[string]int
+	runs []carriedRun
+}
+
+type carriedRun struct {
+	id    []byte
+	lines []seqLine
+}
+
+type seqLine struct {
+	seq  int64
+	line []byte
+}
+
+// run returns the index of the run of a resource.
+func (c *carried) run(res pcommon.Map) int {
+	k := str(res, "service.name") + "\x00" + str(res, "service.instance.id")
+	i, ok := c.idx[k]
+	if !ok {
+		i = len(c.runs)
+		c.idx[k] = i
+		c.runs = append(c.runs, carriedRun{id: []byte(str(res, "service.instance.id"))})
+	}
+	return i
+}
+
+// add keeps the line a, a span's or log record's attributes, carries.
+func (c *carried) add(run int, a pcommon.Map) {
+	if v, ok := a.Get(AttrEvent); ok && v.Type() == pcommon.ValueTypeStr {
+		seq, _ := num(a, AttrSeq)
+		c.runs[run].lines = append(c.runs[run].lines, seqLine{seq, []byte(v.Str())})
+	}
+}
+
+// spans keeps the lines spans carry; true, the scope is FromLines's (a
+// span without a line is its layout: the run, an undescribed retry).
+func (c *carried) spans(run int, spans ptrace.SpanSlice) bool {
+	for i := 0; i < spans.Len(); i++ {
+		c.add(run, spans.At(i).Attributes())
+	}
+	return true
+}
+
+// records is spans for log records.
+func (c *carried) records(run int, recs plog.LogRecordSlice) bool {
+	for i := 0; i < recs.Len(); i++ {
+		c.add(run, recs.At(i).Attributes())
+	}
+	return true
+}
+
+// withRun gives line run as its runId when it has none (a line that does
+// not read as an event is kept as it is: the reader reports it).
+func withRun(line, run []byte) []byte {
+	if len(run) == 0 {
+		return line
+	}
+	r, err := trace.NewReader(bytes.NewReader(line), "")
+	if err != nil {
+		return line
+	}
+	defer r.Close()
+	ev, err := r.Next()
+	if err != nil || ev.RunID != nil {
+		return line
+	}
+	esc, _ := json.Marshal(string(run))
+	return RawLine(ev, esc[1:len(esc)-1])
 }

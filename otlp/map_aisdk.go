@@ -33,8 +33,8 @@ import (
 // their attempt, exported or not, so a call takes the HTTP spans under its
 // own spans and those whose parent was never exported that began within
 // its step. The semconv mapping would read them too, but as one request
-// per attempt (each under its own parent) and the chat span as one more
-// attempt, which is why this mapping comes before it.
+// per attempt (each under its own parent, with no resend_count), which is
+// why this mapping comes before it.
 type aiSDK struct{}
 
 var _ Mapping = aiSDK{}

@@ -1,6 +1,7 @@
 package otlp
 
 import (
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strconv"
@@ -25,11 +26,11 @@ type Mapping interface {
 
 // mappings are tried in this order; the first that recognises a request
 // reads the account. Specific vocabularies come before the generic one,
-// since an agent's spans may carry gen_ai.* attributes too: the AI SDK's
-// chat span is a CLIENT span with http.response.status_code, which semconv
-// would take for one more HTTP attempt, and the HTTP spans of its retried
-// attempts hang under chat spans it never exports, which semconv would
-// take for one request each. ai-sdk reads those HTTP spans itself when
+// since an agent's spans may carry gen_ai.* attributes too: semconv would
+// read the AI SDK's chat span alone as a request of one attempt, blind to
+// the count in its RetryError, and the HTTP spans of its retried attempts,
+// which hang under chat spans it never exports and carry no
+// http.request.resend_count, as one request each. ai-sdk reads those HTTP spans itself when
 // they are there, so a client that traces its fetch keeps semconv's
 // precision (a status and bounds per attempt) under the SDK's grouping.
 var mappings = []Mapping{claudeCode{}, codex{}, aiSDK{}, semconv{}}
@@ -86,19 +87,40 @@ func (t Telemetry) items() int {
 	return n
 }
 
+// noter is a Mapping that says, beside the requests it read, what it saw
+// and did not read (side requests, spans it cannot place), for Account.Notes.
+type noter interface {
+	MapNotes(t Telemetry) (reqs []Request, used int, notes []string)
+}
+
+// mapNotes runs m on t, with its notes when it gives any.
+func mapNotes(m Mapping, t Telemetry) ([]Request, int, []string) {
+	if n, ok := m.(noter); ok {
+		return n.MapNotes(t)
+	}
+	reqs, used := m.Map(t)
+	return reqs, used, nil
+}
+
 // Read returns the account in t: for each resource (service.name and
 // service.instance.id: one client, in a fleet's telemetry) that of the
 // first mapping that recognises a request there, all requests in the order
 // of their first attempt. Mapping names the mappings used, in registry
-// order, comma-separated.
+// order, comma-separated. A span (trace and span id) or log record
+// received more than once, an exporter's retry, counts once.
 func Read(t Telemetry) Account {
-	acc := Account{Items: t.items(), Requests: []Request{}}
+	acc := Account{Requests: []Request{}}
 	used := 0
 	names := map[string]bool{}
-	parts, runs := t.byResource()
+	parts, runs, dups := t.byResource()
 	for i, part := range parts {
+		items := part.items()
+		acc.Items += items
+		read := false
+		var notes []string
 		for _, m := range mappings {
-			reqs, n := m.Map(part)
+			reqs, n, ns := mapNotes(m, part)
+			notes = append(notes, ns...)
 			if len(reqs) == 0 {
 				continue
 			}
@@ -108,8 +130,13 @@ func Read(t Telemetry) Account {
 			acc.Requests = append(acc.Requests, reqs...)
 			used += n
 			names[m.Name()] = true
+			notes, read = ns, true
 			break
 		}
+		if !read && items > 0 {
+			notes = append(notes, fmt.Sprintf("%d span(s) and log record(s) that no mapping reads as provider requests (known: %s): kept, not counted", items, strings.Join(MappingNames(), ", ")))
+		}
+		acc.Notes = append(acc.Notes, prefixed(part.service(), notes)...)
 	}
 	var list []string
 	for _, m := range mappings {
@@ -118,14 +145,46 @@ func Read(t Telemetry) Account {
 		}
 	}
 	slices.SortStableFunc(acc.Requests, func(x, y Request) int { return x.Attempts[0].Start.Compare(y.Attempts[0].Start) })
-	acc.Mapping, acc.Unknown = strings.Join(list, ","), max(acc.Items-used, 0)
+	acc.Mapping, acc.Unknown, acc.Duplicates = strings.Join(list, ","), max(acc.Items-used, 0), dups
+	if dups > 0 {
+		acc.Notes = append(acc.Notes, fmt.Sprintf("%d span(s) and log record(s) received more than once (an exporter's retry) counted once", dups))
+	}
 	return acc
+}
+
+// prefixed puts the service's name before each note, when it has one.
+func prefixed(service string, notes []string) []string {
+	if service == "" {
+		return notes
+	}
+	out := make([]string, len(notes))
+	for i, n := range notes {
+		out[i] = fmt.Sprintf("service %q: %s", service, n)
+	}
+	return out
+}
+
+// service is the service.name of t's first resource.
+func (t Telemetry) service() string {
+	for _, tr := range t.Traces {
+		if tr.ResourceSpans().Len() > 0 {
+			return str(tr.ResourceSpans().At(0).Resource().Attributes(), "service.name")
+		}
+	}
+	for _, l := range t.Logs {
+		if l.ResourceLogs().Len() > 0 {
+			return str(l.ResourceLogs().At(0).Resource().Attributes(), "service.name")
+		}
+	}
+	return ""
 }
 
 // byResource splits t by the resource that sent it (service.name and
 // service.instance.id), in order of first appearance, and returns each
-// part's service.instance.id.
-func (t Telemetry) byResource() (parts []Telemetry, runs []string) {
+// part's service.instance.id. A span whose trace and span id came before,
+// or a log record the same in every field as one before, is left out and
+// counted in dups.
+func (t Telemetry) byResource() (parts []Telemetry, runs []string, dups int) {
 	idx := map[string]int{}
 	part := func(res pcommon.Map) *Telemetry {
 		k := str(res, "service.name") + "\x00" + str(res, "service.instance.id")
@@ -138,19 +197,24 @@ func (t Telemetry) byResource() (parts []Telemetry, runs []string) {
 		}
 		return &parts[i]
 	}
+	var seen dedupe
 	for _, tr := range t.Traces {
 		for i := 0; i < tr.ResourceSpans().Len(); i++ {
 			rs := tr.ResourceSpans().At(i)
-			rs.CopyTo(part(rs.Resource().Attributes()).Traces[0].ResourceSpans().AppendEmpty())
+			dst := part(rs.Resource().Attributes()).Traces[0].ResourceSpans().AppendEmpty()
+			rs.CopyTo(dst)
+			seen.spans(dst)
 		}
 	}
-	for _, l := range t.Logs {
+	for k, l := range t.Logs {
 		for i := 0; i < l.ResourceLogs().Len(); i++ {
 			rl := l.ResourceLogs().At(i)
-			rl.CopyTo(part(rl.Resource().Attributes()).Logs[0].ResourceLogs().AppendEmpty())
+			dst := part(rl.Resource().Attributes()).Logs[0].ResourceLogs().AppendEmpty()
+			rl.CopyTo(dst)
+			seen.logs(dst, k)
 		}
 	}
-	return parts, runs
+	return parts, runs, seen.n
 }
 
 // span is a span with its resource's attributes.
@@ -302,3 +366,67 @@ func splitByNumber(provider, model string, ats []Attempt, models []string) []Req
 
 // ms is a duration of n milliseconds.
 func ms(n int64) time.Duration { return time.Duration(n) * time.Millisecond }
+
+// dedupe removes what an exporter sent twice: spans by trace and span id,
+// log records by their whole content (they have no id) when an earlier
+// export held the same one: within one export, records alike in every
+// field are kept (Codex stamps its stream events to the millisecond).
+type dedupe struct {
+	span map[spanKey]bool
+	log  map[string]int // the export a record was first seen in
+	n    int
+}
+
+// spans removes from rs the spans seen before.
+func (d *dedupe) spans(rs ptrace.ResourceSpans) {
+	if d.span == nil {
+		d.span = map[spanKey]bool{}
+	}
+	for j := 0; j < rs.ScopeSpans().Len(); j++ {
+		rs.ScopeSpans().At(j).Spans().RemoveIf(func(s ptrace.Span) bool {
+			if s.SpanID().IsEmpty() || s.TraceID().IsEmpty() {
+				return false
+			}
+			k := spanKey{s.TraceID(), s.SpanID()}
+			if d.span[k] {
+				d.n++
+				return true
+			}
+			d.span[k] = true
+			return false
+		})
+	}
+}
+
+// logs removes from rl, of export k, the log records an earlier export
+// held. A record with no time, or one whose content does not encode, is
+// kept as it is.
+func (d *dedupe) logs(rl plog.ResourceLogs, k int) {
+	if d.log == nil {
+		d.log = map[string]int{}
+	}
+	res := rl.Resource().Attributes().AsRaw()
+	for j := 0; j < rl.ScopeLogs().Len(); j++ {
+		sl := rl.ScopeLogs().At(j)
+		sl.LogRecords().RemoveIf(func(r plog.LogRecord) bool {
+			if r.Timestamp() == 0 && r.ObservedTimestamp() == 0 {
+				return false
+			}
+			b, err := json.Marshal([]any{res, sl.Scope().Name(), sl.Scope().Version(), r.Timestamp(), r.ObservedTimestamp(),
+				r.SeverityNumber(), r.SeverityText(), r.EventName(), r.Body().AsRaw(), r.Attributes().AsRaw(),
+				r.TraceID(), r.SpanID(), r.Flags()})
+			if err != nil {
+				return false
+			}
+			first, seen := d.log[string(b)]
+			if seen && first < k {
+				d.n++
+				return true
+			}
+			if !seen {
+				d.log[string(b)] = k
+			}
+			return false
+		})
+	}
+}

@@ -123,6 +123,9 @@ func (r *Receiver) Close() error {
 	return err
 }
 
+// Limits returns the receiver's bounds, defaults filled in.
+func (r *Receiver) Limits() Limits { return r.cfg.Limits }
+
 // Payloads returns the exports kept, in arrival order.
 func (r *Receiver) Payloads() []Payload {
 	r.mu.Lock()

@@ -218,3 +218,49 @@ func TestReceiverMethodAndEnv(t *testing.T) {
 		t.Errorf("URL() = %q, want loopback", r.URL())
 	}
 }
+
+// TestReceiverBoundsConcurrent: exports sent at once past Limits.Total are
+// all answered 200 and every one is counted, kept or dropped: exports =
+// kept + dropped, the kept ones fit the bound, and Payloads holds exactly
+// those kept (hostile report finding 14: 1,500 exports answered 200, 334
+// kept).
+func TestReceiverBoundsConcurrent(t *testing.T) {
+	body, err := os.ReadFile(filepath.Join("testdata", "mappings", "semconv-traces.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const sent, fit = 60, 7
+	r := startReceiver(t, Config{Limits: Limits{Total: int64(fit * len(body))}})
+	if l := r.Limits(); l.Total != int64(fit*len(body)) || l.Items != DefaultItems || l.Body != DefaultBody {
+		t.Errorf("Limits() = %+v, want Total %d and the defaults", l, fit*len(body))
+	}
+	var wg sync.WaitGroup
+	codes := make(chan int, sent)
+	for range sent {
+		wg.Go(func() {
+			resp, err := http.Post(r.URL()+"/v1/traces", "application/json", bytes.NewReader(body))
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			resp.Body.Close()
+			codes <- resp.StatusCode
+		})
+	}
+	wg.Wait()
+	close(codes)
+	for c := range codes {
+		if c != 200 {
+			t.Errorf("an export was answered %d, want 200", c)
+		}
+	}
+	st := r.Stats()
+	items := st.Items / fit
+	want := Stats{Exports: sent, Kept: fit, Dropped: sent - fit, Items: fit * items, DroppedItems: (sent - fit) * items, Bytes: int64(fit * len(body))}
+	if diff := cmp.Diff(want, st); diff != "" {
+		t.Errorf("Stats() mismatch (-want +got):\n%s", diff)
+	}
+	if n := len(r.Payloads()); n != fit {
+		t.Errorf("Payloads() = %d exports, want %d", n, fit)
+	}
+}

@@ -59,6 +59,7 @@ func (r *Retrier) Run(ctx context.Context, call func(ctx context.Context, a Atte
 		if werr := l.wait(ctx, d, err); werr != nil {
 			return l.rc, werr
 		}
+		l.afterResend(d)
 	}
 }
 
@@ -113,6 +114,8 @@ type loop struct {
 	n, onTarget   int
 	limit         int // attempts allowed on the current target (0: the policy's)
 	prev          time.Duration
+	resends       *ResendCounter // the re-sends on the current target
+	tried         int            // attempts on the current target, re-sends included
 	failures      []Failure
 	rc            *RetryContext
 }
@@ -151,6 +154,7 @@ func (l *loop) elapsed() time.Duration { return l.now().Sub(l.start) - l.slept +
 func (l *loop) attempt(ctx context.Context, call func(context.Context, Attempt) (string, error)) (out string, deadline bool, err error) {
 	l.n++
 	l.onTarget++
+	l.tried++
 	l.rc.Attempts = l.n
 	actx, cancel := ctx, context.CancelFunc(func() {})
 	if l.p.AttemptTimeout > 0 {
@@ -196,6 +200,9 @@ type decision struct {
 	source      string
 	sw          *switchTo
 	cost        *float64 // the switch's cost estimate, when priced
+	// resend: a re-send of one of the policy's Resend loops; restart: the
+	// backoff loop counts from 1 after it.
+	resend, restart bool
 }
 
 func (l *loop) decide(ctx context.Context, err error, attemptDeadline bool) decision {
@@ -227,6 +234,9 @@ func (l *loop) classify(ctx context.Context, err error, attemptDeadline bool) Cl
 // whether attempts remain on the current target and in all.
 func (l *loop) plan(d *decision) {
 	p := l.p
+	if l.planResend(d) {
+		return
+	}
 	d.s = p.Strategy(d.c.Type)
 	d.maxAttempts = d.s.MaxAttempts
 	if l.limit > 0 {
@@ -254,11 +264,53 @@ func (l *loop) plan(d *decision) {
 	}
 }
 
+// planResend plans a re-send of one of the policy's Resend loops, when
+// one takes the failure: its own count and wait, outside the backoff
+// loop's attempts (Policy.MaxAttempts, the global cap, still holds).
+func (l *loop) planResend(d *decision) bool {
+	if l.resends == nil {
+		l.resends = l.p.NewResendCounter()
+	}
+	k, restart, ok := l.resends.Take(d.c, l.tried)
+	if !ok {
+		return false
+	}
+	rs, _ := l.p.ResendRule(d.c)
+	d.s = l.p.capped(rs.Strategy)
+	d.maxAttempts = max(d.s.MaxAttempts, 1)
+	d.retry, d.retryable, d.resend, d.restart = true, true, true, restart
+	d.delay, d.source = jitter(d.s, l.p.nominal(d.s, k), 0, l.rng), trace.DelayBackoff
+	if d.delay == 0 {
+		d.source = trace.DelayNone // sent again at once, as a switch is
+	}
+	if l.p.MaxAttempts > 0 && l.n >= l.p.MaxAttempts {
+		d.retry, d.reason = false, ReasonAttemptsExhausted
+	}
+	return true
+}
+
+// afterResend takes a re-send out of the backoff loop's count, or, for a
+// loop that restarts it, starts that count again.
+func (l *loop) afterResend(d decision) {
+	switch {
+	case !d.resend:
+	case d.restart:
+		l.onTarget, l.prev = 0, 0
+	default:
+		l.onTarget--
+	}
+}
+
 // retryAfterDelay is the wait for a usable Retry-After value ra: ra with
 // the policy's Retry-After jitter, or, when the backoff is its floor, the
 // longer of that and the backoff (then the source is the one that won).
 func (l *loop) retryAfterDelay(s Strategy, ra time.Duration) (time.Duration, string) {
 	cfg := l.p.RetryAfter
+	if cfg.NominalFloor && !cfg.Floor {
+		if b := l.p.nominal(s, l.onTarget-1); b > ra {
+			ra = b
+		}
+	}
 	if cfg.Jitter > 0 {
 		ra = cfg.jittered(ra, l.rng.Float64())
 	}
@@ -388,7 +440,10 @@ func (l *loop) switchTarget(d decision) {
 	l.r.Trace.Emit(trace.TypeRunEscalated, esc)
 	fmt.Fprintf(l.log, "[retry] Switching from %s to %s (%s)\n", esc.From, esc.To, sw.reason)
 	l.used[sw.key] = true
-	l.cur, l.onTarget, l.limit, l.prev = sw.to, 0, sw.limit, 0
+	l.cur, l.onTarget, l.limit, l.prev, l.tried = sw.to, 0, sw.limit, 0, 0
+	if l.resends != nil {
+		l.resends.Reset()
+	}
 	l.r.noteSleep(l.n, 0, l.now(), l.now)
 }
 

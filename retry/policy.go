@@ -126,6 +126,19 @@ type RetryAfter struct {
 	// backoff with its jitter) (Claude Code). false: the value replaces
 	// the backoff.
 	Floor bool
+	// NominalFloor waits max(the value, the backoff before its jitter),
+	// then adds Jitter to that (Gemini CLI: max(backoff, retryDelay) ×
+	// (1 + 0.2 × uniform [0, 1))). Floor wins when both are set.
+	NominalFloor bool
+	// IntegerPart reads retry-after as JavaScript's parseInt does: its
+	// leading whole number of seconds ("2.5" is 2s, "5s" is 5s) and no
+	// HTTP-date (no value: the backoff). Claude Code reads it so.
+	IntegerPart bool
+	// NoDate reads no HTTP-date: a retry-after that is not a number is no
+	// value (Gemini CLI reads a RetryInfo retryDelay, "8s" or "1.5s",
+	// which has no date form; the mock writes a numeric retry-after as
+	// one, and a date not at all).
+	NoDate bool
 	// Negative says what a negative value (an HTTP-date in the past, a
 	// negative number) means: NegativeZero reads it as 0 (then Zero
 	// decides), NegativeBackoff waits the backoff. "": as
@@ -237,7 +250,13 @@ type Policy struct {
 	// (YAML: streamTransient).
 	StreamTransient bool
 	// HonorShouldRetry obeys the x-should-retry response header.
-	HonorShouldRetry  bool
+	HonorShouldRetry bool
+	// ShouldRetryIgnored lists HTTP statuses whose x-should-retry a
+	// policy that honours the header ignores (Claude Code retries a 503
+	// that says x-should-retry: false, and obeys it on 429, 500 and 529).
+	ShouldRetryIgnored []int
+	// Resends are loops of their own beside the backoff loop (Resend).
+	Resends           []Resend
 	RetryAfter        RetryAfter
 	Escalation        Escalation
 	Fallback          Fallback
@@ -276,6 +295,11 @@ func (p *Policy) Clone() *Policy {
 	}
 	q.RetryableErrors = slices.Clone(p.RetryableErrors)
 	q.Escalation.Ladder = slices.Clone(p.Escalation.Ladder)
+	q.ShouldRetryIgnored = slices.Clone(p.ShouldRetryIgnored)
+	q.Resends = slices.Clone(p.Resends)
+	for i, rs := range q.Resends {
+		q.Resends[i].Statuses, q.Resends[i].Types = slices.Clone(rs.Statuses), slices.Clone(rs.Types)
+	}
 	q.StatusRetry = make(map[int]bool, len(p.StatusRetry))
 	for k, v := range p.StatusRetry {
 		q.StatusRetry[k] = v
@@ -307,13 +331,19 @@ func (p *Policy) retries(c Classification, s Strategy) bool {
 	if c.Streamed && !p.StreamErrors {
 		retry = false
 	}
-	if p.HonorShouldRetry && c.ShouldRetry != nil {
+	if p.ObeysShouldRetry(c.Status) && c.ShouldRetry != nil {
 		retry = *c.ShouldRetry
 	}
 	if p.RetryAfter.needs(c.Type, c.HasRetryAfter) {
 		retry = false
 	}
 	return retry
+}
+
+// ObeysShouldRetry reports whether p obeys the x-should-retry header on
+// a response of HTTP status st.
+func (p *Policy) ObeysShouldRetry(st int) bool {
+	return p.HonorShouldRetry && !slices.Contains(p.ShouldRetryIgnored, st)
 }
 
 // typeRetried reports whether some error of type ft may be retried under p.
@@ -518,10 +548,14 @@ func (p *Policy) EnvelopeShouldRetry(ft FailureType, attempt int, retryAfter tim
 	}
 	if use {
 		rlo, rhi := ra, p.RetryAfter.jittered(ra, 1)
-		if !p.RetryAfter.Floor {
-			return rlo, rhi, true
+		switch {
+		case p.RetryAfter.Floor:
+			return max(lo, rlo), max(hi, rhi), true
+		case p.RetryAfter.NominalFloor:
+			f := max(ra, d)
+			return f, p.RetryAfter.jittered(f, 1), true
 		}
-		return max(lo, rlo), max(hi, rhi), true
+		return rlo, rhi, true
 	}
 	return lo, hi, true
 }

@@ -30,20 +30,35 @@ func GeminiSDK() *Policy {
 //     ± 30% uniform (measured under a steady 503: 10 attempts, then exit 1,
 //     after gaps of 4.9s, 10.6s, 18.2s, 33.4s, 36.5s, 33.9s, 38.3s, 25.1s,
 //     38.2s; under 500 × 3: 4.0s, 8.2s, 18.5s);
-//   - a 429 whose body carries RetryInfo waits max(the backoff, its
-//     retryDelay) plus up to 20%; modelled as the backoff, which holds
-//     while retryDelay stays below the backoff (retryAfter unused);
+//   - a 429 whose body carries RetryInfo waits max(the backoff before
+//     its jitter, the retryDelay) × (1 + up to 20%) (retryWithBackoff's
+//     RetryableQuotaError branch; retryDelay 8s: 9.44s measured, 2s: the
+//     5–6s backoff): retryAfter.nominalFloor with jitter 0.2, for
+//     rate_limit only; RetryInfo has no date form and there is no
+//     retry-after-ms (header: retry-after, noDate: the mock writes a
+//     numeric retry-after as RetryInfo). Not modelled: that max also
+//     becomes the base the next waits double from;
 //   - what fails after the response headers is another loop
 //     (GeminiChat.streamWithRetries: a stream without a finishReason or an
-//     error thrown mid-stream, 1s × 2ⁿ without jitter, 4 attempts), and a
-//     stream cut by the server (undici's UND_ERR_SOCKET) is not retried:
-//     streamErrors false, and scenarios of stream errors state their waits.
+//     error thrown mid-stream): an error frame mid-stream (overloaded,
+//     server_error, rate_limit) is re-sent after 1s, 2s, 4s without jitter,
+//     4 attempts (gaps 1.03s; 1.03s, 2.01s, 4.01s, then exit 0), and the
+//     HTTP loop starts again for each (resends, restart); a stream cut by
+//     the server (undici's UND_ERR_SOCKET) is not retried: streamErrors
+//     false.
 func GeminiCLI() *Policy {
 	t := Strategy{Retry: true, MaxAttempts: 10, InitialDelay: 5 * time.Second, MaxDelay: 30 * time.Second,
 		Multiplier: 2, Kind: Exponential, Jitter: ProportionalJitter, JitterFraction: 0.3}
+	types := withTypes(t, RateLimit, Overloaded, ServerError, ProviderUnavailable, UnsupportedFeature,
+		Timeout, ConnectionError, NetworkError)
+	quota := t
+	quota.RespectRetryAfter = true
+	types[RateLimit] = quota
 	return &Policy{
-		Name: "gemini-cli", Enabled: true, Default: off(t),
-		FailureTypes: withTypes(t, RateLimit, Overloaded, ServerError, ProviderUnavailable, UnsupportedFeature,
-			Timeout, ConnectionError, NetworkError),
+		Name: "gemini-cli", Enabled: true, Default: off(t), FailureTypes: types,
+		Resends: []Resend{{Streamed: true, Types: []FailureType{Overloaded, ServerError, RateLimit}, Restart: true,
+			Strategy: Strategy{Retry: true, MaxAttempts: 4, InitialDelay: time.Second, Multiplier: 2,
+				Kind: Exponential, Jitter: NoJitter}}},
+		RetryAfter: RetryAfter{Header: HeaderRetryAfter, NoDate: true, NominalFloor: true, Jitter: 0.2},
 	}
 }

@@ -58,7 +58,7 @@ func (p *Policy) readRetryAfter(c Classification, now time.Time) (time.Duration,
 // parsed.
 func (p *Policy) readHeaders(c Classification, now time.Time) (time.Duration, bool) {
 	cfg := p.RetryAfter
-	standard := cfg.Header == "" && !cfg.ZeroMsDefers && cfg.Negative == ""
+	standard := cfg.Header == "" && !cfg.ZeroMsDefers && cfg.Negative == "" && !cfg.IntegerPart && !cfg.NoDate
 	if standard || (c.RetryAfterRaw == "" && c.RetryAfterMsRaw == "") {
 		return c.RetryAfter, c.HasRetryAfter
 	}
@@ -88,11 +88,17 @@ func (cfg RetryAfter) readSeconds(ra string, now time.Time) (time.Duration, bool
 	if ra == "" {
 		return 0, false
 	}
+	if cfg.IntegerPart {
+		return cfg.integerPart(ra)
+	}
 	if v, ok := parseNumber(ra); ok {
 		if v < 0 && cfg.Negative == "" {
 			return 0, false
 		}
 		return cfg.nonNegative(durationOf(v, float64(time.Second)))
+	}
+	if cfg.NoDate {
+		return 0, false
 	}
 	if t, err := http.ParseTime(ra); err == nil {
 		d := min(t.Sub(now), maxRetryAfter)
@@ -102,6 +108,27 @@ func (cfg RetryAfter) readSeconds(ra string, now time.Time) (time.Duration, bool
 		return cfg.nonNegative(d)
 	}
 	return 0, false
+}
+
+// integerPart reads ra's leading whole number of seconds, sign allowed,
+// as JavaScript's parseInt(ra, 10) does.
+func (cfg RetryAfter) integerPart(ra string) (time.Duration, bool) {
+	i := 0
+	if i < len(ra) && (ra[i] == '-' || ra[i] == '+') {
+		i++
+	}
+	j := i
+	for j < len(ra) && ra[j] >= '0' && ra[j] <= '9' {
+		j++
+	}
+	if j == i {
+		return 0, false
+	}
+	v, ok := parseNumber(ra[:j])
+	if !ok || (v < 0 && cfg.Negative == "") {
+		return 0, false
+	}
+	return cfg.nonNegative(durationOf(v, float64(time.Second)))
 }
 
 // nonNegative applies cfg.Negative to a value read.

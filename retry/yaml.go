@@ -264,7 +264,7 @@ func (d *decoder) floatIn(min, max float64) func(*yaml.Node, string) (float64, b
 
 var policyFields = []string{"preset", "name", "enabled", "maxElapsed", "attemptTimeout", "clientTimeoutFinal", "exponentStart",
 	"streamErrors", "streamTransient", "honorShouldRetry", "allowIrreversible", "statusRetry", "retryAfter", "default", "all",
-	"failureTypes", "escalation", "fallback", "retryableErrors", "escalateAfterRetries",
+	"failureTypes", "escalation", "fallback", "retryableErrors", "escalateAfterRetries", "shouldRetryIgnored", "resends",
 	// Strategy fields at the top level are shorthand for `all`, but for
 	// maxAttempts and maxDelay, which are global caps there (capFields).
 	"retry", "maxAttempts", "maxRetries", "initialDelay", "maxDelay", "multiplier", "kind", "jitter",
@@ -323,6 +323,12 @@ func (d *decoder) policy(n *yaml.Node) *Policy {
 	}
 	if v, ok := f["failureTypes"]; ok {
 		d.failureTypes(v, p)
+	}
+	if v, ok := f["shouldRetryIgnored"]; ok {
+		p.ShouldRetryIgnored = d.statusList(v, "shouldRetryIgnored")
+	}
+	if v, ok := f["resends"]; ok {
+		d.resends(v, p)
 	}
 	set(f, "escalateAfterRetries", "", &p.Escalation.AfterRetries, d.intMin(0))
 	if v, ok := f["escalation"]; ok {
@@ -601,7 +607,7 @@ func (d *decoder) rule(e ruleEnum) func(*yaml.Node, string) (string, bool) {
 
 func (d *decoder) retryAfter(v *yaml.Node, p *Policy) {
 	m, _ := d.fields(v, "retryAfter", []string{"respect", "header", "padding", "cap", "ceiling", "maxUsable",
-		"integerOnly", "zeroMsDefers", "zero", "negative", "message", "jitter", "floor", "requiredFor"})
+		"integerOnly", "zeroMsDefers", "zero", "negative", "message", "jitter", "floor", "requiredFor", "nominalFloor", "integerPart", "noDate"})
 	ra := &p.RetryAfter
 	for _, e := range retryAfterRules(ra) {
 		set(m, e.key, "retryAfter", e.dst, d.rule(e))
@@ -618,6 +624,9 @@ func (d *decoder) retryAfter(v *yaml.Node, p *Policy) {
 	set(m, "message", "retryAfter", &ra.Message, d.boolean)
 	set(m, "jitter", "retryAfter", &ra.Jitter, d.floatIn(0, 1))
 	set(m, "floor", "retryAfter", &ra.Floor, d.boolean)
+	set(m, "nominalFloor", "retryAfter", &ra.NominalFloor, d.boolean)
+	set(m, "integerPart", "retryAfter", &ra.IntegerPart, d.boolean)
+	set(m, "noDate", "retryAfter", &ra.NoDate, d.boolean)
 	if n, ok := m["requiredFor"]; ok {
 		ra.RequiredFor = d.typeList(n, "retryAfter.requiredFor")
 	}
@@ -787,6 +796,7 @@ func (p *Policy) String() string {
 			fmt.Fprintf(&b, "  %d: %t\n", st, p.StatusRetry[st])
 		}
 	}
+	b.WriteString(resendsString(p))
 	fmt.Fprintf(&b, "retryAfter: {%s}\n", retryAfterString(p.RetryAfter))
 	fmt.Fprintf(&b, "default: %s\n", strategyString(p.Default))
 	if len(p.FailureTypes) > 0 {
@@ -846,6 +856,15 @@ func retryAfterString(ra RetryAfter) string {
 	}
 	if ra.Floor {
 		s += ", floor: true"
+	}
+	if ra.NominalFloor {
+		s += ", nominalFloor: true"
+	}
+	if ra.IntegerPart {
+		s += ", integerPart: true"
+	}
+	if ra.NoDate {
+		s += ", noDate: true"
 	}
 	if len(ra.RequiredFor) > 0 {
 		names := make([]string, len(ra.RequiredFor))

@@ -280,6 +280,10 @@ type Options struct {
 	Malformed func(*LineError)
 	// Stdin is read for the path "-"; nil means os.Stdin.
 	Stdin io.Reader
+	// Streams are read for their paths instead of opening them: a pipe
+	// (bash's <(...)) whose first bytes the caller has read already and
+	// puts back in front.
+	Streams map[string]io.Reader
 }
 
 // maxReportedPerFile bounds the malformed lines remembered per file.
@@ -794,7 +798,11 @@ func (a *acc) readChunk(ctx context.Context, c chunk, opts Options, malformed fu
 			r.ctx = ctx
 		}
 	default:
-		r, err = openContext(ctx, path, opts.Stdin)
+		if src, ok := opts.Streams[path]; ok && path != StdinName {
+			r, err = openStream(ctx, path, src)
+		} else {
+			r, err = openContext(ctx, path, opts.Stdin)
+		}
 	}
 	if err != nil {
 		if ctx.Err() != nil {

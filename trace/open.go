@@ -25,16 +25,7 @@ func openContext(ctx context.Context, path string, stdin io.Reader) (*Reader, er
 		if stdin == nil {
 			stdin = os.Stdin
 		}
-		src := stdin
-		ar := newAsyncReader(ctx, func() (io.Reader, error) { return src, nil })
-		r, err := NewReader(ar, StdinName)
-		if err != nil {
-			ar.Close()
-			return nil, err
-		}
-		r.ctx = ctx
-		r.closer = append(r.closer, ar)
-		return r, nil
+		return openStream(ctx, StdinName, stdin)
 	}
 	fi, err := os.Stat(path)
 	if err != nil {
@@ -55,6 +46,20 @@ func openContext(ctx context.Context, path string, stdin io.Reader) (*Reader, er
 	if err == nil && strings.HasSuffix(path, ".gz") && len(r.closer) == 0 {
 		err = fmt.Errorf("%s: not gzip data although the name ends in .gz", path)
 	}
+	if err != nil {
+		ar.Close()
+		return nil, err
+	}
+	r.ctx = ctx
+	r.closer = append(r.closer, ar)
+	return r, nil
+}
+
+// openStream reads src, named name, in a goroutine of its own (see
+// OpenContext).
+func openStream(ctx context.Context, name string, src io.Reader) (*Reader, error) {
+	ar := newAsyncReader(ctx, func() (io.Reader, error) { return src, nil })
+	r, err := NewReader(ar, name)
 	if err != nil {
 		ar.Close()
 		return nil, err

@@ -110,13 +110,14 @@ func traceAnalyze(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	}
 	// OTLP/JSON files (a Collector's file exporter, a run's otlp/*.json)
 	// are read as the account of requests they give.
-	files, cleanup, err := otlpInputs(ctx, files, stderr)
+	in, err := otlpInputs(ctx, files, *strict, stderr)
 	if err != nil {
-		return readTracesError(err, "give OTLP/JSON one export a line, as an OpenTelemetry Collector's file exporter writes it")
+		return readTracesError(err, "give OTLP/JSON exports (ExportTraceServiceRequest, ExportLogsServiceRequest), one a line or pretty-printed, or drop --strict to skip what is not one")
 	}
-	defer cleanup()
-	an, err := trace.Analyze(ctx, files, trace.Options{
+	defer in.cleanup()
+	an, err := trace.Analyze(ctx, in.files, trace.Options{
 		By: dims, Alerts: alerts, MinSamples: *minSamples, Confidence: *confidence, Strict: *strict,
+		Stdin: in.stdin, Streams: in.streams,
 		Malformed: func(le *trace.LineError) { fmt.Fprintf(stderr, "%s\n", printable(le.Error())) },
 	})
 	if err != nil {
@@ -265,7 +266,13 @@ func boundOf(a trace.AlertResult) float64 {
 func alertUsageError(err error) error {
 	var ae *trace.AlertError
 	if errors.As(err, &ae) {
-		return usageErrorf(ae.Hint(), "%s", printable(ae.Error())) // yaml quotes values as they are
+		// One problem a line, each made printable (yaml quotes values as
+		// they are).
+		lines := strings.Split(ae.Error(), "\n")
+		for i, l := range lines {
+			lines[i] = printable(l)
+		}
+		return usageErrorf(ae.Hint(), "%s", strings.Join(lines, "\n"))
 	}
 	return printableError{err} // an interrupt while reading a FIFO
 }

@@ -66,7 +66,9 @@ and on exit (Ctrl-C) prints the server-side verdict: the attempts, then PASS
 or FAIL for each expectation of the scenario the server can check (outcome
 when it can be told, attempts, failureTypes inferred from the faults, the
 server's delays, the model switches as escalations), SKIP for the others.
-Exit 0 when every check passed, 1 when one failed, 2 on bad input.
+Ctrl-C or SIGTERM is how serve ends, so its exit code is the verdict's:
+0 when every check passed, 1 when one failed, 2 on bad input; 130 (143 for
+SIGTERM) only when stopped before the verdict was printed (a second Ctrl-C).
 
 Example:
   retrylab chaos serve --scenario scenarios/forgeflare-overloaded-529-503-backoff.yaml
@@ -499,8 +501,10 @@ func chaosServe(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	}
 	defer toxi.Close()
 	reportStale(stderr, toxi)
-	// Serve prints the verdict: PASS/FAIL for each server-side check of the
-	// scenario's expect.
+	// Serve runs until Ctrl-C (or SIGTERM), then prints the verdict:
+	// PASS/FAIL for each server-side check of the scenario's expect. The
+	// signal is how serve ends, so the verdict gives the exit code.
+	signalEnds(ctx)
 	v, err := chaos.Serve(ctx, sc, toxi, *journal, stdout, stderr)
 	if err != nil {
 		return err

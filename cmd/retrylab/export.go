@@ -5,9 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"path/filepath"
-
-	"go.opentelemetry.io/collector/pdata/ptrace"
 
 	"github.com/retrylab/retrylab/otlp"
 	"github.com/retrylab/retrylab/retry/provider"
@@ -17,15 +14,17 @@ import (
 const exportUsage = `Usage: retrylab trace export --format otlp [flags] [PATH...]
 
 Turns trace v1 (run folders, trace files, globs, or - for stdin; without
-PATH, runs/) into OTLP/JSON spans for the observability stack a team already
-has: one export (an ExportTraceServiceRequest) a line, one a run, as an
-OpenTelemetry Collector's file exporter writes them. Each logical request
-(ProviderRequestFinished) is a gen_ai "chat" span; each of its attempts an
-HTTP CLIENT span under it with http.request.resend_count,
-http.response.status_code and error.type (the failure type), laid out so
-that the waits between them are the trace's delayMs: 'retrylab trace
-analyze' of the export gives the same requests, retries, waits and failure
-types as of the trace. Other events are left out. Keys are redacted.
+PATH, runs/) into OTLP/JSON for the observability stack a team already has,
+one export a line as an OpenTelemetry Collector's file exporter writes them:
+for each run, its spans (ExportTraceServiceRequest), then its other events
+as log records (ExportLogsServiceRequest), at most 1000 a line. Under a
+"retrylab run" span, each logical request (ProviderRequestFinished) is a
+gen_ai "chat" span; each of its attempts an HTTP CLIENT span under it with
+http.request.resend_count, http.response.status_code and error.type (the
+failure type), laid out so that the waits between them are the trace's
+delayMs. Every span and log record carries its event's line
+(retrylab.event), so 'retrylab trace analyze' of the export gives the
+figures of the trace, all of them. Keys are redacted.
 
 Flags:
 %s
@@ -55,8 +54,9 @@ func traceExport(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if err != nil {
 		return err
 	}
+	var seq int64 // the lines' positions, across files: a runId in two files keeps their order
 	for _, f := range files {
-		if err := exportOTLP(ctx, f, *strict, stdout, stderr); err != nil {
+		if err := exportOTLP(ctx, f, *strict, &seq, stdout, stderr); err != nil {
 			return readTracesError(err, "fix or remove that line, or drop --strict to skip malformed lines")
 		}
 	}
@@ -64,16 +64,16 @@ func traceExport(ctx context.Context, args []string, stdout, stderr io.Writer) e
 }
 
 // exportOTLP writes the runs of one trace file as OTLP/JSON lines, in the
-// order of their first event; lines without runId make a run named after
-// the file.
-func exportOTLP(ctx context.Context, path string, strict bool, w, stderr io.Writer) error {
+// order of their first event, its lines numbered on from seq; lines
+// without runId make a run named after the file.
+func exportOTLP(ctx context.Context, path string, strict bool, seq *int64, w, stderr io.Writer) error {
 	r, err := trace.OpenContext(ctx, path)
 	if err != nil {
 		return err
 	}
 	defer r.Close()
 	var order []string
-	runs := map[string][]trace.Event{}
+	runs := map[string][]otlp.Line{}
 	for {
 		raw, err := r.Next()
 		if errors.Is(err, io.EOF) {
@@ -87,30 +87,31 @@ func exportOTLP(ctx context.Context, path string, strict bool, w, stderr io.Writ
 		if err != nil {
 			return err
 		}
-		ev := raw.Event()
-		if ev.Type != trace.TypeRetryAttempt && ev.Type != trace.TypeProviderRequestFinished {
-			continue
-		}
-		run := ev.RunID
-		if run == "" {
-			run = filepath.Base(path)
-			if path == trace.StdinName {
-				run = "stdin"
-			}
+		run := string(raw.RunID)
+		if raw.RunID == nil {
+			run = path // the run of lines without runId is their file
 		}
 		if _, ok := runs[run]; !ok {
 			order = append(order, run)
 		}
-		runs[run] = append(runs[run], ev)
+		*seq++
+		runs[run] = append(runs[run], otlp.Line{Event: raw.Event(), Raw: otlp.RawLine(raw, nil), Seq: *seq})
 	}
 	for _, run := range order {
-		b, err := (&ptrace.JSONMarshaler{}).MarshalTraces(otlp.FromTrace(run, runs[run]))
-		if err != nil {
-			return err
-		}
-		if _, err := fmt.Fprintln(w, provider.Redact(string(b))); err != nil {
-			return fmt.Errorf("writing the export: %w", err)
+		for _, p := range otlp.FromLines(run, runs[run], maxExportItems) {
+			b, err := p.JSON()
+			if err != nil {
+				return err
+			}
+			if _, err := fmt.Fprintln(w, provider.Redact(string(b))); err != nil {
+				return fmt.Errorf("writing the export: %w", err)
+			}
 		}
 	}
 	return nil
 }
+
+// maxExportItems bounds the spans or log records of one export line, so
+// that a long run's lines stay far below what trace analyze reads of one
+// (maxOTLPLine) and what a Collector takes in one request.
+const maxExportItems = 1000

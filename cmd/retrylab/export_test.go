@@ -14,7 +14,7 @@ import (
 
 // roundTripTrace is trace v1 of two runs: retries with statuses and waits,
 // a request that succeeds at once, one that gives up, and a line of
-// another type (left out of the export).
+// another type (a log record of the export).
 const roundTripTrace = `{"v":1,"ts":"2026-11-21T10:00:00.100Z","type":"RunStarted","runId":"r1","payload":{}}
 {"v":1,"ts":"2026-11-21T10:00:00.200Z","type":"RetryAttempt","runId":"r1","payload":{"provider":"anthropic","model":"claude-haiku-4-5","attempt":1,"maxAttempts":4,"failureType":"overloaded","status":529,"errorMessage":"Overloaded","willRetry":true,"delayMs":2000,"delaySource":"backoff"}}
 {"v":1,"ts":"2026-11-21T10:00:02.300Z","type":"RetryAttempt","runId":"r1","payload":{"provider":"anthropic","model":"claude-haiku-4-5","attempt":2,"maxAttempts":4,"failureType":"rate_limit","status":429,"errorMessage":"rate limited","willRetry":true,"delayMs":4000,"delaySource":"retry-after"}}
@@ -37,8 +37,8 @@ func TestExportRoundTrip(t *testing.T) {
 	if err := run(context.Background(), []string{"trace", "export", "--format", "otlp", src}, &export, &stderr); err != nil {
 		t.Fatalf("export: %v\n%s", err, stderr.String())
 	}
-	if n := strings.Count(export.String(), "\n"); n != 2 {
-		t.Errorf("export has %d lines, want one a run (2):\n%s", n, export.String())
+	if n := strings.Count(export.String(), "\n"); n != 3 {
+		t.Errorf("export has %d lines, want 3 (r1's spans and its RunStarted, r2's spans):\n%s", n, export.String())
 	}
 	otel := filepath.Join(dir, "otel.json")
 	if err := os.WriteFile(otel, export.Bytes(), 0o644); err != nil {

@@ -33,6 +33,13 @@ const stopGuard = 20 * time.Second
 // Go runtime catches both from the start, and exits on them until then.
 func startRetrylab(t *testing.T, dir string, stdin *os.File, env []string, args ...string) (*exec.Cmd, *syncBuffer) {
 	t.Helper()
+	return startRetrylabOut(t, dir, stdin, &bytes.Buffer{}, env, args...)
+}
+
+// startRetrylabOut is startRetrylab with the command's stdout written to
+// stdout.
+func startRetrylabOut(t *testing.T, dir string, stdin *os.File, stdout io.Writer, env []string, args ...string) (*exec.Cmd, *syncBuffer) {
+	t.Helper()
 	bin, err := exec.LookPath("retrylab")
 	if err != nil {
 		t.Fatalf("the retrylab test command is not installed: %v", err)
@@ -43,7 +50,7 @@ func startRetrylab(t *testing.T, dir string, stdin *os.File, env []string, args 
 	cmd.Stdin = stdin
 	cmd.Env = append(append(os.Environ(), "RETRYLAB_TEST_READY_FILE="+ready), env...)
 	var stderr syncBuffer
-	cmd.Stdout = &bytes.Buffer{}
+	cmd.Stdout = stdout
 	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -108,6 +115,18 @@ func TestInterruptStopsBlockedCommands(t *testing.T) {
 				t.Skipf("mkfifo: %v", err)
 			}
 			return nil, []string{"trace", "analyze", fifo}
+		}},
+		{"analyze a FIFO whose writer never writes", func(t *testing.T, dir string) (*os.File, []string) {
+			fifo := filepath.Join(dir, "silent.jsonl")
+			if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+				t.Skipf("mkfifo: %v", err)
+			}
+			w, err := os.OpenFile(fifo, os.O_RDWR, 0) // a writer (Linux opens a FIFO O_RDWR at once)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { w.Close() })
+			return nil, []string{"trace", "analyze", fifo} // blocked in the sniff for OTLP/JSON
 		}},
 		{"analyze /dev/zero", func(t *testing.T, dir string) (*os.File, []string) {
 			return nil, []string{"trace", "analyze", "/dev/zero"}

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -19,117 +20,281 @@ import (
 	"github.com/retrylab/retrylab/trace"
 )
 
+// traceInputs are the files trace analyze reads once OTLP/JSON is turned
+// into trace v1 (otlpInputs).
+type traceInputs struct {
+	files []string
+	// stdin and streams replace standard input and the pipes named (bash's
+	// <(...)) whose first bytes were read to tell what they hold: they give
+	// those bytes back in front of the rest.
+	stdin   io.Reader
+	streams map[string]io.Reader
+	cleanup func()
+}
+
 // otlpInputs replaces each of files that holds OTLP/JSON (the exports a
-// chaos run kept in otlp/, or what an OpenTelemetry Collector's file
-// exporter writes: one export a line) with a trace v1 file made of the
-// client's account in it (package otlp's mappings), in a temporary folder,
-// so that analyze counts its requests and retries like any trace. The
-// caller calls cleanup when done. A file is told by its content: its first
-// line is an object whose first key is resourceSpans, resourceLogs or
-// resourceMetrics.
-func otlpInputs(ctx context.Context, files []string, stderr io.Writer) (out []string, cleanup func(), err error) {
-	cleanup = func() {}
+// chaos run kept in otlp/, what an OpenTelemetry Collector's file exporter
+// writes one export a line, a pretty-printed export, retrylab trace
+// export's output) with a trace v1 file made of the client's account in it
+// (package otlp's mappings; what trace export wrote, event for event), in
+// a temporary folder, so that analyze counts its requests and retries like
+// any trace. The caller calls cleanup when done. An input is told by its
+// content, standard input and pipes as well as files: it starts with an
+// object whose first key is resourceSpans, resourceLogs or
+// resourceMetrics. With strict, a line or document that is not an export
+// is a *trace.LineError.
+func otlpInputs(ctx context.Context, files []string, strict bool, stderr io.Writer) (in traceInputs, err error) {
+	in.cleanup = func() {}
 	tmp := ""
 	for _, f := range files {
-		if f == trace.StdinName || !isOTLPFile(f) {
-			out = append(out, f)
-			continue
-		}
 		if err := ctx.Err(); err != nil {
-			return nil, cleanup, err
+			in.cleanup()
+			return traceInputs{cleanup: func() {}}, err
+		}
+		src, replay, err := sniffInput(ctx, f)
+		if err != nil {
+			in.cleanup()
+			if ctx.Err() != nil { // an interrupt, not bad input
+				return traceInputs{cleanup: func() {}}, fmt.Errorf("%s: %w", f, err)
+			}
+			return traceInputs{cleanup: func() {}}, trace.ReadError(f, err)
+		}
+		if src == nil { // trace v1
+			in.files = append(in.files, f)
+			switch {
+			case replay == nil:
+			case f == trace.StdinName:
+				in.stdin = replay
+			default:
+				if in.streams == nil {
+					in.streams = map[string]io.Reader{}
+				}
+				in.streams[f] = replay
+			}
+			continue
 		}
 		if tmp == "" {
 			if tmp, err = os.MkdirTemp("", "retrylab-otlp-*"); err != nil {
-				return nil, cleanup, err
+				return traceInputs{cleanup: func() {}}, err
 			}
 			dir := tmp
-			cleanup = func() { os.RemoveAll(dir) }
+			in.cleanup = func() { os.RemoveAll(dir) }
 		}
-		conv := filepath.Join(tmp, fmt.Sprintf("%04d-%s.jsonl", len(out), strings.TrimSuffix(filepath.Base(f), ".gz")))
-		if err := convertOTLP(f, conv, stderr); err != nil {
-			cleanup()
-			return nil, func() {}, err
+		name := strings.TrimSuffix(filepath.Base(f), ".gz")
+		if f == trace.StdinName {
+			name = "stdin"
 		}
-		out = append(out, conv)
-	}
-	return out, cleanup, nil
-}
-
-// isOTLPFile sniffs the start of path for OTLP/JSON. Only a regular file
-// is sniffed: a FIFO or bash's <(...) named on the command line is read
-// once, as a trace (the bytes sniffed were lost to it, and an open of a
-// FIFO nothing writes to blocked here, past Ctrl-C), and a device may
-// never end.
-func isOTLPFile(path string) bool {
-	r, closeFn, err := openMaybeGzip(path)
-	if err != nil {
-		return false
-	}
-	defer closeFn()
-	head := make([]byte, 512)
-	n, _ := io.ReadFull(r, head)
-	b := bytes.TrimLeft(head[:n], " \t\r\n")
-	for _, k := range []string{`{"resourceSpans"`, `{"resourceLogs"`, `{"resourceMetrics"`} {
-		if bytes.HasPrefix(b, []byte(k)) {
-			return true
-		}
-	}
-	return false
-}
-
-func openMaybeGzip(path string) (io.Reader, func(), error) {
-	f, err := regfile.Open(path)
-	if err != nil {
-		return nil, nil, err
-	}
-	if !strings.HasSuffix(path, ".gz") {
-		return f, func() { f.Close() }, nil
-	}
-	zr, err := gzip.NewReader(f)
-	if err != nil {
-		f.Close()
-		return nil, nil, err
-	}
-	return zr, func() { zr.Close(); f.Close() }, nil
-}
-
-// maxOTLPLine bounds one export line of an OTLP/JSON file.
-const maxOTLPLine = 64 << 20
-
-// convertOTLP reads the OTLP/JSON exports of src, one a line (a line that
-// does not decode is noted on stderr and skipped), and writes the account
-// they give as trace v1 to dst, each request's runId its resource's
-// service.instance.id (none: the file is the run).
-func convertOTLP(src, dst string, stderr io.Writer) error {
-	r, closeFn, err := openMaybeGzip(src)
-	if err != nil {
-		return trace.ReadError(src, err)
-	}
-	defer closeFn()
-	var ps []otlp.Payload
-	br := bufio.NewReaderSize(r, 64<<10)
-	for line := 1; ; line++ {
-		b, err := br.ReadBytes('\n')
-		if len(b) > maxOTLPLine {
-			return fmt.Errorf("%s:%d: an OTLP/JSON export over %d bytes", src, line, maxOTLPLine)
-		}
-		if t := bytes.TrimSpace(b); len(t) > 0 {
-			p, perr := otlp.ParseJSON(t)
-			if perr != nil {
-				fmt.Fprintf(stderr, "note: %s\n", printable(fmt.Sprintf("%s:%d: %v (line skipped)", src, line, perr)))
-			} else {
-				ps = append(ps, p)
+		conv := filepath.Join(tmp, fmt.Sprintf("%04d-%s.jsonl", len(in.files), name))
+		err = runCtx(ctx, func() error { defer src.Close(); return convertOTLP(f, src, conv, strict, stderr) })
+		if err != nil {
+			in.cleanup()
+			if ctx.Err() != nil {
+				err = fmt.Errorf("%s: %w", f, err)
 			}
+			return traceInputs{cleanup: func() {}}, err
 		}
-		if errors.Is(err, io.EOF) {
-			break
+		in.files = append(in.files, conv)
+	}
+	return in, nil
+}
+
+// runCtx runs fn, returning early with ctx's cause when ctx is done (fn
+// may be blocked reading a pipe; it is abandoned).
+func runCtx(ctx context.Context, fn func() error) error {
+	done := make(chan error, 1)
+	go func() { done <- fn() }()
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+		return fmt.Errorf("stopped reading: %w", context.Cause(ctx))
+	}
+}
+
+// sniffInput reads the first bytes of path (standard input for "-"; a
+// regular file, or a pipe that has a writer) to tell whether it holds
+// OTLP/JSON. When it does, src reads it from its start, gunzipped; else
+// src is nil, and replay, when not nil, reads what path gave from its
+// first byte (standard input and pipes, whose bytes were taken). Other
+// inputs (a device, a pipe without a writer) are left to trace analyze.
+func sniffInput(ctx context.Context, path string) (src io.ReadCloser, replay io.Reader, err error) {
+	var r io.ReadCloser
+	if path == trace.StdinName {
+		r = io.NopCloser(os.Stdin)
+	} else {
+		fi, err := os.Stat(path)
+		if err != nil || fi.IsDir() {
+			return nil, nil, nil // trace analyze says what is wrong
+		}
+		switch {
+		case fi.Mode().IsRegular():
+			r, err = regfile.Open(path)
+		case fi.Mode()&fs.ModeNamedPipe != 0:
+			r, err = regfile.OpenPipe(path)
+		default:
+			return nil, nil, nil
 		}
 		if err != nil {
-			return trace.ReadError(src, err)
+			return nil, nil, nil
 		}
 	}
-	acc := otlp.Read(otlp.Collect(ps))
+	var isOTLP bool
+	err = runCtx(ctx, func() error {
+		var err error
+		isOTLP, replay, err = sniff(r)
+		return err
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	if isOTLP {
+		zr, err := maybeGunzip(replay)
+		if err != nil {
+			r.Close()
+			return nil, nil, err
+		}
+		return readCloser{zr, r}, nil, nil
+	}
+	if f, ok := r.(*os.File); ok { // a regular file: trace analyze opens it again
+		f.Close()
+		return nil, nil, nil
+	}
+	return nil, readCloser{replay, r}, nil
+}
+
+type readCloser struct {
+	io.Reader
+	io.Closer
+}
+
+// maxSniff bounds the bytes read to tell OTLP/JSON from trace v1.
+const maxSniff = 4 << 10
+
+// sniff reads r (gunzipped when it starts as gzip does) until it can tell
+// whether it holds OTLP/JSON, and returns a reader of r from its first
+// byte.
+func sniff(r io.Reader) (isOTLP bool, replay io.Reader, err error) {
+	var rec bytes.Buffer
+	tee := io.TeeReader(r, &rec)
+	again := func() io.Reader { return io.MultiReader(bytes.NewReader(rec.Bytes()), r) }
+	magic := make([]byte, 2)
+	n, err := io.ReadFull(tee, magic)
+	if err != nil { // empty, or one byte
+		return false, again(), nil
+	}
+	var plain io.Reader = io.MultiReader(bytes.NewReader(magic[:n]), tee)
+	if magic[0] == 0x1f && magic[1] == 0x8b {
+		zr, err := gzip.NewReader(io.MultiReader(bytes.NewReader(magic), tee))
+		if err != nil {
+			return false, again(), nil // trace analyze reports the gzip error
+		}
+		plain = zr
+	}
+	var head []byte
+	buf := make([]byte, 512)
+	for len(head) < maxSniff {
+		n, err := plain.Read(buf)
+		head = append(head, buf[:n]...)
+		if yes, decided := looksOTLP(head); decided {
+			return yes, again(), nil
+		}
+		if err != nil {
+			break
+		}
+	}
+	return false, again(), nil
+}
+
+// looksOTLP tells from the first bytes of an input whether it is
+// OTLP/JSON: an object whose first key is resourceSpans, resourceLogs or
+// resourceMetrics, whitespace anywhere between (pretty-printed); decided
+// is false while b is too short to tell.
+func looksOTLP(b []byte) (yes, decided bool) {
+	b = bytes.TrimLeft(b, " \t\r\n")
+	if len(b) == 0 {
+		return false, false
+	}
+	if b[0] != '{' {
+		return false, true
+	}
+	b = bytes.TrimLeft(b[1:], " \t\r\n")
+	if len(b) == 0 {
+		return false, false
+	}
+	short := false
+	for _, k := range []string{`"resourceSpans"`, `"resourceLogs"`, `"resourceMetrics"`} {
+		if bytes.HasPrefix(b, []byte(k)) {
+			return true, true
+		}
+		short = short || (len(b) < len(k) && strings.HasPrefix(k, string(b)))
+	}
+	return false, !short
+}
+
+// maybeGunzip gunzips r when it starts as gzip does.
+func maybeGunzip(r io.Reader) (io.Reader, error) {
+	br := bufio.NewReader(r)
+	if m, _ := br.Peek(2); len(m) == 2 && m[0] == 0x1f && m[1] == 0x8b {
+		return gzip.NewReader(br)
+	}
+	return br, nil
+}
+
+// maxOTLPLine bounds one export (a line, or a document spanning lines) of
+// an OTLP/JSON input.
+const maxOTLPLine = 64 << 20
+
+// convertOTLP reads the OTLP/JSON exports of src (named name) and writes
+// the account they give as trace v1 to dst, each request's runId its
+// resource's service.instance.id (none: the file is the run), and the
+// lines of a trace export as they were. A document that is not an export
+// is noted on stderr and skipped, or with strict is a *trace.LineError; so
+// are the mappings' notes (Account.Notes), and an input that gives no
+// request says so.
+func convertOTLP(name string, src io.Reader, dst string, strict bool, stderr io.Writer) error {
+	var ps []otlp.Payload
+	docs, bad := 0, 0
+	err := otlp.ReadJSON(src, maxOTLPLine, func(d otlp.Doc) error {
+		docs++
+		if d.Err == nil {
+			ps = append(ps, d.Payload)
+			return nil
+		}
+		bad++
+		at := fmt.Sprint(d.Line)
+		if d.EndLine > d.Line {
+			at = fmt.Sprintf("%d-%d", d.Line, d.EndLine)
+		}
+		if strict {
+			reason := d.Err.Error()
+			if d.EndLine > d.Line {
+				reason += " (lines " + at + ")"
+			}
+			return &trace.LineError{File: name, Line: d.Line, Reason: reason}
+		}
+		fmt.Fprintf(stderr, "note: %s\n", printable(fmt.Sprintf("%s:%s: %v (skipped)", name, at, d.Err)))
+		return nil
+	})
+	if err != nil {
+		var le *trace.LineError
+		if errors.As(err, &le) {
+			return le
+		}
+		return trace.ReadError(name, err)
+	}
+	lines, rest := otlp.TraceLines(ps)
+	acc := otlp.Read(otlp.Collect(rest))
+	for _, n := range acc.Notes { // what the mappings received but did not read
+		fmt.Fprintf(stderr, "note: %s\n", printable(name+": "+n))
+	}
 	var buf bytes.Buffer
+	requests := len(acc.Requests)
+	for _, l := range lines {
+		buf.Write(append(l, '\n'))
+		if bytes.Contains(l, []byte(`"type":"ProviderRequestFinished"`)) {
+			requests++
+		}
+	}
 	for _, ev := range acc.Events("", chaos.ClassifyReported) {
 		line, err := json.Marshal(ev)
 		if err != nil {
@@ -137,5 +302,16 @@ func convertOTLP(src, dst string, stderr io.Writer) error {
 		}
 		buf.Write(append(line, '\n'))
 	}
+	if requests == 0 {
+		fmt.Fprintf(stderr, "note: %s\n", printable(noRequestsNote(name, docs, bad, acc.Items+len(lines))))
+	}
 	return os.WriteFile(dst, buf.Bytes(), 0o600)
+}
+
+// noRequestsNote says that an OTLP/JSON input gave no request, and why
+// that may be.
+func noRequestsNote(name string, docs, bad, items int) string {
+	return fmt.Sprintf("%s: OTLP/JSON, %d document(s) (%d not an export), %d span(s) and log record(s): no provider request in them "+
+		"(read by the mappings %s; unknown telemetry is counted as nothing)",
+		name, docs, bad, items, strings.Join(otlp.MappingNames(), ", "))
 }

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/signal"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 )
@@ -67,7 +68,9 @@ func signalExit(sig os.Signal) int {
 // exit hooks (atForcedExit: chaos run writes what finished, prints its
 // report of it and deletes its proxies), for flushBound at most, and
 // returns. An interrupted command
-// exits 130 (SIGINT) or 143 (SIGTERM), whatever it returned.
+// exits 130 (SIGINT) or 143 (SIGTERM), whatever it returned, unless a
+// signal is how it ends (signalEnds: chaos serve) and it returned its
+// verdict within stopGrace: then its own exit code stands.
 func mainExit(args []string, stdout, stderr io.Writer) int {
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
@@ -94,7 +97,10 @@ func mainExit(args []string, stdout, stderr io.Writer) int {
 	grace := time.NewTimer(stopGrace)
 	defer grace.Stop()
 	select {
-	case <-done:
+	case code := <-done:
+		if hooks.signalEnds.Load() && code != exitInterrupted {
+			return code
+		}
 		return signalExit(sig)
 	case s := <-sigs:
 		fmt.Fprintf(stderr, "retrylab: second %s: exiting now\n", signalName(s))
@@ -115,6 +121,8 @@ type exitHooks struct {
 	mu   sync.Mutex
 	next int
 	fns  map[int]func(time.Duration)
+	// signalEnds is set by a command that a signal ends normally.
+	signalEnds atomic.Bool
 }
 
 type exitHooksKey struct{}
@@ -139,6 +147,19 @@ func atForcedExit(ctx context.Context, f func(d time.Duration)) (remove func()) 
 		h.mu.Lock()
 		defer h.mu.Unlock()
 		delete(h.fns, id)
+	}
+}
+
+// signalEnds tells mainExit that a signal is how the command of ctx ends,
+// not an interruption: chaos serve runs until Ctrl-C (or SIGTERM from a
+// script), then prints its verdict, so once it says so, its exit code is
+// the verdict's (0 or 1), not 130 or 143. A forced exit (a second signal,
+// or no return within stopGrace) and a command that returns the
+// interruption itself (a cancelled context: exit code 130) still exit 130
+// or 143. Without mainExit it does nothing.
+func signalEnds(ctx context.Context) {
+	if h, ok := ctx.Value(exitHooksKey{}).(*exitHooks); ok {
+		h.signalEnds.Store(true)
 	}
 }
 

@@ -1,6 +1,7 @@
 package wire
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/url"
 	"sort"
@@ -64,6 +65,17 @@ type Request struct {
 	IncludeUsage bool   // OpenAI chat: stream_options.include_usage
 	WantsJSON    bool   // Gemini: generationConfig.responseMimeType application/json
 	Prompt       string // the last user message's text, whole
+	Tools        bool   // the request offers the model tools (OffersTools)
+}
+
+// OffersTools reports whether a request body offers the model tools: a
+// non-empty top-level "tools" array, where the Anthropic, OpenAI chat,
+// Responses and Gemini APIs all put them.
+func OffersTools(body []byte) bool {
+	var v struct {
+		Tools []json.RawMessage `json:"tools"`
+	}
+	return json.Unmarshal(body, &v) == nil && len(v.Tools) > 0
 }
 
 // formats maps a scenario's provider: to its wire format. A new format is

@@ -159,11 +159,14 @@ func (openai) Message(p Params) string {
 }
 
 // ErrorBody: the type and code the status has (OpenAIError), or the
-// scenario's errorType as both.
+// scenario's errorType as both; Fault.Code, when set, as the code.
 func (openai) ErrorBody(p Params) string {
 	typ, code := OpenAIError(p.Fault.Status)
 	if p.Fault.ErrorType != "" {
 		typ, code = p.Fault.ErrorType, p.Fault.ErrorType
+	}
+	if p.Fault.Code != "" {
+		code = p.Fault.Code
 	}
 	msg := p.Fault.Message
 	if msg == "" {

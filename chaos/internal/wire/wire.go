@@ -201,6 +201,7 @@ type Fault struct {
 	Status     int               // an error response's status; 0 for a success
 	RetryAfter *string           // its retry-after header, as written
 	ErrorType  string            // its body's error.type (default: the one the status has)
+	Code       string            // its body's error.code where the format has one (OpenAI, Responses; default: ErrorType, else the status's)
 	Message    string            // its body's error.message (default: the type's usual one)
 	Headers    map[string]string // extra headers, as written
 	SSEError   *SSEError         // a 200 stream that ends with an error event
@@ -344,10 +345,13 @@ func jsonResponse(p Params, status int, body string) *Response {
 // shape, else 404 in the shape of p.Format.
 func NotFound(p Params, method, path string) *Response {
 	q := p
-	q.Fault = Fault{Status: 404, Message: "mock serves " + Routes() + ", not " + method + " " + path}
+	// The OpenAI API's code for a URL it does not serve is unknown_url,
+	// not model_not_found, its code for a 404 status fault: a client must
+	// not read a wrong base URL as a missing model (and switch models).
+	q.Fault = Fault{Status: 404, Code: "unknown_url", Message: "mock serves " + Routes() + ", not " + method + " " + path}
 	if _, f, ok := Recognize("POST", path); ok {
 		q.Format = f
-		q.Fault.Status = 405
+		q.Fault.Status, q.Fault.Code = 405, ""
 		q.Fault.Headers = map[string]string{"Allow": "POST"}
 	}
 	return Error(q)

@@ -125,3 +125,50 @@ func TestSideAnswers(t *testing.T) {
 		}
 	}
 }
+
+func TestOffersTools(t *testing.T) {
+	for _, tc := range []struct {
+		body string
+		want bool
+	}{
+		{`{"model":"m","messages":[],"tools":[{"name":"read_file"}]}`, true},                // Anthropic, OpenAI chat, Responses
+		{`{"contents":[],"tools":[{"functionDeclarations":[{"name":"read_file"}]}]}`, true}, // Gemini
+		{`{"model":"m","messages":[{"role":"user","content":"tools"}]}`, false},             // a title call
+		{`{"model":"m","tools":[]}`, false},                                                 // empty
+		{`{"model":"m","tools":null}`, false},
+		{`{"model":"m","messages":[{"tools":[{"name":"x"}]}]}`, false}, // not top-level
+		{`not json`, false},
+		{``, false},
+	} {
+		if got := OffersTools([]byte(tc.body)); got != tc.want {
+			t.Errorf("OffersTools(%s) = %v, want %v", tc.body, got, tc.want)
+		}
+	}
+}
+
+// TestNotFoundBody: a path no format serves is answered as each API answers
+// an unknown URL (OpenAI: code unknown_url, not a missing model's
+// model_not_found), and a served path with another method gets 405.
+func TestNotFoundBody(t *testing.T) {
+	for _, tc := range []struct {
+		prov, method, path string
+		status             int
+		holds              string
+	}{
+		{ProviderOpenAI, http.MethodPost, "/chat/completions", 404, `"type":"invalid_request_error","param":null,"code":"unknown_url"}`},
+		{ProviderResponses, http.MethodPost, "/v1//responses", 404, `"code":"unknown_url"`},
+		{ProviderAnthropic, http.MethodPost, "/messages", 404, `"type":"not_found_error"`},
+		{ProviderGemini, http.MethodPost, "/models/m:generateContent", 404, `"status":"NOT_FOUND"`},
+		{ProviderOpenAI, http.MethodGet, PathOpenAI, 405, `"code":null`},
+	} {
+		r := NotFound(params(tc.prov), tc.method, tc.path)
+		resp, err := http.ReadResponse(bufio.NewReader(bytes.NewReader(r.Bytes())), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		if resp.StatusCode != tc.status || !strings.Contains(string(body), tc.holds) {
+			t.Errorf("%s %s %s = %d %s, want %d with %s", tc.prov, tc.method, tc.path, resp.StatusCode, body, tc.status, tc.holds)
+		}
+	}
+}

@@ -1,0 +1,265 @@
+package chaos
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/retrylab/retrylab/otlp"
+)
+
+// TestClientEnvOTLPProtocol: the OTLP protocol variables client.env sets
+// reach the client as they are (the receiver speaks JSON and protobuf);
+// the harness sets one only where client.env leaves it out and the
+// runner's environment has none the receiver speaks (finding 13: the
+// runner's environment used to decide alone, so client.env's http/json
+// became http/protobuf).
+func TestClientEnvOTLPProtocol(t *testing.T) {
+	const (
+		all     = "OTEL_EXPORTER_OTLP_PROTOCOL"
+		traces  = "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL"
+		logs    = "OTEL_EXPORTER_OTLP_LOGS_PROTOCOL"
+		metrics = "OTEL_EXPORTER_OTLP_METRICS_PROTOCOL"
+	)
+	tests := []struct {
+		name     string
+		scenario map[string]string
+		runner   map[string]string
+		want     map[string]string // the protocol variables the client ends with
+	}{
+		{"nothing set: http/protobuf", nil, nil, map[string]string{all: "http/protobuf"}},
+		{"client.env http/json", map[string]string{all: "http/json"}, nil, map[string]string{all: "http/json"}},
+		{"client.env wins over the runner's", map[string]string{all: "http/json"}, map[string]string{all: "http/protobuf"},
+			map[string]string{all: "http/json"}},
+		{"client.env http/json over the runner's grpc", map[string]string{all: "http/json"}, map[string]string{all: "grpc"},
+			map[string]string{all: "http/json"}},
+		{"the runner's http/json passes through", nil, map[string]string{all: "http/json"}, map[string]string{all: "http/json"}},
+		{"the runner's grpc replaced", nil, map[string]string{all: "grpc"}, map[string]string{all: "http/protobuf"}},
+		{"a signal's own, from client.env", map[string]string{traces: "http/json"}, nil,
+			map[string]string{all: "http/protobuf", traces: "http/json"}},
+		{"the runner's grpc for one signal follows client.env's general one", map[string]string{all: "http/json"},
+			map[string]string{logs: "grpc", metrics: "http/protobuf"},
+			map[string]string{all: "http/json", logs: "http/json", metrics: "http/protobuf"}},
+		{"client.env's signal wins over the runner's grpc for it", map[string]string{logs: "http/protobuf"},
+			map[string]string{logs: "grpc", all: "grpc"}, map[string]string{all: "http/protobuf", logs: "http/protobuf"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			runner := make([]string, 0, len(tc.runner))
+			for k, v := range tc.runner {
+				runner = append(runner, k+"="+v)
+			}
+			// The client's environment, layer by layer as externalEnv
+			// builds it: the runner's, client.env, the harness's.
+			env := append(runner, scenarioEnv(tc.scenario, nil)...)
+			env = append(env, protocolEnv(tc.scenario, func(k string) string { return tc.runner[k] })...)
+			got := map[string]string{}
+			for k, v := range envMap(env) {
+				if strings.HasSuffix(k, "PROTOCOL") {
+					got[k] = v
+				}
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("protocols (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestClientEnvOTLPExternal: an external client's whole environment keeps
+// client.env's OTLP protocol, headers, compression and timeout, the
+// endpoints are the run's receiver's, and ${...} in a value expands any of
+// them.
+func TestClientEnvOTLPExternal(t *testing.T) {
+	t.Setenv("OTEL_EXPORTER_OTLP_PROTOCOL", "grpc")
+	t.Setenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "http://collector.example:4318/v1/traces")
+	dir := t.TempDir()
+	scEnv := map[string]string{"OTEL_EXPORTER_OTLP_PROTOCOL": "http/json", "OTEL_EXPORTER_OTLP_HEADERS": "x-team=a",
+		"AGENT_TRACES_URL":               "${OTEL_EXPORTER_OTLP_TRACES_ENDPOINT}",
+		"OTEL_EXPORTER_OTLP_COMPRESSION": "gzip", "OTEL_EXPORTER_OTLP_TIMEOUT": "2000", "OTEL_TRACES_EXPORTER": "otlp"}
+	sc := &Scenario{Name: "s", Provider: "anthropic", Model: "m", Requests: 1, Client: Client{Command: []string{"true"}, Env: scEnv}}
+	tel, err := startTelemetry("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tel.finish("r", "")
+	env, _, err := externalEnv(sc, "http://127.0.0.1:1", dir, filepath.Join(dir, "trace.jsonl"), 1, tel.env(sc.Client.Env))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := envMap(env)
+	want := map[string]string{}
+	for k, v := range scEnv {
+		want[k] = v
+	}
+	for _, kv := range tel.rcv.Env() {
+		k, v, _ := strings.Cut(kv, "=")
+		want[k] = v
+	}
+	// A signal's endpoint is a harness name, as the general one: a value
+	// may refer to it.
+	want["AGENT_TRACES_URL"] = want["OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"]
+	got := map[string]string{}
+	for k := range want {
+		got[k] = m[k]
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("client environment (-want +got):\n%s", diff)
+	}
+}
+
+// TestClientEnvOTLPRejected: client.env may name none of the OTLP
+// endpoints the harness owns, each refused alike (the general one was
+// refused, a signal's passed validation and was overridden), and no
+// protocol the receiver does not speak.
+func TestClientEnvOTLPRejected(t *testing.T) {
+	tests := []struct {
+		name, value string
+		problem     string
+	}{
+		{"OTEL_EXPORTER_OTLP_ENDPOINT", "http://collector:4318", "is set by retrylab for every external client: the run's own OTLP receiver"},
+		{"OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "http://collector:4318/v1/traces", "is set by retrylab for every external client: the run's own OTLP receiver"},
+		{"OTEL_EXPORTER_OTLP_LOGS_ENDPOINT", "http://collector:4318/v1/logs", "is set by retrylab for every external client: the run's own OTLP receiver"},
+		{"OTEL_EXPORTER_OTLP_METRICS_ENDPOINT", "http://collector:4318/v1/metrics", "is set by retrylab for every external client: the run's own OTLP receiver"},
+		{"OTEL_EXPORTER_OTLP_PROTOCOL", "grpc", `is "grpc": the run's OTLP receiver speaks OTLP/HTTP only`},
+		{"OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", "grpc", `is "grpc": the run's OTLP receiver speaks OTLP/HTTP only`},
+		{"OTEL_EXPORTER_OTLP_LOGS_PROTOCOL", "http", `is "http": the run's OTLP receiver speaks OTLP/HTTP only`},
+		{"OTEL_EXPORTER_OTLP_METRICS_PROTOCOL", "", `is "": the run's OTLP receiver speaks OTLP/HTTP only`},
+	}
+	hints := map[string]string{}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			src := fmt.Sprintf("client:\n  command: [\"true\"]\n  env: {%s: %q}\n", tc.name, tc.value)
+			_, err := ParseScenario("otel.yaml", []byte(src))
+			if err == nil {
+				t.Fatalf("%s=%s accepted", tc.name, tc.value)
+			}
+			if !strings.Contains(err.Error(), "client.env."+tc.name+": "+tc.name+" "+tc.problem) {
+				t.Errorf("error = %v, want %q at client.env.%s", err, tc.problem, tc.name)
+			}
+			p, hint := envProblem(tc.name, tc.value)
+			if p == "" || hint == "" {
+				t.Fatalf("envProblem(%s, %q) = %q, %q; want a problem and a hint", tc.name, tc.value, p, hint)
+			}
+			kind := tc.name[strings.LastIndex(tc.name, "_")+1:] // ENDPOINT or PROTOCOL
+			hints[kind] += "|" + hint
+		})
+	}
+	for kind, hs := range hints {
+		if first := strings.Split(hs, "|")[1]; strings.Count(hs, "|"+first) != 4 {
+			t.Errorf("the four %s variables give different hints: %q", kind, hs)
+		}
+	}
+	for _, ok := range []string{"http/json", "http/protobuf"} {
+		if p, _ := envProblem("OTEL_EXPORTER_OTLP_PROTOCOL", ok); p != "" {
+			t.Errorf("OTEL_EXPORTER_OTLP_PROTOCOL=%s: %s", ok, p)
+		}
+	}
+	for _, name := range []string{"OTEL_EXPORTER_OTLP_HEADERS", "OTEL_EXPORTER_OTLP_TRACES_HEADERS", "OTEL_EXPORTER_OTLP_COMPRESSION", "OTEL_TRACES_EXPORTER"} {
+		if p, _ := envProblem(name, "x"); p != "" {
+			t.Errorf("%s: %s, want it allowed", name, p)
+		}
+	}
+}
+
+// TestTelemetryDropped: exports past the receiver's bounds are answered
+// 200, counted in result.json's telemetry (dropped, droppedItems) and
+// said in one warning line of the run's progress; the selfReport of a
+// client whose attempts may be in what was dropped is unverified, not
+// failed (finding 14: 1,500 exports answered 200, 334 kept, nothing said).
+func TestTelemetryDropped(t *testing.T) {
+	if _, err := exec.LookPath("curl"); err != nil {
+		t.Skip("curl not installed")
+	}
+	defer func(l otlp.Limits) { telemetryLimits = l }(telemetryLimits)
+	telemetryLimits = otlp.Limits{Items: 2}
+	export := `{"resourceSpans":[{"scopeSpans":[{"spans":[{"traceId":"5b8efff798038103d269b633813fc60c","spanId":"eee19b7ec3c1b174","name":"chat","kind":3,"startTimeUnixNano":"1","endTimeUnixNano":"2","attributes":[{"key":"gen_ai.operation.name","value":{"stringValue":"chat"}}]}]}]}]}`
+	sc := parse(t, "flood", `
+client:
+  command:
+    - sh
+    - -c
+    - |
+      curl -sS -o /dev/null -X POST "$ANTHROPIC_BASE_URL/v1/messages" -d '{"stream":true}'
+      for i in 1 2 3 4 5; do
+        code=$(curl -sS -o /dev/null -w '%{http_code}' -H 'Content-Type: application/json' -d '`+export+`' "$OTEL_EXPORTER_OTLP_TRACES_ENDPOINT")
+        test "$code" = 200 || { echo "export $i answered $code" >&2; exit 3; }
+      done
+expect: {attempts: 1, outcome: success}
+`)
+	var progress syncBuffer
+	r := &Runner{Toxi: runnerToxi(t), Out: t.TempDir(), Seed: 1, Progress: &progress}
+	sum, err := r.Run(context.Background(), []*Scenario{sc})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := sum.Scenarios[0]
+	want := &Telemetry{Exports: 5, Kept: 2, Items: 2, Dropped: 3, DroppedItems: 3, Unknown: 0}
+	if diff := cmp.Diff(want, res.Telemetry, cmpIgnoreMapping()); diff != "" {
+		t.Errorf("telemetry (-want +got):\n%s\nprogress:\n%s", diff, progress.String())
+	}
+	b, err := os.ReadFile(filepath.Join(sum.RunDir, "flood", "result.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var file struct{ Telemetry map[string]any }
+	if err := json.Unmarshal(b, &file); err != nil || file.Telemetry["dropped"] != 3.0 || file.Telemetry["droppedItems"] != 3.0 {
+		t.Errorf("result.json telemetry = %v (%v), want dropped 3, droppedItems 3", file.Telemetry, err)
+	}
+	if n := strings.Count(progress.String(), "warning: client telemetry: 3 of 5 export(s) (3 item(s)) answered 200 but not kept"); n != 1 {
+		t.Errorf("progress has %d warning lines about the dropped exports, want 1:\n%s", n, progress.String())
+	}
+}
+
+// cmpIgnoreMapping leaves out what a mapping made of the exports: only
+// the receiver's counts are this test's.
+func cmpIgnoreMapping() cmp.Option {
+	return cmp.FilterPath(func(p cmp.Path) bool {
+		s := p.String()
+		return s == "Mapping" || s == "Attempts" || s == "Unknown" || s == "Notes"
+	}, cmp.Ignore())
+}
+
+// TestTelemetryDroppedSelfReport: a client whose telemetry names fewer
+// attempts than the server answered, while the receiver dropped exports,
+// is not proven to omit them: selfReport is unverified.
+func TestTelemetryDroppedSelfReport(t *testing.T) {
+	acc := &otlp.Account{Mapping: "semconv", Requests: []otlp.Request{{Attempts: []otlp.Attempt{{Status: 529}}}}}
+	ob := Observed{ServerAttempts: 2, ServerStatuses: []int{529, 200}, FailedAttempts: []bool{true, false}, SelfReport: acc}
+	if c := selfReportCheck(ob); c.Passed {
+		t.Fatalf("without drops: %+v, want a failure", c)
+	}
+	ob.Telemetry = &Telemetry{Exports: 4, Kept: 1, Dropped: 3}
+	c := selfReportCheck(ob)
+	if c.State != StateUnverified || !strings.Contains(c.Hint, "dropped 3 of its exports") {
+		t.Errorf("with drops: %+v, want unverified naming the 3 dropped", c)
+	}
+}
+
+// TestInheritedEnvOTLPCredentials: the runner's own collector's token and
+// certificates do not reach an external client; its other OTEL_* settings
+// and everything else not reserved do.
+func TestInheritedEnvOTLPCredentials(t *testing.T) {
+	t.Parallel()
+	in := []string{
+		"OTEL_EXPORTER_OTLP_HEADERS=authorization=Bearer real-collector-token",
+		"OTEL_EXPORTER_OTLP_TRACES_HEADERS=x-api-key=k",
+		"OTEL_EXPORTER_OTLP_CERTIFICATE=/etc/ca.pem",
+		"OTEL_EXPORTER_OTLP_LOGS_CLIENT_KEY=/etc/key.pem",
+		"OTEL_EXPORTER_OTLP_COMPRESSION=gzip",
+		"OTEL_SERVICE_NAME=svc",
+		"ANTHROPIC_API_KEY=sk-ant-real",
+		"PATH=/usr/bin",
+	}
+	want := []string{"OTEL_EXPORTER_OTLP_COMPRESSION=gzip", "OTEL_SERVICE_NAME=svc", "PATH=/usr/bin"}
+	if diff := cmp.Diff(want, inheritedEnv(in)); diff != "" {
+		t.Errorf("inheritedEnv mismatch (-want +got):\n%s", diff)
+	}
+}

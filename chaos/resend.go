@@ -1,0 +1,122 @@
+package chaos
+
+import (
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/retrylab/retrylab/retry"
+)
+
+// resendMark is the wait before a re-send of one of a policy's loops of
+// its own (retry.Resend): Claude Code re-sends a 400 at once, Gemini CLI
+// an error frame after 1s, 2s, 4s. ok is false for an attempt that is not
+// re-sent so.
+type resendMark struct {
+	lo, hi time.Duration
+	ok     bool
+}
+
+// addResends marks the failed attempts that the scenario's policy re-sends
+// in a loop of its own (Observed.Resends) and numbers every attempt as the
+// policy's backoff loop counts it (Observed.LoopAttempts): a re-send is
+// not one of its attempts, and some start its count again. Both restart
+// with each logical request and each switch of model. A policy without
+// such loops leaves both nil: the attempts are numbered within their
+// request (attemptOnTarget).
+func (ob *Observed) addResends(sc *Scenario, pol *retry.Policy, attempts []ServerAttempt, inferred []inference) {
+	if pol == nil || len(pol.Resends) == 0 {
+		return
+	}
+	rc := pol.NewResendCounter()
+	ob.Resends = make([]resendMark, len(attempts))
+	ob.LoopAttempts = make([]int, len(attempts))
+	n, tried, noStream := 0, 0, false
+	for k, a := range attempts {
+		if k > 0 && (k-1 < len(ob.RequestEnds) && ob.RequestEnds[k-1] || ob.switchedAt(k+1)) {
+			rc.Reset()
+			n, tried, noStream = 0, 0, false
+		}
+		n++
+		tried++
+		ob.LoopAttempts[k] = n
+		if succeeded(a) {
+			continue
+		}
+		c := inferred[k].c
+		if unmodelledStreamError(pol, sc.fault(k), c, noStream) {
+			ob.Unmodelled = append(ob.Unmodelled, k+1)
+			n = 0 // what the client counts next is not known; Claude Code starts again
+			continue
+		}
+		i, restart, ok := rc.Take(c, tried)
+		if !ok {
+			continue
+		}
+		lo, hi := rc.Wait(c, i)
+		ob.Resends[k] = resendMark{lo: lo, hi: hi, ok: true}
+		rs, _ := pol.ResendRule(c)
+		noStream = noStream || rs.NoStream
+		if restart {
+			n = 0
+		} else {
+			n--
+		}
+	}
+}
+
+// unmodelledStreamError reports an in-stream error fault f whose sequel
+// the policy does not model (retry.Resend.NoStream): one after a re-send
+// that asked for no stream (noStream), or one before the stream's first
+// event when a loop of the policy that asks for no stream takes such
+// errors.
+func unmodelledStreamError(pol *retry.Policy, f Fault, c retry.Classification, noStream bool) bool {
+	if f.SSEError == nil {
+		return false
+	}
+	rs, ok := pol.ResendRule(c)
+	return noStream || ok && rs.NoStream && f.SSEError.AfterEvents == 0
+}
+
+// unmodelledAt reports whether server attempt k (1-based) met a fault
+// whose sequel the policy does not model (Observed.Unmodelled).
+func (ob Observed) unmodelledAt(k int) bool { return slices.Contains(ob.Unmodelled, k) }
+
+// unmodelledWait is the envelope of a wait the policy cannot tell: any.
+var unmodelledWait = envl{0, 24 * time.Hour, true}
+
+// unverifiedDelays turns a delays check that passed into unverified when
+// some waits were not checked: they follow a fault whose sequel the
+// policy does not model.
+func unverifiedDelays(c *Check, ob Observed, sc *Scenario) {
+	if len(ob.Unmodelled) == 0 || c.State != StatePass {
+		return
+	}
+	pol, _ := policyFor(sc)
+	name := "the policy"
+	if pol != nil {
+		name = pol.Name
+	}
+	c.State, c.Passed = StateUnverified, false
+	c.Where = fmt.Sprintf("server.jsonl: attempt(s) %v met an in-stream error after a re-send that asked for no stream, or before the stream's first event: what %s does next is not modelled, so the wait after it is not checked", ob.Unmodelled, name)
+	c.Hint = "every other wait is inside its envelope; docs/agents.md lists what each agent preset does not model"
+}
+
+// resentAt is the re-send after server attempt k (1-based), when its
+// policy re-sends that failure in a loop of its own.
+func (ob Observed) resentAt(k int) (resendMark, bool) {
+	if k < 1 || k > len(ob.Resends) {
+		return resendMark{}, false
+	}
+	m := ob.Resends[k-1]
+	return m, m.ok
+}
+
+// fault is the scenario's k-th fault (0-based); past the end of the list,
+// ok.
+func (sc *Scenario) fault(k int) Fault {
+	if k < len(sc.Attempts) {
+		return sc.Attempts[k]
+	}
+	return Fault{}
+}

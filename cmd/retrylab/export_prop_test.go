@@ -1,0 +1,253 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// genTrace writes a random trace v1 stream: runs (with runId, and lines
+// without one) whose requests interleave, escalate (their
+// ProviderRequestFinished names the model they ended on, their
+// RetryAttempts the one they began on), count retries no RetryAttempt
+// describes, fail, carry requestIds, labels, every delaySource and
+// status, with timestamps of several precisions or none, and events of
+// the other types between them (escalations, decisions, tickets, repairs,
+// an unknown type), steps of them.
+func genTrace(r *rand.Rand, steps int) (trace []byte, events int) {
+	var b bytes.Buffer
+	runs := 1 + r.IntN(3)
+	clock := time.Date(2026, 11, 21, 23, 59, 0, 0, time.UTC)
+	type req struct {
+		run, prov, model, model2, id string
+		attempts, left               int
+		escalated, undescribed       bool
+		start                        time.Time
+	}
+	var open []*req
+	emit := func(run, typ string, payload any) {
+		clock = clock.Add(time.Duration(r.IntN(3000)) * time.Millisecond)
+		line := map[string]any{"v": 1, "type": typ, "payload": payload}
+		switch r.IntN(8) {
+		case 0: // no ts
+		case 1:
+			line["ts"] = clock.Format(time.RFC3339)
+		case 2:
+			line["ts"] = clock.Format(time.RFC3339Nano)
+		default:
+			line["ts"] = clock.Format("2006-01-02T15:04:05.000Z07:00")
+		}
+		if run != "" {
+			line["runId"] = run
+		}
+		j, _ := json.Marshal(line)
+		b.Write(append(j, '\n'))
+		events++
+	}
+	runID := func() string {
+		if i := r.IntN(runs + 1); i < runs {
+			return fmt.Sprintf("run-%d", i)
+		}
+		return "" // lines without runId: the file's run
+	}
+	provs := []string{"anthropic", "openai", "gemini"}
+	models := []string{"m-small", "m-large", "m-λ"}
+	ftypes := []string{"overloaded", "rate_limit", "server_error", "connection_error", "timeout", "", "auth"}
+	for ; steps > 0 || len(open) > 0; steps-- {
+		switch k := r.IntN(10); {
+		case k < 3 && steps > 0: // a request begins
+			q := &req{run: runID(), prov: provs[r.IntN(3)], model: models[r.IntN(3)], attempts: r.IntN(4), start: clock}
+			q.left, q.escalated, q.undescribed = q.attempts, r.IntN(4) == 0, r.IntN(5) == 0
+			q.model2 = q.model
+			if q.escalated {
+				q.model2 = q.model + "-next"
+			}
+			if r.IntN(3) == 0 {
+				q.id = fmt.Sprintf("req_%d", r.IntN(1000))
+			}
+			open = append(open, q)
+		case k < 7 && len(open) > 0: // an attempt of an open request fails, or it finishes
+			i := r.IntN(len(open))
+			q := open[i]
+			if q.left > 0 {
+				q.left--
+				if !q.undescribed {
+					emit(q.run, "RetryAttempt", retryAttempt(r, q.prov, q.model, q.id, q.attempts-q.left, ftypes))
+				}
+				continue
+			}
+			open = append(open[:i], open[i+1:]...)
+			if q.escalated {
+				emit(q.run, "RunEscalated", map[string]any{"from": q.model, "to": q.model2, "reason": "auto_after_retries"})
+			}
+			p := map[string]any{"provider": q.prov, "model": q.model2, "durationMs": clock.Sub(q.start).Milliseconds() + int64(r.IntN(500)),
+				"success": r.IntN(4) != 0, "retries": q.attempts}
+			if !p["success"].(bool) {
+				p["error"], p["failureType"] = "gave up: \"boom\" \u2603", ftypes[r.IntN(len(ftypes))]
+			}
+			if q.id != "" {
+				p["requestId"] = q.id
+			}
+			if r.IntN(3) == 0 {
+				p["promptPattern"], p["tags"] = "bugfix", []string{"a", "b"}
+			}
+			emit(q.run, "ProviderRequestFinished", p)
+		default: // another event
+			otherEvent(r, runID(), emit)
+		}
+	}
+	return b.Bytes(), events
+}
+
+func retryAttempt(r *rand.Rand, prov, model, id string, n int, ftypes []string) map[string]any {
+	p := map[string]any{"provider": prov, "model": model, "attempt": n, "maxAttempts": 4,
+		"failureType": ftypes[r.IntN(len(ftypes))], "errorMessage": fmt.Sprintf("error %d <&> \\ \"q\"", r.IntN(5)),
+		"willRetry": r.IntN(5) != 0, "delayMs": r.IntN(5000), "delaySource": []string{"backoff", "retry-after", "none"}[r.IntN(3)]}
+	if s := []int{0, 429, 500, 503, 529, 400}[r.IntN(6)]; s != 0 {
+		p["status"] = s
+	}
+	if p["delaySource"] == "retry-after" {
+		p["retryAfterMs"] = p["delayMs"]
+	}
+	if id != "" {
+		p["requestId"] = id
+	}
+	if r.IntN(4) == 0 {
+		p["errorContext"] = true
+	}
+	return p
+}
+
+func otherEvent(r *rand.Rand, run string, emit func(run, typ string, payload any)) {
+	switch r.IntN(7) {
+	case 0:
+		emit(run, "RunStarted", map[string]any{})
+	case 1:
+		emit(run, "RunEscalated", map[string]any{"from": "L2", "to": "L3", "reason": "patch_failures"})
+	case 2:
+		emit(run, "RetryDecision", map[string]any{"ticket": fmt.Sprintf("T-%d", r.IntN(3)), "attempt": r.IntN(3) + 1,
+			"shouldRetry": r.IntN(2) == 0, "nextDelayMs": r.IntN(9000), "category": "transient"})
+	case 3:
+		emit(run, "TicketTransition", map[string]any{"ticket": fmt.Sprintf("T-%d", r.IntN(3)), "event": "retry", "to": "queued", "category": "transient"})
+	case 4:
+		emit(run, "RepairAttempted", map[string]any{"iteration": r.IntN(5)})
+	case 5:
+		emit(run, "IterationStarted", map[string]any{"iteration": 1})
+	default:
+		emit(run, "SomethingNew", map[string]any{"x": 1})
+	}
+}
+
+// TestExportRoundTripRandom: for random trace v1 streams (genTrace),
+// trace analyze of trace export --format otlp's output gives the
+// analysis of the trace itself, every figure of its JSON, grouped by
+// every dimension.
+func TestExportRoundTripRandom(t *testing.T) {
+	streams, events := 150, 0
+	if testing.Short() {
+		streams = 30
+	}
+	dir := t.TempDir()
+	for seed := range streams {
+		r := rand.New(rand.NewPCG(uint64(seed), 21))
+		steps := 5 + r.IntN(40)
+		if seed == 0 {
+			steps = 6000 // runs of thousands of events: exports of 1000 spans or records each
+		}
+		tr, n := genTrace(r, steps)
+		events += n
+		src := filepath.Join(dir, fmt.Sprintf("trace-%d.jsonl", seed))
+		if err := os.WriteFile(src, tr, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		otel := exportTo(t, src, filepath.Join(dir, fmt.Sprintf("otel-%d.json", seed)))
+		if b, _ := os.ReadFile(otel); seed == 0 && bytes.Count(b, []byte("\n")) < 10 {
+			t.Fatalf("a long stream's export has %d lines, want its runs cut into exports of 1000 items", bytes.Count(b, []byte("\n")))
+		}
+		for _, by := range []string{"provider,model", "failureType,run,day,promptPattern"} {
+			want, got := analyzeRaw(t, src, by), analyzeRaw(t, otel, by)
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Fatalf("seed %d, --by %s: analyze of the trace vs of its OTLP export (-want +got):\n%s\ntrace:\n%s", seed, by, diff, tr)
+			}
+		}
+	}
+	// All at once: the same runIds in many files, lines without runId in
+	// each; the export is one file where the trace was many.
+	all := exportTo(t, dir, filepath.Join(t.TempDir(), "all.json"))
+	want, got := analyzeMap(t, analyzeRaw(t, dir, "provider,model,run")), analyzeMap(t, analyzeRaw(t, all, "provider,model,run"))
+	if w, g := want["inputs"].(map[string]any)["files"], got["inputs"].(map[string]any)["files"]; w != float64(streams) || g != 1.0 {
+		t.Errorf("files: trace %v, export %v; want %d, 1", w, g, streams)
+	}
+	delete(want["inputs"].(map[string]any), "files")
+	delete(got["inputs"].(map[string]any), "files")
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("all streams: analyze of the traces vs of their OTLP export (-want +got):\n%s", diff)
+	}
+	t.Logf("%d random streams, %d events, round-tripped one by one and all at once", streams, events)
+}
+
+func analyzeMap(t *testing.T, s string) map[string]any {
+	t.Helper()
+	var m map[string]any
+	if err := json.Unmarshal([]byte(s), &m); err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// exportTo runs trace export --format otlp src into dst.
+func exportTo(t *testing.T, src, dst string) string {
+	t.Helper()
+	var out, stderr bytes.Buffer
+	if err := run(context.Background(), []string{"trace", "export", "--format", "otlp", src}, &out, &stderr); err != nil {
+		t.Fatalf("export %s: %v\n%s", src, err, stderr.String())
+	}
+	if err := os.WriteFile(dst, out.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dst
+}
+
+// analyzeRaw is trace analyze --format json of path, as text with the
+// input's name replaced.
+func analyzeRaw(t *testing.T, path, by string) string {
+	t.Helper()
+	var out, stderr bytes.Buffer
+	err := run(context.Background(), []string{"trace", "analyze", "--format", "json", "--strict", "--by", by, path}, &out, &stderr)
+	if err != nil && !strings.Contains(err.Error(), "alert") {
+		t.Fatalf("analyze %s: %v\n%s", path, err, stderr.String())
+	}
+	return out.String()
+}
+
+// TestExportRoundTripCases: the traces of testdata/roundtrip (the hostile
+// report's escalated request, retries without RetryAttempts and
+// interleaved requests; real chaos runs of
+// scenarios/epic-escalation-ladder.yaml and plandex-3-stream-fallback.yaml)
+// give the same analysis through their OTLP export (export_otlp.txtar
+// reads exports from standard input and pipes).
+func TestExportRoundTripCases(t *testing.T) {
+	files, _ := filepath.Glob(filepath.Join("testdata", "roundtrip", "*.jsonl"))
+	if len(files) < 5 {
+		t.Fatalf("testdata/roundtrip holds %d traces, want 5", len(files))
+	}
+	dir := t.TempDir()
+	for _, src := range files {
+		t.Run(filepath.Base(src), func(t *testing.T) {
+			otel := exportTo(t, src, filepath.Join(dir, filepath.Base(src)+".otlp.json"))
+			want, got := analyzeRaw(t, src, "provider,model,run"), analyzeRaw(t, otel, "provider,model,run")
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("analyze of the trace vs of its OTLP export (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
