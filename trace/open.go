@@ -41,25 +41,23 @@ func openContext(ctx context.Context, path string, stdin io.Reader) (*Reader, er
 	if fi.IsDir() {
 		return nil, fmt.Errorf("%s: is a folder", path)
 	}
-	ar := newAsyncReader(ctx, func() (io.Reader, error) { return os.Open(path) })
-	r, err := NewReader(ar, path)
-	if err == nil && strings.HasSuffix(path, ".gz") && len(r.closer) == 0 {
-		err = fmt.Errorf("%s: not gzip data although the name ends in .gz", path)
-	}
-	if err != nil {
-		ar.Close()
-		return nil, err
-	}
-	r.ctx = ctx
-	r.closer = append(r.closer, ar)
-	return r, nil
+	return openAsync(ctx, path, func() (io.Reader, error) { return os.Open(path) }, strings.HasSuffix(path, ".gz"))
 }
 
 // openStream reads src, named name, in a goroutine of its own (see
 // OpenContext).
 func openStream(ctx context.Context, name string, src io.Reader) (*Reader, error) {
-	ar := newAsyncReader(ctx, func() (io.Reader, error) { return src, nil })
+	return openAsync(ctx, name, func() (io.Reader, error) { return src, nil }, false)
+}
+
+// openAsync reads what open returns, named name, through an asyncReader;
+// wantGzip refuses data that is not gzip.
+func openAsync(ctx context.Context, name string, open func() (io.Reader, error), wantGzip bool) (*Reader, error) {
+	ar := newAsyncReader(ctx, open)
 	r, err := NewReader(ar, name)
+	if err == nil && wantGzip && len(r.closer) == 0 {
+		err = fmt.Errorf("%s: not gzip data although the name ends in .gz", name)
+	}
 	if err != nil {
 		ar.Close()
 		return nil, err
