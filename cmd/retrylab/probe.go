@@ -89,6 +89,16 @@ func parseChaosProbe(args []string, stdout, stderr io.Writer) (probeConfig, erro
 }
 
 // checkProbeConfig rejects bad values before anything runs.
+// The probe's bounds: what a flag may ask for before the probe builds a
+// single scenario (a million failures per run took gigabytes first).
+const (
+	maxProbeSamples  = 100
+	maxProbeRepeat   = 1000
+	maxCeilingRounds = 20
+	maxProbeParallel = 1000
+	maxProbeBudget   = 24 * time.Hour
+)
+
 func checkProbeConfig(cfg probeConfig) error {
 	switch {
 	case strings.TrimSpace(cfg.clientCmd) == "":
@@ -101,6 +111,11 @@ func checkProbeConfig(cfg probeConfig) error {
 		return usageErrorf("--repeat must be 1 or more, --parallel and --ceiling-rounds not negative", "bad --repeat, --parallel or --ceiling-rounds")
 	case cfg.budget < time.Second:
 		return usageErrorf("give at least 1s, e.g. --budget 30s", "bad --budget %s", cfg.budget)
+	case cfg.samples > maxProbeSamples || cfg.repeat > maxProbeRepeat || cfg.ceilingRounds > maxCeilingRounds ||
+		cfg.parallel > maxProbeParallel || cfg.budget > maxProbeBudget:
+		return usageErrorf(fmt.Sprintf("at most --samples %d, --repeat %d, --ceiling-rounds %d, --parallel %d, --budget %s: each is a scenario, a failure or a round the probe builds and runs",
+			maxProbeSamples, maxProbeRepeat, maxCeilingRounds, maxProbeParallel, maxProbeBudget),
+			"--samples %d, --repeat %d, --ceiling-rounds %d, --parallel %d or --budget %s is too large", cfg.samples, cfg.repeat, cfg.ceilingRounds, cfg.parallel, cfg.budget)
 	}
 	if why := chaos.CheckTimeScale(cfg.timeScale); why != "" {
 		return usageErrorf(chaos.TimeScaleHint, "bad --time-scale: %s", why)
