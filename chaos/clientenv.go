@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"os"
+	"path"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -201,6 +202,17 @@ func toolchainEnv(env []string, home, cacheDir string) []string {
 // clientHomeDir is the client's own HOME inside its run folder.
 const clientHomeDir = "home"
 
+// clientHomeVars are the variables clientHome sets and the folders (inside
+// the client's HOME, slash-separated) they name.
+var clientHomeVars = []struct{ name, sub string }{
+	{"HOME", ""},
+	{"XDG_CONFIG_HOME", ".config"},
+	{"XDG_CACHE_HOME", ".cache"},
+	{"XDG_DATA_HOME", ".local/share"},
+	{"XDG_STATE_HOME", ".local/state"},
+	{"TMPDIR", "tmp"},
+}
+
 // clientHome makes an empty home folder for an external client inside its
 // run folder dir, with the XDG base folders and a temporary folder in it,
 // and returns the variables that point there. An agent thus reads no
@@ -210,16 +222,8 @@ const clientHomeDir = "home"
 // redact.go).
 func clientHome(dir string) ([]string, error) {
 	home := filepath.Join(dir, clientHomeDir)
-	vars := []struct{ name, sub string }{
-		{"HOME", ""},
-		{"XDG_CONFIG_HOME", ".config"},
-		{"XDG_CACHE_HOME", ".cache"},
-		{"XDG_DATA_HOME", ".local/share"},
-		{"XDG_STATE_HOME", ".local/state"},
-		{"TMPDIR", "tmp"},
-	}
-	env := make([]string, 0, len(vars))
-	for _, v := range vars {
+	env := make([]string, 0, len(clientHomeVars))
+	for _, v := range clientHomeVars {
 		p := filepath.Join(home, v.sub)
 		if err := os.MkdirAll(p, 0o700); err != nil {
 			return nil, fmt.Errorf("making the client's home: %w", err)
@@ -292,11 +296,52 @@ var quietHome = map[string]string{
 
 // homeFileProblem says what is wrong with name as a client.home key (a
 // path inside the client's HOME), and how to fix it; "" when it is fine.
+// A folder the harness makes there (the XDG folders, TMPDIR, and the
+// folders of quietHome's files) cannot be a file.
 func homeFileProblem(name string) (problem, hint string) {
 	if !filepath.IsLocal(name) || strings.Contains(name, `\`) || filepath.Clean(name) == "." {
 		return fmt.Sprintf("%q is not a path inside the client's HOME", name), "write a relative path without .. (.qwen/settings.json, .config/opencode/opencode.json)"
 	}
+	if clean := filepath.ToSlash(filepath.Clean(name)); slices.Contains(harnessHomeFolders(), clean) || strings.HasSuffix(name, "/") {
+		return fmt.Sprintf("%q is a folder (the harness makes it, or the path ends in /), not a file", name), "name a file inside it: .config/opencode/opencode.json, tmp/notes.txt"
+	}
 	return "", ""
+}
+
+// homeFilesConflict says which two of names (client.home's keys) cannot
+// both be files because one is inside the other ("a" and "a/b"); "" none.
+func homeFilesConflict(names []string) string {
+	clean := make([]string, len(names))
+	for i, n := range names {
+		clean[i] = filepath.ToSlash(filepath.Clean(n))
+	}
+	slices.Sort(clean)
+	for i := 1; i < len(clean); i++ {
+		if clean[i] == clean[i-1] || strings.HasPrefix(clean[i], clean[i-1]+"/") {
+			return fmt.Sprintf("%q and %q: a file cannot also be a folder", clean[i-1], clean[i])
+		}
+	}
+	return ""
+}
+
+// harnessHomeFolders are the folders the harness makes in a client's HOME
+// (clientHome's, quietHome's), and every folder above them, slash-separated.
+func harnessHomeFolders() []string {
+	var out []string
+	add := func(p string) {
+		for ; p != "." && p != "/" && p != ""; p = path.Dir(p) {
+			if !slices.Contains(out, p) {
+				out = append(out, p)
+			}
+		}
+	}
+	for _, v := range clientHomeVars {
+		add(v.sub)
+	}
+	for name := range quietHome {
+		add(path.Dir(name))
+	}
+	return out
 }
 
 // writeHomeFiles writes quietHome and the scenario's client.home (its

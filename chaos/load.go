@@ -630,11 +630,16 @@ func (d *decoder) validateHome(n *yaml.Node, c *Client) {
 	if n.Kind != yaml.MappingNode {
 		return
 	}
+	var names []string
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k := n.Content[i]
 		if problem, hint := homeFileProblem(k.Value); problem != "" {
 			d.c.Add(k, "client.home."+k.Value, problem, hint)
 		}
+		names = append(names, k.Value)
+	}
+	if c := homeFilesConflict(names); c != "" {
+		d.c.Add(n, "client.home", c, "keep one of them, or name files in different folders")
 	}
 }
 
