@@ -195,7 +195,10 @@ func Serve(ctx context.Context, sc *Scenario, toxi *Toxiproxy, journalPath strin
 	}
 	defer journal.Close()
 	sec := newSecrets()
-	env, err := StartEnv(ctx, EnvConfig{Scenario: sc, Toxi: toxi, Journal: journal, RunID: runID, Log: stderr, OnSecret: sec.add})
+	// The [mock] lines are scrubbed of the keys learnt so far too: a key
+	// that looks like no known key (learnt from x-api-key) may come back
+	// in a later request's path.
+	env, err := StartEnv(ctx, EnvConfig{Scenario: sc, Toxi: toxi, Journal: journal, RunID: runID, Log: scrubWriter{stderr, sec}, OnSecret: sec.add})
 	if err != nil {
 		return ServeVerdict{}, err
 	}
@@ -281,4 +284,18 @@ func serveSelfReport(sc *Scenario, attempts []ServerAttempt, tel *telemetry, run
 	c := selfReportCheck(ob)
 	c.Where = strings.Replace(c.Where, "server.jsonl", "the journal", 1)
 	return settle([]Check{c})[0], true
+}
+
+// scrubWriter writes each Write (one [mock] line) scrubbed of the keys sec
+// has learnt.
+type scrubWriter struct {
+	w   io.Writer
+	sec *secrets
+}
+
+func (s scrubWriter) Write(p []byte) (int, error) {
+	if _, err := io.WriteString(s.w, s.sec.scrub(string(p))); err != nil {
+		return 0, err
+	}
+	return len(p), nil
 }

@@ -112,6 +112,9 @@ func TestServeRedactsKeysInPaths(t *testing.T) {
 			[]string{"FFFFFFFFFFFFFFFFFFFF"}},
 		{"learnt key repeated in the path", "POST", "/v1beta/models/" + learnt + ":generateContent",
 			http.Header{"X-Goog-Api-Key": {learnt}}, []string{learnt}},
+		// The learnt key later in a side request's path: only the [mock]
+		// line on stderr shows that one.
+		{"learnt key in a later side request's path", "POST", "/v1/" + learnt + "/messages", nil, []string{learnt}},
 		{"side request (model get)", "GET", "/v1beta/models/sk-proj-GGGGGGGGGGGGGGGGGGGG", nil,
 			[]string{"sk-proj-GGGGGGGGGGGGGGGGGGGG"}},
 		{"side request to an unknown path", "POST", "/v1/other/AIzaSyHHHHHHHHHHHHHHHHHHHHHHHHHHHHHHHHH", nil,
