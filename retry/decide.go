@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/retrylab/retrylab/retry/provider"
+	"github.com/retrylab/retrylab/trace"
 )
 
 // FirstDecision is what a policy does after one failed attempt, as Retrier.Do
@@ -48,7 +49,16 @@ func (p *Policy) DecideFirst(c Classification, now time.Time) FirstDecision {
 		i, _ := p.ResendFor(c, nil)
 		out.Resends = max(p.Resends[i].Strategy.MaxAttempts, 1) - 1
 		out.Lo, out.Hi = p.ResendEnvelope(i, 1)
+		out.Source = trace.DelayNone
+		if out.Hi > 0 {
+			out.Source = trace.DelayBackoff
+		}
 		return out
+	}
+	// The source is the rule's, not the draw's (a floor may let either win).
+	out.Source = trace.DelayBackoff
+	if _, use, _ := p.retryAfterWait(d.s, c.RetryAfter, c.HasRetryAfter, c.RetryAfterRaw); use {
+		out.Source = trace.DelayRetryAfter
 	}
 	out.Lo, out.Hi, _ = p.waitEnvelope(d.s, 0, c.RetryAfter, c.HasRetryAfter, c.RetryAfterRaw)
 	return out
