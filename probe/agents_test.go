@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/retrylab/retrylab/retry"
@@ -31,6 +32,7 @@ type agentKnown struct {
 	// (what docs/agents.md says the preset does not model, each with why).
 	preset     string
 	unmodelled []string
+	resends    string // a line the learnt policy's resends list must hold ("": none)
 }
 
 // TestMeasuredAgents infers each agent's profile from the journal `chaos
@@ -81,6 +83,9 @@ func TestMeasuredAgents(t *testing.T) {
 			// Re-sent at once (27ms) like overloaded_error; the preset's
 			// resends list the error types measured before (not invalid_request_error).
 			unmodelled: []string{"retries sse invalid_request_error"},
+			// Its re-sends at once are written as loops of their own, so
+			// delays: policy with the learnt file does not hold them to the backoff.
+			resends: "  - {statuses: [400, 404], maxRetries: 1, kind: none}\n",
 			retried: []string{"400", "401", "404", "408", "409", "429", "500", "502", "503", "504", "529",
 				"429 retry-after 3", "429 retry-after-ms 1700", "429 retry-after http-date", "sse overloaded_error",
 				"sse invalid_request_error", "drop", "reset", "400 x-should-retry true", "503 x-should-retry false"},
@@ -137,6 +142,9 @@ func TestMeasuredAgents(t *testing.T) {
 			y := PolicyYAML(p, prov)
 			if _, err := retry.ParsePolicy([]byte(y), tt.file+".policy.yaml"); err != nil {
 				t.Errorf("the learnt policy does not parse: %v\n%s", err, y)
+			}
+			if has := strings.Contains(y, "\nresends:\n"); has != (tt.resends != "") || !strings.Contains(y, tt.resends) {
+				t.Errorf("the learnt policy's resends, want %q:\n%s", tt.resends, y)
 			}
 			pol := p.Policy
 			if nl := pol.NestedLoops; nl.Inner != tt.inner || nl.Outer != tt.outer {
