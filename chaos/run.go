@@ -68,6 +68,12 @@ type Runner struct {
 	// Flush. Calls do not overlap, and none comes once Run has returned.
 	// The CLI writes junit.xml from it. It must not block for long.
 	OnInterrupt func(*Summary) error
+	// OnScenario, if set, is called when a run of a scenario starts (done
+	// false) and when it has ended and its result is written (done true),
+	// re-runs to confirm included, from the scenario's goroutine: calls
+	// for different scenarios overlap. chaos probe times its scenarios
+	// with it to say when it expects to end. It must not block for long.
+	OnScenario func(name string, done bool)
 
 	mu sync.Mutex // serializes Progress lines
 	// stopInfra stops the whole run when its infrastructure fails (the
@@ -444,6 +450,10 @@ func (r *Runner) confirm(ctx context.Context, sc *Scenario, dir string, res Resu
 // runOnce runs a scenario once, in dir, and writes its result.json.
 func (r *Runner) runOnce(ctx context.Context, sc *Scenario, dir string) (res Result) {
 	start := time.Now()
+	if r.OnScenario != nil {
+		r.OnScenario(sc.Name, false)
+		defer r.OnScenario(sc.Name, true) // after settle: deferred calls run last in, first out
+	}
 	scale := sc.TimeScale
 	if r.TimeScale > 0 {
 		scale = r.TimeScale

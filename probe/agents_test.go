@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/retrylab/retrylab/retry"
@@ -26,6 +27,12 @@ type agentKnown struct {
 	large           string   // policy.retryAfter.large ("": not checked)
 	ceilingMs       int64    // the known Retry-After ceiling: inside the bracket (ends included), ceilingMs within 15% (0: not checked)
 	inconclusive    []string // figures the probe must leave open
+	// preset is the agent's own retry preset: the profile must conform to
+	// it on every rule (holds or unknown), but the rules in unmodelled
+	// (what docs/agents.md says the preset does not model, each with why).
+	preset     string
+	unmodelled []string
+	resends    string // a line the learnt policy's resends list must hold ("": none)
 }
 
 // TestMeasuredAgents infers each agent's profile from the journal `chaos
@@ -35,7 +42,7 @@ type agentKnown struct {
 // regression table of the probe's fixes: it runs in milliseconds.
 func TestMeasuredAgents(t *testing.T) {
 	tests := []agentKnown{
-		{file: "vercel-ai-sdk-anthropic.json",
+		{file: "vercel-ai-sdk-anthropic.json", preset: "vercel-ai-sdk",
 			retried: []string{"408", "409", "429", "500", "502", "503", "504", "529", "429 retry-after 3",
 				"429 retry-after-ms 1700", "429 retry-after http-date", "429 retry-after 3600", "reset", "503 x-should-retry false"},
 			maxRetries: ptr(2), initialMs: ptr(2000.0), mult: ptr(2.0), jitter: "none",
@@ -50,7 +57,7 @@ func TestMeasuredAgents(t *testing.T) {
 		// after the text began are not retried (the journal's drop is the
 		// afterEvents 6 run: the 600-byte cut inside response.created was
 		// retried as a failed request).
-		{file: "vercel-ai-sdk-responses.json",
+		{file: "vercel-ai-sdk-responses.json", preset: "vercel-ai-sdk",
 			retried: []string{"408", "409", "429", "500", "502", "503", "504", "429 retry-after 3",
 				"429 retry-after-ms 1700", "429 retry-after http-date", "429 retry-after 3600", "reset", "503 x-should-retry false"},
 			maxRetries: ptr(2), initialMs: ptr(2000.0), mult: ptr(2.0), jitter: "none",
@@ -60,7 +67,9 @@ func TestMeasuredAgents(t *testing.T) {
 		// a date), which it waits, 3600s too. Measured beyond its preset:
 		// 403 reconnects, and response.failed server_is_overloaded ends the
 		// run ("Selected model is at capacity").
-		{file: "codex-cli.json",
+		{file: "codex-cli.json", preset: "codex-cli",
+			// Its preset retries an in-stream error; the measured client ends the run.
+			unmodelled: []string{"retries sse server_is_overloaded"},
 			retried: []string{"401", "403", "408", "409", "500", "502", "503", "504", "429 retry-after 3",
 				"429 retry-after http-date", "drop", "reset", "503 x-should-retry false"},
 			maxRetries: ptr(29), initialMs: ptr(200.0), mult: ptr(2.0), jitter: "proportional ±10%",
@@ -70,7 +79,13 @@ func TestMeasuredAgents(t *testing.T) {
 		// retry-after-ms. A 400 (and 404), an SSE error and x-should-retry
 		// true on a 400 are re-sent at once (another body, docs/agents.md).
 		// (Read as 600ms ±20% with a 35.9s cap before the additive forms.)
-		{file: "claude-code.json",
+		{file: "claude-code.json", preset: "claude-code",
+			// Re-sent at once (27ms) like overloaded_error; the preset's
+			// resends list the error types measured before (not invalid_request_error).
+			unmodelled: []string{"retries sse invalid_request_error"},
+			// Its re-sends at once are written as loops of their own, so
+			// delays: policy with the learnt file does not hold them to the backoff.
+			resends: "  - {statuses: [400, 404], maxRetries: 1, kind: none}\n",
 			retried: []string{"400", "401", "404", "408", "409", "429", "500", "502", "503", "504", "529",
 				"429 retry-after 3", "429 retry-after-ms 1700", "429 retry-after http-date", "sse overloaded_error",
 				"sse invalid_request_error", "drop", "reset", "400 x-should-retry true", "503 x-should-retry false"},
@@ -81,9 +96,12 @@ func TestMeasuredAgents(t *testing.T) {
 		// mid-stream is re-sent after 1s (GeminiChat's own loop), a cut is
 		// not; a RetryInfo of 3s under a 5s backoff cannot show (max of
 		// the two).
-		{file: "gemini-cli.json",
-			retried:   []string{"429", "500", "503", "504", "429 retry-after 3", "sse UNAVAILABLE", "sse INVALID_ARGUMENT", "reset"},
-			initialMs: ptr(5000.0), mult: ptr(2.0), jitter: "proportional ±30%",
+		{file: "gemini-cli.json", preset: "gemini-cli",
+			// Re-sent after 1.1s like UNAVAILABLE; the preset's stream loop
+			// lists overloaded, server and rate-limit errors only.
+			unmodelled: []string{"retries sse INVALID_ARGUMENT"},
+			retried:    []string{"429", "500", "503", "504", "429 retry-after 3", "sse UNAVAILABLE", "sse INVALID_ARGUMENT", "reset"},
+			initialMs:  ptr(5000.0), mult: ptr(2.0), jitter: "proportional ±30%",
 			inconclusive: []string{"policy.maxRetries", "policy.retryAfter.seconds"}},
 		// openai-go v3.96.0 (internal/requestconfig): 408, 409, 429, ≥ 500
 		// and connection errors retried, x-should-retry obeyed, nothing in
@@ -91,12 +109,12 @@ func TestMeasuredAgents(t *testing.T) {
 		// reached); retry-after-ms, then Retry-After in seconds or an HTTP
 		// date, used up to 2 minutes; above that the response is final. The
 		// journal adds the bisection of a second run (--budget 3m): 3 rounds.
-		{file: "openai-go.json",
+		{file: "openai-go.json", preset: "openai-go",
 			retried: []string{"408", "409", "429", "500", "502", "503", "504", "429 retry-after 3",
 				"429 retry-after-ms 1700", "429 retry-after http-date", "reset", "400 x-should-retry true"},
 			maxRetries: ptr(2), initialMs: ptr(500.0), mult: ptr(2.0), jitter: "sdk",
 			raSeconds: ptr(true), raMs: ptr(true), raDate: ptr(true), large: "gave up", ceilingMs: 120_000},
-		{file: "langchain-js.json",
+		{file: "langchain-js.json", preset: "langchain-js",
 			retried: []string{"408", "500", "502", "503", "504", "529", "429 retry-after 3",
 				"429 retry-after http-date", "reset", "503 x-should-retry false"},
 			maxRetries: ptr(6), initialMs: ptr(1000.0), mult: ptr(2.0), jitter: "additive +100%",
@@ -120,9 +138,13 @@ func TestMeasuredAgents(t *testing.T) {
 					t.Errorf("%s is not inconclusive (%+v)", fig, p.Confidence[fig])
 				}
 			}
+			conformsToOwnPreset(t, p, prov, tt)
 			y := PolicyYAML(p, prov)
 			if _, err := retry.ParsePolicy([]byte(y), tt.file+".policy.yaml"); err != nil {
 				t.Errorf("the learnt policy does not parse: %v\n%s", err, y)
+			}
+			if has := strings.Contains(y, "\nresends:\n"); has != (tt.resends != "") || !strings.Contains(y, tt.resends) {
+				t.Errorf("the learnt policy's resends, want %q:\n%s", tt.resends, y)
 			}
 			pol := p.Policy
 			if nl := pol.NestedLoops; nl.Inner != tt.inner || nl.Outer != tt.outer {
@@ -167,6 +189,31 @@ func TestMeasuredAgents(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// conformsToOwnPreset checks that the profile holds (or cannot tell) on
+// every rule of the agent's own preset it models.
+func conformsToOwnPreset(t *testing.T, p *Profile, prov Provider, tt agentKnown) {
+	t.Helper()
+	if tt.preset == "" {
+		return
+	}
+	n := 0
+	for _, c := range Conform(p, prov) {
+		if c.Preset != tt.preset {
+			continue
+		}
+		n++
+		if c.State == Differs && !slices.Contains(tt.unmodelled, c.Rule) {
+			t.Errorf("%s: %s differs: expected %s, observed %s", tt.preset, c.Rule, c.Want, c.Got)
+		}
+		if c.State != Differs && slices.Contains(tt.unmodelled, c.Rule) {
+			t.Errorf("%s: %s is listed as not modelled but %s (%s)", tt.preset, c.Rule, c.State, c.Got)
+		}
+	}
+	if n == 0 {
+		t.Errorf("no conformance line for preset %s", tt.preset)
 	}
 }
 

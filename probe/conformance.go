@@ -4,11 +4,12 @@ import (
 	"fmt"
 	"math"
 	"net/http"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/retrylab/retrylab/retry"
+	"github.com/retrylab/retrylab/retry/provider"
+	"github.com/retrylab/retrylab/trace"
 )
 
 // Conformance states.
@@ -49,12 +50,12 @@ func conformPreset(name string, pol *retry.Policy, p *Profile, prov Provider) []
 		if !ok || fr.Sample > 1 {
 			continue
 		}
-		want := presetRetries(pol, f)
+		d := presetDecides(pol, f)
 		if fr.Retried == nil {
-			line("retries "+fr.Fault, yesNo(want), "unknown", Unknown)
+			line("retries "+fr.Fault, decisionString(d), "unknown", Unknown)
 			continue
 		}
-		line("retries "+fr.Fault, yesNo(want), yesNo(*fr.Retried), state(want == *fr.Retried))
+		line("retries "+fr.Fault, decisionString(d), yesNo(*fr.Retried), state(d.Retry == *fr.Retried))
 	}
 	ex := prov.Exhaust.Err
 	ft := retry.Classify(&ex).Type
@@ -179,20 +180,16 @@ func conformCeiling(name string, pol *retry.Policy, p *Profile) Conformance {
 }
 
 // presetHonours reports whether the preset waits for the Retry-After in h
-// (padding of up to 15% included): its envelope for the first retry starts
-// near the value and ends at most 30% above it. A policy that reads whole seconds only falls back
-// to the backoff for any other form (Envelope does not see the raw header).
+// (padding of up to 15% included), as Retrier.Do decides it
+// (retry.Policy.DecideFirst: the headers as the policy reads them, its
+// ceiling): its wait comes from the value, starts near it and ends at most
+// 30% above it (Claude Code adds up to 25% of its own).
 func presetHonours(pol *retry.Policy, h http.Header, now time.Time) bool {
 	v, has := pol.ReadRetryAfter(h, now)
-	if pol.RetryAfter.IntegerOnly {
-		if _, err := strconv.Atoi(h.Get("Retry-After")); err != nil {
-			return false
-		}
-	}
-	lo, hi, ok := pol.Envelope(retry.RateLimit, 1, v, has)
-	// The value, or the value plus a jitter of its own (Claude Code: up to
-	// 25% more).
-	return has && ok && v > 0 && math.Abs(float64(lo-v)) <= 0.15*float64(v) && float64(hi) <= 1.3*float64(v)
+	pe := provider.Error{Kind: provider.KindHTTP, Status: http.StatusTooManyRequests}
+	d := pol.DecideFirstHeaders(pe, h, now)
+	return has && v > 0 && d.Retry && !d.Resend && d.Source == trace.DelayRetryAfter &&
+		math.Abs(float64(d.Lo-v)) <= 0.15*float64(v) && float64(d.Hi) <= 1.3*float64(v)
 }
 
 func durations(ds []time.Duration) string {
@@ -223,29 +220,47 @@ func state(ok bool) string {
 	return Differs
 }
 
-// presetRetries asks pol whether it retries fault f. A Retry-After fault
-// carries its header as pol reads it (retry-after only, a ceiling above
-// which the error is final): LangChain.js retries a 429 only with a
-// retry-after it reads and under 60s.
-func presetRetries(pol *retry.Policy, f Fault) bool {
-	e := f.Err
-	c := retry.Classify(&e)
-	if f.Group != "retry-after" {
-		return pol.Retries(c)
+// presetDecides asks pol what it does after fault f, as Retrier.Do
+// decides it (retry.Policy.DecideFirst, the code chaos's delays: policy
+// check holds a client to): a loop of its own first (Claude Code re-sends
+// a 400 at once), then the status, the type, x-should-retry as the policy
+// obeys it (Claude Code not on a 503), and a Retry-After fault's header
+// as the policy reads it, with its ceiling (LangChain.js retries a 429
+// only with a retry-after under 60s; Claude Code reads no HTTP date).
+func presetDecides(pol *retry.Policy, f Fault) retry.FirstDecision {
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	var h http.Header
+	if f.Group == "retry-after" {
+		h = http.Header{}
+		switch {
+		case f.HTTPDate:
+			h.Set("Retry-After", now.Add(time.Duration(f.RetryAfterMs)*time.Millisecond).Format(http.TimeFormat))
+		case strings.Contains(f.Name, "retry-after-ms"):
+			h.Set("Retry-After-Ms", fmt.Sprint(f.RetryAfterMs))
+		default:
+			h.Set("Retry-After", fmt.Sprint(f.RetryAfterMs/1000))
+		}
 	}
-	now := time.Now()
-	h := http.Header{}
+	return pol.DecideFirstHeaders(f.Err, h, now)
+}
+
+// decisionString is a decision as conformance writes what a preset
+// expects: yes, no, or yes with the loop of its own that re-sends it.
+func decisionString(d retry.FirstDecision) string {
 	switch {
-	case f.HTTPDate:
-		h.Set("Retry-After", now.Add(time.Duration(f.RetryAfterMs)*time.Millisecond).UTC().Format(http.TimeFormat))
-	case strings.Contains(f.Name, "retry-after-ms"):
-		h.Set("Retry-After-Ms", fmt.Sprint(f.RetryAfterMs))
-	default:
-		h.Set("Retry-After", fmt.Sprint(f.RetryAfterMs/1000))
+	case !d.Retry:
+		return "no"
+	case d.Resend && d.Hi == 0:
+		return fmt.Sprintf("yes (%s at once)", resends(d.Resends))
+	case d.Resend:
+		return fmt.Sprintf("yes (%s, the first after %s)", resends(d.Resends), msString(ms(d.Lo)))
 	}
-	c.RetryAfter, c.HasRetryAfter = pol.ReadRetryAfter(h, now)
-	if c.HasRetryAfter && pol.RetryAfter.Ceiling > 0 && c.RetryAfter > pol.RetryAfter.Ceiling {
-		return false
+	return "yes"
+}
+
+func resends(n int) string {
+	if n == 1 {
+		return "1 re-send"
 	}
-	return pol.Retries(c)
+	return fmt.Sprintf("%d re-sends", n)
 }

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/retrylab/retrylab/chaos"
@@ -158,6 +159,67 @@ func TestProbeInterruptedPolicyVerifies(t *testing.T) {
 	for _, res := range sum.Scenarios {
 		if res.Verdict != chaos.VerdictPass {
 			t.Errorf("%s: the policy learnt before the limit was known does not verify the client: %s %+v", res.Name, res.Verdict, res.NotPassedChecks())
+		}
+	}
+}
+
+// TestProbeResendPolicyVerifies: a client that re-sends a 400 at once
+// (probe/testdata/resend_agent.py, as Claude Code does) is learnt as a
+// resends entry, not a retry of its backoff loop, and the policy written
+// verifies the same client with delays: policy (a 400 re-sent, then ok; a
+// 400 re-sent, a 400 again given up; a 503 backed off). Written into
+// statusRetry, its 400 was held to the 1s backoff and failed.
+func TestProbeResendPolicyVerifies(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a real client")
+	}
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("python3 not in PATH")
+	}
+	agent, _ := filepath.Abs("testdata/resend_agent.py")
+	prov, _ := probe.LookupProvider("anthropic")
+	obs := []probe.Observation{
+		{Fault: "400", Served: 1, Attempts: 2, End: probe.EndSucceeded, WaitsMs: []float64{12}, WaitNoiseMs: []float64{20}, NoiseMs: 20},
+		{Fault: "503", Served: 1, Attempts: 2, End: probe.EndSucceeded, WaitsMs: []float64{1003}, NoiseMs: 4},
+	}
+	for s := 1; s <= 4; s++ {
+		obs = append(obs, probe.Observation{Fault: prov.Exhaust.Name, Sample: s, Served: 10, Attempts: 4, End: probe.EndGaveUp,
+			WaitsMs: []float64{1002 + float64(s), 2003, 4004}, NoiseMs: 5})
+	}
+	text := probe.PolicyYAML(probe.Infer(prov, obs), prov)
+	if !strings.Contains(text, "- {statuses: [400], maxRetries: 1, kind: none}") {
+		t.Fatalf("the learnt policy has no resends entry for the 400:\n%s", text)
+	}
+	out := t.TempDir()
+	if err := os.WriteFile(filepath.Join(out, "learnt.yaml"), []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var scs []*chaos.Scenario
+	for _, src := range []string{
+		"name: resent\nclient: {policy: learnt.yaml}\nattempts: [{status: 400}]\nexpect: {outcome: success, attempts: 2, delays: policy}\n",
+		"name: resent-then-final\nclient: {policy: learnt.yaml}\nattempts: [{status: 400}, {status: 400}]\nexpect: {outcome: failure, attempts: 2, delays: policy}\n",
+		"name: backed-off\nclient: {policy: learnt.yaml}\nattempts: [{status: 503}]\nexpect: {outcome: success, attempts: 2, delays: policy}\n",
+	} {
+		sc, err := chaos.ParseScenario(filepath.Join(out, "verify.yaml"), []byte(src))
+		if err != nil {
+			t.Fatal(err)
+		}
+		scs = append(scs, sc)
+	}
+	ctx := context.Background()
+	toxi, err := chaos.StartToxiproxy(ctx, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { toxi.Close() })
+	cr := &chaos.Runner{Toxi: toxi, Out: out, ClientCmd: "python3 " + agent, TimeScale: 0.2, Confirm: 1}
+	sum, err := cr.Run(ctx, scs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, res := range sum.Scenarios {
+		if res.Verdict != chaos.VerdictPass {
+			t.Errorf("%s: the learnt policy does not verify the client: %s %+v", res.Name, res.Verdict, res.NotPassedChecks())
 		}
 	}
 }

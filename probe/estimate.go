@@ -177,6 +177,9 @@ type elapsedWriter struct {
 	est   time.Duration
 	line  []byte
 	last  time.Time // when the last line was written (zero: start)
+	// expect, if set, is the measured expectation (expect.go); the
+	// prefix says it once it is known.
+	expect func() (Expectation, bool)
 }
 
 func (e *elapsedWriter) Write(p []byte) (int, error) {
@@ -232,6 +235,12 @@ func (e *elapsedWriter) heartbeat(stop <-chan struct{}, d time.Duration) {
 }
 
 func (e *elapsedWriter) prefix() string {
+	if e.expect != nil {
+		if x, ok := e.expect(); ok {
+			end := min(x.End.Sub(e.start), e.est)
+			return fmt.Sprintf("[%s, expected end ~%s, at most %s] ", clock(e.now().Sub(e.start)), clock(end), clock(e.est))
+		}
+	}
 	return fmt.Sprintf("[%s of ≤ %s] ", clock(e.now().Sub(e.start)), clock(e.est))
 }
 

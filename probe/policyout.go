@@ -27,6 +27,17 @@ func PolicyYAML(p *Profile, prov Provider) string {
 	}
 	fmt.Fprintf(&b, "name: probed\nenabled: true\n")
 	statuses, types, streamed := decisions(p, prov)
+	resends := learntResends(p, prov)
+	for _, r := range resends {
+		// The re-sends were its retries: the backoff loop does not retry
+		// these once they are spent (the probe saw no later retry).
+		for _, st := range r.statuses {
+			statuses[st] = false
+		}
+		for _, t := range r.types {
+			types[t] = false
+		}
+	}
 	fmt.Fprintf(&b, "streamErrors: %t\n", streamed)
 	if hs, ok := honorsShouldRetry(p); ok {
 		fmt.Fprintf(&b, "honorShouldRetry: %t\n", hs)
@@ -36,6 +47,7 @@ func PolicyYAML(p *Profile, prov Provider) string {
 	}
 	b.WriteString(strategyYAML(p))
 	writeRetryAfter(&b, p)
+	b.WriteString(resendsYAML(resends))
 	if len(statuses) > 0 {
 		b.WriteString("statusRetry:\n")
 		for _, st := range sortedKeys(statuses) {

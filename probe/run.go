@@ -31,6 +31,7 @@ type Runner struct {
 
 	cur  atomic.Pointer[batch] // the battery running, for Interim and Flush
 	plan *PlanEstimate         // said before the run; set before cur is first stored
+	pace *pace                 // times the scenarios for the expectation (nil: no progress)
 }
 
 // Run plans the battery, runs it and returns the profile. When the noise
@@ -97,11 +98,14 @@ func (r *Runner) announce(o Options, ps []Probe, start time.Time) PlanEstimate {
 	for _, u := range est.Unknown {
 		fmt.Fprintf(r.Progress, "  left unknown: %s\n", u)
 	}
+	fmt.Fprintf(r.Progress, "  an expected end, measured, follows once a scenario of each kind still to run has finished (the first exhaustion run: the client's whole backoff)\n")
 	now := r.Now
 	if now == nil {
 		now = time.Now
 	}
-	r.Progress = &elapsedWriter{w: r.Progress, start: start, now: now, est: time.Duration(est.EstimatedMs) * time.Millisecond}
+	r.pace = newPace(now, par)
+	r.Progress = &elapsedWriter{w: r.Progress, start: start, now: now, est: time.Duration(est.EstimatedMs) * time.Millisecond,
+		expect: r.pace.expect}
 	return est
 }
 
@@ -168,12 +172,34 @@ func (r *Runner) runProbes(ctx context.Context, o Options, ps []Probe, prior []O
 	}
 	cr := &chaos.Runner{Toxi: r.Toxi, ToxiName: r.ToxiName, Out: r.Out, Parallel: r.Parallel, TimeScale: o.TimeScale,
 		ClientCmd: r.ClientCmd, Progress: r.Progress, Live: r.Live, Color: r.Color, Confirm: 0}
+	r.timeScenarios(cr, ps, o, start)
 	r.cur.Store(&batch{cr: cr, ps: ps, o: o, prior: prior, start: start})
 	sum, err := cr.Run(ctx, scs)
 	if sum == nil {
 		return nil, nil, err
 	}
 	return observeAll(ps, sum, o), sum, err
+}
+
+// timeScenarios has cr time each scenario of ps for the expectation, and
+// says it: when it is first known, and again as a phase after the first
+// starts with it known.
+func (r *Runner) timeScenarios(cr *chaos.Runner, ps []Probe, o Options, start time.Time) {
+	if r.pace == nil {
+		return
+	}
+	r.pace.add(ps, o.TimeScale)
+	say := func(e Expectation, what string) {
+		r.progressf("expected end %s (in each line's prefix): each scenario still to run takes as long as the finished ones of its kind (%s)\n", what, e.Basis)
+	}
+	if e, ok := r.pace.expect(); ok && r.pace.saidOnce() {
+		say(e, fmt.Sprintf("now with these %d scenarios", len(ps)))
+	}
+	cr.OnScenario = func(name string, done bool) {
+		if e, first := r.pace.mark(name, done); first {
+			say(e, "measured")
+		}
+	}
 }
 
 // observeAll observes each probe of ps in sum.

@@ -536,11 +536,18 @@ func (p *Policy) EnvelopeShouldRetry(ft FailureType, attempt int, retryAfter tim
 	if attempt >= s.MaxAttempts && (!s.LimitUnknown || p.MaxAttempts > 0 && attempt >= p.MaxAttempts) {
 		return 0, 0, false
 	}
-	ra, use, refuse := p.retryAfterWait(s, retryAfter, hasRetryAfter, "")
+	return p.waitEnvelope(s, attempt-1, retryAfter, hasRetryAfter, "")
+}
+
+// waitEnvelope is the range of waits of strategy s before retry index k
+// (0-based) for a failure whose Retry-After the policy read as ra (has;
+// raw: the header as sent, "" if not known); ok is false when the value
+// is above the policy's ceiling (the failure is final).
+func (p *Policy) waitEnvelope(s Strategy, k int, ra time.Duration, has bool, raw string) (lo, hi time.Duration, ok bool) {
+	ra, use, refuse := p.retryAfterWait(s, ra, has, raw)
 	if refuse {
 		return 0, 0, false
 	}
-	k := attempt - 1
 	d := p.nominal(s, k)
 	lo, hi = p.jitterBounds(s, d, k)
 	if s.WaitsUnknown {
