@@ -176,7 +176,11 @@ func timingGap(ob Observed, cs []clientAttempt, al alignment) string {
 		for jj := j + 1; jj < ob.ServerAttempts; jj++ {
 			d := cs[k].Start.Sub(ob.ServerArrived[jj]) - off
 			if d.Abs() < late/2 {
-				return fmt.Sprintf("the client's attempt %d began %s after the server's attempt %d arrived, about when its attempt %d did: the telemetry leaves out attempt(s) %d–%d in the middle, not the last ones", k+1, fmtDur(late), j+1, jj+1, j+1, jj)
+				left := fmt.Sprintf("attempt %d", j+1)
+				if jj > j+1 {
+					left = fmt.Sprintf("attempts %d–%d", j+1, jj)
+				}
+				return fmt.Sprintf("the client's attempt %d began %s after the server's attempt %d arrived, about when its attempt %d did: the telemetry leaves out %s in the middle, not the last ones", k+1, fmtDur(late), j+1, jj+1, left)
 			}
 		}
 	}
