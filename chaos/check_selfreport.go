@@ -81,7 +81,28 @@ func judgeSelfReport(ob Observed, cs []clientAttempt) (bool, string, string) {
 		}
 		return false, fmt.Sprintf("the client's telemetry stops after attempt %d of %d, and the client exited in error (%s): an exporter not flushed at exit looks the same as an omission", m-al.cost.suffix, m, exitText(ob)), StateUnverified
 	}
-	return true, fmt.Sprintf("the client's telemetry leaves out %d attempt(s) the server answered", missing), ""
+	return true, fmt.Sprintf("the client's telemetry leaves out %d attempt(s) the server answered (%s)", missing, leftOut(al, m)), ""
+}
+
+// leftOut names the server attempts an alignment leaves out (at most 8).
+func leftOut(al alignment, m int) string {
+	taken := map[int]bool{}
+	for _, j := range al.match {
+		taken[j] = true
+	}
+	var out []string
+	for j := 0; j < m; j++ {
+		if !taken[j] {
+			out = append(out, fmt.Sprint(j+1))
+		}
+	}
+	if len(out) > 8 {
+		out = append(out[:8], "…")
+	}
+	if len(out) == 1 {
+		return "the server's attempt " + out[0]
+	}
+	return "the server's attempts " + strings.Join(out, ", ")
 }
 
 // skippedText says how many attempts the client's own numbering skips

@@ -48,16 +48,31 @@ func plainAttempts(cs []clientAttempt) []otlp.Attempt {
 
 // alignCost weighs an alignment of the client's attempts onto the
 // server's, compared in this order: claims the journal contradicts,
-// server attempts left out that nothing excuses, left out at the end,
-// left out before an attempt of a request that does not count them all.
-type alignCost struct{ contra, unexcused, suffix, excused int }
+// attempts placed on a server attempt that arrived clearly before the
+// client began them (late), server attempts left out that nothing
+// excuses, left out at the end, left out before an attempt of a request
+// that does not count them all.
+type alignCost struct{ contra, late, unexcused, suffix, excused int }
 
 func (a alignCost) less(b alignCost) bool {
-	return slices.Compare([]int{a.contra, a.unexcused, a.suffix, a.excused}, []int{b.contra, b.unexcused, b.suffix, b.excused}) < 0
+	return slices.Compare([]int{a.contra, a.late, a.unexcused, a.suffix, a.excused}, []int{b.contra, b.late, b.unexcused, b.suffix, b.excused}) < 0
 }
 
 func (a alignCost) plus(b alignCost) alignCost {
-	return alignCost{a.contra + b.contra, a.unexcused + b.unexcused, a.suffix + b.suffix, a.excused + b.excused}
+	return alignCost{a.contra + b.contra, a.late + b.late, a.unexcused + b.unexcused, a.suffix + b.suffix, a.excused + b.excused}
+}
+
+// lateBy is how much later than a server attempt arrived a client may say
+// it began it (beyond the machine's measured slack): its clock is the
+// mock's, and it stamps an attempt before sending it, so this is room for
+// clocks read at millisecond grain and a busy machine.
+const lateBy = 30 * time.Millisecond
+
+// late reports whether the client's attempt a began clearly after server
+// attempt j arrived: it cannot be that attempt.
+func late(ob Observed, a otlp.Attempt, j int) bool {
+	return !a.Untimed && j < len(ob.ServerArrived) && !ob.ServerArrived[j].IsZero() &&
+		a.Start.Sub(ob.ServerArrived[j]) > lateBy+ob.Slack
 }
 
 // alignment places each client attempt on a server attempt, in order.
@@ -96,6 +111,9 @@ func align(ob Observed, cs []clientAttempt) alignment {
 				k := alignCost{}
 				if contradiction(ob, cs[i].Attempt, j) != "" {
 					k.contra = 1
+				}
+				if late(ob, cs[i].Attempt, j) {
+					k.late = 1
 				}
 				c = cell{cost: k.plus(nx.cost), take: true, valid: true}
 			}
