@@ -171,29 +171,30 @@ func firstContradiction(ob Observed, cs []clientAttempt, al alignment) string {
 }
 
 // timingGap looks, in an alignment that leaves out only the server's last
-// attempts, for a client attempt its own timestamps place later than the
-// server attempt it is aligned with: the client's clock is the mock's, so,
-// its offset taken from the first attempt, an attempt stamped clearly
-// after the one it would be, and about when a later one arrived, is that
-// later one, and the client left out those between. "" when none.
+// attempts, for a client attempt its own timestamps place on a later
+// server attempt than the one it is aligned with. The client's clock is
+// the mock's, and its stamp-to-arrival delay is measured on the attempts
+// before: the offset is the smallest delay seen, the noise their spread.
+// An attempt stamped later than its place by more than 20 ms and twice
+// the noise, about when a later server attempt arrived (within a quarter
+// of that), with every attempt after it fitting that shift as well, is
+// that later attempt, and the client left out those between. "" when
+// none. The machine's timer slack is not added: it delays the client's
+// wake-ups, which come before it stamps an attempt, not the send after.
 func timingGap(ob Observed, cs []clientAttempt, al alignment) string {
 	if len(al.match) == 0 || len(ob.ServerArrived) < ob.ServerAttempts || cs[0].Untimed || al.match[0] != 0 {
 		return ""
 	}
-	off := cs[0].Start.Sub(ob.ServerArrived[0])
-	tol := 20*time.Millisecond + ob.Slack
+	lag := func(k, j int) time.Duration { return cs[k].Start.Sub(ob.ServerArrived[j]) }
+	hi, lo := lag(0, 0), lag(0, 0)
 	for k := 1; k < len(al.match); k++ {
 		if cs[k].Untimed {
 			continue
 		}
 		j := al.match[k]
-		late := cs[k].Start.Sub(ob.ServerArrived[j]) - off
-		if late <= tol {
-			continue
-		}
-		for jj := j + 1; jj < ob.ServerAttempts; jj++ {
-			d := cs[k].Start.Sub(ob.ServerArrived[jj]) - off
-			if d.Abs() < late/2 {
+		late := lag(k, j) - hi
+		if late > 20*time.Millisecond+2*(hi-lo) {
+			if jj := shiftFits(ob, cs, al, k, hi, late/4); jj > j {
 				left := fmt.Sprintf("attempt %d", j+1)
 				if jj > j+1 {
 					left = fmt.Sprintf("attempts %d–%d", j+1, jj)
@@ -201,6 +202,26 @@ func timingGap(ob Observed, cs []clientAttempt, al alignment) string {
 				return fmt.Sprintf("the client's attempt %d began %s after the server's attempt %d arrived, about when its attempt %d did: the telemetry leaves out %s in the middle, not the last ones", k+1, fmtDur(late), j+1, jj+1, left)
 			}
 		}
+		hi, lo = max(hi, lag(k, j)), min(lo, lag(k, j))
 	}
 	return ""
+}
+
+// shiftFits returns the later server attempt client attempt k's stamp
+// (less the offset off) falls on within tol, when every timed client
+// attempt after it falls as well on the server attempt as far along; -1
+// when none.
+func shiftFits(ob Observed, cs []clientAttempt, al alignment, k int, off, tol time.Duration) int {
+	j := al.match[k]
+	for jj := j + 1; jj < ob.ServerAttempts; jj++ {
+		fits := true
+		for kk := k; kk < len(al.match) && fits; kk++ {
+			s := al.match[kk] + jj - j
+			fits = s < ob.ServerAttempts && (cs[kk].Untimed || (cs[kk].Start.Sub(ob.ServerArrived[s])-off).Abs() < tol)
+		}
+		if fits {
+			return jj
+		}
+	}
+	return -1
 }

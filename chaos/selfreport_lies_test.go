@@ -39,6 +39,12 @@ func TestSelfReportLies(t *testing.T) {
 		ServerFaults:   []string{FaultStatus, FaultStatus, FaultStatus, FaultStatus, FaultStatus},
 		FailedAttempts: []bool{true, true, true, true, true},
 		ServerArrived:  []time.Time{ms(2), ms(57), ms(112), ms(167), ms(222)}, Began: ms(-300), Client: &ClientExit{ExitCode: 1}}
+	// busy is a journal of a loaded machine: the tolerance for the
+	// client's stamps is wide.
+	busy := func(ob Observed) Observed {
+		ob.Slack = 200 * time.Millisecond
+		return ob
+	}
 	gapped := req(at(0, 529), at(110, 529), at(165, 529), at(220, 529))
 	gapped.Skipped = 1
 	tests := []struct {
@@ -68,6 +74,15 @@ func TestSelfReportLies(t *testing.T) {
 		{"exit 1, the second left out (timestamps)", fiveFailed,
 			[]otlp.Request{req(at(0, 529), at(110, 529), at(165, 529), at(220, 529))},
 			nil, StateFail, "(the server's attempt 2)"},
+		{"exit 1, the second left out, a busy machine (timestamps)", busy(fiveFailed),
+			[]otlp.Request{req(at(0, 529), at(110, 529), at(165, 529), at(220, 529))},
+			nil, StateFail, "leaves out attempt 2 in the middle"},
+		{"exit 1, the last left out, a busy machine, the first sent 40 ms after its stamp", busy(fiveFailed),
+			[]otlp.Request{req(at(-40, 529), at(55, 529), at(110, 529), at(165, 529))},
+			nil, StateUnverified, "stops after attempt 4 of 5"},
+		{"exit 1, the last left out, a busy machine, one sent 30 ms after its stamp", busy(fiveFailed),
+			[]otlp.Request{req(at(0, 529), at(25, 529), at(110, 529), at(165, 529))},
+			nil, StateUnverified, "stops after attempt 4 of 5"},
 		{"exit 1, the second left out (its own numbering)", fiveFailed, []otlp.Request{gapped},
 			nil, StateFail, "leaves out attempts it numbers itself"},
 		{"exit 1, the last two left out", fiveFailed, []otlp.Request{req(at(0, 529), at(55, 529), at(110, 529))},
