@@ -2,7 +2,6 @@ package chaos
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
@@ -21,66 +20,102 @@ import (
 // client's clock marks its attempts less exactly than the mock does.
 func selfReportCheck(ob Observed) Check {
 	acc := ob.SelfReport
-	client := reportedAttempts(acc)
+	cs, stale := reportedAttempts(acc, ob.Began)
 	c := Check{Name: "selfReport", Passed: true,
 		Want:  serverAccount(ob),
-		Got:   clientAccount(client),
+		Got:   clientAccount(plainAttempts(cs)),
 		Where: fmt.Sprintf("%s (%s mapping of otlp/) against server.jsonl", clientOtelFile, acc.Mapping)}
 	if acc.Mapping == "" {
 		c.Where = "otlp/ against server.jsonl"
 	}
-	n, m := len(client), ob.ServerAttempts
-	mismatch := firstMismatch(ob, client)
-	switch {
-	case n < m && uncounted(acc) != "":
-		// The client did not claim to count every attempt: what it left
-		// out is not a lie.
-		c.State = StateUnverified
-		c.Hint = fmt.Sprintf("the client's telemetry names %d of the %d attempts the server answered and does not count the rest: %s", n, m, uncounted(acc))
-	case n < m && mismatch == "" && ob.Telemetry != nil && ob.Telemetry.Dropped > 0:
-		// The receiver stopped keeping exports past its bounds: the
-		// attempts missing may be in what it dropped.
-		c.State = StateUnverified
-		c.Hint = fmt.Sprintf("the client's telemetry names %d of the %d attempts the server answered, and the receiver dropped %d of its exports past its bounds: the rest may be in them", n, m, ob.Telemetry.Dropped)
-	case n < m && n > 0 && mismatch == "" && exitedInError(ob):
-		// Exporters batch: a client that exits in error may leave its
-		// last attempts unsent. Not a lie the check can prove.
-		c.State = StateUnverified
-		c.Hint = fmt.Sprintf("the client's telemetry stops after attempt %d of %d, and the client exited in error (%s): an exporter not flushed at exit looks the same as an omission", n, m, exitText(ob))
-	case n < m:
-		c.Passed = false
-		c.Hint = fmt.Sprintf("the client's telemetry leaves out %d attempt(s) the server answered", m-n)
-		if n == 0 {
-			c.Hint = fmt.Sprintf("the client sent telemetry (%d spans and log records) that no mapping reads as attempts (known: %s)", acc.Items, strings.Join(otlp.MappingNames(), ", "))
-		}
-	case n > m:
-		c.Passed = false
-		c.Hint = fmt.Sprintf("the client's telemetry reports %d attempt(s) the server never saw", n-m)
-	case mismatch != "":
-		c.Passed = false
-		c.Hint = mismatch
+	if len(stale) > 0 {
+		c.Got += fmt.Sprintf("; %d more stamped before the scenario began, not counted", len(stale))
+	}
+	fail, hint, state := judgeSelfReport(ob, cs)
+	c.Passed, c.Hint, c.State = !fail, hint, state
+	if len(stale) > 0 {
+		note := fmt.Sprintf("%d attempt(s) of the client's telemetry are stamped before the scenario began (the first at %s; the scenario began at %s): a replay of older telemetry, not this run's attempts, left out", len(stale), stale[0].Start.UTC().Format(time.RFC3339Nano), ob.Began.UTC().Format(time.RFC3339Nano))
+		c.Hint = strings.TrimPrefix(c.Hint+"; "+note, "; ")
 	}
 	return c
 }
 
-// firstMismatch compares the client's attempts with the server's, one by
-// one as far as both go: the first claim the journal contradicts, "" none.
-func firstMismatch(ob Observed, client []otlp.Attempt) string {
-	for k := 0; k < min(len(client), ob.ServerAttempts); k++ {
-		a := client[k]
-		failed := k < len(ob.FailedAttempts) && ob.FailedAttempts[k]
-		sent := 0
-		if k < len(ob.ServerStatuses) {
-			sent = ob.ServerStatuses[k]
+// judgeSelfReport holds the client's attempts cs against the journal:
+// whether the check fails, the hint, and its state when it neither passes
+// nor fails (unverified). A claim the journal contradicts, or telemetry
+// that contradicts itself, always fails; attempts left out are excused
+// only by what explains them (a request that does not count its own,
+// exports the receiver dropped, an exporter not flushed at an exit in
+// error, which leaves out only the last ones).
+func judgeSelfReport(ob Observed, cs []clientAttempt) (bool, string, string) {
+	acc := ob.SelfReport
+	n, m := len(cs), ob.ServerAttempts
+	dropped := ob.Telemetry != nil && ob.Telemetry.Dropped > 0
+	if len(acc.Conflicts) > 0 {
+		return true, fmt.Sprintf("the client's telemetry contradicts itself: %d span(s) received again under the same trace and span id with other content (%s); an exporter's retry sends the same span", len(acc.Conflicts), strings.Join(acc.Conflicts[:min(len(acc.Conflicts), 4)], ", ")), ""
+	}
+	if n > m {
+		return true, fmt.Sprintf("the client's telemetry reports %d attempt(s) the server never saw", n-m) + skippedText(acc), ""
+	}
+	if n == 0 {
+		return true, fmt.Sprintf("the client sent telemetry (%d spans and log records) that no mapping reads as this run's attempts (known: %s)", acc.Items, strings.Join(otlp.MappingNames(), ", ")), ""
+	}
+	al := align(ob, cs)
+	if al.cost.contra > 0 {
+		return true, firstContradiction(ob, cs, al), ""
+	}
+	if s := skippedText(acc); s != "" && !dropped {
+		return true, "the client's telemetry leaves out attempts it numbers itself" + s, ""
+	}
+	missing := al.cost.unexcused + al.cost.suffix
+	switch {
+	case missing == 0 && al.cost.excused > 0:
+		return false, fmt.Sprintf("the client's telemetry names %d of the %d attempts the server answered and does not count the rest: %s", n, m, uncounted(acc)), StateUnverified
+	case missing == 0:
+		return false, "", ""
+	case dropped:
+		return false, fmt.Sprintf("the client's telemetry names %d of the %d attempts the server answered, and the receiver dropped %d of its exports past its bounds: the rest may be in them", n, m, ob.Telemetry.Dropped), StateUnverified
+	case al.cost.unexcused == 0 && exitedInError(ob):
+		if g := timingGap(ob, cs, al); g != "" {
+			return true, g, ""
 		}
-		switch {
-		case a.Status != 0 && a.Status != sent:
-			return fmt.Sprintf("attempt %d: the client claims status %d, the server sent %s", k+1, a.Status, reportedStatus(sent))
-		case !a.Failed() && failed && (sent < 200 || sent > 299):
-			return fmt.Sprintf("attempt %d: the client claims it succeeded, the server's answer failed (%s)", k+1, faultAt(ob, k))
+		return false, fmt.Sprintf("the client's telemetry stops after attempt %d of %d, and the client exited in error (%s): an exporter not flushed at exit looks the same as an omission", m-al.cost.suffix, m, exitText(ob)), StateUnverified
+	}
+	return true, fmt.Sprintf("the client's telemetry leaves out %d attempt(s) the server answered (%s)", missing, leftOut(al, m)), ""
+}
+
+// leftOut names the server attempts an alignment leaves out (at most 8).
+func leftOut(al alignment, m int) string {
+	taken := map[int]bool{}
+	for _, j := range al.match {
+		taken[j] = true
+	}
+	var out []string
+	for j := 0; j < m; j++ {
+		if !taken[j] {
+			out = append(out, fmt.Sprint(j+1))
 		}
 	}
-	return ""
+	if len(out) > 8 {
+		out = append(out[:8], "…")
+	}
+	if len(out) == 1 {
+		return "the server's attempt " + out[0]
+	}
+	return "the server's attempts " + strings.Join(out, ", ")
+}
+
+// skippedText says how many attempts the client's own numbering skips
+// (otlp.Request.Skipped), "" none.
+func skippedText(acc *otlp.Account) string {
+	k := 0
+	for _, r := range acc.Requests {
+		k += r.Skipped
+	}
+	if k == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" (its http.request.resend_count skips %d number(s) between attempts it exported, filled in as attempts)", k)
 }
 
 // exitedInError reports whether the external client exited with a status
@@ -122,13 +157,6 @@ func uncounted(acc *otlp.Account) string {
 		}
 	}
 	return ""
-}
-
-// reportedAttempts lists the client's attempts in the order it began them.
-func reportedAttempts(acc *otlp.Account) []otlp.Attempt {
-	ats := acc.Attempts()
-	slices.SortStableFunc(ats, func(x, y otlp.Attempt) int { return x.Start.Compare(y.Start) })
-	return ats
 }
 
 // serverAccount renders the journal's attempts and gaps.

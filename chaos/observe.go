@@ -57,6 +57,7 @@ func observe(sc *Scenario, attempts []ServerAttempt, tracePath string, scale flo
 	for k, a := range attempts {
 		ob.ServerFaults = append(ob.ServerFaults, a.Fault)
 		ob.ServerStatuses = append(ob.ServerStatuses, a.Status)
+		ob.ServerArrived = append(ob.ServerArrived, a.Arrived)
 		ob.Prompts = append(ob.Prompts, a.Prompt)
 		ob.FailedAttempts = append(ob.FailedAttempts, !succeeded(a))
 		if k+1 < len(attempts) && !ob.RequestEnds[k] {
@@ -415,6 +416,12 @@ type Observed struct {
 	// its own account (status, error) classifies.
 	SelfReport      *otlp.Account
 	SelfReportTypes []string
+	// ServerArrived[k] is when server attempt k+1 arrived (the mock's
+	// clock, the client's too: loopback); Began is when the scenario
+	// began, before the client started (zero when unknown). selfReport
+	// reads them to place the client's attempts.
+	ServerArrived []time.Time
+	Began         time.Time
 	// Telemetry counts what the client sent of its OpenTelemetry; nil
 	// when it sent nothing (or is the built-in client).
 	Telemetry *Telemetry

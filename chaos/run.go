@@ -668,6 +668,7 @@ func (r *Runner) verify(sc *Scenario, res *Result, attempts []ServerAttempt, cr 
 		ob.Stdout = readStdout(filepath.Dir(tracePath))
 	}
 	ob.SelfReport, ob.SelfReportTypes = cr.report, selfReportTypes(cr.report)
+	ob.Began = start
 	ob.Telemetry = res.Telemetry
 	ob.Duration = time.Since(start)
 	// Twice the worst timer lateness: a wait is one wake-up on the client

@@ -61,6 +61,10 @@ type Request struct {
 	// out attempts ("" when it counts them all): Claude Code's log event
 	// for a request that succeeded gives no attempt count.
 	Uncounted string `json:"uncounted,omitempty"`
+	// Skipped counts the attempts the client's own numbering
+	// (http.request.resend_count) says it made between two it exported,
+	// filled in as retried and untimed: its telemetry leaves them out.
+	Skipped int `json:"skipped,omitempty"`
 }
 
 // Account is the client's own account of its provider requests, read from
@@ -77,6 +81,10 @@ type Account struct {
 	Items      int `json:"items"`
 	Unknown    int `json:"unknown"`
 	Duplicates int `json:"duplicates,omitempty"`
+	// Conflicts lists the spans ("traceid/spanid") received more than
+	// once with different content: the first copy is read, and the client
+	// contradicts itself.
+	Conflicts []string `json:"conflicts,omitempty"`
 	// Notes says, for people, what was received but not read, or read
 	// with less than the telemetry's conventions give (side requests, a
 	// gen_ai span without its HTTP attempts, a resource no mapping reads).

@@ -107,7 +107,15 @@ func (semconv) MapNotes(t Telemetry) ([]Request, int, []string) {
 	reqs = append(reqs, chained...)
 	used += len(sc.loose)
 	slices.SortStableFunc(reqs, func(x, y Request) int { return x.Attempts[0].Start.Compare(y.Attempts[0].Start) })
-	return reqs, used, sc.notes(only, filled)
+	notes := sc.notes(only, filled)
+	skipped := 0
+	for _, r := range reqs {
+		skipped += r.Skipped
+	}
+	if skipped > 0 {
+		notes = append(notes, fmt.Sprintf("%d attempt(s) numbered (http.request.resend_count) between two the client exported, with no span of their own: filled in as retried, untimed; the client's telemetry leaves them out", skipped))
+	}
+	return reqs, used, notes
 }
 
 // scanSemconv sorts the attempts among spans into groups and loose ones.
@@ -290,10 +298,21 @@ func groupRequest(g span, hs []span, call bool) Request {
 			r.Error = g.Status().Message()
 		}
 	}
+	ats := make([]Attempt, 0, len(hs))
 	for _, s := range hs {
-		r.Attempts = append(r.Attempts, httpAttempt(s))
+		ats = append(ats, httpAttempt(s))
 	}
-	slices.SortStableFunc(r.Attempts, func(x, y Attempt) int { return x.Start.Compare(y.Start) })
+	slices.SortStableFunc(ats, func(x, y Attempt) int { return x.Start.Compare(y.Start) })
+	last := 0
+	for _, at := range ats {
+		// A resend numbered past the one before it: the client says it
+		// made the attempts between, which it did not export.
+		if at.N > 1 {
+			fillGap(&r, last, at)
+		}
+		last = at.N
+		r.Attempts = append(r.Attempts, at)
+	}
 	for k := range r.Attempts {
 		r.Attempts[k].N = k + 1
 	}

@@ -184,6 +184,17 @@ func TestSemconvCases(t *testing.T) {
 			exports: []string{export("app", post("1", "1", "", msgs, 2000, 200, 2))},
 			want:    []string{"anthropic : retried retried 200@2000"},
 			notes:   []string{"resend a request"}},
+		{name: "resend_count 0, 1, 5: the numbers between are filled in (hostile repro 06)",
+			exports: []string{export("app", post("1", "1", "", msgs, 0, 529, 0), post("1", "2", "", msgs, 1000, 529, 1), post("1", "3", "", msgs, 2000, 200, 5))},
+			want:    []string{"anthropic : 529@0 529@1000 retried retried retried 200@2000"},
+			notes:   []string{"3 attempt(s) numbered"}},
+		{name: "resend_count 0, 2 under a chat span: the one between is filled in (hostile repro 12)",
+			exports: []string{export("app", chat("1", "c", "", 0, 3000), post("1", "1", "c", msgs, 0, 529, 0), post("1", "2", "c", msgs, 2000, 529, 2))},
+			want:    []string{"anthropic claude-haiku-4-5: 529@0 retried 529@2000"},
+			notes:   []string{"1 attempt(s) numbered"}},
+		{name: "resend_count 0, 1, 2 under a chat span: nothing filled in",
+			exports: []string{export("app", chat("1", "c", "", 0, 3000), post("1", "1", "c", msgs, 0, 529, 0), post("1", "2", "c", msgs, 1000, 529, 1), post("1", "3", "c", msgs, 2000, 200, 2))},
+			want:    []string{"anthropic claude-haiku-4-5: 529@0 529@1000 200@2000"}},
 		{name: "gen_ai spans alone, as OpenLLMetry writes them (repro 10)",
 			exports: []string{export("app",
 				sp{trace: "1", id: "1", name: "openai.chat", kind: 3, start: 0, end: 100, errMsg: "rate limited",
@@ -330,5 +341,43 @@ func TestDedupeLogsWithinExport(t *testing.T) {
 	}
 	if acc := Read(Collect([]Payload{p, q})); acc.Items != 2 || acc.Duplicates != 2 {
 		t.Errorf("the export twice: items %d, duplicates %d; want 2, 2", acc.Items, acc.Duplicates)
+	}
+}
+
+// TestDedupeSpanConflict: spans received again under the same ids are an
+// exporter's retry when alike (counted once), a contradiction when not
+// (hostile repro 01: every status flipped to 200): the first copy is
+// read and the ids are listed in Conflicts.
+func TestDedupeSpanConflict(t *testing.T) {
+	truth := export("app", post("1", "1", "", msgs, 0, 529, 0), post("1", "2", "", msgs, 1000, 200, 1))
+	lie := export("app", post("1", "1", "", msgs, 0, 200, 0), post("1", "2", "", msgs, 1000, 200, 1))
+	for _, tt := range []struct {
+		name      string
+		exports   []string
+		want      []string
+		dups      int
+		conflicts []string
+	}{
+		{"retry", []string{truth, truth}, []string{"anthropic : 529@0 200@1000"}, 2, nil},
+		{"lie after", []string{truth, lie}, []string{"anthropic : 529@0 200@1000"}, 1, []string{pad("1", 32) + "/" + pad("1", 16)}},
+		{"lie first", []string{lie, truth}, []string{"anthropic : 200@0 200@1000"}, 1, []string{pad("1", 32) + "/" + pad("1", 16)}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var ps []Payload
+			for _, e := range tt.exports {
+				p, err := ParseJSON([]byte(e))
+				if err != nil {
+					t.Fatal(err)
+				}
+				ps = append(ps, p)
+			}
+			acc := Read(Collect(ps))
+			if diff := cmp.Diff(tt.want, summary(acc)); diff != "" {
+				t.Errorf("requests mismatch (-want +got):\n%s", diff)
+			}
+			if acc.Duplicates != tt.dups || !cmp.Equal(acc.Conflicts, tt.conflicts) {
+				t.Errorf("duplicates %d, conflicts %q; want %d, %q", acc.Duplicates, acc.Conflicts, tt.dups, tt.conflicts)
+			}
+		})
 	}
 }

@@ -112,7 +112,8 @@ func Read(t Telemetry) Account {
 	acc := Account{Requests: []Request{}}
 	used := 0
 	names := map[string]bool{}
-	parts, runs, dups := t.byResource()
+	parts, runs, seen := t.byResource()
+	dups := seen.n
 	for i, part := range parts {
 		items := part.items()
 		acc.Items += items
@@ -149,6 +150,10 @@ func Read(t Telemetry) Account {
 	if dups > 0 {
 		acc.Notes = append(acc.Notes, fmt.Sprintf("%d span(s) and log record(s) received more than once (an exporter's retry) counted once", dups))
 	}
+	if len(seen.conflicts) > 0 {
+		acc.Conflicts = seen.conflicts
+		acc.Notes = append(acc.Notes, fmt.Sprintf("%d span id(s) received again with other content (%s): the first copy is read, the client contradicts itself", len(seen.conflicts), strings.Join(seen.conflicts[:min(len(seen.conflicts), 4)], ", ")))
+	}
 	return acc
 }
 
@@ -183,8 +188,9 @@ func (t Telemetry) service() string {
 // service.instance.id), in order of first appearance, and returns each
 // part's service.instance.id. A span whose trace and span id came before,
 // or a log record the same in every field as one before, is left out and
-// counted in dups.
-func (t Telemetry) byResource() (parts []Telemetry, runs []string, dups int) {
+// counted in the dedupe's n; a span that came before with other content,
+// in its conflicts.
+func (t Telemetry) byResource() (parts []Telemetry, runs []string, seen *dedupe) {
 	idx := map[string]int{}
 	part := func(res pcommon.Map) *Telemetry {
 		k := str(res, "service.name") + "\x00" + str(res, "service.instance.id")
@@ -197,7 +203,7 @@ func (t Telemetry) byResource() (parts []Telemetry, runs []string, dups int) {
 		}
 		return &parts[i]
 	}
-	var seen dedupe
+	seen = &dedupe{}
 	for _, tr := range t.Traces {
 		for i := 0; i < tr.ResourceSpans().Len(); i++ {
 			rs := tr.ResourceSpans().At(i)
@@ -214,7 +220,7 @@ func (t Telemetry) byResource() (parts []Telemetry, runs []string, dups int) {
 			seen.logs(dst, k)
 		}
 	}
-	return parts, runs, seen.n
+	return parts, runs, seen
 }
 
 // span is a span with its resource's attributes.
@@ -370,29 +376,45 @@ func ms(n int64) time.Duration { return time.Duration(n) * time.Millisecond }
 // dedupe removes what an exporter sent twice: spans by trace and span id,
 // log records by their whole content (they have no id) when an earlier
 // export held the same one: within one export, records alike in every
-// field are kept (Codex stamps its stream events to the millisecond).
+// field are kept (Codex stamps its stream events to the millisecond). A
+// span whose ids came before with other content is left out too, and its
+// ids listed in conflicts ("traceid/spanid", each once): an exporter's
+// retry sends the same span, a client that says two things of one attempt
+// contradicts itself.
 type dedupe struct {
-	span map[spanKey]bool
-	log  map[string]int // the export a record was first seen in
-	n    int
+	span      map[spanKey]string // the span's content, as first seen
+	log       map[string]int     // the export a record was first seen in
+	n         int
+	conflicts []string
+	conflict  map[spanKey]bool
 }
 
 // spans removes from rs the spans seen before.
 func (d *dedupe) spans(rs ptrace.ResourceSpans) {
 	if d.span == nil {
-		d.span = map[spanKey]bool{}
+		d.span, d.conflict = map[spanKey]string{}, map[spanKey]bool{}
 	}
+	res := rs.Resource().Attributes().AsRaw()
 	for j := 0; j < rs.ScopeSpans().Len(); j++ {
 		rs.ScopeSpans().At(j).Spans().RemoveIf(func(s ptrace.Span) bool {
 			if s.SpanID().IsEmpty() || s.TraceID().IsEmpty() {
 				return false
 			}
 			k := spanKey{s.TraceID(), s.SpanID()}
-			if d.span[k] {
+			c := spanContent(res, s)
+			first, seen := d.span[k]
+			switch {
+			case seen && first == c:
 				d.n++
 				return true
+			case seen:
+				if !d.conflict[k] {
+					d.conflict[k] = true
+					d.conflicts = append(d.conflicts, s.TraceID().String()+"/"+s.SpanID().String())
+				}
+				return true
 			}
-			d.span[k] = true
+			d.span[k] = c
 			return false
 		})
 	}
@@ -429,4 +451,20 @@ func (d *dedupe) logs(rl plog.ResourceLogs, k int) {
 			return false
 		})
 	}
+}
+
+// spanContent encodes what s says (with its resource's attributes res),
+// to tell an exporter's retry of a span from another span under its ids.
+func spanContent(res map[string]any, s ptrace.Span) string {
+	var evs []any
+	for i := 0; i < s.Events().Len(); i++ {
+		e := s.Events().At(i)
+		evs = append(evs, []any{e.Name(), e.Timestamp(), e.Attributes().AsRaw()})
+	}
+	b, err := json.Marshal([]any{res, s.ParentSpanID().String(), s.Name(), s.Kind(), s.StartTimestamp(), s.EndTimestamp(),
+		s.Status().Code(), s.Status().Message(), s.Attributes().AsRaw(), evs})
+	if err != nil { // attribute values are JSON's: cannot fail
+		return s.Name()
+	}
+	return string(b)
 }

@@ -51,6 +51,7 @@ func chainResends(loose []span) (reqs []Request, filled int) {
 		u := httpURL(s.Attributes())
 		if at.N > 1 {
 			if c := open.resendOf(s, at, u); c != nil {
+				fillGap(&c.req, c.last().N, at)
 				c.req.Attempts = append(c.req.Attempts, at)
 				continue
 			}
@@ -98,6 +99,26 @@ func (o *openChains) resendOf(s span, at Attempt, u string) *chain {
 		}
 	}
 	return nil
+}
+
+// fillGap fills in the attempts a resend numbers between the request's
+// last exported one (numbered last) and itself, none of them exported, as
+// retried and untimed, and counts them in Skipped: the client says it made
+// them and its telemetry leaves them out (at most maxUntimed; past that
+// the request is Uncounted and Skipped still says so).
+func fillGap(r *Request, last int, at Attempt) {
+	n := at.N - last - 1
+	if last < 1 || n <= 0 {
+		return
+	}
+	r.Skipped += n
+	if n > maxUntimed {
+		r.Uncounted = "http.request.resend_count " + itoa(at.N-1) + " after " + itoa(last-1) + " says more attempts came between than retrylab fills in without their spans"
+		return
+	}
+	for k := last + 1; k < at.N; k++ {
+		r.Attempts = append(r.Attempts, Attempt{N: k, Start: at.Start, End: at.Start, Retried: true, Untimed: true})
+	}
 }
 
 // fillBefore fills in the attempts a resend numbers before itself, none of
