@@ -82,7 +82,6 @@ func TestMeasuredAgents(t *testing.T) {
 		{file: "claude-code.json", preset: "claude-code",
 			// Re-sent at once (27ms) like overloaded_error; the preset's
 			// resends list the error types measured before (not invalid_request_error).
-			unmodelled: []string{"retries sse invalid_request_error"},
 			// Its re-sends at once are written as loops of their own, so
 			// delays: policy with the learnt file does not hold them to the backoff.
 			resends: "  - {statuses: [400, 404], maxRetries: 1, kind: none}\n",
@@ -99,9 +98,8 @@ func TestMeasuredAgents(t *testing.T) {
 		{file: "gemini-cli.json", preset: "gemini-cli",
 			// Re-sent after 1.1s like UNAVAILABLE; the preset's stream loop
 			// lists overloaded, server and rate-limit errors only.
-			unmodelled: []string{"retries sse INVALID_ARGUMENT"},
-			retried:    []string{"429", "500", "503", "504", "429 retry-after 3", "sse UNAVAILABLE", "sse INVALID_ARGUMENT", "reset"},
-			initialMs:  ptr(5000.0), mult: ptr(2.0), jitter: "proportional ±30%",
+			retried:   []string{"429", "500", "503", "504", "429 retry-after 3", "sse UNAVAILABLE", "sse INVALID_ARGUMENT", "reset"},
+			initialMs: ptr(5000.0), mult: ptr(2.0), jitter: "proportional ±30%",
 			inconclusive: []string{"policy.maxRetries", "policy.retryAfter.seconds"}},
 		// openai-go v3.96.0 (internal/requestconfig): 408, 409, 429, ≥ 500
 		// and connection errors retried, x-should-retry obeyed, nothing in

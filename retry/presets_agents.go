@@ -43,7 +43,9 @@ import "time"
 // all (400 × 8, 422 × 8, 400/422 alternating: 6 attempts, then exit 1;
 // gaps 2–60ms); a 404 once (404 × 8:
 // 2 attempts, three times); an error event inside the stream
-// (overloaded_error, api_error, rate_limit_error after 3 events) once,
+// (overloaded_error, api_error, rate_limit_error after 3 events, and
+// invalid_request_error, which classifies as stream_parse: chaos probe's
+// journal, re-sent after 27ms) once,
 // without streaming, and the backoff loop then counts from 1 again (529,
 // 529, SSE error, 529: 625, 1113, 8, 629ms). A 400 or a 404 re-send does
 // not count as an attempt of the backoff loop (529, 400, 529: 652, 7,
@@ -74,7 +76,7 @@ func ClaudeCode() *Policy {
 		Resends: []Resend{
 			{Statuses: []int{400, 422}, Strategy: atOnce(6)},
 			{Statuses: []int{404}, Strategy: atOnce(2)},
-			{Streamed: true, Types: []FailureType{Overloaded, ServerError, RateLimit}, Strategy: atOnce(2), Restart: true,
+			{Streamed: true, Types: []FailureType{Overloaded, ServerError, RateLimit, InvalidRequest, StreamParse}, Strategy: atOnce(2), Restart: true,
 				NoStream: true},
 			{Streamed: true, Types: []FailureType{StreamInterrupted}, Strategy: t, Restart: true, InRequest: true},
 		},

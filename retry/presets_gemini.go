@@ -41,7 +41,8 @@ func GeminiSDK() *Policy {
 //   - what fails after the response headers is another loop
 //     (GeminiChat.streamWithRetries: a stream without a finishReason or an
 //     error thrown mid-stream): an error frame mid-stream (overloaded,
-//     server_error, rate_limit) is re-sent after 1s, 2s, 4s without jitter,
+//     server_error, rate_limit, and INVALID_ARGUMENT (stream_parse): chaos probe's
+//     journal, re-sent after 1.1s) is re-sent after 1s, 2s, 4s without jitter,
 //     4 attempts (gaps 1.03s; 1.03s, 2.01s, 4.01s, then exit 0), and the
 //     HTTP loop starts again for each (resends, restart); a stream cut by
 //     the server (undici's UND_ERR_SOCKET) is not retried: streamErrors
@@ -56,7 +57,7 @@ func GeminiCLI() *Policy {
 	types[RateLimit] = quota
 	return &Policy{
 		Name: "gemini-cli", Enabled: true, Default: off(t), FailureTypes: types,
-		Resends: []Resend{{Streamed: true, Types: []FailureType{Overloaded, ServerError, RateLimit}, Restart: true,
+		Resends: []Resend{{Streamed: true, Types: []FailureType{Overloaded, ServerError, RateLimit, InvalidRequest, StreamParse}, Restart: true,
 			Strategy: Strategy{Retry: true, MaxAttempts: 4, InitialDelay: time.Second, Multiplier: 2,
 				Kind: Exponential, Jitter: NoJitter}}},
 		RetryAfter: RetryAfter{Header: HeaderRetryAfter, NoDate: true, NominalFloor: true, Jitter: 0.2},
