@@ -62,11 +62,12 @@ func (p Problem) String() string { return p.Item + ": " + p.Reason }
 // limit) goes to the mappings, whose semconv reads FromLines's layout: a
 // gen_ai span without its line, or with one that is not read, with every
 // span under it (their lines not read: the mappings count those
-// attempts); a log record without a line; a span without a line that is
-// not FromLines's layout (the run's root span, the last attempt and the
-// undescribed retries under a request whose line is read).
+// attempts), and a log record without a line. Any other span without a
+// line is FromLines's layout (the run's span, a request's last attempt,
+// an undescribed retry) or an attempt no request took that lost its line:
+// taken out, not counted.
 func TraceLines(ps []Payload) Carried {
-	c := &carrier{idx: map[string]int{}, seen: map[seqKey]string{}, bad: map[carriedSpan]bool{}, parent: map[carriedSpan]carriedSpan{}, genAI: map[carriedSpan]bool{}, fallback: map[carriedSpan]bool{}}
+	c := &carrier{idx: map[string]int{}, seen: map[seqKey]string{}, bad: map[carriedSpan]bool{}, parent: map[carriedSpan]carriedSpan{}, fallback: map[carriedSpan]bool{}}
 	for _, p := range ps {
 		c.survey(p)
 	}
@@ -99,7 +100,6 @@ type carrier struct {
 	runs []carriedRun
 	// what survey learnt of the scope's spans
 	parent   map[carriedSpan]carriedSpan
-	genAI    map[carriedSpan]bool // gen_ai spans; true: its line is read
 	bad      map[carriedSpan]bool // gen_ai spans whose line is missing or not read
 	fallback map[carriedSpan]bool // memo of underBad
 	seen     map[seqKey]string
@@ -179,7 +179,6 @@ func (c *carrier) survey(p Payload) {
 				}
 				v, ok := s.Attributes().Get(AttrEvent)
 				good := ok && readable(v, c.runs[run].id)
-				c.genAI[key] = good
 				c.bad[key] = c.bad[key] || !good
 			}
 		}
@@ -204,17 +203,7 @@ func (c *carrier) underBad(k carriedSpan) bool {
 // toMappings tells a span of the scope that goes to the mappings (see
 // TraceLines).
 func (c *carrier) toMappings(run int, s ptrace.Span) bool {
-	k := carriedSpan{run, s.TraceID(), s.SpanID()}
-	if c.underBad(k) {
-		return true
-	}
-	if _, ok := s.Attributes().Get(AttrEvent); ok {
-		return false
-	}
-	if s.ParentSpanID().IsEmpty() {
-		return false // the run's span
-	}
-	return !c.genAI[carriedSpan{run, s.TraceID(), s.ParentSpanID()}]
+	return c.underBad(carriedSpan{run, s.TraceID(), s.SpanID()})
 }
 
 // take takes the scope's spans and log records out of p, reading their

@@ -350,22 +350,17 @@ func (x *exporter) request(seq int64, raw []byte, p trace.ProviderRequestFinishe
 		}
 	}
 	n := max(p.Retries+1, len(ras)+1)
+	if !p.Success && len(ras) > p.Retries {
+		n = len(ras) // the last RetryAttempt is the attempt it gave up on
+	}
 	at := start
 	for k := range n {
 		s := x.attemptSpan(parent.SpanID(), k, at)
-		stop := end
+		stop := maxTime(end, at) // attempts never overlap nor go back
 		switch {
 		case k < len(ras):
 			r := ras[k]
-			if !r.ts.IsZero() {
-				stop = r.ts
-				if stop.Before(at) {
-					stop = at
-				}
-				if stop.After(end) {
-					stop = end
-				}
-			}
+			stop = maxTime(r.ts, at) // no ts: an attempt of no known length
 			x.carry(s.Attributes(), r.seq, r.raw)
 			failedSpan(s, r.Status, r.FailureType, r.ErrorMessage)
 			at = stop.Add(ms(max(r.DelayMs, 0)))
@@ -379,7 +374,19 @@ func (x *exporter) request(seq int64, raw []byte, p trace.ProviderRequestFinishe
 			stop = at
 		}
 		s.SetEndTimestamp(pcommon.NewTimestampFromTime(stop))
+		end = maxTime(end, stop)
 	}
+	// The request spans its attempts: where the trace's times are shorter
+	// than its waits (a run on a fake clock), the waits win.
+	parent.SetEndTimestamp(pcommon.NewTimestampFromTime(end))
+	x.seen(end)
+}
+
+func maxTime(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
 }
 
 func failedSpan(s ptrace.Span, status int, errType, msg string) {
