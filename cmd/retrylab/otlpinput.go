@@ -283,8 +283,9 @@ func convertOTLP(name string, src io.Reader, dst string, strict bool, stderr io.
 		}
 	}
 	if car.Mapped > 0 {
-		fmt.Fprintf(stderr, "note: %s\n", printable(fmt.Sprintf("%s: %d span(s) and log record(s) of retrylab's export (scope %s %s) without a %s that reads: read by the mappings, "+
-			"which give the requests, attempts, statuses, failure types and waits but not the other events (see docs/analyze.md)", name, car.Mapped, otlp.ExportScope, "trace/v1", otlp.AttrEvent)))
+		fmt.Fprintf(stderr, "note: %s\n", printable(fmt.Sprintf("%s: %d span(s) and log record(s) of retrylab's export (scope %s, version trace/v1) read by the mappings, "+
+			"not from their %s (none, one not read, or under a request span without one): requests, attempts, statuses, failure types and waits, "+
+			"not the other events (docs/analyze.md)", name, car.Mapped, otlp.ExportScope, otlp.AttrEvent)))
 	}
 	if car.Dups > 0 {
 		fmt.Fprintf(stderr, "note: %s\n", printable(fmt.Sprintf("%s: %d trace v1 line(s) received more than once (the same run, %s and line: an exporter's retry) counted once", name, car.Dups, otlp.AttrSeq)))
