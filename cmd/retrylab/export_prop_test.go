@@ -300,15 +300,20 @@ func stripRetrylab(t *testing.T, src, dst string) string {
 }
 
 // strippedFigures are the figures of trace analyze's JSON that an export
-// gives without its retrylab.* attributes (docs/analyze.md), for traces
-// whose times agree with their waits and whose retries are all described.
+// gives without its retrylab.* attributes (docs/analyze.md): requests but
+// durationMs, attempts, recovery but timeToRecoveryMs, groups by
+// provider, errorMessages but byModel; for traces whose retries are all
+// described and whose requests' attempts can be told.
 func strippedFigures(t *testing.T, s string) map[string]any {
 	t.Helper()
 	m := analyzeMap(t, s)
 	req := m["requests"].(map[string]any)
 	delete(req, "durationMs")
-	att := m["attempts"].(map[string]any)
-	return map[string]any{"requests": req, "attempts": att}
+	rec := m["recovery"].(map[string]any)
+	delete(rec, "timeToRecoveryMs")
+	msgs := m["errorMessages"].(map[string]any)
+	delete(msgs, "byModel") // an escalated request's attempts: the model it ended on
+	return map[string]any{"requests": req, "attempts": m["attempts"], "recovery": rec, "groups": m["groups"], "errorMessages": msgs}
 }
 
 // TestExportStrippedRoundTrip: an export whose retrylab.* attributes a
