@@ -1,6 +1,7 @@
 package otlp
 
 import (
+	"bytes"
 	"fmt"
 	"strings"
 	"testing"
@@ -157,4 +158,37 @@ func TestTraceLinesCarried(t *testing.T) {
 			}
 		})
 	}
+}
+
+// FuzzTraceLines: whatever a span's retrylab.event and retrylab.seq hold,
+// TraceLines reads at most one line of it, a line without a line break,
+// and never panics.
+func FuzzTraceLines(f *testing.F) {
+	f.Add(`{"v":1,"type":"RunFinished","payload":{}}`, int64(4), true)
+	f.Add("{\"v\":1,\"type\":\"X\"}\n{\"v\":1,\"type\":\"X\"}", int64(0), false)
+	f.Add("}{ bogus \x1b[31m", int64(-1), true)
+	f.Add(`{"v":1,"ts":"2026-11-21T10:00:00Z","type":"RetryAttempt","payload":{"status":503}}`, int64(1), false)
+	f.Fuzz(func(t *testing.T, event string, seq int64, twice bool) {
+		ps := exportJSON(t, "e", readLines(t, carriedTrace), 0)
+		if twice {
+			ps = append(ps, exportJSON(t, "e", readLines(t, carriedTrace), 0)...)
+		}
+		carriers := 0
+		eachCarrier(ps, func(a pcommon.Map, l string) {
+			carriers++
+			if isRunFinished := strings.Contains(l, `"RunFinished"`); isRunFinished || carriers == 2 {
+				a.PutStr(AttrEvent, event)
+				a.PutInt(AttrSeq, seq)
+			}
+		})
+		c := TraceLines(ps)
+		if len(c.Lines) > carriers {
+			t.Fatalf("%d lines from %d carriers", len(c.Lines), carriers)
+		}
+		for _, l := range c.Lines {
+			if bytes.ContainsAny(l, "\n\r") {
+				t.Fatalf("a line with a line break: %q", l)
+			}
+		}
+	})
 }
