@@ -74,9 +74,14 @@ func RawLine(ev *trace.RawEvent, runID []byte) []byte {
 // names the model it ended on), else any, the latest first; a retry no
 // event describes is a span with error.type unknown and
 // retrylab.undescribed; a RetryAttempt no request takes is an HTTP span
-// under the run's. Attempts are laid out on the request's clock: it ends
-// at its ts and began durationMs earlier; a failed attempt ends at its
-// RetryAttempt's ts and the next begins delayMs later. Every other event is
+// under the run's. Attempts are laid out on the request's clock, in order,
+// never overlapping: it ends at its ts and began durationMs earlier; a
+// failed attempt ends at its RetryAttempt's ts (not before it began) and
+// the next begins delayMs later, the request's span stretched over its
+// attempts where the waits outlast it (a run on a fake clock), so that
+// the mappings read each wait as its delayMs. A failed request whose
+// RetryAttempts include the one it gave up on ends with that attempt.
+// Every other event is
 // a log record (an OpenTelemetry event: its event name the type, its body
 // the payload) in the run's trace.
 //
