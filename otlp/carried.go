@@ -69,7 +69,12 @@ func (p Problem) String() string { return p.Item + ": " + p.Reason }
 func TraceLines(ps []Payload) Carried {
 	c := &carrier{idx: map[string]int{}, seen: map[seqKey]string{}, bad: map[carriedSpan]bool{}, parent: map[carriedSpan]carriedSpan{}, fallback: map[carriedSpan]bool{}}
 	for _, p := range ps {
-		c.survey(p)
+		c.survey(p, false)
+	}
+	if len(c.bad) > 0 { // the tree is needed only to find what hangs under them
+		for _, p := range ps {
+			c.survey(p, true)
+		}
 	}
 	var out Carried
 	for i, p := range ps {
@@ -100,7 +105,7 @@ type carrier struct {
 	runs []carriedRun
 	// what survey learnt of the scope's spans
 	parent   map[carriedSpan]carriedSpan
-	bad      map[carriedSpan]bool // gen_ai spans whose line is missing or not read
+	bad      map[carriedSpan]bool // gen_ai spans whose line is missing or does not read
 	fallback map[carriedSpan]bool // memo of underBad
 	seen     map[seqKey]string
 	payload  int // the export being taken
@@ -148,10 +153,10 @@ func (c *carrier) run(res pcommon.Map) int {
 	return i
 }
 
-// survey learns the tree of the scope's spans in p, and which gen_ai
-// spans carry no line that reads.
-func (c *carrier) survey(p Payload) {
-	if p.Signal == Logs { // runs in the order they first come
+// survey learns which gen_ai spans of the scope in p carry no line that
+// reads, or with tree, the tree of the scope's spans.
+func (c *carrier) survey(p Payload, tree bool) {
+	if p.Signal == Logs && !tree { // runs in the order they first come
 		for i := 0; i < p.Logs.ResourceLogs().Len(); i++ {
 			c.run(p.Logs.ResourceLogs().At(i).Resource().Attributes())
 		}
@@ -171,15 +176,18 @@ func (c *carrier) survey(p Payload) {
 			for k := 0; k < ss.Spans().Len(); k++ {
 				s := ss.Spans().At(k)
 				key := carriedSpan{run, s.TraceID(), s.SpanID()}
-				if !s.ParentSpanID().IsEmpty() {
-					c.parent[key] = carriedSpan{run, s.TraceID(), s.ParentSpanID()}
+				if tree {
+					if !s.ParentSpanID().IsEmpty() {
+						c.parent[key] = carriedSpan{run, s.TraceID(), s.ParentSpanID()}
+					}
+					continue
 				}
 				if _, ok := s.Attributes().Get("gen_ai.operation.name"); !ok {
 					continue
 				}
-				v, ok := s.Attributes().Get(AttrEvent)
-				good := ok && readable(v, c.runs[run].id)
-				c.bad[key] = c.bad[key] || !good
+				if v, ok := s.Attributes().Get(AttrEvent); !ok || !readable(v, c.runs[run].id) {
+					c.bad[key] = true
+				}
 			}
 		}
 	}
@@ -188,6 +196,9 @@ func (c *carrier) survey(p Payload) {
 // underBad tells a span that is, or hangs under, a gen_ai span whose
 // line is missing or not read.
 func (c *carrier) underBad(k carriedSpan) bool {
+	if len(c.bad) == 0 {
+		return false
+	}
 	if v, ok := c.fallback[k]; ok {
 		return v
 	}
@@ -318,8 +329,9 @@ func readable(v pcommon.Value, run []byte) bool {
 	return err == nil
 }
 
-// readLine reads v, an AttrEvent, as exactly one trace v1 line, and
-// returns it with run as its runId when it has none.
+// readLine reads v, an AttrEvent, as exactly one trace v1 line (held to
+// what trace analyze holds a line of a file to: one JSON object, no line
+// break), and returns it with run as its runId when it has none.
 func readLine(v pcommon.Value, run []byte) ([]byte, error) {
 	if v.Type() != pcommon.ValueTypeStr {
 		return nil, fmt.Errorf("%s is %s, not a string", AttrEvent, strings.ToLower(v.Type().String()))
@@ -327,9 +339,6 @@ func readLine(v pcommon.Value, run []byte) ([]byte, error) {
 	s := v.Str()
 	if n := strings.Count(s, "\n") + strings.Count(s, "\r"); n > 0 {
 		return nil, fmt.Errorf("%s holds more than one line (%d line breaks): a trace v1 line is one", AttrEvent, n)
-	}
-	if t := strings.TrimSpace(s); !strings.HasPrefix(t, "{") || !json.Valid([]byte(t)) {
-		return nil, fmt.Errorf("%s is not one JSON object", AttrEvent)
 	}
 	r, err := trace.NewReader(strings.NewReader(s+"\n"), "")
 	if err != nil {

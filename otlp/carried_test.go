@@ -92,7 +92,7 @@ func TestTraceLinesCarried(t *testing.T) {
 					}
 				})
 			},
-			problems: []string{`1: log record 1 "RunFinished": retrylab.event is not one JSON object (not read)`}},
+			problems: []string{`1: log record 1 "RunFinished": retrylab.event is not a trace v1 line: not a JSON object (not read)`}},
 		{name: "two objects on one line", lines: 3, items: 6,
 			edit: func(ps []Payload) {
 				eachCarrier(ps, func(a pcommon.Map, l string) {
@@ -101,7 +101,7 @@ func TestTraceLinesCarried(t *testing.T) {
 					}
 				})
 			},
-			problems: []string{`1: log record 1 "RunFinished": retrylab.event is not one JSON object (not read)`}},
+			problems: []string{`1: log record 1 "RunFinished": retrylab.event is not a trace v1 line: trailing data after the JSON object (not read)`}},
 		{name: "not a string", lines: 3, items: 6,
 			edit: func(ps []Payload) {
 				eachCarrier(ps, func(a pcommon.Map, l string) {
