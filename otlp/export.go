@@ -1,12 +1,10 @@
 package otlp
 
 import (
-	"bytes"
 	"cmp"
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/json"
-	"slices"
 	"time"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
@@ -76,9 +74,14 @@ func RawLine(ev *trace.RawEvent, runID []byte) []byte {
 // names the model it ended on), else any, the latest first; a retry no
 // event describes is a span with error.type unknown and
 // retrylab.undescribed; a RetryAttempt no request takes is an HTTP span
-// under the run's. Attempts are laid out on the request's clock: it ends
-// at its ts and began durationMs earlier; a failed attempt ends at its
-// RetryAttempt's ts and the next begins delayMs later. Every other event is
+// under the run's. Attempts are laid out on the request's clock, in order,
+// never overlapping: it ends at its ts and began durationMs earlier; a
+// failed attempt ends at its RetryAttempt's ts (not before it began) and
+// the next begins delayMs later, the request's span stretched over its
+// attempts where the waits outlast it (a run on a fake clock), so that
+// the mappings read each wait as its delayMs. A failed request whose
+// RetryAttempts include the one it gave up on ends with that attempt.
+// Every other event is
 // a log record (an OpenTelemetry event: its event name the type, its body
 // the payload) in the run's trace.
 //
@@ -352,22 +355,17 @@ func (x *exporter) request(seq int64, raw []byte, p trace.ProviderRequestFinishe
 		}
 	}
 	n := max(p.Retries+1, len(ras)+1)
+	if !p.Success && len(ras) > p.Retries {
+		n = len(ras) // the last RetryAttempt is the attempt it gave up on
+	}
 	at := start
 	for k := range n {
 		s := x.attemptSpan(parent.SpanID(), k, at)
-		stop := end
+		stop := maxTime(end, at) // attempts never overlap nor go back
 		switch {
 		case k < len(ras):
 			r := ras[k]
-			if !r.ts.IsZero() {
-				stop = r.ts
-				if stop.Before(at) {
-					stop = at
-				}
-				if stop.After(end) {
-					stop = end
-				}
-			}
+			stop = maxTime(r.ts, at) // no ts: an attempt of no known length
 			x.carry(s.Attributes(), r.seq, r.raw)
 			failedSpan(s, r.Status, r.FailureType, r.ErrorMessage)
 			at = stop.Add(ms(max(r.DelayMs, 0)))
@@ -381,7 +379,19 @@ func (x *exporter) request(seq int64, raw []byte, p trace.ProviderRequestFinishe
 			stop = at
 		}
 		s.SetEndTimestamp(pcommon.NewTimestampFromTime(stop))
+		end = maxTime(end, stop)
 	}
+	// The request spans its attempts: where the trace's times are shorter
+	// than its waits (a run on a fake clock), the waits win.
+	parent.SetEndTimestamp(pcommon.NewTimestampFromTime(end))
+	x.seen(end)
+}
+
+func maxTime(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
 }
 
 func failedSpan(s ptrace.Span, status int, errType, msg string) {
@@ -393,130 +403,5 @@ func failedSpan(s ptrace.Span, status int, errType, msg string) {
 	s.Status().SetMessage(msg)
 }
 
-// TraceLines takes out of ps the spans and log records of FromLines (its
-// ExportScope at version trace/v1) and returns the trace v1 lines
-// they carry, each run's in its order (AttrSeq) whatever exports they came
-// in, runs in the order they first come; a line without runId gets its
-// resource's service.instance.id (the file it came from), so that runs
-// kept apart by their files stay apart. rest is what is left of ps, for
-// the mappings.
-func TraceLines(ps []Payload) (lines [][]byte, rest []Payload) {
-	c := carried{idx: map[string]int{}}
-	for _, p := range ps {
-		switch p.Signal {
-		case Traces:
-			rss := p.Traces.ResourceSpans()
-			rss.RemoveIf(func(rs ptrace.ResourceSpans) bool {
-				run := c.run(rs.Resource().Attributes())
-				rs.ScopeSpans().RemoveIf(func(ss ptrace.ScopeSpans) bool {
-					return isExport(ss.Scope()) && c.spans(run, ss.Spans())
-				})
-				return rs.ScopeSpans().Len() == 0
-			})
-			if rss.Len() == 0 {
-				continue
-			}
-		case Logs:
-			rls := p.Logs.ResourceLogs()
-			rls.RemoveIf(func(rl plog.ResourceLogs) bool {
-				run := c.run(rl.Resource().Attributes())
-				rl.ScopeLogs().RemoveIf(func(sl plog.ScopeLogs) bool {
-					return isExport(sl.Scope()) && c.records(run, sl.LogRecords())
-				})
-				return rl.ScopeLogs().Len() == 0
-			})
-			if rls.Len() == 0 {
-				continue
-			}
-		}
-		rest = append(rest, p)
-	}
-	for _, r := range c.runs {
-		slices.SortStableFunc(r.lines, func(a, b seqLine) int { return cmp.Compare(a.seq, b.seq) })
-		for _, l := range r.lines {
-			lines = append(lines, withRun(l.line, r.id))
-		}
-	}
-	return lines, rest
-}
-
 // exportVersion is the version of ExportScope in FromLines's exports.
 const exportVersion = "trace/v1"
-
-// isExport tells FromLines's scope. An export of an older retrylab (no
-// version, no AttrEvent) is left to the mappings.
-func isExport(sc pcommon.InstrumentationScope) bool {
-	return sc.Name() == ExportScope && sc.Version() == exportVersion
-}
-
-// carried gathers the lines of an export by run.
-type carried struct {
-	idx  map[string]int
-	runs []carriedRun
-}
-
-type carriedRun struct {
-	id    []byte
-	lines []seqLine
-}
-
-type seqLine struct {
-	seq  int64
-	line []byte
-}
-
-// run returns the index of the run of a resource.
-func (c *carried) run(res pcommon.Map) int {
-	k := str(res, "service.name") + "\x00" + str(res, "service.instance.id")
-	i, ok := c.idx[k]
-	if !ok {
-		i = len(c.runs)
-		c.idx[k] = i
-		c.runs = append(c.runs, carriedRun{id: []byte(str(res, "service.instance.id"))})
-	}
-	return i
-}
-
-// add keeps the line a, a span's or log record's attributes, carries.
-func (c *carried) add(run int, a pcommon.Map) {
-	if v, ok := a.Get(AttrEvent); ok && v.Type() == pcommon.ValueTypeStr {
-		seq, _ := num(a, AttrSeq)
-		c.runs[run].lines = append(c.runs[run].lines, seqLine{seq, []byte(v.Str())})
-	}
-}
-
-// spans keeps the lines spans carry; true, the scope is FromLines's (a
-// span without a line is its layout: the run, an undescribed retry).
-func (c *carried) spans(run int, spans ptrace.SpanSlice) bool {
-	for i := 0; i < spans.Len(); i++ {
-		c.add(run, spans.At(i).Attributes())
-	}
-	return true
-}
-
-// records is spans for log records.
-func (c *carried) records(run int, recs plog.LogRecordSlice) bool {
-	for i := 0; i < recs.Len(); i++ {
-		c.add(run, recs.At(i).Attributes())
-	}
-	return true
-}
-
-// withRun gives line run as its runId when it has none (a line that does
-// not read as an event is kept as it is: the reader reports it).
-func withRun(line, run []byte) []byte {
-	if len(run) == 0 {
-		return line
-	}
-	r, err := trace.NewReader(bytes.NewReader(line), "")
-	if err != nil {
-		return line
-	}
-	defer r.Close()
-	ev, err := r.Next()
-	if err != nil || ev.RunID != nil {
-		return line
-	}
-	esc, _ := json.Marshal(string(run))
-	return RawLine(ev, esc[1:len(esc)-1])
-}

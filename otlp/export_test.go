@@ -73,7 +73,8 @@ func TestTraceLinesGiveTheTraceBack(t *testing.T) {
 		if max == 1 && len(ps) != 10+2 {
 			t.Errorf("max 1: %d exports, want 12 (10 spans, 2 log records)", len(ps))
 		}
-		got, rest := TraceLines(ps)
+		c := TraceLines(ps)
+		got, rest := c.Lines, c.Rest
 		if len(rest) != 0 {
 			t.Errorf("max %d: rest = %d payloads, want none", max, len(rest))
 		}
@@ -98,7 +99,8 @@ func TestTraceLinesLeaveOtherTelemetry(t *testing.T) {
 	old := p.Traces.ResourceSpans().AppendEmpty().ScopeSpans().AppendEmpty()
 	old.Scope().SetName(ExportScope) // no version: an older retrylab's
 	old.Spans().AppendEmpty().SetName("chat m")
-	lines, rest := TraceLines(ps)
+	c := TraceLines(ps)
+	lines, rest := c.Lines, c.Rest
 	if len(lines) != 7 || len(rest) != 1 || rest[0].Traces.SpanCount() != 2 {
 		t.Errorf("got %d lines, %d payloads left (%d spans); want 7, 1 (2)", len(lines), len(rest), rest[0].Traces.SpanCount())
 	}

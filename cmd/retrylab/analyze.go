@@ -112,7 +112,7 @@ func traceAnalyze(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	// are read as the account of requests they give.
 	in, err := otlpInputs(ctx, files, *strict, stderr)
 	if err != nil {
-		return readTracesError(err, "give OTLP/JSON exports (ExportTraceServiceRequest, ExportLogsServiceRequest), one a line or pretty-printed, or drop --strict to skip what is not one")
+		return readTracesError(err, "give OTLP/JSON exports (ExportTraceServiceRequest, ExportLogsServiceRequest), one a line or pretty-printed, each retrylab.event one trace v1 line, or drop --strict to skip what is not one")
 	}
 	defer in.cleanup()
 	an, err := trace.Analyze(ctx, in.files, trace.Options{

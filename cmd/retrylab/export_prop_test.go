@@ -251,3 +251,144 @@ func TestExportRoundTripCases(t *testing.T) {
 		})
 	}
 }
+
+// stripRetrylab writes src, trace export's OTLP/JSON, to dst without any
+// retrylab.* attribute (an attribute-filtering collector), and returns
+// dst.
+func stripRetrylab(t *testing.T, src, dst string) string {
+	t.Helper()
+	b, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var walk func(v any)
+	walk = func(v any) {
+		switch v := v.(type) {
+		case map[string]any:
+			if as, ok := v["attributes"].([]any); ok {
+				kept := []any{}
+				for _, a := range as {
+					if k, _ := a.(map[string]any)["key"].(string); !strings.HasPrefix(k, "retrylab.") {
+						kept = append(kept, a)
+					}
+				}
+				v["attributes"] = kept
+			}
+			for _, e := range v {
+				walk(e)
+			}
+		case []any:
+			for _, e := range v {
+				walk(e)
+			}
+		}
+	}
+	var out bytes.Buffer
+	for _, line := range bytes.Split(bytes.TrimSpace(b), []byte("\n")) {
+		var doc any
+		if err := json.Unmarshal(line, &doc); err != nil {
+			t.Fatal(err)
+		}
+		walk(doc)
+		j, _ := json.Marshal(doc)
+		out.Write(append(j, '\n'))
+	}
+	if err := os.WriteFile(dst, out.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dst
+}
+
+// strippedFigures are the figures of trace analyze's JSON that an export
+// gives without its retrylab.* attributes (docs/analyze.md): requests but
+// durationMs, attempts, recovery but timeToRecoveryMs, groups by
+// provider, errorMessages but byModel; for traces whose retries are all
+// described and whose requests' attempts can be told.
+func strippedFigures(t *testing.T, s string) map[string]any {
+	t.Helper()
+	m := analyzeMap(t, s)
+	req := m["requests"].(map[string]any)
+	delete(req, "durationMs")
+	rec := m["recovery"].(map[string]any)
+	delete(rec, "timeToRecoveryMs")
+	msgs := m["errorMessages"].(map[string]any)
+	delete(msgs, "byModel") // an escalated request's attempts: the model it ended on
+	return map[string]any{"requests": req, "attempts": m["attempts"], "recovery": rec, "groups": m["groups"], "errorMessages": msgs}
+}
+
+// TestExportStrippedRoundTrip: an export whose retrylab.* attributes a
+// collector removed is read through the mappings (semconv), and gives the
+// trace's request, retry, failure, status and delay figures: on random
+// streams of requests whose retries are all described, with timestamps
+// (genStrippable), and on a real chaos run.
+func TestExportStrippedRoundTrip(t *testing.T) {
+	dir := t.TempDir()
+	srcs, _ := filepath.Glob(filepath.Join("testdata", "roundtrip", "[ep]*.jsonl")) // real chaos runs
+	srcs = append(srcs, filepath.Join("testdata", "roundtrip", "hostile-escalated.jsonl"))
+	for seed := range 40 {
+		r := rand.New(rand.NewPCG(uint64(seed), 6))
+		src := filepath.Join(dir, fmt.Sprintf("trace-%d.jsonl", seed))
+		if err := os.WriteFile(src, genStrippable(r, 3+r.IntN(12)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		srcs = append(srcs, src)
+	}
+	for i, src := range srcs {
+		otel := exportTo(t, src, filepath.Join(dir, fmt.Sprintf("otel-%d.json", i)))
+		stripped := stripRetrylab(t, otel, filepath.Join(dir, fmt.Sprintf("stripped-%d.json", i)))
+		if b, _ := os.ReadFile(stripped); bytes.Contains(b, []byte("retrylab.event")) {
+			t.Fatalf("%s: retrylab.event left in the stripped export", src)
+		}
+		want, got := strippedFigures(t, analyzeRaw(t, src, "provider")), strippedFigures(t, analyzeRaw(t, stripped, "provider"))
+		if want["requests"].(map[string]any)["total"] == 0.0 {
+			t.Fatalf("%s: no request analysed", src)
+		}
+		if i == 3 {
+			t.Logf("%s: %v", src, want)
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			tr, _ := os.ReadFile(src)
+			t.Fatalf("%s: analyze of the trace vs of its export stripped of retrylab.* (-want +got):\n%s\ntrace:\n%s", src, diff, tr)
+		}
+	}
+}
+
+// genStrippable writes n requests one after another, each with its
+// RetryAttempts (statuses, failure types, waits; the last one's when it
+// failed), timestamps agreeing with the waits.
+func genStrippable(r *rand.Rand, n int) []byte {
+	var b bytes.Buffer
+	clock := time.Date(2026, 11, 21, 23, 59, 0, 0, time.UTC)
+	emit := func(typ string, payload any) {
+		j, _ := json.Marshal(map[string]any{"v": 1, "ts": clock.Format(time.RFC3339Nano), "type": typ, "runId": "s", "payload": payload})
+		b.Write(append(j, '\n'))
+	}
+	provs := []string{"anthropic", "openai"}
+	ftypes := []string{"overloaded", "rate_limit", "server_error", "timeout"}
+	for range n {
+		prov, start := provs[r.IntN(2)], clock
+		retries, success := r.IntN(4), r.IntN(4) != 0
+		tries := retries
+		if !success {
+			tries++
+		}
+		for k := range tries {
+			clock = clock.Add(time.Duration(1+r.IntN(900)) * time.Millisecond)
+			p := retryAttempt(r, prov, "m", "", k+1, ftypes)
+			p["willRetry"] = k < retries
+			if k == retries {
+				p["delayMs"] = 0
+			}
+			emit("RetryAttempt", p)
+			clock = clock.Add(time.Duration(p["delayMs"].(int)) * time.Millisecond)
+		}
+		clock = clock.Add(time.Duration(1+r.IntN(900)) * time.Millisecond)
+		p := map[string]any{"provider": prov, "model": "m", "durationMs": clock.Sub(start).Milliseconds(), "success": success, "retries": retries}
+		if !success {
+			p["error"], p["failureType"] = "gave up", ftypes[r.IntN(len(ftypes))]
+		}
+		emit("ProviderRequestFinished", p)
+		clock = clock.Add(time.Second)
+	}
+	return b.Bytes()
+}

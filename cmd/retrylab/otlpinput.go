@@ -253,27 +253,17 @@ const maxOTLPLine = 64 << 20
 // request says so.
 func convertOTLP(name string, src io.Reader, dst string, strict bool, stderr io.Writer) error {
 	var ps []otlp.Payload
+	var at []otlp.Doc // where each of ps is in src
 	docs, bad := 0, 0
 	err := otlp.ReadJSON(src, maxOTLPLine, func(d otlp.Doc) error {
 		docs++
 		if d.Err == nil {
 			ps = append(ps, d.Payload)
+			at = append(at, otlp.Doc{Line: d.Line, EndLine: d.EndLine})
 			return nil
 		}
 		bad++
-		at := fmt.Sprint(d.Line)
-		if d.EndLine > d.Line {
-			at = fmt.Sprintf("%d-%d", d.Line, d.EndLine)
-		}
-		if strict {
-			reason := d.Err.Error()
-			if d.EndLine > d.Line {
-				reason += " (lines " + at + ")"
-			}
-			return &trace.LineError{File: name, Line: d.Line, Reason: reason}
-		}
-		fmt.Fprintf(stderr, "note: %s\n", printable(fmt.Sprintf("%s:%s: %v (skipped)", name, at, d.Err)))
-		return nil
+		return docProblem(name, d, d.Err.Error(), "skipped", strict, stderr)
 	})
 	if err != nil {
 		var le *trace.LineError
@@ -282,14 +272,31 @@ func convertOTLP(name string, src io.Reader, dst string, strict bool, stderr io.
 		}
 		return trace.ReadError(name, err)
 	}
-	lines, rest := otlp.TraceLines(ps)
-	acc := otlp.Read(otlp.Collect(rest))
+	car := otlp.TraceLines(ps)
+	for i, p := range car.Problems {
+		if i == maxCarriedNotes && !strict {
+			fmt.Fprintf(stderr, "note: %s\n", printable(fmt.Sprintf("%s: and %d more %s value(s) not read", name, len(car.Problems)-i, otlp.AttrEvent)))
+			break
+		}
+		if err := docProblem(name, at[p.Payload], p.String(), "", strict, stderr); err != nil {
+			return err
+		}
+	}
+	if car.Mapped > 0 {
+		fmt.Fprintf(stderr, "note: %s\n", printable(fmt.Sprintf("%s: %d span(s) and log record(s) of retrylab's export (scope %s, version trace/v1) read by the mappings, "+
+			"not from their %s (none, one not read, or under a request span without one): requests, attempts, statuses, failure types and waits, "+
+			"not the other events (docs/analyze.md)", name, car.Mapped, otlp.ExportScope, otlp.AttrEvent)))
+	}
+	if car.Dups > 0 {
+		fmt.Fprintf(stderr, "note: %s\n", printable(fmt.Sprintf("%s: %d trace v1 line(s) received more than once (the same run, %s and line: an exporter's retry) counted once", name, car.Dups, otlp.AttrSeq)))
+	}
+	acc := otlp.Read(otlp.Collect(car.Rest))
 	for _, n := range acc.Notes { // what the mappings received but did not read
 		fmt.Fprintf(stderr, "note: %s\n", printable(name+": "+n))
 	}
 	var buf bytes.Buffer
 	requests := len(acc.Requests)
-	for _, l := range lines {
+	for _, l := range car.Lines {
 		buf.Write(append(l, '\n'))
 		if bytes.Contains(l, []byte(`"type":"ProviderRequestFinished"`)) {
 			requests++
@@ -303,9 +310,33 @@ func convertOTLP(name string, src io.Reader, dst string, strict bool, stderr io.
 		buf.Write(append(line, '\n'))
 	}
 	if requests == 0 {
-		fmt.Fprintf(stderr, "note: %s\n", printable(noRequestsNote(name, docs, bad, acc.Items+len(lines))))
+		fmt.Fprintf(stderr, "note: %s\n", printable(noRequestsNote(name, docs, bad, acc.Items+car.Items)))
 	}
 	return os.WriteFile(dst, buf.Bytes(), 0o600)
+}
+
+// maxCarriedNotes bounds the notes on carried lines not read, per input.
+const maxCarriedNotes = 10
+
+// docProblem reports what is wrong with document d of input name: with
+// strict a *trace.LineError, else a note on stderr (what was done in
+// parentheses when not empty).
+func docProblem(name string, d otlp.Doc, reason, done string, strict bool, stderr io.Writer) error {
+	at := fmt.Sprint(d.Line)
+	if d.EndLine > d.Line {
+		at = fmt.Sprintf("%d-%d", d.Line, d.EndLine)
+	}
+	if strict {
+		if d.EndLine > d.Line {
+			reason += " (lines " + at + ")"
+		}
+		return &trace.LineError{File: name, Line: d.Line, Reason: reason}
+	}
+	if done != "" {
+		reason += " (" + done + ")"
+	}
+	fmt.Fprintf(stderr, "note: %s\n", printable(fmt.Sprintf("%s:%s: %s", name, at, reason)))
+	return nil
 }
 
 // noRequestsNote says that an OTLP/JSON input gave no request, and why
