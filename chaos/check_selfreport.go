@@ -60,12 +60,20 @@ func judgeSelfReport(ob Observed, cs []clientAttempt) (bool, string, string) {
 	if n == 0 {
 		return true, fmt.Sprintf("the client sent telemetry (%d spans and log records) that no mapping reads as this run's attempts (known: %s)", acc.Items, strings.Join(otlp.MappingNames(), ", ")), ""
 	}
+	if s := skippedText(acc); s != "" {
+		if !dropped {
+			return true, "the client's telemetry leaves out attempts it numbers itself" + s, ""
+		}
+		return false, fmt.Sprintf("the client's telemetry leaves out attempts it numbers itself%s, and the receiver dropped %d of its exports past its bounds: they may be in them", s, ob.Telemetry.Dropped), StateUnverified
+	}
+	if concurrent(acc) {
+		if fail, hint, state, ok := judgeUnordered(ob, cs); ok {
+			return fail, hint, state
+		}
+	}
 	al := align(ob, cs)
 	if al.cost.contra > 0 {
 		return true, firstContradiction(ob, cs, al), ""
-	}
-	if s := skippedText(acc); s != "" && !dropped {
-		return true, "the client's telemetry leaves out attempts it numbers itself" + s, ""
 	}
 	missing := al.cost.unexcused + al.cost.suffix
 	switch {
@@ -77,11 +85,51 @@ func judgeSelfReport(ob Observed, cs []clientAttempt) (bool, string, string) {
 		return false, fmt.Sprintf("the client's telemetry names %d of the %d attempts the server answered, and the receiver dropped %d of its exports past its bounds: the rest may be in them", n, m, ob.Telemetry.Dropped), StateUnverified
 	case al.cost.unexcused == 0 && exitedInError(ob):
 		if g := timingGap(ob, cs, al); g != "" {
-			return true, g, ""
+			// Timestamps suggest a gap in the middle; noise and a client
+			// that stamps late can suggest the same: it is not proof.
+			return false, g + " (by its timestamps alone, which cannot prove it)", StateUnverified
 		}
 		return false, fmt.Sprintf("the client's telemetry stops after attempt %d of %d, and the client exited in error (%s): an exporter not flushed at exit looks the same as an omission", m-al.cost.suffix, m, exitText(ob)), StateUnverified
 	}
 	return true, fmt.Sprintf("the client's telemetry leaves out %d attempt(s) the server answered (%s)", missing, leftOut(al, m)), ""
+}
+
+// judgeUnordered judges the account of a client whose requests overlap:
+// the server met their attempts in an order the client's stamps cannot
+// give, so each claim is held against the server attempts in any order.
+// ok is false when the accounts are too long to match so.
+func judgeUnordered(ob Observed, cs []clientAttempt) (fail bool, hint, state string, ok bool) {
+	unmatched, ok := unorderedContradictions(ob, cs)
+	if !ok {
+		return false, "", "", false
+	}
+	n, m := len(cs), ob.ServerAttempts
+	if len(unmatched) > 0 {
+		k := unmatched[0]
+		return true, fmt.Sprintf("%d of the client's attempts claim what the server answered none of its attempts with (its requests overlap, so they were compared in any order); the first, its attempt %d, claims %s", len(unmatched), k+1, claimText(cs[k].Attempt)), "", true
+	}
+	switch {
+	case n == m:
+		return false, "", "", true
+	case uncounted(ob.SelfReport) != "":
+		return false, fmt.Sprintf("the client's telemetry names %d of the %d attempts the server answered and does not count the rest: %s", n, m, uncounted(ob.SelfReport)), StateUnverified, true
+	case ob.Telemetry != nil && ob.Telemetry.Dropped > 0:
+		return false, fmt.Sprintf("the client's telemetry names %d of the %d attempts the server answered, and the receiver dropped %d of its exports past its bounds: the rest may be in them", n, m, ob.Telemetry.Dropped), StateUnverified, true
+	case exitedInError(ob):
+		return false, fmt.Sprintf("the client's telemetry names %d of the %d attempts the server answered, and the client exited in error (%s): an exporter not flushed at exit looks the same as an omission", n, m, exitText(ob)), StateUnverified, true
+	}
+	return true, fmt.Sprintf("the client's telemetry leaves out %d of the %d attempts the server answered (its requests overlap: compared in any order)", m-n, m), "", true
+}
+
+// claimText says what the client claims of an attempt.
+func claimText(a otlp.Attempt) string {
+	switch {
+	case a.Status != 0:
+		return fmt.Sprintf("status %d", a.Status)
+	case !a.Failed():
+		return "a success"
+	}
+	return "a failure"
 }
 
 // leftOut names the server attempts an alignment leaves out (at most 8).

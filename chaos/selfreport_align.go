@@ -48,18 +48,21 @@ func plainAttempts(cs []clientAttempt) []otlp.Attempt {
 
 // alignCost weighs an alignment of the client's attempts onto the
 // server's, compared in this order: claims the journal contradicts,
-// attempts placed on a server attempt that arrived clearly before the
-// client began them (late), server attempts left out that nothing
-// excuses, left out at the end, left out before an attempt of a request
-// that does not count them all.
-type alignCost struct{ contra, late, unexcused, suffix, excused int }
+// server attempts left out that nothing excuses, left out at the end,
+// left out before an attempt of a request that does not count them all,
+// and last attempts placed on a server attempt that arrived clearly
+// before the client began them (late). Timing only breaks ties: a client
+// may stamp an attempt when it ends, or long before it is sent, and the
+// machine's noise is in every stamp, so it never outweighs a reading of
+// the account that the journal allows.
+type alignCost struct{ contra, unexcused, suffix, excused, late int }
 
 func (a alignCost) less(b alignCost) bool {
-	return slices.Compare([]int{a.contra, a.late, a.unexcused, a.suffix, a.excused}, []int{b.contra, b.late, b.unexcused, b.suffix, b.excused}) < 0
+	return slices.Compare([]int{a.contra, a.unexcused, a.suffix, a.excused, a.late}, []int{b.contra, b.unexcused, b.suffix, b.excused, b.late}) < 0
 }
 
 func (a alignCost) plus(b alignCost) alignCost {
-	return alignCost{a.contra + b.contra, a.late + b.late, a.unexcused + b.unexcused, a.suffix + b.suffix, a.excused + b.excused}
+	return alignCost{a.contra + b.contra, a.unexcused + b.unexcused, a.suffix + b.suffix, a.excused + b.excused, a.late + b.late}
 }
 
 // lateBy is how much later than a server attempt arrived a client may say
@@ -224,4 +227,77 @@ func shiftFits(ob Observed, cs []clientAttempt, al alignment, k int, off, tol ti
 		}
 	}
 	return -1
+}
+
+// concurrent reports whether two of the client's requests were in flight
+// at once by its own account (their attempts' spans overlap, or begin
+// within lateBy of each other): the server then
+// met their attempts in an order the client's stamps do not give.
+func concurrent(acc *otlp.Account) bool {
+	type span struct{ from, to time.Time }
+	var rs []span
+	for _, r := range acc.Requests {
+		if len(r.Attempts) == 0 {
+			continue
+		}
+		sp := span{r.Attempts[0].Start, r.Attempts[0].End}
+		for _, a := range r.Attempts {
+			if a.Untimed {
+				continue
+			}
+			if a.Start.Before(sp.from) {
+				sp.from = a.Start
+			}
+			if a.End.After(sp.to) {
+				sp.to = a.End
+			}
+		}
+		rs = append(rs, sp)
+	}
+	slices.SortFunc(rs, func(x, y span) int { return x.from.Compare(y.from) })
+	for i := 1; i < len(rs); i++ {
+		if rs[i].from.Before(rs[i-1].to) || rs[i].from.Sub(rs[i-1].from) < lateBy {
+			return true
+		}
+	}
+	return false
+}
+
+// maxUnordered bounds the attempts matched in any order (Kuhn's
+// algorithm is O(n·m²)).
+const maxUnordered = 2000
+
+// unorderedContradictions matches the client's attempts to the server's
+// in any order (each to one it does not contradict, as many as can be)
+// and returns the client attempts left unmatched: claims no server attempt
+// bears out. ok is false when the accounts are too long to match so.
+func unorderedContradictions(ob Observed, cs []clientAttempt) (unmatched []int, ok bool) {
+	n, m := len(cs), ob.ServerAttempts
+	if n > maxUnordered || m > maxUnordered {
+		return nil, false
+	}
+	owner := make([]int, m)
+	for j := range owner {
+		owner[j] = -1
+	}
+	var try func(k int, seen []bool) bool
+	try = func(k int, seen []bool) bool {
+		for j := 0; j < m; j++ {
+			if seen[j] || contradiction(ob, cs[k].Attempt, j) != "" {
+				continue
+			}
+			seen[j] = true
+			if owner[j] < 0 || try(owner[j], seen) {
+				owner[j] = k
+				return true
+			}
+		}
+		return false
+	}
+	for k := 0; k < n; k++ {
+		if !try(k, make([]bool, m)) {
+			unmatched = append(unmatched, k)
+		}
+	}
+	return unmatched, true
 }
