@@ -83,7 +83,7 @@ func TestTraceLinesCarried(t *testing.T) {
 					}
 				})
 			},
-			problems: []string{`0: span 81dc06faa65e3750 "chat m": retrylab.event holds more than one line (1000 line breaks): a trace v1 line is one (not read; the span read by the mappings)`}},
+			problems: []string{`0: span 50201b2bebbcf7c6 "chat m": retrylab.event holds more than one line (1000 line breaks): a trace v1 line is one (not read; the span read by the mappings)`}},
 		{name: "not one JSON object", lines: 3, items: 6,
 			edit: func(ps []Payload) {
 				eachCarrier(ps, func(a pcommon.Map, l string) {
@@ -119,7 +119,7 @@ func TestTraceLinesCarried(t *testing.T) {
 					}
 				})
 			},
-			problems: []string{`0: span 81dc06faa65e3752 "POST": retrylab.event is not a trace v1 line: `}},
+			problems: []string{`0: span 50201b2bebbcf7c8 "POST": retrylab.event is not a trace v1 line: `}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ps := exportJSON(t, "e", readLines(t, carriedTrace), 0)
