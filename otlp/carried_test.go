@@ -102,6 +102,15 @@ func TestTraceLinesCarried(t *testing.T) {
 				})
 			},
 			problems: []string{`1: log record 1 "RunFinished": retrylab.event is not a trace v1 line: trailing data after the JSON object (not read)`}},
+		{name: "nested too deep (valid JSON)", lines: 3, items: 6, // hostile report 3, item 8
+			edit: func(ps []Payload) {
+				eachCarrier(ps, func(a pcommon.Map, l string) {
+					if isType("RunFinished")(l) {
+						a.PutStr(AttrEvent, `{"type":"RunFinished","payload":`+strings.Repeat("[", 100000)+strings.Repeat("]", 100000)+`}`)
+					}
+				})
+			},
+			problems: []string{`1: log record 1 "RunFinished": retrylab.event is not a trace v1 line: nested deeper than 512 levels`}},
 		{name: "not a string", lines: 3, items: 6,
 			edit: func(ps []Payload) {
 				eachCarrier(ps, func(a pcommon.Map, l string) {
