@@ -177,6 +177,7 @@ func FuzzTraceLines(f *testing.F) {
 	f.Add("{\"v\":1,\"type\":\"X\"}\n{\"v\":1,\"type\":\"X\"}", int64(0), false)
 	f.Add("}{ bogus \x1b[31m", int64(-1), true)
 	f.Add(`{"v":1,"ts":"2026-11-21T10:00:00Z","type":"RetryAttempt","payload":{"status":503}}`, int64(1), false)
+	f.Add(`{"type":"X","payload":`+strings.Repeat("[", 600)+strings.Repeat("]", 600)+`}`, int64(2), false) // nested too deep
 	f.Fuzz(func(t *testing.T, event string, seq int64, twice bool) {
 		ps := exportJSON(t, "e", readLines(t, carriedTrace), 0)
 		if twice {
