@@ -83,7 +83,7 @@ func TestTraceLinesCarried(t *testing.T) {
 					}
 				})
 			},
-			problems: []string{`0: span 81dc06faa65e3750 "chat m": retrylab.event holds more than one line (1000 line breaks): a trace v1 line is one (not read; the span read by the mappings)`}},
+			problems: []string{`0: span 50201b2bebbcf7c6 "chat m": retrylab.event holds more than one line (1000 line breaks): a trace v1 line is one (not read; the span read by the mappings)`}},
 		{name: "not one JSON object", lines: 3, items: 6,
 			edit: func(ps []Payload) {
 				eachCarrier(ps, func(a pcommon.Map, l string) {
@@ -102,6 +102,15 @@ func TestTraceLinesCarried(t *testing.T) {
 				})
 			},
 			problems: []string{`1: log record 1 "RunFinished": retrylab.event is not a trace v1 line: trailing data after the JSON object (not read)`}},
+		{name: "nested too deep (valid JSON)", lines: 3, items: 6, // hostile report 3, item 8
+			edit: func(ps []Payload) {
+				eachCarrier(ps, func(a pcommon.Map, l string) {
+					if isType("RunFinished")(l) {
+						a.PutStr(AttrEvent, `{"type":"RunFinished","payload":`+strings.Repeat("[", 100000)+strings.Repeat("]", 100000)+`}`)
+					}
+				})
+			},
+			problems: []string{`1: log record 1 "RunFinished": retrylab.event is not a trace v1 line: nested deeper than 512 levels`}},
 		{name: "not a string", lines: 3, items: 6,
 			edit: func(ps []Payload) {
 				eachCarrier(ps, func(a pcommon.Map, l string) {
@@ -119,7 +128,7 @@ func TestTraceLinesCarried(t *testing.T) {
 					}
 				})
 			},
-			problems: []string{`0: span 81dc06faa65e3752 "POST": retrylab.event is not a trace v1 line: `}},
+			problems: []string{`0: span 50201b2bebbcf7c8 "POST": retrylab.event is not a trace v1 line: `}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ps := exportJSON(t, "e", readLines(t, carriedTrace), 0)
@@ -168,6 +177,7 @@ func FuzzTraceLines(f *testing.F) {
 	f.Add("{\"v\":1,\"type\":\"X\"}\n{\"v\":1,\"type\":\"X\"}", int64(0), false)
 	f.Add("}{ bogus \x1b[31m", int64(-1), true)
 	f.Add(`{"v":1,"ts":"2026-11-21T10:00:00Z","type":"RetryAttempt","payload":{"status":503}}`, int64(1), false)
+	f.Add(`{"type":"X","payload":`+strings.Repeat("[", 600)+strings.Repeat("]", 600)+`}`, int64(2), false) // nested too deep
 	f.Fuzz(func(t *testing.T, event string, seq int64, twice bool) {
 		ps := exportJSON(t, "e", readLines(t, carriedTrace), 0)
 		if twice {

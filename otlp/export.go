@@ -1,10 +1,12 @@
 package otlp
 
 import (
+	"bytes"
 	"cmp"
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/json"
+	"slices"
 	"time"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
@@ -89,6 +91,9 @@ func RawLine(ev *trace.RawEvent, runID []byte) []byte {
 // and position (AttrSeq), so that TraceLines gives the trace back exactly:
 // analyze of an export gives the figures of the trace, whatever the
 // layout could not show. The run is the resource's service.instance.id.
+// The trace and span ids are derived from runID and the lines with their
+// Seq (see ids): the same input, the same ids; another file or trace of
+// the same runId, other ids.
 // The spans, then the log records, come in exports of at most maxItems
 // each (0: one of each).
 func FromLines(runID string, lines []Line, maxItems int) []Payload {
@@ -103,7 +108,8 @@ func FromLines(runID string, lines []Line, maxItems int) []Payload {
 		sc.SetName(ExportScope)
 		sc.SetVersion(exportVersion)
 	}
-	x := &exporter{spans: ss.Spans(), logs: sl.LogRecords(), id: ids(runID), cursor: time.Unix(0, 0).UTC()}
+	lines = withRaw(lines)
+	x := &exporter{spans: ss.Spans(), logs: sl.LogRecords(), id: ids(runID, lines), cursor: time.Unix(0, 0).UTC()}
 	x.run = x.newSpan(pcommon.SpanID{}, "retrylab run")
 	x.run.SetKind(ptrace.SpanKindInternal)
 	for _, l := range lines {
@@ -189,9 +195,6 @@ type tsRetry struct {
 
 func (x *exporter) line(l Line) {
 	seq, raw := l.Seq, l.Raw
-	if raw == nil {
-		raw, _ = json.Marshal(l.Event) // an Event always marshals, but for a year past 9999
-	}
 	switch l.Type {
 	case trace.TypeRetryAttempt:
 		var p trace.RetryAttempt
@@ -213,12 +216,55 @@ func (x *exporter) line(l Line) {
 	rec.SetTimestamp(pcommon.NewTimestampFromTime(ts))
 	rec.SetTraceID(x.id.trace)
 	rec.SetSpanID(x.run.SpanID())
-	var body map[string]any
-	if json.Unmarshal(l.Payload, &body) == nil {
-		_ = rec.Body().SetEmptyMap().FromRaw(body) // JSON's types are all FromRaw's
+	if bytes.HasPrefix(bytes.TrimSpace(l.Payload), []byte("{")) {
+		body := pcommon.NewValueEmpty()
+		if d := json.NewDecoder(bytes.NewReader(l.Payload)); setJSON(body, d) == nil {
+			body.CopyTo(rec.Body()) // in the payload's order, so that one input is one export
+		}
 	}
 	x.carry(rec.Attributes(), seq, raw)
 	x.seen(ts)
+}
+
+// setJSON sets v to the next JSON value of d, objects' keys in their
+// order (FromRaw of a map would take them in Go's random map order).
+func setJSON(v pcommon.Value, d *json.Decoder) error {
+	tok, err := d.Token()
+	if err != nil {
+		return err
+	}
+	switch t := tok.(type) {
+	case json.Delim:
+		if t == '[' {
+			sl := v.SetEmptySlice()
+			for d.More() {
+				if err := setJSON(sl.AppendEmpty(), d); err != nil {
+					return err
+				}
+			}
+		} else {
+			m := v.SetEmptyMap()
+			for d.More() {
+				k, err := d.Token()
+				if err != nil {
+					return err
+				}
+				key, _ := k.(string) // an object's key is a string
+				if err := setJSON(m.PutEmpty(key), d); err != nil {
+					return err
+				}
+			}
+		}
+		_, err = d.Token() // the closing delimiter
+		return err
+	case string:
+		v.SetStr(t)
+	case float64:
+		v.SetDouble(t)
+	case bool:
+		v.SetBool(t)
+	}
+	return nil // null: an empty value
 }
 
 // at is ts, or for an event without one, a time after the last laid out
@@ -287,14 +333,47 @@ func containsInt(s []int, v int) bool {
 	return false
 }
 
+// withRaw is lines, each with its Raw (nil: the event marshalled), the
+// caller's slice left as it was.
+func withRaw(lines []Line) []Line {
+	out := slices.Clone(lines)
+	for i := range out {
+		if out[i].Raw == nil {
+			out[i].Raw, _ = json.Marshal(out[i].Event) // an Event always marshals, but for a year past 9999
+		}
+	}
+	return out
+}
+
 // spanIDs makes a run's trace id and its spans' ids.
 type spanIDs struct {
 	trace pcommon.TraceID
 	seed  [32]byte
 }
 
-func ids(runID string) spanIDs {
-	s := spanIDs{seed: sha256.Sum256([]byte(runID))}
+// ids derives the ids of one FromLines call from what it exports: the
+// runId and every line with its position (Seq). The same input gives the
+// same ids (an exporter's retry, or the same trace exported again, is
+// received again as the same spans and counted once); a runId in two
+// files, or two traces of one runId, are other lines or other positions,
+// so other traces, whose spans never collide.
+func ids(runID string, lines []Line) spanIDs {
+	h := sha256.New()
+	var n [8]byte
+	field := func(b []byte) {
+		binary.BigEndian.PutUint64(n[:], uint64(len(b)))
+		h.Write(n[:])
+		h.Write(b)
+	}
+	field([]byte(exportVersion))
+	field([]byte(runID))
+	for _, l := range lines {
+		binary.BigEndian.PutUint64(n[:], uint64(l.Seq))
+		h.Write(n[:])
+		field(l.Raw)
+	}
+	var s spanIDs
+	h.Sum(s.seed[:0])
 	copy(s.trace[:], s.seed[:16])
 	return s
 }

@@ -58,6 +58,7 @@ func (s *sink) over() bool { return len(s.b) >= s.limit }
 // buffer up to the line's '\n' (none when whole: pre is the whole line).
 type longLine struct {
 	r       *Reader
+	deep    bool   // a value nested deeper than maxDepth was met
 	win     []byte // unread bytes of the current window
 	winLen  int    // the length of the current window, when taken from r.br
 	nlAfter bool   // r.br holds the line's '\n' after the window
@@ -283,6 +284,8 @@ func (p *longLine) topMember() string {
 	}
 	ok = p.value(s, 1, key == "payload")
 	switch {
+	case !ok && p.deep:
+		return tooDeep
 	case !ok:
 		return invalidJSON
 	case key == "type" && !isStr:
@@ -334,6 +337,7 @@ func (p *longLine) lit(s *sink, lit string) bool {
 // to p.lates.
 func (p *longLine) object(s *sink, depth int, payload bool) bool {
 	if depth > maxDepth {
+		p.deep = true
 		return false
 	}
 	p.win = p.win[1:]
@@ -438,6 +442,7 @@ func (p *longLine) appendLates(b []byte, comma bool) []byte {
 
 func (p *longLine) array(s *sink, depth int) bool {
 	if depth > maxDepth {
+		p.deep = true
 		return false
 	}
 	p.win = p.win[1:]

@@ -471,7 +471,7 @@ func parseTop(line []byte, ev *RawEvent, members func(typ string) func(key, val 
 				vend, ok = scanValue(b, i, 1)
 			}
 			if !ok {
-				return invalid
+				return badValue(vend)
 			}
 			val := b[i:vend]
 			switch string(key) {
@@ -738,7 +738,35 @@ func smallInt(b []byte) (int64, bool) {
 
 func jsonBool(val []byte) bool { return len(val) == 4 && string(val) == "true" }
 
+// maxDepth bounds how deep the arrays and objects of a line's members
+// nest: deeper, the line is malformed (tooDeep), so that no line can
+// exhaust the stack of its reader.
 const maxDepth = 512
+
+// tooDeep is the reason of a line nested deeper than maxDepth: valid JSON
+// perhaps, but not read.
+var tooDeep = fmt.Sprintf("nested deeper than %d levels (retrylab's bound on the arrays and objects of a line)", maxDepth)
+
+// deepEnd is what scanValue and its kin return as the end of a value
+// nested deeper than maxDepth (otherwise 0 when it is not JSON).
+const deepEnd = -1
+
+// failEnd is the end a scan gives back when a value inside it failed
+// with end.
+func failEnd(end int) (int, bool) {
+	if end == deepEnd {
+		return deepEnd, false
+	}
+	return 0, false
+}
+
+// badValue is the reason of a member whose value failed to scan with end.
+func badValue(end int) string {
+	if end == deepEnd {
+		return tooDeep
+	}
+	return "invalid JSON"
+}
 
 func skipWS(b []byte, i int) int {
 	for i < len(b) && isSpace(b[i]) {
@@ -752,7 +780,7 @@ func skipWS(b []byte, i int) int {
 // index after the closing brace.
 func scanObject(b []byte, i, depth int, fn func(key, val []byte) bool) (int, bool) {
 	if depth > maxDepth {
-		return 0, false
+		return deepEnd, false
 	}
 	i = skipWS(b, i+1)
 	if i < len(b) && b[i] == '}' {
@@ -774,7 +802,7 @@ func scanObject(b []byte, i, depth int, fn func(key, val []byte) bool) (int, boo
 		i = skipWS(b, i+1)
 		vend, ok := scanValue(b, i, depth+1)
 		if !ok {
-			return 0, false
+			return failEnd(vend)
 		}
 		if fn != nil && !fn(key, b[i:vend]) {
 			return 0, false
@@ -796,7 +824,7 @@ func scanObject(b []byte, i, depth int, fn func(key, val []byte) bool) (int, boo
 
 func scanArray(b []byte, i, depth int) (int, bool) {
 	if depth > maxDepth {
-		return 0, false
+		return deepEnd, false
 	}
 	i = skipWS(b, i+1)
 	if i < len(b) && b[i] == ']' {
@@ -805,7 +833,7 @@ func scanArray(b []byte, i, depth int) (int, bool) {
 	for {
 		end, ok := scanValue(b, i, depth+1)
 		if !ok {
-			return 0, false
+			return failEnd(end)
 		}
 		i = skipWS(b, end)
 		if i >= len(b) {

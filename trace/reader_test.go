@@ -88,6 +88,15 @@ func TestReader(t *testing.T) {
 				{Line: 6, Err: "t.jsonl:6: invalid JSON"},
 			}},
 		{"escaped type", `{"type":"Foo\u0042ar"}` + "\n", []readResult{{Line: 1, Type: "FooBar"}}},
+		// Valid JSON nested past maxDepth is malformed, and says so (hostile
+		// report 3, item 8); at maxDepth it is read. A bad value before the
+		// depth is reached is invalid JSON.
+		{"nested to the bound", `{"type":"A","payload":` + nested(maxDepth) + "}\n",
+			[]readResult{{Line: 1, Type: "A"}}},
+		{"nested past the bound", `{"type":"A","payload":` + nested(maxDepth+1) + "}\n" + `{"type":"A","x":` + nested(100000) + "}\n",
+			[]readResult{{Line: 1, Err: "t.jsonl:1: " + tooDeep}, {Line: 2, Err: "t.jsonl:2: " + tooDeep}}},
+		{"invalid before the bound", `{"type":"A","payload":[tru,` + nested(maxDepth+1) + "]}\n",
+			[]readResult{{Line: 1, Err: "t.jsonl:1: invalid JSON"}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -180,4 +189,10 @@ func lineOf(data []byte, n int) []byte {
 		return lines[n-1]
 	}
 	return nil
+}
+
+// nested is n arrays, one in the other, in an object: n levels deep as the
+// reader counts them (a top-level member's value is level 1).
+func nested(n int) string {
+	return `{"a":` + strings.Repeat("[", n-1) + strings.Repeat("]", n-1) + "}"
 }

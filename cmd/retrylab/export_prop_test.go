@@ -320,11 +320,13 @@ func strippedFigures(t *testing.T, s string) map[string]any {
 // collector removed is read through the mappings (semconv), and gives the
 // trace's request, retry, failure, status and delay figures: on random
 // streams of requests whose retries are all described, with timestamps
-// (genStrippable), and on a real chaos run.
+// (genStrippable), on a real chaos run, and on two files of one runId
+// (hostile report 3: the ids of their spans collided, and one file's
+// request was read as the other's, contradicted).
 func TestExportStrippedRoundTrip(t *testing.T) {
 	dir := t.TempDir()
 	srcs, _ := filepath.Glob(filepath.Join("testdata", "roundtrip", "[ep]*.jsonl")) // real chaos runs
-	srcs = append(srcs, filepath.Join("testdata", "roundtrip", "hostile-escalated.jsonl"))
+	srcs = append(srcs, filepath.Join("testdata", "roundtrip", "hostile-escalated.jsonl"), filepath.Join("testdata", "roundtrip", "same-runid"))
 	for seed := range 40 {
 		r := rand.New(rand.NewPCG(uint64(seed), 6))
 		src := filepath.Join(dir, fmt.Sprintf("trace-%d.jsonl", seed))
@@ -350,6 +352,53 @@ func TestExportStrippedRoundTrip(t *testing.T) {
 			tr, _ := os.ReadFile(src)
 			t.Fatalf("%s: analyze of the trace vs of its export stripped of retrylab.* (-want +got):\n%s\ntrace:\n%s", src, diff, tr)
 		}
+	}
+}
+
+// TestExportStrippedIDs: the ids of an export are its own. Two files of
+// one runId exported apart and their exports put together, stripped of
+// retrylab.*, give the figures of the two files (no span of one is taken
+// for a span of the other); every line of it sent twice (an exporter's
+// retry: the same ids, the same content) gives them too, each copy
+// counted once; and the same input exports to the same bytes.
+func TestExportStrippedIDs(t *testing.T) {
+	dir := t.TempDir()
+	src := filepath.Join("testdata", "roundtrip", "same-runid")
+	var both []byte
+	for _, f := range []string{"a", "b"} {
+		b, err := os.ReadFile(exportTo(t, filepath.Join(src, f), filepath.Join(dir, f+".json")))
+		if err != nil {
+			t.Fatal(err)
+		}
+		both = append(both, b...)
+	}
+	once, twice := filepath.Join(dir, "both.json"), filepath.Join(dir, "twice.json")
+	if err := os.WriteFile(once, both, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	stripped, err := os.ReadFile(stripRetrylab(t, once, filepath.Join(dir, "both-stripped.json")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doubled []byte
+	for _, l := range bytes.SplitAfter(stripped, []byte("\n")) {
+		doubled = append(append(doubled, l...), l...)
+	}
+	if err := os.WriteFile(twice, doubled, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	want := strippedFigures(t, analyzeRaw(t, src, "provider"))
+	for _, p := range []string{filepath.Join(dir, "both-stripped.json"), twice} {
+		if diff := cmp.Diff(want, strippedFigures(t, analyzeRaw(t, p, "provider"))); diff != "" {
+			t.Errorf("%s: analyze of the traces vs of their exports stripped of retrylab.* (-want +got):\n%s", filepath.Base(p), diff)
+		}
+	}
+	again, err := os.ReadFile(exportTo(t, filepath.Join(src, "a"), filepath.Join(dir, "a-again.json")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.HasPrefix(both, again) {
+		t.Error("the same trace exported twice: other bytes (ids must be deterministic)")
 	}
 }
 
