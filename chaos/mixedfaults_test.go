@@ -34,7 +34,9 @@ func mixedFaultPool() []Fault {
 	st := func(s int) Fault { return Fault{Status: s} }
 	ra := func(s int, v string) Fault { return Fault{Status: s, RetryAfter: &v} }
 	hd := func(s int, k, v string) Fault { return Fault{Status: s, Headers: map[string]string{k: v}} }
-	sse := func(n int, typ string) Fault { return Fault{SSEError: &SSEErrorFault{AfterEvents: n, Type: typ, Message: "x"}} }
+	sse := func(n int, typ string) Fault {
+		return Fault{SSEError: &SSEErrorFault{AfterEvents: n, Type: typ, Message: "x"}}
+	}
 	return []Fault{
 		st(400), st(404), st(422), st(403), st(408), st(429), st(500), st(502), st(503), st(529),
 		ra(429, "2"), ra(429, "61"), ra(529, "0"), ra(503, "5"), hd(429, "retry-after-ms", "1500"),
