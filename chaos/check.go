@@ -355,7 +355,13 @@ func (d delayEnvelopes) client(i int, w clientWait) envl {
 	if in, ok := d.ob.inferredAt(d.ob.failedIndex(after)); after > 0 && ok && in.notRetried {
 		return envl{}
 	}
-	return d.pe.of(after, w.ft, w.attempt, w.retryAfter, w.hasRetryAfter)
+	attempt := w.attempt
+	if after > 0 && d.ob.LoopAttempts != nil {
+		// The backoff loop's count, which a re-send does not advance
+		// (addResends): the server's side uses the same.
+		attempt = d.ob.attemptOnTarget(after)
+	}
+	return d.pe.of(after, w.ft, attempt, w.retryAfter, w.hasRetryAfter)
 }
 
 // server is the envelope of the server's i-th gap sw: the client's wait's

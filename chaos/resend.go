@@ -20,48 +20,46 @@ type resendMark struct {
 // addResends marks the failed attempts that the scenario's policy re-sends
 // in a loop of its own (Observed.Resends) and numbers every attempt as the
 // policy's backoff loop counts it (Observed.LoopAttempts): a re-send is
-// not one of its attempts, and some start its count again. Both restart
-// with each logical request and each switch of model. A policy without
-// such loops leaves both nil: the attempts are numbered within their
-// request (attemptOnTarget).
+// not one of its attempts, and some start its count again. The count is
+// the retry core's own (retry.Replay runs Retrier.Run's plan over the
+// failures), so the checker and the built-in client agree on it. Both
+// restart with each logical request and each switch of model. A policy
+// without such loops leaves both nil: the attempts are numbered within
+// their request (attemptOnTarget).
 func (ob *Observed) addResends(sc *Scenario, pol *retry.Policy, attempts []ServerAttempt, inferred []inference) {
 	if pol == nil || len(pol.Resends) == 0 {
 		return
 	}
-	rc := pol.NewResendCounter()
 	ob.Resends = make([]resendMark, len(attempts))
 	ob.LoopAttempts = make([]int, len(attempts))
-	n, tried, noStream := 0, 0, false
+	rp, noStream := pol.NewReplay(), false
 	for k, a := range attempts {
-		if k > 0 && (k-1 < len(ob.RequestEnds) && ob.RequestEnds[k-1] || ob.switchedAt(k+1)) {
-			rc.Reset()
-			n, tried, noStream = 0, 0, false
+		switch {
+		case k > 0 && k-1 < len(ob.RequestEnds) && ob.RequestEnds[k-1]:
+			rp, noStream = pol.NewReplay(), false
+		case k > 0 && ob.switchedAt(k+1):
+			rp.Switch()
+			noStream = false
 		}
-		n++
-		tried++
-		ob.LoopAttempts[k] = n
 		if succeeded(a) {
+			ob.LoopAttempts[k] = rp.Succeed().Attempt
 			continue
 		}
 		c := inferred[k].c
 		if unmodelledStreamError(pol, sc.fault(k), c, noStream) {
+			ob.LoopAttempts[k] = rp.Succeed().Attempt // counted, not planned
 			ob.Unmodelled = append(ob.Unmodelled, k+1)
-			n = 0 // what the client counts next is not known; Claude Code starts again
+			rp.Restart() // what the client counts next is not known; Claude Code starts again
 			continue
 		}
-		i, restart, ok := rc.Take(c, tried)
-		if !ok {
+		st := rp.Fail(c)
+		ob.LoopAttempts[k] = st.Attempt
+		if !st.Resend {
 			continue
 		}
-		lo, hi := rc.Wait(c, i)
-		ob.Resends[k] = resendMark{lo: lo, hi: hi, ok: true}
+		ob.Resends[k] = resendMark{lo: st.Lo, hi: st.Hi, ok: true}
 		rs, _ := pol.ResendRule(c)
 		noStream = noStream || rs.NoStream
-		if restart {
-			n = 0
-		} else {
-			n--
-		}
 	}
 }
 

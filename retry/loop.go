@@ -203,6 +203,7 @@ type decision struct {
 	// resend: a re-send of one of the policy's Resend loops; restart: the
 	// backoff loop counts from 1 after it.
 	resend, restart bool
+	resendK         int // the re-send's retry index (ResendCounter.Take)
 }
 
 func (l *loop) decide(ctx context.Context, err error, attemptDeadline bool) decision {
@@ -278,7 +279,7 @@ func (l *loop) planResend(d *decision) bool {
 	rs, _ := l.p.ResendRule(d.c)
 	d.s = l.p.capped(rs.Strategy)
 	d.maxAttempts = max(d.s.MaxAttempts, 1)
-	d.retry, d.retryable, d.resend, d.restart = true, true, true, restart
+	d.retry, d.retryable, d.resend, d.restart, d.resendK = true, true, true, restart, k
 	d.delay, d.source = jitter(d.s, l.p.nominal(d.s, k), 0, l.rng), trace.DelayBackoff
 	if d.delay == 0 {
 		d.source = trace.DelayNone // sent again at once, as a switch is
