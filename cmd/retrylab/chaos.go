@@ -12,7 +12,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -162,7 +161,7 @@ func chaosRun(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	// before anything slow is awaited; if the process must exit before Run
 	// returns, what finished is written still and every proxy is deleted.
 	r.OnInterrupt = func(sum *chaos.Summary) error { return writeJUnitFiles(cfg, sum, junitFile) }
-	var reported atomic.Bool // the report is printed once: by the forced exit, or at the end
+	var reported onceGate // the report is printed once: by the forced exit, or at the end
 	defer atForcedExit(ctx, forcedExit(cfg, r, toxi, &reported, stdout))()
 	fmt.Fprintf(stderr, "running %d scenarios (seed %d, toxiproxy %s)\n", len(scs), cfg.seed, name)
 	sum, runErr := r.Run(ctx, scs)
@@ -171,11 +170,12 @@ func chaosRun(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	// Whatever could not be written (a full disk), the rest is: every
 	// output is attempted, and the first error returned after the report.
-	out := stdout
-	if !reported.CompareAndSwap(false, true) {
-		out = io.Discard // the forced exit printed it; the process is ending
+	var errs []error
+	if !reported.do(func() { errs = writeChaosOutputs(cfg, sum, junitFile, stdout, stderr) }) {
+		// The forced exit printed it; the process is ending.
+		errs = writeChaosOutputs(cfg, sum, junitFile, io.Discard, stderr)
 	}
-	errs := append([]error{runErr}, writeChaosOutputs(cfg, sum, junitFile, out, stderr)...)
+	errs = append([]error{runErr}, errs...)
 	for _, err := range errs {
 		if err != nil {
 			return err
@@ -189,14 +189,15 @@ func chaosRun(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 // the same summary, taken from memory, unless reported says the report is
 // printed already. A stdout nobody reads holds only this hook, which
 // mainExit abandons after d.
-func forcedExit(cfg chaosRunConfig, r *chaos.Runner, toxi *chaos.Toxiproxy, reported *atomic.Bool, stdout io.Writer) func(time.Duration) {
+func forcedExit(cfg chaosRunConfig, r *chaos.Runner, toxi *chaos.Toxiproxy, reported *onceGate, stdout io.Writer) func(time.Duration) {
 	return func(d time.Duration) {
 		sum := r.Interim()
 		var wg sync.WaitGroup
 		wg.Go(func() { r.Flush(d) })
 		wg.Go(func() { _ = toxi.DeleteAll(d) })
-		if sum != nil && reported.CompareAndSwap(false, true) {
-			wg.Go(func() { _ = renderChaosReport(cfg, sum, stdout) })
+		if sum != nil {
+			// Waits for the end of the command's own print, if it began.
+			wg.Go(func() { reported.do(func() { _ = renderChaosReport(cfg, sum, stdout) }) })
 		}
 		wg.Wait()
 	}

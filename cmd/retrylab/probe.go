@@ -8,7 +8,6 @@ import (
 	"os"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/retrylab/retrylab/chaos"
@@ -166,7 +165,7 @@ func chaosProbe(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if before != nil {
 		r.Prior = &before.Policy
 	}
-	var reported atomic.Bool // the profile is printed once: by the forced exit, or at the end
+	var reported onceGate // the profile is printed once: by the forced exit, or at the end
 	defer atForcedExit(ctx, func(d time.Duration) {
 		// As chaos run's (forcedExit): what finished is written, printed
 		// (and --policy-out), the proxies deleted, within d.
@@ -174,8 +173,8 @@ func chaosProbe(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		var wg sync.WaitGroup
 		wg.Go(func() { r.Flush(d) })
 		wg.Go(func() { _ = toxi.DeleteAll(d) })
-		if prof != nil && reported.CompareAndSwap(false, true) {
-			wg.Go(func() { _ = writeProbe(cfg, withChanges(prof, before), prov, stdout, stderr) })
+		if prof != nil {
+			wg.Go(func() { reported.do(func() { _ = writeProbe(cfg, withChanges(prof, before), prov, stdout, stderr) }) })
 		}
 		wg.Wait()
 	})()
@@ -183,11 +182,10 @@ func chaosProbe(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if prof == nil {
 		return runErr
 	}
-	if !reported.CompareAndSwap(false, true) {
-		return probeExit(ctx, prof, before, runErr) // the forced exit printed it
-	}
-	if err := writeProbe(cfg, withChanges(prof, before), prov, stdout, stderr); err != nil {
-		return err
+	var werr error
+	reported.do(func() { werr = writeProbe(cfg, withChanges(prof, before), prov, stdout, stderr) })
+	if werr != nil {
+		return werr
 	}
 	return probeExit(ctx, prof, before, runErr)
 }
