@@ -2,8 +2,6 @@ package metrics
 
 import (
 	"encoding/json"
-	"errors"
-	"math"
 	"strconv"
 	"strings"
 	"sync"
@@ -280,26 +278,5 @@ func (p payload) str(k string) string {
 func (p payload) bool(k string) bool { return string(p[k]) == "true" }
 
 // int is a number member rounded to an integer (a number in a string too),
-// clamped to int64.
-func (p payload) int(k string) (int64, bool) {
-	v := string(p[k])
-	if len(v) >= 2 && v[0] == '"' {
-		v = v[1 : len(v)-1]
-	}
-	if n, err := strconv.ParseInt(v, 10, 64); err == nil {
-		return n, true
-	}
-	f, err := strconv.ParseFloat(v, 64)
-	if err != nil && !errors.Is(err, strconv.ErrRange) || math.IsNaN(f) {
-		return 0, false
-	}
-	switch {
-	case f >= math.MaxInt64:
-		return math.MaxInt64, true
-	case f <= math.MinInt64:
-		return math.MinInt64, true
-	case f < 0:
-		return int64(f - 0.5), true
-	}
-	return int64(f + 0.5), true
-}
+// clamped to int64, as trace analyze reads it.
+func (p payload) int(k string) (int64, bool) { return trace.JSONInt(p[k]) }

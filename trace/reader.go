@@ -682,10 +682,15 @@ func hex4(b []byte) (rune, bool) {
 	return r, true
 }
 
-// jsonNumber returns the value of a JSON number token, or of a numeric
+// JSONInt returns the value of a JSON number, or of a numeric string,
+// rounded to an int64 and clamped to its range: how trace analyze reads an
+// integer member, for readers of trace events that must agree with it.
+func JSONInt(val []byte) (int64, bool) { return jsonInt(val) }
+
+// jsonInt returns the value of a JSON number token, or of a numeric
 // string, rounded to an int64.
 func jsonInt(val []byte) (int64, bool) {
-	if len(val) > 0 && val[0] == '"' {
+	if len(val) >= 2 && val[0] == '"' {
 		val = val[1 : len(val)-1]
 	}
 	if n, ok := smallInt(val); ok {
