@@ -1,6 +1,7 @@
 package chaos
 
 import (
+	"cmp"
 	"fmt"
 	"strings"
 	"time"
@@ -233,7 +234,7 @@ func clientAccount(ats []otlp.Attempt) string {
 	var waits []string
 	for k, a := range ats {
 		s := reportedStatus(a.Status)
-		switch e := firstNonEmpty(a.ErrorType, a.Error); {
+		switch e := cmp.Or(a.ErrorType, a.Error); {
 		case !a.Failed() && a.Status == 0:
 			s = "ok"
 		case a.Unreported() && a.Status != 0:
@@ -241,7 +242,7 @@ func clientAccount(ats []otlp.Attempt) string {
 		case a.Unreported():
 			s = "failed (tried again)"
 		case a.Status == 0 || (e != "" && a.Status >= 200 && a.Status <= 299):
-			s += " error " + truncate(firstNonEmpty(e, "?"), 60)
+			s += " error " + truncate(cmp.Or(e, "?"), 60)
 		}
 		parts[k] = s
 		if k > 0 && a.N != 1 && ats[k-1].Failed() && !a.Untimed && !ats[k-1].Untimed {
@@ -272,15 +273,6 @@ func reportedStatus(s int) string {
 func faultAt(ob Observed, k int) string {
 	if k < len(ob.ServerFaults) {
 		return ob.ServerFaults[k]
-	}
-	return ""
-}
-
-func firstNonEmpty(ss ...string) string {
-	for _, s := range ss {
-		if s != "" {
-			return s
-		}
 	}
 	return ""
 }

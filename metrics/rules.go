@@ -2,6 +2,7 @@ package metrics
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
 	"io"
 	"math"
@@ -198,7 +199,7 @@ func (g *ruleGen) alert(al trace.Alert) (rule, []rule, error) {
 	return rule{
 		Alert:  name,
 		Expr:   expr,
-		Labels: map[string]string{"severity": tmplText(cmpOr(al.Severity, "warning"))},
+		Labels: map[string]string{"severity": tmplText(cmp.Or(al.Severity, "warning"))},
 		Annotations: map[string]string{"summary": fmt.Sprintf(
 			"%s: the %s of %s over %s is {{ printf \"%%.4f\" $value }}, %s %s (at least %d samples).",
 			tmplText(name), what, al.Metric, g.window, al.Op, t, minN)},
@@ -239,10 +240,3 @@ func tmplText(s string) string { return strings.ReplaceAll(s, "{{", `{{ "{{" }}`
 
 // num formats v as the shortest decimal that reads back as v.
 func num(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
-
-func cmpOr(s, def string) string {
-	if s == "" {
-		return def
-	}
-	return s
-}

@@ -1,6 +1,7 @@
 package otlp
 
 import (
+	"cmp"
 	"regexp"
 	"slices"
 	"strconv"
@@ -194,7 +195,7 @@ func (c *modelCall) request() Request {
 		slices.SortStableFunc(r.Attempts, func(x, y Attempt) int { return x.Start.Compare(y.Start) })
 		if l := &r.Attempts[len(r.Attempts)-1]; failed && !l.Failed() {
 			// The answer began well and the stream failed after it.
-			l.Error = firstOf(lastError(msg), "failed")
+			l.Error = cmp.Or(lastError(msg), "failed")
 		}
 	} else {
 		c.fromSpans(&r, failed, msg)

@@ -1,6 +1,7 @@
 package otlp
 
 import (
+	"cmp"
 	"slices"
 	"strings"
 	"time"
@@ -107,7 +108,7 @@ func spanOutcome(last *Attempt, s span) {
 	if ok {
 		return
 	}
-	last.Error = firstOf(str(sa, "error", "error.message"), s.Status().Message(), "failed")
+	last.Error = cmp.Or(str(sa, "error", "error.message"), s.Status().Message(), "failed")
 	last.ErrorType = str(sa, "error.type")
 }
 
@@ -125,7 +126,7 @@ func (claudeCode) fromLogs(t Telemetry) ([]Request, int) {
 		d, _ := num(a, "duration_ms")
 		at := Attempt{N: nth(a, "attempt"), Start: end.Add(-ms(d)), End: end, Status: status(a, "status_code")}
 		if name == "api_error" {
-			at.Error = firstOf(str(a, "error"), "api_error")
+			at.Error = cmp.Or(str(a, "error"), "api_error")
 		}
 		ats = append(ats, at)
 		models = append(models, str(a, "model"))
@@ -173,12 +174,3 @@ func countLogged(r *Request) {
 // maxUntimed bounds the attempts countLogged fills in for one request: a
 // count is the client's word, and hostile.
 const maxUntimed = 64
-
-func firstOf(ss ...string) string {
-	for _, s := range ss {
-		if s != "" {
-			return s
-		}
-	}
-	return ""
-}

@@ -1,6 +1,7 @@
 package otlp
 
 import (
+	"cmp"
 	"encoding/json"
 	"slices"
 	"strings"
@@ -199,16 +200,7 @@ func responseErrorCode(msg string) string {
 	}
 	for _, e := range []*apiErr{ev.Response.Error, ev.Error} {
 		if e != nil {
-			return firstNonEmptyString(e.Code, e.Type)
-		}
-	}
-	return ""
-}
-
-func firstNonEmptyString(ss ...string) string {
-	for _, s := range ss {
-		if s != "" {
-			return s
+			return cmp.Or(e.Code, e.Type)
 		}
 	}
 	return ""

@@ -1,6 +1,7 @@
 package otlp
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"sort"
@@ -138,7 +139,7 @@ func scanSemconv(all []span) *semconvScan {
 		u, method := httpURL(a), str(a, "http.request.method", "http.method")
 		if u != "" && !AttemptEndpoint(method, u) {
 			p, _ := urlPath(u)
-			sc.side[strings.ToUpper(firstOf(method, "?"))+" "+p]++
+			sc.side[strings.ToUpper(cmp.Or(method, "?"))+" "+p]++
 			continue
 		}
 		g, ok, above := sc.grouper(s)
@@ -320,7 +321,7 @@ func groupRequest(g span, hs []span, call bool) Request {
 		if l := &r.Attempts[len(r.Attempts)-1]; !l.Failed() {
 			// The answer began well and failed after its headers,
 			// where an HTTP span may end.
-			l.Error = firstOf(msg, "failed")
+			l.Error = cmp.Or(msg, "failed")
 		}
 	}
 	if r.Provider == "" {

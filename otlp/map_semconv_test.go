@@ -1,6 +1,7 @@
 package otlp
 
 import (
+	stdcmp "cmp"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -95,7 +96,7 @@ func summary(acc Account) []string {
 			case a.Untimed:
 				s = "retried"
 			case a.Status == 0 && a.Failed():
-				s = "err:" + firstOf(a.Error, a.ErrorType)
+				s = "err:" + stdcmp.Or(a.Error, a.ErrorType)
 			case a.Status < 300 && a.Failed():
 				s += "!" // a 2xx that failed after its headers
 			}

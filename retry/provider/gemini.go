@@ -1,6 +1,7 @@
 package provider
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"net/http"
@@ -87,7 +88,7 @@ func (w geminiWire) request(ctx context.Context, req Request) (*http.Request, er
 	if req.MaxTokens == 0 {
 		body.GenerationConfig.MaxOutputTokens = DefaultMaxTokens
 	}
-	base := strings.TrimSuffix(strings.TrimRight(orDefault(w.cfg.BaseURL, GeminiBaseURL), "/"), "/v1beta")
+	base := strings.TrimSuffix(strings.TrimRight(cmp.Or(w.cfg.BaseURL, GeminiBaseURL), "/"), "/v1beta")
 	u := base + "/v1beta/models/" + url.PathEscape(req.Model) + ":streamGenerateContent?alt=sse"
 	hr, err := postJSON(ctx, u, body)
 	if err != nil {
@@ -97,13 +98,6 @@ func (w geminiWire) request(ctx context.Context, req Request) (*http.Request, er
 		hr.Header.Set("x-goog-api-key", w.cfg.APIKey)
 	}
 	return hr, nil
-}
-
-func orDefault(s, def string) string {
-	if s == "" {
-		return def
-	}
-	return s
 }
 
 // requestIDHeader: the API sends none; the mock sends x-request-id.
