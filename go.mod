@@ -14,6 +14,7 @@ require (
 	github.com/spf13/pflag v1.0.10
 	go.opentelemetry.io/collector/pdata v1.71.0
 	go.yaml.in/yaml/v3 v3.0.6
+	gonum.org/v1/gonum v0.17.0
 )
 
 require (

@@ -5,6 +5,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"maps"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -29,6 +30,10 @@ type verdictCase struct {
 	alert trace.Alert
 	k, n  int
 	want  string
+	// rulesSilent marks counts past the rules' exact table where analyze
+	// fires but the rules' closed-form bound does not yet (they never fire
+	// where analyze does not).
+	rulesSilent bool
 }
 
 func alertOf(metric, op string, t float64, minSamples int) trace.Alert {
@@ -42,39 +47,82 @@ func alertOf(metric, op string, t float64, minSamples int) trace.Alert {
 // verdictCases are the cases both trace analyze and promtool judge.
 func verdictCases() []verdictCase {
 	cases := []verdictCase{
-		{"wide interval above the threshold does not fire", alertOf("provider_retry_rate", ">", 0.2, 0), 2, 5, trace.StateWarning},
-		{"below minSamples does not fire", alertOf("provider_retry_rate", ">", 0.2, 20), 15, 15, trace.StateInsufficientData},
-		{"clear retry rate fires", alertOf("provider_retry_rate", ">", 0.2, 0), 60, 100, trace.StateFiring},
-		{"retry rate below", alertOf("provider_retry_rate", ">", 0.2, 0), 10, 100, trace.StateOK},
-		{"no requests", alertOf("provider_retry_rate", ">", 0.2, 0), 0, 0, trace.StateInsufficientData},
-		{"l2 escalation fires", alertOf("l2_escalation_rate", ">", 0.3, 0), 8, 10, trace.StateFiring},
-		{"l2 escalation wide", alertOf("l2_escalation_rate", ">", 0.3, 0), 4, 10, trace.StateWarning},
-		{"repair mean fires", alertOf("avg_repair_iterations", ">", 3, 0), 20, 4, trace.StateFiring},
-		{"repair mean at the threshold", alertOf("avg_repair_iterations", ">", 3, 0), 12, 4, trace.StateOK},
-		{"repair mean below minSamples", alertOf("avg_repair_iterations", ">", 3, 10), 50, 4, trace.StateInsufficientData},
-		{"diagnosis fires", alertOf("diagnosis_rate", ">", 0.1, 0), 30, 100, trace.StateFiring},
-		{"diagnosis wide", alertOf("diagnosis_rate", ">=", 0.1, 0), 2, 10, trace.StateWarning},
-		{"failure rate below fires on the upper bound", alertOf("provider_failure_rate", "<", 0.5, 0), 10, 100, trace.StateFiring},
-		{"nothing counted in the numerator (no series) fires a < alert", alertOf("provider_retry_rate", "<", 0.2, 0), 0, 50, trace.StateFiring},
-		{"failure rate below, wide", alertOf("provider_failure_rate", "<=", 0.5, 0), 4, 10, trace.StateWarning},
+		{"wide interval above the threshold does not fire", alertOf("provider_retry_rate", ">", 0.2, 0), 2, 5, trace.StateWarning, false},
+		{"below minSamples does not fire", alertOf("provider_retry_rate", ">", 0.2, 20), 15, 15, trace.StateInsufficientData, false},
+		{"clear retry rate fires", alertOf("provider_retry_rate", ">", 0.2, 0), 60, 100, trace.StateFiring, false},
+		{"retry rate below", alertOf("provider_retry_rate", ">", 0.2, 0), 10, 100, trace.StateOK, false},
+		{"no requests", alertOf("provider_retry_rate", ">", 0.2, 0), 0, 0, trace.StateInsufficientData, false},
+		{"l2 escalation fires", alertOf("l2_escalation_rate", ">", 0.3, 0), 8, 10, trace.StateFiring, false},
+		{"l2 escalation wide", alertOf("l2_escalation_rate", ">", 0.3, 0), 4, 10, trace.StateWarning, false},
+		{"repair mean fires", alertOf("avg_repair_iterations", ">", 3, 0), 20, 4, trace.StateFiring, false},
+		{"repair mean at the threshold", alertOf("avg_repair_iterations", ">", 3, 0), 12, 4, trace.StateOK, false},
+		{"repair mean below minSamples", alertOf("avg_repair_iterations", ">", 3, 10), 50, 4, trace.StateInsufficientData, false},
+		{"diagnosis fires", alertOf("diagnosis_rate", ">", 0.1, 0), 30, 100, trace.StateFiring, false},
+		{"diagnosis wide", alertOf("diagnosis_rate", ">=", 0.1, 0), 2, 10, trace.StateWarning, false},
+		{"failure rate below fires on the upper bound", alertOf("provider_failure_rate", "<", 0.5, 0), 10, 100, trace.StateFiring, false},
+		{"nothing counted in the numerator (no series) fires a < alert", alertOf("provider_retry_rate", "<", 0.2, 0), 0, 50, trace.StateFiring, false},
+		{"failure rate below, wide", alertOf("provider_failure_rate", "<=", 0.5, 0), 4, 10, trace.StateWarning, false},
 	}
 	// At the threshold itself: the bound one ulp above it fires, at it
 	// does not (> is strict), on both sides.
-	lo, _ := trace.Wilson(30.0/100, 100, math.Sqrt2*math.Erfinv(2*0.95-1))
+	lo, _ := trace.ExactBounds(30, 100, 0.95)
 	cases = append(cases,
-		verdictCase{"lower bound one ulp above the threshold", alertOf("provider_retry_rate", ">", math.Nextafter(lo, 0), 0), 30, 100, trace.StateFiring},
-		verdictCase{"lower bound at the threshold", alertOf("provider_retry_rate", ">", lo, 0), 30, 100, trace.StateWarning},
+		verdictCase{"lower bound one ulp above the threshold", alertOf("provider_retry_rate", ">", math.Nextafter(lo, 0), 0), 30, 100, trace.StateFiring, false},
+		verdictCase{"lower bound at the threshold", alertOf("provider_retry_rate", ">", lo, 0), 30, 100, trace.StateWarning, false},
 	)
 	// A severity with Go template delimiters: Prometheus templates label
 	// values, so the rule must escape it to read back as written.
 	hostile := alertOf("provider_retry_rate", ">", 0.2, 0)
 	hostile.Severity = `page {{ x }} {{"`
-	cases = append(cases, verdictCase{"severity with template delimiters", hostile, 60, 100, trace.StateFiring})
+	cases = append(cases, verdictCase{"severity with template delimiters", hostile, 60, 100, trace.StateFiring, false})
 	cases = append(cases, randomCases(24)...)
 	for i := range cases {
 		cases[i].alert.Name = fmt.Sprintf("case_%02d", i)
 	}
-	return cases
+	return append(cases, gateCases()...)
+}
+
+// gateCases sweep the default rate alerts (named sweep_METRIC, one alert
+// for all their cases) over n = 1…60 at the counts on both sides of the
+// exact gate, then at large n on both sides of the table's end (1000) and
+// of the closed-form bound past it, and in the band between the exact gate
+// and the closed form, where only analyze fires.
+func gateCases() []verdictCase {
+	var out []verdictCase
+	add := func(al trace.Alert, k, n int64, silent bool) {
+		if k < 0 || k > n {
+			return
+		}
+		out = append(out, verdictCase{name: fmt.Sprintf("%s %d of %d", al.Name, k, n), alert: al, k: int(k), n: int(n), rulesSilent: silent})
+	}
+	for _, al := range trace.DefaultAlerts() {
+		if al.Metric == "avg_repair_iterations" {
+			continue
+		}
+		al.Name = "sweep_" + al.Metric
+		t := *al.Threshold
+		for n := int64(1); n <= 60; n++ {
+			c := trace.CriticalCount(al.Op, t, n, 0.95)
+			add(al, c-1, n, false)
+			add(al, c, n, false)
+		}
+		for _, n := range []int64{999, 1000, 1001, 5000, 20000} {
+			c := trace.CriticalCount(al.Op, t, n, 0.95)
+			add(al, c-1, n, false)
+			if n <= metrics.DefaultExactUpTo {
+				add(al, c, n, false)
+				continue
+			}
+			// Past the table: the closed form turns at cf ≥ c.
+			cf := c
+			for trace.TailBound(al.Op, cf, n, t) >= 0.05 {
+				cf++
+			}
+			add(al, cf, n, false)
+			add(al, cf-1, n, cf-1 >= c)
+		}
+	}
+	return out
 }
 
 // randomCases are n random alerts on random counts, with no verdict of
@@ -155,13 +203,19 @@ const testWindowMin = 10
 
 var testRuleOptions = metrics.RuleOptions{Window: testWindowMin * time.Minute, MinSamples: 1}
 
-// promSeries turns what c exports into promtool input series (leaving out
-// those at 0, as a series may not exist before its first count), one a
-// minute: 0 up to one minute past the window, then the value up to twice
-// the window, so that increase over the window at twice the window is
-// exactly the value (the window starts on a 0 sample, which stops
-// extrapolation, and ends on a sample).
-func promSeries(t *testing.T, c *metrics.Collector) []map[string]string {
+// caseMin is the minutes each case takes in a promtool series: its
+// counters at 0 for the first testWindowMin+1 samples, then at their value
+// up to the case's evaluation at its last minute, so that increase over
+// the window there is exactly the value (the window starts on a 0 sample,
+// which stops extrapolation, and ends on a sample). Cases follow each
+// other in one series, one evaluation each (the evaluation interval is
+// caseMin); a drop to 0 between them is a counter reset no window spans.
+const caseMin = 2 * testWindowMin
+
+// promValues returns what c exports, by series (name{labels}), leaving out
+// those at 0: a counter nothing incremented may not exist, and the rules
+// must do without it.
+func promValues(t *testing.T, c *metrics.Collector) map[string]float64 {
 	t.Helper()
 	reg := prometheus.NewPedanticRegistry()
 	reg.MustRegister(c)
@@ -169,13 +223,11 @@ func promSeries(t *testing.T, c *metrics.Collector) []map[string]string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var out []map[string]string
+	out := map[string]float64{}
 	add := func(name string, ls []string, v float64) {
-		if v == 0 {
-			return // a counter nothing incremented may not exist: the rules must do without it
+		if v != 0 {
+			out[name+"{"+strings.Join(ls, ",")+"}"] = v
 		}
-		out = append(out, map[string]string{"series": name + "{" + strings.Join(ls, ",") + "}",
-			"values": fmt.Sprintf("0+0x%d %s+0x%d", testWindowMin+1, fmtFloat(v), testWindowMin-2)})
 	}
 	for _, mf := range mfs {
 		for _, m := range mf.GetMetric() {
@@ -191,6 +243,32 @@ func promSeries(t *testing.T, c *metrics.Collector) []map[string]string {
 				add(mf.GetName()+"_count", ls, float64(m.GetSummary().GetSampleCount()))
 			}
 		}
+	}
+	return out
+}
+
+// promSeries lays the cases' values (promValues of each) one after another
+// as promtool input series: case i is evaluated at minute caseMin·(i+1).
+// A series a case does not have has no samples in its stretch.
+func promSeries(cases []map[string]float64) []map[string]string {
+	names := map[string]bool{}
+	for _, c := range cases {
+		for n := range c {
+			names[n] = true
+		}
+	}
+	var out []map[string]string
+	for _, name := range slices.Sorted(maps.Keys(names)) {
+		vals := []string{"0"} // minute 0
+		for _, c := range cases {
+			v, ok := c[name]
+			if !ok {
+				vals = append(vals, fmt.Sprintf("_x%d", caseMin))
+				continue
+			}
+			vals = append(vals, fmt.Sprintf("0+0x%d %s+0x%d", testWindowMin, fmtFloat(v), testWindowMin-2))
+		}
+		out = append(out, map[string]string{"series": name, "values": strings.Join(vals, " ")})
 	}
 	return out
 }
@@ -215,15 +293,23 @@ func promtool(t *testing.T) string {
 // TestRulesAgreeWithAnalyze judges every verdictCase twice: trace analyze
 // of the case's events, and promtool test rules of the generated rules on
 // the series a Collector exports of the same events. Both verdicts must be
-// the case's: firing, or not.
+// the case's: firing, or not (but for the band past the exact table, where
+// the rules must stay silent). The cases of one alert share a rules file
+// holding that alert alone and one test group, in which they follow each
+// other in time: promtool evaluates every rule of its files at every step,
+// and a rate alert's expression is long.
 func TestRulesAgreeWithAnalyze(t *testing.T) {
 	tool := promtool(t)
 	dir := t.TempDir()
-	cases := verdictCases()
-	var alerts []trace.Alert
-	var tests []any
-	for i, c := range cases {
-		file := filepath.Join(dir, fmt.Sprintf("case%02d.jsonl", i))
+	type alertCases struct {
+		alert  trace.Alert
+		values []map[string]float64
+		tests  []any
+	}
+	var order []string
+	byAlert := map[string]*alertCases{}
+	for i, c := range verdictCases() {
+		file := filepath.Join(dir, fmt.Sprintf("case%03d.jsonl", i))
 		col := metrics.New(metrics.Options{})
 		writeCase(t, file, c, col)
 		a, err := trace.Analyze(context.Background(), []string{file}, trace.Options{Alerts: []trace.Alert{c.alert}, MinSamples: 1})
@@ -234,39 +320,57 @@ func TestRulesAgreeWithAnalyze(t *testing.T) {
 		if c.want != "" && r.State != c.want {
 			t.Errorf("%s: trace analyze says %s (value %v, lower %v, upper %v, n %d), want %s", c.name, r.State, r.Value, r.Lower, r.Upper, r.Samples, c.want)
 		}
-		alerts = append(alerts, c.alert)
-		var exp []any
-		if r.State == trace.StateFiring {
-			bound := r.Lower
-			if c.alert.Op == "<" || c.alert.Op == "<=" {
-				bound = r.Upper
-			}
-			exp = append(exp, map[string]any{"exp_labels": map[string]string{"severity": cmp.Or(c.alert.Severity, "warning")},
-				"exp_annotations": map[string]string{"summary": summary(t, c.alert, bound)}})
+		if c.rulesSilent && r.State != trace.StateFiring {
+			t.Errorf("%s: in the band past the table, analyze says %s, want firing", c.name, r.State)
 		}
-		tests = append(tests, map[string]any{
-			"interval":        "1m",
-			"input_series":    promSeries(t, col),
-			"alert_rule_test": []any{map[string]any{"eval_time": fmt.Sprintf("%dm", 2*testWindowMin), "alertname": c.alert.Name, "exp_alerts": exp}},
-		})
+		ac := byAlert[c.alert.Name]
+		if ac == nil {
+			ac = &alertCases{alert: c.alert}
+			byAlert[c.alert.Name] = ac
+			order = append(order, c.alert.Name)
+		}
+		ac.values = append(ac.values, promValues(t, col))
+		var exp []any
+		if r.State == trace.StateFiring && !c.rulesSilent {
+			exp = append(exp, map[string]any{"exp_labels": map[string]string{"severity": cmp.Or(c.alert.Severity, "warning")},
+				"exp_annotations": map[string]string{"summary": summary(t, c.alert, r.Value)}})
+		}
+		ac.tests = append(ac.tests, map[string]any{"eval_time": fmt.Sprintf("%dm", caseMin*len(ac.values)),
+			"alertname": c.alert.Name, "exp_alerts": exp})
 	}
-	var rules bytes.Buffer
-	if err := metrics.Rules(&rules, alerts, testRuleOptions); err != nil {
-		t.Fatal(err)
+	var testFiles []string
+	for i, name := range order {
+		ac := byAlert[name]
+		var rules bytes.Buffer
+		if err := metrics.Rules(&rules, []trace.Alert{ac.alert}, testRuleOptions); err != nil {
+			t.Fatal(err)
+		}
+		rulesFile, testFile := fmt.Sprintf("rules%02d.yml", i), fmt.Sprintf("tests%02d.yml", i)
+		write(t, filepath.Join(dir, rulesFile), rules.Bytes())
+		tests, err := yaml.Marshal(map[string]any{"rule_files": []string{rulesFile}, "evaluation_interval": fmt.Sprintf("%dm", caseMin),
+			"tests": []any{map[string]any{"interval": "1m", "input_series": promSeries(ac.values), "alert_rule_test": ac.tests}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		write(t, filepath.Join(dir, testFile), tests)
+		testFiles = append(testFiles, testFile)
 	}
-	write(t, filepath.Join(dir, "rules.yml"), rules.Bytes())
-	testFile, err := yaml.Marshal(map[string]any{"rule_files": []string{"rules.yml"}, "evaluation_interval": "1m", "tests": tests})
-	if err != nil {
-		t.Fatal(err)
-	}
-	write(t, filepath.Join(dir, "tests.yml"), testFile)
-	for _, args := range [][]string{{"check", "rules", "rules.yml"}, {"test", "rules", "tests.yml"}} {
+	for _, args := range [][]string{append([]string{"check", "rules"}, replaceAll(testFiles, "tests", "rules")...), append([]string{"test", "rules"}, testFiles...)} {
 		cmd := exec.Command(tool, args...)
 		cmd.Dir = dir
 		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Errorf("promtool %s: %v\n%s\ntests.yml:\n%s", strings.Join(args, " "), err, out, testFile)
+			t.Errorf("promtool %s: %v\n%s", strings.Join(args, " "), err, out)
 		}
 	}
+}
+
+// replaceAll returns ss with old replaced by new in each.
+func replaceAll(ss []string, old, new string) []string {
+	out := make([]string, len(ss))
+	for i, s := range ss {
+		out[i] = strings.ReplaceAll(s, old, new)
+	}
+	return out
 }
 
 // TestRulesGoldenPromtool: promtool checks every golden rule file.
@@ -283,8 +387,8 @@ func TestRulesGoldenPromtool(t *testing.T) {
 	}
 }
 
-// summary is the summary annotation the rule of al renders for bound.
-func summary(t *testing.T, al trace.Alert, bound float64) string {
+// summary is the summary annotation the rule of al renders for value.
+func summary(t *testing.T, al trace.Alert, value float64) string {
 	t.Helper()
 	var rules bytes.Buffer
 	if err := metrics.Rules(&rules, []trace.Alert{al}, testRuleOptions); err != nil {
@@ -307,7 +411,7 @@ func summary(t *testing.T, al trace.Alert, bound float64) string {
 	}) bool {
 		return r.Alert == al.Name
 	})
-	return strings.Replace(f.Groups[0].Rules[i].Annotations["summary"], `{{ printf "%.4f" $value }}`, fmt.Sprintf("%.4f", bound), 1)
+	return strings.Replace(f.Groups[0].Rules[i].Annotations["summary"], `{{ printf "%.4f" $value }}`, fmt.Sprintf("%.4f", value), 1)
 }
 
 func write(t *testing.T, path string, data []byte) {

@@ -37,29 +37,37 @@ func anNum(f float64) string {
 	return strconv.FormatFloat(f, 'f', 3, 64)
 }
 
-// anConfidence returns the one-sided confidence level of z, e.g. "95%".
-func anConfidence(z float64) string {
-	return fmt.Sprintf("%.3g%%", 100*0.5*(1+math.Erf(z/math.Sqrt2)))
+// anConfidence returns the one-sided confidence level c, e.g. "95%".
+func anConfidence(c float64) string {
+	return fmt.Sprintf("%.3g%%", 100*anConf(c))
 }
 
 // anTwoSided returns the two-sided level of the interval between the lower
-// and upper one-sided bounds of z: "90%" for z = 1.645 (95% each side).
-func anTwoSided(z float64) string {
-	return fmt.Sprintf("%.3g%%", 100*math.Erf(z/math.Sqrt2))
+// and upper one-sided bounds of confidence c: "90%" for c = 0.95.
+func anTwoSided(c float64) string {
+	return fmt.Sprintf("%.3g%%", 100*(2*anConf(c)-1))
+}
+
+// anConf is c, or trace.DefaultConfidence for an analysis that has none.
+func anConf(c float64) float64 {
+	if c == 0 {
+		return trace.DefaultConfidence
+	}
+	return c
 }
 
 // anIntervalHeader labels the interval columns: the two one-sided bounds
 // of --confidence c together make a two-sided 2c−1 interval.
-func anIntervalHeader(a *trace.Analysis) string { return anTwoSided(a.Z) + " interval" }
+func anIntervalHeader(a *trace.Analysis) string { return anTwoSided(a.Confidence) + " interval" }
 
 // anIntervalNote says what the intervals are, for the sections that show them.
 func anIntervalNote(a *trace.Analysis) string {
-	return fmt.Sprintf("Intervals are Wilson score intervals: each bound is one-sided %s (--confidence), so together they cover %s. Alerts compare one bound with the threshold.",
-		anConfidence(a.Z), anTwoSided(a.Z))
+	return fmt.Sprintf("Intervals are exact binomial (Clopper–Pearson) intervals: each bound is one-sided %s (--confidence), so together they cover at least %s. Rate alerts fire on one of these bounds.",
+		anConfidence(a.Confidence), anTwoSided(a.Confidence))
 }
 
 func anInterval(a *trace.Analysis, p float64, n int64) string {
-	lo, hi := trace.Wilson(p, n, a.Z)
+	lo, hi := trace.RateBounds(p, n, a.Confidence)
 	return fmt.Sprintf("[%s, %s]", anPct(lo), anPct(hi))
 }
 

@@ -341,8 +341,11 @@ func analyzeDir(t *testing.T, dir string, confidence float64) *trace.Analysis {
 func TestAnalysisHTMLEscapes(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	lines := `{"v":1,"type":"ProviderRequestFinished","runId":"r1","payload":{"provider":"<b>p</b>","model":"<script>alert(1)</script>","durationMs":5,"success":false,"retries":1}}
-{"v":1,"type":"RetryAttempt","runId":"r1","payload":{"failureType":"<img src=x onerror=alert(2)>","willRetry":true,"delayMs":1}}
+	// Three requests, all retried: enough for the retry-rate alert's exact
+	// bound to fire (one would not), so the firing row is checked too.
+	req := `{"v":1,"type":"ProviderRequestFinished","runId":"r1","payload":{"provider":"<b>p</b>","model":"<script>alert(1)</script>","durationMs":5,"success":false,"retries":1}}
+`
+	lines := req + req + req + `{"v":1,"type":"RetryAttempt","runId":"r1","payload":{"failureType":"<img src=x onerror=alert(2)>","willRetry":true,"delayMs":1}}
 {"v":1,"type":"RunEscalated","runId":"r1","payload":{"from":"\"><script>x</script>","to":"a&b","reason":"</td><script>"}}
 {"v":1,"type":"<style>evil</style>","runId":"r1","payload":{}}
 `

@@ -257,7 +257,7 @@ func analysisRateCharts(a *trace.Analysis, suffix string) []rateChart {
 				ks = append(ks, anCell(pageClean(g.Keys[d])))
 			}
 			p := rate(g)
-			lo, hi := trace.Wilson(p, g.Total, a.Z)
+			lo, hi := trace.RateBounds(p, g.Total, a.Confidence)
 			rows = append(rows, rr{strings.Join(ks, " / "), p, lo, hi, g.Total})
 			maxHi = math.Max(maxHi, hi)
 		}

@@ -89,8 +89,9 @@ type Analysis struct {
 	// Counts holds the denominators behind the metrics; it is not part of
 	// the JSON contract.
 	Counts Counts `json:"-"`
-	// Z is the normal quantile used for the Wilson bounds (1.645 for 95 %).
-	Z float64 `json:"-"`
+	// Confidence is the one-sided confidence of the rates' exact bounds
+	// and of the alerts gated on them (0.95 by default).
+	Confidence float64 `json:"-"`
 	// By is the grouping dimensions of Groups, in order.
 	By []string `json:"-"`
 	// Delays holds exact bucket counts of willRetry delays and request
@@ -269,7 +270,8 @@ type Options struct {
 	Alerts []Alert
 	// MinSamples is the default minimum sample count of an alert.
 	MinSamples int
-	// Confidence is the one-sided confidence of the Wilson bounds; 0 means 0.95.
+	// Confidence is the one-sided confidence of the rates' exact
+	// (Clopper–Pearson) bounds and of the alerts gated on them; 0 means 0.95.
 	Confidence float64
 	// Strict makes the first malformed line an error.
 	Strict bool
@@ -324,7 +326,7 @@ func Analyze(ctx context.Context, files []string, opts Options) (*Analysis, erro
 	}
 	an := total.result(len(files), repairThreshold(opts.Alerts))
 	an.By = slices.Clone(by)
-	an.Z = math.Sqrt2 * math.Erfinv(2*conf-1)
+	an.Confidence = conf
 	alerts, err := EvaluateAlerts(an, opts.Alerts, opts.MinSamples)
 	if err != nil {
 		return nil, err

@@ -64,24 +64,6 @@ func DefaultAlerts() []Alert {
 	}
 }
 
-// Wilson returns the Wilson score bounds of the proportion p observed over
-// n samples, with normal quantile z (1.645 gives one-sided 95 % bounds).
-// p is clamped to [0, 1]; n == 0 gives [0, 1].
-func Wilson(p float64, n int64, z float64) (lower, upper float64) {
-	if n <= 0 {
-		return 0, 1
-	}
-	p = math.Max(0, math.Min(1, p))
-	nf := float64(n)
-	z2 := z * z
-	den := 1 + z2/nf
-	mid := p + z2/(2*nf)
-	half := z * math.Sqrt(p*(1-p)/nf+z2/(4*nf*nf))
-	lower = math.Max(0, (mid-half)/den)
-	upper = math.Min(1, (mid+half)/den)
-	return lower, upper
-}
-
 func compare(op string, v, t float64) bool {
 	switch op {
 	case ">":
@@ -97,8 +79,10 @@ func compare(op string, v, t float64) bool {
 }
 
 // EvaluateAlerts evaluates alerts against a. A rate alert is firing when
-// the whole one-sided Wilson interval is past the threshold (the lower bound
-// for > and >=, the upper bound for < and <=), warning when only the point
+// its one-sided exact (Clopper–Pearson) bound at a's confidence is past the
+// threshold (the lower bound for > and >=, the upper bound for < and <=;
+// ExactBounds), so at most 1 − confidence of the time when the true rate
+// sits at the threshold, whatever n; warning when only the point
 // estimate is, insufficient_data when its samples are below its minSamples
 // (defaultMin when unset), else ok. A non-rate metric (avg_repair_iterations)
 // has no interval: lower = upper = value, and it fires on the value.
@@ -119,7 +103,7 @@ func EvaluateAlerts(a *Analysis, alerts []Alert, defaultMin int) ([]AlertResult,
 			r.Name = al.Metric
 		}
 		if rate {
-			r.Lower, r.Upper = Wilson(v, n, a.Z)
+			r.Lower, r.Upper = RateBounds(v, n, a.Confidence)
 		}
 		minN := defaultMin
 		if al.MinSamples != nil {

@@ -5,8 +5,8 @@ type MetricKind string
 
 // Metric kinds.
 const (
-	// KindRate is a proportion of samples in [0, 1]: it has a Wilson
-	// interval, and alerts compare one of its bounds with the threshold.
+	// KindRate is a proportion of samples in [0, 1]: it has an exact
+	// (Clopper–Pearson) interval, and alerts compare one of its bounds with the threshold.
 	KindRate MetricKind = "rate"
 	// KindMean is an average over its samples: no interval, alerts compare
 	// the value.
@@ -39,7 +39,7 @@ type MetricDef struct {
 	HigherIsBetter bool
 }
 
-// IsRate reports whether the metric is a proportion with a Wilson interval.
+// IsRate reports whether the metric is a proportion with an exact (Clopper–Pearson) interval.
 func (d MetricDef) IsRate() bool { return d.Kind == KindRate }
 
 // Registry lists every metric, in the order outputs show them. Metric,
@@ -126,7 +126,7 @@ func (d MetricDef) OpenMetricsName() string {
 }
 
 // Metric returns a metric's value, its sample count n, and whether it is a
-// rate (a proportion with a Wilson interval). ok is false for an unknown
+// rate (a proportion with an exact (Clopper–Pearson) interval). ok is false for an unknown
 // name. See Registry for each metric's samples.
 func (a *Analysis) Metric(name string) (value float64, samples int64, rate, ok bool) {
 	d, ok := LookupMetric(name)

@@ -43,7 +43,6 @@ func TestAnalyzeHandChecked(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	z := 1.6448536269514722
 	by := []string{"provider", "model"}
 	want := &Analysis{
 		Schema: Schema,
@@ -79,17 +78,17 @@ func TestAnalyzeHandChecked(t *testing.T) {
 			L2EscalationRate: 0.5, AvgRepairIterations: 3, DiagnosisRate: 0.2},
 		Alerts: []AlertResult{
 			{Name: "provider_retry_rate", Metric: "provider_retry_rate", Op: ">", Threshold: 0.2, Value: 0.75, Samples: 4,
-				Lower: 0.3561680085985064, Upper: 0.9420926788001412, State: StateFiring},
+				Lower: 0.24860462573018155, Upper: 0.9872585449014338, State: StateFiring},
 			{Name: "l2_escalation_rate", Metric: "l2_escalation_rate", Op: ">", Threshold: 0.3, Value: 0.5, Samples: 2,
-				Lower: 0.12086631942227365, Upper: 0.8791336805777263, State: StateWarning},
+				Lower: 0.025320565519103628, Upper: 0.9746794344808963, State: StateWarning},
 			{Name: "avg_repair_iterations", Metric: "avg_repair_iterations", Op: ">", Threshold: 3, Value: 3, Samples: 2,
 				Lower: 3, Upper: 3, State: StateOK},
 			{Name: "diagnosis_rate", Metric: "diagnosis_rate", Op: ">", Threshold: 0.1, Value: 0.2, Samples: 5,
-				Lower: 0.04596245388060396, Upper: 0.5647074465784568, State: StateWarning},
+				Lower: 0.01020621831301151, Upper: 0.6574083180011386, State: StateWarning},
 		},
 		Counts: Counts{EscalatedRuns: 2, L2Runs: 2, L2EscalatedRuns: 1, RepairRuns: 2, RepairIterations: 6,
 			DiagnosisStarted: 1, StepFinished: 5, Recovered: 2},
-		Z:            z,
+		Confidence:   DefaultConfidence,
 		By:           by,
 		DelayHist:    Histogram{Counts: [11]int64{2: 1, 3: 2, 4: 3}, SumMs: 8000},
 		DurationHist: Histogram{Counts: [11]int64{0: 1, 4: 1, 5: 1, 7: 1}, SumMs: 14600},
@@ -152,7 +151,7 @@ func TestAnalyzeGroupings(t *testing.T) {
 
 func TestEvaluateAlerts(t *testing.T) {
 	t.Parallel()
-	an := &Analysis{Z: 1.6448536269514722}
+	an := &Analysis{Confidence: DefaultConfidence}
 	an.Requests.Total = 100
 	tests := []struct {
 		name  string
@@ -185,17 +184,6 @@ func TestEvaluateAlerts(t *testing.T) {
 				t.Errorf("state = %s, want %s (lower %v upper %v)", got[0].State, tt.want, got[0].Lower, got[0].Upper)
 			}
 		})
-	}
-}
-
-func TestWilson(t *testing.T) {
-	t.Parallel()
-	lo, hi := Wilson(0.2, 100, 1.6448536269514722)
-	if math.Abs(lo-0.14250182366028782) > 1e-12 || math.Abs(hi-0.2733038088096168) > 1e-12 {
-		t.Errorf("Wilson(0.2, 100) = %v, %v", lo, hi)
-	}
-	if lo, hi := Wilson(0.5, 0, 1.645); lo != 0 || hi != 1 {
-		t.Errorf("Wilson(n=0) = %v, %v; want 0, 1", lo, hi)
 	}
 }
 

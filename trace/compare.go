@@ -410,7 +410,7 @@ func ReadAnalysisJSON(data []byte) (a *Analysis, ok bool, err error) {
 		return nil, true, fmt.Errorf("an analysis JSON (%s) that does not decode: %w", Schema, err)
 	}
 	a.FromJSON = true
-	a.Z = 1.645
+	a.Confidence = DefaultConfidence
 	for _, name := range MetricNames {
 		v, n, rate, _ := a.Metric(name)
 		switch {

@@ -25,9 +25,11 @@ but never counted as requests or runs. Without PATH, runs/ is read.
 
 Alerts: the defaults are provider_retry_rate > 0.20, l2_escalation_rate > 0.30,
 avg_repair_iterations > 3 and diagnosis_rate > 0.10. --alerts FILE replaces
-them; each --alert adds one. A rate alert fires when its one-sided Wilson
-bound (--confidence) is past the threshold, warns when only the point value
-is, and reports insufficient_data below --min-samples samples.
+them; each --alert adds one. A rate alert fires when its one-sided exact
+binomial (Clopper–Pearson) bound at --confidence is past the threshold — so
+a rate sitting at the threshold fires at most 1 − confidence of the time,
+whatever n — warns when only the point value is, and reports
+insufficient_data below --min-samples samples.
 
 Alerts file (YAML):
   alerts:
@@ -38,7 +40,7 @@ Alerts file (YAML):
       minSamples: 20
       severity: page
 
-Metrics (for --alert and alerts files; n is what a rate's Wilson interval
+Metrics (for --alert and alerts files; n is what a rate's exact interval
 and --min-samples count; thresholds of durations are in seconds, and
 --alert also takes 30s or 500ms):
 {{metrics}}
@@ -72,7 +74,7 @@ func traceAnalyze(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	alertFlags := fs.StringArray("alert", nil, "add an alert METRIC OP VALUE, e.g. 'provider_retry_rate>0.2' (repeatable)")
 	alertsFile := fs.String("alerts", "", "read alerts from this YAML `FILE` instead of the defaults")
 	minSamples := fs.Int("min-samples", 1, "alerts with fewer samples report insufficient_data")
-	confidence := fs.Float64("confidence", 0.95, "one-sided confidence of the Wilson bounds (0.5 < F < 1)")
+	confidence := fs.Float64("confidence", 0.95, "one-sided confidence of the rates' exact (Clopper–Pearson) bounds and the alerts gated on them (0.5 < F < 1)")
 	by := fs.String("by", "provider,model", "group requests by these dimensions: provider, model, failureType, run, day, promptPattern")
 	strict := fs.Bool("strict", false, "treat a malformed line as an error (exit 2)")
 	if err := parseFlags(fs, args, "run 'retrylab trace analyze --help'", stdout, stderr); err != nil {
