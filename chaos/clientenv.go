@@ -57,10 +57,33 @@ import (
 // the OpenAI Agents SDK's (@openai/agents-core dist/config.mjs, tracing:
 // OPENAI_AGENTS_DISABLE_TRACING; otherwise it posts its traces to
 // api.openai.com/v1/traces/ingest, whatever OPENAI_BASE_URL says).
-// Codex CLI has no environment switch
-// for its analytics: its scenarios pass -c analytics.enabled=false
-// (docs/agents.md); Qwen Code's usage statistics have none either:
-// quietHome switches them off in its settings file.
+//
+// Kilo CLI (github.com/Kilo-Org/kilocode, an opencode fork that renamed
+// OPENCODE_ to KILO_): packages/opencode/src/flag/flag.ts
+// (KILO_DISABLE_AUTOUPDATE, KILO_DISABLE_MODELS_FETCH,
+// KILO_DISABLE_LSP_DOWNLOAD), packages/kilo-telemetry/src/telemetry.ts
+// (KILO_TELEMETRY_LEVEL: PostHog is on only when it says "all") and
+// packages/opencode/src/kilo-sessions/kilo-sessions.ts (KILO_DISABLE_SHARE,
+// KILO_DISABLE_SESSION_INGEST: its session upload to Kilo's cloud).
+// Continue's cn (github.com/continuedev/continue, extensions/cli):
+// src/telemetry/posthogService.ts (CONTINUE_TELEMETRY_ENABLED=0, and the
+// older CONTINUE_ALLOW_ANONYMOUS_TELEMETRY=0, switch PostHog off) and
+// src/telemetry/telemetryService.ts (CONTINUE_CLI_ENABLE_TELEMETRY=0: its
+// OpenTelemetry metrics, which start whenever an OTLP endpoint is set, as
+// the harness sets one, and then print to the console, into stdout, unless
+// OTEL_METRICS_EXPORTER says otlp; a scenario that wants them sets both in
+// client.env). aider's options reference
+// (github.com/Aider-AI/aider, aider/website/docs/config/options.md: every
+// option has an AIDER_ variable): AIDER_ANALYTICS (--no-analytics),
+// AIDER_CHECK_UPDATE (--no-check-update), AIDER_SHOW_RELEASE_NOTES.
+//
+// Codex CLI has no environment switch for its analytics (none in the
+// 0.171.0 binary but CODEX_HOME and the like): its scenarios pass -c
+// analytics.enabled=false (docs/agents.md). Gemini CLI's usage statistics
+// and Qwen Code's have none either (Gemini CLI 0.61.0 reads only
+// settings.privacy.usageStatisticsEnabled; GEMINI_TELEMETRY_ENABLED is its
+// OpenTelemetry, off unless asked for): quietHome switches them off in
+// their settings files.
 var quietEnv = []string{
 	"DISABLE_AUTOUPDATER=1",
 	"DISABLE_TELEMETRY=1",
@@ -83,6 +106,18 @@ var quietEnv = []string{
 	"PI_TELEMETRY=0",
 	"PI_SKIP_VERSION_CHECK=1",
 	"OPENAI_AGENTS_DISABLE_TRACING=1",
+	"KILO_TELEMETRY_LEVEL=off",
+	"KILO_DISABLE_AUTOUPDATE=1",
+	"KILO_DISABLE_MODELS_FETCH=1",
+	"KILO_DISABLE_LSP_DOWNLOAD=1",
+	"KILO_DISABLE_SHARE=1",
+	"KILO_DISABLE_SESSION_INGEST=1",
+	"CONTINUE_TELEMETRY_ENABLED=0",
+	"CONTINUE_ALLOW_ANONYMOUS_TELEMETRY=0",
+	"CONTINUE_CLI_ENABLE_TELEMETRY=0",
+	"AIDER_ANALYTICS=false",
+	"AIDER_CHECK_UPDATE=false",
+	"AIDER_SHOW_RELEASE_NOTES=false",
 	"NO_COLOR=1",
 }
 
@@ -367,10 +402,16 @@ func harnessVars(layers ...[]string) map[string]string {
 // privacy.usageStatisticsEnabled is false in $HOME/.qwen/settings.json (its
 // settings reference; there is no environment switch: QwenLogger.getInstance
 // reads only the setting; measured: "RUM flush failed ... rum.aliyuncs.com"
-// in its debug log without it). A scenario's client.home entry for the same
-// path replaces the file.
+// in its debug log without it). Gemini CLI, which Qwen Code forks, sends
+// its usage statistics to Google (Clearcut) unless the same setting is
+// false in $HOME/.gemini/settings.json (0.61.0: the config takes
+// usageStatisticsEnabled from settings.privacy only), and checks for
+// updates unless general.enableAutoUpdate and
+// general.enableAutoUpdateNotification are false. A scenario's client.home
+// entry for the same path replaces the file.
 var quietHome = map[string]string{
-	".qwen/settings.json": `{"privacy": {"usageStatisticsEnabled": false}, "general": {"enableAutoUpdate": false}, "telemetry": {"enabled": false}}` + "\n",
+	".gemini/settings.json": `{"privacy": {"usageStatisticsEnabled": false}, "general": {"enableAutoUpdate": false, "enableAutoUpdateNotification": false}}` + "\n",
+	".qwen/settings.json":   `{"privacy": {"usageStatisticsEnabled": false}, "general": {"enableAutoUpdate": false}, "telemetry": {"enabled": false}}` + "\n",
 }
 
 // homeFileProblem says what is wrong with name as a client.home key (a

@@ -2,6 +2,7 @@ package chaos
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"slices"
@@ -303,5 +304,64 @@ expect: {outcome: success, attempts: 0}
 	stderr, _ := os.ReadFile(filepath.Join(sum.RunDir, "dump", "stderr.txt"))
 	if want := "retrylab: inheritEnv: NOT_IN_THE_RUNNER not set in retrylab's environment: the client runs without it\n"; string(stderr) != want {
 		t.Errorf("stderr.txt = %q, want %q", stderr, want)
+	}
+}
+
+// TestQuietAgents: the update, telemetry and upload switches of the agents
+// tried so far (issue 27: Kilo CLI, Continue's cn, aider beside Claude
+// Code, opencode, Qwen Code and pi) are in every external client's
+// environment, and Gemini CLI's usage statistics, which only its settings
+// file switches off, are off in the client's HOME.
+func TestQuietAgents(t *testing.T) {
+	dir := t.TempDir()
+	sc := &Scenario{Name: "s", Provider: "gemini", Model: "m", Requests: 1, Client: Client{Command: []string{"true"}}}
+	env, _, _, err := externalEnv(sc, nil, "http://127.0.0.1:1", dir, filepath.Join(dir, "trace.jsonl"), 1, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := envMap(env)
+	want := map[string]string{
+		"DISABLE_TELEMETRY":                  "1",
+		"DO_NOT_TRACK":                       "1",
+		"KILO_TELEMETRY_LEVEL":               "off",
+		"KILO_DISABLE_AUTOUPDATE":            "1",
+		"KILO_DISABLE_MODELS_FETCH":          "1",
+		"KILO_DISABLE_SHARE":                 "1",
+		"KILO_DISABLE_SESSION_INGEST":        "1",
+		"CONTINUE_TELEMETRY_ENABLED":         "0",
+		"CONTINUE_ALLOW_ANONYMOUS_TELEMETRY": "0",
+		"CONTINUE_CLI_ENABLE_TELEMETRY":      "0",
+		"AIDER_ANALYTICS":                    "false",
+		"AIDER_CHECK_UPDATE":                 "false",
+		"OPENCODE_DISABLE_AUTOUPDATE":        "1",
+	}
+	got := map[string]string{}
+	for k := range want {
+		got[k] = m[k]
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("quiet switches (-want +got):\n%s", diff)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, clientHomeDir, ".gemini", "settings.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var settings struct {
+		Privacy struct {
+			UsageStatisticsEnabled *bool `json:"usageStatisticsEnabled"`
+		} `json:"privacy"`
+		General struct {
+			EnableAutoUpdate             *bool `json:"enableAutoUpdate"`
+			EnableAutoUpdateNotification *bool `json:"enableAutoUpdateNotification"`
+		} `json:"general"`
+	}
+	if err := json.Unmarshal(b, &settings); err != nil {
+		t.Fatalf(".gemini/settings.json: %v", err)
+	}
+	for name, v := range map[string]*bool{"privacy.usageStatisticsEnabled": settings.Privacy.UsageStatisticsEnabled,
+		"general.enableAutoUpdate": settings.General.EnableAutoUpdate, "general.enableAutoUpdateNotification": settings.General.EnableAutoUpdateNotification} {
+		if v == nil || *v {
+			t.Errorf(".gemini/settings.json: %s is not false: %s", name, b)
+		}
 	}
 }

@@ -2,6 +2,7 @@ package chaos
 
 import (
 	"context"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -284,6 +285,12 @@ func TestHomeFilesConflict(t *testing.T) {
 // client's home, client.home's contents expanded and winning over a
 // quietHome file of the same path.
 func TestWriteHomeFiles(t *testing.T) {
+	// quiet is quietHome with the files given.
+	quiet := func(files map[string]string) map[string]string {
+		m := maps.Clone(quietHome)
+		maps.Copy(m, files)
+		return m
+	}
 	for _, tt := range []struct {
 		name  string
 		files map[string]string
@@ -291,8 +298,8 @@ func TestWriteHomeFiles(t *testing.T) {
 	}{
 		{"quiet only", nil, quietHome},
 		{"scenario's files", map[string]string{".config/opencode/opencode.json": `{"baseURL": "${OPENAI_BASE_URL}"}`},
-			map[string]string{".qwen/settings.json": quietHome[".qwen/settings.json"], ".config/opencode/opencode.json": `{"baseURL": "http://127.0.0.1:9/v1"}`}},
-		{"scenario's replaces quiet", map[string]string{".qwen/settings.json": "{}"}, map[string]string{".qwen/settings.json": "{}"}},
+			quiet(map[string]string{".config/opencode/opencode.json": `{"baseURL": "http://127.0.0.1:9/v1"}`})},
+		{"scenario's replaces quiet", map[string]string{".qwen/settings.json": "{}"}, quiet(map[string]string{".qwen/settings.json": "{}"})},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			home := t.TempDir()
