@@ -12,21 +12,30 @@ import (
 	"strings"
 )
 
-// An external client's environment is built in three layers, later ones
-// winning (os/exec keeps the last value of a name):
+// An external client's environment is built in layers, later ones winning
+// (os/exec keeps the last value of a name):
 //
-//  1. the runner's own environment, less what would point the client at
-//     the user's settings or real accounts (inheritedEnv);
-//  2. quietEnv, the switches that keep agents off the internet (update
-//     checks, telemetry, error reports), which client.env may override;
-//  3. client.env, the scenario's own variables;
-//  4. the harness's variables (clientEnv, clientHome, telemetry.env): base
-//     URLs, fake keys, RETRYLAB_*, HOME and the XDG folders, the OTLP
-//     endpoints. A scenario cannot set them: the loader rejects client.env
-//     entries that name one (reservedEnv, otlpEndpointVars), so nothing is
-//     overridden silently. The OTLP protocol variables are set here only
-//     where client.env leaves them out (protocolEnv); client.env may
-//     set them to an OTLP/HTTP protocol, nothing else (envProblem).
+//  1. what it takes of the runner's environment: only the names of an
+//     allowlist (baseEnv: passedEnv, passedPrefixes, toolchainVars), never
+//     the rest, whatever it holds (a provider's key, cloud credentials,
+//     tokens, an agent's settings folder, SSH_AUTH_SOCK);
+//  2. toolchainEnv, the toolchains' caches under the user's home;
+//  3. quietEnv, the switches that keep agents off the internet (update
+//     checks, telemetry, error reports);
+//  4. the runner's variables the scenario asks for by name
+//     (client.inheritEnv, --inherit-env: inheritedEnv);
+//  5. client.env, the scenario's own variables;
+//  6. the harness's variables (clientEnv, clientHome, telemetry.env): base
+//     URLs, fake keys, RETRYLAB_*, HOME, TMPDIR and the XDG folders, the
+//     OTLP endpoints. A scenario cannot set them: the loader rejects
+//     client.env entries and inheritEnv names that name one (reservedEnv,
+//     otlpEndpointVars), so nothing is overridden silently. The OTLP
+//     protocol variables are set here only where client.env leaves them out
+//     (protocolEnv); client.env may set them to an OTLP/HTTP protocol,
+//     nothing else (envProblem).
+//
+// client.env and client.inheritEnv may override a quiet switch; they may
+// not both name one variable (the loader says so).
 
 // quietEnv switches off what coding agents do beside the answer when run
 // unattended: update checks, telemetry and error reports sent to their
@@ -48,10 +57,33 @@ import (
 // the OpenAI Agents SDK's (@openai/agents-core dist/config.mjs, tracing:
 // OPENAI_AGENTS_DISABLE_TRACING; otherwise it posts its traces to
 // api.openai.com/v1/traces/ingest, whatever OPENAI_BASE_URL says).
-// Codex CLI has no environment switch
-// for its analytics: its scenarios pass -c analytics.enabled=false
-// (docs/agents.md); Qwen Code's usage statistics have none either:
-// quietHome switches them off in its settings file.
+//
+// Kilo CLI (github.com/Kilo-Org/kilocode, an opencode fork that renamed
+// OPENCODE_ to KILO_): packages/opencode/src/flag/flag.ts
+// (KILO_DISABLE_AUTOUPDATE, KILO_DISABLE_MODELS_FETCH,
+// KILO_DISABLE_LSP_DOWNLOAD), packages/kilo-telemetry/src/telemetry.ts
+// (KILO_TELEMETRY_LEVEL: PostHog is on only when it says "all") and
+// packages/opencode/src/kilo-sessions/kilo-sessions.ts (KILO_DISABLE_SHARE,
+// KILO_DISABLE_SESSION_INGEST: its session upload to Kilo's cloud).
+// Continue's cn (github.com/continuedev/continue, extensions/cli):
+// src/telemetry/posthogService.ts (CONTINUE_TELEMETRY_ENABLED=0, and the
+// older CONTINUE_ALLOW_ANONYMOUS_TELEMETRY=0, switch PostHog off) and
+// src/telemetry/telemetryService.ts (CONTINUE_CLI_ENABLE_TELEMETRY=0: its
+// OpenTelemetry metrics, which start whenever an OTLP endpoint is set, as
+// the harness sets one, and then print to the console, into stdout, unless
+// OTEL_METRICS_EXPORTER says otlp; a scenario that wants them sets both in
+// client.env). aider's options reference
+// (github.com/Aider-AI/aider, aider/website/docs/config/options.md: every
+// option has an AIDER_ variable): AIDER_ANALYTICS (--no-analytics),
+// AIDER_CHECK_UPDATE (--no-check-update), AIDER_SHOW_RELEASE_NOTES.
+//
+// Codex CLI has no environment switch for its analytics (none in the
+// 0.171.0 binary but CODEX_HOME and the like): its scenarios pass -c
+// analytics.enabled=false (docs/agents.md). Gemini CLI's usage statistics
+// and Qwen Code's have none either (Gemini CLI 0.61.0 reads only
+// settings.privacy.usageStatisticsEnabled; GEMINI_TELEMETRY_ENABLED is its
+// OpenTelemetry, off unless asked for): quietHome switches them off in
+// their settings files.
 var quietEnv = []string{
 	"DISABLE_AUTOUPDATER=1",
 	"DISABLE_TELEMETRY=1",
@@ -74,42 +106,90 @@ var quietEnv = []string{
 	"PI_TELEMETRY=0",
 	"PI_SKIP_VERSION_CHECK=1",
 	"OPENAI_AGENTS_DISABLE_TRACING=1",
+	"KILO_TELEMETRY_LEVEL=off",
+	"KILO_DISABLE_AUTOUPDATE=1",
+	"KILO_DISABLE_MODELS_FETCH=1",
+	"KILO_DISABLE_LSP_DOWNLOAD=1",
+	"KILO_DISABLE_SHARE=1",
+	"KILO_DISABLE_SESSION_INGEST=1",
+	"CONTINUE_TELEMETRY_ENABLED=0",
+	"CONTINUE_ALLOW_ANONYMOUS_TELEMETRY=0",
+	"CONTINUE_CLI_ENABLE_TELEMETRY=0",
+	"AIDER_ANALYTICS=false",
+	"AIDER_CHECK_UPDATE=false",
+	"AIDER_SHOW_RELEASE_NOTES=false",
 	"NO_COLOR=1",
 }
 
-// inheritedPrefixes are the names of the runner's environment an external
-// client does not inherit: provider and agent settings (a real
-// ANTHROPIC_AUTH_TOKEN would reach the mock; CLAUDE_CONFIG_DIR or
-// CODEX_HOME, QWEN_HOME, OPENCODE_CONFIG_DIR or PI_CODING_AGENT_DIR would point the agent at
-// the user's own settings; DASHSCOPE_API_KEY is Qwen Code's real key) and the XDG
-// folders, which clientHome replaces. A scenario that needs one writes it
-// in client.env. (OTEL_* pass through, but for the runner's own
-// collector's credentials, otlpCredentialSuffixes: the run's receiver sets
-// the endpoints, telemetry.go.)
-var inheritedPrefixes = []string{"ANTHROPIC_", "OPENAI_", "CLAUDE_", "CLAUDECODE", "CODEX_", "GEMINI_", "GOOGLE_GEMINI_", "QWEN_", "OPENCODE_", "DASHSCOPE_", "PI_CODING_AGENT_", "XDG_"}
+// passedEnv are the names of the runner's environment every external
+// client gets as they are: where programs are found (PATH), who the user
+// is and their shell (USER, LOGNAME, SHELL: agents start their tools with
+// it), the locale and time zone (LANG, LANGUAGE, TZ, and passedPrefixes'
+// LC_*), and the terminal's type (TERM, for programs that look it up; not
+// COLORTERM: a client's output goes to files, and NO_COLOR=1 is set).
+var passedEnv = []string{"PATH", "USER", "LOGNAME", "SHELL", "LANG", "LANGUAGE", "TZ", "TERM"}
 
-// otlpCredentialSuffixes end the runner's OTLP exporter settings that
-// belong to its own collector, not to the run's loopback receiver: a
-// collector's token in OTEL_EXPORTER_OTLP_HEADERS, its certificates. The
-// client does not inherit them (client.env may set them).
-var otlpCredentialSuffixes = []string{"_HEADERS", "_CERTIFICATE", "_CLIENT_KEY", "_CLIENT_CERTIFICATE"}
+// passedPrefixes begin names of the runner's environment every external
+// client gets: the locale's categories (LC_ALL, LC_CTYPE, ...).
+var passedPrefixes = []string{"LC_"}
 
-// inheritedEnv is env (os.Environ()) without the names of inheritedPrefixes
-// and the runner's OTLP credentials.
-func inheritedEnv(env []string) []string {
-	out := make([]string, 0, len(env))
+// toolchainVars are the runner's toolchain settings an external client
+// gets as they are, so that `go run`, node, npx, a virtualenv's python or
+// `cargo run` work offline under the client's empty HOME as they do for
+// the user: where Go, its modules and build cache are and how it builds
+// (GOFLAGS, GOTOOLCHAIN), npm's cache, Python's user base and virtualenv,
+// Rust's folders, and the roots of the version managers whose shims are
+// in PATH (Volta, pyenv, asdf, mise). Folders and versions, never a
+// credential: GOPROXY (which may hold one in its URL) and the like are
+// not passed; a client that needs one names it in client.inheritEnv.
+// toolchainEnv fills in the caches the runner's environment leaves unset.
+var toolchainVars = []string{
+	"GOROOT", "GOPATH", "GOMODCACHE", "GOCACHE", "GOFLAGS", "GOTOOLCHAIN",
+	"NPM_CONFIG_CACHE",
+	"PYTHONUSERBASE", "VIRTUAL_ENV",
+	"CARGO_HOME", "RUSTUP_HOME", "RUSTUP_TOOLCHAIN",
+	"VOLTA_HOME", "PYENV_ROOT", "ASDF_DIR", "ASDF_DATA_DIR", "MISE_DATA_DIR",
+}
+
+// baseEnv is what an external client takes of env (the runner's
+// environment, os.Environ()) without being asked: the names of passedEnv,
+// passedPrefixes and toolchainVars, in env's order. Everything else stays
+// out.
+func baseEnv(env []string) []string {
+	out := make([]string, 0, len(passedEnv)+len(toolchainVars))
 	for _, kv := range env {
 		name, _, _ := strings.Cut(kv, "=")
-		if slices.ContainsFunc(inheritedPrefixes, func(p string) bool { return strings.HasPrefix(name, p) }) {
-			continue
+		if slices.Contains(passedEnv, name) || slices.Contains(toolchainVars, name) ||
+			slices.ContainsFunc(passedPrefixes, func(p string) bool { return strings.HasPrefix(name, p) }) {
+			out = append(out, kv)
 		}
-		if strings.HasPrefix(name, "OTEL_EXPORTER_OTLP_") &&
-			slices.ContainsFunc(otlpCredentialSuffixes, func(s string) bool { return strings.HasSuffix(name, s) }) {
-			continue
-		}
-		out = append(out, kv)
 	}
 	return out
+}
+
+// inheritedEnv is what an external client takes of env (the runner's
+// environment) because it was asked for by name (client.inheritEnv,
+// --inherit-env): the entries of env named in names, in names' order, and
+// the names env does not hold (missing), which the client does not get at
+// all (not even empty). A name InheritEnvProblem rejects (the loader and
+// the CLI do) is left out: the harness's own value must be the only one.
+func inheritedEnv(env []string, names []string) (out, missing []string) {
+	m := map[string]string{}
+	for _, kv := range env {
+		name, v, _ := strings.Cut(kv, "=")
+		m[name] = v
+	}
+	for _, name := range names {
+		if p, _ := InheritEnvProblem(name); p != "" {
+			continue
+		}
+		if v, ok := m[name]; ok {
+			out = append(out, name+"="+v)
+		} else {
+			missing = append(missing, name)
+		}
+	}
+	return out, missing
 }
 
 // reservedEnv are the names the harness sets for every external client;
@@ -157,6 +237,39 @@ func envNameProblem(name string) (problem, hint string) {
 	return "", ""
 }
 
+// InheritEnvProblem says what is wrong with name as a variable of the
+// runner's environment to pass on to external clients (client.inheritEnv,
+// --inherit-env), and how to fix it; "" when it is fine. A name the
+// harness sets for every client cannot be passed: the harness's value
+// would win anyway.
+func InheritEnvProblem(name string) (problem, hint string) {
+	switch {
+	case !envNameRE.MatchString(name):
+		hint := "write the name alone, letters, digits and _, not starting with a digit: AWS_PROFILE"
+		if n, _, ok := strings.Cut(name, "="); ok && envNameRE.MatchString(n) {
+			hint = "inheritEnv passes the runner's own value of a name; to give a value, write it in client.env: {" + n + ": ...}"
+		}
+		return fmt.Sprintf("%q is not an environment variable name", name), hint
+	case strings.HasPrefix(name, "RETRYLAB_"), slices.Contains(reservedEnv, name), slices.Contains(otlpEndpointVars, name):
+		return name + " is set by retrylab for every external client",
+			"the harness's own value (base URLs, fake keys, RETRYLAB_*, HOME, TMPDIR, the XDG folders, the OTLP endpoints) is what the client must get: remove it (docs/chaos.md, External clients)"
+	}
+	return "", ""
+}
+
+// inheritNames is the names an external client of sc inherits from the
+// runner's environment: client.inheritEnv, then extra (--inherit-env)
+// not already in it.
+func inheritNames(sc *Scenario, extra []string) []string {
+	out := slices.Clone(sc.Client.InheritEnv)
+	for _, n := range extra {
+		if !slices.Contains(out, n) {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
 // scenarioEnv is client.env as NAME=value entries, ${NAME} in the values
 // expanded from vars (expandHarness), sorted by name so the command line a
 // run shows is stable.
@@ -176,8 +289,9 @@ func scenarioEnv(env map[string]string, vars map[string]string) []string {
 // explicitly, so that `go run`, `npx` or `cargo run` as a client neither
 // rebuilds nor downloads everything in every scenario. Caches, not
 // settings: an agent's own settings stay out of reach. Names already in
-// env (the runner's environment) pass through as they are; home and
-// cacheDir are the runner's home and cache folders ("" when unknown).
+// env (what the client takes of the runner's environment, baseEnv, whose
+// toolchainVars hold them all) pass through as they are; home and cacheDir
+// are the runner's home and cache folders ("" when unknown).
 func toolchainEnv(env []string, home, cacheDir string) []string {
 	have := map[string]bool{}
 	for _, kv := range env {
@@ -288,10 +402,16 @@ func harnessVars(layers ...[]string) map[string]string {
 // privacy.usageStatisticsEnabled is false in $HOME/.qwen/settings.json (its
 // settings reference; there is no environment switch: QwenLogger.getInstance
 // reads only the setting; measured: "RUM flush failed ... rum.aliyuncs.com"
-// in its debug log without it). A scenario's client.home entry for the same
-// path replaces the file.
+// in its debug log without it). Gemini CLI, which Qwen Code forks, sends
+// its usage statistics to Google (Clearcut) unless the same setting is
+// false in $HOME/.gemini/settings.json (0.61.0: the config takes
+// usageStatisticsEnabled from settings.privacy only), and checks for
+// updates unless general.enableAutoUpdate and
+// general.enableAutoUpdateNotification are false. A scenario's client.home
+// entry for the same path replaces the file.
 var quietHome = map[string]string{
-	".qwen/settings.json": `{"privacy": {"usageStatisticsEnabled": false}, "general": {"enableAutoUpdate": false}, "telemetry": {"enabled": false}}` + "\n",
+	".gemini/settings.json": `{"privacy": {"usageStatisticsEnabled": false}, "general": {"enableAutoUpdate": false, "enableAutoUpdateNotification": false}}` + "\n",
+	".qwen/settings.json":   `{"privacy": {"usageStatisticsEnabled": false}, "general": {"enableAutoUpdate": false}, "telemetry": {"enabled": false}}` + "\n",
 }
 
 // homeFileProblem says what is wrong with name as a client.home key (a

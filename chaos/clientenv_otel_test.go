@@ -17,10 +17,11 @@ import (
 
 // TestClientEnvOTLPProtocol: the OTLP protocol variables client.env sets
 // reach the client as they are (the receiver speaks JSON and protobuf);
-// the harness sets one only where client.env leaves it out and the
-// runner's environment has none the receiver speaks (finding 13: the
-// runner's environment used to decide alone, so client.env's http/json
-// became http/protobuf).
+// the harness sets one only where client.env leaves it out and what the
+// client inherits of the runner's environment (client.inheritEnv: "runner"
+// below) has none the receiver speaks (finding 13: the runner's
+// environment used to decide alone, so client.env's http/json became
+// http/protobuf).
 func TestClientEnvOTLPProtocol(t *testing.T) {
 	const (
 		all     = "OTEL_EXPORTER_OTLP_PROTOCOL"
@@ -90,7 +91,7 @@ func TestClientEnvOTLPExternal(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer tel.finish("r", "")
-	env, _, err := externalEnv(sc, "http://127.0.0.1:1", dir, filepath.Join(dir, "trace.jsonl"), 1, tel.env(sc.Client.Env))
+	env, _, _, err := externalEnv(sc, nil, "http://127.0.0.1:1", dir, filepath.Join(dir, "trace.jsonl"), 1, tel.env(sc.Client.Env, os.Getenv))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -243,10 +244,11 @@ func TestTelemetryDroppedSelfReport(t *testing.T) {
 	}
 }
 
-// TestInheritedEnvOTLPCredentials: the runner's own collector's token and
-// certificates do not reach an external client; its other OTEL_* settings
-// and everything else not reserved do.
-func TestInheritedEnvOTLPCredentials(t *testing.T) {
+// TestBaseEnvOTLPCredentials: no OTEL_ setting of the runner's reaches an
+// external client unless it is named (inheritEnv), not its own
+// collector's token and certificates (which were left out by name before
+// the allowlist) nor the rest.
+func TestBaseEnvOTLPCredentials(t *testing.T) {
 	t.Parallel()
 	in := []string{
 		"OTEL_EXPORTER_OTLP_HEADERS=authorization=Bearer real-collector-token",
@@ -258,8 +260,14 @@ func TestInheritedEnvOTLPCredentials(t *testing.T) {
 		"ANTHROPIC_API_KEY=sk-ant-real",
 		"PATH=/usr/bin",
 	}
-	want := []string{"OTEL_EXPORTER_OTLP_COMPRESSION=gzip", "OTEL_SERVICE_NAME=svc", "PATH=/usr/bin"}
-	if diff := cmp.Diff(want, inheritedEnv(in)); diff != "" {
+	if diff := cmp.Diff([]string{"PATH=/usr/bin"}, baseEnv(in)); diff != "" {
+		t.Errorf("baseEnv mismatch (-want +got):\n%s", diff)
+	}
+	got, missing := inheritedEnv(in, []string{"OTEL_SERVICE_NAME", "OTEL_RESOURCE_ATTRIBUTES"})
+	if diff := cmp.Diff([]string{"OTEL_SERVICE_NAME=svc"}, got); diff != "" {
 		t.Errorf("inheritedEnv mismatch (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"OTEL_RESOURCE_ATTRIBUTES"}, missing); diff != "" {
+		t.Errorf("inheritedEnv missing mismatch (-want +got):\n%s", diff)
 	}
 }

@@ -2,6 +2,7 @@ package chaos
 
 import (
 	"context"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -22,8 +23,9 @@ func envMap(env []string) map[string]string {
 
 // TestExternalEnv: an external client gets a HOME and XDG folders of its
 // own inside its run folder, the quiet switches, client.env (which may
-// override a quiet switch), and the harness's variables, and does not
-// inherit the runner's provider or agent settings.
+// override a quiet switch), the runner's variables it names in
+// inheritEnv (which may too), and the harness's variables, and does not
+// inherit the runner's provider or agent settings, nor anything else.
 func TestExternalEnv(t *testing.T) {
 	t.Setenv("ANTHROPIC_AUTH_TOKEN", "real-token-of-the-user")
 	t.Setenv("CLAUDE_CONFIG_DIR", "/home/user/.claude")
@@ -34,13 +36,24 @@ func TestExternalEnv(t *testing.T) {
 	t.Setenv("OPENCODE_CONFIG_DIR", "/home/user/.config/opencode")
 	t.Setenv("DASHSCOPE_API_KEY", "real-key-of-the-user")
 	t.Setenv("PI_CODING_AGENT_DIR", "/home/user/.pi/agent")
+	t.Setenv("AWS_PROFILE", "asked-for")
+	t.Setenv("KILO_TELEMETRY_LEVEL", "all")
+	t.Setenv("PATH", "/runner/bin:/usr/bin")
+	t.Setenv("LC_ALL", "C.UTF-8")
 	dir := t.TempDir()
 	sc := &Scenario{Name: "s", Provider: "anthropic", Model: "m", Requests: 1,
 		Client: Client{Command: []string{"true"}, Env: map[string]string{"CLAUDE_CODE_MAX_RETRIES": "3", "DISABLE_TELEMETRY": "0",
 			"OPENCODE_CONFIG_CONTENT": `{"baseURL": "${ANTHROPIC_BASE_URL}/v1", "literal": "$${HOME}", "shell": "${PATH}"}`}}}
-	env, vars, err := externalEnv(sc, "http://127.0.0.1:1", dir, filepath.Join(dir, "trace.jsonl"), 1, []string{"OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:2"})
+	inherit := []string{"AWS_PROFILE", "KILO_TELEMETRY_LEVEL", "NOT_SET_ANYWHERE"}
+	env, vars, missing, err := externalEnv(sc, inherit, "http://127.0.0.1:1", dir, filepath.Join(dir, "trace.jsonl"), 1, []string{"OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:2"})
 	if err != nil {
 		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"NOT_SET_ANYWHERE"}, missing); diff != "" {
+		t.Errorf("externalEnv() missing mismatch (-want +got):\n%s", diff)
+	}
+	if _, ok := envMap(env)["NOT_SET_ANYWHERE"]; ok {
+		t.Error("a name the runner lacks reached the client (it should be unset, not empty)")
 	}
 	m := envMap(env)
 	home := filepath.Join(dir, clientHomeDir)
@@ -57,7 +70,11 @@ func TestExternalEnv(t *testing.T) {
 		"DISABLE_TELEMETRY":             "0", // client.env overrides a quiet switch
 		"DISABLE_AUTOUPDATER":           "1",
 		"DO_NOT_TRACK":                  "1",
-		"RETRYLAB_TEST_KEEP":            "kept",
+		"RETRYLAB_TEST_KEEP":            "", // not the harness's: the runner's, not asked for
+		"AWS_PROFILE":                   "asked-for",
+		"KILO_TELEMETRY_LEVEL":          "all", // inheritEnv overrides a quiet switch
+		"PATH":                          "/runner/bin:/usr/bin",
+		"LC_ALL":                        "C.UTF-8",
 		"OTEL_EXPORTER_OTLP_ENDPOINT":   "http://127.0.0.1:2",
 		"ANTHROPIC_AUTH_TOKEN":          "",
 		"CLAUDE_CONFIG_DIR":             "",
@@ -150,7 +167,7 @@ client:
     - sh
     - -c
     - |
-      test -z "$(ls -A "$HOME" | grep -v -e '^\.config$' -e '^\.cache$' -e '^\.local$' -e '^tmp$' -e '^\.qwen$')" || { echo "home not empty" >&2; exit 3; }
+      test -z "$(ls -A "$HOME" | grep -v -e '^\.config$' -e '^\.cache$' -e '^\.local$' -e '^tmp$' -e '^\.qwen$' -e '^\.gemini$')" || { echo "home not empty" >&2; exit 3; }
       mkdir -p "$HOME/.agent" && printf '{"key":"%s","setting":"%s"}\n' "$ANTHROPIC_API_KEY" "$AGENT_SETTING" > "$HOME/.agent/state.json"
       ln -s `+outside+` "$HOME/.agent/link.json"
       echo "$HOME" "$XDG_CONFIG_HOME" "$TMPDIR"
@@ -268,6 +285,12 @@ func TestHomeFilesConflict(t *testing.T) {
 // client's home, client.home's contents expanded and winning over a
 // quietHome file of the same path.
 func TestWriteHomeFiles(t *testing.T) {
+	// quiet is quietHome with the files given.
+	quiet := func(files map[string]string) map[string]string {
+		m := maps.Clone(quietHome)
+		maps.Copy(m, files)
+		return m
+	}
 	for _, tt := range []struct {
 		name  string
 		files map[string]string
@@ -275,8 +298,8 @@ func TestWriteHomeFiles(t *testing.T) {
 	}{
 		{"quiet only", nil, quietHome},
 		{"scenario's files", map[string]string{".config/opencode/opencode.json": `{"baseURL": "${OPENAI_BASE_URL}"}`},
-			map[string]string{".qwen/settings.json": quietHome[".qwen/settings.json"], ".config/opencode/opencode.json": `{"baseURL": "http://127.0.0.1:9/v1"}`}},
-		{"scenario's replaces quiet", map[string]string{".qwen/settings.json": "{}"}, map[string]string{".qwen/settings.json": "{}"}},
+			quiet(map[string]string{".config/opencode/opencode.json": `{"baseURL": "http://127.0.0.1:9/v1"}`})},
+		{"scenario's replaces quiet", map[string]string{".qwen/settings.json": "{}"}, quiet(map[string]string{".qwen/settings.json": "{}"})},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			home := t.TempDir()

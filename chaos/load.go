@@ -615,7 +615,41 @@ func (d *decoder) validateClient(client map[string]*yaml.Node, sc *Scenario) {
 	}
 	d.validateRequires(client["requires"], c)
 	d.validateEnv(client["env"], c)
+	d.validateInheritEnv(client["inheritEnv"], c)
 	d.validateHome(client["home"], c)
+}
+
+// validateInheritEnv checks client.inheritEnv (node n, nil when absent): an
+// external client's, each entry the name of a variable the harness does
+// not set itself, given once, and not also in client.env.
+func (d *decoder) validateInheritEnv(n *yaml.Node, c *Client) {
+	if n == nil {
+		return
+	}
+	if len(c.Command) == 0 {
+		d.c.Add(n, "client.inheritEnv", "inheritEnv applies to an external client only", "add client.command, or remove inheritEnv")
+	}
+	if n.Kind != yaml.SequenceNode {
+		return
+	}
+	seen := map[string]bool{}
+	for i, name := range c.InheritEnv {
+		if i >= len(n.Content) {
+			break
+		}
+		at, field := n.Content[i], fmt.Sprintf("client.inheritEnv[%d]", i)
+		_, inEnv := c.Env[name]
+		switch problem, hint := InheritEnvProblem(name); {
+		case problem != "":
+			d.c.Add(at, field, problem, hint)
+		case seen[name]:
+			d.c.Add(at, field, name+" is listed twice", "remove one of them")
+		case inEnv:
+			d.c.Add(at, field, "client.env sets "+name+" too",
+				"keep one: client.env for a value written in the scenario, inheritEnv for the value of retrylab's own environment")
+		}
+		seen[name] = true
+	}
 }
 
 // validateHome checks client.home (node n, nil when absent): an external

@@ -47,6 +47,10 @@ type Runner struct {
 	// ExternalParallel bounds how many scenarios with an external client
 	// run at once; 0 means 2 × GOMAXPROCS (at least 2).
 	ExternalParallel int
+	// InheritEnv names variables of the runner's environment every
+	// external client gets, beside its scenario's client.inheritEnv
+	// (--inherit-env; each name one InheritEnvProblem accepts).
+	InheritEnv []string
 	// ConfirmParallel is how many scenarios are re-run at once to confirm
 	// (Confirm) after every first run has ended; 0 means GOMAXPROCS/2, at
 	// least 1.

@@ -16,7 +16,8 @@ import (
 // scenario's client.command as an argument vector, in the current folder.
 // It is given the proxy URL, the fake API key, the trace path and the
 // scenario's model and request count in its environment, and a HOME of its
-// own in dir (externalEnv); its stdout and
+// own in dir, and of the runner's environment only what externalEnv lets
+// through; its stdout and
 // stderr go to the run folder with secrets redacted. Exit code 0 is the
 // success outcome, any other exit is failure; a client still running at the
 // deadline is killed (its whole process group) and fails the "client" check.
@@ -32,11 +33,18 @@ func (r *Runner) runExternal(ctx context.Context, sc *Scenario, baseURL, dir, tr
 	defer stderr.Close()
 	exit := &ClientExit{Command: display, ExitCode: -1}
 	out := clientRun{outcome: "failure", exit: exit}
-	env, vars, err := externalEnv(sc, baseURL, dir, tracePath, scale, r.telemetryEnv(sc, dir))
+	inherit := inheritNames(sc, r.InheritEnv)
+	env, vars, missing, err := externalEnv(sc, inherit, baseURL, dir, tracePath, scale, r.telemetryEnv(sc, dir, inherit))
 	if err != nil {
 		exit.Problem = "could not start: " + provider.Redact(err.Error())
 		fmt.Fprintln(stderr, exit.Problem)
 		return out
+	}
+	if len(missing) > 0 {
+		// Not an error: a variable the runner lacks is one the client
+		// would lack run by hand too. Said where the client's own
+		// output is read.
+		fmt.Fprintf(stderr, "retrylab: inheritEnv: %s not set in retrylab's environment: the client runs without it\n", strings.Join(missing, ", "))
 	}
 	if cmd == "" {
 		for i, a := range argv {
@@ -96,31 +104,37 @@ func clientArgv(sc *Scenario, cmd string) (argv []string, display string) {
 }
 
 // externalEnv is an external client's whole environment, in the layers
-// clientenv.go describes: the runner's (less inheritedPrefixes), quietEnv,
-// client.env, then the harness's own variables (telemetry: the run's OTLP
-// receiver, telemetry.go) and the client's home in dir, which client.env
-// cannot name. It makes that home, with quietHome and client.home in it,
-// and returns the harness's variables too, for ${NAME} in client.command
-// (client.env values and client.home contents are expanded here).
-func externalEnv(sc *Scenario, baseURL, dir, tracePath string, scale float64, telemetry []string) (env []string, vars map[string]string, err error) {
+// clientenv.go describes: what it takes of the runner's environment (the
+// allowlist, baseEnv), the toolchains' caches, quietEnv, the runner's
+// variables named in inherit (inheritedEnv), client.env, then the
+// harness's own variables (telemetry: the run's OTLP receiver,
+// telemetry.go) and the client's home in dir, which client.env cannot
+// name. It makes that home, with quietHome and client.home in it, and
+// returns the harness's variables too, for ${NAME} in client.command
+// (client.env values and client.home contents are expanded here), and the
+// names of inherit the runner's environment lacks.
+func externalEnv(sc *Scenario, inherit []string, baseURL, dir, tracePath string, scale float64, telemetry []string) (env []string, vars map[string]string, missing []string, err error) {
 	home, err := clientHome(dir)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	harness := clientEnv(sc, baseURL, tracePath, scale)
 	vars = harnessVars(harness, telemetry, home)
 	if err := writeHomeFiles(filepath.Join(dir, clientHomeDir), sc.Client.Home, vars); err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	env = inheritedEnv(os.Environ())
+	runner := os.Environ()
+	env = baseEnv(runner)
 	userHome, _ := os.UserHomeDir()
 	userCache, _ := os.UserCacheDir()
 	env = append(env, toolchainEnv(env, userHome, userCache)...)
 	env = append(env, quietEnv...)
+	inherited, missing := inheritedEnv(runner, inherit)
+	env = append(env, inherited...)
 	env = append(env, scenarioEnv(sc.Client.Env, vars)...)
 	env = append(env, harness...)
 	env = append(env, telemetry...)
-	return append(env, home...), vars, nil
+	return append(env, home...), vars, missing, nil
 }
 
 // clientEnv is what an external client is told in its environment: where

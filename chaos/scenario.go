@@ -70,6 +70,12 @@ type Client struct {
 	// itself (reservedEnv) are rejected at load; see clientenv.go for the
 	// layers.
 	Env map[string]string `yaml:"env"`
+	// InheritEnv is client.inheritEnv: names of the runner's environment
+	// an external client gets as they are, beyond the few every client
+	// gets (PATH, the locale, TERM, the toolchains' folders: baseEnv). A
+	// name the runner's environment lacks is not passed at all; names the
+	// harness sets itself are rejected at load (InheritEnvProblem).
+	InheritEnv []string `yaml:"inheritEnv"`
 	// Home is client.home: files written into an external client's empty
 	// HOME before it starts, by path inside it (.qwen/settings.json: its
 	// contents), for agents configured by a settings file; ${NAME} in the

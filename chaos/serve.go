@@ -211,7 +211,7 @@ func Serve(ctx context.Context, sc *Scenario, toxi *Toxiproxy, journalPath strin
 		env.Close()
 		return ServeVerdict{}, fmt.Errorf("chaos serve: %w", err)
 	}
-	for _, kv := range append(env.ClientEnv(), tel.env(nil)...) {
+	for _, kv := range append(env.ClientEnv(), tel.env(nil, os.Getenv)...) {
 		fmt.Fprintln(stdout, kv)
 	}
 	fmt.Fprintf(stderr, "serving scenario %q (%d fault(s), then ok); press Ctrl-C to stop\n", sc.Name, len(sc.Attempts))

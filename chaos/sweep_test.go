@@ -137,9 +137,10 @@ func TestSweepKeysEveryOutput(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Setenv("RETRYLAB_TEST_CLIENT", "leaky")
+	// The client is this test binary, told which client to be on its
+	// command line: the runner's environment does not reach it.
 	sc, err := chaos.ParseScenario("sweep.yaml", []byte(fmt.Sprintf(`
-client: {command: [%q]}
+client: {command: [env, RETRYLAB_TEST_CLIENT=leaky, %q]}
 attempts: []
 expect: {outcome: success, attempts: 1}
 `, exe)))

@@ -49,12 +49,14 @@ func startTelemetry(dir string) (*telemetry, error) {
 // reservedEnv), and the protocol variables protocolEnv says must be set so
 // that the client's exporters speak OTLP/HTTP. scenario is client.env (nil
 // for chaos serve), whose own protocol, headers, timeouts and compression
-// the client gets as they are. Nil-safe.
-func (t *telemetry) env(scenario map[string]string) []string {
+// the client gets as they are; getenv looks up what the client gets of the
+// runner's environment (os.Getenv for chaos serve, whose client is started
+// by the user). Nil-safe.
+func (t *telemetry) env(scenario map[string]string, getenv func(string) string) []string {
 	if t == nil {
 		return nil
 	}
-	return append(t.rcv.Env(), protocolEnv(scenario, os.Getenv)...)
+	return append(t.rcv.Env(), protocolEnv(scenario, getenv)...)
 }
 
 // otlpProtocolVars choose an OTLP exporter's protocol: first the general
@@ -69,8 +71,8 @@ var otlpHTTPProtocols = []string{"http/protobuf", "http/json"}
 // client.env (scenario), so that every exporter of the client speaks
 // OTLP/HTTP, never gRPC. A variable client.env sets is the client's (the
 // loader accepts only http/protobuf and http/json there) and is left
-// alone; so is one the runner's environment (getenv) sets to an OTLP/HTTP
-// protocol, as the client inherits it. Any other value the runner's
+// alone; so is one the client inherits from the runner's environment
+// (getenv: client.inheritEnv) set to an OTLP/HTTP protocol. Any other value the runner's
 // environment has (grpc) is replaced: the general one by http/protobuf, a
 // signal's by the general one's value. Unset, the general one is
 // http/protobuf (the SDKs' default differs between languages), a
@@ -277,11 +279,18 @@ func (r *Runner) startTelemetry(sc *Scenario, dir string) (*telemetry, error) {
 	return t, nil
 }
 
-// telemetryEnv is the OTLP environment of sc's client running in dir.
-func (r *Runner) telemetryEnv(sc *Scenario, dir string) []string {
+// telemetryEnv is the OTLP environment of sc's client running in dir,
+// which inherits the names inherit of the runner's environment (no OTEL_
+// variable of the runner's reaches a client unless it is named there).
+func (r *Runner) telemetryEnv(sc *Scenario, dir string, inherit []string) []string {
 	t, _ := r.tels.Load(dir)
 	tel, _ := t.(*telemetry)
-	return tel.env(sc.Client.Env)
+	return tel.env(sc.Client.Env, func(name string) string {
+		if slices.Contains(inherit, name) {
+			return os.Getenv(name)
+		}
+		return ""
+	})
 }
 
 // finishTelemetry stops the scenario's receiver once its client has ended

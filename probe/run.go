@@ -28,6 +28,9 @@ type Runner struct {
 	Prior *Policy
 	// Now is the clock of the progress lines' elapsed time (default time.Now).
 	Now func() time.Time
+	// InheritEnv names variables of this environment the client gets
+	// (--inherit-env, as chaos.Runner.InheritEnv).
+	InheritEnv []string
 
 	cur  atomic.Pointer[batch] // the battery running, for Interim and Flush
 	plan *PlanEstimate         // said before the run; set before cur is first stored
@@ -171,7 +174,7 @@ func (r *Runner) runProbes(ctx context.Context, o Options, ps []Probe, prior []O
 		scs[i] = p.Scenario
 	}
 	cr := &chaos.Runner{Toxi: r.Toxi, ToxiName: r.ToxiName, Out: r.Out, Parallel: r.Parallel, TimeScale: o.TimeScale,
-		ClientCmd: r.ClientCmd, Progress: r.Progress, Live: r.Live, Color: r.Color, Confirm: 0}
+		ClientCmd: r.ClientCmd, InheritEnv: r.InheritEnv, Progress: r.Progress, Live: r.Live, Color: r.Color, Confirm: 0}
 	r.timeScenarios(cr, ps, o, start)
 	r.cur.Store(&batch{cr: cr, ps: ps, o: o, prior: prior, start: start})
 	sum, err := cr.Run(ctx, scs)

@@ -152,7 +152,7 @@ func chaosRun(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		name = cfg.toxiURL
 	}
 	r := &chaos.Runner{Toxi: toxi, ToxiName: name, Out: cfg.out, Parallel: cfg.parallel, TimeScale: cfg.timeScale,
-		ClientCmd: cfg.clientCmd, Seed: cfg.seed, Shard: cfg.shard, Progress: stderr, Confirm: cfg.confirm}
+		ClientCmd: cfg.clientCmd, InheritEnv: cfg.inheritEnv, Seed: cfg.seed, Shard: cfg.shard, Progress: stderr, Confirm: cfg.confirm}
 	if isTerminal(stderr) {
 		r.Live = true
 		r.Color = os.Getenv("NO_COLOR") == ""
@@ -206,6 +206,7 @@ func forcedExit(cfg chaosRunConfig, r *chaos.Runner, toxi *chaos.Toxiproxy, repo
 // chaosRunConfig is what the flags and arguments of chaos run ask for.
 type chaosRunConfig struct {
 	out, toxiURL, clientCmd, format, junit, shard string
+	inheritEnv                                    []string
 	parallel, confirm                             int
 	timeScale                                     float64
 	seed                                          int64
@@ -223,6 +224,7 @@ func parseChaosRun(args []string, stdout, stderr io.Writer) (chaosRunConfig, err
 	fs.IntVar(&cfg.parallel, "parallel", 0, "scenarios run at once (default: all)")
 	fs.Float64Var(&cfg.timeScale, "time-scale", 0, "multiply every wait by this (0 < F <= 1000), overriding the scenarios' timeScale")
 	fs.StringVar(&cfg.clientCmd, "client-cmd", "", "external client for every scenario, run with sh -c")
+	addInheritEnvFlag(fs, &cfg.inheritEnv)
 	fs.StringVar(&cfg.format, "format", "table", "report format: table, json, markdown or junit")
 	fs.StringVar(&cfg.junit, "junit", "", "also write JUnit XML to this file")
 	seedStr := fs.String("seed", "", "jitter seed (default: random; always recorded)")
@@ -240,6 +242,9 @@ func parseChaosRun(args []string, stdout, stderr io.Writer) (chaosRunConfig, err
 	}
 	if cfg.parallel < 0 || cfg.confirm < 0 {
 		return cfg, usageErrorf(hint, "--parallel and --confirm must not be negative")
+	}
+	if err := checkInheritEnv(cfg.inheritEnv); err != nil {
+		return cfg, err
 	}
 	// 0 is the default: each scenario's own timeScale.
 	if why := chaos.CheckTimeScale(cfg.timeScale); cfg.timeScale != 0 && why != "" {

@@ -54,6 +54,7 @@ type probeConfig struct {
 	budget                                                                   time.Duration
 	timeScale                                                                float64
 	only                                                                     []string
+	inheritEnv                                                               []string
 	warmUp, perFault                                                         bool
 }
 
@@ -61,6 +62,7 @@ func parseChaosProbe(args []string, stdout, stderr io.Writer) (probeConfig, erro
 	var cfg probeConfig
 	fs := newFlags("chaos probe", chaosProbeUsage)
 	fs.StringVar(&cfg.clientCmd, "client-cmd", "", "the client to probe, run with sh -c (required)")
+	addInheritEnvFlag(fs, &cfg.inheritEnv)
 	fs.StringVar(&cfg.providerName, "provider", "anthropic", "wire format: "+strings.Join(probe.ProviderNames(), ", "))
 	fs.StringVar(&cfg.model, "model", "", "model the client is told (RETRYLAB_MODEL); default: the provider's")
 	fs.StringVar(&cfg.format, "format", "table", "profile format: table, json, markdown or html (one page: the waits against the fitted curve)")
@@ -119,6 +121,9 @@ func checkProbeConfig(cfg probeConfig) error {
 	if why := chaos.CheckTimeScale(cfg.timeScale); why != "" {
 		return usageErrorf(chaos.TimeScaleHint, "bad --time-scale: %s", why)
 	}
+	if err := checkInheritEnv(cfg.inheritEnv); err != nil {
+		return err
+	}
 	if _, err := probe.LookupProvider(cfg.providerName); err != nil {
 		names := probe.ProviderNames()
 		hint := strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
@@ -161,7 +166,7 @@ func chaosProbe(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	opts := probe.Options{Provider: prov, Model: cfg.model, Samples: cfg.samples, Repeat: cfg.repeat,
 		Budget: cfg.budget, TimeScale: cfg.timeScale, Only: cfg.only, NoWarmUp: !cfg.warmUp, PerFault: cfg.perFault,
 		CeilingRounds: cfg.ceilingRounds}
-	r := &probe.Runner{Toxi: toxi, ToxiName: "embedded", Out: cfg.out, ClientCmd: cfg.clientCmd, Parallel: cfg.parallel, Progress: stderr}
+	r := &probe.Runner{Toxi: toxi, ToxiName: "embedded", Out: cfg.out, ClientCmd: cfg.clientCmd, InheritEnv: cfg.inheritEnv, Parallel: cfg.parallel, Progress: stderr}
 	if before != nil {
 		r.Prior = &before.Policy
 	}
