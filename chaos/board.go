@@ -218,12 +218,22 @@ func (b *board) finishedLine(name, s string) string {
 
 // redraw draws the lines to print above the board, then the board, over
 // the board drawn last, in one write.
+//
+// The old board is erased row by row (erase line, cursor down) before
+// anything is drawn: erasing to the end of the screen would be shorter,
+// but tmux keeps a screen erased from its top-left corner in its
+// scrollback (scroll-on-clear), and a board at the top of the screen
+// would be left there on every redraw.
 func (b *board) redraw() {
 	var sb strings.Builder
+	sb.WriteString("\r")
 	if b.drawn > 0 {
-		fmt.Fprintf(&sb, "\r\x1b[%dA", b.drawn)
+		fmt.Fprintf(&sb, "\x1b[%dA", b.drawn)
+		for range b.drawn {
+			sb.WriteString("\x1b[2K\x1b[B")
+		}
+		fmt.Fprintf(&sb, "\x1b[%dA", b.drawn)
 	}
-	sb.WriteString("\r\x1b[J") // erase the old board to the end of the screen
 	for _, l := range b.above {
 		sb.WriteString(l + "\n")
 	}

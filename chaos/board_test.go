@@ -151,6 +151,7 @@ func TestBoardRedrawsInPlace(t *testing.T) {
 		w, h, par int
 	}{
 		{120, 40, 8}, {120, 24, 8}, {80, 10, 8}, {160, 50, 8}, {80, 12, 8},
+		{120, 40, 40}, {160, 50, 40}, {80, 12, 40}, // the board fills the screen
 		{80, 5, 8},   // "… and N more running" and the counts only
 		{60, 3, 8},   // the counts only
 		{40, 2, 8},   // the counts only, on a terminal of two rows

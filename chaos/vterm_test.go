@@ -11,7 +11,8 @@ import (
 // vterm is a terminal of w × h cells with a scrollback, for the tests of
 // the live board: it interprets what the board writes as a VT100-style
 // terminal does (xterm, tmux), with the tty's newline translation on
-// (\n moves to the start of the next line). A row scrolled off the top
+// (\n moves to the start of the next line), and as tmux does, keeps in
+// the scrollback a screen erased from its top-left corner. A row scrolled off the top
 // goes to the scrollback, where no cursor movement reaches it. A sequence
 // it does not know fails the test: the board must write only these.
 type vterm struct {
@@ -89,9 +90,32 @@ func (v *vterm) escape(s []rune, i int) int {
 		default:
 			v.t.Errorf("vterm: erase in line %q", param)
 		}
+	case 'B': // cursor down, stopping at the bottom row
+		v.row = min(v.row+max(n, 1), v.h-1)
+		v.pending = false
 	case 'J':
 		if param != "" && param != "0" {
 			v.t.Errorf("vterm: erase in display %q", param)
+		}
+		if v.row == 0 && v.col == 0 {
+			// tmux (scroll-on-clear, on by default) keeps a screen
+			// erased from its top-left corner: its rows up to the last
+			// that is not empty go to the scrollback first.
+			last := -1
+			for r := range v.h {
+				if rowText(v.screen[r], true) != "" {
+					last = r
+				}
+			}
+			for r := 0; r <= last; r++ {
+				text := rowText(v.screen[r], r == v.h-1 || !v.cont[r+1])
+				if v.cont[r] && len(v.scrollback) > 0 {
+					v.scrollback[len(v.scrollback)-1] += text
+				} else {
+					v.scrollback = append(v.scrollback, text)
+				}
+				v.cont[r] = false
+			}
 		}
 		clear(v.screen[v.row][v.col:])
 		for r := v.row + 1; r < v.h; r++ {
