@@ -17,7 +17,7 @@
 //	keys the client sent (learn.go) are scrubbed from every run file (redact.go);
 //	the client's ErrorReport events, made safe, go to result.json and report.txt (errreport.go);
 //	run files are opened and written without following a client's links (runfolder.go)
-//	the live board and progress lines: progress.go; the scheduling probe: run_probe.go, clientlag*.go
+//	the live board: board.go; progress lines: progress.go; the scheduling probe: run_probe.go, clientlag*.go
 //	on an interrupt, what finished is written first, before anything slow is awaited: interrupt.go
 //	`retrylab chaos serve`, the mock for a client run by hand: serve.go
 //	an external client's own OpenTelemetry: one OTLP receiver per scenario (telemetry.go, package

@@ -61,10 +61,16 @@ type Runner struct {
 	Confirm  int
 	Shard    string    // "I/N" when running one shard; recorded in summary.json
 	Progress io.Writer // progress lines (stderr); nil discards
-	// Live redraws one status line per scenario in place (a terminal);
-	// otherwise progress is plain lines (CI logs). Color adds ANSI colours.
+	// Live draws a board of the running scenarios on Progress, a
+	// terminal, redrawn in place, and prints each scenario's end once
+	// above it (board.go); otherwise progress is plain lines (CI logs).
+	// Color adds ANSI colours.
 	Live, Color bool
-	Now         func() time.Time
+	// TermSize, if set, is the size of Progress's terminal in cells, asked
+	// at each redraw of the Live board; nil asks the terminal itself
+	// (80 × 24 when it cannot tell).
+	TermSize func() (width, height int)
+	Now      func() time.Time
 	// OnInterrupt, if set, is called when Run's context ends before the
 	// run does, with the summary as known then (finished results, the
 	// rest interrupted), just after it is written to summary.json and
@@ -117,15 +123,22 @@ func (r *Runner) Run(ctx context.Context, scs []*Scenario) (*Summary, error) {
 	sum := r.newSummary(dir)
 	iw := newInterim(r, scs, dir, start)
 	r.interim.Store(iw)
-	stopWatch, watched := make(chan struct{}), make(chan struct{})
-	// The caller's context: an infrastructure stop (below) is no interrupt.
-	go func(ctx context.Context) { defer close(watched); iw.watch(ctx, stopWatch) }(ctx)
+	// The board is in place before anything logs: the interrupt's watch
+	// (below) logs through it too.
+	r.board = nil
 	if r.Live && r.Progress != nil {
-		r.board = newBoard(r.Progress, r.Color, r.announceSkips(scs))
-		r.board.redraw()
+		size := r.TermSize
+		if size == nil {
+			size = termSize(r.Progress)
+		}
+		r.board = newBoard(r.Progress, r.Color, size, r.announceSkips(scs))
+		r.board.draw()
 	} else {
 		r.announceSkips(scs)
 	}
+	stopWatch, watched := make(chan struct{}), make(chan struct{})
+	// The caller's context: an infrastructure stop (below) is no interrupt.
+	go func(ctx context.Context) { defer close(watched); iw.watch(ctx, stopWatch) }(ctx)
 	ctx, r.stopInfra = context.WithCancelCause(ctx)
 	defer r.stopInfra(nil)
 	r.probe = &probe{}
@@ -136,6 +149,7 @@ func (r *Runner) Run(ctx context.Context, scs []*Scenario) (*Summary, error) {
 	go r.probe.run(pctx)
 	results := r.runAll(ctx, scs, dir, iw.led)
 	r.confirmAll(ctx, scs, results, dir, iw.led)
+	r.board.close()
 	// The interim summary, if any, is written; what follows replaces it.
 	close(stopWatch)
 	<-watched
@@ -200,6 +214,7 @@ func (r *Runner) runAll(ctx context.Context, scs []*Scenario, dir string, led *l
 		go func() {
 			defer wg.Done()
 			defer func() { led.finish(i, results[i]) }()
+			defer func() { r.firstRunEnded(results[i]) }()
 			// An external client is a process of its own (a Node runtime
 			// loading an SDK costs a CPU for a few hundred milliseconds):
 			// dozens at once on two cores would make every one of them late
@@ -370,6 +385,17 @@ func (r *Runner) firstRun(ctx context.Context, sc *Scenario, dir string) Result 
 	return r.runOnce(ctx, sc, dir)
 }
 
+// firstRunEnded tells the board that a scenario's first run has ended:
+// the scenario has ended, or it waits to be re-run to confirm its verdict
+// (confirmAll ends it).
+func (r *Runner) firstRunEnded(res Result) {
+	if r.needsConfirm(res) {
+		r.board.hold(res.Name)
+	} else {
+		r.board.finish(res.Name, res.Verdict)
+	}
+}
+
 // needsConfirm reports whether a first run's verdict waits for re-runs:
 // its only failed or inconclusive checks are timing checks.
 func (r *Runner) needsConfirm(res Result) bool {
@@ -395,6 +421,7 @@ func (r *Runner) confirmAll(ctx context.Context, scs []*Scenario, results []Resu
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			defer func() { r.board.finish(sc.Name, results[i].Verdict) }()
 			if !acquire(ctx, sem) {
 				return // interrupted: the first run's verdict stands
 			}

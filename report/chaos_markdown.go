@@ -14,7 +14,7 @@ import (
 func ChaosMarkdown(w io.Writer, s *chaos.Summary) error {
 	fmt.Fprintf(w, "## Chaos run: %s\n\n", tally(s))
 	fmt.Fprintf(w, "Run folder `%s`, seed %d, %dms.\n\n", s.RunDir, s.Seed, s.DurationMs)
-	fmt.Fprintln(w, "| scenario | result | outcome | attempts | client waits (policy) | server waits (wall) | time |")
+	fmt.Fprintln(w, "| scenario | result | outcome | attempts | client waits | server waits | time |")
 	fmt.Fprintln(w, "|---|---|---|---|---|---|---|")
 	groups := chaos.SkipGroups(s.Scenarios)
 	inGroup := map[string]bool{} // skipped scenarios said by their group
@@ -28,7 +28,13 @@ func ChaosMarkdown(w io.Writer, s *chaos.Summary) error {
 		}
 		r := row.r
 		fmt.Fprintf(w, "| %s | %s | %s | %d | %s | %s | %dms |\n", mdEscape(r.Name), markdownVerdict(r), r.Outcome, r.Attempts,
-			msList(r.DelaysMs.Client), msList(r.DelaysMs.Server), r.DurationMs)
+			msList(r.DelaysMs.Client), msList(serverPolicyMs(r)), r.DurationMs)
+	}
+	if note := scaleNote(s, 0); note != nil {
+		fmt.Fprintf(w, "\n%s\n", mdEscape(strings.TrimSpace(note[1])))
+		for _, l := range note[2:] {
+			fmt.Fprintf(w, "- %s\n", mdEscape(strings.TrimSpace(l)))
+		}
 	}
 	markdownWarnings(w, s)
 	var failed bool

@@ -3,6 +3,8 @@ package report
 import (
 	"fmt"
 	"io"
+	"math"
+	"slices"
 	"strings"
 
 	"github.com/olekukonko/tablewriter"
@@ -36,7 +38,7 @@ func ChaosTableStyle(w io.Writer, s *chaos.Summary, st retry.Style) error {
 		} else {
 			r := row.r
 			err = t.Append(r.Name, verdictLabel(r), r.Outcome, fmt.Sprint(r.Attempts),
-				msList(r.DelaysMs.Client), msList(r.DelaysMs.Server), fmt.Sprintf("%dms", r.DurationMs))
+				msList(r.DelaysMs.Client), msList(serverPolicyMs(r)), fmt.Sprintf("%dms", r.DurationMs))
 		}
 		if err != nil {
 			return err
@@ -44,6 +46,9 @@ func ChaosTableStyle(w io.Writer, s *chaos.Summary, st retry.Style) error {
 	}
 	if err := t.Render(); err != nil {
 		return err
+	}
+	for _, l := range scaleNote(s, st.Width) {
+		fmt.Fprintln(w, l)
 	}
 	skipLines(w, groups)
 	for _, r := range s.Scenarios {
@@ -188,6 +193,59 @@ func tally(s *chaos.Summary) string {
 	}
 	if s.Unverified > 0 {
 		out += fmt.Sprintf(", %d with unverified checks", s.Unverified)
+	}
+	return out
+}
+
+// serverPolicyMs is r's server waits in policy time, the time base of its
+// client waits: each wall-clock gap divided by the scenario's time scale.
+// result.json keeps the gaps as measured (DelaysMs.Server, wall clock).
+func serverPolicyMs(r chaos.Result) []int64 {
+	if r.TimeScale <= 0 || r.TimeScale == 1 {
+		return r.DelaysMs.Server
+	}
+	out := make([]int64, len(r.DelaysMs.Server))
+	for i, ms := range r.DelaysMs.Server {
+		out[i] = int64(math.Round(float64(ms) / r.TimeScale))
+	}
+	return out
+}
+
+// scaleNote says, under a table of waits, that they are in policy time,
+// and once which scenarios with waits ran at which time scale (their
+// server waits were measured that much shorter), in lines of at most
+// width columns (0: no limit) but for a long name; nil when every one ran
+// at time scale 1.
+func scaleNote(s *chaos.Summary, width int) []string {
+	var scales []float64
+	byScale := map[float64][]string{}
+	for _, r := range s.Scenarios {
+		if r.TimeScale <= 0 || r.TimeScale == 1 || len(r.DelaysMs.Client)+len(r.DelaysMs.Server) == 0 {
+			continue
+		}
+		if byScale[r.TimeScale] == nil {
+			scales = append(scales, r.TimeScale)
+		}
+		byScale[r.TimeScale] = append(byScale[r.TimeScale], r.Name)
+	}
+	if len(scales) == 0 {
+		return nil
+	}
+	slices.Sort(scales)
+	out := []string{"", "Waits in policy time: a server wait is the gap measured ÷ the time scale."}
+	for _, sc := range scales {
+		line := fmt.Sprintf("  time scale %g:", sc)
+		for i, name := range byScale[sc] {
+			if i < len(byScale[sc])-1 {
+				name += ","
+			}
+			if i > 0 && width > 0 && len(line)+1+len(name) > width {
+				out = append(out, line)
+				line = "   "
+			}
+			line += " " + name
+		}
+		out = append(out, line)
 	}
 	return out
 }

@@ -5,6 +5,8 @@ import (
 	"encoding/xml"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/retrylab/retrylab/chaos"
 )
 
@@ -219,5 +221,55 @@ func TestChaosWarningShown(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestScaleNote: the note under a table of waits names each time-scaled
+// scenario with waits once, under its scale, in lines of the width.
+func TestScaleNote(t *testing.T) {
+	t.Parallel()
+	res := func(name string, scale float64, server ...int64) chaos.Result {
+		return chaos.Result{Name: name, TimeScale: scale, DelaysMs: chaos.DelaysMs{Server: server}}
+	}
+	tests := []struct {
+		name  string
+		rs    []chaos.Result
+		width int
+		want  []string
+	}{
+		{"all at time scale 1: no note", []chaos.Result{res("a", 1, 100), res("b", 0, 100)}, 80, nil},
+		{"a scaled scenario without waits is not named", []chaos.Result{res("a", 0.1)}, 80, nil},
+		{"grouped by scale, smallest first", []chaos.Result{res("a", 0.25, 252), res("b", 0.1, 100), res("c", 0.25, 500)}, 80, []string{
+			"", "Waits in policy time: a server wait is the gap measured ÷ the time scale.",
+			"  time scale 0.1: b",
+			"  time scale 0.25: a, c",
+		}},
+		{"wrapped at the width", []chaos.Result{res("scenario-one", 0.5, 1), res("scenario-two", 0.5, 1), res("scenario-three", 0.5, 1)}, 40, []string{
+			"", "Waits in policy time: a server wait is the gap measured ÷ the time scale.",
+			"  time scale 0.5: scenario-one,",
+			"    scenario-two, scenario-three",
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			s := &chaos.Summary{Scenarios: tt.rs}
+			if diff := cmp.Diff(tt.want, scaleNote(s, tt.width)); diff != "" {
+				t.Errorf("scaleNote() mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestServerPolicyMs: server waits are shown in policy time, the gap
+// divided by the time scale, rounded; result.json keeps the gap.
+func TestServerPolicyMs(t *testing.T) {
+	t.Parallel()
+	r := chaos.Result{TimeScale: 0.25, DelaysMs: chaos.DelaysMs{Server: []int64{252, 512, 1002}}}
+	if diff := cmp.Diff([]int64{1008, 2048, 4008}, serverPolicyMs(r)); diff != "" {
+		t.Errorf("serverPolicyMs() mismatch (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]int64{252, 512, 1002}, r.DelaysMs.Server); diff != "" {
+		t.Errorf("DelaysMs.Server changed (-want +got):\n%s", diff)
 	}
 }

@@ -502,7 +502,7 @@ func timeline(run int, r chaos.Result) timelineView {
 	t.Desc = fmt.Sprintf("Scenario %s: %s, %s, %s; waits drawn to scale on a wall-clock axis up to %s.",
 		t.Name, t.Word, anCount(int64(attempts), "attempt"), anCount(int64(waits), "wait"), t.ScaleLabel)
 	if t.ClientScaled {
-		t.Desc += fmt.Sprintf(" Client waits are policy time, drawn × time scale %g.", ax.scale)
+		t.Desc += fmt.Sprintf(" Waits are given in policy time and drawn in wall clock, at time scale %g: a client wait drawn × %g, a server gap given ÷ %g.", ax.scale, ax.scale, ax.scale)
 	}
 	return t
 }
@@ -600,12 +600,14 @@ func waitRowOf(r chaos.Result, i, y int, ax tlAxis, ck tlChecks) (tlRow, waitRow
 	var vals []string
 	if i < len(r.DelaysMs.Server) {
 		row.HasObs, row.ObsMs, row.ObsW, row.ObsY = true, r.DelaysMs.Server[i], max(ax.px(float64(r.DelaysMs.Server[i])), 1), y+2
-		wr.Observed = strconv.FormatInt(row.ObsMs, 10) + "ms"
+		// In the table and the text, in policy time as the client's wait
+		// is (the bar is drawn on the wall-clock axis).
+		wr.Observed = strconv.FormatInt(int64(math.Round(float64(row.ObsMs)/ax.scale)), 10) + "ms"
 		vals = append(vals, "server "+wr.Observed)
 	}
 	if i < len(r.DelaysMs.Client) {
 		row.HasCli, row.CliMs, row.CliW, row.CliY = true, r.DelaysMs.Client[i], max(ax.px(ax.wall(float64(r.DelaysMs.Client[i]))), 1), y+11
-		wr.Client = strconv.FormatInt(row.CliMs, 10) + "ms policy"
+		wr.Client = strconv.FormatInt(row.CliMs, 10) + "ms"
 		vals = append(vals, "client "+wr.Client)
 	}
 	if i < len(ck.envs) {
@@ -627,6 +629,9 @@ func waitRowOf(r chaos.Result, i, y int, ax tlAxis, ck tlChecks) (tlRow, waitRow
 		}
 	} else {
 		row.CliBad, row.ObsBad = ck.cliBad && row.HasCli, ck.obsBad && row.HasObs
+	}
+	if len(vals) > 0 {
+		vals[len(vals)-1] += " (policy time)"
 	}
 	if row.ObsBad || row.CliBad {
 		vals = append(vals, "✗ outside")
@@ -857,7 +862,7 @@ svg text { fill: #1f2328; }
 {{- end}}
 {{- if .Waits}}
 <details><summary>Table: waits of {{.Name}}</summary>
-<table><thead><tr><th>wait</th><th>observed (server clock)</th><th>client (policy time)</th><th>policy allows</th></tr></thead><tbody>
+<table><thead><tr><th>wait</th><th>observed by the server (policy time)</th><th>client (policy time)</th><th>policy allows</th></tr></thead><tbody>
 {{- range .Waits}}
 <tr><td>{{.N}}</td><td>{{.Observed}}</td><td>{{.Client}}</td><td>{{.Allows}}</td></tr>
 {{- end}}

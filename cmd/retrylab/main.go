@@ -1,5 +1,5 @@
 // Command retrylab tests and analyses the retry logic of LLM agents.
-// See README.md for the reference; main only wires os state into run.
+// See docs/cli.md for the reference; main only wires os state into run.
 package main
 
 import (
