@@ -223,3 +223,52 @@ func TestProbeResendPolicyVerifies(t *testing.T) {
 		}
 	}
 }
+
+// TestProbeOneRequestClient: testdata/clients/curl.sh makes one request
+// whatever it is told (as claude -p, codex exec and most scripts do).
+// Probed in the default mode, the warm-up request on, it used to give a
+// profile of nothing but "not run"; the pilot now finds it makes one
+// request, turns the warm-up off, says so, and learns every decision and
+// its retry limit (3 retries, 1, 2, 4s).
+func TestProbeOneRequestClient(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a real client")
+	}
+	if _, err := exec.LookPath("curl"); err != nil {
+		t.Skip("curl not in PATH")
+	}
+	client, _ := filepath.Abs("../testdata/clients/curl.sh")
+	ctx := context.Background()
+	toxi, err := chaos.StartToxiproxy(ctx, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { toxi.Close() })
+	prov, _ := probe.LookupProvider("anthropic")
+	r := &probe.Runner{Toxi: toxi, ToxiName: "embedded", Out: t.TempDir(), ClientCmd: "sh " + client}
+	p, err := r.Run(ctx, probe.Options{Provider: prov, Samples: 2, Repeat: 6, TimeScale: 0.25, CeilingRounds: 0,
+		Only: []string{"400", "404", "429", "503", "reset"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w := p.WarmUp; w == nil || w.Used || !w.Detected {
+		t.Errorf("WarmUp = %+v, want off, detected", w)
+	}
+	if p.LearntNothing != "" || p.Unreached != "" {
+		t.Errorf("LearntNothing %q, Unreached %q: want a profile", p.LearntNothing, p.Unreached)
+	}
+	want := map[string]bool{"400": false, "404": false, "429": true, "503": true, "reset": true, prov.Exhaust.Name: true}
+	seen := map[string]bool{}
+	for _, f := range p.Faults {
+		seen[f.Fault] = true
+		if f.Retried == nil || *f.Retried != want[f.Fault] {
+			t.Errorf("%s: retried %v, want %t (%s %s)", f.Fault, f.Retried, want[f.Fault], f.End, f.Note)
+		}
+	}
+	if len(seen) != len(want) {
+		t.Errorf("faults probed: %v, want %v", seen, want)
+	}
+	if m := p.Policy.MaxRetries; m == nil || *m != 3 {
+		t.Errorf("maxRetries = %v, want 3", m)
+	}
+}

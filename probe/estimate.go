@@ -39,7 +39,8 @@ type PlanEstimate struct {
 const scenarioOverhead = 2 * time.Second
 
 // Estimate works out, before anything runs, an upper bound on the wall
-// time of the battery ps run parallel scenarios at a time (the slots that
+// time of the pilot (one probe alone, unless o.NoWarmUp: warmup.go) and
+// of the battery ps run parallel scenarios at a time (the slots that
 // --parallel and the bound on external clients leave), followed by the
 // exhaustion runs once more (the probe repeats them when their waits were
 // unreadable) and by o.CeilingRounds rounds of the Retry-After ceiling.
@@ -61,8 +62,16 @@ func Estimate(ps []Probe, o Options, parallel int, prior *Policy) PlanEstimate {
 	}
 	battery := makespan(ds, parallel)
 	total := battery
-	parts := []string{fmt.Sprintf("%d scenarios, %d at a time, each stopped at its deadline (longest %s) plus %s of set-up: at most %s (Σ/P + (1 − 1/P) × longest)",
-		len(ps), parallel, fmtDur(time.Duration(e.LongestMs)*time.Millisecond), scenarioOverhead, fmtDur(battery))}
+	var parts []string
+	if !o.NoWarmUp && len(ps) > 0 {
+		// The pilot runs alone first (warmup.go); counted again in the
+		// battery, where it runs once more when it turned the warm-up off.
+		pilot := ps[pilotIndex(ps)].Deadline + scenarioOverhead
+		total += pilot
+		parts = append(parts, fmt.Sprintf("one probe alone first, to tell whether the client makes the two requests it is told: %s", fmtDur(pilot)))
+	}
+	parts = append(parts, fmt.Sprintf("%d scenarios, %d at a time, each stopped at its deadline (longest %s) plus %s of set-up: at most %s (Σ/P + (1 − 1/P) × longest)",
+		len(ps), parallel, fmtDur(time.Duration(e.LongestMs)*time.Millisecond), scenarioOverhead, fmtDur(battery)))
 	again := makespan(repeatDur(o.Budget, o.Samples), min(parallel, o.Samples))
 	total += again
 	parts = append(parts, fmt.Sprintf("the %d exhaustion runs once more if their waits were unreadable: %s", o.Samples, fmtDur(again)))

@@ -51,6 +51,7 @@ func Infer(prov Provider, obs []Observation) *Profile {
 	p.inferFallbacks(obs)
 	p.noteUnreached(obs)
 	p.dropNonFinite()
+	p.LearntNothing = learntNothing(p)
 	return p
 }
 

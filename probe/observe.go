@@ -94,7 +94,7 @@ func Observe(p Probe, r chaos.Result, scale float64) Observation {
 		ob.Note = strings.TrimSpace(r.Interrupted + " " + r.Error + " " + r.SkipReason)
 		return ob
 	case p.WarmUp && r.Attempts == 1 && r.Outcome == "success":
-		ob.End, ob.Attempts = EndNotRun, 0
+		ob.End, ob.Attempts, ob.WarmUpOnly = EndNotRun, 0, true
 		ob.Note = "the client made one request only: it does not read RETRYLAB_REQUESTS (run with --warm-up=false)"
 		return ob
 	case killed(r):

@@ -20,9 +20,16 @@ type Profile struct {
 	// Unreached says what was seen when the client reached the mock in no
 	// run (how it ended, the end of its stderr): nothing was measured, and
 	// every figure is inconclusive for that reason.
-	Unreached  string `json:"unreached,omitempty"`
-	DurationMs int64  `json:"durationMs"`
-	RunDir     string `json:"runDir,omitempty"`
+	Unreached string `json:"unreached,omitempty"`
+	// LearntNothing says why, when the client reached the mock but no
+	// decision and no figure could be told (every fault's retried null,
+	// every figure inconclusive): the CLI exits 2 with it, never 0.
+	LearntNothing string `json:"learntNothing,omitempty"`
+	// WarmUp says whether the probed requests followed a warm-up request
+	// and why (set by chaos probe; absent from profiles inferred offline).
+	WarmUp     *WarmUp `json:"warmUp,omitempty"`
+	DurationMs int64   `json:"durationMs"`
+	RunDir     string  `json:"runDir,omitempty"`
 	// Plan is what the probe said before it started: an upper bound on its
 	// wall time and the figures its deadlines may leave unknown (absent
 	// from profiles inferred offline).

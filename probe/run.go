@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"runtime"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -29,9 +30,10 @@ type Runner struct {
 	// Now is the clock of the progress lines' elapsed time (default time.Now).
 	Now func() time.Time
 
-	cur  atomic.Pointer[batch] // the battery running, for Interim and Flush
-	plan *PlanEstimate         // said before the run; set before cur is first stored
-	pace *pace                 // times the scenarios for the expectation (nil: no progress)
+	cur  atomic.Pointer[batch]  // the battery running, for Interim and Flush
+	plan *PlanEstimate          // said before the run; set before cur is first stored
+	warm atomic.Pointer[WarmUp] // whether the warm-up request is used, and why (Interim reads it)
+	pace *pace                  // times the scenarios for the expectation (nil: no progress)
 }
 
 // Run plans the battery, runs it and returns the profile. When the noise
@@ -55,10 +57,35 @@ func (r *Runner) Run(ctx context.Context, o Options) (*Profile, error) {
 		defer close(stop)
 		go ew.heartbeat(stop, heartbeatEvery)
 	}
-	obs, sum, err := r.runProbes(ctx, o, ps, nil, start)
+	var pilot []Observation
+	off := warmUpOff
+	r.warm.Store(&off)
+	if !o.NoWarmUp {
+		r.warm.Store(&WarmUp{Used: true, Reason: "the first probe, run alone, had not finished"})
+		var use bool
+		var psum *chaos.Summary
+		var warm WarmUp
+		pilot, ps, use, warm, psum, err = r.runPilot(ctx, o, ps, start)
+		r.warm.Store(&warm)
+		switch {
+		case psum == nil:
+			return nil, err
+		case err != nil || ctx.Err() != nil:
+			prof := Infer(o.Provider, pilot)
+			r.finish(prof, o, psum.RunDir, start, ctx.Err() != nil || psum.Interrupted > 0)
+			return prof, err
+		case !use:
+			o.NoWarmUp = true
+			if ps, err = Plan(o, time.Now()); err != nil {
+				return nil, err
+			}
+		}
+	}
+	obs, sum, err := r.runProbes(ctx, o, ps, pilot, start)
 	if sum == nil {
 		return nil, err
 	}
+	obs = append(pilot, obs...)
 	prof := Infer(o.Provider, obs)
 	if why := moreSamples(prof, obs); err == nil && ctx.Err() == nil && why != "" {
 		r.progressf("%s: running the %d exhaustion runs again now that the battery is done\n", why, o.Samples)
@@ -76,6 +103,27 @@ func (r *Runner) Run(ctx context.Context, o Options) (*Profile, error) {
 	}
 	r.finish(prof, o, sum.RunDir, start, ctx.Err() != nil || sum.Interrupted > 0)
 	return prof, err
+}
+
+// runPilot runs one probe of ps alone (pilotIndex) to tell whether the
+// client makes the two requests it is told (warmup.go). It returns the
+// pilot's observation (none when the client will be probed without the
+// warm-up: the pilot showed only the warm-up, and is run again), the
+// probes still to run, whether they keep the warm-up and what the profile
+// says of it. An error, or ctx ending, stops the probe.
+func (r *Runner) runPilot(ctx context.Context, o Options, ps []Probe, start time.Time) ([]Observation, []Probe, bool, WarmUp, *chaos.Summary, error) {
+	i := pilotIndex(ps)
+	r.progressf("first, probe %q alone: does the client make the two requests it is told (RETRYLAB_REQUESTS=2, the first answered ok)?\n", ps[i].Fault.Name)
+	obs, sum, err := r.runProbes(ctx, o, ps[i:i+1], nil, start)
+	if sum == nil || err != nil || ctx.Err() != nil {
+		return obs, nil, true, WarmUp{Used: true, Reason: "the probe was stopped during its first probe, run alone"}, sum, err
+	}
+	use, w := warmUpDecision(obs[0])
+	if !use {
+		r.progressf("the client made one request only: probing it without the warm-up request from now on\n")
+		return nil, ps, false, w, sum, nil
+	}
+	return obs, slices.Delete(slices.Clone(ps), i, i+1), true, w, sum, nil
 }
 
 // announce works out the estimate, says it on Progress (with the figures
@@ -159,6 +207,7 @@ func (r *Runner) finish(prof *Profile, o Options, runDir string, start time.Time
 	prof.DurationMs = time.Since(start).Milliseconds()
 	prof.Interrupted = interrupted
 	prof.Plan = r.plan
+	prof.WarmUp = r.warm.Load()
 	prof.Conformance = Conform(prof, o.Provider)
 }
 

@@ -23,6 +23,12 @@ func ProbeTable(w io.Writer, p *probe.Profile) error {
 	if p.Unreached != "" {
 		fmt.Fprintln(w, "NOTHING MEASURED: "+p.Unreached)
 	}
+	if p.LearntNothing != "" {
+		fmt.Fprintln(w, "NOTHING LEARNT: "+p.LearntNothing)
+	}
+	if wu := p.WarmUp; wu != nil && !wu.Used {
+		fmt.Fprintln(w, "Warm-up request: off: "+wu.Reason)
+	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "\nFAULT\tRETRIED\tATTEMPTS\tWAITS (ms)\tEND")
 	for _, f := range p.Faults {
@@ -65,6 +71,12 @@ func ProbeMarkdown(w io.Writer, p *probe.Profile) error {
 	}
 	if p.Unreached != "" {
 		fmt.Fprintf(w, "> **Nothing measured**: %s.\n\n", mdEscape(p.Unreached))
+	}
+	if p.LearntNothing != "" {
+		fmt.Fprintf(w, "> **Nothing learnt**: %s.\n\n", mdEscape(p.LearntNothing))
+	}
+	if wu := p.WarmUp; wu != nil && !wu.Used {
+		fmt.Fprintf(w, "Warm-up request: off: %s.\n\n", mdEscape(wu.Reason))
 	}
 	fmt.Fprintln(w, "| fault | retried | attempts | waits (ms) | end |\n|---|---|---|---|---|")
 	for _, f := range p.Faults {

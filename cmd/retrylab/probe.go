@@ -37,9 +37,14 @@ time (every scenario running to its deadline: each exhaustion run stops at
 unknown; progress goes to stderr, each line with the time elapsed against
 that bound. When a small Retry-After is honoured and 3600s is not, up to
 --ceiling-rounds more rounds bisect the ceiling. Ctrl-C prints what was learnt (exit 130).
-Exit 0, or 1 with --against when something changed; 2 on bad input, or
-when the client reached the mock in no probe (the profile says what it
-showed: its exit status and the end of its stderr; no policy is written).
+The client is told to make two requests (RETRYLAB_REQUESTS=2) and the
+first is answered ok (the warm-up); one probe runs alone first, and a
+client that makes one request whatever it is told is probed without the
+warm-up (the profile's warmUp says so).
+Exit 0, or 1 with --against when something changed; 2 on bad input, when
+the client reached the mock in no probe (the profile says what it showed:
+its exit status and the end of its stderr), or when nothing at all was
+learnt (learntNothing says why); then no policy is written.
 
 Example:
   retrylab chaos probe --client-cmd 'node testdata/sdk/node/anthropic.mjs' --policy-out sdk.yaml
@@ -75,7 +80,7 @@ func parseChaosProbe(args []string, stdout, stderr io.Writer) (probeConfig, erro
 	fs.Float64Var(&cfg.timeScale, "time-scale", 1, "told to the client (RETRYLAB_TIME_SCALE); waits are divided by it (for clients that scale their waits)")
 	fs.IntVar(&cfg.ceilingRounds, "ceiling-rounds", probe.DefaultCeilingRounds, "rounds bisecting the Retry-After ceiling when a small value is honoured and 3600s is not (3 values each, in parallel, each waited up to what --budget allows); 0: off")
 	fs.BoolVar(&cfg.perFault, "per-fault", false, "serve every fault --repeat times, not once, so each fault's own retry limit shows (slower)")
-	fs.BoolVar(&cfg.warmUp, "warm-up", true, "make the client send a first request that succeeds (RETRYLAB_REQUESTS=2) before the probed one; false for a client that makes one request whatever it is told")
+	fs.BoolVar(&cfg.warmUp, "warm-up", true, "make the client send a first request that succeeds (RETRYLAB_REQUESTS=2) before the probed one, when one probe run alone first shows it makes the two requests it is told; false: no warm-up and no such first probe")
 	fs.StringSliceVar(&cfg.only, "only", nil, "probe only these faults (comma-separated names, e.g. 429,reset); the exhaustion always runs")
 	hint := "run 'retrylab chaos probe --help'"
 	if err := parseFlags(fs, args, hint, stdout, stderr); err != nil {
@@ -225,7 +230,7 @@ func writeProbe(cfg probeConfig, prof *probe.Profile, prov probe.Provider, stdou
 	if cfg.policyOut == "" {
 		return nil
 	}
-	if prof.Unreached != "" {
+	if prof.Unreached != "" || prof.LearntNothing != "" {
 		// A policy of nothing would claim what was never seen; a file
 		// already there (an earlier probe's) is left as it was.
 		fmt.Fprintf(stderr, "did not write the policy to %s: nothing was learnt\n", cfg.policyOut)
@@ -248,6 +253,12 @@ const unreachedHint = "run the --client-cmd by hand: it must send its requests t
 	"(ANTHROPIC_BASE_URL, OPENAI_BASE_URL or GOOGLE_GEMINI_BASE_URL; docs/chaos.md \"External clients\"); " +
 	"each probe's stdout.txt and stderr.txt are in "
 
+// learntNothingHint is the hint when the client reached the mock but no
+// decision and no figure could be told (exit 2: a profile of nothing is
+// no result).
+const learntNothingHint = "read each probe's stderr.txt and result.json to see why; a client slower than the deadlines needs a larger --budget, " +
+	"one that makes one request whatever it is told --warm-up=false; the run folder is "
+
 func probeExit(ctx context.Context, prof *probe.Profile, before *probe.Profile, runErr error) error {
 	if ctx.Err() != nil {
 		return fmt.Errorf("%w: the profile holds what was learnt; results so far in %s", context.Cause(ctx), prof.RunDir)
@@ -257,6 +268,9 @@ func probeExit(ctx context.Context, prof *probe.Profile, before *probe.Profile, 
 	}
 	if prof.Unreached != "" {
 		return usageErrorf(unreachedHint+prof.RunDir, "nothing was measured: %s", prof.Unreached)
+	}
+	if prof.LearntNothing != "" {
+		return usageErrorf(learntNothingHint+prof.RunDir, "nothing was learnt: %s", prof.LearntNothing)
 	}
 	if before != nil && len(prof.Changes) > 0 {
 		return fmt.Errorf("%d change(s) since the earlier profile: %w", len(prof.Changes), errFailed)
