@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net/http"
 	"path/filepath"
 	"strings"
 	"time"
@@ -128,8 +129,8 @@ func Observe(p Probe, r chaos.Result, scale float64) Observation {
 	if len(resp) > first {
 		a := resp[first]
 		ob.FirstAttemptMs = a.DurationMs
-		if !p.DateTarget.IsZero() && !a.FinishedAt.IsZero() {
-			ob.DateLeadMs = float64(p.DateTarget.Sub(a.FinishedAt).Milliseconds()) / scale
+		if date, err := http.ParseTime(a.RetryAfter); p.Fault.HTTPDate && err == nil && !a.FinishedAt.IsZero() {
+			ob.DateLeadMs = float64(date.Sub(a.FinishedAt).Milliseconds()) / scale
 		}
 	}
 	return ob
