@@ -26,6 +26,11 @@ func TestRetryAfterDateStampedAtArrival(t *testing.T) {
 	}
 	defer c.Close()
 	<-accepted
+	select {
+	case <-e.FirstRequest():
+		t.Error("FirstRequest closed by a connection that sent nothing yet")
+	default:
+	}
 	if _, err := io.WriteString(c, rawPost()); err != nil {
 		t.Fatal(err)
 	}
@@ -39,6 +44,11 @@ func TestRetryAfterDateStampedAtArrival(t *testing.T) {
 	want := "Sun, 22 Nov 2026 10:00:47 GMT"
 	if got := resp.Header.Get("Retry-After"); resp.StatusCode != 429 || got != want {
 		t.Errorf("status %d, Retry-After %q; want 429, %q", resp.StatusCode, got, want)
+	}
+	select {
+	case <-e.FirstRequest():
+	default:
+		t.Error("FirstRequest not closed after the first request")
 	}
 	if a := waitAttempts(t, e, 1)[0]; a.RetryAfter != want {
 		t.Errorf("ServerAttempt.RetryAfter = %q, want %q", a.RetryAfter, want)

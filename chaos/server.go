@@ -167,6 +167,8 @@ func (e *Env) serve(c net.Conn, connected time.Time, readyAt int) {
 	arrived := fb.at
 	if arrived.IsZero() {
 		arrived = connected
+	} else {
+		e.firstOnce.Do(func() { close(e.firstReq) })
 	}
 	var body []byte
 	if err == nil {

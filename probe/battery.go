@@ -39,12 +39,24 @@ type Options struct {
 	NoWarmUp bool
 	// Only limits the decision probes to these fault names (empty: all).
 	Only []string
+	// StartGrace, when above 0, makes every deadline (Budget,
+	// LongDeadline, a ceiling probe's) count from the client's first
+	// request at the mock, not from its start (chaos.Runner.StartGrace):
+	// a slow agent's start-up is not taken from the hang probe's 15s. A
+	// client that sends no request within StartGrace is stopped then. 0:
+	// deadlines count from the start (the CLI's default is
+	// DefaultStartGrace).
+	StartGrace time.Duration
 	// CeilingRounds is how many rounds bisect the Retry-After ceiling
 	// after the battery (ceiling.go), each of ceilingPoints probes in
 	// parallel, each waiting up to the value it probes; 0 turns it off
 	// (the CLI's default is DefaultCeilingRounds).
 	CeilingRounds int
 }
+
+// DefaultStartGrace is chaos probe's --start-grace: how long a client may
+// take to send its first request before its deadline starts counting.
+const DefaultStartGrace = 30 * time.Second
 
 const (
 	defaultSamples = 4

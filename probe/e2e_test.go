@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/retrylab/retrylab/chaos"
 	"github.com/retrylab/retrylab/probe"
@@ -270,5 +271,43 @@ func TestProbeOneRequestClient(t *testing.T) {
 	}
 	if m := p.Policy.MaxRetries; m == nil || *m != 3 {
 		t.Errorf("maxRetries = %v, want 3", m)
+	}
+}
+
+// TestProbeSlowStartHang: a client that takes 1.5s to start, probed with
+// a hang whose deadline is 1s. With a start grace the deadline counts from
+// its first request, so the hung attempt is seen (and the client stopped
+// a second later, still waiting); without, it was killed before it
+// reached the mock (Kilo CLI's start-up and the hang's 15s).
+func TestProbeSlowStartHang(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a real client")
+	}
+	if _, err := exec.LookPath("curl"); err != nil {
+		t.Skip("curl not in PATH")
+	}
+	client, _ := filepath.Abs("../testdata/clients/curl.sh")
+	ctx := context.Background()
+	toxi, err := chaos.StartToxiproxy(ctx, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { toxi.Close() })
+	prov, _ := probe.LookupProvider("anthropic")
+	for _, tt := range []struct {
+		grace time.Duration
+		want  int // attempts the hang saw
+	}{{10 * time.Second, 1}, {0, 0}} {
+		r := &probe.Runner{Toxi: toxi, ToxiName: "embedded", Out: t.TempDir(), ClientCmd: "sleep 1.5; exec sh " + client}
+		p, err := r.Run(ctx, probe.Options{Provider: prov, Samples: 2, Repeat: 1, TimeScale: 0.1, NoWarmUp: true,
+			LongDeadline: time.Second, Budget: 10 * time.Second, StartGrace: tt.grace, Only: []string{"hang"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range p.Faults {
+			if f.Fault == "hang" && (f.Attempts != tt.want || f.End != probe.EndStopped) {
+				t.Errorf("start grace %s: the hang saw %d attempt(s), %s (%s); want %d, %s", tt.grace, f.Attempts, f.End, f.Note, tt.want, probe.EndStopped)
+			}
+		}
 	}
 }

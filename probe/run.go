@@ -220,7 +220,7 @@ func (r *Runner) runProbes(ctx context.Context, o Options, ps []Probe, prior []O
 		scs[i] = p.Scenario
 	}
 	cr := &chaos.Runner{Toxi: r.Toxi, ToxiName: r.ToxiName, Out: r.Out, Parallel: r.Parallel, TimeScale: o.TimeScale,
-		ClientCmd: r.ClientCmd, Progress: r.Progress, Live: r.Live, Color: r.Color, Confirm: 0}
+		ClientCmd: r.ClientCmd, Progress: r.Progress, Live: r.Live, Color: r.Color, Confirm: 0, StartGrace: o.StartGrace}
 	r.timeScenarios(cr, ps, o, start)
 	r.cur.Store(&batch{cr: cr, ps: ps, o: o, prior: prior, start: start})
 	sum, err := cr.Run(ctx, scs)

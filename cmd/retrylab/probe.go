@@ -31,10 +31,12 @@ the fitted backoff with a confidence per figure, what stayed inconclusive
 
 The client is run as chaos run --client-cmd runs it (sh -c, with
 ANTHROPIC_BASE_URL / OPENAI_BASE_URL and RETRYLAB_*; see docs/chaos.md
-"External clients"). Before it starts it prints an upper bound on its wall
-time (every scenario running to its deadline: each exhaustion run stops at
---budget) and the figures a client slower than the deadlines leaves
-unknown; progress goes to stderr, each line with the time elapsed against
+"External clients"). Every deadline counts from the client's first
+request at the mock (--start-grace: how long that may take to come), so a
+slow start-up is not taken from the hang probe's 15s. Before it starts it
+prints an upper bound on its wall time (every scenario running to its
+deadline: each exhaustion run stops at --budget) and the figures a client
+slower than the deadlines leaves unknown; progress goes to stderr, each line with the time elapsed against
 that bound. When a small Retry-After is honoured and 3600s is not, up to
 --ceiling-rounds more rounds bisect the ceiling. Ctrl-C prints what was learnt (exit 130).
 The client is told to make two requests (RETRYLAB_REQUESTS=2) and the
@@ -56,7 +58,7 @@ Flags:
 type probeConfig struct {
 	clientCmd, providerName, model, format, policyOut, against, out, toxiURL string
 	parallel, samples, repeat, ceilingRounds                                 int
-	budget                                                                   time.Duration
+	budget, startGrace                                                       time.Duration
 	timeScale                                                                float64
 	only                                                                     []string
 	warmUp, perFault                                                         bool
@@ -77,6 +79,7 @@ func parseChaosProbe(args []string, stdout, stderr io.Writer) (probeConfig, erro
 	fs.IntVar(&cfg.samples, "samples", 4, "exhaustion runs, for the jitter band and the fit (2 or more)")
 	fs.IntVar(&cfg.repeat, "repeat", 10, "failures each exhaustion run serves: a client retrying more is reported as 'at least N'")
 	fs.DurationVar(&cfg.budget, "budget", 2*time.Minute, "wall time per exhaustion run (the hang and large Retry-After probes get min(budget, 15s)); less probes fewer attempts and leaves figures unknown")
+	fs.DurationVar(&cfg.startGrace, "start-grace", probe.DefaultStartGrace, "every deadline counts from the client's first request at the mock, which may take this long to come (a slow start-up); a client that sends none by then is stopped; 0: deadlines count from the client's start")
 	fs.Float64Var(&cfg.timeScale, "time-scale", 1, "told to the client (RETRYLAB_TIME_SCALE); waits are divided by it (for clients that scale their waits)")
 	fs.IntVar(&cfg.ceilingRounds, "ceiling-rounds", probe.DefaultCeilingRounds, "rounds bisecting the Retry-After ceiling when a small value is honoured and 3600s is not (3 values each, in parallel, each waited up to what --budget allows); 0: off")
 	fs.BoolVar(&cfg.perFault, "per-fault", false, "serve every fault --repeat times, not once, so each fault's own retry limit shows (slower)")
@@ -111,6 +114,8 @@ func checkProbeConfig(cfg probeConfig) error {
 		return usageErrorf("formats: table, json, markdown, html", "unknown format %q", cfg.format)
 	case cfg.samples < 2:
 		return usageErrorf("the jitter band needs repeated samples: --samples 2 or more (default 4)", "bad --samples %d", cfg.samples)
+	case cfg.startGrace < 0 || cfg.startGrace > maxProbeBudget:
+		return usageErrorf(fmt.Sprintf("give 0 (deadlines from the client's start) up to %s, e.g. --start-grace 1m for an agent slow to start", maxProbeBudget), "bad --start-grace %s", cfg.startGrace)
 	case cfg.repeat < 1 || cfg.parallel < 0 || cfg.ceilingRounds < 0:
 		return usageErrorf("--repeat must be 1 or more, --parallel and --ceiling-rounds not negative", "bad --repeat, --parallel or --ceiling-rounds")
 	case cfg.budget < time.Second:
@@ -165,7 +170,7 @@ func chaosProbe(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	defer toxi.Close()
 	opts := probe.Options{Provider: prov, Model: cfg.model, Samples: cfg.samples, Repeat: cfg.repeat,
 		Budget: cfg.budget, TimeScale: cfg.timeScale, Only: cfg.only, NoWarmUp: !cfg.warmUp, PerFault: cfg.perFault,
-		CeilingRounds: cfg.ceilingRounds}
+		CeilingRounds: cfg.ceilingRounds, StartGrace: cfg.startGrace}
 	r := &probe.Runner{Toxi: toxi, ToxiName: "embedded", Out: cfg.out, ClientCmd: cfg.clientCmd, Parallel: cfg.parallel, Progress: stderr}
 	if before != nil {
 		r.Prior = &before.Policy
