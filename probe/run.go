@@ -20,10 +20,14 @@ type Runner struct {
 	ToxiName  string
 	Out       string // base folder of the run folder, default "runs"
 	ClientCmd string // run with sh -c, as chaos run --client-cmd
-	Parallel  int    // scenarios at once (0: all; external clients are bounded by chaos)
-	Progress  io.Writer
-	Live      bool
-	Color     bool
+	// ClientFile, instead of ClientCmd, is the client as a scenario file
+	// describes it (chaos.LoadClient): every probe scenario runs it as
+	// chaos run would run that file's client.
+	ClientFile *chaos.ClientFile
+	Parallel   int // scenarios at once (0: all; external clients are bounded by chaos)
+	Progress   io.Writer
+	Live       bool
+	Color      bool
 	// Prior is the client's policy from an earlier profile (--against),
 	// or nil: the estimate then says how long its exhaustion takes.
 	Prior *Policy
@@ -105,6 +109,14 @@ func (r *Runner) Run(ctx context.Context, o Options) (*Profile, error) {
 	return prof, err
 }
 
+// client is the client as progress lines and the profile name it.
+func (r *Runner) client() string {
+	if r.ClientFile != nil {
+		return r.ClientFile.String()
+	}
+	return r.ClientCmd
+}
+
 // runPilot runs one probe of ps alone (pilotIndex) to tell whether the
 // client makes the two requests it is told (warmup.go). It returns the
 // pilot's observation (none when the client will be probed without the
@@ -134,7 +146,7 @@ func (r *Runner) announce(o Options, ps []Probe, start time.Time) PlanEstimate {
 	if r.Parallel > 0 {
 		par = r.Parallel
 	}
-	if r.ClientCmd != "" {
+	if r.ClientCmd != "" || r.ClientFile != nil {
 		par = min(par, max(2, 2*runtime.GOMAXPROCS(0))) // chaos.Runner's bound on external clients
 	}
 	est := Estimate(ps, o, par, r.Prior)
@@ -142,7 +154,7 @@ func (r *Runner) announce(o Options, ps []Probe, start time.Time) PlanEstimate {
 		return est
 	}
 	fmt.Fprintf(r.Progress, "probing %q (%s): it takes at most %s: %s\n",
-		r.ClientCmd, o.Provider.Name, fmtDur(time.Duration(est.EstimatedMs)*time.Millisecond), est.Bound)
+		r.client(), o.Provider.Name, fmtDur(time.Duration(est.EstimatedMs)*time.Millisecond), est.Bound)
 	for _, u := range est.Unknown {
 		fmt.Fprintf(r.Progress, "  left unknown: %s\n", u)
 	}
@@ -200,7 +212,7 @@ func secondsOf(vs []int64) string {
 
 // finish fills in what a profile says beside the inference.
 func (r *Runner) finish(prof *Profile, o Options, runDir string, start time.Time, interrupted bool) {
-	prof.Client = r.ClientCmd
+	prof.Client = r.client()
 	prof.Model = o.Model
 	prof.TimeScale = o.TimeScale
 	prof.RunDir = runDir
@@ -217,6 +229,9 @@ func (r *Runner) finish(prof *Profile, o Options, runDir string, start time.Time
 func (r *Runner) runProbes(ctx context.Context, o Options, ps []Probe, prior []Observation, start time.Time) ([]Observation, *chaos.Summary, error) {
 	scs := make([]*chaos.Scenario, len(ps))
 	for i, p := range ps {
+		if r.ClientFile != nil {
+			r.ClientFile.Apply(p.Scenario)
+		}
 		scs[i] = p.Scenario
 	}
 	cr := &chaos.Runner{Toxi: r.Toxi, ToxiName: r.ToxiName, Out: r.Out, Parallel: r.Parallel, TimeScale: o.TimeScale,

@@ -1,8 +1,10 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -16,7 +18,7 @@ import (
 	"github.com/retrylab/retrylab/retry"
 )
 
-const chaosProbeUsage = `Usage: retrylab chaos probe --client-cmd CMD [flags]
+const chaosProbeUsage = `Usage: retrylab chaos probe --client-cmd CMD | --client FILE [flags]
 
 Learns a client's retry policy by experiment. Runs a battery of scenarios
 against the client, in parallel, each with its own mock and proxy: every
@@ -31,7 +33,9 @@ the fitted backoff with a confidence per figure, what stayed inconclusive
 
 The client is run as chaos run --client-cmd runs it (sh -c, with
 ANTHROPIC_BASE_URL / OPENAI_BASE_URL and RETRYLAB_*; see docs/chaos.md
-"External clients"). Every deadline counts from the client's first
+"External clients"), or, with --client FILE, exactly as chaos run runs
+the client of that scenario file (client.command, env, home, requires,
+and attemptsMatch; a whole scenario or a client block alone). Every deadline counts from the client's first
 request at the mock (--start-grace: how long that may take to come), so a
 slow start-up is not taken from the hang probe's 15s. Before it starts it
 prints an upper bound on its wall time (every scenario running to its
@@ -51,23 +55,25 @@ learnt (learntNothing says why); then no policy is written.
 Example:
   retrylab chaos probe --client-cmd 'node testdata/sdk/node/anthropic.mjs' --policy-out sdk.yaml
   retrylab chaos probe --client-cmd './my-agent' --against last-profile.json --format json > profile.json
+  retrylab chaos probe --client scenarios/agents/claude-code-overloaded-twice.yaml --format json
 
 Flags:
 `
 
 type probeConfig struct {
-	clientCmd, providerName, model, format, policyOut, against, out, toxiURL string
-	parallel, samples, repeat, ceilingRounds                                 int
-	budget, startGrace                                                       time.Duration
-	timeScale                                                                float64
-	only                                                                     []string
-	warmUp, perFault                                                         bool
+	clientCmd, clientFile, providerName, model, format, policyOut, against, out, toxiURL string
+	parallel, samples, repeat, ceilingRounds                                             int
+	budget, startGrace                                                                   time.Duration
+	timeScale                                                                            float64
+	only                                                                                 []string
+	warmUp, perFault                                                                     bool
 }
 
 func parseChaosProbe(args []string, stdout, stderr io.Writer) (probeConfig, error) {
 	var cfg probeConfig
 	fs := newFlags("chaos probe", chaosProbeUsage)
-	fs.StringVar(&cfg.clientCmd, "client-cmd", "", "the client to probe, run with sh -c (required)")
+	fs.StringVar(&cfg.clientCmd, "client-cmd", "", "the client to probe, run with sh -c (this or --client)")
+	fs.StringVar(&cfg.clientFile, "client", "", "the client to probe as a scenario file describes it: its client block (command, env, home, requires) and attemptsMatch (this or --client-cmd)")
 	fs.StringVar(&cfg.providerName, "provider", "anthropic", "wire format: "+strings.Join(probe.ProviderNames(), ", "))
 	fs.StringVar(&cfg.model, "model", "", "model the client is told (RETRYLAB_MODEL); default: the provider's")
 	fs.StringVar(&cfg.format, "format", "table", "profile format: table, json, markdown or html (one page: the waits against the fitted curve)")
@@ -108,8 +114,10 @@ const (
 
 func checkProbeConfig(cfg probeConfig) error {
 	switch {
-	case strings.TrimSpace(cfg.clientCmd) == "":
-		return usageErrorf("give the command that runs your client, e.g. --client-cmd 'python3 agent.py'", "--client-cmd is required")
+	case cfg.clientCmd != "" && cfg.clientFile != "":
+		return usageErrorf("give one: --client-cmd CMD runs a command with sh -c, --client FILE the client a scenario file describes", "--client-cmd and --client both given")
+	case strings.TrimSpace(cfg.clientCmd) == "" && cfg.clientFile == "":
+		return usageErrorf("give the command that runs your client, e.g. --client-cmd 'python3 agent.py', or a scenario file that describes it, --client agent.yaml", "--client-cmd or --client is required")
 	case cfg.format != "table" && cfg.format != "json" && cfg.format != "markdown" && cfg.format != "html":
 		return usageErrorf("formats: table, json, markdown, html", "unknown format %q", cfg.format)
 	case cfg.samples < 2:
@@ -143,6 +151,12 @@ func chaosProbe(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		return err
 	}
 	prov, _ := probe.LookupProvider(cfg.providerName)
+	var client *chaos.ClientFile
+	if cfg.clientFile != "" {
+		if client, err = loadProbeClient(cfg.clientFile); err != nil {
+			return err
+		}
+	}
 	for _, name := range cfg.only {
 		if _, ok := prov.Fault(name); !ok {
 			return usageErrorf("fault names are those of the profile's faults[].fault, e.g. 429, reset, hang", "--only: unknown fault %q", name)
@@ -171,7 +185,7 @@ func chaosProbe(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	opts := probe.Options{Provider: prov, Model: cfg.model, Samples: cfg.samples, Repeat: cfg.repeat,
 		Budget: cfg.budget, TimeScale: cfg.timeScale, Only: cfg.only, NoWarmUp: !cfg.warmUp, PerFault: cfg.perFault,
 		CeilingRounds: cfg.ceilingRounds, StartGrace: cfg.startGrace}
-	r := &probe.Runner{Toxi: toxi, ToxiName: "embedded", Out: cfg.out, ClientCmd: cfg.clientCmd, Parallel: cfg.parallel, Progress: stderr}
+	r := &probe.Runner{Toxi: toxi, ToxiName: "embedded", Out: cfg.out, ClientCmd: cfg.clientCmd, ClientFile: client, Parallel: cfg.parallel, Progress: stderr}
 	if before != nil {
 		r.Prior = &before.Policy
 	}
@@ -198,6 +212,25 @@ func chaosProbe(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		return werr
 	}
 	return probeExit(ctx, prof, before, runErr)
+}
+
+// loadProbeClient loads --client FILE as chaos run loads a scenario's
+// client (chaos.LoadClient: file, line, field and a hint for each
+// problem; exit 2), and refuses one whose client.requires is not here:
+// every probe would be skipped.
+func loadProbeClient(path string) (*chaos.ClientFile, error) {
+	c, err := chaos.LoadClient(path)
+	if err != nil {
+		var le chaos.LoadErrors
+		if errors.As(err, &le) {
+			return nil, usageErrorf(le.Hint(), "--client: %s", le.Error())
+		}
+		return nil, usageErrorf("give a scenario file that describes the client", "--client: %v", err)
+	}
+	if why, hint := c.Missing(); why != "" {
+		return nil, usageErrorf(cmp.Or(hint, "install it, or run from the folder the file's client.requires is relative to"), "--client %s: the client %s", path, why)
+	}
+	return c, nil
 }
 
 // withChanges sets prof.Changes from an earlier profile, if any.
@@ -254,7 +287,7 @@ func writeProbe(cfg probeConfig, prof *probe.Profile, prov probe.Provider, stdou
 
 // unreachedHint is the hint when the client reached the mock in no probe
 // (exit 2: the client command, not a figure, is what is wrong).
-const unreachedHint = "run the --client-cmd by hand: it must send its requests to the base URL it is given " +
+const unreachedHint = "run the client (--client-cmd, or --client's client.command) by hand: it must send its requests to the base URL it is given " +
 	"(ANTHROPIC_BASE_URL, OPENAI_BASE_URL or GOOGLE_GEMINI_BASE_URL; docs/chaos.md \"External clients\"); " +
 	"each probe's stdout.txt and stderr.txt are in "
 
