@@ -81,7 +81,8 @@ func deref(p *float64) float64 {
 func verifyWithPolicy(ctx context.Context, t *testing.T, toxi *chaos.Toxiproxy, prov probe.Provider, p *probe.Profile, agent, out string) {
 	t.Helper()
 	pol := filepath.Join(out, "agent.policy.yaml")
-	if err := os.WriteFile(pol, []byte(probe.PolicyYAML(p, prov)), 0o644); err != nil {
+	text, _, _ := probe.LearntPolicy(p, prov) // what chaos probe --policy-out writes
+	if err := os.WriteFile(pol, []byte(text), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	sc, err := chaos.ParseScenario(filepath.Join(out, "verify.yaml"), []byte(`name: verify-learnt-policy

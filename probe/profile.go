@@ -39,6 +39,11 @@ type Profile struct {
 	Confidence   map[string]Confidence `json:"confidence"`
 	Inconclusive []Inconclusive        `json:"inconclusive"`
 	Conformance  []Conformance         `json:"conformance"`
+	// Unmodelled are the behaviours the learnt policy (--policy-out) does
+	// not hold, found by holding every recorded run to it as delays:
+	// policy would (verify.go), and what it leaves out for each (set by
+	// chaos probe; absent when the policy holds every run).
+	Unmodelled []Unmodelled `json:"unmodelled,omitempty"`
 	// Changes are what changed since the profile given with --against
 	// (absent without it).
 	Changes []Change `json:"changes,omitempty"`
@@ -57,7 +62,10 @@ type FaultResult struct {
 	// NoiseMs is the noise measured around each wait (policy time).
 	NoiseMs []int64 `json:"noiseMs,omitempty"`
 	End     string  `json:"end"` // succeeded, gave up, stopped at the deadline, not run
-	Note    string  `json:"note,omitempty"`
+	// DateLeadMs is, for an HTTP-date Retry-After, how far ahead the date
+	// was when the response was sent (policy time): the wait it asked for.
+	DateLeadMs int64  `json:"dateLeadMs,omitempty"`
+	Note       string `json:"note,omitempty"`
 }
 
 // Policy is the retry policy inferred.

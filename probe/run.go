@@ -221,6 +221,7 @@ func (r *Runner) finish(prof *Profile, o Options, runDir string, start time.Time
 	prof.Plan = r.plan
 	prof.WarmUp = r.warm.Load()
 	prof.Conformance = Conform(prof, o.Provider)
+	_, prof.Unmodelled, _ = LearntPolicy(prof, o.Provider)
 }
 
 // runProbes runs probes with chaos.Runner and observes each; prior are

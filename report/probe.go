@@ -53,6 +53,12 @@ func ProbeTable(w io.Writer, p *probe.Profile) error {
 			fmt.Fprintf(w, "  %s: %s\n", in.Figure, in.Reason)
 		}
 	}
+	if len(p.Unmodelled) > 0 {
+		fmt.Fprintln(w, "\nNot modelled by the learnt policy (left out of delays: policy):")
+		for _, u := range p.Unmodelled {
+			fmt.Fprintf(w, "  %s: %s; left out: %s\n", u.Fault, u.Seen, u.LeftOut)
+		}
+	}
 	fmt.Fprintln(w, "\nConformance:")
 	for _, l := range conformanceLines(p) {
 		fmt.Fprintln(w, "  "+l)
@@ -94,6 +100,12 @@ func ProbeMarkdown(w io.Writer, p *probe.Profile) error {
 		fmt.Fprint(w, "\n## Inconclusive (not guessed)\n\n")
 		for _, in := range p.Inconclusive {
 			fmt.Fprintf(w, "- `%s`: %s\n", in.Figure, in.Reason)
+		}
+	}
+	if len(p.Unmodelled) > 0 {
+		fmt.Fprint(w, "\n## Not modelled by the learnt policy\n\nLeft out of what `delays: policy` holds:\n\n")
+		for _, u := range p.Unmodelled {
+			fmt.Fprintf(w, "- %s: %s; left out: %s\n", mdEscape(u.Fault), mdEscape(u.Seen), mdEscape(u.LeftOut))
 		}
 	}
 	fmt.Fprint(w, "\n## Conformance\n\n")

@@ -274,9 +274,14 @@ func writeProbe(cfg probeConfig, prof *probe.Profile, prov probe.Provider, stdou
 		fmt.Fprintf(stderr, "did not write the policy to %s: nothing was learnt\n", cfg.policyOut)
 		return nil
 	}
-	text := probe.PolicyYAML(prof, prov)
+	// Learn → verify: the file holds every run it was learnt from, or
+	// names what it leaves out (prof.Unmodelled, in the table too).
+	text, _, holds := probe.LearntPolicy(prof, prov)
 	if _, err := retry.ParsePolicy([]byte(text), cfg.policyOut); err != nil {
 		return fmt.Errorf("the learnt policy does not parse (a bug of the probe): %w", err)
+	}
+	if !holds {
+		return fmt.Errorf("the learnt policy does not hold the runs it was learnt from, even leaving out what it cannot model (a bug of the probe); not written to %s", cfg.policyOut)
 	}
 	if err := chaos.WriteFileAtomic(cfg.policyOut, []byte(text)); err != nil {
 		return &chaos.OutputError{What: "--policy-out", Path: cfg.policyOut, Err: err}
