@@ -66,6 +66,9 @@ type Env struct {
 
 	toxMu  sync.Mutex // serialises toxic changes
 	active []string   // names of the toxics on the proxy
+
+	firstReq  chan struct{} // closed when the first request's first byte arrives
+	firstOnce sync.Once
 }
 
 // readyWait bounds how long an attempt's response waits for its toxics to
@@ -106,6 +109,7 @@ func StartEnv(ctx context.Context, cfg EnvConfig) (*Env, error) {
 		now:      time.Now,
 		done:     make(chan struct{}),
 		conns:    map[net.Conn]bool{},
+		firstReq: make(chan struct{}),
 	}
 	if cfg.Now != nil {
 		e.now = cfg.Now
@@ -126,6 +130,12 @@ func StartEnv(ctx context.Context, cfg EnvConfig) (*Env, error) {
 	fmt.Fprintf(cfg.Log, "[mock] %s: mock %s, proxy %s (%s)\n", cfg.Scenario.Name, e.mockURL, e.baseURL, e.proxy.Name)
 	return e, nil
 }
+
+// FirstRequest is closed when the first byte of the client's first
+// request reaches the mock (an attempt or a side request): the moment the
+// client, done starting, talks to the provider. A client's deadline may
+// count from it (Runner.StartGrace).
+func (e *Env) FirstRequest() <-chan struct{} { return e.firstReq }
 
 // BaseURL returns http://127.0.0.1:PORT of the proxy; clients talk to it.
 func (e *Env) BaseURL() string { return e.baseURL }

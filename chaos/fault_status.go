@@ -17,6 +17,9 @@ func (statusFault) describe(f Fault) string {
 	if f.RetryAfter != nil {
 		s += " retry-after=" + *f.RetryAfter
 	}
+	if f.RetryAfterDate > 0 && f.RetryAfter == nil {
+		s += " retry-after=date+" + f.RetryAfterDate.D().String()
+	}
 	if f.ErrorType != "" {
 		s += " " + f.ErrorType
 	}
@@ -39,6 +42,18 @@ func (statusFault) failure(f Fault, pe *provider.Error, ended time.Time) {
 		b := v == "true"
 		pe.ShouldRetry = &b
 	}
+}
+
+// retryAfterDate is the Retry-After of a retryAfterDate fault for an
+// attempt that arrived at arrived: the HTTP date d later, rounded up to
+// the whole second (the format has no finer unit), so the date is never
+// less than d ahead of the arrival.
+func retryAfterDate(arrived time.Time, d time.Duration) string {
+	t := arrived.Add(d)
+	if r := t.Truncate(time.Second); !r.Equal(t) {
+		t = r.Add(time.Second)
+	}
+	return t.UTC().Format(http.TimeFormat)
 }
 
 // retryAfterHeaders are the headers of a status fault's response that carry

@@ -79,7 +79,7 @@ var toxicTypes = []string{"bandwidth", "latency", "limit_data", "noop", "reset_p
 var faultKinds = []string{"status", "sseError", "drop", "hang", "reset", "latency", "toxics", "ok"}
 
 // statusOnly are fault keys that only make sense with status.
-var statusOnly = []string{"retryAfter", "errorType", "message", "headers"}
+var statusOnly = []string{"retryAfter", "retryAfterDate", "errorType", "message", "headers"}
 
 // LoadScenario reads and strictly validates one scenario file. Every problem
 // is reported, as LoadErrors, with its file, line, field and a hint.
@@ -774,6 +774,10 @@ func (d *decoder) validateFault(n *yaml.Node, f *Fault, path string) {
 	}
 	if f.Status != 0 && (f.Status < 100 || f.Status > 599) {
 		d.errorf(m["status"], join(path, "status"), "use a status between 100 and 599, e.g. 429 or 529", "status %d is not an HTTP status", f.Status)
+	}
+	if _, ok := m["retryAfterDate"]; ok && f.RetryAfter != nil {
+		d.errorf(m["retryAfterDate"], join(path, "retryAfterDate"), "keep one: retryAfter is sent as written, retryAfterDate as a date stamped when the attempt is served",
+			"retryAfter and retryAfterDate both set")
 	}
 	d.validateHeaders(m["headers"], f.Headers, join(path, "headers"))
 	if f.Drop != nil {

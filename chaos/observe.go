@@ -264,6 +264,10 @@ func inferFailure(sc *Scenario, pol *retry.Policy, k int, a ServerAttempt) infer
 	if k < len(sc.Attempts) {
 		f = sc.Attempts[k]
 	}
+	if a.RetryAfter != "" {
+		// The date the mock stamped when it served the attempt.
+		f.RetryAfter = &a.RetryAfter
+	}
 	pe := &provider.Error{Provider: sc.Provider}
 	kindOf(f).failure(f, pe, a.Ended)
 	c := retry.Classify(pe)

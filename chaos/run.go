@@ -84,6 +84,14 @@ type Runner struct {
 	// for different scenarios overlap. chaos probe times its scenarios
 	// with it to say when it expects to end. It must not block for long.
 	OnScenario func(name string, done bool)
+	// StartGrace, when above 0, makes an external client's deadline
+	// (expect.maxDuration, else the default) count from its first request
+	// at the mock, not from its start, so that a slow start-up (an agent
+	// loading for 10s) is not taken from the time its scenario allows;
+	// a client that sends no request within StartGrace of its start is
+	// killed then. A client runs at most StartGrace + the deadline. 0: the
+	// deadline counts from the client's start.
+	StartGrace time.Duration
 
 	mu sync.Mutex // serializes Progress lines
 	// stopInfra stops the whole run when its infrastructure fails (the
@@ -94,6 +102,9 @@ type Runner struct {
 	probe     *probe
 	lag       *lagMeter
 	interim   atomic.Pointer[interim] // the running Run's, for Flush
+	// firsts holds each running scenario's Env.FirstRequest by run folder,
+	// for an external client's deadline (StartGrace).
+	firsts sync.Map
 	// tels holds each running scenario's OTLP receiver by run folder, for
 	// runExternal to put in the client's environment.
 	tels sync.Map
@@ -526,6 +537,8 @@ func (r *Runner) runOnce(ctx context.Context, sc *Scenario, dir string) (res Res
 		return res
 	}
 	tracePath := filepath.Join(dir, "trace.jsonl")
+	r.firsts.Store(dir, env.FirstRequest())
+	defer r.firsts.Delete(dir)
 	cr := r.runClient(ctx, sc, &res, clientSetup{baseURL: env.BaseURL(), dir: dir, tracePath: tracePath,
 		runID: runID, scale: scale, sec: sec, log: logw})
 	cr.report, res.Telemetry = r.finishTelemetry(sc, dir, tel, runID, tracePath)

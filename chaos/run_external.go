@@ -63,7 +63,7 @@ func (r *Runner) runExternal(ctx context.Context, sc *Scenario, baseURL, dir, tr
 		unwatch := r.lag.watch(p.pgid)
 		defer unwatch()
 	}
-	st := waitClient(ctx, p, deadline, exit)
+	st := waitClient(ctx, p, r.killTimer(dir, deadline), exit)
 	// A process the client leaves behind (a setsid daemon, say) may hold
 	// stdout or stderr open for ever: its output is kept for
 	// clientWaitDelay after the exit, no longer.
@@ -156,24 +156,6 @@ func clientEnv(sc *Scenario, baseURL, tracePath string, scale float64) []string 
 		fmt.Sprintf("RETRYLAB_TIME_SCALE=%g", scale),
 		"RETRYLAB_SCENARIO=" + sc.Name,
 	}
-}
-
-// waitClient waits until the client exits, killing it at the deadline or
-// when ctx ends (and saying so in exit.Problem).
-func waitClient(ctx context.Context, p *clientProc, deadline time.Duration, exit *ClientExit) clientStatus {
-	timer := time.NewTimer(deadline)
-	defer timer.Stop()
-	select {
-	case st := <-p.exited:
-		return st
-	case <-timer.C:
-		p.kill()
-		exit.Problem = fmt.Sprintf("killed after %s: still running at the deadline (expect.maxDuration, default %s)", deadline, defaultDeadline)
-	case <-ctx.Done():
-		p.kill()
-		exit.Problem = "killed: the run was interrupted"
-	}
-	return <-p.exited
 }
 
 // exitStatus records how the client ended: its exit code, or the signal

@@ -136,11 +136,16 @@ type Fallback struct {
 // with nothing set is "ok". Status may carry RetryAfter, ErrorType, Message
 // and Headers.
 type Fault struct {
-	Status     int               `yaml:"status"`
-	RetryAfter *string           `yaml:"retryAfter"` // header value, sent as written
-	ErrorType  string            `yaml:"errorType"`  // body error.type (default: the one the status has)
-	Message    string            `yaml:"message"`    // body error.message
-	Headers    map[string]string `yaml:"headers"`    // extra response headers
+	Status     int     `yaml:"status"`
+	RetryAfter *string `yaml:"retryAfter"` // header value, sent as written
+	// RetryAfterDate sends Retry-After as an HTTP date this long after the
+	// attempt arrived, stamped when it is served (rounded up to the whole
+	// second the format has): a date written in the file goes stale while
+	// the scenario waits for its turn or its client starts.
+	RetryAfterDate Duration          `yaml:"retryAfterDate"`
+	ErrorType      string            `yaml:"errorType"` // body error.type (default: the one the status has)
+	Message        string            `yaml:"message"`   // body error.message
+	Headers        map[string]string `yaml:"headers"`   // extra response headers
 
 	SSEError *SSEErrorFault `yaml:"sseError"`
 	Drop     *DropFault     `yaml:"drop"`

@@ -48,6 +48,9 @@ type ServerAttempt struct {
 	// context of the attempt before it (seed 004 US-002).
 	BodySHA256 string
 	Prompt     string
+	// RetryAfter is the Retry-After the mock stamped when it served the
+	// attempt (Fault.RetryAfterDate), "" otherwise.
+	RetryAfter string
 }
 
 // endWait bounds how long the mock waits, after its last byte, for the proxy
@@ -164,6 +167,8 @@ func (e *Env) serve(c net.Conn, connected time.Time, readyAt int) {
 	arrived := fb.at
 	if arrived.IsZero() {
 		arrived = connected
+	} else {
+		e.firstOnce.Do(func() { close(e.firstReq) })
 	}
 	var body []byte
 	if err == nil {
@@ -242,7 +247,12 @@ func (e *Env) newServed(c net.Conn, br *bufio.Reader, req *http.Request, body []
 		st.peerAt = e.now()
 		close(st.peerGone)
 	}()
-	p := respParams{provider: name, model: st.rec.Model, requestID: st.rec.RequestID, now: e.now(), fault: f,
+	now := e.now()
+	if f.RetryAfterDate > 0 {
+		v := retryAfterDate(arrived, f.RetryAfterDate.D())
+		f.RetryAfter, st.rec.RetryAfter = &v, v
+	}
+	p := respParams{provider: name, model: st.rec.Model, requestID: st.rec.RequestID, now: now, fault: f,
 		nonStream: !rb.Stream, includeUsage: rb.IncludeUsage, wantsJSON: rb.WantsJSON}
 	return &serving{e: e, c: c, st: st, f: f, n: n, p: p, toxicsFirst: readyAt >= n}
 }
@@ -363,7 +373,7 @@ func (e *Env) finish(st *attemptState, n int) {
 	dur := st.rec.Ended.Sub(st.rec.Arrived).Round(time.Millisecond)
 	e.journal(trace.TypeMockResponse, trace.MockResponse{
 		Attempt: n, Fault: st.rec.Fault, Status: st.rec.Status, Bytes: st.rec.Bytes,
-		DurationMs: dur.Milliseconds(), ClosedBy: st.rec.ClosedBy, FinishedAt: st.rec.Ended.UTC(),
+		DurationMs: dur.Milliseconds(), ClosedBy: st.rec.ClosedBy, FinishedAt: st.rec.Ended.UTC(), RetryAfter: st.rec.RetryAfter,
 	})
 	e.logf("attempt %d: %s → %s, %d bytes, %s, closed by %s", n, st.rec.Fault, statusText(st.rec.Status),
 		st.rec.Bytes, dur, st.rec.ClosedBy)

@@ -2,7 +2,6 @@ package probe
 
 import (
 	"fmt"
-	"net/http"
 	"slices"
 	"strings"
 	"time"
@@ -40,12 +39,24 @@ type Options struct {
 	NoWarmUp bool
 	// Only limits the decision probes to these fault names (empty: all).
 	Only []string
+	// StartGrace, when above 0, makes every deadline (Budget,
+	// LongDeadline, a ceiling probe's) count from the client's first
+	// request at the mock, not from its start (chaos.Runner.StartGrace):
+	// a slow agent's start-up is not taken from the hang probe's 15s. A
+	// client that sends no request within StartGrace is stopped then. 0:
+	// deadlines count from the start (the CLI's default is
+	// DefaultStartGrace).
+	StartGrace time.Duration
 	// CeilingRounds is how many rounds bisect the Retry-After ceiling
 	// after the battery (ceiling.go), each of ceilingPoints probes in
 	// parallel, each waiting up to the value it probes; 0 turns it off
 	// (the CLI's default is DefaultCeilingRounds).
 	CeilingRounds int
 }
+
+// DefaultStartGrace is chaos probe's --start-grace: how long a client may
+// take to send its first request before its deadline starts counting.
+const DefaultStartGrace = 30 * time.Second
 
 const (
 	defaultSamples = 4
@@ -85,24 +96,18 @@ type Probe struct {
 	Served   int  // attempts that meet the fault before ok
 	Deadline time.Duration
 	// Round is the bisection round of a Retry-After ceiling probe (0: not one).
-	Round int
-	// DateTarget is when an HTTP-date Retry-After points to.
-	DateTarget time.Time
-	Scenario   *chaos.Scenario
+	Round    int
+	Scenario *chaos.Scenario
 }
 
 // Plan builds the battery: one scenario per decision fault (the fault once,
 // then ok) and Samples exhaustion runs (the exhaustion fault Repeat times,
-// then ok). now is when the battery is built (HTTP dates are relative to it).
+// then ok). now is when the battery is built; an HTTP-date Retry-After is
+// stamped by the mock when its attempt arrives, not relative to now.
 func Plan(o Options, now time.Time) ([]Probe, error) {
 	o = o.withDefaults()
 	var ps []Probe
-	// The HTTP-date probe goes first, then the exhaustion runs: chaos
-	// starts scenarios about in order, and a date must still be ahead
-	// when its response is sent; the exhaustions are the longest.
-	faults := slices.Clone(o.Provider.Faults)
-	slices.SortStableFunc(faults, func(a, b Fault) int { return cmpBool(b.HTTPDate, a.HTTPDate) })
-	for _, f := range faults {
+	for _, f := range o.Provider.Faults {
 		if len(o.Only) > 0 && !contains(o.Only, f.Name) {
 			continue
 		}
@@ -112,10 +117,10 @@ func Plan(o Options, now time.Time) ([]Probe, error) {
 		}
 		attempt := f.Attempt
 		if f.HTTPDate {
-			// Whole seconds, and far enough ahead that a scenario queued
-			// behind others still meets a date in the future.
-			p.DateTarget = now.Add(time.Duration(f.RetryAfterMs) * time.Millisecond).Truncate(time.Second).Add(time.Second)
-			attempt = fmt.Sprintf(`{status: 429, retryAfter: %q}`, p.DateTarget.UTC().Format(http.TimeFormat))
+			// Stamped by the mock when the attempt arrives: a date fixed
+			// here went stale in a scenario queued behind others, or behind
+			// a slow client's start-up.
+			attempt = fmt.Sprintf(`{status: 429, retryAfterDate: %s}`, time.Duration(f.RetryAfterMs)*time.Millisecond)
 		}
 		attempts := []string{attempt}
 		if o.PerFault && !f.Long {
@@ -129,24 +134,13 @@ func Plan(o Options, now time.Time) ([]Probe, error) {
 		p.Scenario = sc
 		ps = append(ps, p)
 	}
+	// The exhaustion runs first: chaos starts scenarios about in order,
+	// and they are the longest.
 	exh, err := exhaustion(o, 1)
 	if err != nil {
 		return nil, err
 	}
-	if len(ps) > 0 && ps[0].Fault.HTTPDate {
-		return slices.Concat(ps[:1], exh, ps[1:]), nil
-	}
 	return slices.Concat(exh, ps), nil
-}
-
-func cmpBool(a, b bool) int {
-	switch {
-	case a == b:
-		return 0
-	case a:
-		return 1
-	}
-	return -1
 }
 
 // exhaustion builds the Samples exhaustion runs.

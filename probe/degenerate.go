@@ -3,6 +3,7 @@ package probe
 import (
 	"fmt"
 	"math"
+	"strings"
 )
 
 // Observations that say little: a client that never reached the mock (it
@@ -159,3 +160,44 @@ func (p *Profile) nonFinite(fig string) {
 }
 
 func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
+
+// learntNothing says why no decision and no figure could be told from the
+// profile's runs, or "" when one was (or when Unreached already says why
+// nothing was): how the runs ended, each way with its count and the first
+// note. A profile of nothing must never read as a result (the CLI exits 2
+// with this reason).
+func learntNothing(p *Profile) string {
+	if p.Unreached != "" || len(p.Faults) == 0 {
+		return ""
+	}
+	for _, f := range p.Faults {
+		if f.Retried != nil {
+			return ""
+		}
+	}
+	pol, ra := p.Policy, p.Policy.RetryAfter
+	if pol.MaxRetries != nil || pol.Backoff.InitialMs != nil || pol.TimeoutMs != nil ||
+		ra.Seconds != nil || ra.Ms != nil || ra.HTTPDate != nil || ra.CeilingMs != nil {
+		return ""
+	}
+	count, note := map[string]int{}, map[string]string{}
+	var order []string
+	for _, f := range p.Faults {
+		if count[f.End] == 0 {
+			order = append(order, f.End)
+		}
+		count[f.End]++
+		if note[f.End] == "" {
+			note[f.End] = f.Note
+		}
+	}
+	parts := make([]string, 0, len(order))
+	for _, end := range order {
+		s := fmt.Sprintf("%d %s", count[end], end)
+		if note[end] != "" {
+			s += " (" + note[end] + ")"
+		}
+		parts = append(parts, s)
+	}
+	return fmt.Sprintf("no decision and no figure could be told from the %d runs: %s", len(p.Faults), strings.Join(parts, "; "))
+}

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/retrylab/retrylab/chaos"
 	"github.com/retrylab/retrylab/probe"
@@ -80,7 +81,8 @@ func deref(p *float64) float64 {
 func verifyWithPolicy(ctx context.Context, t *testing.T, toxi *chaos.Toxiproxy, prov probe.Provider, p *probe.Profile, agent, out string) {
 	t.Helper()
 	pol := filepath.Join(out, "agent.policy.yaml")
-	if err := os.WriteFile(pol, []byte(probe.PolicyYAML(p, prov)), 0o644); err != nil {
+	text, _, _ := probe.LearntPolicy(p, prov) // what chaos probe --policy-out writes
+	if err := os.WriteFile(pol, []byte(text), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	sc, err := chaos.ParseScenario(filepath.Join(out, "verify.yaml"), []byte(`name: verify-learnt-policy
@@ -220,6 +222,93 @@ func TestProbeResendPolicyVerifies(t *testing.T) {
 	for _, res := range sum.Scenarios {
 		if res.Verdict != chaos.VerdictPass {
 			t.Errorf("%s: the learnt policy does not verify the client: %s %+v", res.Name, res.Verdict, res.NotPassedChecks())
+		}
+	}
+}
+
+// TestProbeOneRequestClient: testdata/clients/curl.sh makes one request
+// whatever it is told (as claude -p, codex exec and most scripts do).
+// Probed in the default mode, the warm-up request on, it used to give a
+// profile of nothing but "not run"; the pilot now finds it makes one
+// request, turns the warm-up off, says so, and learns every decision and
+// its retry limit (3 retries, 1, 2, 4s).
+func TestProbeOneRequestClient(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a real client")
+	}
+	if _, err := exec.LookPath("curl"); err != nil {
+		t.Skip("curl not in PATH")
+	}
+	client, _ := filepath.Abs("../testdata/clients/curl.sh")
+	ctx := context.Background()
+	toxi, err := chaos.StartToxiproxy(ctx, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { toxi.Close() })
+	prov, _ := probe.LookupProvider("anthropic")
+	r := &probe.Runner{Toxi: toxi, ToxiName: "embedded", Out: t.TempDir(), ClientCmd: "sh " + client}
+	p, err := r.Run(ctx, probe.Options{Provider: prov, Samples: 2, Repeat: 6, TimeScale: 0.25, CeilingRounds: 0,
+		Only: []string{"400", "404", "429", "503", "reset"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w := p.WarmUp; w == nil || w.Used || !w.Detected {
+		t.Errorf("WarmUp = %+v, want off, detected", w)
+	}
+	if p.LearntNothing != "" || p.Unreached != "" {
+		t.Errorf("LearntNothing %q, Unreached %q: want a profile", p.LearntNothing, p.Unreached)
+	}
+	want := map[string]bool{"400": false, "404": false, "429": true, "503": true, "reset": true, prov.Exhaust.Name: true}
+	seen := map[string]bool{}
+	for _, f := range p.Faults {
+		seen[f.Fault] = true
+		if f.Retried == nil || *f.Retried != want[f.Fault] {
+			t.Errorf("%s: retried %v, want %t (%s %s)", f.Fault, f.Retried, want[f.Fault], f.End, f.Note)
+		}
+	}
+	if len(seen) != len(want) {
+		t.Errorf("faults probed: %v, want %v", seen, want)
+	}
+	if m := p.Policy.MaxRetries; m == nil || *m != 3 {
+		t.Errorf("maxRetries = %v, want 3", m)
+	}
+}
+
+// TestProbeSlowStartHang: a client that takes 1.5s to start, probed with
+// a hang whose deadline is 1s. With a start grace the deadline counts from
+// its first request, so the hung attempt is seen (and the client stopped
+// a second later, still waiting); without, it was killed before it
+// reached the mock (Kilo CLI's start-up and the hang's 15s).
+func TestProbeSlowStartHang(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a real client")
+	}
+	if _, err := exec.LookPath("curl"); err != nil {
+		t.Skip("curl not in PATH")
+	}
+	client, _ := filepath.Abs("../testdata/clients/curl.sh")
+	ctx := context.Background()
+	toxi, err := chaos.StartToxiproxy(ctx, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { toxi.Close() })
+	prov, _ := probe.LookupProvider("anthropic")
+	for _, tt := range []struct {
+		grace time.Duration
+		want  int // attempts the hang saw
+	}{{10 * time.Second, 1}, {0, 0}} {
+		r := &probe.Runner{Toxi: toxi, ToxiName: "embedded", Out: t.TempDir(), ClientCmd: "sleep 1.5; exec sh " + client}
+		p, err := r.Run(ctx, probe.Options{Provider: prov, Samples: 2, Repeat: 1, TimeScale: 0.1, NoWarmUp: true,
+			LongDeadline: time.Second, Budget: 10 * time.Second, StartGrace: tt.grace, Only: []string{"hang"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range p.Faults {
+			if f.Fault == "hang" && (f.Attempts != tt.want || f.End != probe.EndStopped) {
+				t.Errorf("start grace %s: the hang saw %d attempt(s), %s (%s); want %d, %s", tt.grace, f.Attempts, f.End, f.Note, tt.want, probe.EndStopped)
+			}
 		}
 	}
 }

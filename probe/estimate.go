@@ -22,8 +22,9 @@ type PlanEstimate struct {
 	Scenarios   int    `json:"scenarios"`
 	Parallel    int    `json:"parallel"`
 	BudgetMs    int64  `json:"budgetMs"`
-	// LongestMs is the longest deadline of one scenario: at most the
-	// budget, the wall time one exhaustion run may take.
+	// LongestMs is the longest deadline of one scenario, plus the start
+	// grace (--start-grace) that may come before it: at most the budget
+	// plus the grace, the wall time one exhaustion run may take.
 	LongestMs int64 `json:"longestMs"`
 	// ExpectedExhaustionMs is the sum of the waits of one exhaustion run
 	// by the policy of the earlier profile (--against), when it is known.
@@ -39,7 +40,8 @@ type PlanEstimate struct {
 const scenarioOverhead = 2 * time.Second
 
 // Estimate works out, before anything runs, an upper bound on the wall
-// time of the battery ps run parallel scenarios at a time (the slots that
+// time of the pilot (one probe alone, unless o.NoWarmUp: warmup.go) and
+// of the battery ps run parallel scenarios at a time (the slots that
 // --parallel and the bound on external clients leave), followed by the
 // exhaustion runs once more (the probe repeats them when their waits were
 // unreadable) and by o.CeilingRounds rounds of the Retry-After ceiling.
@@ -52,8 +54,10 @@ func Estimate(ps []Probe, o Options, parallel int, prior *Policy) PlanEstimate {
 	var ds []time.Duration
 	hang, ceiling := time.Duration(0), false
 	for _, p := range ps {
-		ds = append(ds, p.Deadline)
-		e.LongestMs = max(e.LongestMs, p.Deadline.Milliseconds())
+		// With a start grace, a client runs up to the grace before its
+		// first request, then its deadline.
+		ds = append(ds, p.Deadline+o.StartGrace)
+		e.LongestMs = max(e.LongestMs, (p.Deadline + o.StartGrace).Milliseconds())
 		if p.Fault.Name == "hang" {
 			hang = p.Deadline
 		}
@@ -61,15 +65,27 @@ func Estimate(ps []Probe, o Options, parallel int, prior *Policy) PlanEstimate {
 	}
 	battery := makespan(ds, parallel)
 	total := battery
-	parts := []string{fmt.Sprintf("%d scenarios, %d at a time, each stopped at its deadline (longest %s) plus %s of set-up: at most %s (Σ/P + (1 − 1/P) × longest)",
-		len(ps), parallel, fmtDur(time.Duration(e.LongestMs)*time.Millisecond), scenarioOverhead, fmtDur(battery))}
-	again := makespan(repeatDur(o.Budget, o.Samples), min(parallel, o.Samples))
+	var parts []string
+	if !o.NoWarmUp && len(ps) > 0 {
+		// The pilot runs alone first (warmup.go); counted again in the
+		// battery, where it runs once more when it turned the warm-up off.
+		pilot := ps[pilotIndex(ps)].Deadline + o.StartGrace + scenarioOverhead
+		total += pilot
+		parts = append(parts, fmt.Sprintf("one probe alone first, to tell whether the client makes the two requests it is told: %s", fmtDur(pilot)))
+	}
+	stopped := "each stopped at its deadline"
+	if o.StartGrace > 0 {
+		stopped = fmt.Sprintf("each stopped at its deadline after its first request, which may take %s to come", fmtDur(o.StartGrace))
+	}
+	parts = append(parts, fmt.Sprintf("%d scenarios, %d at a time, %s (longest %s) plus %s of set-up: at most %s (Σ/P + (1 − 1/P) × longest)",
+		len(ps), parallel, stopped, fmtDur(time.Duration(e.LongestMs)*time.Millisecond), scenarioOverhead, fmtDur(battery)))
+	again := makespan(repeatDur(o.Budget+o.StartGrace, o.Samples), min(parallel, o.Samples))
 	total += again
 	parts = append(parts, fmt.Sprintf("the %d exhaustion runs once more if their waits were unreadable: %s", o.Samples, fmtDur(again)))
 	reach := ceilingReach(o.Budget, o.TimeScale)
 	if ceiling && o.CeilingRounds > 0 && reach > 0 {
 		dl := ceilingDeadline(reach, o.TimeScale, o.Budget)
-		round := makespan(repeatDur(dl, ceilingPoints), min(parallel, ceilingPoints))
+		round := makespan(repeatDur(dl+o.StartGrace, ceilingPoints), min(parallel, ceilingPoints))
 		total += time.Duration(o.CeilingRounds) * round
 		parts = append(parts, fmt.Sprintf("up to %d Retry-After ceiling round(s) of %d probes stopped at %s: %s each", o.CeilingRounds, ceilingPoints, fmtDur(dl), fmtDur(round)))
 	}

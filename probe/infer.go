@@ -51,6 +51,7 @@ func Infer(prov Provider, obs []Observation) *Profile {
 	p.inferFallbacks(obs)
 	p.noteUnreached(obs)
 	p.dropNonFinite()
+	p.LearntNothing = learntNothing(p)
 	return p
 }
 
@@ -84,6 +85,9 @@ func (p *Profile) inferFallbacks(obs []Observation) {
 // decision reads what the client did with one fault.
 func decision(f Fault, o Observation) FaultResult {
 	fr := FaultResult{Fault: f.Name, Group: f.Group, Attempts: o.Attempts, End: o.End, Note: o.Note, WaitsMs: []int64{}}
+	if f.HTTPDate {
+		fr.DateLeadMs = int64(math.Round(o.DateLeadMs))
+	}
 	for i, w := range o.WaitsMs {
 		fr.WaitsMs = append(fr.WaitsMs, int64(math.Round(w)))
 		fr.NoiseMs = append(fr.NoiseMs, int64(math.Round(o.waitNoise()[i])))

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net/http"
 	"path/filepath"
 	"strings"
 	"time"
@@ -94,7 +95,7 @@ func Observe(p Probe, r chaos.Result, scale float64) Observation {
 		ob.Note = strings.TrimSpace(r.Interrupted + " " + r.Error + " " + r.SkipReason)
 		return ob
 	case p.WarmUp && r.Attempts == 1 && r.Outcome == "success":
-		ob.End, ob.Attempts = EndNotRun, 0
+		ob.End, ob.Attempts, ob.WarmUpOnly = EndNotRun, 0, true
 		ob.Note = "the client made one request only: it does not read RETRYLAB_REQUESTS (run with --warm-up=false)"
 		return ob
 	case killed(r):
@@ -128,8 +129,8 @@ func Observe(p Probe, r chaos.Result, scale float64) Observation {
 	if len(resp) > first {
 		a := resp[first]
 		ob.FirstAttemptMs = a.DurationMs
-		if !p.DateTarget.IsZero() && !a.FinishedAt.IsZero() {
-			ob.DateLeadMs = float64(p.DateTarget.Sub(a.FinishedAt).Milliseconds()) / scale
+		if date, err := http.ParseTime(a.RetryAfter); p.Fault.HTTPDate && err == nil && !a.FinishedAt.IsZero() {
+			ob.DateLeadMs = float64(date.Sub(a.FinishedAt).Milliseconds()) / scale
 		}
 	}
 	return ob

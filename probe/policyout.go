@@ -16,6 +16,12 @@ import (
 // and named in a comment. The file parses with retry.ParsePolicy; the
 // tests check that it round-trips.
 func PolicyYAML(p *Profile, prov Provider) string {
+	return policyYAML(p, prov, leftOut{}, nil)
+}
+
+// policyYAML is PolicyYAML leaving out what out says (verify.go), with a
+// comment for each behaviour of un.
+func policyYAML(p *Profile, prov Provider, out leftOut, un []Unmodelled) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Learnt by `retrylab chaos probe` (%s) from: %s\n", Schema, p.Client)
 	fmt.Fprintf(&b, "# provider %s, %d exhaustion sample(s), time scale %g.\n", p.Provider, p.Samples, p.TimeScale)
@@ -25,9 +31,13 @@ func PolicyYAML(p *Profile, prov Provider) string {
 	for _, l := range unknownLines(p) {
 		fmt.Fprintln(&b, l)
 	}
+	for _, u := range un {
+		fmt.Fprintf(&b, "# not modelled: %s: %s; left out of delays: policy: %s\n", u.Fault, u.Seen, u.LeftOut)
+	}
 	fmt.Fprintf(&b, "name: probed\nenabled: true\n")
-	statuses, types, streamed := decisions(p, prov)
-	resends := learntResends(p, prov)
+	statuses, types, streamed := decisions(p, prov, out)
+	streamed = streamed || out.streamed
+	resends := out.filter(learntResends(p, prov))
 	for _, r := range resends {
 		// The re-sends were its retries: the backoff loop does not retry
 		// these once they are spent (the probe saw no later retry).
@@ -39,13 +49,15 @@ func PolicyYAML(p *Profile, prov Provider) string {
 		}
 	}
 	fmt.Fprintf(&b, "streamErrors: %t\n", streamed)
-	if hs, ok := honorsShouldRetry(p); ok {
+	if hs, ok := honorsShouldRetry(p); out.header {
+		fmt.Fprintf(&b, "honorShouldRetry: false\n") // left out with the faults that carried it
+	} else if ok {
 		fmt.Fprintf(&b, "honorShouldRetry: %t\n", hs)
 	}
 	if t := p.Policy.TimeoutMs; t != nil {
 		fmt.Fprintf(&b, "attemptTimeout: %s\n", time.Duration(*t)*time.Millisecond)
 	}
-	b.WriteString(strategyYAML(p))
+	b.WriteString(strategyYAML(p, out.all))
 	writeRetryAfter(&b, p)
 	b.WriteString(resendsYAML(resends))
 	if len(statuses) > 0 {
@@ -62,6 +74,10 @@ func PolicyYAML(p *Profile, prov Provider) string {
 		}
 		sort.Strings(names)
 		for _, t := range names {
+			if out.types[t] {
+				fmt.Fprintf(&b, "  %s: {retry: true, maxRetries: unknown, initialDelay: unknown, respectRetryAfter: false}\n", t)
+				continue
+			}
 			fmt.Fprintf(&b, "  %s: {retry: %t}\n", t, types[t])
 		}
 	}
@@ -71,8 +87,11 @@ func PolicyYAML(p *Profile, prov Provider) string {
 // decisions collects the retried / not retried findings: per HTTP status
 // (plain status faults), per failure type (network and stream faults), and
 // whether any stream-level failure is retried.
-func decisions(p *Profile, prov Provider) (statuses map[int]bool, types map[string]bool, streamed bool) {
+func decisions(p *Profile, prov Provider, out leftOut) (statuses map[int]bool, types map[string]bool, streamed bool) {
 	statuses, types = map[int]bool{}, map[string]bool{}
+	for t := range out.types {
+		types[t] = true // written with its limit and waits unknown
+	}
 	for _, fr := range p.Faults {
 		f, ok := prov.Fault(fr.Fault)
 		if !ok || fr.Retried == nil || fr.Sample > 0 {
@@ -81,6 +100,8 @@ func decisions(p *Profile, prov Provider) (statuses map[int]bool, types map[stri
 		e := f.Err
 		c := retry.Classify(&e)
 		switch {
+		case out.drops(f):
+			// Left out: the failure type's strategy decides.
 		case f.Group == "status":
 			statuses[f.Err.Status] = *fr.Retried
 		case f.Group == "stream" || f.Group == "network":
@@ -124,16 +145,21 @@ func honorsShouldRetry(p *Profile) (bool, bool) {
 // WaitsUnknown): a written limit or wait the probe never saw would make
 // `delays: policy` fail the very client it was learnt from (an interrupted
 // probe wrote `all: {retry: true}`, which loads as one attempt).
-func strategyYAML(p *Profile) string {
+func strategyYAML(p *Profile, leaveOut bool) string {
 	parts := []string{"retry: true"}
-	if m := p.Policy.MaxRetries; m != nil && *m > 0 {
+	if leaveOut {
+		parts = append(parts, "maxRetries: unknown", "initialDelay: unknown")
+	} else if m := p.Policy.MaxRetries; m != nil && *m > 0 {
 		parts = append(parts, fmt.Sprintf("maxRetries: %d", *m))
 	} else {
 		parts = append(parts, "maxRetries: unknown")
 	}
-	if why := waitsUnknown(p); why != "" {
+	switch why := waitsUnknown(p); {
+	case leaveOut:
+		// Written above: the loop is not modelled.
+	case why != "":
 		parts = append(parts, "initialDelay: unknown")
-	} else {
+	default:
 		bo := p.Policy.Backoff
 		parts = append(parts, "initialDelay: "+msDuration(*bo.InitialMs))
 		kind, mult := "exponential", 2.0 // one retry at most: the multiplier is never used

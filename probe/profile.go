@@ -20,9 +20,16 @@ type Profile struct {
 	// Unreached says what was seen when the client reached the mock in no
 	// run (how it ended, the end of its stderr): nothing was measured, and
 	// every figure is inconclusive for that reason.
-	Unreached  string `json:"unreached,omitempty"`
-	DurationMs int64  `json:"durationMs"`
-	RunDir     string `json:"runDir,omitempty"`
+	Unreached string `json:"unreached,omitempty"`
+	// LearntNothing says why, when the client reached the mock but no
+	// decision and no figure could be told (every fault's retried null,
+	// every figure inconclusive): the CLI exits 2 with it, never 0.
+	LearntNothing string `json:"learntNothing,omitempty"`
+	// WarmUp says whether the probed requests followed a warm-up request
+	// and why (set by chaos probe; absent from profiles inferred offline).
+	WarmUp     *WarmUp `json:"warmUp,omitempty"`
+	DurationMs int64   `json:"durationMs"`
+	RunDir     string  `json:"runDir,omitempty"`
 	// Plan is what the probe said before it started: an upper bound on its
 	// wall time and the figures its deadlines may leave unknown (absent
 	// from profiles inferred offline).
@@ -32,6 +39,11 @@ type Profile struct {
 	Confidence   map[string]Confidence `json:"confidence"`
 	Inconclusive []Inconclusive        `json:"inconclusive"`
 	Conformance  []Conformance         `json:"conformance"`
+	// Unmodelled are the behaviours the learnt policy (--policy-out) does
+	// not hold, found by holding every recorded run to it as delays:
+	// policy would (verify.go), and what it leaves out for each (set by
+	// chaos probe; absent when the policy holds every run).
+	Unmodelled []Unmodelled `json:"unmodelled,omitempty"`
 	// Changes are what changed since the profile given with --against
 	// (absent without it).
 	Changes []Change `json:"changes,omitempty"`
@@ -50,7 +62,10 @@ type FaultResult struct {
 	// NoiseMs is the noise measured around each wait (policy time).
 	NoiseMs []int64 `json:"noiseMs,omitempty"`
 	End     string  `json:"end"` // succeeded, gave up, stopped at the deadline, not run
-	Note    string  `json:"note,omitempty"`
+	// DateLeadMs is, for an HTTP-date Retry-After, how far ahead the date
+	// was when the response was sent (policy time): the wait it asked for.
+	DateLeadMs int64  `json:"dateLeadMs,omitempty"`
+	Note       string `json:"note,omitempty"`
 }
 
 // Policy is the retry policy inferred.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"runtime"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -19,10 +20,14 @@ type Runner struct {
 	ToxiName  string
 	Out       string // base folder of the run folder, default "runs"
 	ClientCmd string // run with sh -c, as chaos run --client-cmd
-	Parallel  int    // scenarios at once (0: all; external clients are bounded by chaos)
-	Progress  io.Writer
-	Live      bool
-	Color     bool
+	// ClientFile, instead of ClientCmd, is the client as a scenario file
+	// describes it (chaos.LoadClient): every probe scenario runs it as
+	// chaos run would run that file's client.
+	ClientFile *chaos.ClientFile
+	Parallel   int // scenarios at once (0: all; external clients are bounded by chaos)
+	Progress   io.Writer
+	Live       bool
+	Color      bool
 	// Prior is the client's policy from an earlier profile (--against),
 	// or nil: the estimate then says how long its exhaustion takes.
 	Prior *Policy
@@ -32,9 +37,10 @@ type Runner struct {
 	// (--inherit-env, as chaos.Runner.InheritEnv).
 	InheritEnv []string
 
-	cur  atomic.Pointer[batch] // the battery running, for Interim and Flush
-	plan *PlanEstimate         // said before the run; set before cur is first stored
-	pace *pace                 // times the scenarios for the expectation (nil: no progress)
+	cur  atomic.Pointer[batch]  // the battery running, for Interim and Flush
+	plan *PlanEstimate          // said before the run; set before cur is first stored
+	warm atomic.Pointer[WarmUp] // whether the warm-up request is used, and why (Interim reads it)
+	pace *pace                  // times the scenarios for the expectation (nil: no progress)
 }
 
 // Run plans the battery, runs it and returns the profile. When the noise
@@ -58,10 +64,35 @@ func (r *Runner) Run(ctx context.Context, o Options) (*Profile, error) {
 		defer close(stop)
 		go ew.heartbeat(stop, heartbeatEvery)
 	}
-	obs, sum, err := r.runProbes(ctx, o, ps, nil, start)
+	var pilot []Observation
+	off := warmUpOff
+	r.warm.Store(&off)
+	if !o.NoWarmUp {
+		r.warm.Store(&WarmUp{Used: true, Reason: "the first probe, run alone, had not finished"})
+		var use bool
+		var psum *chaos.Summary
+		var warm WarmUp
+		pilot, ps, use, warm, psum, err = r.runPilot(ctx, o, ps, start)
+		r.warm.Store(&warm)
+		switch {
+		case psum == nil:
+			return nil, err
+		case err != nil || ctx.Err() != nil:
+			prof := Infer(o.Provider, pilot)
+			r.finish(prof, o, psum.RunDir, start, ctx.Err() != nil || psum.Interrupted > 0)
+			return prof, err
+		case !use:
+			o.NoWarmUp = true
+			if ps, err = Plan(o, time.Now()); err != nil {
+				return nil, err
+			}
+		}
+	}
+	obs, sum, err := r.runProbes(ctx, o, ps, pilot, start)
 	if sum == nil {
 		return nil, err
 	}
+	obs = append(pilot, obs...)
 	prof := Infer(o.Provider, obs)
 	if why := moreSamples(prof, obs); err == nil && ctx.Err() == nil && why != "" {
 		r.progressf("%s: running the %d exhaustion runs again now that the battery is done\n", why, o.Samples)
@@ -81,6 +112,35 @@ func (r *Runner) Run(ctx context.Context, o Options) (*Profile, error) {
 	return prof, err
 }
 
+// client is the client as progress lines and the profile name it.
+func (r *Runner) client() string {
+	if r.ClientFile != nil {
+		return r.ClientFile.String()
+	}
+	return r.ClientCmd
+}
+
+// runPilot runs one probe of ps alone (pilotIndex) to tell whether the
+// client makes the two requests it is told (warmup.go). It returns the
+// pilot's observation (none when the client will be probed without the
+// warm-up: the pilot showed only the warm-up, and is run again), the
+// probes still to run, whether they keep the warm-up and what the profile
+// says of it. An error, or ctx ending, stops the probe.
+func (r *Runner) runPilot(ctx context.Context, o Options, ps []Probe, start time.Time) ([]Observation, []Probe, bool, WarmUp, *chaos.Summary, error) {
+	i := pilotIndex(ps)
+	r.progressf("first, probe %q alone: does the client make the two requests it is told (RETRYLAB_REQUESTS=2, the first answered ok)?\n", ps[i].Fault.Name)
+	obs, sum, err := r.runProbes(ctx, o, ps[i:i+1], nil, start)
+	if sum == nil || err != nil || ctx.Err() != nil {
+		return obs, nil, true, WarmUp{Used: true, Reason: "the probe was stopped during its first probe, run alone"}, sum, err
+	}
+	use, w := warmUpDecision(obs[0])
+	if !use {
+		r.progressf("the client made one request only: probing it without the warm-up request from now on\n")
+		return nil, ps, false, w, sum, nil
+	}
+	return obs, slices.Delete(slices.Clone(ps), i, i+1), true, w, sum, nil
+}
+
 // announce works out the estimate, says it on Progress (with the figures
 // the deadlines may leave unknown), and from then on prefixes every
 // progress line with the time elapsed against it.
@@ -89,7 +149,7 @@ func (r *Runner) announce(o Options, ps []Probe, start time.Time) PlanEstimate {
 	if r.Parallel > 0 {
 		par = r.Parallel
 	}
-	if r.ClientCmd != "" {
+	if r.ClientCmd != "" || r.ClientFile != nil {
 		par = min(par, max(2, 2*runtime.GOMAXPROCS(0))) // chaos.Runner's bound on external clients
 	}
 	est := Estimate(ps, o, par, r.Prior)
@@ -97,7 +157,7 @@ func (r *Runner) announce(o Options, ps []Probe, start time.Time) PlanEstimate {
 		return est
 	}
 	fmt.Fprintf(r.Progress, "probing %q (%s): it takes at most %s: %s\n",
-		r.ClientCmd, o.Provider.Name, fmtDur(time.Duration(est.EstimatedMs)*time.Millisecond), est.Bound)
+		r.client(), o.Provider.Name, fmtDur(time.Duration(est.EstimatedMs)*time.Millisecond), est.Bound)
 	for _, u := range est.Unknown {
 		fmt.Fprintf(r.Progress, "  left unknown: %s\n", u)
 	}
@@ -155,14 +215,16 @@ func secondsOf(vs []int64) string {
 
 // finish fills in what a profile says beside the inference.
 func (r *Runner) finish(prof *Profile, o Options, runDir string, start time.Time, interrupted bool) {
-	prof.Client = r.ClientCmd
+	prof.Client = r.client()
 	prof.Model = o.Model
 	prof.TimeScale = o.TimeScale
 	prof.RunDir = runDir
 	prof.DurationMs = time.Since(start).Milliseconds()
 	prof.Interrupted = interrupted
 	prof.Plan = r.plan
+	prof.WarmUp = r.warm.Load()
 	prof.Conformance = Conform(prof, o.Provider)
+	_, prof.Unmodelled, _ = LearntPolicy(prof, o.Provider)
 }
 
 // runProbes runs probes with chaos.Runner and observes each; prior are
@@ -171,10 +233,13 @@ func (r *Runner) finish(prof *Profile, o Options, runDir string, start time.Time
 func (r *Runner) runProbes(ctx context.Context, o Options, ps []Probe, prior []Observation, start time.Time) ([]Observation, *chaos.Summary, error) {
 	scs := make([]*chaos.Scenario, len(ps))
 	for i, p := range ps {
+		if r.ClientFile != nil {
+			r.ClientFile.Apply(p.Scenario)
+		}
 		scs[i] = p.Scenario
 	}
 	cr := &chaos.Runner{Toxi: r.Toxi, ToxiName: r.ToxiName, Out: r.Out, Parallel: r.Parallel, TimeScale: o.TimeScale,
-		ClientCmd: r.ClientCmd, InheritEnv: r.InheritEnv, Progress: r.Progress, Live: r.Live, Color: r.Color, Confirm: 0}
+		ClientCmd: r.ClientCmd, InheritEnv: r.InheritEnv, Progress: r.Progress, Live: r.Live, Color: r.Color, Confirm: 0, StartGrace: o.StartGrace}
 	r.timeScenarios(cr, ps, o, start)
 	r.cur.Store(&batch{cr: cr, ps: ps, o: o, prior: prior, start: start})
 	sum, err := cr.Run(ctx, scs)

@@ -23,6 +23,12 @@ func ProbeTable(w io.Writer, p *probe.Profile) error {
 	if p.Unreached != "" {
 		fmt.Fprintln(w, "NOTHING MEASURED: "+p.Unreached)
 	}
+	if p.LearntNothing != "" {
+		fmt.Fprintln(w, "NOTHING LEARNT: "+p.LearntNothing)
+	}
+	if wu := p.WarmUp; wu != nil && !wu.Used {
+		fmt.Fprintln(w, "Warm-up request: off: "+wu.Reason)
+	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "\nFAULT\tRETRIED\tATTEMPTS\tWAITS (ms)\tEND")
 	for _, f := range p.Faults {
@@ -47,6 +53,12 @@ func ProbeTable(w io.Writer, p *probe.Profile) error {
 			fmt.Fprintf(w, "  %s: %s\n", in.Figure, in.Reason)
 		}
 	}
+	if len(p.Unmodelled) > 0 {
+		fmt.Fprintln(w, "\nNot modelled by the learnt policy (left out of delays: policy):")
+		for _, u := range p.Unmodelled {
+			fmt.Fprintf(w, "  %s: %s; left out: %s\n", u.Fault, u.Seen, u.LeftOut)
+		}
+	}
 	fmt.Fprintln(w, "\nConformance:")
 	for _, l := range conformanceLines(p) {
 		fmt.Fprintln(w, "  "+l)
@@ -66,6 +78,12 @@ func ProbeMarkdown(w io.Writer, p *probe.Profile) error {
 	if p.Unreached != "" {
 		fmt.Fprintf(w, "> **Nothing measured**: %s.\n\n", mdEscape(p.Unreached))
 	}
+	if p.LearntNothing != "" {
+		fmt.Fprintf(w, "> **Nothing learnt**: %s.\n\n", mdEscape(p.LearntNothing))
+	}
+	if wu := p.WarmUp; wu != nil && !wu.Used {
+		fmt.Fprintf(w, "Warm-up request: off: %s.\n\n", mdEscape(wu.Reason))
+	}
 	fmt.Fprintln(w, "| fault | retried | attempts | waits (ms) | end |\n|---|---|---|---|---|")
 	for _, f := range p.Faults {
 		name := f.Fault
@@ -82,6 +100,12 @@ func ProbeMarkdown(w io.Writer, p *probe.Profile) error {
 		fmt.Fprint(w, "\n## Inconclusive (not guessed)\n\n")
 		for _, in := range p.Inconclusive {
 			fmt.Fprintf(w, "- `%s`: %s\n", in.Figure, in.Reason)
+		}
+	}
+	if len(p.Unmodelled) > 0 {
+		fmt.Fprint(w, "\n## Not modelled by the learnt policy\n\nLeft out of what `delays: policy` holds:\n\n")
+		for _, u := range p.Unmodelled {
+			fmt.Fprintf(w, "- %s: %s; left out: %s\n", mdEscape(u.Fault), mdEscape(u.Seen), mdEscape(u.LeftOut))
 		}
 	}
 	fmt.Fprint(w, "\n## Conformance\n\n")

@@ -374,6 +374,9 @@ type MockResponse struct {
 	DurationMs int64     `json:"durationMs"`
 	ClosedBy   string    `json:"closedBy"`
 	FinishedAt time.Time `json:"finishedAt,omitzero"`
+	// RetryAfter is the Retry-After header the mock stamped when it served
+	// the attempt (a scenario's retryAfterDate); absent otherwise.
+	RetryAfter string `json:"retryAfter,omitempty"`
 }
 
 // New builds an event of type typ with payload p marshalled to JSON. ts is

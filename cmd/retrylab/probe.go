@@ -1,8 +1,10 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -16,7 +18,7 @@ import (
 	"github.com/retrylab/retrylab/retry"
 )
 
-const chaosProbeUsage = `Usage: retrylab chaos probe --client-cmd CMD [flags]
+const chaosProbeUsage = `Usage: retrylab chaos probe --client-cmd CMD | --client FILE [flags]
 
 Learns a client's retry policy by experiment. Runs a battery of scenarios
 against the client, in parallel, each with its own mock and proxy: every
@@ -31,37 +33,47 @@ the fitted backoff with a confidence per figure, what stayed inconclusive
 
 The client is run as chaos run --client-cmd runs it (sh -c, with
 ANTHROPIC_BASE_URL / OPENAI_BASE_URL and RETRYLAB_*; see docs/chaos.md
-"External clients"). Before it starts it prints an upper bound on its wall
-time (every scenario running to its deadline: each exhaustion run stops at
---budget) and the figures a client slower than the deadlines leaves
-unknown; progress goes to stderr, each line with the time elapsed against
+"External clients"), or, with --client FILE, exactly as chaos run runs
+the client of that scenario file (client.command, env, home, requires,
+and attemptsMatch; a whole scenario or a client block alone). Every deadline counts from the client's first
+request at the mock (--start-grace: how long that may take to come), so a
+slow start-up is not taken from the hang probe's 15s. Before it starts it
+prints an upper bound on its wall time (every scenario running to its
+deadline: each exhaustion run stops at --budget) and the figures a client
+slower than the deadlines leaves unknown; progress goes to stderr, each line with the time elapsed against
 that bound. When a small Retry-After is honoured and 3600s is not, up to
 --ceiling-rounds more rounds bisect the ceiling. Ctrl-C prints what was learnt (exit 130).
-Exit 0, or 1 with --against when something changed; 2 on bad input, or
-when the client reached the mock in no probe (the profile says what it
-showed: its exit status and the end of its stderr; no policy is written).
+The client is told to make two requests (RETRYLAB_REQUESTS=2) and the
+first is answered ok (the warm-up); one probe runs alone first, and a
+client that makes one request whatever it is told is probed without the
+warm-up (the profile's warmUp says so).
+Exit 0, or 1 with --against when something changed; 2 on bad input, when
+the client reached the mock in no probe (the profile says what it showed:
+its exit status and the end of its stderr), or when nothing at all was
+learnt (learntNothing says why); then no policy is written.
 
 Example:
   retrylab chaos probe --client-cmd 'node testdata/sdk/node/anthropic.mjs' --policy-out sdk.yaml
   retrylab chaos probe --client-cmd './my-agent' --against last-profile.json --format json > profile.json
+  retrylab chaos probe --client scenarios/agents/claude-code-overloaded-twice.yaml --format json
 
 Flags:
 `
 
 type probeConfig struct {
-	clientCmd, providerName, model, format, policyOut, against, out, toxiURL string
-	parallel, samples, repeat, ceilingRounds                                 int
-	budget                                                                   time.Duration
-	timeScale                                                                float64
-	only                                                                     []string
-	inheritEnv                                                               []string
-	warmUp, perFault                                                         bool
+	clientCmd, clientFile, providerName, model, format, policyOut, against, out, toxiURL string
+	parallel, samples, repeat, ceilingRounds                                             int
+	budget, startGrace                                                                   time.Duration
+	timeScale                                                                            float64
+	only, inheritEnv                                                                     []string
+	warmUp, perFault                                                                     bool
 }
 
 func parseChaosProbe(args []string, stdout, stderr io.Writer) (probeConfig, error) {
 	var cfg probeConfig
 	fs := newFlags("chaos probe", chaosProbeUsage)
-	fs.StringVar(&cfg.clientCmd, "client-cmd", "", "the client to probe, run with sh -c (required)")
+	fs.StringVar(&cfg.clientCmd, "client-cmd", "", "the client to probe, run with sh -c (this or --client)")
+	fs.StringVar(&cfg.clientFile, "client", "", "the client to probe as a scenario file describes it: its client block (command, env, home, requires) and attemptsMatch (this or --client-cmd)")
 	addInheritEnvFlag(fs, &cfg.inheritEnv)
 	fs.StringVar(&cfg.providerName, "provider", "anthropic", "wire format: "+strings.Join(probe.ProviderNames(), ", "))
 	fs.StringVar(&cfg.model, "model", "", "model the client is told (RETRYLAB_MODEL); default: the provider's")
@@ -74,10 +86,11 @@ func parseChaosProbe(args []string, stdout, stderr io.Writer) (probeConfig, erro
 	fs.IntVar(&cfg.samples, "samples", 4, "exhaustion runs, for the jitter band and the fit (2 or more)")
 	fs.IntVar(&cfg.repeat, "repeat", 10, "failures each exhaustion run serves: a client retrying more is reported as 'at least N'")
 	fs.DurationVar(&cfg.budget, "budget", 2*time.Minute, "wall time per exhaustion run (the hang and large Retry-After probes get min(budget, 15s)); less probes fewer attempts and leaves figures unknown")
+	fs.DurationVar(&cfg.startGrace, "start-grace", probe.DefaultStartGrace, "every deadline counts from the client's first request at the mock, which may take this long to come (a slow start-up); a client that sends none by then is stopped; 0: deadlines count from the client's start")
 	fs.Float64Var(&cfg.timeScale, "time-scale", 1, "told to the client (RETRYLAB_TIME_SCALE); waits are divided by it (for clients that scale their waits)")
 	fs.IntVar(&cfg.ceilingRounds, "ceiling-rounds", probe.DefaultCeilingRounds, "rounds bisecting the Retry-After ceiling when a small value is honoured and 3600s is not (3 values each, in parallel, each waited up to what --budget allows); 0: off")
 	fs.BoolVar(&cfg.perFault, "per-fault", false, "serve every fault --repeat times, not once, so each fault's own retry limit shows (slower)")
-	fs.BoolVar(&cfg.warmUp, "warm-up", true, "make the client send a first request that succeeds (RETRYLAB_REQUESTS=2) before the probed one; false for a client that makes one request whatever it is told")
+	fs.BoolVar(&cfg.warmUp, "warm-up", true, "make the client send a first request that succeeds (RETRYLAB_REQUESTS=2) before the probed one, when one probe run alone first shows it makes the two requests it is told; false: no warm-up and no such first probe")
 	fs.StringSliceVar(&cfg.only, "only", nil, "probe only these faults (comma-separated names, e.g. 429,reset); the exhaustion always runs")
 	hint := "run 'retrylab chaos probe --help'"
 	if err := parseFlags(fs, args, hint, stdout, stderr); err != nil {
@@ -102,12 +115,16 @@ const (
 
 func checkProbeConfig(cfg probeConfig) error {
 	switch {
-	case strings.TrimSpace(cfg.clientCmd) == "":
-		return usageErrorf("give the command that runs your client, e.g. --client-cmd 'python3 agent.py'", "--client-cmd is required")
+	case cfg.clientCmd != "" && cfg.clientFile != "":
+		return usageErrorf("give one: --client-cmd CMD runs a command with sh -c, --client FILE the client a scenario file describes", "--client-cmd and --client both given")
+	case strings.TrimSpace(cfg.clientCmd) == "" && cfg.clientFile == "":
+		return usageErrorf("give the command that runs your client, e.g. --client-cmd 'python3 agent.py', or a scenario file that describes it, --client agent.yaml", "--client-cmd or --client is required")
 	case cfg.format != "table" && cfg.format != "json" && cfg.format != "markdown" && cfg.format != "html":
 		return usageErrorf("formats: table, json, markdown, html", "unknown format %q", cfg.format)
 	case cfg.samples < 2:
 		return usageErrorf("the jitter band needs repeated samples: --samples 2 or more (default 4)", "bad --samples %d", cfg.samples)
+	case cfg.startGrace < 0 || cfg.startGrace > maxProbeBudget:
+		return usageErrorf(fmt.Sprintf("give 0 (deadlines from the client's start) up to %s, e.g. --start-grace 1m for an agent slow to start", maxProbeBudget), "bad --start-grace %s", cfg.startGrace)
 	case cfg.repeat < 1 || cfg.parallel < 0 || cfg.ceilingRounds < 0:
 		return usageErrorf("--repeat must be 1 or more, --parallel and --ceiling-rounds not negative", "bad --repeat, --parallel or --ceiling-rounds")
 	case cfg.budget < time.Second:
@@ -138,6 +155,12 @@ func chaosProbe(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		return err
 	}
 	prov, _ := probe.LookupProvider(cfg.providerName)
+	var client *chaos.ClientFile
+	if cfg.clientFile != "" {
+		if client, err = loadProbeClient(cfg.clientFile); err != nil {
+			return err
+		}
+	}
 	for _, name := range cfg.only {
 		if _, ok := prov.Fault(name); !ok {
 			return usageErrorf("fault names are those of the profile's faults[].fault, e.g. 429, reset, hang", "--only: unknown fault %q", name)
@@ -165,8 +188,9 @@ func chaosProbe(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	defer toxi.Close()
 	opts := probe.Options{Provider: prov, Model: cfg.model, Samples: cfg.samples, Repeat: cfg.repeat,
 		Budget: cfg.budget, TimeScale: cfg.timeScale, Only: cfg.only, NoWarmUp: !cfg.warmUp, PerFault: cfg.perFault,
-		CeilingRounds: cfg.ceilingRounds}
-	r := &probe.Runner{Toxi: toxi, ToxiName: "embedded", Out: cfg.out, ClientCmd: cfg.clientCmd, InheritEnv: cfg.inheritEnv, Parallel: cfg.parallel, Progress: stderr}
+		CeilingRounds: cfg.ceilingRounds, StartGrace: cfg.startGrace}
+	r := &probe.Runner{Toxi: toxi, ToxiName: "embedded", Out: cfg.out, ClientCmd: cfg.clientCmd, ClientFile: client,
+		InheritEnv: cfg.inheritEnv, Parallel: cfg.parallel, Progress: stderr}
 	if before != nil {
 		r.Prior = &before.Policy
 	}
@@ -193,6 +217,25 @@ func chaosProbe(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		return werr
 	}
 	return probeExit(ctx, prof, before, runErr)
+}
+
+// loadProbeClient loads --client FILE as chaos run loads a scenario's
+// client (chaos.LoadClient: file, line, field and a hint for each
+// problem; exit 2), and refuses one whose client.requires is not here:
+// every probe would be skipped.
+func loadProbeClient(path string) (*chaos.ClientFile, error) {
+	c, err := chaos.LoadClient(path)
+	if err != nil {
+		var le chaos.LoadErrors
+		if errors.As(err, &le) {
+			return nil, usageErrorf(le.Hint(), "--client: %s", le.Error())
+		}
+		return nil, usageErrorf("give a scenario file that describes the client", "--client: %v", err)
+	}
+	if why, hint := c.Missing(); why != "" {
+		return nil, usageErrorf(cmp.Or(hint, "install it, or run from the folder the file's client.requires is relative to"), "--client %s: the client %s", path, why)
+	}
+	return c, nil
 }
 
 // withChanges sets prof.Changes from an earlier profile, if any.
@@ -230,15 +273,20 @@ func writeProbe(cfg probeConfig, prof *probe.Profile, prov probe.Provider, stdou
 	if cfg.policyOut == "" {
 		return nil
 	}
-	if prof.Unreached != "" {
+	if prof.Unreached != "" || prof.LearntNothing != "" {
 		// A policy of nothing would claim what was never seen; a file
 		// already there (an earlier probe's) is left as it was.
 		fmt.Fprintf(stderr, "did not write the policy to %s: nothing was learnt\n", cfg.policyOut)
 		return nil
 	}
-	text := probe.PolicyYAML(prof, prov)
+	// Learn → verify: the file holds every run it was learnt from, or
+	// names what it leaves out (prof.Unmodelled, in the table too).
+	text, _, holds := probe.LearntPolicy(prof, prov)
 	if _, err := retry.ParsePolicy([]byte(text), cfg.policyOut); err != nil {
 		return fmt.Errorf("the learnt policy does not parse (a bug of the probe): %w", err)
+	}
+	if !holds {
+		return fmt.Errorf("the learnt policy does not hold the runs it was learnt from, even leaving out what it cannot model (a bug of the probe); not written to %s", cfg.policyOut)
 	}
 	if err := chaos.WriteFileAtomic(cfg.policyOut, []byte(text)); err != nil {
 		return &chaos.OutputError{What: "--policy-out", Path: cfg.policyOut, Err: err}
@@ -249,9 +297,15 @@ func writeProbe(cfg probeConfig, prof *probe.Profile, prov probe.Provider, stdou
 
 // unreachedHint is the hint when the client reached the mock in no probe
 // (exit 2: the client command, not a figure, is what is wrong).
-const unreachedHint = "run the --client-cmd by hand: it must send its requests to the base URL it is given " +
+const unreachedHint = "run the client (--client-cmd, or --client's client.command) by hand: it must send its requests to the base URL it is given " +
 	"(ANTHROPIC_BASE_URL, OPENAI_BASE_URL or GOOGLE_GEMINI_BASE_URL; docs/chaos.md \"External clients\"); " +
 	"each probe's stdout.txt and stderr.txt are in "
+
+// learntNothingHint is the hint when the client reached the mock but no
+// decision and no figure could be told (exit 2: a profile of nothing is
+// no result).
+const learntNothingHint = "read each probe's stderr.txt and result.json to see why; a client slower than the deadlines needs a larger --budget, " +
+	"one that makes one request whatever it is told --warm-up=false; the run folder is "
 
 func probeExit(ctx context.Context, prof *probe.Profile, before *probe.Profile, runErr error) error {
 	if ctx.Err() != nil {
@@ -262,6 +316,9 @@ func probeExit(ctx context.Context, prof *probe.Profile, before *probe.Profile, 
 	}
 	if prof.Unreached != "" {
 		return usageErrorf(unreachedHint+prof.RunDir, "nothing was measured: %s", prof.Unreached)
+	}
+	if prof.LearntNothing != "" {
+		return usageErrorf(learntNothingHint+prof.RunDir, "nothing was learnt: %s", prof.LearntNothing)
 	}
 	if before != nil && len(prof.Changes) > 0 {
 		return fmt.Errorf("%d change(s) since the earlier profile: %w", len(prof.Changes), errFailed)

@@ -1,0 +1,71 @@
+package probe
+
+import "fmt"
+
+// The warm-up request (Options.NoWarmUp) helps a client that makes the
+// requests it is told (RETRYLAB_REQUESTS=2): its first request is late by
+// its start-up, its second is not. A client that makes one request
+// whatever it is told (claude -p, codex exec, most agents and scripts)
+// shows only the warm-up, and a battery run with it learns nothing. So
+// Runner.Run runs one probe of the battery alone first (the pilot) and
+// reads from it which kind of client it has: one that made its warm-up
+// request only is probed without the warm-up from then on, and the
+// profile says so (Profile.WarmUp).
+
+// WarmUp says whether the probed requests followed a warm-up request, and
+// why (Profile.WarmUp; absent from profiles inferred offline).
+type WarmUp struct {
+	Used bool `json:"used"`
+	// Detected is set when the probe found, by its first probe run alone,
+	// that the client makes one request whatever it is told, and turned
+	// the warm-up off for the rest.
+	Detected bool   `json:"detected,omitempty"`
+	Reason   string `json:"reason"`
+}
+
+// pilotFault is the fault the pilot probes, when the plan has it: a 400
+// is final for most clients (no backoff to wait out) and re-sent at once
+// by the rest.
+const pilotFault = "400"
+
+// pilotIndex picks the probe of ps run alone first: the 400's decision
+// probe, else the first decision probe that is not long (the hang, a
+// large Retry-After) or an HTTP date, else the first probe.
+func pilotIndex(ps []Probe) int {
+	first := -1
+	for i, p := range ps {
+		if p.Sample > 0 || p.Round > 0 || p.Fault.Long || p.Fault.HTTPDate {
+			continue
+		}
+		if p.Fault.Name == pilotFault {
+			return i
+		}
+		if first < 0 {
+			first = i
+		}
+	}
+	return max(first, 0)
+}
+
+// warmUpDecision reads the pilot's observation: whether the battery runs
+// with the warm-up request, and what the profile says of it. A client
+// that sent its warm-up request and no probed one makes one request
+// whatever it is told: the warm-up is turned off. A client that sent
+// none (it never reached the mock) says nothing of it: the warm-up stays,
+// and the battery's runs say what was seen.
+func warmUpDecision(pilot Observation) (use bool, w WarmUp) {
+	if pilot.WarmUpOnly {
+		return false, WarmUp{Detected: true, Reason: fmt.Sprintf(
+			"the client made one request when told RETRYLAB_REQUESTS=2 (probe %s, run alone first): it makes one request whatever it is told, so every probe ran without the warm-up request", pilot.Fault)}
+	}
+	if pilot.Attempts == 0 {
+		return true, WarmUp{Used: true, Reason: fmt.Sprintf(
+			"the client sent no request in the first probe (%s): kept the warm-up request (RETRYLAB_REQUESTS=2, the first answered ok)", pilot.Fault)}
+	}
+	return true, WarmUp{Used: true, Reason: fmt.Sprintf(
+		"the client made the two requests it was told (probe %s, run alone first): every probed request followed a warm-up request answered ok", pilot.Fault)}
+}
+
+// warmUpOff is what a profile says when the warm-up was turned off by
+// the caller (--warm-up=false).
+var warmUpOff = WarmUp{Reason: "turned off (--warm-up=false): every probe's first request was the probed one"}

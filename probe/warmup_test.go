@@ -1,0 +1,100 @@
+package probe
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/retrylab/retrylab/chaos"
+)
+
+// TestWarmUpDecision: the pilot's observation decides whether the battery
+// keeps the warm-up request. Only a client that sent its warm-up request
+// and no probed one is probed without it.
+func TestWarmUpDecision(t *testing.T) {
+	tests := []struct {
+		name     string
+		pilot    Observation
+		wantUse  bool
+		detected bool
+		reason   string
+	}{
+		{"two requests: the warm-up ok, then the 400 (given up)",
+			Observation{Fault: "400", Attempts: 1, End: EndGaveUp}, true, false, "made the two requests"},
+		{"two requests, the 400 retried",
+			Observation{Fault: "400", Attempts: 2, End: EndSucceeded, WaitsMs: []float64{500}}, true, false, "made the two requests"},
+		{"one request whatever it is told: the warm-up ok, exit 0 (claude -p, codex exec)",
+			Observation{Fault: "400", End: EndNotRun, WarmUpOnly: true}, false, true, "makes one request whatever it is told"},
+		{"one request, then exit 1 (an agent that fails after its answer)",
+			Observation{Fault: "400", End: EndGaveUp, WarmUpOnly: true, Client: "exit status 1"}, false, true, "every probe ran without the warm-up"},
+		{"one request, then still running at the deadline (an interactive agent)",
+			Observation{Fault: "400", End: EndStopped, WarmUpOnly: true}, false, true, "RETRYLAB_REQUESTS=2"},
+		{"no request at all: says nothing of the warm-up, kept (the battery says what was seen)",
+			Observation{Fault: "400", End: EndGaveUp, Client: "exit status 1"}, true, false, "sent no request"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			use, w := warmUpDecision(tt.pilot)
+			if use != tt.wantUse || w.Used != tt.wantUse || w.Detected != tt.detected || !strings.Contains(w.Reason, tt.reason) {
+				t.Errorf("warmUpDecision() = %t, %+v; want use %t, detected %t, a reason with %q", use, w, tt.wantUse, tt.detected, tt.reason)
+			}
+		})
+	}
+}
+
+// TestObserveWarmUpOnly: a run whose client made its warm-up request only
+// and exited 0 is read as WarmUpOnly, which is what the pilot decides on
+// (it used to say so in a note only).
+func TestObserveWarmUpOnly(t *testing.T) {
+	prov, _ := LookupProvider("anthropic")
+	f, _ := prov.Fault("400")
+	res := chaos.Result{Verdict: chaos.VerdictPass, Attempts: 1, Outcome: "success", Dir: t.TempDir()}
+	ob := Observe(Probe{Fault: f, WarmUp: true, Served: 1, Deadline: time.Minute}, res, 1)
+	if !ob.WarmUpOnly || ob.Attempts != 0 {
+		t.Errorf("Observe() = WarmUpOnly %t, Attempts %d; want true, 0", ob.WarmUpOnly, ob.Attempts)
+	}
+	ob = Observe(Probe{Fault: f, Served: 1, Deadline: time.Minute}, res, 1)
+	if ob.WarmUpOnly || ob.Attempts != 1 {
+		t.Errorf("without the warm-up: Observe() = WarmUpOnly %t, Attempts %d; want false, 1", ob.WarmUpOnly, ob.Attempts)
+	}
+}
+
+// TestPilotIndex: the pilot is the 400's decision probe, else the first
+// short decision probe, else the first probe.
+func TestPilotIndex(t *testing.T) {
+	prov, _ := LookupProvider("anthropic")
+	mk := func(names ...string) []Probe {
+		var ps []Probe
+		for _, n := range names {
+			f, ok := prov.Fault(n)
+			if !ok {
+				f = prov.Exhaust
+			}
+			p := Probe{Fault: f}
+			if n == "exhaust" {
+				p.Sample = 1
+			}
+			ps = append(ps, p)
+		}
+		return ps
+	}
+	tests := []struct {
+		name  string
+		ps    []Probe
+		want  string
+		index int
+	}{
+		{"the 400 when planned", mk("429 retry-after http-date", "exhaust", "503", "400"), "400", 3},
+		{"else the first short decision probe, not the date, the hang or an exhaustion", mk("429 retry-after http-date", "exhaust", "hang", "503", "429"), "503", 3},
+		{"else the first probe", mk("exhaust", "exhaust"), prov.Exhaust.Name, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			i := pilotIndex(tt.ps)
+			if diff := cmp.Diff([]any{tt.index, tt.want}, []any{i, tt.ps[i].Fault.Name}); diff != "" {
+				t.Errorf("pilotIndex() mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
