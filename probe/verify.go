@@ -3,7 +3,6 @@ package probe
 import (
 	"fmt"
 	"net/http"
-	"sort"
 	"strings"
 	"time"
 
@@ -226,16 +225,6 @@ func LearntPolicy(p *Profile, prov Provider) (string, []Unmodelled, bool) {
 	text := policyYAML(p, prov, out, un)
 	pol, err := retry.ParsePolicy([]byte(text), "learnt.yaml")
 	return text, un, err == nil && len(verifyLearnt(pol, p, prov)) == 0
-}
-
-// leftOutTypes are the failure types left out, sorted.
-func (o leftOut) sortedTypes() []string {
-	ts := make([]string, 0, len(o.types))
-	for t := range o.types {
-		ts = append(ts, t)
-	}
-	sort.Strings(ts)
-	return ts
 }
 
 // drops reports whether the policy file leaves the fault f out: its
