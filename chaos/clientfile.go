@@ -16,6 +16,9 @@ type ClientFile struct {
 	File          string
 	Client        Client
 	AttemptsMatch *AttemptsMatch
+	// Provider and Model are the file's (the loader's defaults when it
+	// names none): the wire format and model its client is run with.
+	Provider, Model string
 }
 
 // LoadClient loads the client of the scenario file at path. Every problem
@@ -35,7 +38,7 @@ func LoadClient(path string) (*ClientFile, error) {
 		return nil, LoadErrors{{File: path, Line: sc.Lines["client"], Field: field, Msg: msg,
 			Hint: `describe the client to run, e.g. client: {command: ["node", "agent.mjs"], env: {MY_VAR: "1"}} (docs/chaos.md "External clients")`}}
 	}
-	return &ClientFile{File: path, Client: sc.Client, AttemptsMatch: sc.AttemptsMatch}, nil
+	return &ClientFile{File: path, Client: sc.Client, AttemptsMatch: sc.AttemptsMatch, Provider: sc.Provider, Model: sc.Model}, nil
 }
 
 // Apply makes sc's client this one: its command, environment, home files

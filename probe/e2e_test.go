@@ -275,6 +275,52 @@ func TestProbeOneRequestClient(t *testing.T) {
 	}
 }
 
+// TestProbeOneRequestColdStart: a one-request client whose first run
+// fails before any request (a cold start) gives the pilot nothing to
+// read; the battery, run with the warm-up, sees its warm-up request only.
+// The default mode must still learn it (it handed back an all-null
+// profile, saying the client never reached the mock).
+func TestProbeOneRequestColdStart(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a real client")
+	}
+	if _, err := exec.LookPath("curl"); err != nil {
+		t.Skip("curl not in PATH")
+	}
+	curl, _ := filepath.Abs("../testdata/clients/curl.sh")
+	dir := t.TempDir()
+	client := filepath.Join(dir, "cold.sh")
+	script := "#!/bin/sh\nif mkdir " + filepath.Join(dir, "started") + " 2>/dev/null; then echo cold start >&2; exit 1; fi\nexec sh " + curl + "\n"
+	if err := os.WriteFile(client, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	toxi, err := chaos.StartToxiproxy(ctx, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { toxi.Close() })
+	prov, _ := probe.LookupProvider("anthropic")
+	r := &probe.Runner{Toxi: toxi, ToxiName: "embedded", Out: t.TempDir(), ClientCmd: "sh " + client}
+	p, err := r.Run(ctx, probe.Options{Provider: prov, Samples: 1, Repeat: 5, TimeScale: 0.25, CeilingRounds: 0,
+		Only: []string{"400", "503"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w := p.WarmUp; w == nil || w.Used || !w.Detected {
+		t.Errorf("WarmUp = %+v, want off, detected", w)
+	}
+	if p.LearntNothing != "" || p.Unreached != "" {
+		t.Errorf("LearntNothing %q, Unreached %q: want a profile", p.LearntNothing, p.Unreached)
+	}
+	want := map[string]bool{"400": false, "503": true, prov.Exhaust.Name: true}
+	for _, f := range p.Faults {
+		if f.Retried == nil || *f.Retried != want[f.Fault] {
+			t.Errorf("%s: retried %v, want %t (%s %s)", f.Fault, f.Retried, want[f.Fault], f.End, f.Note)
+		}
+	}
+}
+
 // TestProbeSlowStartHang: a client that takes 1.5s to start, probed with
 // a hang whose deadline is 1s. With a start grace the deadline counts from
 // its first request, so the hung attempt is seen (and the client stopped

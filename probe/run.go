@@ -92,6 +92,22 @@ func (r *Runner) Run(ctx context.Context, o Options) (*Profile, error) {
 	if sum == nil {
 		return nil, err
 	}
+	if w, again := warmUpAfterBattery(pilot, obs, o); again && err == nil && ctx.Err() == nil {
+		// The pilot sent nothing (a cold start, a first run that failed),
+		// and the battery showed a one-request client: what it learnt is
+		// nothing, so it runs again without the warm-up.
+		r.warm.Store(&w)
+		o.NoWarmUp = true
+		if ps, err = Plan(o, time.Now()); err != nil {
+			return nil, err
+		}
+		r.progressf("the client made its warm-up request only in every run that reached the mock: probing it again without the warm-up request\n")
+		r.extendBound(ps, o)
+		pilot = nil
+		if obs, sum, err = r.runProbes(ctx, o, ps, nil, start); sum == nil {
+			return nil, err
+		}
+	}
 	obs = append(pilot, obs...)
 	prof := Infer(o.Provider, obs)
 	if why := moreSamples(prof, obs); err == nil && ctx.Err() == nil && why != "" {
@@ -321,4 +337,30 @@ func (r *Runner) progressf(format string, args ...any) {
 	if r.Progress != nil {
 		fmt.Fprintf(r.Progress, format, args...)
 	}
+}
+
+// extendBound adds to the bound said before the start the bound of ps, a
+// battery the plan did not hold (it is run again without the warm-up),
+// and says it: the bound stays an upper bound on the wall time.
+func (r *Runner) extendBound(ps []Probe, o Options) {
+	if r.plan == nil {
+		return
+	}
+	par := len(ps)
+	if r.Parallel > 0 {
+		par = r.Parallel
+	}
+	if r.ClientCmd != "" || r.ClientFile != nil {
+		par = min(par, max(2, 2*runtime.GOMAXPROCS(0)))
+	}
+	more := Estimate(ps, o, par, r.Prior)
+	r.plan.EstimatedMs += more.EstimatedMs
+	r.plan.Bound += "; then the battery again without the warm-up: " + more.Bound
+	if ew, ok := r.Progress.(*elapsedWriter); ok {
+		ew.mu.Lock()
+		ew.est += time.Duration(more.EstimatedMs) * time.Millisecond
+		ew.mu.Unlock()
+	}
+	r.progressf("the bound is now %s: %s more for the battery again\n",
+		fmtDur(time.Duration(r.plan.EstimatedMs)*time.Millisecond), fmtDur(time.Duration(more.EstimatedMs)*time.Millisecond))
 }

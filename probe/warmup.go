@@ -52,7 +52,7 @@ func pilotIndex(ps []Probe) int {
 // that sent its warm-up request and no probed one makes one request
 // whatever it is told: the warm-up is turned off. A client that sent
 // none (it never reached the mock) says nothing of it: the warm-up stays,
-// and the battery's runs say what was seen.
+// and the battery's runs say what was seen (warmUpAfterBattery).
 func warmUpDecision(pilot Observation) (use bool, w WarmUp) {
 	if pilot.WarmUpOnly {
 		return false, WarmUp{Detected: true, Reason: fmt.Sprintf(
@@ -69,3 +69,31 @@ func warmUpDecision(pilot Observation) (use bool, w WarmUp) {
 // warmUpOff is what a profile says when the warm-up was turned off by
 // the caller (--warm-up=false).
 var warmUpOff = WarmUp{Reason: "turned off (--warm-up=false): every probe's first request was the probed one"}
+
+// warmUpAfterBattery reads a battery run with the warm-up because the
+// pilot sent no request (a cold start, a first run that failed before
+// its request): when every run of it that reached the mock made its
+// warm-up request only, and none a probed one, the client makes one
+// request whatever it is told, and the battery learnt nothing. It says
+// so (again: run the battery once more without the warm-up). The
+// profile must not be all-null when the default mode could learn it.
+func warmUpAfterBattery(pilot, battery []Observation, o Options) (WarmUp, bool) {
+	if o.NoWarmUp || len(pilot) == 0 || pilot[0].Attempts > 0 || pilot[0].WarmUpOnly {
+		return WarmUp{}, false
+	}
+	only := 0
+	for _, ob := range battery {
+		if ob.Attempts > 0 {
+			return WarmUp{}, false
+		}
+		if ob.WarmUpOnly {
+			only++
+		}
+	}
+	if only == 0 {
+		return WarmUp{}, false
+	}
+	return WarmUp{Detected: true, Reason: fmt.Sprintf(
+		"the client sent no request in the first probe (%s), then its warm-up request only in %d of the %d probes run with it (RETRYLAB_REQUESTS=2): it makes one request whatever it is told, so the battery ran again without the warm-up request",
+		pilot[0].Fault, only, len(battery))}, true
+}

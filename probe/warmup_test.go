@@ -98,3 +98,38 @@ func TestPilotIndex(t *testing.T) {
 		})
 	}
 }
+
+// TestWarmUpAfterBattery: a pilot that sent nothing (a cold start) kept
+// the warm-up; a battery whose runs then made their warm-up request only
+// learnt nothing of a one-request client, and is run again without it.
+// Any probed attempt, or a pilot that reached the mock, keeps it.
+func TestWarmUpAfterBattery(t *testing.T) {
+	cold := []Observation{{Fault: "400", End: EndGaveUp, Client: "exit status 1"}}
+	only := Observation{Fault: "503", End: EndNotRun, WarmUpOnly: true}
+	probed := Observation{Fault: "429", Attempts: 2, End: EndSucceeded, WaitsMs: []float64{500}}
+	unreached := Observation{Fault: "500", End: EndGaveUp, Client: "exit status 1"}
+	tests := []struct {
+		name    string
+		pilot   []Observation
+		battery []Observation
+		o       Options
+		again   bool
+	}{
+		{"cold pilot, then warm-up only: again", cold, []Observation{only, only, unreached}, Options{}, true},
+		{"cold pilot, a probed attempt: kept", cold, []Observation{only, probed}, Options{}, false},
+		{"cold pilot, nothing reached: kept (unreached says it)", cold, []Observation{unreached}, Options{}, false},
+		{"pilot reached the mock: kept", []Observation{{Fault: "400", Attempts: 1, End: EndGaveUp}}, []Observation{only}, Options{}, false},
+		{"no pilot (--warm-up=false)", nil, []Observation{only}, Options{NoWarmUp: true}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			w, again := warmUpAfterBattery(tt.pilot, tt.battery, tt.o)
+			if again != tt.again {
+				t.Fatalf("warmUpAfterBattery() = %t, want %t", again, tt.again)
+			}
+			if again && (w.Used || !w.Detected || !strings.Contains(w.Reason, "ran again without the warm-up")) {
+				t.Errorf("WarmUp = %+v: want off, detected, saying it ran again", w)
+			}
+		})
+	}
+}

@@ -35,7 +35,8 @@ The client is run as chaos run --client-cmd runs it (sh -c, with
 ANTHROPIC_BASE_URL / OPENAI_BASE_URL and RETRYLAB_*; see docs/chaos.md
 "External clients"), or, with --client FILE, exactly as chaos run runs
 the client of that scenario file (client.command, env, home, requires,
-and attemptsMatch; a whole scenario or a client block alone). Every deadline counts from the client's first
+and attemptsMatch, and its provider and model unless --provider or --model
+is given; a whole scenario or a client block alone). Every deadline counts from the client's first
 request at the mock (--start-grace: how long that may take to come), so a
 slow start-up is not taken from the hang probe's 15s. Before it starts it
 prints an upper bound on its wall time (every scenario running to its
@@ -67,6 +68,9 @@ type probeConfig struct {
 	timeScale                                                                            float64
 	only, inheritEnv                                                                     []string
 	warmUp, perFault                                                                     bool
+	// providerSet, modelSet: --provider, --model given (else --client's
+	// file says them).
+	providerSet, modelSet bool
 }
 
 func parseChaosProbe(args []string, stdout, stderr io.Writer) (probeConfig, error) {
@@ -96,6 +100,7 @@ func parseChaosProbe(args []string, stdout, stderr io.Writer) (probeConfig, erro
 	if err := parseFlags(fs, args, hint, stdout, stderr); err != nil {
 		return cfg, err
 	}
+	cfg.providerSet, cfg.modelSet = fs.Changed("provider"), fs.Changed("model")
 	if fs.NArg() > 0 {
 		return cfg, usageErrorf(hint, "chaos probe takes no arguments, got %q", strings.Join(fs.Args(), " "))
 	}
@@ -154,13 +159,16 @@ func chaosProbe(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if err != nil {
 		return err
 	}
-	prov, _ := probe.LookupProvider(cfg.providerName)
 	var client *chaos.ClientFile
 	if cfg.clientFile != "" {
 		if client, err = loadProbeClient(cfg.clientFile); err != nil {
 			return err
 		}
+		if err := probeClientWire(&cfg, client, stderr); err != nil {
+			return err
+		}
 	}
+	prov, _ := probe.LookupProvider(cfg.providerName)
 	for _, name := range cfg.only {
 		if _, ok := prov.Fault(name); !ok {
 			return usageErrorf("fault names are those of the profile's faults[].fault, e.g. 429, reset, hang", "--only: unknown fault %q", name)
@@ -322,6 +330,26 @@ func probeExit(ctx context.Context, prof *probe.Profile, before *probe.Profile, 
 	}
 	if before != nil && len(prof.Changes) > 0 {
 		return fmt.Errorf("%d change(s) since the earlier profile: %w", len(prof.Changes), errFailed)
+	}
+	return nil
+}
+
+// probeClientWire takes the wire format and model from --client's file,
+// as chaos run runs its client, unless --provider or --model says
+// otherwise (then said on stderr when it differs): a file's client told
+// another provider than the one it speaks would never reach the mock.
+func probeClientWire(cfg *probeConfig, c *chaos.ClientFile, stderr io.Writer) error {
+	if !cfg.providerSet && c.Provider != "" {
+		if _, err := probe.LookupProvider(c.Provider); err != nil {
+			return usageErrorf("give --provider "+strings.Join(probe.ProviderNames(), ", ")+" to probe it with another wire format",
+				"--client %s: provider %q: %v", c.File, c.Provider, err)
+		}
+		cfg.providerName = c.Provider
+	} else if c.Provider != "" && c.Provider != cfg.providerName {
+		fmt.Fprintf(stderr, "note: --provider %s, not the provider of %s (%s)\n", cfg.providerName, c.File, c.Provider)
+	}
+	if !cfg.modelSet && c.Model != "" && cfg.providerName == c.Provider {
+		cfg.model = c.Model
 	}
 	return nil
 }
