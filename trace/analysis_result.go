@@ -3,6 +3,7 @@
 package trace
 
 import (
+	"cmp"
 	"slices"
 	"strconv"
 	"strings"
@@ -137,13 +138,7 @@ func (a *acc) escalationPaths() []EscalationPath {
 		paths = append(paths, EscalationPath{From: k.from, To: k.to, Count: v})
 	}
 	slices.SortFunc(paths, func(x, y EscalationPath) int {
-		if x.Count != y.Count {
-			return int(y.Count - x.Count)
-		}
-		if x.From != y.From {
-			return strings.Compare(x.From, y.From)
-		}
-		return strings.Compare(x.To, y.To)
+		return cmp.Or(cmp.Compare(y.Count, x.Count), strings.Compare(x.From, y.From), strings.Compare(x.To, y.To))
 	})
 	return paths
 }
