@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/retrylab/retrylab/internal/regfile"
 	"github.com/retrylab/retrylab/trace"
 )
 
@@ -88,23 +89,6 @@ func (e *notRegularError) Error() string {
 	return fmt.Sprintf("%s is %s: not read", filepath.Base(e.path), e.kind)
 }
 
-// fileKind names a file mode for notRegularError.
-func fileKind(m fs.FileMode) string {
-	switch {
-	case m&fs.ModeSymlink != 0:
-		return "a symbolic link"
-	case m&fs.ModeNamedPipe != 0:
-		return "a FIFO"
-	case m&fs.ModeSocket != 0:
-		return "a socket"
-	case m&fs.ModeDevice != 0:
-		return "a device"
-	case m.IsDir():
-		return "a folder"
-	}
-	return "not a regular file"
-}
-
 // OpenRunFile is openRunFile, for the packages that read a run folder
 // after the runner (package probe reads server.jsonl): the client may
 // have put a FIFO or a link there.
@@ -122,12 +106,12 @@ func openRunFile(path string) (*os.File, error) {
 		return nil, err
 	}
 	if !fi.Mode().IsRegular() {
-		return nil, &notRegularError{path: path, kind: fileKind(fi.Mode())}
+		return nil, &notRegularError{path: path, kind: regfile.TypeOf(fi.Mode()).Brief}
 	}
 	f, err := os.OpenFile(path, os.O_RDONLY|openNoFollow, 0)
 	if err != nil {
 		if isLinkErr(err) {
-			return nil, &notRegularError{path: path, kind: fileKind(fs.ModeSymlink)}
+			return nil, &notRegularError{path: path, kind: regfile.TypeOf(fs.ModeSymlink).Brief}
 		}
 		return nil, err
 	}
@@ -136,7 +120,7 @@ func openRunFile(path string) (*os.File, error) {
 		if err != nil {
 			return nil, err
 		}
-		return nil, &notRegularError{path: path, kind: fileKind(fi.Mode())}
+		return nil, &notRegularError{path: path, kind: regfile.TypeOf(fi.Mode()).Brief}
 	}
 	return f, nil
 }

@@ -1,10 +1,11 @@
 package trace
 
 import (
-	"github.com/retrylab/retrylab/trace/internal/sketch"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/retrylab/retrylab/trace/internal/sketch"
 )
 
 // Bounds of the figures added for seeds 002, 003 and 004 (issue 9): every

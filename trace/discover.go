@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strings"
 	"syscall"
+
+	"github.com/retrylab/retrylab/internal/regfile"
 )
 
 // PathError is a path given to Discover that names nothing readable as a
@@ -258,24 +260,9 @@ func notRegular(path string, d fs.DirEntry) string {
 		case fi.IsDir():
 			return "symbolic link to a folder (not followed)"
 		}
-		return "symbolic link to a " + kindOf(fi.Mode())
+		return "symbolic link to a " + regfile.TypeOf(fi.Mode()).Noun
 	}
-	return "not a regular file (" + kindOf(t) + ")"
-}
-
-// kindOf names a file type that is not a regular file.
-func kindOf(m fs.FileMode) string {
-	switch {
-	case m&fs.ModeNamedPipe != 0:
-		return "named pipe"
-	case m&fs.ModeSocket != 0:
-		return "socket"
-	case m&fs.ModeCharDevice != 0:
-		return "character device"
-	case m&fs.ModeDevice != 0:
-		return "device"
-	}
-	return "special file"
+	return "not a regular file (" + regfile.TypeOf(t).Noun + ")"
 }
 
 // sameFileKey names the file p refers to, whatever spelling of its path was

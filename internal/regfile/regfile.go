@@ -44,24 +44,40 @@ func (e *NotRegularError) Problem() string {
 }
 
 // Kind names a file type for a person: "a FIFO (named pipe)", "a folder".
-func Kind(m fs.FileMode) string {
-	switch {
-	case m&fs.ModeNamedPipe != 0:
-		return "a FIFO (named pipe)"
-	case m&fs.ModeSocket != 0:
-		return "a socket"
-	case m&fs.ModeCharDevice != 0:
-		return "a character device"
-	case m&fs.ModeDevice != 0:
-		return "a device"
-	case m.IsDir():
-		return "a folder"
-	case m&fs.ModeSymlink != 0:
-		return "a symbolic link"
-	case m.IsRegular():
-		return "a regular file"
+func Kind(m fs.FileMode) string { return TypeOf(m).Kind }
+
+// Type names a file type for a person, in each of the ways retrylab's
+// messages do; which one a message uses is pinned by its tests.
+type Type struct {
+	Kind  string // with its article: "a FIFO (named pipe)" (NotRegularError)
+	Noun  string // bare: "named pipe" (trace's skipped files)
+	Brief string // with its article, short: "a FIFO" (chaos's run files)
+}
+
+// types are the file types a mode may say, in the order TypeOf tests them
+// (a character device is a device too); the last is any other.
+var types = [...]struct {
+	is func(fs.FileMode) bool
+	Type
+}{
+	{func(m fs.FileMode) bool { return m&fs.ModeNamedPipe != 0 }, Type{"a FIFO (named pipe)", "named pipe", "a FIFO"}},
+	{func(m fs.FileMode) bool { return m&fs.ModeSocket != 0 }, Type{"a socket", "socket", "a socket"}},
+	{func(m fs.FileMode) bool { return m&fs.ModeCharDevice != 0 }, Type{"a character device", "character device", "a device"}},
+	{func(m fs.FileMode) bool { return m&fs.ModeDevice != 0 }, Type{"a device", "device", "a device"}},
+	{fs.FileMode.IsDir, Type{"a folder", "folder", "a folder"}},
+	{func(m fs.FileMode) bool { return m&fs.ModeSymlink != 0 }, Type{"a symbolic link", "symbolic link", "a symbolic link"}},
+	{fs.FileMode.IsRegular, Type{"a regular file", "regular file", "a regular file"}},
+	{func(fs.FileMode) bool { return true }, Type{"not a regular file", "special file", "not a regular file"}},
+}
+
+// TypeOf is the Type of the file type of m.
+func TypeOf(m fs.FileMode) Type {
+	for _, t := range types {
+		if t.is(m) {
+			return t.Type
+		}
 	}
-	return "not a regular file"
+	panic("unreachable: the last type is any")
 }
 
 // Open opens path for reading if it is a regular file, else returns a
