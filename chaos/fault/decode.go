@@ -2,6 +2,7 @@ package fault
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -67,7 +68,7 @@ func Decode(d Decoder, n *yaml.Node, path string) Kind {
 	}
 	var kind Kind
 	for _, def := range defs {
-		if !m.Has(def.Kind.Name()) && !anyOf(def.Keys, m.Has) {
+		if !m.Has(def.Kind.Name()) && !slices.ContainsFunc(def.Keys, m.Has) {
 			continue
 		}
 		if k := def.Decode(m); k != nil && kind == nil {
@@ -75,15 +76,6 @@ func Decode(d Decoder, n *yaml.Node, path string) Kind {
 		}
 	}
 	return kind
-}
-
-func anyOf(keys []string, has func(string) bool) bool {
-	for _, k := range keys {
-		if has(k) {
-			return true
-		}
-	}
-	return false
 }
 
 // Has reports whether the mapping holds key.
