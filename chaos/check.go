@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/retrylab/retrylab/chaos/fault"
 	"github.com/retrylab/retrylab/retry"
 	"github.com/retrylab/retrylab/trace"
 )
@@ -268,7 +269,7 @@ func newPolicyEnvelopes(sc *Scenario, env envelopeFunc) policyEnvelopes {
 	pe := policyEnvelopes{env: env, should: shouldRetryHeaders(sc)}
 	pe.pol, _ = policyFor(sc)
 	for i := range pe.should {
-		if pe.pol != nil && !pe.pol.ObeysShouldRetry(sc.Attempts[i].Status) {
+		if h, ok := sc.Attempts[i].Kind.(fault.HTTPError); ok && pe.pol != nil && !pe.pol.ObeysShouldRetry(h.HTTPStatus()) {
 			delete(pe.should, i) // Claude Code retries a 503 whatever the header says
 		}
 	}
@@ -678,7 +679,12 @@ func (ob Observed) gaveUpEarly(pe policyEnvelopes, cw []clientWait) (string, boo
 func shouldRetryHeaders(sc *Scenario) map[int]bool {
 	m := map[int]bool{}
 	for i, f := range sc.Attempts {
-		for h, v := range f.Headers {
+		he, ok := f.Kind.(fault.HTTPError)
+		if !ok {
+			continue
+		}
+		for h, vs := range he.ResponseHeaders(fault.Met{}) {
+			v := strings.Join(vs, "")
 			if strings.EqualFold(h, "x-should-retry") {
 				m[i] = strings.EqualFold(strings.TrimSpace(v), "true")
 			}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/retrylab/retrylab/chaos/fault"
 	"github.com/retrylab/retrylab/trace"
 )
 
@@ -266,7 +267,7 @@ func TestServerToleranceNoFloor(t *testing.T) {
 		pass bool
 	}{{ms(15), true}, {ms(23), true}, {ms(24), false}}
 	for _, tt := range remote {
-		sc := &Scenario{Attempts: []Fault{{Status: 504}}, Expect: Expect{Delays: Delays{Set: true, List: durs(0)}}}
+		sc := &Scenario{Attempts: []Fault{{Kind: fault.Status{Status: 504}}}, Expect: Expect{Delays: Delays{Set: true, List: durs(0)}}}
 		ob := Observed{TimeScale: 0.05, ClientTrace: true, Retries: retries("timeout", 0), RemoteProxy: true,
 			ServerWaits: []Wait{{After: 1, Gap: tt.gap}}}
 		if got := evaluate(sc, ob, nil); len(got) != 2 || got[1].Name != "delays.server" || got[1].Passed != tt.pass {
@@ -275,7 +276,7 @@ func TestServerToleranceNoFloor(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			sc := &Scenario{Attempts: []Fault{{Status: 503}},
+			sc := &Scenario{Attempts: []Fault{{Kind: fault.Status{Status: 503}}},
 				Expect: Expect{Delays: Delays{Set: true, List: durs(tt.want)}}}
 			// An external client writes no trace here: the types come from
 			// the faults. The built-in client always writes one.
@@ -310,7 +311,7 @@ func TestServerToleranceNoFloor(t *testing.T) {
 // wait later on.
 func TestServerTolerancePerGap(t *testing.T) {
 	t.Parallel()
-	sc := &Scenario{Attempts: []Fault{{Status: 503}, {Status: 503}},
+	sc := &Scenario{Attempts: []Fault{{Kind: fault.Status{Status: 503}}, {Kind: fault.Status{Status: 503}}},
 		Expect: Expect{Delays: Delays{Set: true, List: durs(2*time.Second, 2*time.Second)}}}
 	ob := Observed{TimeScale: 0.1, Slack: ms(80), ClientTrace: true, Retries: retries("overloaded", 2000, 2000),
 		ServerWaits: []Wait{
@@ -352,7 +353,7 @@ func TestEvaluateShouldRetryEnvelope(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			sc := &Scenario{Provider: "anthropic", Attempts: []Fault{{Status: tt.retry.Status, Headers: map[string]string{"X-Should-Retry": tt.header}}},
+			sc := &Scenario{Provider: "anthropic", Attempts: []Fault{{Kind: fault.Status{Status: tt.retry.Status, Headers: map[string]string{"X-Should-Retry": tt.header}}}},
 				Expect: Expect{Delays: Delays{Set: true, Policy: true}}}
 			env, err := envelopeFor(sc)
 			if err != nil {

@@ -10,7 +10,8 @@
 //	Runner.Run (run.go) ──▶ per scenario, an Env (env.go): the mock (server.go) behind a proxy (toxi.go)
 //	    the client: built in (run_builtin.go) or a command (run_external.go, supervise*.go, procgroup_linux.go;
 //	    clientcmd.go checks that it can start); skipped when client.requires are missing (skip.go)
-//	    the mock answers each attempt as its fault's kind says (fault.go, fault_*.go; mock.go maps it to
+//	    the mock answers each attempt as its fault's kind says (package chaos/fault, one file per kind;
+//	    faults.go serves it; mock.go maps it to
 //	    internal/wire, which renders the bytes, one file per wire format)
 //	    and journals it (server.go → server.jsonl); the client writes trace.jsonl
 //	journal + trace ──observe.go──▶ Observed ──check.go, tolerance.go──▶ Checks ──▶ Result (result.go)
@@ -56,9 +57,16 @@
 //
 // # Faults
 //
-// How each fault kind is made is documented on its type: statusFault,
-// sseErrorFault, dropFault, hangFault, resetFault, latencyFault, toxicsFault
-// and okFault. status, sseError, ok, latency and hang come from the mock;
+// Each fault kind is one file of package chaos/fault (status, sseError,
+// drop, hang, reset, latency, toxics, ok), registered there by name
+// (fault.Register, as Toxiproxy registers its toxics): it decodes and
+// validates its own keys of attempts[k] through the loader's diagnostics,
+// and says what the mock does with it and what a client meets through
+// optional interfaces found by type assertion (fault.PreConnecter,
+// fault.Server, fault.Closer, fault.Failer …). Fault holds the decoded
+// kind; nothing in chaos switches on kinds, so a new kind is one new file
+// (chaos/fault/example shows one). How each kind is made is documented on
+// its type: status, sseError, ok, latency and hang come from the mock;
 // drop is a limit_data toxic the mock installs once it knows the exact cut;
 // reset and raw toxics are put on the proxy before the attempt connects,
 // with toxicity 1.0 unless the scenario says otherwise.

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	toxiclient "github.com/Shopify/toxiproxy/v2/client"
+	"github.com/retrylab/retrylab/chaos/fault"
 	"github.com/retrylab/retrylab/chaos/internal/wire"
 	"github.com/retrylab/retrylab/trace"
 )
@@ -240,7 +241,7 @@ func (e *Env) waitReady(n int) {
 // that, there is nothing to wait for: concurrent attempts of a stretch with
 // no toxics (past the scenario's faults) are not held back one by one.
 func (e *Env) readyFor(n int) int {
-	usesProxy := func(f Fault) bool { return f.Reset != nil || f.Drop != nil || len(f.Toxics) > 0 }
+	usesProxy := func(f Fault) bool { return fault.UsesProxy(f.Kind) }
 	if usesProxy(e.fault(n)) {
 		return n
 	}

@@ -5,6 +5,8 @@ import (
 	"testing"
 	"testing/synctest"
 	"time"
+
+	"github.com/retrylab/retrylab/chaos/fault"
 )
 
 // TestConcurrentAttemptsNotSerialisedWithoutToxics: an attempt's response
@@ -15,10 +17,10 @@ import (
 // embedded Toxiproxy made 1,500 streams/s with a p99 time to first byte of
 // 380 ms, against 3,100 and 180 ms without the wait (bench/mockload).
 func TestConcurrentAttemptsNotSerialisedWithoutToxics(t *testing.T) {
-	drop := Fault{Drop: &DropFault{AfterBytes: 10}}
-	reset := Fault{Reset: &struct{}{}}
-	raw := Fault{Toxics: []Toxic{{Type: "latency", Attributes: map[string]any{"latency": 100}}}}
-	status := Fault{Status: 529}
+	drop := Fault{Kind: fault.Drop{AfterBytes: 10}}
+	reset := Fault{Kind: fault.Reset{}}
+	raw := Fault{Kind: fault.Toxics{{Type: "latency", Attributes: map[string]any{"latency": 100}}}}
+	status := Fault{Kind: fault.Status{Status: 529}}
 	for _, tc := range []struct {
 		name   string
 		faults []Fault

@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/retrylab/retrylab/chaos/fault"
 	"github.com/retrylab/retrylab/trace"
 )
 
@@ -185,8 +186,8 @@ func TestEnvStatus429RetryAfter(t *testing.T) {
 	toxi := startToxi(t)
 	ra := "2.5"
 	e := startEnv(t, toxi, ProviderAnthropic,
-		Fault{Status: 429, RetryAfter: &ra, Headers: map[string]string{"x-should-retry": "true"}},
-		Fault{Status: 529})
+		Fault{Kind: fault.Status{Status: 429, RetryAfter: &ra, Headers: map[string]string{"x-should-retry": "true"}}},
+		Fault{Kind: fault.Status{Status: 529}})
 	resp, body, err := post(t, t.Context(), e.BaseURL(), PathAnthropic)
 	if err != nil {
 		t.Fatal(err)
@@ -247,7 +248,7 @@ func backends(t *testing.T) map[string]*Toxiproxy {
 
 func TestEnvSSEError(t *testing.T) {
 	toxi := startToxi(t)
-	e := startEnv(t, toxi, ProviderAnthropic, Fault{SSEError: &SSEErrorFault{AfterEvents: 3, Type: "overloaded_error"}})
+	e := startEnv(t, toxi, ProviderAnthropic, Fault{Kind: fault.SSEError{AfterEvents: 3, Type: "overloaded_error"}})
 	resp, body, err := post(t, t.Context(), e.BaseURL(), PathAnthropic)
 	if err != nil {
 		t.Fatal(err)
@@ -285,7 +286,7 @@ func TestEnvFaults(t *testing.T) {
 }
 
 func testDrop(t *testing.T, toxi *Toxiproxy) {
-	e := startEnv(t, toxi, ProviderAnthropic, Fault{Drop: &DropFault{AfterBytes: 400}})
+	e := startEnv(t, toxi, ProviderAnthropic, Fault{Kind: fault.Drop{AfterBytes: 400}})
 	resp, body, err := post(t, t.Context(), e.BaseURL(), PathAnthropic)
 	if resp == nil || resp.StatusCode != 200 {
 		t.Fatalf("drop: %v %v", resp, err)
@@ -321,7 +322,7 @@ func testDrop(t *testing.T, toxi *Toxiproxy) {
 }
 
 func testReset(t *testing.T, toxi *Toxiproxy) {
-	e := startEnv(t, toxi, ProviderOpenAI, Fault{Reset: &struct{}{}})
+	e := startEnv(t, toxi, ProviderOpenAI, Fault{Kind: fault.Reset{}})
 	_, _, err := post(t, t.Context(), e.BaseURL(), PathOpenAI)
 	if err == nil {
 		t.Fatal("reset: no error")
@@ -347,7 +348,7 @@ func testReset(t *testing.T, toxi *Toxiproxy) {
 }
 
 func testHang(t *testing.T, toxi *Toxiproxy) {
-	e := startEnv(t, toxi, ProviderAnthropic, Fault{Hang: &struct{}{}})
+	e := startEnv(t, toxi, ProviderAnthropic, Fault{Kind: fault.Hang{}})
 	ctx, cancel := context.WithTimeout(t.Context(), 200*time.Millisecond)
 	defer cancel()
 	_, _, err := post(t, ctx, e.BaseURL(), PathAnthropic)
@@ -365,7 +366,7 @@ func testHang(t *testing.T, toxi *Toxiproxy) {
 }
 
 func testLatency(t *testing.T, toxi *Toxiproxy) {
-	e := startEnv(t, toxi, ProviderAnthropic, Fault{Latency: Duration(120 * time.Millisecond)})
+	e := startEnv(t, toxi, ProviderAnthropic, Fault{Kind: fault.Latency{D: Duration(120 * time.Millisecond)}})
 	resp, _, err := post(t, t.Context(), e.BaseURL(), PathAnthropic)
 	if err != nil || resp.StatusCode != 200 {
 		t.Fatalf("latency: %v %v", resp, err)
@@ -378,7 +379,7 @@ func testLatency(t *testing.T, toxi *Toxiproxy) {
 
 func testRawToxic(t *testing.T, toxi *Toxiproxy) {
 	e := startEnv(t, toxi, ProviderAnthropic,
-		Fault{Toxics: []Toxic{{Type: "latency", Stream: "downstream", Attributes: map[string]any{"latency": 150}}}})
+		Fault{Kind: fault.Toxics{{Type: "latency", Stream: "downstream", Attributes: map[string]any{"latency": 150}}}})
 	// The toxic is in place before attempt 1 connects, with toxicity 1.
 	p, err := toxi.Client().Proxy(e.proxyName())
 	if err != nil {
@@ -409,7 +410,7 @@ func testRawToxic(t *testing.T, toxi *Toxiproxy) {
 func TestEnvJournal(t *testing.T) {
 	toxi := startToxi(t)
 	ra := "1"
-	e := startEnv(t, toxi, ProviderAnthropic, Fault{Status: 429, RetryAfter: &ra}, Fault{Reset: &struct{}{}})
+	e := startEnv(t, toxi, ProviderAnthropic, Fault{Kind: fault.Status{Status: 429, RetryAfter: &ra}}, Fault{Kind: fault.Reset{}})
 	// Like a client with a backoff, wait for the server to finish an attempt
 	// before the next one.
 	for i := 1; i <= 3; i++ {
@@ -481,7 +482,7 @@ func TestEnvJournal(t *testing.T) {
 func TestCloseRemovesProxy(t *testing.T) {
 	for bname, toxi := range backends(t) {
 		t.Run(bname, func(t *testing.T) {
-			e := startEnv(t, toxi, ProviderAnthropic, Fault{Reset: &struct{}{}})
+			e := startEnv(t, toxi, ProviderAnthropic, Fault{Kind: fault.Reset{}})
 			name := e.proxyName()
 			ps, err := toxi.Client().Proxies()
 			if err != nil {
@@ -565,12 +566,12 @@ func TestGapResidual(t *testing.T) {
 			name string
 			f    Fault
 		}{
-			{"status", Fault{Status: 529}},
+			{"status", Fault{Kind: fault.Status{Status: 529}}},
 			{"ok", Fault{}},
-			{"sseError", Fault{SSEError: &SSEErrorFault{AfterEvents: 5}}},
-			{"drop", Fault{Drop: &DropFault{AfterBytes: 400}}},
-			{"reset", Fault{Reset: &struct{}{}}},
-			{"latencyToxic", Fault{Toxics: []Toxic{{Type: "latency", Attributes: map[string]any{"latency": 50}}}}},
+			{"sseError", Fault{Kind: fault.SSEError{AfterEvents: 5}}},
+			{"drop", Fault{Kind: fault.Drop{AfterBytes: 400}}},
+			{"reset", Fault{Kind: fault.Reset{}}},
+			{"latencyToxic", Fault{Kind: fault.Toxics{{Type: "latency", Attributes: map[string]any{"latency": 50}}}}},
 		} {
 			t.Run(bname+"/"+tc.name, func(t *testing.T) {
 				const rounds = 20
@@ -673,7 +674,7 @@ func TestEnvKeepAliveClient(t *testing.T) {
 // requests the mock answers with 200).
 func TestEnvNonAttempts(t *testing.T) {
 	toxi := startToxi(t)
-	e := startEnv(t, toxi, ProviderAnthropic, Fault{Status: 529})
+	e := startEnv(t, toxi, ProviderAnthropic, Fault{Kind: fault.Status{Status: 529}})
 	get := func(method, path string) (int, string) {
 		t.Helper()
 		req, err := http.NewRequestWithContext(t.Context(), method, e.BaseURL()+path, nil)
@@ -755,7 +756,7 @@ func TestEnvDurationRounding(t *testing.T) {
 	}
 	log := &syncBuffer{}
 	ended := make(chan ServerAttempt, 1)
-	sc := &Scenario{Name: "rounding", Provider: ProviderAnthropic, Attempts: []Fault{{Status: 529}}}
+	sc := &Scenario{Name: "rounding", Provider: ProviderAnthropic, Attempts: []Fault{{Kind: fault.Status{Status: 529}}}}
 	env, err := StartEnv(t.Context(), EnvConfig{Scenario: sc, Toxi: toxi, Journal: j, RunID: "r-test", Log: log, Now: now,
 		OnAttempt: func(a ServerAttempt) { ended <- a }})
 	if err != nil {
@@ -827,7 +828,7 @@ func TestEnvJournalError(t *testing.T) {
 // end to be recorded, and that end is when the peer went, not the close.
 func TestCloseRecordsEveryEnd(t *testing.T) {
 	toxi := startToxi(t)
-	e := startEnv(t, toxi, ProviderAnthropic, Fault{Status: 529})
+	e := startEnv(t, toxi, ProviderAnthropic, Fault{Kind: fault.Status{Status: 529}})
 	e.toxMu.Lock() // the proxy API is "slow": switchTo blocks
 	resp, _, err := post(t, t.Context(), e.BaseURL(), PathAnthropic)
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/retrylab/retrylab/chaos/fault"
 	"github.com/retrylab/retrylab/chaos/internal/wire"
 	"github.com/retrylab/retrylab/trace"
 )
@@ -192,18 +193,18 @@ func TestFaultsInEveryFormat(t *testing.T) {
 				fault Fault
 				check func(t *testing.T, resp *http.Response, body []byte, err error, a ServerAttempt)
 			}{
-				{"ok", Fault{OK: &OKFault{Text: text}}, func(t *testing.T, resp *http.Response, body []byte, err error, a ServerAttempt) {
+				{"ok", Fault{Kind: fault.OK{Text: text}}, func(t *testing.T, resp *http.Response, body []byte, err error, a ServerAttempt) {
 					if err != nil || resp.StatusCode != 200 || fc.text(t, body, stream) != text {
 						t.Errorf("got %v %v, text %q", resp, err, fc.text(t, body, stream))
 					}
 				}},
-				{"status", Fault{Status: 429, RetryAfter: &ra}, func(t *testing.T, resp *http.Response, body []byte, err error, a ServerAttempt) {
+				{"status", Fault{Kind: fault.Status{Status: 429, RetryAfter: &ra}}, func(t *testing.T, resp *http.Response, body []byte, err error, a ServerAttempt) {
 					var v struct{ Error json.RawMessage }
 					if err != nil || resp.StatusCode != 429 || resp.Header.Get("Retry-After") != "1" || json.Unmarshal(body, &v) != nil || v.Error == nil {
 						t.Errorf("got %v %v, body %s", resp, err, body)
 					}
 				}},
-				{"sseError", Fault{SSEError: &SSEErrorFault{AfterEvents: 3, Type: "rate_limit_error"}}, func(t *testing.T, resp *http.Response, body []byte, err error, a ServerAttempt) {
+				{"sseError", Fault{Kind: fault.SSEError{AfterEvents: 3, Type: "rate_limit_error"}}, func(t *testing.T, resp *http.Response, body []byte, err error, a ServerAttempt) {
 					evs := sseEvents(body)
 					if err != nil || resp.StatusCode != 200 || len(evs) != 4 {
 						t.Fatalf("got %v %v, %d events", resp, err, len(evs))
@@ -213,32 +214,32 @@ func TestFaultsInEveryFormat(t *testing.T) {
 						t.Errorf("last event %+v", last)
 					}
 				}},
-				{"drop afterBytes", Fault{Drop: &DropFault{AfterBytes: 50}}, func(t *testing.T, resp *http.Response, body []byte, err error, a ServerAttempt) {
+				{"drop afterBytes", Fault{Kind: fault.Drop{AfterBytes: 50}}, func(t *testing.T, resp *http.Response, body []byte, err error, a ServerAttempt) {
 					if !errors.Is(err, io.ErrUnexpectedEOF) || len(body) != 50 {
 						t.Errorf("got %v, %d bytes, want unexpected EOF after 50", err, len(body))
 					}
 				}},
-				{"drop afterEvents", Fault{Drop: &DropFault{AfterEvents: afterEvents}}, func(t *testing.T, resp *http.Response, body []byte, err error, a ServerAttempt) {
+				{"drop afterEvents", Fault{Kind: fault.Drop{AfterEvents: afterEvents}}, func(t *testing.T, resp *http.Response, body []byte, err error, a ServerAttempt) {
 					if n := len(sseEvents(body)); !errors.Is(err, io.ErrUnexpectedEOF) || n != *afterEvents || !strings.HasSuffix(string(body), "\n\n") && n > 0 {
 						t.Errorf("got %v, %d events, want unexpected EOF after %d whole events", err, n, *afterEvents)
 					}
 				}},
-				{"hang", Fault{Hang: &struct{}{}}, func(t *testing.T, resp *http.Response, body []byte, err error, a ServerAttempt) {
+				{"hang", Fault{Kind: fault.Hang{}}, func(t *testing.T, resp *http.Response, body []byte, err error, a ServerAttempt) {
 					if !errors.Is(err, context.DeadlineExceeded) || a.ClosedBy != trace.ClosedByClient {
 						t.Errorf("got %v, attempt %+v", err, a)
 					}
 				}},
-				{"reset", Fault{Reset: &struct{}{}}, func(t *testing.T, resp *http.Response, body []byte, err error, a ServerAttempt) {
+				{"reset", Fault{Kind: fault.Reset{}}, func(t *testing.T, resp *http.Response, body []byte, err error, a ServerAttempt) {
 					if !errors.Is(err, syscall.ECONNRESET) || a.Status != 0 {
 						t.Errorf("got %v, attempt %+v", err, a)
 					}
 				}},
-				{"latency", Fault{Latency: Duration(20 * time.Millisecond)}, func(t *testing.T, resp *http.Response, body []byte, err error, a ServerAttempt) {
+				{"latency", Fault{Kind: fault.Latency{D: Duration(20 * time.Millisecond)}}, func(t *testing.T, resp *http.Response, body []byte, err error, a ServerAttempt) {
 					if err != nil || resp.StatusCode != 200 || fc.text(t, body, stream) != wire.DefaultText {
 						t.Errorf("got %v %v", resp, err)
 					}
 				}},
-				{"toxics", Fault{Toxics: []Toxic{{Type: "slicer", Attributes: map[string]any{"average_size": 64, "size_variation": 32, "delay": 0}}}}, func(t *testing.T, resp *http.Response, body []byte, err error, a ServerAttempt) {
+				{"toxics", Fault{Kind: fault.Toxics{{Type: "slicer", Attributes: map[string]any{"average_size": 64, "size_variation": 32, "delay": 0}}}}, func(t *testing.T, resp *http.Response, body []byte, err error, a ServerAttempt) {
 					if err != nil || resp.StatusCode != 200 || fc.text(t, body, stream) != wire.DefaultText {
 						t.Errorf("got %v %v", resp, err)
 					}
@@ -255,7 +256,7 @@ func TestFaultsInEveryFormat(t *testing.T) {
 					}
 					resp, body, err := postFormat(t, ctx, e.BaseURL(), fc.reqPath(stream), stream)
 					as := waitAttempts(t, e, 1)
-					if wantPath, _, _ := strings.Cut(fc.reqPath(stream), "?"); as[0].Fault != tc.fault.Kind() || as[0].Path != wantPath || as[0].Model != "m-1" {
+					if wantPath, _, _ := strings.Cut(fc.reqPath(stream), "?"); as[0].Fault != tc.fault.Name() || as[0].Path != wantPath || as[0].Model != "m-1" {
 						t.Errorf("attempt %+v", as[0])
 					}
 					tc.check(t, resp, body, err, as[0])

@@ -5,6 +5,8 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+
+	"github.com/retrylab/retrylab/chaos/fault"
 )
 
 // TestGeminiSideRequests: Gemini CLI's routing call (an answer request
@@ -15,7 +17,7 @@ func TestGeminiSideRequests(t *testing.T) {
 	toxi := startToxi(t)
 	yes := true
 	e := startEnvWith(t, EnvConfig{Toxi: toxi, Scenario: &Scenario{Name: "gemini-side", Provider: ProviderGemini,
-		Model: "gemini-3.1-pro-preview", AttemptsMatch: &AttemptsMatch{Stream: &yes}, Attempts: []Fault{{Status: 503}}}})
+		Model: "gemini-3.1-pro-preview", AttemptsMatch: &AttemptsMatch{Stream: &yes}, Attempts: []Fault{{Kind: fault.Status{Status: 503}}}}})
 	do := func(method, path, body string) (int, string) {
 		t.Helper()
 		req, err := http.NewRequestWithContext(t.Context(), method, e.BaseURL()+path, strings.NewReader(body))

@@ -16,10 +16,10 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/retrylab/retrylab/chaos/fault"
 	"github.com/retrylab/retrylab/chaos/internal/wire"
 	"github.com/retrylab/retrylab/internal/regfile"
 	"github.com/retrylab/retrylab/internal/yamldiag"
@@ -71,15 +71,6 @@ const (
 	DefaultAnthropicModel = "claude-haiku-4-5"
 	DefaultOpenAIModel    = "gpt-4o-mini"
 )
-
-// Toxic types Toxiproxy v2 knows.
-var toxicTypes = []string{"bandwidth", "latency", "limit_data", "noop", "reset_peer", "slicer", "slow_close", "timeout"}
-
-// faultKinds are the keys of a fault mapping that each name a kind.
-var faultKinds = []string{"status", "sseError", "drop", "hang", "reset", "latency", "toxics", "ok"}
-
-// statusOnly are fault keys that only make sense with status.
-var statusOnly = []string{"retryAfter", "retryAfterDate", "errorType", "message", "headers"}
 
 // LoadScenario reads and strictly validates one scenario file. Every problem
 // is reported, as LoadErrors, with its file, line, field and a hint.
@@ -319,6 +310,9 @@ func (d *decoder) decodeOwn(n *yaml.Node, p any, path string) bool {
 		err = decodeDuration(n, p)
 	case *Delays:
 		err = decodeDelays(n, p)
+	case *Fault:
+		// A fault kind decodes its own keys (package chaos/fault).
+		p.Kind = fault.Decode(faultDecoder{d}, n, path)
 	default:
 		return false
 	}
@@ -366,27 +360,65 @@ func unknownKeyHint(k string, known []string) string {
 }
 
 func (d *decoder) decodeStruct(n *yaml.Node, v reflect.Value, path string) {
-	if n.Kind != yaml.MappingNode {
-		d.errorf(n, path, "write key: value pairs (or {} for nothing)", "want a mapping, got %s", kindName(n))
+	fields, known := yamlFields(v.Type())
+	keys, ok := d.fields(n, path, known)
+	if !ok {
 		return
 	}
-	fields, known := yamlFields(v.Type())
+	for _, k := range keys {
+		d.decode(valueOf(n, k), v.Field(fields[k.Value]), join(path, k.Value))
+	}
+}
+
+// fields checks that n is a mapping whose keys are all known and none given
+// twice, reporting each problem; it returns the key nodes it accepted, in
+// order, and whether n is a mapping.
+func (d *decoder) fields(n *yaml.Node, path string, known []string) ([]*yaml.Node, bool) {
+	if n.Kind != yaml.MappingNode {
+		d.errorf(n, path, "write key: value pairs (or {} for nothing)", "want a mapping, got %s", kindName(n))
+		return nil, false
+	}
+	var keys []*yaml.Node
 	seen := map[string]bool{}
 	for i := 0; i+1 < len(n.Content); i += 2 {
-		k, val := n.Content[i], n.Content[i+1]
+		k := n.Content[i]
 		fp := join(path, k.Value)
-		idx, ok := fields[k.Value]
 		switch {
-		case !ok:
+		case !contains(known, k.Value):
 			d.errorf(k, fp, unknownKeyHint(k.Value, known), "unknown key %q", k.Value)
 		case seen[k.Value]:
 			d.errorf(k, fp, "keep one of them", "key %q appears twice", k.Value)
 		default:
 			seen[k.Value] = true
-			d.decode(val, v.Field(idx), fp)
+			keys = append(keys, k)
 		}
 	}
+	return keys, true
 }
+
+// valueOf is the value of the key node k of the mapping n.
+func valueOf(n, k *yaml.Node) *yaml.Node {
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if n.Content[i] == k {
+			return n.Content[i+1]
+		}
+	}
+	return nil
+}
+
+// faultDecoder is the decoder as a fault kind decodes its keys through it
+// (fault.Decoder).
+type faultDecoder struct{ d *decoder }
+
+func (f faultDecoder) Fields(n *yaml.Node, path string, known []string) ([]*yaml.Node, bool) {
+	return f.d.fields(n, path, known)
+}
+
+func (f faultDecoder) Decode(n *yaml.Node, v any, path string) {
+	f.d.decode(n, reflect.ValueOf(v).Elem(), path)
+}
+
+func (f faultDecoder) Add(n *yaml.Node, path, msg, hint string) { f.d.c.Add(n, path, msg, hint) }
 
 func (d *decoder) decodeSlice(n *yaml.Node, v reflect.Value, path string) {
 	if n.Kind != yaml.SequenceNode {
@@ -506,7 +538,6 @@ func (d *decoder) validate(root *yaml.Node, sc *Scenario) {
 		for i, fn := range seq.Content {
 			if i < len(sc.Attempts) {
 				sc.Attempts[i].Line = fn.Line
-				d.validateFault(fn, &sc.Attempts[i], fmt.Sprintf("attempts[%d]", i))
 			}
 		}
 	}
@@ -744,98 +775,6 @@ func (d *decoder) validateExpect(exp map[string]*yaml.Node, sc *Scenario) {
 	}
 }
 
-// faultKindsOf lists the fault kinds a fault mapping names, in faultKinds
-// order.
-func faultKindsOf(m map[string]*yaml.Node) []string {
-	var kinds []string
-	for _, k := range faultKinds {
-		if _, ok := m[k]; ok {
-			kinds = append(kinds, k)
-		}
-	}
-	return kinds
-}
-
-func (d *decoder) validateFault(n *yaml.Node, f *Fault, path string) {
-	if n.Kind != yaml.MappingNode {
-		return
-	}
-	m := mapping(n)
-	kinds := faultKindsOf(m)
-	if len(kinds) > 1 {
-		d.errorf(n, path, "give each attempt one kind; add another list item for the next attempt", "one attempt has %d fault kinds (%s)", len(kinds), strings.Join(kinds, ", "))
-	}
-	if len(kinds) == 0 {
-		for _, k := range statusOnly {
-			if _, ok := m[k]; ok {
-				d.errorf(m[k], join(path, k), "add status: 429 (or the status you want) to this attempt", "%s needs status", k)
-			}
-		}
-	}
-	if f.Status != 0 && (f.Status < 100 || f.Status > 599) {
-		d.errorf(m["status"], join(path, "status"), "use a status between 100 and 599, e.g. 429 or 529", "status %d is not an HTTP status", f.Status)
-	}
-	if _, ok := m["retryAfterDate"]; ok && f.RetryAfter != nil {
-		d.errorf(m["retryAfterDate"], join(path, "retryAfterDate"), "keep one: retryAfter is sent as written, retryAfterDate as a date stamped when the attempt is served",
-			"retryAfter and retryAfterDate both set")
-	}
-	d.validateHeaders(m["headers"], f.Headers, join(path, "headers"))
-	if f.Drop != nil {
-		d.validateDrop(mapping(m["drop"]), join(path, "drop"))
-	}
-	if f.OK != nil {
-		d.validateOKText(mapping(m["ok"])["text"], f.OK.Text, join(path, "ok.text"))
-	}
-	for i, tx := range f.Toxics {
-		d.validateToxic(m["toxics"].Content[i], tx, fmt.Sprintf("%s.toxics[%d]", path, i))
-	}
-}
-
-// validateDrop checks a drop fault: afterBytes or afterEvents, not both
-// (negative values are caught with every other count).
-func (d *decoder) validateDrop(m map[string]*yaml.Node, path string) {
-	_, bytes := m["afterBytes"]
-	if n, events := m["afterEvents"]; events && bytes {
-		d.errorf(n, join(path, "afterEvents"), "a drop cuts after a number of bytes or of events: keep one", "drop has both afterBytes and afterEvents")
-	}
-}
-
-// validateOKText checks an ok fault's text: bounded, UTF-8.
-func (d *decoder) validateOKText(tn *yaml.Node, text, path string) {
-	switch {
-	case len(text) > maxOKTextBytes:
-		d.errorf(tn, path, "a response text that fails validation needs a sentence, not a book", "text is %d bytes, over the %d-byte limit", len(text), maxOKTextBytes)
-	case !utf8.ValidString(text):
-		d.c.Add(tn, path, "text is not valid UTF-8", "write the text as plain UTF-8")
-	}
-}
-
-// validateToxic checks one raw toxic: its type, attributes, stream and
-// toxicity.
-func (d *decoder) validateToxic(tn *yaml.Node, tx Toxic, tp string) {
-	tm := mapping(tn)
-	d.validateToxicAttrs(tn, tm["attributes"], tx.Type, tx.Attributes, tp)
-	if !contains(toxicTypes, tx.Type) {
-		hint := "toxic types: " + strings.Join(toxicTypes, ", ")
-		if s := closest(tx.Type, toxicTypes); s != "" {
-			hint = "did you mean " + s + "?"
-		}
-		node := tm["type"]
-		if node == nil {
-			node = tn
-		}
-		d.errorf(node, join(tp, "type"), hint, "unknown toxic type %q", tx.Type)
-	}
-	switch tx.Stream {
-	case "", "upstream", "downstream":
-	default:
-		d.errorf(tm["stream"], join(tp, "stream"), "stream is upstream or downstream", "unknown stream %q", tx.Stream)
-	}
-	if tx.Toxicity > 1 {
-		d.errorf(tm["toxicity"], join(tp, "toxicity"), "toxicity is a probability; leave it out for 1.0", "toxicity %v is above 1", tx.Toxicity)
-	}
-}
-
 // keyLines records the lines of the top-level keys expect and client and of
 // the keys of the expect mapping (see Scenario.Lines).
 func keyLines(root *yaml.Node) map[string]int {
@@ -869,16 +808,7 @@ func isZero(n *yaml.Node) bool {
 	return n.Kind == yaml.ScalarNode && err == nil && f == 0
 }
 
-func mapping(n *yaml.Node) map[string]*yaml.Node {
-	m := map[string]*yaml.Node{}
-	if n == nil || n.Kind != yaml.MappingNode {
-		return m
-	}
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		m[n.Content[i].Value] = n.Content[i+1]
-	}
-	return m
-}
+func mapping(n *yaml.Node) map[string]*yaml.Node { return yamldiag.Fields(n) }
 
 func contains(s []string, x string) bool {
 	for _, v := range s {
@@ -889,20 +819,7 @@ func contains(s []string, x string) bool {
 	return false
 }
 
-func kindName(n *yaml.Node) string {
-	switch n.Kind {
-	case yaml.MappingNode:
-		return "a mapping"
-	case yaml.SequenceNode:
-		return "a list"
-	case yaml.ScalarNode:
-		if n.Tag == "!!null" {
-			return "nothing"
-		}
-		return fmt.Sprintf("%q", n.Value)
-	}
-	return "something else"
-}
+func kindName(n *yaml.Node) string { return yamldiag.KindName(n) }
 
 func describe(n *yaml.Node) string { return kindName(n) }
 
@@ -974,9 +891,6 @@ func decodeDelays(n *yaml.Node, ds *Delays) *nodeError {
 
 // durationRE matches what time.ParseDuration reads, whatever the size.
 var durationRE = regexp.MustCompile(`^[-+]?(([0-9]+(\.[0-9]*)?|\.[0-9]+)(ns|us|µs|μs|ms|s|m|h))+$`)
-
-// String formats d like time.Duration.
-func (d Duration) String() string { return time.Duration(d).String() }
 
 // validateErrorContext checks client.validate and client.errorContext: the
 // built-in client's alone, and validate needs something to check.

@@ -4,12 +4,12 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
-	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/retrylab/retrylab/chaos/fault"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -127,40 +127,15 @@ func TestApplyDefaults(t *testing.T) {
 	}
 }
 
-func TestFaultDecisions(t *testing.T) {
+func TestFaultKindOrder(t *testing.T) {
 	t.Parallel()
-	m := func(keys ...string) map[string]*yaml.Node {
-		out := map[string]*yaml.Node{}
-		for _, k := range keys {
-			out[k] = &yaml.Node{}
-		}
-		return out
-	}
-	for _, tt := range []struct {
-		m    map[string]*yaml.Node
-		want []string
-	}{
-		{m(), nil},
-		{m("status", "retryAfter"), []string{"status"}},
-		{m("ok", "hang", "status"), []string{"status", "hang", "ok"}},
-		{m("retryAfter"), nil},
-	} {
-		if diff := cmp.Diff(tt.want, faultKindsOf(tt.m)); diff != "" {
-			t.Errorf("faultKindsOf(%v) mismatch (-want +got):\n%s", tt.m, diff)
-		}
-	}
-	known := []string{"name", "attempts", "expect"}
-	if got := unknownKeyHint("attemps", known); got != "did you mean attempts?" {
-		t.Errorf("unknownKeyHint(attemps) = %q", got)
-	}
-	if got := unknownKeyHint("zzzzzz", known); got != "known keys: name, attempts, expect" {
-		t.Errorf("unknownKeyHint(zzzzzz) = %q", got)
+	// The order of kinds and keys is the order of load messages and hints.
+	want := []string{"status", "sseError", "drop", "hang", "reset", "latency", "toxics", "ok"}
+	if diff := cmp.Diff(want, fault.Names()[:len(want)]); diff != "" {
+		t.Errorf("fault.Names() mismatch (-want +got):\n%s", diff)
 	}
 }
 
-// TestClientPolicyDecodedOnce: client.policy is decoded at load, in every
-// form, and policyFor returns what was decoded (the same policy each
-// time); a scenario built in code can set one with Encode.
 func TestClientPolicyDecodedOnce(t *testing.T) {
 	t.Parallel()
 	for _, tt := range []struct {
@@ -195,39 +170,6 @@ func TestClientPolicyDecodedOnce(t *testing.T) {
 	}
 	if err := sc.Client.Policy.Encode("nope"); err == nil || !strings.Contains(err.Error(), `unknown preset "nope"`) {
 		t.Errorf("Encode(nope) = %v", err)
-	}
-}
-
-func TestToxicAttrValue(t *testing.T) {
-	t.Parallel()
-	names := func(typ string) []string {
-		var out []string
-		for k := range toxicAttrs[typ] {
-			out = append(out, k)
-		}
-		slices.Sort(out)
-		return out
-	}
-	tests := []struct {
-		typ, k   string
-		v        any
-		want     int64
-		wantMsg  string
-		wantHint string
-	}{
-		{"latency", "latency", 300, 300, "", ""},
-		{"latency", "latancy", 300, 0, `unknown attribute "latancy" of a latency toxic`, "did you mean latency?"},
-		{"latency", "zzzzzzzzz", 1, 0, `unknown attribute "zzzzzzzzz" of a latency toxic`, "a latency toxic takes jitter, latency"},
-		{"noop", "x", 1, 0, `unknown attribute "x" of a noop toxic`, "a noop toxic takes no attributes"},
-		{"bandwidth", "rate", 0, 0, "0 KB/s is out of range", "rate of a bandwidth toxic goes from 1 to 1099511627776 KB/s"},
-		{"bandwidth", "rate", "fast", 0, "want a whole number of KB/s, got fast", "write a whole number of KB/s from 1 to 1099511627776"},
-		{"slicer", "average_size", 64, 64, "", ""},
-	}
-	for _, tt := range tests {
-		got, msg, hint := toxicAttrValue(tt.typ, tt.k, tt.v, nil, toxicAttrs[tt.typ], names(tt.typ))
-		if got != tt.want || msg != tt.wantMsg || hint != tt.wantHint {
-			t.Errorf("toxicAttrValue(%s, %s, %v) = %d, %q, %q; want %d, %q, %q", tt.typ, tt.k, tt.v, got, msg, hint, tt.want, tt.wantMsg, tt.wantHint)
-		}
 	}
 }
 

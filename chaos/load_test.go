@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/retrylab/retrylab/chaos/fault"
 	"github.com/retrylab/retrylab/retry"
 )
 
@@ -78,7 +79,7 @@ func TestLoadDefaultsAndJSON(t *testing.T) {
 	three := 3
 	want := &Scenario{
 		Name: "ok", Provider: "openai", Model: DefaultOpenAIModel, Requests: 1, TimeScale: 1,
-		Attempts: []Fault{{Status: 503, Line: 1}, {Hang: &struct{}{}, Line: 1}, {OK: &OKFault{}, Line: 1}},
+		Attempts: []Fault{{Kind: fault.Status{Status: 503}, Line: 1}, {Kind: fault.Hang{}, Line: 1}, {Kind: fault.OK{}, Line: 1}},
 		Expect:   Expect{Outcome: "success", Attempts: &three, Delays: Delays{Set: true, Policy: true}},
 		File:     "testdata/load/ok.json",
 		Lines:    map[string]int{"expect": 1, "expect.attempts": 1, "expect.delays": 1, "expect.outcome": 1},
@@ -130,7 +131,7 @@ expect:
 	}
 	var kinds []string
 	for _, f := range sc.Attempts {
-		kinds = append(kinds, f.Kind())
+		kinds = append(kinds, f.Name())
 	}
 	if diff := cmp.Diff([]string{"status", "sseError", "drop", "hang", "reset", "latency", "toxics", "ok"}, kinds); diff != "" {
 		t.Errorf("kinds mismatch (-want +got):\n%s", diff)
@@ -144,7 +145,7 @@ expect:
 	if sc.Client.Timeout.D() != 5*time.Second || sc.TimeScale != 0.1 || sc.Requests != 2 {
 		t.Errorf("client/timeScale/requests not decoded: %+v", sc)
 	}
-	if got := sc.Attempts[6].Toxics[0].Attributes["rate"]; got != 1 {
+	if got := sc.Attempts[6].Kind.(fault.Toxics)[0].Attributes["rate"]; got != 1 {
 		t.Errorf("toxic attribute rate = %v, want 1", got)
 	}
 	if sc.Attempts[1].Line != 19 {

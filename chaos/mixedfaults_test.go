@@ -12,6 +12,7 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/retrylab/retrylab/chaos/fault"
 	"github.com/retrylab/retrylab/retry"
 	"github.com/retrylab/retrylab/retry/provider"
 	"github.com/retrylab/retrylab/trace"
@@ -31,18 +32,20 @@ var presetProviders = map[string]string{
 // errors inside the stream (before and after its first event), cuts and
 // resets.
 func mixedFaultPool() []Fault {
-	st := func(s int) Fault { return Fault{Status: s} }
-	ra := func(s int, v string) Fault { return Fault{Status: s, RetryAfter: &v} }
-	hd := func(s int, k, v string) Fault { return Fault{Status: s, Headers: map[string]string{k: v}} }
+	st := func(s int) Fault { return Fault{Kind: fault.Status{Status: s}} }
+	ra := func(s int, v string) Fault { return Fault{Kind: fault.Status{Status: s, RetryAfter: &v}} }
+	hd := func(s int, k, v string) Fault {
+		return Fault{Kind: fault.Status{Status: s, Headers: map[string]string{k: v}}}
+	}
 	sse := func(n int, typ string) Fault {
-		return Fault{SSEError: &SSEErrorFault{AfterEvents: n, Type: typ, Message: "x"}}
+		return Fault{Kind: fault.SSEError{AfterEvents: n, Type: typ, Message: "x"}}
 	}
 	return []Fault{
 		st(400), st(404), st(422), st(403), st(408), st(429), st(500), st(502), st(503), st(529),
 		ra(429, "2"), ra(429, "61"), ra(529, "0"), ra(503, "5"), hd(429, "retry-after-ms", "1500"),
 		hd(503, "x-should-retry", "false"), hd(529, "x-should-retry", "false"), hd(500, "x-should-retry", "true"),
 		sse(3, "overloaded_error"), sse(3, "api_error"), sse(3, "invalid_request_error"), sse(0, "overloaded_error"),
-		{Drop: &DropFault{AfterBytes: 900}}, {Reset: &struct{}{}},
+		{Kind: fault.Drop{AfterBytes: 900}}, {Kind: fault.Reset{}},
 	}
 }
 
@@ -75,14 +78,17 @@ func runCore(t *testing.T, sc *Scenario, pol *retry.Policy, seed uint64) coreRun
 				return nil
 			}
 			fl := sc.Attempts[k]
-			a.Fault, a.Status = fl.Kind(), fl.Status
-			if fl.Status == 0 && fl.Reset == nil {
+			a.Fault = fl.Name()
+			st, isStatus := fl.Kind.(fault.Status)
+			if _, reset := fl.Kind.(fault.Reset); !isStatus && !reset {
 				a.Status = 200
+			} else {
+				a.Status = st.Status
 			}
 			pe := &provider.Error{Provider: sc.Provider}
-			kindOf(fl).failure(fl, pe, now)
-			if fl.Status != 0 {
-				pe.Header = retryAfterHeaders(fl) // as the client met them: the policy reads them its way
+			fault.Failure(fl.Kind, pe, fault.Met{Ended: now})
+			if isStatus {
+				pe.Header = st.ResponseHeaders(fault.Met{}) // as the client met them: the policy reads them its way
 			}
 			return pe
 		})
@@ -223,19 +229,19 @@ func faultsString(fs []Fault) string {
 		if i > 0 {
 			b.WriteString(", ")
 		}
-		switch {
-		case f.Status != 0:
-			fmt.Fprintf(&b, "%d", f.Status)
-			if f.RetryAfter != nil {
-				fmt.Fprintf(&b, " ra=%s", *f.RetryAfter)
+		switch k := f.Kind.(type) {
+		case fault.Status:
+			fmt.Fprintf(&b, "%d", k.Status)
+			if k.RetryAfter != nil {
+				fmt.Fprintf(&b, " ra=%s", *k.RetryAfter)
 			}
-			for k, v := range f.Headers {
-				fmt.Fprintf(&b, " %s=%s", k, v)
+			for h, v := range k.Headers {
+				fmt.Fprintf(&b, " %s=%s", h, v)
 			}
-		case f.SSEError != nil:
-			fmt.Fprintf(&b, "sse(%d,%s)", f.SSEError.AfterEvents, f.SSEError.Type)
+		case fault.SSEError:
+			fmt.Fprintf(&b, "sse(%d,%s)", k.AfterEvents, k.Type)
 		default:
-			b.WriteString(f.Kind())
+			b.WriteString(f.Name())
 		}
 	}
 	return b.String()

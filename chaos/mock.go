@@ -3,6 +3,7 @@ package chaos
 import (
 	"time"
 
+	"github.com/retrylab/retrylab/chaos/fault"
 	"github.com/retrylab/retrylab/chaos/internal/wire"
 )
 
@@ -42,18 +43,10 @@ type respParams struct {
 }
 
 // wire is p in the terms of package wire; the response is sent keep-alive
-// when the fault's kind means to cut it (faultKind.cutsResponse).
+// when the fault's kind means to cut it (fault.Cutter).
 func (p respParams) wire() wire.Params {
-	wf := wire.Fault{Status: p.fault.Status, RetryAfter: p.fault.RetryAfter, ErrorType: p.fault.ErrorType,
-		Message: p.fault.Message, Headers: p.fault.Headers}
-	if s := p.fault.SSEError; s != nil {
-		wf.SSEError = &wire.SSEError{AfterEvents: s.AfterEvents, Type: s.Type, Message: s.Message}
-	}
-	if p.fault.OK != nil {
-		wf.Text = p.fault.OK.Text
-	}
-	return wire.Params{Format: wire.Must(p.provider), Model: p.model, RequestID: p.requestID, Now: p.now, Fault: wf,
-		NonStream: p.nonStream, IncludeUsage: p.includeUsage, WantsJSON: p.wantsJSON, Models: p.models, KeepAlive: kindOf(p.fault).cutsResponse()}
+	return wire.Params{Format: wire.Must(p.provider), Model: p.model, RequestID: p.requestID, Now: p.now, Fault: fault.WireFault(p.fault.Kind),
+		NonStream: p.nonStream, IncludeUsage: p.includeUsage, WantsJSON: p.wantsJSON, Models: p.models, KeepAlive: fault.CutsResponse(p.fault.Kind)}
 }
 
 // response is a rendered response (head and body pieces).

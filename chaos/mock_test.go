@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/retrylab/retrylab/chaos/fault"
 	"github.com/retrylab/retrylab/chaos/internal/wire"
 )
 
@@ -64,13 +65,13 @@ func TestResponsesGolden(t *testing.T) {
 			return p
 		}())},
 		{"anthropic_sse_error.golden", streamResponse(goldenParams(ProviderAnthropic,
-			Fault{SSEError: &SSEErrorFault{AfterEvents: 4, Type: "overloaded_error"}}))},
+			Fault{Kind: fault.SSEError{AfterEvents: 4, Type: "overloaded_error"}}))},
 		{"anthropic_429.golden", errorResponse(goldenParams(ProviderAnthropic,
-			Fault{Status: 429, RetryAfter: &ra, Headers: map[string]string{"x-should-retry": "true"}}))},
-		{"anthropic_529.golden", errorResponse(goldenParams(ProviderAnthropic, Fault{Status: 529}))},
+			Fault{Kind: fault.Status{Status: 429, RetryAfter: &ra, Headers: map[string]string{"x-should-retry": "true"}}}))},
+		{"anthropic_529.golden", errorResponse(goldenParams(ProviderAnthropic, Fault{Kind: fault.Status{Status: 529}}))},
 		{"openai_429_quota.golden", errorResponse(goldenParams(ProviderOpenAI,
-			Fault{Status: 429, ErrorType: "insufficient_quota"}))},
-		{"openai_503.golden", errorResponse(goldenParams(ProviderOpenAI, Fault{Status: 503}))},
+			Fault{Kind: fault.Status{Status: 429, ErrorType: "insufficient_quota"}}))},
+		{"openai_503.golden", errorResponse(goldenParams(ProviderOpenAI, Fault{Kind: fault.Status{Status: 503}}))},
 		{"openai_ok_usage.golden", streamResponse(func() respParams {
 			p := goldenParams(ProviderOpenAI, Fault{})
 			p.model, p.includeUsage = "gpt-4o-mini", true
@@ -87,29 +88,29 @@ func TestResponsesGolden(t *testing.T) {
 			return p
 		}())},
 		{"openai_sse_error.golden", streamResponse(goldenParams(ProviderOpenAI,
-			Fault{SSEError: &SSEErrorFault{AfterEvents: 3, Type: "server_error"}}))},
-		{"responses_ok.golden", streamResponse(goldenParams(ProviderResponses, Fault{OK: &OKFault{Text: goldenText}}))},
+			Fault{Kind: fault.SSEError{AfterEvents: 3, Type: "server_error"}}))},
+		{"responses_ok.golden", streamResponse(goldenParams(ProviderResponses, Fault{Kind: fault.OK{Text: goldenText}}))},
 		{"responses_message.golden", okResponse(func() respParams {
-			p := goldenParams(ProviderResponses, Fault{OK: &OKFault{Text: goldenText}})
+			p := goldenParams(ProviderResponses, Fault{Kind: fault.OK{Text: goldenText}})
 			p.nonStream = true
 			return p
 		}())},
 		{"responses_429.golden", errorResponse(goldenParams(ProviderResponses,
-			Fault{Status: 429, RetryAfter: &ra, Message: "Rate limit reached for gpt-4o-mini. Please try again in 2s."}))},
-		{"responses_503.golden", errorResponse(goldenParams(ProviderResponses, Fault{Status: 503}))},
+			Fault{Kind: fault.Status{Status: 429, RetryAfter: &ra, Message: "Rate limit reached for gpt-4o-mini. Please try again in 2s."}}))},
+		{"responses_503.golden", errorResponse(goldenParams(ProviderResponses, Fault{Kind: fault.Status{Status: 503}}))},
 		{"responses_sse_error.golden", streamResponse(goldenParams(ProviderResponses,
-			Fault{SSEError: &SSEErrorFault{AfterEvents: 5, Type: "rate_limit_exceeded", Message: "Rate limit reached. Please try again in 1.5s."}}))},
-		{"gemini_ok.golden", streamResponse(goldenParams(ProviderGemini, Fault{OK: &OKFault{Text: goldenText}}))},
+			Fault{Kind: fault.SSEError{AfterEvents: 5, Type: "rate_limit_exceeded", Message: "Rate limit reached. Please try again in 1.5s."}}))},
+		{"gemini_ok.golden", streamResponse(goldenParams(ProviderGemini, Fault{Kind: fault.OK{Text: goldenText}}))},
 		{"gemini_message.golden", okResponse(func() respParams {
-			p := goldenParams(ProviderGemini, Fault{OK: &OKFault{Text: goldenText}})
+			p := goldenParams(ProviderGemini, Fault{Kind: fault.OK{Text: goldenText}})
 			p.nonStream = true
 			return p
 		}())},
-		{"gemini_429.golden", errorResponse(goldenParams(ProviderGemini, Fault{Status: 429, RetryAfter: &ra}))},
-		{"gemini_503.golden", errorResponse(goldenParams(ProviderGemini, Fault{Status: 503}))},
-		{"gemini_400.golden", errorResponse(goldenParams(ProviderGemini, Fault{Status: 400}))},
+		{"gemini_429.golden", errorResponse(goldenParams(ProviderGemini, Fault{Kind: fault.Status{Status: 429, RetryAfter: &ra}}))},
+		{"gemini_503.golden", errorResponse(goldenParams(ProviderGemini, Fault{Kind: fault.Status{Status: 503}}))},
+		{"gemini_400.golden", errorResponse(goldenParams(ProviderGemini, Fault{Kind: fault.Status{Status: 400}}))},
 		{"gemini_sse_error.golden", streamResponse(goldenParams(ProviderGemini,
-			Fault{OK: &OKFault{Text: goldenText}, SSEError: &SSEErrorFault{AfterEvents: 2}}))},
+			Fault{Kind: textSSEError{fault.SSEError{AfterEvents: 2}, goldenText}}))},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			raw := tc.resp.Bytes()
@@ -191,7 +192,7 @@ func FuzzWireOffset(f *testing.F) {
 		}
 		fl := Fault{}
 		if after%2 == 1 {
-			fl.SSEError = &SSEErrorFault{AfterEvents: after % 60}
+			fl.Kind = fault.SSEError{AfterEvents: after % 60}
 		}
 		r := streamResponse(goldenParams(prov, fl))
 		total := len(bytes.Join(r.Pieces, nil))
@@ -251,20 +252,20 @@ func TestConnectionHeader(t *testing.T) {
 		want string
 	}{
 		{"ok stream", goldenParams(ProviderAnthropic, Fault{}), "close"},
-		{"drop stream", goldenParams(ProviderAnthropic, Fault{Drop: &DropFault{AfterBytes: 400}}), "keep-alive"},
-		{"drop openai stream", goldenParams(ProviderOpenAI, Fault{Drop: &DropFault{AfterBytes: 10}}), "keep-alive"},
+		{"drop stream", goldenParams(ProviderAnthropic, Fault{Kind: fault.Drop{AfterBytes: 400}}), "keep-alive"},
+		{"drop openai stream", goldenParams(ProviderOpenAI, Fault{Kind: fault.Drop{AfterBytes: 10}}), "keep-alive"},
 		{"drop non-streaming", func() respParams {
-			p := goldenParams(ProviderAnthropic, Fault{Drop: &DropFault{AfterBytes: 10}})
+			p := goldenParams(ProviderAnthropic, Fault{Kind: fault.Drop{AfterBytes: 10}})
 			p.nonStream = true
 			return p
 		}(), "keep-alive"},
-		{"raw toxics may cut", goldenParams(ProviderOpenAI, Fault{Toxics: []Toxic{{Type: "limit_data"}}}), "keep-alive"},
-		{"sseError ends the stream itself", goldenParams(ProviderAnthropic, Fault{SSEError: &SSEErrorFault{AfterEvents: 3}}), "close"},
-		{"status", goldenParams(ProviderAnthropic, Fault{Status: 529}), "close"},
+		{"raw toxics may cut", goldenParams(ProviderOpenAI, Fault{Kind: fault.Toxics{{Type: "limit_data"}}}), "keep-alive"},
+		{"sseError ends the stream itself", goldenParams(ProviderAnthropic, Fault{Kind: fault.SSEError{AfterEvents: 3}}), "close"},
+		{"status", goldenParams(ProviderAnthropic, Fault{Kind: fault.Status{Status: 529}}), "close"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var r *response
-			if tc.p.fault.Status != 0 {
+			if _, ok := tc.p.fault.Kind.(fault.Status); ok {
 				r = errorResponse(tc.p)
 			} else {
 				r = okResponse(tc.p)
@@ -311,3 +312,12 @@ func TestRequestFields(t *testing.T) {
 		})
 	}
 }
+
+// textSSEError is an sseError fault whose stream carries a text of its own,
+// for a golden stream that shows both.
+type textSSEError struct {
+	fault.SSEError
+	text string
+}
+
+func (k textSSEError) Wire(f *wire.Fault) { k.SSEError.Wire(f); f.Text = k.text }

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/retrylab/retrylab/chaos/fault"
 	"github.com/retrylab/retrylab/otlp"
 	"github.com/retrylab/retrylab/retry"
 	"github.com/retrylab/retrylab/retry/provider"
@@ -193,7 +194,7 @@ func waitEnd(sc *Scenario, attempts []ServerAttempt, k int) time.Time {
 		return a.Arrived
 	}
 	upstream := false
-	for _, t := range sc.Attempts[k].Toxics {
+	for _, t := range fault.PreConnect(sc.Attempts[k].Kind, k+1) {
 		upstream = upstream || t.Stream == "upstream"
 	}
 	if upstream && !a.Connected.IsZero() && a.Connected.After(attempts[k-1].Ended) {
@@ -264,17 +265,15 @@ func inferFailure(sc *Scenario, pol *retry.Policy, k int, a ServerAttempt) infer
 	if k < len(sc.Attempts) {
 		f = sc.Attempts[k]
 	}
-	if a.RetryAfter != "" {
-		// The date the mock stamped when it served the attempt.
-		f.RetryAfter = &a.RetryAfter
-	}
+	// RetryAfter is the date the mock stamped when it served the attempt.
+	met := fault.Met{Ended: a.Ended, RetryAfter: a.RetryAfter}
 	pe := &provider.Error{Provider: sc.Provider}
-	kindOf(f).failure(f, pe, a.Ended)
+	fault.Failure(f.Kind, pe, met)
 	c := retry.Classify(pe)
 	in := inference{ft: string(c.Type), retried: true}
 	if pol != nil {
-		if f.Kind() == FaultStatus {
-			c.RetryAfter, c.HasRetryAfter = pol.ReadRetryAfter(retryAfterHeaders(f), a.Ended)
+		if h, ok := f.Kind.(fault.HTTPError); ok {
+			c.RetryAfter, c.HasRetryAfter = pol.ReadRetryAfter(h.ResponseHeaders(met), a.Ended)
 		}
 		if d, ok := pol.MessageRetryAfter(c); ok {
 			// "try again in 2s" in the fault's message, for a policy that reads it.

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/retrylab/retrylab/chaos/fault"
 	"github.com/retrylab/retrylab/chaos/internal/wire"
 )
 
@@ -67,7 +68,7 @@ func TestPromptCheck(t *testing.T) {
 func TestOKText(t *testing.T) {
 	t.Parallel()
 	for _, prov := range []string{ProviderAnthropic, ProviderOpenAI} {
-		p := respParams{provider: prov, model: "m", fault: Fault{OK: &OKFault{Text: "one two three"}}, includeUsage: true}
+		p := respParams{provider: prov, model: "m", fault: Fault{Kind: fault.OK{Text: "one two three"}}, includeUsage: true}
 		body := string(okResponse(p).Bytes())
 		if !strings.Contains(body, "one two three") || strings.Contains(body, "Retries are a contract") {
 			t.Errorf("%s: response does not carry the ok text:\n%.400s", prov, body)
@@ -80,7 +81,7 @@ func TestOKText(t *testing.T) {
 			t.Errorf("%s: usage does not count the text's 3 words (%s):\n%s", prov, tokens, body)
 		}
 	}
-	p := respParams{provider: ProviderAnthropic, fault: Fault{OK: &OKFault{}}}
+	p := respParams{provider: ProviderAnthropic, fault: Fault{Kind: fault.OK{}}}
 	if body := string(okResponse(p).Bytes()); !strings.Contains(body, "Retries are a contract") {
 		t.Errorf("ok: {} must answer the mock's default text")
 	}

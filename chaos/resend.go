@@ -5,6 +5,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/retrylab/retrylab/chaos/fault"
 	"github.com/retrylab/retrylab/retry"
 )
 
@@ -69,11 +70,12 @@ func (ob *Observed) addResends(sc *Scenario, pol *retry.Policy, attempts []Serve
 // event when a loop of the policy that asks for no stream takes such
 // errors.
 func unmodelledStreamError(pol *retry.Policy, f Fault, c retry.Classification, noStream bool) bool {
-	if f.SSEError == nil {
+	se := fault.WireFault(f.Kind).SSEError // the error event its answer ends with
+	if se == nil {
 		return false
 	}
 	rs, ok := pol.ResendRule(c)
-	return noStream || ok && rs.NoStream && f.SSEError.AfterEvents == 0
+	return noStream || ok && rs.NoStream && se.AfterEvents == 0
 }
 
 // unmodelledAt reports whether server attempt k (1-based) met a fault

@@ -3,6 +3,8 @@ package chaos
 import (
 	"testing"
 	"time"
+
+	"github.com/retrylab/retrylab/chaos/fault"
 )
 
 // TestPolicyResendsInDelayChecks: a policy's loops of their own
@@ -19,11 +21,11 @@ func TestPolicyResendsInDelayChecks(t *testing.T) {
 		}
 		return out
 	}
-	st := func(s int) Fault { return Fault{Status: s} }
-	srf := Fault{Status: 503, Headers: map[string]string{"x-should-retry": "false"}}
-	sse := Fault{SSEError: &SSEErrorFault{AfterEvents: 3}}
-	sse0 := Fault{SSEError: &SSEErrorFault{AfterEvents: 0}}
-	cut := Fault{Drop: &DropFault{AfterBytes: 900}}
+	st := func(s int) Fault { return Fault{Kind: fault.Status{Status: s}} }
+	srf := Fault{Kind: fault.Status{Status: 503, Headers: map[string]string{"x-should-retry": "false"}}}
+	sse := Fault{Kind: fault.SSEError{AfterEvents: 3}}
+	sse0 := Fault{Kind: fault.SSEError{AfterEvents: 0}}
+	cut := Fault{Kind: fault.Drop{AfterBytes: 900}}
 	rep := func(f Fault, n int) []Fault {
 		out := make([]Fault, n)
 		for i := range out {
@@ -109,9 +111,9 @@ func journal(faults []Fault, gaps []time.Duration) []ServerAttempt {
 	for k := 0; k <= len(gaps); k++ {
 		a := ServerAttempt{N: k + 1, Path: "/v1/messages", Model: "m", Status: 200, Fault: FaultOK, Arrived: t0}
 		if k < len(faults) {
-			a.Fault = faults[k].Kind()
-			if faults[k].Status != 0 {
-				a.Status = faults[k].Status
+			a.Fault = faults[k].Name()
+			if st, ok := faults[k].Kind.(fault.Status); ok {
+				a.Status = st.Status
 			}
 		}
 		a.Ended = t0.Add(5 * time.Millisecond)

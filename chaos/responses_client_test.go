@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/retrylab/retrylab/chaos/fault"
 	"github.com/retrylab/retrylab/chaos/internal/wire"
 )
 
@@ -37,10 +38,10 @@ func TestInferFailureMessageRetryAfter(t *testing.T) {
 		message bool
 		want    time.Duration // -1: none
 	}{
-		{"response.failed, policy reads messages", Fault{SSEError: &SSEErrorFault{Type: "rate_limit_exceeded", Message: msg}}, FaultSSEError, true, 2 * time.Second},
-		{"response.failed, policy reads headers only", Fault{SSEError: &SSEErrorFault{Type: "rate_limit_exceeded", Message: msg}}, FaultSSEError, false, -1},
-		{"429 body, no header", Fault{Status: 429, Message: msg}, FaultStatus, true, 2 * time.Second},
-		{"429 body and a header: the header wins", Fault{Status: 429, Message: msg, RetryAfter: &ra}, FaultStatus, true, 5 * time.Second},
+		{"response.failed, policy reads messages", Fault{Kind: fault.SSEError{Type: "rate_limit_exceeded", Message: msg}}, FaultSSEError, true, 2 * time.Second},
+		{"response.failed, policy reads headers only", Fault{Kind: fault.SSEError{Type: "rate_limit_exceeded", Message: msg}}, FaultSSEError, false, -1},
+		{"429 body, no header", Fault{Kind: fault.Status{Status: 429, Message: msg}}, FaultStatus, true, 2 * time.Second},
+		{"429 body and a header: the header wins", Fault{Kind: fault.Status{Status: 429, Message: msg, RetryAfter: &ra}}, FaultStatus, true, 5 * time.Second},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			sc := &Scenario{Provider: "openai-responses", Attempts: []Fault{tc.fault}}

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/retrylab/retrylab/chaos/fault"
 )
 
 // TestRetryAfterDateStampedAtArrival: a retryAfterDate fault's HTTP date
@@ -17,7 +19,7 @@ import (
 // --parallel 2`). The date is journaled with the response.
 func TestRetryAfterDateStampedAtArrival(t *testing.T) {
 	clock := &fakeClock{now: time.Date(2026, 11, 22, 10, 0, 0, 400_000_000, time.UTC)}
-	e, accepted := startClockedEnv(t, clock, Fault{Status: 429, RetryAfterDate: Duration(6 * time.Second)})
+	e, accepted := startClockedEnv(t, clock, Fault{Kind: fault.Status{Status: 429, RetryAfterDate: Duration(6 * time.Second)}})
 	// The scenario waits its turn and its client starts: 40s pass.
 	clock.Advance(40 * time.Second)
 	c, err := net.Dial("tcp", strings.TrimPrefix(e.BaseURL(), "http://"))
@@ -67,7 +69,7 @@ func TestRetryAfterDateRounding(t *testing.T) {
 		{"in another zone: GMT", at.In(time.FixedZone("X", 3600)).Add(999 * time.Millisecond), "Sun, 22 Nov 2026 10:00:07 GMT"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := retryAfterDate(tt.arrived, 6*time.Second); got != tt.want {
+			if got := fault.RetryAfterDate(tt.arrived, 6*time.Second); got != tt.want {
 				t.Errorf("retryAfterDate() = %q, want %q", got, tt.want)
 			}
 		})

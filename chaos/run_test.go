@@ -15,6 +15,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/retrylab/retrylab/chaos/fault"
 	"github.com/retrylab/retrylab/trace"
 )
 
@@ -390,13 +391,13 @@ func TestInferFailureRetryAfterHeaders(t *testing.T) {
 		fault Fault
 		want  time.Duration // -1: none
 	}{
-		{"retry-after-ms header", Fault{Status: 429, Headers: map[string]string{"retry-after-ms": "1500"}}, 1500 * time.Millisecond},
-		{"retry-after header", Fault{Status: 429, Headers: map[string]string{"Retry-After": "3"}}, 3 * time.Second},
-		{"ms wins over retryAfter", Fault{Status: 429, RetryAfter: &ra, Headers: map[string]string{"retry-after-ms": "250"}}, 250 * time.Millisecond},
-		{"retryAfter field", Fault{Status: 429, RetryAfter: &ra}, 2 * time.Second},
-		{"none", Fault{Status: 429}, -1},
-		{"forgeflare: retry-after-ms alone is not read", Fault{Status: 429, Headers: map[string]string{"retry-after-ms": "3000"}}, -1},
-		{"forgeflare: retry-after wins over retry-after-ms", Fault{Status: 429, RetryAfter: &ra, Headers: map[string]string{"retry-after-ms": "1500"}}, 2 * time.Second},
+		{"retry-after-ms header", Fault{Kind: fault.Status{Status: 429, Headers: map[string]string{"retry-after-ms": "1500"}}}, 1500 * time.Millisecond},
+		{"retry-after header", Fault{Kind: fault.Status{Status: 429, Headers: map[string]string{"Retry-After": "3"}}}, 3 * time.Second},
+		{"ms wins over retryAfter", Fault{Kind: fault.Status{Status: 429, RetryAfter: &ra, Headers: map[string]string{"retry-after-ms": "250"}}}, 250 * time.Millisecond},
+		{"retryAfter field", Fault{Kind: fault.Status{Status: 429, RetryAfter: &ra}}, 2 * time.Second},
+		{"none", Fault{Kind: fault.Status{Status: 429}}, -1},
+		{"forgeflare: retry-after-ms alone is not read", Fault{Kind: fault.Status{Status: 429, Headers: map[string]string{"retry-after-ms": "3000"}}}, -1},
+		{"forgeflare: retry-after wins over retry-after-ms", Fault{Kind: fault.Status{Status: 429, RetryAfter: &ra, Headers: map[string]string{"retry-after-ms": "1500"}}}, 2 * time.Second},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			sc := &Scenario{Provider: ProviderAnthropic, Attempts: []Fault{tc.fault}}

@@ -2,8 +2,8 @@ package chaos
 
 import (
 	"strings"
-	"time"
 
+	"github.com/retrylab/retrylab/chaos/fault"
 	"github.com/retrylab/retrylab/retry"
 )
 
@@ -132,68 +132,24 @@ type Fallback struct {
 	ProviderModel string `yaml:"providerModel"` // the model on Provider
 }
 
-// Fault is what one arriving attempt meets. Exactly one kind is set; a Fault
-// with nothing set is "ok". Status may carry RetryAfter, ErrorType, Message
-// and Headers.
+// Fault is what one arriving attempt meets: a value of one of the kinds
+// registered in package chaos/fault (fault.Status, fault.Drop …), decoded
+// from its mapping in attempts[]; a nil Kind is "ok".
 type Fault struct {
-	Status     int     `yaml:"status"`
-	RetryAfter *string `yaml:"retryAfter"` // header value, sent as written
-	// RetryAfterDate sends Retry-After as an HTTP date this long after the
-	// attempt arrived, stamped when it is served (rounded up to the whole
-	// second the format has): a date written in the file goes stale while
-	// the scenario waits for its turn or its client starts.
-	RetryAfterDate Duration          `yaml:"retryAfterDate"`
-	ErrorType      string            `yaml:"errorType"` // body error.type (default: the one the status has)
-	Message        string            `yaml:"message"`   // body error.message
-	Headers        map[string]string `yaml:"headers"`   // extra response headers
-
-	SSEError *SSEErrorFault `yaml:"sseError"`
-	Drop     *DropFault     `yaml:"drop"`
-	Hang     *struct{}      `yaml:"hang"`
-	Reset    *struct{}      `yaml:"reset"`
-	Latency  Duration       `yaml:"latency"`
-	Toxics   []Toxic        `yaml:"toxics"`
-	OK       *OKFault       `yaml:"ok"`
+	Kind fault.Kind
 
 	// Line is the line of the fault in its file, for error messages.
 	Line int `yaml:"-"`
 }
 
-// OKFault is a successful response. Text, when set, replaces the mock's
-// assistant text: a valid, complete stream whose content the client's own
-// validation may reject (seed 004 US-002, a logical failure).
-type OKFault struct {
-	Text string `yaml:"text"`
-}
-
-// SSEErrorFault sends an SSE `error` event after AfterEvents events of a
-// normal stream, then ends the stream.
-type SSEErrorFault struct {
-	AfterEvents int    `yaml:"afterEvents"`
-	Type        string `yaml:"type"`    // error.type, e.g. overloaded_error
-	Message     string `yaml:"message"` // error.message
-}
-
-// DropFault cuts the connection after AfterBytes bytes of the response
-// body (Toxiproxy limit_data, which counts header bytes too), or, with
-// AfterEvents, after that many whole events of the stream (whatever their
-// size in the scenario's wire format; an answer that does not stream is
-// one event).
-type DropFault struct {
-	AfterBytes  int  `yaml:"afterBytes"`
-	AfterEvents *int `yaml:"afterEvents"`
-}
+// Name names the fault's kind, as the journal records it ("ok" for nil).
+func (f Fault) Name() string { return fault.NameOf(f.Kind) }
 
 // Toxic is a raw Toxiproxy toxic applied for one attempt.
-type Toxic struct {
-	Type       string         `yaml:"type"`
-	Name       string         `yaml:"name"`
-	Stream     string         `yaml:"stream"` // upstream | downstream (default downstream)
-	Toxicity   float32        `yaml:"toxicity"`
-	Attributes map[string]any `yaml:"attributes"`
-}
+type Toxic = fault.Toxic
 
-// Fault kinds, as Kind returns them and the journal records them.
+// Fault kinds built in, as Fault.Name returns them and the journal records
+// them (fault.Names lists every registered kind).
 const (
 	FaultOK       = "ok"
 	FaultStatus   = "status"
@@ -204,27 +160,6 @@ const (
 	FaultLatency  = "latency"
 	FaultToxics   = "toxics"
 )
-
-// Kind names the fault's kind.
-func (f Fault) Kind() string {
-	switch {
-	case f.Status != 0:
-		return FaultStatus
-	case f.SSEError != nil:
-		return FaultSSEError
-	case f.Drop != nil:
-		return FaultDrop
-	case f.Hang != nil:
-		return FaultHang
-	case f.Reset != nil:
-		return FaultReset
-	case f.Latency != 0:
-		return FaultLatency
-	case len(f.Toxics) > 0:
-		return FaultToxics
-	}
-	return FaultOK
-}
 
 // Expect holds a scenario's expectations; a nil/zero field is not checked.
 type Expect struct {
@@ -282,7 +217,4 @@ type Escalation struct {
 }
 
 // Duration is a time.Duration written in YAML as a Go duration string ("2s", "300ms").
-type Duration time.Duration
-
-// D returns d as a time.Duration.
-func (d Duration) D() time.Duration { return time.Duration(d) }
+type Duration = fault.Duration

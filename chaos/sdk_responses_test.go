@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/retrylab/retrylab/chaos/fault"
 )
 
 // TestSDKResponses runs the official OpenAI Node SDK's Responses API
@@ -24,7 +26,7 @@ func TestSDKResponses(t *testing.T) {
 		t.Skipf("the openai Node SDK (with responses) is not installed; %s", sdkInstallHint)
 	}
 	const text = "Four score and seven years ago, a client retried with backoff."
-	ok := Fault{OK: &OKFault{Text: text}}
+	ok := Fault{Kind: fault.OK{Text: text}}
 	five := 5
 	toxi := startToxi(t)
 	for _, tc := range []struct {
@@ -36,10 +38,10 @@ func TestSDKResponses(t *testing.T) {
 	}{
 		{"stream ok.text", "stream", []Fault{ok}, 0, 1, strconv.Quote(text)},
 		{"create ok.text", "create", []Fault{ok}, 0, 1, strconv.Quote(text)},
-		{"503 retried", "stream", []Fault{{Status: 503}, ok}, 0, 2, strconv.Quote(text)},
-		{"response.failed", "stream", []Fault{{SSEError: &SSEErrorFault{AfterEvents: 5, Type: "server_error", Message: "boom"}}}, 1, 1, "response failed: server_error: boom"},
-		{"drop after events", "stream", []Fault{{Drop: &DropFault{AfterEvents: &five}}}, 1, 1, "failed"},
-		{"create 400", "create", []Fault{{Status: 400}}, 1, 1, "400"},
+		{"503 retried", "stream", []Fault{{Kind: fault.Status{Status: 503}}, ok}, 0, 2, strconv.Quote(text)},
+		{"response.failed", "stream", []Fault{{Kind: fault.SSEError{AfterEvents: 5, Type: "server_error", Message: "boom"}}}, 1, 1, "response failed: server_error: boom"},
+		{"drop after events", "stream", []Fault{{Kind: fault.Drop{AfterEvents: &five}}}, 1, 1, "failed"},
+		{"create 400", "create", []Fault{{Kind: fault.Status{Status: 400}}}, 1, 1, "400"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			e := startEnv(t, toxi, ProviderResponses, tc.faults...)

@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 	"unicode"
+
+	"github.com/retrylab/retrylab/chaos/fault"
 )
 
 // servedRun is a Serve running in a test: the variables it printed, and
@@ -256,7 +258,7 @@ func TestServeVerdictPrintable(t *testing.T) {
 // nor its [mock] lines on stderr raw.
 func TestServePrintableEndToEnd(t *testing.T) {
 	s := startServe(t, &Scenario{Name: "esc", Provider: ProviderAnthropic, Model: "m",
-		Attempts: []Fault{{Status: 529}}}, filepath.Join(t.TempDir(), "server.jsonl"))
+		Attempts: []Fault{{Kind: fault.Status{Status: 529}}}}, filepath.Join(t.TempDir(), "server.jsonl"))
 	base := s.vars["ANTHROPIC_BASE_URL"]
 	h := http.Header{}
 	send(t, "POST", base+"/v1beta/models/x%1B%5D0%3BPWNED%07%1B%5B2J%E2%80%AE%0AFAKE:generateContent", h, `{}`)

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/retrylab/retrylab/chaos/fault"
 )
 
 // lineWriter hands each stdout line to a channel so the test can learn the
@@ -36,7 +37,7 @@ func (w *lineWriter) Write(p []byte) (int, error) {
 func TestServe(t *testing.T) {
 	toxi := startToxi(t)
 	ra := "1"
-	sc := &Scenario{Name: "serve", Attempts: []Fault{{Status: 429, RetryAfter: &ra}}}
+	sc := &Scenario{Name: "serve", Attempts: []Fault{{Kind: fault.Status{Status: 429, RetryAfter: &ra}}}}
 	ctx, cancel := context.WithCancel(t.Context())
 	stdout := &lineWriter{lines: make(chan string, 16)}
 	stderr := &syncBuffer{}
@@ -128,7 +129,7 @@ func TestServe(t *testing.T) {
 // attempt may hang and the attempt after it must be served.
 func TestResetRaceFallback(t *testing.T) {
 	toxi := startToxi(t)
-	e := startEnv(t, toxi, ProviderAnthropic, Fault{Reset: &struct{}{}}, Fault{Reset: &struct{}{}})
+	e := startEnv(t, toxi, ProviderAnthropic, Fault{Kind: fault.Reset{}}, Fault{Kind: fault.Reset{}})
 	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
 	defer cancel()
 	for i := 0; i < 2; i++ {

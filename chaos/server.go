@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/retrylab/retrylab/chaos/fault"
 	"github.com/retrylab/retrylab/chaos/internal/wire"
 	"github.com/retrylab/retrylab/trace"
 )
@@ -102,7 +103,7 @@ func (e *Env) newAttempt(connected, arrived time.Time) (int, Fault, ServerAttemp
 	e.accepted++
 	n := e.accepted
 	f := e.fault(n)
-	rec := ServerAttempt{N: n, Fault: f.Kind(), Arrived: arrived, Connected: connected, RequestID: e.requestID(n)}
+	rec := ServerAttempt{N: n, Fault: f.Name(), Arrived: arrived, Connected: connected, RequestID: e.requestID(n)}
 	e.attempts = append(e.attempts, rec)
 	return n, f, rec
 }
@@ -194,21 +195,21 @@ func (e *Env) serve(c net.Conn, connected time.Time, readyAt int) {
 	}
 	s := e.newServed(c, br, req, body, name, rb, connected, arrived, readyAt)
 	e.waitReady(s.n)
-	kindOf(s.f).serve(s)
+	fault.Serve(s.f.Kind, s)
 }
 
 // serveNoRequest handles a connection that closed before its request was
 // complete: not an attempt, unless the next fault's kind may hold the
 // request back in the proxy (raw toxics) and the client gave up.
 func (e *Env) serveNoRequest(connected, arrived time.Time, err error) {
-	if !kindOf(e.nextFault()).withoutRequest() {
+	if !fault.WithoutRequest(e.nextFault().Kind) {
 		e.logf("connection closed without a complete request (%v); not an attempt", err)
 		return
 	}
 	n, f, rec := e.newAttempt(connected, arrived)
 	st := &attemptState{rec: rec, peerGone: make(chan struct{})}
 	st.goneAt = e.now()
-	st.rec.ClosedBy = kindOf(f).closedBy(false)
+	st.rec.ClosedBy = fault.ClosedBy(f.Kind, false)
 	e.journalRequest(st)
 	e.finish(st, n)
 }
@@ -248,10 +249,7 @@ func (e *Env) newServed(c net.Conn, br *bufio.Reader, req *http.Request, body []
 		close(st.peerGone)
 	}()
 	now := e.now()
-	if f.RetryAfterDate > 0 {
-		v := retryAfterDate(arrived, f.RetryAfterDate.D())
-		f.RetryAfter, st.rec.RetryAfter = &v, v
-	}
+	f.Kind, st.rec.RetryAfter = fault.Stamp(f.Kind, arrived)
 	p := respParams{provider: name, model: st.rec.Model, requestID: st.rec.RequestID, now: now, fault: f,
 		nonStream: !rb.Stream, includeUsage: rb.IncludeUsage, wantsJSON: rb.WantsJSON}
 	return &serving{e: e, c: c, st: st, f: f, n: n, p: p, toxicsFirst: readyAt >= n}
@@ -282,7 +280,7 @@ func (s *serving) answer(resp *response, prepare func(*response)) {
 		s.st.goneAt = s.e.now()
 	}
 	t.Stop()
-	s.st.rec.ClosedBy = kindOf(s.f).closedBy(s.st.wroteAll)
+	s.st.rec.ClosedBy = fault.ClosedBy(s.f.Kind, s.st.wroteAll)
 	s.e.finish(s.st, s.n)
 }
 

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/retrylab/retrylab/chaos/fault"
 	"github.com/retrylab/retrylab/chaos/internal/wire"
 	"github.com/retrylab/retrylab/trace"
 )
@@ -62,7 +63,7 @@ func TestSideRequests(t *testing.T) {
 	yes := true
 	e := startEnvWith(t, EnvConfig{Toxi: toxi, Scenario: &Scenario{Name: "side", Provider: ProviderResponses,
 		Model: "gpt-5", Client: Client{Escalation: []string{"gpt-5", "gpt-5-pro"}},
-		AttemptsMatch: &AttemptsMatch{Path: PathResponses, Stream: &yes}, Attempts: []Fault{{Status: 503}}}})
+		AttemptsMatch: &AttemptsMatch{Path: PathResponses, Stream: &yes}, Attempts: []Fault{{Kind: fault.Status{Status: 503}}}}})
 	do := func(method, path, body string, hdr ...string) (int, string) {
 		t.Helper()
 		req, err := http.NewRequestWithContext(t.Context(), method, e.BaseURL()+path, strings.NewReader(body))

@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/retrylab/retrylab/chaos/fault"
 	"github.com/retrylab/retrylab/trace"
 )
 
@@ -908,9 +909,9 @@ func TestGaveUpEarlyExactFailure(t *testing.T) {
 		fault        Fault
 		outcome      string
 	}{
-		{"sdk: SSE overloaded_error mid-stream", "anthropic-sdk", Fault{SSEError: &SSEErrorFault{AfterEvents: 3, Type: "overloaded_error"}}, "failure"},
-		{"sdk: cut stream", "openai-node", Fault{Drop: &DropFault{AfterBytes: 200}}, "failure"},
-		{"forgeflare: 408", "forgeflare", Fault{Status: 408}, "failure"},
+		{"sdk: SSE overloaded_error mid-stream", "anthropic-sdk", Fault{Kind: fault.SSEError{AfterEvents: 3, Type: "overloaded_error"}}, "failure"},
+		{"sdk: cut stream", "openai-node", Fault{Kind: fault.Drop{AfterBytes: 200}}, "failure"},
+		{"forgeflare: 408", "forgeflare", Fault{Kind: fault.Status{Status: 408}}, "failure"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			sc := parse(t, "exact", "client: {policy: "+tc.policy+"}\nexpect: {delays: policy}\n")
@@ -920,7 +921,11 @@ func TestGaveUpEarlyExactFailure(t *testing.T) {
 				t.Fatal(err)
 			}
 			ended := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
-			ob, _ := observe(sc, []ServerAttempt{{N: 1, Fault: tc.fault.Kind(), Status: tc.fault.Status, Arrived: ended.Add(-time.Second), Ended: ended}}, "", 1)
+			status := 0
+			if st, ok := tc.fault.Kind.(fault.Status); ok {
+				status = st.Status
+			}
+			ob, _ := observe(sc, []ServerAttempt{{N: 1, Fault: tc.fault.Name(), Status: status, Arrived: ended.Add(-time.Second), Ended: ended}}, "", 1)
 			ob.Outcome = tc.outcome
 			for _, c := range evaluate(sc, ob, env) {
 				if c.State == StateFail {

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/retrylab/retrylab/chaos/fault"
 	"github.com/retrylab/retrylab/retry"
 )
 
@@ -44,7 +45,7 @@ func TestPlan(t *testing.T) {
 			}
 			for _, p := range ps {
 				// The mock stamps the date when the attempt arrives.
-				if p.Fault.HTTPDate && p.Scenario.Attempts[len(p.Scenario.Attempts)-1].RetryAfterDate.D() != 6*time.Second {
+				if p.Fault.HTTPDate && p.Scenario.Attempts[len(p.Scenario.Attempts)-1].Kind.(fault.Status).RetryAfterDate.D() != 6*time.Second {
 					t.Errorf("%s: %+v, want retryAfterDate 6s", p.Fault.Name, p.Scenario.Attempts)
 				}
 			}

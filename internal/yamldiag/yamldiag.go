@@ -258,3 +258,33 @@ func levenshtein(a, b string) int {
 	}
 	return prev[len(b)]
 }
+
+// Fields maps the keys of the mapping n to their values (the last one of a
+// key given twice); empty when n is nil or not a mapping.
+func Fields(n *yaml.Node) map[string]*yaml.Node {
+	m := map[string]*yaml.Node{}
+	if n == nil || n.Kind != yaml.MappingNode {
+		return m
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		m[n.Content[i].Value] = n.Content[i+1]
+	}
+	return m
+}
+
+// KindName says what n is, for messages: "a mapping", "a list", "nothing"
+// or the scalar quoted.
+func KindName(n *yaml.Node) string {
+	switch n.Kind {
+	case yaml.MappingNode:
+		return "a mapping"
+	case yaml.SequenceNode:
+		return "a list"
+	case yaml.ScalarNode:
+		if n.Tag == "!!null" {
+			return "nothing"
+		}
+		return fmt.Sprintf("%q", n.Value)
+	}
+	return "something else"
+}
