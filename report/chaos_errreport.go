@@ -61,17 +61,18 @@ func reportsText(r chaos.Result, st retry.Style, brief bool) string {
 func reportPath(r chaos.Result) string { return filepath.Join(r.Dir, "report.txt") }
 
 // tableReports writes under a scenario of the table what its client gave
-// up on: the first unrecoverable report as the seed's box (its history is
-// in report.txt), every other one in a line.
-func tableReports(w io.Writer, r chaos.Result, st retry.Style) {
+// up on: with box (one scenario of the table: boxedScenario), its first
+// unrecoverable report as the seed's box (its history is in report.txt),
+// every other one in a line, so that a run of many scenarios does not
+// print the box's frame and headings once per scenario.
+func tableReports(w io.Writer, r chaos.Result, st retry.Style, box bool) {
 	if len(r.ErrorReports) == 0 {
 		return
 	}
-	boxed := false
 	for _, ev := range r.ErrorReports {
 		rep := cleanReport(ev)
-		if !boxed && rep.Unrecoverable() {
-			boxed = true
+		if box && rep.Unrecoverable() {
+			box = false
 			rep.History = nil
 			fmt.Fprintf(w, "\n%s: the client gave up (the full report: %s):\n", visibleLine(r.Name), Visible(reportPath(r)))
 			_ = rep.Render(w, st)

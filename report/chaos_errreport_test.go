@@ -197,3 +197,55 @@ func TestErrorReportHostileRendered(t *testing.T) {
 		})
 	}
 }
+
+// TestTableSaysEachLineOnce: a run of many scenarios leaves no line twice
+// in the terminal: a hint several checks share is said once, naming the
+// other checks, and one client's give-up is boxed (a failed scenario's
+// first), the others a line each, so the box's frame is not repeated.
+func TestTableSaysEachLineOnce(t *testing.T) {
+	t.Parallel()
+	base := walkthrough2Summary(t)
+	rep := base.Scenarios[0].ErrorReports[0]
+	noisy := "the noise measured around the wait is too large"
+	check := func(scenario string) chaos.Check {
+		return chaos.Check{Name: "delays.server", State: chaos.StateInconclusive, Want: scenario + " 1s", Got: scenario + " 1.3s",
+			Where: scenario + "/server.jsonl", Hint: noisy}
+	}
+	mk := func(name string, passed bool, reports ...trace.ErrorReport) chaos.Result {
+		r := chaos.Result{Name: name, Passed: passed, Verdict: chaos.VerdictPass, Dir: "runs/x/" + name, ErrorReports: reports,
+			Checks: []chaos.Check{check(name)}}
+		if !passed {
+			r.Verdict = chaos.VerdictFail
+		}
+		return r
+	}
+	sum := &chaos.Summary{RunDir: "runs/x", Seed: 1, Scenarios: []chaos.Result{
+		mk("a-gave-up", true, rep), mk("b-failed", false, rep), mk("c-gave-up", true, rep), mk("d", true)}}
+	var buf bytes.Buffer
+	if err := ChaosTable(&buf, sum); err != nil {
+		t.Fatal(err)
+	}
+	out := buf.String()
+	seen := map[string]bool{}
+	for _, l := range strings.Split(out, "\n") {
+		if strings.TrimSpace(l) == "" {
+			continue
+		}
+		if seen[l] {
+			t.Errorf("line printed twice: %q\n%s", l, out)
+		}
+		seen[l] = true
+	}
+	if n := strings.Count(out, "╔"); n != 1 {
+		t.Errorf("%d boxes, want 1:\n%s", n, out)
+	}
+	if !strings.Contains(out, "b-failed: the client gave up (the full report:") {
+		t.Errorf("the failed scenario's give-up is not the boxed one:\n%s", out)
+	}
+	for _, want := range []string{"a-gave-up: the client gave up: ", "c-gave-up: the client gave up: ",
+		"  hint:  " + noisy, "  (the same hint for b-failed delays.server, c-gave-up delays.server, d delays.server)"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("table lacks %q:\n%s", want, out)
+		}
+	}
+}

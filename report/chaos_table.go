@@ -1,6 +1,7 @@
 package report
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"math"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/retrylab/retrylab/chaos"
 	"github.com/retrylab/retrylab/retry"
+	"github.com/retrylab/retrylab/trace"
 )
 
 // ChaosTable renders a chaos run for people: one row per scenario, then the
@@ -51,6 +53,8 @@ func ChaosTableStyle(w io.Writer, s *chaos.Summary, st retry.Style) error {
 		fmt.Fprintln(w, l)
 	}
 	skipLines(w, groups)
+	hints := hintUsers(s)
+	boxed := boxedScenario(s) // one client's give-up is boxed; the others are a line each
 	for _, r := range s.Scenarios {
 		if r.Error != "" {
 			fmt.Fprintf(w, "\n%s: error: %s\n", r.Name, r.Error)
@@ -63,18 +67,54 @@ func ChaosTableStyle(w io.Writer, s *chaos.Summary, st retry.Style) error {
 		}
 		for _, c := range r.NotPassedChecks() {
 			fmt.Fprintf(w, "\n%s: check %s %s\n  want:  %s\n  got:   %s\n  where: %s\n", r.Name, c.Name, stateWord(c.State), c.Want, c.Got, c.Where)
-			if c.Hint != "" {
+			// A hint several checks share is said once, at the first,
+			// naming the others: the terminal holds no line twice.
+			if users := hints[c.Hint]; c.Hint != "" && users[0] == r.Name+" "+c.Name {
 				fmt.Fprintf(w, "  hint:  %s\n", c.Hint)
+				if len(users) > 1 {
+					fmt.Fprintf(w, "  (the same hint for %s)\n", strings.Join(users[1:], ", "))
+				}
 			}
 		}
 		tableWarnings(w, r)
 		for _, rr := range r.Reruns {
 			fmt.Fprintf(w, "%s: run %d: %s%s\n", r.Name, rr.Run, rr.Verdict, checkNames(rr.Checks))
 		}
-		tableReports(w, r, st)
+		tableReports(w, r, st, r.Name == boxed)
 	}
 	fmt.Fprintf(w, "\n%s in %dms (seed %d, run folder %s)\n", tally(s), s.DurationMs, s.Seed, s.RunDir)
 	return nil
+}
+
+// hintUsers maps each hint of s's checks that did not pass to the checks
+// that give it ("scenario check"), in the order the table prints them.
+func hintUsers(s *chaos.Summary) map[string][]string {
+	out := map[string][]string{}
+	for _, r := range s.Scenarios {
+		for _, c := range r.NotPassedChecks() {
+			if c.Hint != "" {
+				out[c.Hint] = append(out[c.Hint], r.Name+" "+c.Name)
+			}
+		}
+	}
+	return out
+}
+
+// boxedScenario is the scenario whose give-up the table shows as the seed's
+// box: the first that failed with an unrecoverable report, else the first
+// with one; "" for none.
+func boxedScenario(s *chaos.Summary) string {
+	first := ""
+	for _, r := range s.Scenarios {
+		if !slices.ContainsFunc(r.ErrorReports, func(ev trace.ErrorReport) bool { return cleanReport(ev).Unrecoverable() }) {
+			continue
+		}
+		if !r.Passed {
+			return r.Name
+		}
+		first = cmp.Or(first, r.Name)
+	}
+	return first
 }
 
 // scenarioRow is one row of a table of scenarios: a result, or a group
