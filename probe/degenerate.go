@@ -167,7 +167,7 @@ func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
 // note. A profile of nothing must never read as a result (the CLI exits 2
 // with this reason).
 func learntNothing(p *Profile) string {
-	if p.Unreached != "" || len(p.Faults) == 0 {
+	if p.Unreached != "" || p.Nondeterministic != "" || len(p.Faults) == 0 {
 		return ""
 	}
 	for _, f := range p.Faults {
