@@ -1,6 +1,7 @@
 package chaos
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 )
@@ -28,6 +29,12 @@ type ClientFile struct {
 func LoadClient(path string) (*ClientFile, error) {
 	sc, err := LoadScenario(path)
 	if err != nil {
+		// An empty file's hint is a scenario's ("needs at least attempts
+		// and expect"), but a client block alone is what this takes.
+		var le LoadErrors
+		if errors.As(err, &le) && len(le) == 1 && le[0].Msg == "empty scenario file" {
+			return nil, LoadErrors{{File: path, Msg: "empty file", Hint: clientHint}}
+		}
 		return nil, err
 	}
 	if len(sc.Client.Command) == 0 {
@@ -36,10 +43,14 @@ func LoadClient(path string) (*ClientFile, error) {
 			field, msg = "client", "no client block"
 		}
 		return nil, LoadErrors{{File: path, Line: sc.Lines["client"], Field: field, Msg: msg,
-			Hint: `describe the client to run, e.g. client: {command: ["node", "agent.mjs"], env: {MY_VAR: "1"}} (docs/chaos.md "External clients")`}}
+			Hint: clientHint}}
 	}
 	return &ClientFile{File: path, Client: sc.Client, AttemptsMatch: sc.AttemptsMatch, Provider: sc.Provider, Model: sc.Model}, nil
 }
+
+// clientHint is the hint of a file without a client to run: a client
+// block alone is enough.
+const clientHint = `describe the client to run, e.g. client: {command: ["node", "agent.mjs"], env: {MY_VAR: "1"}}; a client block alone is enough (docs/chaos.md "External clients")`
 
 // Apply makes sc's client this one: its command, environment, home files
 // and requirements, its attempts' match, and its file, from whose folder

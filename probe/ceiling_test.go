@@ -253,3 +253,15 @@ func slicesIndexFigure(ins []Inconclusive, fig string) int {
 	}
 	return -1
 }
+
+// TestRoundInside: the value written for a bracket [lo, hi) is inside it.
+func TestRoundInside(t *testing.T) {
+	for _, tt := range []struct{ lo, hi, want int64 }{
+		{58000, 63000, 60000}, {116000, 126000, 120000}, {3000, 3600000, 600000},
+		{7000, 8000, 7000}, {7000, 7500, 7000}, {61000, 62000, 61000},
+	} {
+		if got := roundInside(tt.lo, tt.hi); got != tt.want || got < tt.lo || got >= tt.hi {
+			t.Errorf("roundInside(%d, %d) = %d, want %d", tt.lo, tt.hi, got, tt.want)
+		}
+	}
+}

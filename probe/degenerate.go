@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"strings"
+
+	"github.com/retrylab/retrylab/chaos"
 )
 
 // Observations that say little: a client that never reached the mock (it
@@ -76,8 +78,16 @@ func (o Observation) unreached() string {
 		return ""
 	}
 	s := "the client never reached the mock"
-	if o.WarmUpOnly {
+	switch {
+	case o.WarmUpOnly:
 		s = "the client sent its warm-up request only, no probed one"
+	case len(o.Unserved) > 0:
+		shown := o.Unserved
+		if len(shown) > 3 {
+			shown = append(shown[:3:3], fmt.Sprintf("… (%d in all)", len(o.Unserved)))
+		}
+		s = fmt.Sprintf("the client reached the mock on a path the format does not serve (%s, answered 404/405; the mock serves %s: is its base URL right?)",
+			strings.Join(shown, ", "), chaos.ServedRoutes())
 	}
 	if o.Client != "" {
 		s += ": " + o.Client
@@ -167,7 +177,7 @@ func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
 // note. A profile of nothing must never read as a result (the CLI exits 2
 // with this reason).
 func learntNothing(p *Profile) string {
-	if p.Unreached != "" || len(p.Faults) == 0 {
+	if p.Unreached != "" || p.Nondeterministic != "" || len(p.Faults) == 0 {
 		return ""
 	}
 	for _, f := range p.Faults {

@@ -358,3 +358,55 @@ func TestProbeSlowStartHang(t *testing.T) {
 		}
 	}
 }
+
+// TestProbeRandomClient: a client whose behaviour changes from run to run
+// (probe/testdata/clients/random.sh: its runs send 1, 3 and 0 requests, in
+// whatever order the parallel runs take its counter) is not profiled: the
+// three runs of the 503 (the decision probe and two exhaustion runs)
+// disagree, so every decision is null, the profile says the client is not
+// deterministic, and the run that sent nothing is "no request", never
+// "succeeded" (hostile report: a random 0–4 client exited 0 with a
+// confident profile).
+func TestProbeRandomClient(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a real client")
+	}
+	if _, err := exec.LookPath("curl"); err != nil {
+		t.Skip("curl not in PATH")
+	}
+	client, _ := filepath.Abs("testdata/clients/random.sh")
+	counter := t.TempDir()
+	ctx := context.Background()
+	toxi, err := chaos.StartToxiproxy(ctx, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { toxi.Close() })
+	prov, _ := probe.LookupProvider("anthropic")
+	r := &probe.Runner{Toxi: toxi, ToxiName: "embedded", Out: t.TempDir(), ClientCmd: "sh " + client + " " + counter + " '1 3 0'"}
+	p, err := r.Run(ctx, probe.Options{Provider: prov, Samples: 2, Repeat: 6, NoWarmUp: true, CeilingRounds: 0,
+		StartGrace: 10 * time.Second, Only: []string{"503"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(p.Nondeterministic, "not deterministic enough to profile") {
+		t.Fatalf("Nondeterministic = %q, want it said", p.Nondeterministic)
+	}
+	ends := map[string]int{}
+	for _, f := range p.Faults {
+		ends[f.End]++
+		if f.Retried != nil {
+			t.Errorf("%s #%d: retried %v, want null", f.Fault, f.Sample, *f.Retried)
+		}
+		if f.Attempts == 0 && f.End != probe.EndNoRequest {
+			t.Errorf("%s #%d: no request, end %q", f.Fault, f.Sample, f.End)
+		}
+	}
+	if ends[probe.EndNoRequest] != 1 || len(p.Faults) != 3 {
+		t.Errorf("ends %v, want 3 runs, one of them %q", ends, probe.EndNoRequest)
+	}
+	if p.Policy.MaxRetries != nil || len(p.Confidence) != 0 {
+		t.Errorf("figures in a profile of a client not deterministic: %+v %v", p.Policy, p.Confidence)
+	}
+	t.Log(p.Nondeterministic)
+}

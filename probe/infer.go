@@ -51,6 +51,7 @@ func Infer(prov Provider, obs []Observation) *Profile {
 	p.inferFallbacks(obs)
 	p.noteUnreached(obs)
 	p.dropNonFinite()
+	p.checkConsistency(prov)
 	p.LearntNothing = learntNothing(p)
 	return p
 }
@@ -94,6 +95,11 @@ func decision(f Fault, o Observation) FaultResult {
 	}
 	switch {
 	case o.End == EndNotRun:
+	case o.Attempts <= 0 && (o.End == EndSucceeded || o.End == EndGaveUp):
+		// Not a success nor a give-up: no request came (not run). Killed
+		// at the deadline, it stays so: that is what happened.
+		fr.End = EndNoRequest
+		fr.Note = join(fr.Note, o.unreached())
 	case o.Attempts >= 2:
 		fr.Retried = ptr(true)
 	case o.Attempts == 1 && o.End == EndStopped:

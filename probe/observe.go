@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 	"unicode"
@@ -64,6 +65,10 @@ type Observation struct {
 	Stderr string `json:"stderr,omitempty"`
 	// WarmUpOnly: the warm-up request reached the mock, no probed attempt.
 	WarmUpOnly bool `json:"warmUpOnly,omitempty"`
+	// Unserved are the requests the mock answered 404 or 405 (a path or
+	// method no wire format serves: "POST /v2/chat"), set when no attempt
+	// reached it: the client reached the mock, on the wrong path.
+	Unserved []string `json:"unserved,omitempty"`
 }
 
 // How a client ended.
@@ -119,6 +124,7 @@ func Observe(p Probe, r chaos.Result, scale float64) Observation {
 	if ob.Attempts == 0 {
 		ob.Client, ob.Stderr = clientEnd(r), stderrTail(filepath.Join(r.Dir, "stderr.txt"))
 		ob.WarmUpOnly = r.Attempts > 0
+		ob.Unserved = unservedIn(filepath.Join(r.Dir, "server.jsonl"))
 	}
 	resp, reqs := journal(filepath.Join(r.Dir, "server.jsonl"))
 	for i, q := range reqs {
@@ -279,6 +285,35 @@ func journal(path string) (resps []trace.MockResponse, reqs []trace.MockRequest)
 		}
 	}
 	return resps, reqs
+}
+
+// unservedIn lists the side requests of a server.jsonl the mock answered
+// 404 or 405 ("METHOD path", each once, in order; the path as the mock
+// journalled it, secrets redacted).
+func unservedIn(path string) []string {
+	f, err := chaos.OpenRunFile(path)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	var out []string
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 64*1024), 16*1024*1024)
+	for sc.Scan() {
+		var ev trace.Event
+		if json.Unmarshal(sc.Bytes(), &ev) != nil || ev.Type != trace.TypeMockRequest {
+			continue
+		}
+		var mq trace.MockRequest
+		if json.Unmarshal(ev.Payload, &mq) != nil || !mq.Side || (mq.Status != http.StatusNotFound && mq.Status != http.StatusMethodNotAllowed) {
+			continue
+		}
+		r := tailLine(mq.Method+" "+mq.Path, 120)
+		if !slices.Contains(out, r) {
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 // ms converts a duration to float milliseconds.

@@ -262,13 +262,61 @@ func jitterYAML(j Jitter) []string {
 	return []string{"jitter: proportional", fmt.Sprintf("jitterFraction: %.2f", min(f, 1))}
 }
 
-// writeRetryAfter writes the header rule: retry-after only when the
-// seconds form is honoured and the ms form is not.
+// writeRetryAfter writes the header rule (retry-after only when the
+// seconds form is honoured and the ms form is not) and the learnt
+// ceiling (ceilingKey).
 func writeRetryAfter(b *strings.Builder, p *Profile) {
 	ra := p.Policy.RetryAfter
+	var parts []string
 	if ra.Seconds != nil && *ra.Seconds && ra.Ms != nil && !*ra.Ms {
-		b.WriteString("retryAfter: {header: retry-after}\n")
+		parts = append(parts, "header: retry-after")
 	}
+	if key, v, ok := ceilingKey(ra); ok {
+		br := ra.CeilingBracketMs
+		fmt.Fprintf(b, "# retryAfter.%s %s: the Retry-After ceiling learnt, bracket [%s, %s] (%s honoured, %s %s); any value from %s up to %s holds every run; a Retry-After of 0 was not probed (zero: the loader's auto)\n",
+			key, msDuration(float64(v)), msString(float64(br[0])), msString(float64(br[1])), msString(float64(br[0])), msString(float64(br[1])),
+			map[string]string{"maxUsable": "its backoff instead", "ceiling": "not retried"}[key], msString(float64(br[0])), msString(float64(br[1])))
+		parts = append(parts, key+": "+msDuration(float64(v)))
+	}
+	if len(parts) > 0 {
+		b.WriteString("retryAfter: {" + strings.Join(parts, ", ") + "}\n")
+	}
+}
+
+// ceilingKey is the policy file's key for the learnt Retry-After ceiling
+// and its value: maxUsable when a value above it made the client wait
+// its backoff instead (the AI SDK's < 60s), ceiling when it gave up (the
+// error is final: openai-go's 2 minutes). Written only when the probe
+// pinned the ceiling (ceilingMs set: the bracket [lo, hi] at most 2×
+// wide); a wider bracket claims nothing between its ends, and the runs
+// above it are left out with their failure type (verify.go). The value
+// is the roundest in [lo, hi): lo was honoured and a value V is used
+// while V ≤ the key's value, hi was not and V > it, so every value there
+// holds every probe of the bisection; the roundest (60s for the AI SDK's
+// [58s, 63s], 120s for openai-go's [116s, 126s]) is its source's.
+func ceilingKey(ra RetryAfter) (string, int64, bool) {
+	br := ra.CeilingBracketMs
+	if ra.CeilingMs == nil || len(br) != 2 || br[0] <= 0 || br[0] >= br[1] {
+		return "", 0, false
+	}
+	key := map[string]string{"backoff": "maxUsable", "gave up": "ceiling"}[ra.Large]
+	if key == "" {
+		return "", 0, false
+	}
+	return key, roundInside(br[0], br[1]), true
+}
+
+// roundInside is the roundest whole value in [lo, hi) ms: the smallest
+// multiple of the coarsest of 1h, 10m, 5m, 1m, 30s, 10s, 5s, 1s there
+// is one of, else lo.
+func roundInside(lo, hi int64) int64 {
+	for _, g := range []int64{3600, 600, 300, 60, 30, 10, 5, 1} {
+		g *= 1000
+		if x := (lo + g - 1) / g * g; x < hi {
+			return x
+		}
+	}
+	return lo
 }
 
 func msDuration(v float64) string {

@@ -25,6 +25,12 @@ type Profile struct {
 	// decision and no figure could be told (every fault's retried null,
 	// every figure inconclusive): the CLI exits 2 with it, never 0.
 	LearntNothing string `json:"learntNothing,omitempty"`
+	// Nondeterministic says why, when the runs of a fault served more
+	// than once disagree (retried in some and not others, a request in
+	// some and none in others, give-up counts more than one apart) in
+	// most of the runs that can be compared (consistency.go): every
+	// decision is null and every figure inconclusive; the CLI exits 2.
+	Nondeterministic string `json:"nondeterministic,omitempty"`
 	// WarmUp says whether the probed requests followed a warm-up request
 	// and why (set by chaos probe; absent from profiles inferred offline).
 	WarmUp     *WarmUp `json:"warmUp,omitempty"`
@@ -61,7 +67,7 @@ type FaultResult struct {
 	WaitsMs  []int64 `json:"waitsMs"` // server-observed, policy time
 	// NoiseMs is the noise measured around each wait (policy time).
 	NoiseMs []int64 `json:"noiseMs,omitempty"`
-	End     string  `json:"end"` // succeeded, gave up, stopped at the deadline, not run
+	End     string  `json:"end"` // succeeded, gave up, stopped at the deadline, no request, not run
 	// DateLeadMs is, for an HTTP-date Retry-After, how far ahead the date
 	// was when the response was sent (policy time): the wait it asked for.
 	DateLeadMs int64  `json:"dateLeadMs,omitempty"`

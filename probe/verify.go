@@ -55,18 +55,15 @@ const (
 
 // verifyLearnt holds the profile's recorded runs to pol and returns what
 // does not hold, in fault order. Runs that decided nothing (not run, still
-// waiting at the deadline after one attempt) and the ceiling's bisection
-// (the file writes no ceiling) are not held.
+// waiting at the deadline after one attempt) are not held; the ceiling's
+// bisection is, against the ceiling the file writes (ceilingKey).
 func verifyLearnt(pol *retry.Policy, p *Profile, prov Provider) []mismatch {
 	var out []mismatch
 	// Whole seconds: an HTTP date has no finer unit.
 	now := time.Now().Truncate(time.Second)
 	for _, fr := range p.Faults {
-		f, ok := prov.Fault(fr.Fault)
-		if fr.Sample > 0 {
-			f, ok = prov.Exhaust, true
-		}
-		if !ok || fr.Retried == nil || fr.End == EndNotRun || fr.Group == "ceiling" {
+		f, ok := faultOf(prov, fr)
+		if !ok || fr.Retried == nil || fr.End == EndNotRun {
 			continue
 		}
 		e := f.Err
@@ -138,10 +135,26 @@ func envelopeOf(pol *retry.Policy, c retry.Classification, should *bool, st retr
 	return pol.Envelope(c.Type, st.Attempt, c.RetryAfter, c.HasRetryAfter)
 }
 
+// faultOf is the fault a run of the profile served: the exhaustion's for
+// a sample, a ceiling probe's from its name ("429 retry-after V").
+func faultOf(prov Provider, fr FaultResult) (Fault, bool) {
+	switch {
+	case fr.Sample > 0:
+		return prov.Exhaust, true
+	case fr.Group == "ceiling":
+		var v int64
+		if _, err := fmt.Sscanf(fr.Fault, "429 retry-after %d", &v); err != nil || v <= 0 {
+			return Fault{}, false
+		}
+		return ceilingFault(prov, v*1000), true
+	}
+	return prov.Fault(fr.Fault)
+}
+
 // faultHeaders are the Retry-After headers a probe's fault sent, as the
 // policy reads them at now (an HTTP date: the value ahead of now).
 func faultHeaders(f Fault, now time.Time) http.Header {
-	if f.Group != "retry-after" || f.RetryAfterMs <= 0 {
+	if (f.Group != "retry-after" && f.Group != "ceiling") || f.RetryAfterMs <= 0 {
 		return nil
 	}
 	h := http.Header{}

@@ -150,6 +150,27 @@ func TestLearntPolicyMeasuredAgents(t *testing.T) {
 			for _, u := range un {
 				t.Logf("not modelled: %s: %s; left out: %s", u.Fault, u.Seen, u.LeftOut)
 			}
+			// The ceiling bisected is written with the file's own key, a
+			// value inside the bracket, and rate_limit stays held: its 3600s
+			// probe and every bisection probe hold (hostile report: the AI
+			// SDK's [58s, 63s] was not written, and rate_limit was left out).
+			if want, ok := ceilingWant[file]; ok {
+				if !strings.Contains(text, want) {
+					t.Errorf("the file does not write the learnt ceiling %q:\n%s", want, text)
+				}
+				for _, u := range un {
+					if u.FailureType == "rate_limit" {
+						t.Errorf("rate_limit left out although the ceiling was learnt: %s: %s", u.Fault, u.Seen)
+					}
+				}
+			}
 		})
 	}
+}
+
+// ceilingWant is the retryAfter line the learnt file of each agent whose
+// ceiling was bisected must hold: the roundest value inside its bracket.
+var ceilingWant = map[string]string{
+	"vercel-ai-sdk-anthropic.json": "retryAfter: {maxUsable: 1m0s}", // [58s, 63s], its backoff above
+	"openai-go.json":               "retryAfter: {ceiling: 2m0s}",   // [116s, 126s], gave up above
 }

@@ -26,6 +26,9 @@ func ProbeTable(w io.Writer, p *probe.Profile) error {
 	if p.LearntNothing != "" {
 		fmt.Fprintln(w, "NOTHING LEARNT: "+p.LearntNothing)
 	}
+	if p.Nondeterministic != "" {
+		fmt.Fprintln(w, "NOT DETERMINISTIC: "+p.Nondeterministic)
+	}
 	if wu := p.WarmUp; wu != nil && !wu.Used {
 		fmt.Fprintln(w, "Warm-up request: off: "+wu.Reason)
 	}
@@ -80,6 +83,9 @@ func ProbeMarkdown(w io.Writer, p *probe.Profile) error {
 	}
 	if p.LearntNothing != "" {
 		fmt.Fprintf(w, "> **Nothing learnt**: %s.\n\n", mdEscape(p.LearntNothing))
+	}
+	if p.Nondeterministic != "" {
+		fmt.Fprintf(w, "> **Not deterministic**: %s.\n\n", mdEscape(p.Nondeterministic))
 	}
 	if wu := p.WarmUp; wu != nil && !wu.Used {
 		fmt.Fprintf(w, "Warm-up request: off: %s.\n\n", mdEscape(wu.Reason))

@@ -140,7 +140,7 @@ table{border-collapse:collapse;margin:1rem 0}td,th{border:1px solid #ccc;padding
 </style></head><body>
 <h1>Retry policy of <code>{{.P.Client}}</code></h1>
 <p>Provider {{.P.Provider}}, {{.P.Samples}} exhaustion sample(s), schema {{.P.Schema}}.</p>
-{{if .P.Interrupted}}<p class="warn">Interrupted: the profile holds what was learnt before the probe was stopped.</p>{{end}}{{if .P.Unreached}}<p class="warn">Nothing measured: {{.P.Unreached}}.</p>{{end}}{{if .P.LearntNothing}}<p class="warn">Nothing learnt: {{.P.LearntNothing}}.</p>{{end}}{{with .P.WarmUp}}{{if not .Used}}<p>Warm-up request: off: {{.Reason}}.</p>{{end}}{{end}}
+{{if .P.Interrupted}}<p class="warn">Interrupted: the profile holds what was learnt before the probe was stopped.</p>{{end}}{{if .P.Unreached}}<p class="warn">Nothing measured: {{.P.Unreached}}.</p>{{end}}{{if .P.LearntNothing}}<p class="warn">Nothing learnt: {{.P.LearntNothing}}.</p>{{end}}{{if .P.Nondeterministic}}<p class="warn">Not deterministic: {{.P.Nondeterministic}}.</p>{{end}}{{with .P.WarmUp}}{{if not .Used}}<p>Warm-up request: off: {{.Reason}}.</p>{{end}}{{end}}
 <h2>Waits against the fitted backoff</h2>
 {{if .Chart.Empty}}<p>No wait to show: the exhaustion runs saw no retry.</p>{{else}}
 <svg width="{{.Chart.W}}" height="{{.Chart.H}}" role="img" aria-label="exhaustion waits and the fitted curve">

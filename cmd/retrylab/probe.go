@@ -281,7 +281,7 @@ func writeProbe(cfg probeConfig, prof *probe.Profile, prov probe.Provider, stdou
 	if cfg.policyOut == "" {
 		return nil
 	}
-	if prof.Unreached != "" || prof.LearntNothing != "" {
+	if prof.Unreached != "" || prof.LearntNothing != "" || prof.Nondeterministic != "" {
 		// A policy of nothing would claim what was never seen; a file
 		// already there (an earlier probe's) is left as it was.
 		fmt.Fprintf(stderr, "did not write the policy to %s: nothing was learnt\n", cfg.policyOut)
@@ -315,6 +315,10 @@ const unreachedHint = "run the client (--client-cmd, or --client's client.comman
 const learntNothingHint = "read each probe's stderr.txt and result.json to see why; a client slower than the deadlines needs a larger --budget, " +
 	"one that makes one request whatever it is told --warm-up=false; the run folder is "
 
+// nondeterministicHint is the hint when the client's runs of one fault
+// disagree (exit 2: no decision of a run can be trusted).
+const nondeterministicHint = "a client must decide alike on the same failure every run to be profiled: make its behaviour repeatable (a fixed seed, no state kept between runs, no other traffic on its key), then probe it again; the run folder is "
+
 func probeExit(ctx context.Context, prof *probe.Profile, before *probe.Profile, runErr error) error {
 	if ctx.Err() != nil {
 		return fmt.Errorf("%w: the profile holds what was learnt; results so far in %s", context.Cause(ctx), prof.RunDir)
@@ -327,6 +331,9 @@ func probeExit(ctx context.Context, prof *probe.Profile, before *probe.Profile, 
 	}
 	if prof.LearntNothing != "" {
 		return usageErrorf(learntNothingHint+prof.RunDir, "nothing was learnt: %s", prof.LearntNothing)
+	}
+	if prof.Nondeterministic != "" {
+		return usageErrorf(nondeterministicHint+prof.RunDir, "nothing was learnt: %s", prof.Nondeterministic)
 	}
 	if before != nil && len(prof.Changes) > 0 {
 		return fmt.Errorf("%d change(s) since the earlier profile: %w", len(prof.Changes), errFailed)
