@@ -81,9 +81,10 @@ type interim struct {
 	start time.Time
 	led   *ledger
 
-	mu     sync.Mutex             // serialises writes and seal
-	sealed atomic.Bool            // set under mu; read without it by snapshot
-	reason atomic.Pointer[string] // why the run was interrupted, from the first write
+	mu     sync.Mutex              // serialises writes and seal
+	sealed atomic.Bool             // set under mu; read without it by snapshot
+	final  atomic.Pointer[Summary] // the run's own summary, from seal on
+	reason atomic.Pointer[string]  // why the run was interrupted, from the first write
 }
 
 func newInterim(r *Runner, scs []*Scenario, dir string, start time.Time) *interim {
@@ -175,11 +176,13 @@ func (iw *interim) snapshot() *Summary {
 	return sum
 }
 
-// seal ends the interim's use: Run has ended, and what it writes next is
-// complete, so that a late flush must not replace it.
-func (iw *interim) seal() {
+// seal ends the interim's use: Run has its own summary, sum (Last from
+// now on), and what it writes next is complete, so that a late flush must
+// not replace it.
+func (iw *interim) seal(sum *Summary) {
 	iw.mu.Lock()
 	defer iw.mu.Unlock()
+	iw.final.Store(sum)
 	iw.sealed.Store(true)
 }
 

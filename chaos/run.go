@@ -164,10 +164,10 @@ func (r *Runner) Run(ctx context.Context, scs []*Scenario) (*Summary, error) {
 	// The interim summary, if any, is written; what follows replaces it.
 	close(stopWatch)
 	<-watched
-	iw.seal()
 	sum.Scenarios = results
 	sum.DurationMs = time.Since(start).Milliseconds()
 	sum.Finish()
+	iw.seal(sum)
 	return sum, sum.Write()
 }
 
@@ -200,10 +200,26 @@ func (r *Runner) Flush(d time.Duration) {
 // is: the summary of the run as known now (what Flush writes: finished
 // results, the rest interrupted), for the CLI to print as its report. It
 // is built in memory and waits on nothing (not on a write that blocks);
-// nil before Run starts and once it has returned.
+// nil before Run starts and from the moment Run has its own summary (as
+// it ends: Last).
 func (r *Runner) Interim() *Summary {
 	if iw := r.interim.Load(); iw != nil {
 		return iw.snapshot()
+	}
+	return nil
+}
+
+// Last is the summary of the last Run as Run returns it, from the moment
+// Run has it (just before it writes summary.json and returns), until the
+// next Run starts: for a caller that runs several batches and must say
+// what finished between two of them (chaos probe's Interim), where
+// Interim is nil. It waits on nothing. nil before a Run has it.
+func (r *Runner) Last() *Summary {
+	if iw := r.interim.Load(); iw != nil {
+		if f := iw.final.Load(); f != nil {
+			s := *f
+			return &s
+		}
 	}
 	return nil
 }

@@ -15,24 +15,41 @@ type batch struct {
 	start time.Time     // when the first battery began
 }
 
+// done is what the batteries run so far learnt, once the last returned.
+type done struct {
+	obs    []Observation
+	o      Options
+	runDir string
+	start  time.Time
+}
+
 // Interim is for a process that must exit before Run returns (the CLI's
 // grace period after an interrupt ended): the profile of what has finished
 // by now, interrupted, as Run would return it. It is inferred from the
 // chaos runner's summary in memory (chaos.Runner.Interim) and the journals
-// of the probes that finished (small files of the run folder); it waits on
-// no write. nil when no battery runs, or once Run has returned.
+// of the probes that finished (small files of the run folder), or, between
+// two batteries (the probe run alone first and the rest), from what the
+// last one returned; it waits on no write. nil when nothing has run yet,
+// or once Run has returned.
 func (r *Runner) Interim() *Profile {
-	b := r.cur.Load()
-	if b == nil {
+	if b := r.cur.Load(); b != nil {
+		sum := b.cr.Interim()
+		if sum == nil {
+			sum = b.cr.Last() // the battery has just ended
+		}
+		if sum != nil {
+			obs := append(append([]Observation(nil), b.prior...), observeAll(b.ps, sum, b.o)...)
+			prof := Infer(b.o.Provider, obs)
+			r.finish(prof, b.o, sum.RunDir, b.start, true)
+			return prof
+		}
+	}
+	d := r.done.Load()
+	if d == nil {
 		return nil
 	}
-	sum := b.cr.Interim()
-	if sum == nil {
-		return nil
-	}
-	obs := append(append([]Observation(nil), b.prior...), observeAll(b.ps, sum, b.o)...)
-	prof := Infer(b.o.Provider, obs)
-	r.finish(prof, b.o, sum.RunDir, b.start, true)
+	prof := Infer(d.o.Provider, d.obs)
+	r.finish(prof, d.o, d.runDir, d.start, true)
 	return prof
 }
 

@@ -38,6 +38,7 @@ type Runner struct {
 	InheritEnv []string
 
 	cur  atomic.Pointer[batch]  // the battery running, for Interim and Flush
+	done atomic.Pointer[done]   // what the batteries that returned learnt, for Interim between them
 	plan *PlanEstimate          // said before the run; set before cur is first stored
 	warm atomic.Pointer[WarmUp] // whether the warm-up request is used, and why (Interim reads it)
 	pace *pace                  // times the scenarios for the expectation (nil: no progress)
@@ -51,6 +52,7 @@ type Runner struct {
 // finished ones showed (Profile.Interrupted). An error means no scenario
 // could run at all.
 func (r *Runner) Run(ctx context.Context, o Options) (*Profile, error) {
+	defer r.done.Store(nil)
 	o = o.withDefaults()
 	start := time.Now()
 	ps, err := Plan(o, start)
@@ -262,7 +264,9 @@ func (r *Runner) runProbes(ctx context.Context, o Options, ps []Probe, prior []O
 	if sum == nil {
 		return nil, nil, err
 	}
-	return observeAll(ps, sum, o), sum, err
+	obs := observeAll(ps, sum, o)
+	r.done.Store(&done{obs: append(slices.Clone(prior), obs...), o: o, runDir: sum.RunDir, start: start})
+	return obs, sum, err
 }
 
 // timeScenarios has cr time each scenario of ps for the expectation, and
