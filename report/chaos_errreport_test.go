@@ -200,16 +200,18 @@ func TestErrorReportHostileRendered(t *testing.T) {
 
 // TestTableSaysEachLineOnce: a run of many scenarios leaves no line twice
 // in the terminal: a hint several checks share is said once, naming the
-// other checks, and one client's give-up is boxed (a failed scenario's
-// first), the others a line each, so the box's frame is not repeated.
+// other checks; a want, got or where line another check printed already
+// names the check that printed it last; and one client's give-up is boxed
+// (a failed scenario's first), the others a line each, so the box's frame
+// is not repeated.
 func TestTableSaysEachLineOnce(t *testing.T) {
 	t.Parallel()
 	base := walkthrough2Summary(t)
 	rep := base.Scenarios[0].ErrorReports[0]
 	noisy := "the noise measured around the wait is too large"
 	check := func(scenario string) chaos.Check {
-		return chaos.Check{Name: "delays.server", State: chaos.StateInconclusive, Want: scenario + " 1s", Got: scenario + " 1.3s",
-			Where: scenario + "/server.jsonl", Hint: noisy}
+		return chaos.Check{Name: "delays.server", State: chaos.StateInconclusive, Want: "1s", Got: scenario + " 1.3s",
+			Where: "server.jsonl", Hint: noisy}
 	}
 	mk := func(name string, passed bool, reports ...trace.ErrorReport) chaos.Result {
 		r := chaos.Result{Name: name, Passed: passed, Verdict: chaos.VerdictPass, Dir: "runs/x/" + name, ErrorReports: reports,
@@ -243,7 +245,8 @@ func TestTableSaysEachLineOnce(t *testing.T) {
 		t.Errorf("the failed scenario's give-up is not the boxed one:\n%s", out)
 	}
 	for _, want := range []string{"a-gave-up: the client gave up: ", "c-gave-up: the client gave up: ",
-		"  hint:  " + noisy, "  (the same hint for b-failed delays.server, c-gave-up delays.server, d delays.server)"} {
+		"  hint:  " + noisy, "  (the same hint for b-failed delays.server, c-gave-up delays.server, d delays.server)",
+		"  want:  1s\n", "  want:  1s (as for a-gave-up delays.server)", "  want:  1s (as for c-gave-up delays.server)"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("table lacks %q:\n%s", want, out)
 		}

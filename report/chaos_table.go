@@ -54,6 +54,7 @@ func ChaosTableStyle(w io.Writer, s *chaos.Summary, st retry.Style) error {
 	}
 	skipLines(w, groups)
 	hints := hintUsers(s)
+	said := saidLines{}
 	boxed := boxedScenario(s) // one client's give-up is boxed; the others are a line each
 	for _, r := range s.Scenarios {
 		if r.Error != "" {
@@ -66,7 +67,11 @@ func ChaosTableStyle(w io.Writer, s *chaos.Summary, st retry.Style) error {
 			fmt.Fprintf(w, "\n%s: passed on run %d; run 1 (figures above) had:\n", r.Name, len(r.Reruns)+1)
 		}
 		for _, c := range r.NotPassedChecks() {
-			fmt.Fprintf(w, "\n%s: check %s %s\n  want:  %s\n  got:   %s\n  where: %s\n", r.Name, c.Name, stateWord(c.State), c.Want, c.Got, c.Where)
+			who := r.Name + " " + c.Name
+			fmt.Fprintf(w, "\n%s: check %s %s\n", r.Name, c.Name, stateWord(c.State))
+			for _, l := range []string{"  want:  " + c.Want, "  got:   " + c.Got, "  where: " + c.Where} {
+				fmt.Fprintln(w, said.once(l, who))
+			}
 			// A hint several checks share is said once, at the first,
 			// naming the others: the terminal holds no line twice.
 			if users := hints[c.Hint]; c.Hint != "" && users[0] == r.Name+" "+c.Name {
@@ -84,6 +89,22 @@ func ChaosTableStyle(w io.Writer, s *chaos.Summary, st retry.Style) error {
 	}
 	fmt.Fprintf(w, "\n%s in %dms (seed %d, run folder %s)\n", tally(s), s.DurationMs, s.Seed, s.RunDir)
 	return nil
+}
+
+// saidLines remembers which check last printed each detail line, so that
+// a line two checks share (the same want of two scenarios) is not printed
+// twice as it is: the terminal holds no line twice.
+type saidLines map[string]string
+
+// once returns l, or, when another check printed it already, l naming the
+// check that printed it last (who becomes that check).
+func (s saidLines) once(l, who string) string {
+	prev, ok := s[l]
+	s[l] = who
+	if !ok {
+		return l
+	}
+	return l + " (as for " + prev + ")"
 }
 
 // hintUsers maps each hint of s's checks that did not pass to the checks
