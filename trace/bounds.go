@@ -2,6 +2,7 @@ package trace
 
 import (
 	"math"
+	"sort"
 
 	"gonum.org/v1/gonum/mathext"
 )
@@ -83,30 +84,15 @@ func CriticalCount(op string, t float64, n int64, conf float64) int64 {
 	if conf == 0 {
 		conf = DefaultConfidence
 	}
-	if op == "<" || op == "<=" {
-		// Largest firing k: the upper bound grows with k.
-		lo, hi := int64(-1), n+1 // fires at lo (or lo = −1), not at hi (or hi = n+1)
-		for hi-lo > 1 {
-			mid := lo + (hi-lo)/2
-			if rateFires(op, mid, n, t, conf) {
-				lo = mid
-			} else {
-				hi = mid
-			}
-		}
-		return lo
+	// The gate is monotone in k: for > and >= it fires from some count on,
+	// for < and <= up to some count. first is the first count at which it
+	// is past that turn (n+1 when it never is).
+	below := op == "<" || op == "<="
+	first := int64(sort.Search(int(n)+1, func(k int) bool { return rateFires(op, int64(k), n, t, conf) != below }))
+	if below {
+		return first - 1 // the largest firing count, −1 when none fires
 	}
-	// Smallest firing k: the lower bound grows with k.
-	lo, hi := int64(-1), n+1 // no fire at lo, fires at hi (or hi = n+1)
-	for hi-lo > 1 {
-		mid := lo + (hi-lo)/2
-		if rateFires(op, mid, n, t, conf) {
-			hi = mid
-		} else {
-			lo = mid
-		}
-	}
-	return hi
+	return first
 }
 
 // TailBound returns a closed-form upper bound on the probability that a
