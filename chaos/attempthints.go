@@ -6,7 +6,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/retrylab/retrylab/chaos/internal/wire"
+	"github.com/retrylab/retrylab/internal/wire"
 )
 
 // Hints for a failed check whose cause is which requests the mock counted

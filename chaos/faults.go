@@ -8,7 +8,7 @@ import (
 	toxiclient "github.com/Shopify/toxiproxy/v2/client"
 
 	"github.com/retrylab/retrylab/chaos/fault"
-	"github.com/retrylab/retrylab/chaos/internal/wire"
+	"github.com/retrylab/retrylab/internal/wire"
 	"github.com/retrylab/retrylab/trace"
 )
 

@@ -4,11 +4,11 @@ import (
 	"time"
 
 	"github.com/retrylab/retrylab/chaos/fault"
-	"github.com/retrylab/retrylab/chaos/internal/wire"
+	"github.com/retrylab/retrylab/internal/wire"
 )
 
 // The mock's responses are rendered byte for byte by package
-// chaos/internal/wire, one file per wire format behind wire.Format; this
+// internal/wire, one file per wire format behind wire.Format; this
 // file maps an attempt and its fault to what that package needs.
 
 // Paths the mock answers.

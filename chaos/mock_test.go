@@ -14,7 +14,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/retrylab/retrylab/chaos/fault"
-	"github.com/retrylab/retrylab/chaos/internal/wire"
+	"github.com/retrylab/retrylab/internal/wire"
 )
 
 // golden compares got with testdata/name, or rewrites it with -update.

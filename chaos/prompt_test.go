@@ -6,7 +6,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/retrylab/retrylab/chaos/fault"
-	"github.com/retrylab/retrylab/chaos/internal/wire"
+	"github.com/retrylab/retrylab/internal/wire"
 )
 
 // TestRequestPrompt: the journal's prompt is the last user message's text,

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/retrylab/retrylab/chaos/internal/wire"
+	"github.com/retrylab/retrylab/internal/wire"
 )
 
 // readRequest reads a request in the wire format that answers it

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/retrylab/retrylab/chaos/fault"
-	"github.com/retrylab/retrylab/chaos/internal/wire"
+	"github.com/retrylab/retrylab/internal/wire"
 )
 
 // A scenario of the Responses wire format that names no policy gets the

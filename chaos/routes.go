@@ -1,6 +1,6 @@
 package chaos
 
-import "github.com/retrylab/retrylab/chaos/internal/wire"
+import "github.com/retrylab/retrylab/internal/wire"
 
 // ServedRoutes lists the requests the mock answers as attempts, one per
 // wire format ("POST /v1/messages, ..."): what a client that reached the

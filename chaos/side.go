@@ -11,7 +11,7 @@ import (
 	"time"
 	"unicode"
 
-	"github.com/retrylab/retrylab/chaos/internal/wire"
+	"github.com/retrylab/retrylab/internal/wire"
 	"github.com/retrylab/retrylab/trace"
 )
 

@@ -7,7 +7,7 @@ import (
 )
 
 // Which HTTP requests are a client's attempts at an answer mirrors how the
-// mock decides (chaos/internal/wire, each format's Answers): POST to
+// mock decides (internal/wire, each format's Answers): POST to
 // /v1/messages, /v1/chat/completions, /v1/responses, or a Gemini model's
 // :generateContent / :streamGenerateContent under /v1beta, /v1 or
 // /v1alpha. Everything else the mock answers beside the answer — a token
@@ -16,7 +16,7 @@ import (
 // request, never an attempt. The paths match exactly, as the mock matches
 // them; the one allowance is a gateway's base path in front of the version
 // segment (/api/v1/chat/completions), which the mock never sees but a
-// fleet's telemetry does. chaos/internal/wire's tests hold the two in step.
+// fleet's telemetry does. internal/wire's tests hold the two in step.
 
 // attemptPaths are the answer paths of the OpenAI-style and Anthropic
 // formats.

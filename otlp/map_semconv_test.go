@@ -294,7 +294,7 @@ func TestDedupeLogs(t *testing.T) {
 }
 
 // TestAttemptEndpoint: the answer endpoints, as the mock's wire formats
-// decide (chaos/internal/wire holds the two in step), and a gateway's base
+// decide (internal/wire holds the two in step), and a gateway's base
 // path before them.
 func TestAttemptEndpoint(t *testing.T) {
 	tests := []struct {

@@ -106,7 +106,7 @@ func codeErr(prov, typ string) provider.Error {
 }
 
 // geminiCodes are the HTTP codes of the google.rpc.Code names probed in a
-// Gemini stream (the mock's table, chaos/internal/wire/gemini.go).
+// Gemini stream (the mock's table, internal/wire/gemini.go).
 var geminiCodes = map[string]int{"UNAVAILABLE": 503, "INVALID_ARGUMENT": 400}
 
 func geminiErr(prov, name string) provider.Error {

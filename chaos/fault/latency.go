@@ -1,6 +1,6 @@
 package fault
 
-import "github.com/retrylab/retrylab/chaos/internal/wire"
+import "github.com/retrylab/retrylab/internal/wire"
 
 // Latency is a successful response sent after a sleep.
 type Latency struct{ D Duration }

@@ -3,7 +3,7 @@ package fault
 import (
 	"unicode/utf8"
 
-	"github.com/retrylab/retrylab/chaos/internal/wire"
+	"github.com/retrylab/retrylab/internal/wire"
 	"github.com/retrylab/retrylab/internal/yamldiag"
 )
 

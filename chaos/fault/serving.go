@@ -3,7 +3,7 @@ package fault
 import (
 	"time"
 
-	"github.com/retrylab/retrylab/chaos/internal/wire"
+	"github.com/retrylab/retrylab/internal/wire"
 )
 
 // Serving is one attempt being answered by the mock, as a kind's Serve sees

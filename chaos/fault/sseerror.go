@@ -3,7 +3,7 @@ package fault
 import (
 	"fmt"
 
-	"github.com/retrylab/retrylab/chaos/internal/wire"
+	"github.com/retrylab/retrylab/internal/wire"
 	"github.com/retrylab/retrylab/retry/provider"
 )
 

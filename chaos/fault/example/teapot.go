@@ -9,7 +9,7 @@ import (
 	"fmt"
 
 	"github.com/retrylab/retrylab/chaos/fault"
-	"github.com/retrylab/retrylab/chaos/internal/wire"
+	"github.com/retrylab/retrylab/internal/wire"
 	"github.com/retrylab/retrylab/retry/provider"
 )
 
