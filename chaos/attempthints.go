@@ -95,8 +95,8 @@ func hintUnserved(cs []Check, ob Observed) {
 	if len(shown) > 3 {
 		shown = append(shown[:3:3], fmt.Sprintf("… (%d in all)", len(ob.Unserved)))
 	}
-	hint := fmt.Sprintf("the mock answered the client's %s with 404/405: it serves %s; is the client's base URL right? (OPENAI_BASE_URL is the proxy + /v1; ANTHROPIC_BASE_URL and GOOGLE_GEMINI_BASE_URL are the proxy; mock.log)",
-		strings.Join(shown, ", "), wire.Routes())
+	hint := fmt.Sprintf("the mock answered the client's %s with 404/405: it serves %s; is the client's base URL right? (%s; mock.log)",
+		strings.Join(shown, ", "), wire.Routes(), wire.BaseURLHint())
 	for i, c := range cs {
 		if (c.Name == "outcome" || c.Name == "attempts") && !c.Passed && c.Hint == "" {
 			cs[i].Hint = hint

@@ -10,6 +10,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/retrylab/retrylab/internal/wire"
 )
 
 // An external client's environment is built in layers, later ones winning
@@ -192,13 +194,11 @@ func inheritedEnv(env []string, names []string) (out, missing []string) {
 	return out, missing
 }
 
-// reservedEnv are the names the harness sets for every external client;
-// client.env may not name them (nor any RETRYLAB_ name).
-var reservedEnv = []string{
-	"ANTHROPIC_BASE_URL", "OPENAI_BASE_URL", "GOOGLE_GEMINI_BASE_URL",
-	"ANTHROPIC_API_KEY", "OPENAI_API_KEY", "GEMINI_API_KEY",
-	"HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME", "TMPDIR",
-}
+// reservedEnv are the names the harness sets for every external client:
+// the wire formats' base-URL and key variables, the client's HOME and XDG
+// folders; client.env may not name them (nor any RETRYLAB_ name).
+var reservedEnv = append(wire.ClientVars(),
+	"HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME", "TMPDIR")
 
 // otlpEndpointVars are the OTLP endpoints the harness points at the run's
 // own receiver (telemetry.go), all alike: client.env may not name one.

@@ -144,23 +144,10 @@ func (e *Env) BaseURL() string { return e.baseURL }
 // MockURL returns the mock's own URL, bypassing the proxy (for debugging).
 func (e *Env) MockURL() string { return e.mockURL }
 
-// AnthropicBaseURL is the value of ANTHROPIC_BASE_URL for a client: the
-// proxy's URL (SDKs append /v1/messages).
-func (e *Env) AnthropicBaseURL() string { return e.baseURL }
-
-// OpenAIBaseURL is the value of OPENAI_BASE_URL for a client: the proxy's URL
-// with /v1 (SDKs append /chat/completions).
-func (e *Env) OpenAIBaseURL() string { return e.baseURL + "/v1" }
-
-// GeminiBaseURL is the value of GOOGLE_GEMINI_BASE_URL for a client: the
-// proxy's URL (Gemini CLI and @google/genai append /v1beta/models/...).
-func (e *Env) GeminiBaseURL() string { return e.baseURL }
-
-// ClientEnv returns the environment variables an external client needs.
-func (e *Env) ClientEnv() []string {
-	return []string{"ANTHROPIC_BASE_URL=" + e.AnthropicBaseURL(), "OPENAI_BASE_URL=" + e.OpenAIBaseURL(),
-		"GOOGLE_GEMINI_BASE_URL=" + e.GeminiBaseURL()}
-}
+// ClientEnv returns the base-URL variables an external client needs, as
+// the wire formats name them (wire.BaseURLEnv): ANTHROPIC_BASE_URL is the
+// proxy's URL, OPENAI_BASE_URL the proxy's URL with /v1, ...
+func (e *Env) ClientEnv() []string { return wire.BaseURLEnv(e.baseURL) }
 
 // proxyName returns the name of the Env's Toxiproxy proxy.
 func (e *Env) proxyName() string { return e.proxy.Name }

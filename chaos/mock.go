@@ -31,22 +31,20 @@ const (
 // format (a provider name), the request's model and id, the time, the
 // attempt's fault and what the request asked for.
 type respParams struct {
-	provider     string
-	model        string
-	requestID    string
-	now          time.Time
-	fault        Fault
-	nonStream    bool
-	includeUsage bool
-	wantsJSON    bool
-	models       []string // the scenario's models, for a model list
+	provider  string
+	model     string
+	requestID string
+	now       time.Time
+	fault     Fault
+	asks      wire.Asks // what the request asked of the answer's shape
+	models    []string  // the scenario's models, for a model list
 }
 
 // wire is p in the terms of package wire; the response is sent keep-alive
 // when the fault's kind means to cut it (fault.Cutter).
 func (p respParams) wire() wire.Params {
 	return wire.Params{Format: wire.Must(p.provider), Model: p.model, RequestID: p.requestID, Now: p.now, Fault: fault.WireFault(p.fault.Kind),
-		NonStream: p.nonStream, IncludeUsage: p.includeUsage, WantsJSON: p.wantsJSON, Models: p.models, KeepAlive: fault.CutsResponse(p.fault.Kind)}
+		Asks: p.asks, Models: p.models, KeepAlive: fault.CutsResponse(p.fault.Kind)}
 }
 
 // response is a rendered response (head and body pieces).

@@ -74,17 +74,17 @@ func TestResponsesGolden(t *testing.T) {
 		{"openai_503.golden", errorResponse(goldenParams(ProviderOpenAI, Fault{Kind: fault.Status{Status: 503}}))},
 		{"openai_ok_usage.golden", streamResponse(func() respParams {
 			p := goldenParams(ProviderOpenAI, Fault{})
-			p.model, p.includeUsage = "gpt-4o-mini", true
+			p.model, p.asks.IncludeUsage = "gpt-4o-mini", true
 			return p
 		}())},
 		{"anthropic_message.golden", okResponse(func() respParams {
 			p := goldenParams(ProviderAnthropic, Fault{})
-			p.nonStream = true
+			p.asks.NonStream = true
 			return p
 		}())},
 		{"openai_message.golden", okResponse(func() respParams {
 			p := goldenParams(ProviderOpenAI, Fault{})
-			p.model, p.nonStream = "gpt-4o-mini", true
+			p.model, p.asks.NonStream = "gpt-4o-mini", true
 			return p
 		}())},
 		{"openai_sse_error.golden", streamResponse(goldenParams(ProviderOpenAI,
@@ -92,7 +92,7 @@ func TestResponsesGolden(t *testing.T) {
 		{"responses_ok.golden", streamResponse(goldenParams(ProviderResponses, Fault{Kind: fault.OK{Text: goldenText}}))},
 		{"responses_message.golden", okResponse(func() respParams {
 			p := goldenParams(ProviderResponses, Fault{Kind: fault.OK{Text: goldenText}})
-			p.nonStream = true
+			p.asks.NonStream = true
 			return p
 		}())},
 		{"responses_429.golden", errorResponse(goldenParams(ProviderResponses,
@@ -103,7 +103,7 @@ func TestResponsesGolden(t *testing.T) {
 		{"gemini_ok.golden", streamResponse(goldenParams(ProviderGemini, Fault{Kind: fault.OK{Text: goldenText}}))},
 		{"gemini_message.golden", okResponse(func() respParams {
 			p := goldenParams(ProviderGemini, Fault{Kind: fault.OK{Text: goldenText}})
-			p.nonStream = true
+			p.asks.NonStream = true
 			return p
 		}())},
 		{"gemini_429.golden", errorResponse(goldenParams(ProviderGemini, Fault{Kind: fault.Status{Status: 429, RetryAfter: &ra}}))},
@@ -256,7 +256,7 @@ func TestConnectionHeader(t *testing.T) {
 		{"drop openai stream", goldenParams(ProviderOpenAI, Fault{Kind: fault.Drop{AfterBytes: 10}}), "keep-alive"},
 		{"drop non-streaming", func() respParams {
 			p := goldenParams(ProviderAnthropic, Fault{Kind: fault.Drop{AfterBytes: 10}})
-			p.nonStream = true
+			p.asks.NonStream = true
 			return p
 		}(), "keep-alive"},
 		{"raw toxics may cut", goldenParams(ProviderOpenAI, Fault{Kind: fault.Toxics{{Type: "limit_data"}}}), "keep-alive"},

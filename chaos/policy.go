@@ -8,6 +8,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/retrylab/retrylab/internal/wire"
 	"github.com/retrylab/retrylab/retry"
 )
 
@@ -114,20 +115,7 @@ func policyFor(sc *Scenario) (*retry.Policy, error) {
 	if p := sc.Client.Policy.policy; p != nil {
 		return p, nil
 	}
-	return retry.Preset(sdkPreset(sc.Provider))
-}
-
-// sdkPresets names the official SDK preset of a wire format whose name is
-// not the SDK's: the OpenAI SDKs speak the Responses API too.
-var sdkPresets = map[string]string{"openai-responses": "openai-sdk"}
-
-// sdkPreset is the preset of the official SDK of a wire format: its entry
-// in sdkPresets, else NAME-sdk.
-func sdkPreset(provider string) string {
-	if p, ok := sdkPresets[provider]; ok {
-		return p
-	}
-	return provider + "-sdk"
+	return retry.Preset(wire.SDKPreset(sc.Provider))
 }
 
 // policyFile returns the policy file a scenario's client.policy names, if

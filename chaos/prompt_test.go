@@ -68,7 +68,7 @@ func TestPromptCheck(t *testing.T) {
 func TestOKText(t *testing.T) {
 	t.Parallel()
 	for _, prov := range []string{ProviderAnthropic, ProviderOpenAI} {
-		p := respParams{provider: prov, model: "m", fault: Fault{Kind: fault.OK{Text: "one two three"}}, includeUsage: true}
+		p := respParams{provider: prov, model: "m", fault: Fault{Kind: fault.OK{Text: "one two three"}}, asks: wire.Asks{IncludeUsage: true}}
 		body := string(okResponse(p).Bytes())
 		if !strings.Contains(body, "one two three") || strings.Contains(body, "Retries are a contract") {
 			t.Errorf("%s: response does not carry the ok text:\n%.400s", prov, body)

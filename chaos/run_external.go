@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/retrylab/retrylab/internal/wire"
 	"github.com/retrylab/retrylab/retry/provider"
 )
 
@@ -141,21 +142,17 @@ func externalEnv(sc *Scenario, inherit []string, baseURL, dir, tracePath string,
 // the provider APIs are (the proxy), a fake key, where to write its trace,
 // and the scenario's provider, model, requests and time scale.
 func clientEnv(sc *Scenario, baseURL, tracePath string, scale float64) []string {
-	return []string{
-		"ANTHROPIC_BASE_URL=" + baseURL,
-		"OPENAI_BASE_URL=" + baseURL + "/v1",
-		"GOOGLE_GEMINI_BASE_URL=" + baseURL,
-		"RETRYLAB_BASE_URL=" + baseURL,
-		"ANTHROPIC_API_KEY=" + fakeAPIKey,
-		"OPENAI_API_KEY=" + fakeAPIKey,
-		"GEMINI_API_KEY=" + fakeAPIKey, // not GOOGLE_API_KEY too: @google/genai warns when both are set
-		"RETRYLAB_TRACE=" + tracePath,
-		"RETRYLAB_PROVIDER=" + sc.Provider,
-		"RETRYLAB_MODEL=" + sc.Model,
+	env := wire.BaseURLEnv(baseURL)
+	env = append(env, "RETRYLAB_BASE_URL="+baseURL)
+	env = append(env, wire.KeyEnv(fakeAPIKey)...)
+	return append(env,
+		"RETRYLAB_TRACE="+tracePath,
+		"RETRYLAB_PROVIDER="+sc.Provider,
+		"RETRYLAB_MODEL="+sc.Model,
 		fmt.Sprintf("RETRYLAB_REQUESTS=%d", sc.Requests),
 		fmt.Sprintf("RETRYLAB_TIME_SCALE=%g", scale),
-		"RETRYLAB_SCENARIO=" + sc.Name,
-	}
+		"RETRYLAB_SCENARIO="+sc.Name,
+	)
 }
 
 // exitStatus records how the client ended: its exit code, or the signal

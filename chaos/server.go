@@ -251,7 +251,7 @@ func (e *Env) newServed(c net.Conn, br *bufio.Reader, req *http.Request, body []
 	now := e.now()
 	f.Kind, st.rec.RetryAfter = fault.Stamp(f.Kind, arrived)
 	p := respParams{provider: name, model: st.rec.Model, requestID: st.rec.RequestID, now: now, fault: f,
-		nonStream: !rb.Stream, includeUsage: rb.IncludeUsage, wantsJSON: rb.WantsJSON}
+		asks: rb.Asks()}
 	return &serving{e: e, c: c, st: st, f: f, n: n, p: p, toxicsFirst: readyAt >= n}
 }
 

@@ -79,8 +79,7 @@ func (e *Env) serveSide(c net.Conn, req *http.Request, body []byte, arrived time
 	var resp *response
 	switch {
 	case format != "":
-		p.provider, p.model, p.nonStream, p.includeUsage = format, redactSecrets(rb.Model), !rb.Stream, rb.IncludeUsage
-		p.wantsJSON = rb.WantsJSON
+		p.provider, p.model, p.asks = format, redactSecrets(rb.Model), rb.Asks()
 		resp = okResponse(p)
 	case strings.EqualFold(req.Header.Get("Upgrade"), "websocket"):
 		resp = wire.RefuseUpgrade(p.wire(), reqPath)

@@ -4,26 +4,19 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+
+	"github.com/retrylab/retrylab/internal/wire"
 )
 
-// Which HTTP requests are a client's attempts at an answer mirrors how the
-// mock decides (internal/wire, each format's Answers): POST to
-// /v1/messages, /v1/chat/completions, /v1/responses, or a Gemini model's
-// :generateContent / :streamGenerateContent under /v1beta, /v1 or
-// /v1alpha. Everything else the mock answers beside the answer — a token
-// count (/v1/messages/count_tokens, /v1/responses/input_tokens,
-// :countTokens), a model list, a batch (/v1/messages/batches) — is a side
-// request, never an attempt. The paths match exactly, as the mock matches
-// them; the one allowance is a gateway's base path in front of the version
-// segment (/api/v1/chat/completions), which the mock never sees but a
-// fleet's telemetry does. internal/wire's tests hold the two in step.
-
-// attemptPaths are the answer paths of the OpenAI-style and Anthropic
-// formats.
-var attemptPaths = []string{"/v1/messages", "/v1/chat/completions", "/v1/responses"}
-
-// geminiVersions are the version prefixes of Gemini's model paths.
-var geminiVersions = []string{"/v1beta/models/", "/v1/models/", "/v1alpha/models/"}
+// Which HTTP requests are a client's attempts at an answer is what the
+// mock decides (internal/wire: the format whose Answers holds, found by
+// wire.Recognize): POST to /v1/messages, /v1/chat/completions,
+// /v1/responses, or a Gemini model's :generateContent /
+// :streamGenerateContent. Everything else the mock answers beside the
+// answer (a token count, a model list, a batch) is a side request, never
+// an attempt. The one allowance is a gateway's base path in front of the
+// version segment (/api/v1/chat/completions), which the mock never sees
+// but a fleet's telemetry does.
 
 // AttemptEndpoint reports whether a request with this method and URL (a
 // full URL, or a path with an optional query) asks a provider for an
@@ -33,39 +26,7 @@ func AttemptEndpoint(method, rawURL string) bool {
 	if method != "" && !strings.EqualFold(method, http.MethodPost) {
 		return false
 	}
-	p, ok := urlPath(rawURL)
-	if !ok {
-		return false
-	}
-	for _, cand := range basePaths(p) {
-		if attemptPath(cand) {
-			return true
-		}
-	}
-	return false
-}
-
-// attemptPath reports whether path, with no base path before it, is an
-// answer path.
-func attemptPath(path string) bool {
-	for _, ap := range attemptPaths {
-		if path == ap {
-			return true
-		}
-	}
-	for _, v := range geminiVersions {
-		rest, ok := strings.CutPrefix(path, v)
-		if !ok {
-			continue
-		}
-		i := strings.LastIndexByte(rest, ':')
-		if i <= 0 || strings.Contains(rest[:i], "/") {
-			return false
-		}
-		m := rest[i+1:]
-		return m == "generateContent" || m == "streamGenerateContent"
-	}
-	return false
+	return endpointProvider(rawURL) != ""
 }
 
 // basePaths returns path, then path with a gateway's base path cut off
@@ -108,15 +69,8 @@ func endpointProvider(rawURL string) string {
 		return ""
 	}
 	for _, cand := range basePaths(p) {
-		switch {
-		case cand == "/v1/messages":
-			return "anthropic"
-		case cand == "/v1/chat/completions":
-			return "openai"
-		case cand == "/v1/responses":
-			return "openai-responses"
-		case attemptPath(cand):
-			return "gemini"
+		if name, _, ok := wire.Recognize(http.MethodPost, cand); ok {
+			return name
 		}
 	}
 	return ""

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/retrylab/retrylab/chaos"
+	"github.com/retrylab/retrylab/internal/wire"
 	"github.com/retrylab/retrylab/probe"
 	"github.com/retrylab/retrylab/report"
 	"github.com/retrylab/retrylab/retry"
@@ -305,9 +306,17 @@ func writeProbe(cfg probeConfig, prof *probe.Profile, prov probe.Provider, stdou
 
 // unreachedHint is the hint when the client reached the mock in no probe
 // (exit 2: the client command, not a figure, is what is wrong).
-const unreachedHint = "run the client (--client-cmd, or --client's client.command) by hand: it must send its requests to the base URL it is given " +
-	"(ANTHROPIC_BASE_URL, OPENAI_BASE_URL or GOOGLE_GEMINI_BASE_URL; docs/chaos.md \"External clients\"); " +
+var unreachedHint = "run the client (--client-cmd, or --client's client.command) by hand: it must send its requests to the base URL it is given " +
+	"(" + orList(wire.BaseURLVars()) + "; docs/chaos.md \"External clients\"); " +
 	"each probe's stdout.txt and stderr.txt are in "
+
+// orList joins names as "a, b or c".
+func orList(names []string) string {
+	if len(names) < 2 {
+		return strings.Join(names, "")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
+}
 
 // learntNothingHint is the hint when the client reached the mock but no
 // decision and no figure could be told (exit 2: a profile of nothing is

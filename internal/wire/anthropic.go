@@ -31,6 +31,11 @@ func (anthropic) Answers(method, path string) bool {
 func (anthropic) Route() string        { return "POST " + PathAnthropic }
 func (anthropic) DefaultModel() string { return "claude-haiku-4-5" }
 
+// Client: the SDKs append /v1/messages to ANTHROPIC_BASE_URL.
+func (anthropic) Client() Client {
+	return Client{BaseURLVar: "ANTHROPIC_BASE_URL", KeyVar: "ANTHROPIC_API_KEY", SDKPreset: "anthropic-sdk"}
+}
+
 // Read reads model and stream, and the prompt from messages.
 func (anthropic) Read(_ *url.URL, body []byte) Request { return readMessages(body) }
 

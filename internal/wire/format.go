@@ -55,6 +55,28 @@ type Format interface {
 	// model list, a token count): its status and JSON body ("\n"
 	// included), ok false when the format has no such request.
 	Side(method, path string, p Params) (status int, body string, ok bool)
+	// Client says how a client of this format is pointed at the mock.
+	Client() Client
+}
+
+// Client is a format's side of the client's environment: the variables
+// its official SDKs (and the agents built on them) read to find the
+// provider and its key, and the retry core's preset of that SDK. The
+// harness, the probe and the OTLP mapping ask the formats for these
+// instead of keeping lists of their own.
+type Client struct {
+	// BaseURLVar names the variable that holds the provider's base URL:
+	// ANTHROPIC_BASE_URL.
+	BaseURLVar string
+	// BasePath is what the base URL holds past the server's address: "/v1"
+	// when the SDKs append paths relative to it (OPENAI_BASE_URL), "" when
+	// they append the whole path (/v1/messages).
+	BasePath string
+	// KeyVar names the variable that holds the API key: ANTHROPIC_API_KEY.
+	KeyVar string
+	// SDKPreset names the retry core's preset of the format's official SDK
+	// (retry.Preset): what a scenario's client gets when it names no policy.
+	SDKPreset string
 }
 
 // Request is what the mock reads of a request: what shapes its answer, and
@@ -68,6 +90,32 @@ type Request struct {
 	Tools        bool   // the request offers the model tools (OffersTools)
 }
 
+// Asks is what a request asks of the answer's shape, beside its model: the
+// part of Request a response depends on (Params.Asks). A format that reads
+// a new such flag adds it here and sets it in its Read; the mock passes it
+// on whole.
+type Asks struct {
+	// NonStream is set when the request did not ask for a stream
+	// ("stream" absent or false, the APIs' default): a success is then one
+	// JSON body, as the real APIs answer.
+	NonStream bool
+	// IncludeUsage is the OpenAI chat request's
+	// stream_options.include_usage: every chunk then carries "usage": null
+	// and a last chunk with empty choices carries the usage, before data:
+	// [DONE].
+	IncludeUsage bool
+	// WantsJSON is set when the request asks for a JSON answer (Gemini's
+	// responseMimeType application/json, as Gemini CLI's routing call
+	// does): without a scenario's text, the answer's text is then {}, which
+	// parses, instead of the mock's prose, which a client would retry.
+	WantsJSON bool
+}
+
+// Asks returns what r asks of the answer's shape.
+func (r Request) Asks() Asks {
+	return Asks{NonStream: !r.Stream, IncludeUsage: r.IncludeUsage, WantsJSON: r.WantsJSON}
+}
+
 // OffersTools reports whether a request body offers the model tools: a
 // non-empty top-level "tools" array, where the Anthropic, OpenAI chat,
 // Responses and Gemini APIs all put them.
@@ -78,14 +126,27 @@ func OffersTools(body []byte) bool {
 	return json.Unmarshal(body, &v) == nil && len(v.Tools) > 0
 }
 
-// formats maps a scenario's provider: to its wire format. A new format is
-// one file and one entry here.
-var formats = map[string]Format{
-	ProviderAnthropic: anthropic{},
-	ProviderOpenAI:    openai{},
-	ProviderResponses: responses{},
-	ProviderGemini:    gemini{},
+// registry lists the wire formats by a scenario's provider: name. A new
+// format is one file and one entry here. The order is the order a
+// client's environment lists their variables in (ClientEnv).
+var registry = []struct {
+	name   string
+	format Format
+}{
+	{ProviderAnthropic, anthropic{}},
+	{ProviderOpenAI, openai{}},
+	{ProviderResponses, responses{}},
+	{ProviderGemini, gemini{}},
 }
+
+// formats maps a provider name to its format.
+var formats = func() map[string]Format {
+	m := make(map[string]Format, len(registry))
+	for _, r := range registry {
+		m[r.name] = r.format
+	}
+	return m
+}()
 
 // order is the order formats are tried in when a request is recognised:
 // by name, so that the result never depends on map order.

@@ -73,6 +73,13 @@ func (gemini) Route() string {
 
 func (gemini) DefaultModel() string { return "gemini-2.5-flash" }
 
+// Client: Gemini CLI and @google/genai append /v1beta/models/... to
+// GOOGLE_GEMINI_BASE_URL; the key is GEMINI_API_KEY alone (@google/genai
+// warns when GOOGLE_API_KEY is set too).
+func (gemini) Client() Client {
+	return Client{BaseURLVar: "GOOGLE_GEMINI_BASE_URL", KeyVar: "GEMINI_API_KEY", SDKPreset: "gemini-sdk"}
+}
+
 // Read takes the model from the path (percent-decoded once, invalid UTF-8
 // and control characters replaced, so that a hostile path cannot forge a
 // log line), streams for :streamGenerateContent, the prompt from the

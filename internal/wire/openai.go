@@ -29,6 +29,12 @@ func (openai) Answers(method, path string) bool {
 func (openai) Route() string        { return "POST " + PathOpenAI }
 func (openai) DefaultModel() string { return "gpt-4o-mini" }
 
+// Client: OPENAI_BASE_URL ends in /v1, the SDKs append /chat/completions
+// (and /responses: the Responses format inherits this).
+func (openai) Client() Client {
+	return Client{BaseURLVar: "OPENAI_BASE_URL", BasePath: "/v1", KeyVar: "OPENAI_API_KEY", SDKPreset: "openai-sdk"}
+}
+
 // Read reads model, stream, stream_options.include_usage and the prompt
 // from messages.
 func (openai) Read(_ *url.URL, body []byte) Request { return readMessages(body) }

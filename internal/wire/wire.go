@@ -170,20 +170,8 @@ type Params struct {
 	RequestID string
 	Now       time.Time
 	Fault     Fault
-	// NonStream is set when the request did not ask for a stream
-	// ("stream" absent or false, the APIs' default): a success is then one
-	// JSON body, as the real APIs answer.
-	NonStream bool
-	// IncludeUsage is the OpenAI chat request's
-	// stream_options.include_usage: every chunk then carries "usage": null
-	// and a last chunk with empty choices carries the usage, before data:
-	// [DONE].
-	IncludeUsage bool
-	// WantsJSON is set when the request asks for a JSON answer (Gemini's
-	// responseMimeType application/json, as Gemini CLI's routing call
-	// does): without a scenario's text, the answer's text is then {}, which
-	// parses, instead of the mock's prose, which a client would retry.
-	WantsJSON bool
+	// Asks is what the request asked of the answer's shape.
+	Asks
 	// Models are the scenario's models (its model, escalation ladder and
 	// fallbacks), listed by a model-list side request.
 	Models []string
