@@ -9,6 +9,8 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/retrylab/retrylab/retry"
+	"github.com/retrylab/retrylab/retry/policyfile"
+	"github.com/retrylab/retrylab/retry/preset"
 )
 
 // ClientPolicy is a scenario's client.policy: a preset name, the path of a
@@ -39,16 +41,16 @@ func (cp *ClientPolicy) Encode(v any) error {
 }
 
 // decodeClientPolicy decodes the client.policy node n of the scenario file
-// file; an error is retry's *PolicyError.
+// file; an error is a *policyfile.Error.
 func decodeClientPolicy(n *yaml.Node, file string) (ClientPolicy, error) {
 	for n.Kind == yaml.AliasNode && n.Alias != nil {
 		n = n.Alias
 	}
 	if path, ok := policyPath(n, file); ok {
-		p, err := retry.LoadPolicyFile(path)
+		p, err := policyfile.Load(path)
 		return ClientPolicy{path: path, policy: p}, err
 	}
-	p, err := retry.DecodePolicyNode(n, file)
+	p, err := policyfile.DecodeNode(n, file)
 	return ClientPolicy{policy: p}, err
 }
 
@@ -78,7 +80,7 @@ func (d *decoder) resolvePolicy(n *yaml.Node, sc *Scenario) {
 		sc.Client.Policy = cp
 		return
 	}
-	var pe *retry.PolicyError
+	var pe *policyfile.Error
 	switch {
 	case !errors.As(err, &pe):
 		d.c.Add(n, "client.policy", err.Error(), "use a preset name or an inline policy mapping; see docs/policy.md")
@@ -114,7 +116,7 @@ func policyFor(sc *Scenario) (*retry.Policy, error) {
 	if p := sc.Client.Policy.policy; p != nil {
 		return p, nil
 	}
-	return retry.Preset(sdkPreset(sc.Provider))
+	return preset.Get(sdkPreset(sc.Provider))
 }
 
 // sdkPresets names the official SDK preset of a wire format whose name is

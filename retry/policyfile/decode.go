@@ -1,97 +1,57 @@
-package retry
+package policyfile
 
 import (
-	"errors"
 	"fmt"
-	"io/fs"
-	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/retrylab/retrylab/retry"
+	"github.com/retrylab/retrylab/retry/preset"
+
 	"go.yaml.in/yaml/v3"
 
-	"github.com/retrylab/retrylab/internal/regfile"
 	"github.com/retrylab/retrylab/internal/yamldiag"
 )
 
-// PolicyError is every problem found in a policy: each with its file, line,
-// column and field (e.g. "failureTypes.rate_limit.initialDelay"), what is
-// wrong and what to do about it. Error() reads "file:line:column: field:
-// msg", one problem a line with its hint under it when there are several;
-// callers print Hint() on its own line.
-type PolicyError struct {
-	problems yamldiag.List
-}
-
-var _ error = (*PolicyError)(nil)
-
-func (e *PolicyError) Error() string { return e.problems.Error() }
-
-// Hint says what to do next: the problem's own hint when there is one,
-// else what to do about them all (each hint is in Error's text then).
-func (e *PolicyError) Hint() string {
-	return e.problems.Hint("fix the problems above; docs/policy.md lists the fields and their values")
-}
-
-// Problems returns each problem, in position order.
-func (e *PolicyError) Problems() yamldiag.List { return e.problems }
-
-// policyError is a PolicyError of one problem, in file, at no line.
-func policyError(file, msg, hint string) *PolicyError {
-	c := newCollector(file)
-	c.AddAt(0, 0, "", msg, hint)
-	return &PolicyError{c.List()}
-}
-
-// newCollector collects the problems of the policy file file ("policy"
-// when it has no name).
-func newCollector(file string) *yamldiag.Collector {
-	if file == "" {
-		file = "policy"
-	}
-	return yamldiag.New(file)
-}
-
-// ParsePolicy parses a policy YAML document (see the package doc for the
+// Parse parses a policy YAML document (see the package doc for the
 // schema). file names the source in errors. Unknown keys, bad durations,
 // unknown enum values and out-of-range numbers are errors naming
 // file:line:column and the field, with a hint; every problem is reported
-// at once, as one *PolicyError.
-func ParsePolicy(data []byte, file string) (*Policy, error) {
+// at once, as one *Error.
+func Parse(data []byte, file string) (*retry.Policy, error) {
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
 		line, msg := yamldiag.Syntax(err)
 		c := newCollector(file)
 		c.AddAt(line, 0, "", msg, "the policy file must be valid YAML")
-		return nil, &PolicyError{c.List()}
+		return nil, &Error{c.List()}
 	}
 	if doc.Kind == 0 || len(doc.Content) == 0 {
 		c := newCollector(file)
 		c.AddAt(1, 0, "", "empty policy", "write `preset: forgeflare` or a mapping of policy fields")
-		return nil, &PolicyError{c.List()}
+		return nil, &Error{c.List()}
 	}
-	return DecodePolicyNode(doc.Content[0], file)
+	return DecodeNode(doc.Content[0], file)
 }
 
-// DecodePolicyNode decodes a policy from a YAML node: a scalar preset name,
+// DecodeNode decodes a policy from a YAML node: a scalar preset name,
 // or a mapping of policy fields that may start from `preset: NAME` and
 // override it. file names the source in errors; every problem is reported
-// at once, as one *PolicyError.
-func DecodePolicyNode(n *yaml.Node, file string) (*Policy, error) {
+// at once, as one *Error.
+func DecodeNode(n *yaml.Node, file string) (*retry.Policy, error) {
 	d := &decoder{c: newCollector(file)}
 	p := d.policyNode(n)
 	if d.c.Len() > 0 {
-		return nil, &PolicyError{d.c.List()}
+		return nil, &Error{d.c.List()}
 	}
 	return p, nil
 }
 
-// policyNode is DecodePolicyNode's decision on the node's shape.
-func (d *decoder) policyNode(n *yaml.Node) *Policy {
+// policyNode is DecodeNode's decision on the node's shape.
+func (d *decoder) policyNode(n *yaml.Node) *retry.Policy {
 	if n == nil || n.Kind == 0 {
-		d.errf(nil, "", "no policy given", "write a preset name ("+strings.Join(PresetNames(), ", ")+") or a mapping")
+		d.errf(nil, "", "no policy given", "write a preset name ("+strings.Join(preset.Names(), ", ")+") or a mapping")
 		return nil
 	}
 	if n.Kind == yaml.DocumentNode && len(n.Content) > 0 {
@@ -278,14 +238,14 @@ var strategyFields = []string{"retry", "maxAttempts", "maxRetries", "initialDela
 	"kind", "jitter", "jitterFraction", "respectRetryAfter"}
 
 // preset decodes a preset name at n.
-func (d *decoder) preset(n *yaml.Node, path string) *Policy {
+func (d *decoder) preset(n *yaml.Node, path string) *retry.Policy {
 	s, ok := d.scalar(n, path)
 	if !ok {
 		return nil
 	}
-	p, err := Preset(s)
+	p, err := preset.Get(s)
 	if err != nil {
-		d.errf(n, path, fmt.Sprintf("unknown preset %q", s), "valid presets: "+strings.Join(PresetNames(), ", "))
+		d.errf(n, path, fmt.Sprintf("unknown preset %q", s), "valid presets: "+strings.Join(preset.Names(), ", "))
 		return nil
 	}
 	return p
@@ -294,18 +254,18 @@ func (d *decoder) preset(n *yaml.Node, path string) *Policy {
 // policy decodes a policy mapping: its preset (or the custom base), then
 // each group of fields over it, in a fixed order (a later group overrides
 // an earlier one: failureTypes wins over all, all over default).
-func (d *decoder) policy(n *yaml.Node) *Policy {
+func (d *decoder) policy(n *yaml.Node) *retry.Policy {
 	f, _ := d.fields(n, "", policyFields)
-	p := &Policy{Name: "custom", Enabled: true,
-		Default:      Strategy{MaxAttempts: 1, Multiplier: 2, Kind: Exponential, Jitter: NoJitter},
-		FailureTypes: map[FailureType]Strategy{}, StatusRetry: map[int]bool{}}
+	p := &retry.Policy{Name: "custom", Enabled: true,
+		Default:      retry.Strategy{MaxAttempts: 1, Multiplier: 2, Kind: retry.Exponential, Jitter: retry.NoJitter},
+		FailureTypes: map[retry.FailureType]retry.Strategy{}, StatusRetry: map[int]bool{}}
 	if v, ok := f["preset"]; ok {
 		if base := d.preset(v, "preset"); base != nil {
 			p = base.Clone()
 		}
 	}
 	d.globals(f, p)
-	set(f, "default", "", &p.Default, func(n *yaml.Node, path string) (Strategy, bool) { return d.strategy(n, path, p.Default), true })
+	set(f, "default", "", &p.Default, func(n *yaml.Node, path string) (retry.Strategy, bool) { return d.strategy(n, path, p.Default), true })
 	if top := topStrategy(n); top != nil {
 		d.strategyOverride(top, "").applyAll(p)
 	}
@@ -347,8 +307,8 @@ func (d *decoder) policy(n *yaml.Node) *Policy {
 // verdict on it would be wrong. An unknown limit (maxRetries: unknown) is
 // not a contradiction; a global maxAttempts cap of 1 is a deliberate
 // switch and is not looked at.
-func (d *decoder) checkRetryLimits(n *yaml.Node, f map[string]*yaml.Node, p *Policy) {
-	check := func(m *yaml.Node, path string, s Strategy) {
+func (d *decoder) checkRetryLimits(n *yaml.Node, f map[string]*yaml.Node, p *retry.Policy) {
+	check := func(m *yaml.Node, path string, s retry.Strategy) {
 		r := strategyKey(m, "retry")
 		var retry bool
 		if r == nil || r.Decode(&retry) != nil || !retry || !s.Retry || s.MaxAttempts > 1 || s.LimitUnknown {
@@ -368,7 +328,7 @@ func (d *decoder) checkRetryLimits(n *yaml.Node, f map[string]*yaml.Node, p *Pol
 	if v, ok := f["failureTypes"]; ok && v.Kind == yaml.MappingNode {
 		for i := 0; i+1 < len(v.Content); i += 2 {
 			k := v.Content[i].Value
-			if s, ok := p.FailureTypes[FailureType(k)]; ok {
+			if s, ok := p.FailureTypes[retry.FailureType(k)]; ok {
 				check(v.Content[i+1], join("failureTypes", k), s)
 			}
 		}
@@ -390,7 +350,7 @@ func strategyKey(m *yaml.Node, key string) *yaml.Node {
 
 // globals reads the policy-wide scalars: name, the switches, the time
 // limits, exponentStart and the caps.
-func (d *decoder) globals(f map[string]*yaml.Node, p *Policy) {
+func (d *decoder) globals(f map[string]*yaml.Node, p *retry.Policy) {
 	set(f, "name", "", &p.Name, d.scalar)
 	bools := []struct {
 		key string
@@ -409,7 +369,7 @@ func (d *decoder) globals(f map[string]*yaml.Node, p *Policy) {
 }
 
 // statusRetry reads the statusRetry mapping: HTTP status → retry or not.
-func (d *decoder) statusRetry(v *yaml.Node, p *Policy) {
+func (d *decoder) statusRetry(v *yaml.Node, p *retry.Policy) {
 	m, order := d.fields(v, "statusRetry", nil)
 	for _, k := range order {
 		path := join("statusRetry", k)
@@ -426,7 +386,7 @@ func (d *decoder) statusRetry(v *yaml.Node, p *Policy) {
 
 // failureTypes reads the failureTypes mapping: each a strategy over the
 // one the policy has so far for that type.
-func (d *decoder) failureTypes(v *yaml.Node, p *Policy) {
+func (d *decoder) failureTypes(v *yaml.Node, p *retry.Policy) {
 	m, order := d.fields(v, "failureTypes", nil)
 	for _, k := range order {
 		path := join("failureTypes", k)
@@ -434,14 +394,18 @@ func (d *decoder) failureTypes(v *yaml.Node, p *Policy) {
 			d.errf(keyNode(v, k), path, "unknown failure type", "valid types: "+strings.Join(failureTypeNames(), ", "))
 			continue
 		}
-		ft := FailureType(k)
-		p.FailureTypes[ft] = d.strategy(m[k], path, p.rawStrategy(ft))
+		ft := retry.FailureType(k)
+		s, ok := p.FailureTypes[ft]
+		if !ok {
+			s = p.Default // as configured: the global caps apply when the loop reads it
+		}
+		p.FailureTypes[ft] = d.strategy(m[k], path, s)
 	}
 }
 
 // escalation reads the escalation mapping: afterRetries, onContextLimit,
 // ladder, maxCost.
-func (d *decoder) escalation(v *yaml.Node, p *Policy) {
+func (d *decoder) escalation(v *yaml.Node, p *retry.Policy) {
 	m, _ := d.fields(v, "escalation", []string{"afterRetries", "onContextLimit", "ladder", "maxCost"})
 	set(m, "afterRetries", "escalation", &p.Escalation.AfterRetries, d.intMin(0))
 	set(m, "onContextLimit", "escalation", &p.Escalation.OnContextLimit, d.boolean)
@@ -454,7 +418,7 @@ func (d *decoder) escalation(v *yaml.Node, p *Policy) {
 }
 
 // fallback reads the fallback mapping (Plandex's chain).
-func (d *decoder) fallback(v *yaml.Node, p *Policy) {
+func (d *decoder) fallback(v *yaml.Node, p *retry.Policy) {
 	m, _ := d.fields(v, "fallback", []string{"enabled", "maxRetriesWithoutFallback", "additionalAttempts"})
 	set(m, "enabled", "fallback", &p.Fallback.Enabled, d.boolean)
 	set(m, "maxRetriesWithoutFallback", "fallback", &p.Fallback.MaxRetriesWithoutFallback, d.intMin(0))
@@ -512,7 +476,7 @@ func topStrategy(n *yaml.Node) *yaml.Node {
 // retrylab's own failure types. Every strategy stops retrying by type and
 // the preset's per-status overrides are dropped; statusRetry and
 // failureTypes in the same mapping apply on top of the list.
-func (d *decoder) retryableErrors(v *yaml.Node, p *Policy) {
+func (d *decoder) retryableErrors(v *yaml.Node, p *retry.Policy) {
 	if v.Kind != yaml.SequenceNode {
 		d.errf(v, "retryableErrors", "must be a list", "write e.g. [rate_limit, server_error, timeout]")
 		return
@@ -522,7 +486,7 @@ func (d *decoder) retryableErrors(v *yaml.Node, p *Policy) {
 		switch {
 		case item.Kind != yaml.ScalarNode:
 			d.errf(item, "retryableErrors", "must be a list of failure type names", "write e.g. [rate_limit, server_error, timeout]")
-		case !contains(epicNames, item.Value) && !knownFailureType(item.Value):
+		case !contains(retry.EpicNames(), item.Value) && !knownFailureType(item.Value):
 			d.errf(item, "retryableErrors", fmt.Sprintf("unknown failure type %q", item.Value), "valid types: "+strings.Join(listNames(), ", "))
 		case !contains(names, item.Value):
 			names = append(names, item.Value)
@@ -533,7 +497,7 @@ func (d *decoder) retryableErrors(v *yaml.Node, p *Policy) {
 	for ft, s := range p.FailureTypes {
 		// A logical failure is US-002's, not an error seed 004's
 		// ErrorClassifier sees: the list leaves it as it was.
-		if ft != LogicalFailure {
+		if ft != retry.LogicalFailure {
 			s.Retry = false
 			p.FailureTypes[ft] = s
 		}
@@ -544,7 +508,7 @@ func (d *decoder) retryableErrors(v *yaml.Node, p *Policy) {
 // listNames are the names retryableErrors takes: seed 004's, then
 // retrylab's failure types that seed 004 does not have.
 func listNames() []string {
-	out := slices.Clone(epicNames)
+	out := retry.EpicNames()
 	for _, n := range failureTypeNames() {
 		if !contains(out, n) {
 			out = append(out, n)
@@ -554,8 +518,8 @@ func listNames() []string {
 }
 
 func failureTypeNames() []string {
-	names := make([]string, len(FailureTypes))
-	for i, ft := range FailureTypes {
+	names := make([]string, len(retry.FailureTypes))
+	for i, ft := range retry.FailureTypes {
 		names[i] = string(ft)
 	}
 	return names
@@ -579,14 +543,14 @@ type ruleEnum struct {
 }
 
 // retryAfterRules are the retryAfter rules written as words.
-func retryAfterRules(ra *RetryAfter) []ruleEnum {
+func retryAfterRules(ra *retry.RetryAfter) []ruleEnum {
 	return []ruleEnum{
 		{"header", "header rule", "use both (retry-after-ms, then retry-after) or retry-after (retry-after only)",
-			&ra.Header, map[string]string{"both": "", HeaderRetryAfter: HeaderRetryAfter}},
+			&ra.Header, map[string]string{"both": "", retry.HeaderRetryAfter: retry.HeaderRetryAfter}},
 		{"zero", "rule", "use immediate (retry at once), backoff, or auto (backoff when maxUsable is set, else at once)",
-			&ra.Zero, map[string]string{ZeroImmediate: ZeroImmediate, ZeroBackoff: ZeroBackoff, "auto": ""}},
+			&ra.Zero, map[string]string{retry.ZeroImmediate: retry.ZeroImmediate, retry.ZeroBackoff: retry.ZeroBackoff, "auto": ""}},
 		{"negative", "rule", "use zero (read as 0), backoff, or standard (a date in the past is 0, a negative number is ignored)",
-			&ra.Negative, map[string]string{NegativeZero: NegativeZero, NegativeBackoff: NegativeBackoff, "standard": ""}},
+			&ra.Negative, map[string]string{retry.NegativeZero: retry.NegativeZero, retry.NegativeBackoff: retry.NegativeBackoff, "standard": ""}},
 	}
 }
 
@@ -605,7 +569,7 @@ func (d *decoder) rule(e ruleEnum) func(*yaml.Node, string) (string, bool) {
 	}
 }
 
-func (d *decoder) retryAfter(v *yaml.Node, p *Policy) {
+func (d *decoder) retryAfter(v *yaml.Node, p *retry.Policy) {
 	m, _ := d.fields(v, "retryAfter", []string{"respect", "header", "padding", "cap", "ceiling", "maxUsable",
 		"integerOnly", "zeroMsDefers", "zero", "negative", "message", "jitter", "floor", "requiredFor", "nominalFloor", "integerPart", "noDate"})
 	ra := &p.RetryAfter
@@ -613,7 +577,7 @@ func (d *decoder) retryAfter(v *yaml.Node, p *Policy) {
 		set(m, e.key, "retryAfter", e.dst, d.rule(e))
 	}
 	var o strategyOverride
-	override(&o, m, "respect", "retryAfter", d.boolean, func(s *Strategy, b bool) { s.RespectRetryAfter = b })
+	override(&o, m, "respect", "retryAfter", d.boolean, func(s *retry.Strategy, b bool) { s.RespectRetryAfter = b })
 	o.applyAll(p)
 	set(m, "padding", "retryAfter", &ra.Padding, d.floatIn(0, 10))
 	set(m, "cap", "retryAfter", &ra.Cap, d.duration)
@@ -633,31 +597,31 @@ func (d *decoder) retryAfter(v *yaml.Node, p *Policy) {
 }
 
 // typeList reads a list of failure type names.
-func (d *decoder) typeList(n *yaml.Node, path string) []FailureType {
+func (d *decoder) typeList(n *yaml.Node, path string) []retry.FailureType {
 	if n.Kind != yaml.SequenceNode {
 		d.errf(n, path, "must be a list", "write e.g. [rate_limit]")
 		return nil
 	}
-	var out []FailureType
+	var out []retry.FailureType
 	for _, item := range n.Content {
 		if item.Kind != yaml.ScalarNode || !knownFailureType(item.Value) {
 			d.errf(item, path, fmt.Sprintf("unknown failure type %q", item.Value), "valid types: "+strings.Join(failureTypeNames(), ", "))
 			continue
 		}
-		out = append(out, FailureType(item.Value))
+		out = append(out, retry.FailureType(item.Value))
 	}
 	return out
 }
 
-var kinds = []string{string(Exponential), string(Linear), string(Constant), string(NoBackoff)}
-var jitters = []string{string(NoJitter), string(FullJitter), string(EqualJitter), string(DecorrelatedJitter),
-	string(ProportionalJitter), string(SDKJitter), string(AdditiveJitter)}
+var kinds = []string{string(retry.Exponential), string(retry.Linear), string(retry.Constant), string(retry.NoBackoff)}
+var jitters = []string{string(retry.NoJitter), string(retry.FullJitter), string(retry.EqualJitter), string(retry.DecorrelatedJitter),
+	string(retry.ProportionalJitter), string(retry.SDKJitter), string(retry.AdditiveJitter)}
 
 // strategyOverride is what a strategy mapping sets, decoded once (its
 // problems reported once) and applied to as many strategies as it covers.
-type strategyOverride []func(*Strategy)
+type strategyOverride []func(*retry.Strategy)
 
-func (o strategyOverride) apply(s Strategy) Strategy {
+func (o strategyOverride) apply(s retry.Strategy) retry.Strategy {
 	for _, f := range o {
 		f(&s)
 	}
@@ -666,7 +630,7 @@ func (o strategyOverride) apply(s Strategy) Strategy {
 
 // applyAll applies o to the policy's default and each failure type's
 // strategy.
-func (o strategyOverride) applyAll(p *Policy) {
+func (o strategyOverride) applyAll(p *retry.Policy) {
 	if len(o) == 0 {
 		return
 	}
@@ -677,7 +641,7 @@ func (o strategyOverride) applyAll(p *Policy) {
 }
 
 // override adds to o the setting of m[key], when present and good.
-func override[T any](o *strategyOverride, m map[string]*yaml.Node, key, path string, dec func(*yaml.Node, string) (T, bool), apply func(*Strategy, T)) {
+func override[T any](o *strategyOverride, m map[string]*yaml.Node, key, path string, dec func(*yaml.Node, string) (T, bool), apply func(*retry.Strategy, T)) {
 	var v T
 	ok := false
 	set(m, key, path, &v, func(n *yaml.Node, p string) (T, bool) {
@@ -686,7 +650,7 @@ func override[T any](o *strategyOverride, m map[string]*yaml.Node, key, path str
 		return x, good
 	})
 	if ok {
-		*o = append(*o, func(s *Strategy) { apply(s, v) })
+		*o = append(*o, func(s *retry.Strategy) { apply(s, v) })
 	}
 }
 
@@ -703,7 +667,7 @@ func (d *decoder) oneOf(what string, values []string) func(*yaml.Node, string) (
 }
 
 // strategy overrides s with the fields present in n.
-func (d *decoder) strategy(n *yaml.Node, path string, s Strategy) Strategy {
+func (d *decoder) strategy(n *yaml.Node, path string, s retry.Strategy) retry.Strategy {
 	return d.strategyOverride(n, path).apply(s)
 }
 
@@ -716,31 +680,31 @@ func (d *decoder) strategyOverride(n *yaml.Node, path string) strategyOverride {
 		}
 	}
 	var o strategyOverride
-	override(&o, m, "retry", path, d.boolean, func(s *Strategy, v bool) { s.Retry = v })
-	override(&o, m, "maxAttempts", path, orUnknown(d.intMin(1)), func(s *Strategy, v unknownOr[int]) {
+	override(&o, m, "retry", path, d.boolean, func(s *retry.Strategy, v bool) { s.Retry = v })
+	override(&o, m, "maxAttempts", path, orUnknown(d.intMin(1)), func(s *retry.Strategy, v unknownOr[int]) {
 		s.LimitUnknown = v.unknown
 		if !v.unknown {
 			s.MaxAttempts = v.v
 		}
 	})
-	override(&o, m, "maxRetries", path, orUnknown(d.intMin(0)), func(s *Strategy, v unknownOr[int]) {
+	override(&o, m, "maxRetries", path, orUnknown(d.intMin(0)), func(s *retry.Strategy, v unknownOr[int]) {
 		s.LimitUnknown = v.unknown
 		if !v.unknown {
 			s.MaxAttempts = v.v + 1
 		}
 	})
-	override(&o, m, "initialDelay", path, orUnknown(d.duration), func(s *Strategy, v unknownOr[time.Duration]) {
+	override(&o, m, "initialDelay", path, orUnknown(d.duration), func(s *retry.Strategy, v unknownOr[time.Duration]) {
 		s.WaitsUnknown = v.unknown
 		if !v.unknown {
 			s.InitialDelay = v.v
 		}
 	})
-	override(&o, m, "maxDelay", path, d.duration, func(s *Strategy, v time.Duration) { s.MaxDelay = v })
-	override(&o, m, "multiplier", path, d.floatIn(0, 100), func(s *Strategy, v float64) { s.Multiplier = v })
-	override(&o, m, "jitterFraction", path, d.floatIn(0, 1), func(s *Strategy, v float64) { s.JitterFraction = v })
-	override(&o, m, "respectRetryAfter", path, d.boolean, func(s *Strategy, v bool) { s.RespectRetryAfter = v })
-	override(&o, m, "kind", path, d.oneOf("backoff kind", kinds), func(s *Strategy, v string) { s.Kind = Kind(v) })
-	override(&o, m, "jitter", path, d.oneOf("jitter", jitters), func(s *Strategy, v string) { s.Jitter = Jitter(v) })
+	override(&o, m, "maxDelay", path, d.duration, func(s *retry.Strategy, v time.Duration) { s.MaxDelay = v })
+	override(&o, m, "multiplier", path, d.floatIn(0, 100), func(s *retry.Strategy, v float64) { s.Multiplier = v })
+	override(&o, m, "jitterFraction", path, d.floatIn(0, 1), func(s *retry.Strategy, v float64) { s.JitterFraction = v })
+	override(&o, m, "respectRetryAfter", path, d.boolean, func(s *retry.Strategy, v bool) { s.RespectRetryAfter = v })
+	override(&o, m, "kind", path, d.oneOf("backoff kind", kinds), func(s *retry.Strategy, v string) { s.Kind = retry.Kind(v) })
+	override(&o, m, "jitter", path, d.oneOf("jitter", jitters), func(s *retry.Strategy, v string) { s.Jitter = retry.Jitter(v) })
 	return o
 }
 
@@ -762,181 +726,12 @@ func orUnknown[T any](dec func(*yaml.Node, string) (T, bool)) func(*yaml.Node, s
 	}
 }
 
-// String renders p in the policy YAML schema (for `chaos validate`, docs and
-// golden files). The output parses back to a Policy with the same String.
-func (p *Policy) String() string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "name: %s\nenabled: %t\n", p.Name, p.Enabled)
-	if p.MaxElapsed > 0 {
-		fmt.Fprintf(&b, "maxElapsed: %s\n", p.MaxElapsed)
-	}
-	if p.AttemptTimeout > 0 {
-		fmt.Fprintf(&b, "attemptTimeout: %s\n", p.AttemptTimeout)
-	}
-	if p.ClientTimeoutFinal {
-		b.WriteString("clientTimeoutFinal: true\n")
-	}
-	b.WriteString(capsString(p))
-	fmt.Fprintf(&b, "exponentStart: %d\nstreamErrors: %t\n", p.ExponentStart, p.StreamErrors)
-	if p.StreamTransient {
-		b.WriteString("streamTransient: true\n")
-	}
-	fmt.Fprintf(&b, "honorShouldRetry: %t\nallowIrreversible: %t\n", p.HonorShouldRetry, p.AllowIrreversible)
-	if p.RetryableErrors != nil {
-		fmt.Fprintf(&b, "retryableErrors: [%s]\n", strings.Join(p.RetryableErrors, ", "))
-	}
-	if len(p.StatusRetry) > 0 {
-		b.WriteString("statusRetry:\n")
-		var sts []int
-		for st := range p.StatusRetry {
-			sts = append(sts, st)
-		}
-		sort.Ints(sts)
-		for _, st := range sts {
-			fmt.Fprintf(&b, "  %d: %t\n", st, p.StatusRetry[st])
+// knownFailureType reports whether s names a failure type.
+func knownFailureType(s string) bool {
+	for _, ft := range retry.FailureTypes {
+		if string(ft) == s {
+			return true
 		}
 	}
-	b.WriteString(resendsString(p))
-	fmt.Fprintf(&b, "retryAfter: {%s}\n", retryAfterString(p.RetryAfter))
-	fmt.Fprintf(&b, "default: %s\n", strategyString(p.Default))
-	if len(p.FailureTypes) > 0 {
-		b.WriteString("failureTypes:\n")
-		for _, ft := range sortedTypes(p.FailureTypes) {
-			fmt.Fprintf(&b, "  %s: %s\n", ft, strategyString(p.FailureTypes[ft]))
-		}
-	}
-	b.WriteString(escalationString(p.Escalation))
-	fb := p.Fallback
-	if fb.AdditionalAttempts < 1 {
-		fb.AdditionalAttempts = 1
-	}
-	fmt.Fprintf(&b, "fallback: {enabled: %t, maxRetriesWithoutFallback: %d, additionalAttempts: %d}\n",
-		fb.Enabled, fb.MaxRetriesWithoutFallback, fb.AdditionalAttempts)
-	return b.String()
-}
-
-// capsString renders the global caps, when set.
-func capsString(p *Policy) string {
-	var s string
-	if p.MaxAttempts > 0 {
-		s += fmt.Sprintf("maxAttempts: %d\n", p.MaxAttempts)
-	}
-	if p.MaxDelay > 0 {
-		s += fmt.Sprintf("maxDelay: %s\n", p.MaxDelay)
-	}
-	return s
-}
-
-// escalationString renders the escalation line; the ladder and the cost
-// cap only when set.
-func escalationString(e Escalation) string {
-	s := fmt.Sprintf("escalation: {afterRetries: %d, onContextLimit: %t", e.AfterRetries, e.OnContextLimit)
-	if len(e.Ladder) > 0 {
-		s += fmt.Sprintf(", ladder: [%s]", strings.Join(e.Ladder, ", "))
-	}
-	if e.MaxCost > 0 {
-		s += fmt.Sprintf(", maxCost: %v", e.MaxCost)
-	}
-	return s + "}\n"
-}
-
-// retryAfterString renders ra's fields; the rules added after the first
-// five only when they are not the default, to keep renderings short.
-func retryAfterString(ra RetryAfter) string {
-	s := fmt.Sprintf("padding: %v, cap: %s, ceiling: %s, maxUsable: %s, integerOnly: %t",
-		ra.Padding, ra.Cap, ra.Ceiling, ra.MaxUsable, ra.IntegerOnly)
-	if ra.Header != "" {
-		s += ", header: " + ra.Header
-	}
-	if ra.ZeroMsDefers {
-		s += ", zeroMsDefers: true"
-	}
-	if ra.Jitter != 0 {
-		s += fmt.Sprintf(", jitter: %v", ra.Jitter)
-	}
-	if ra.Floor {
-		s += ", floor: true"
-	}
-	if ra.NominalFloor {
-		s += ", nominalFloor: true"
-	}
-	if ra.IntegerPart {
-		s += ", integerPart: true"
-	}
-	if ra.NoDate {
-		s += ", noDate: true"
-	}
-	if len(ra.RequiredFor) > 0 {
-		names := make([]string, len(ra.RequiredFor))
-		for i, ft := range ra.RequiredFor {
-			names[i] = string(ft)
-		}
-		s += ", requiredFor: [" + strings.Join(names, ", ") + "]"
-	}
-	if ra.Zero != "" {
-		s += ", zero: " + ra.Zero
-	}
-	if ra.Negative != "" {
-		s += ", negative: " + ra.Negative
-	}
-	if ra.Message {
-		s += ", message: true"
-	}
-	return s
-}
-
-func strategyString(s Strategy) string {
-	kind, jit := s.Kind, s.Jitter
-	if kind == "" {
-		kind = Exponential
-	}
-	if jit == "" {
-		jit = NoJitter
-	}
-	attempts, initial := fmt.Sprint(max(s.MaxAttempts, 1)), s.InitialDelay.String()
-	if s.LimitUnknown {
-		attempts = "unknown"
-	}
-	if s.WaitsUnknown {
-		initial = "unknown"
-	}
-	return fmt.Sprintf("{retry: %t, maxAttempts: %s, initialDelay: %s, maxDelay: %s, multiplier: %v, kind: %s, jitter: %s, jitterFraction: %v, respectRetryAfter: %t}",
-		s.Retry, attempts, initial, s.MaxDelay, s.Multiplier, kind, jit, s.JitterFraction, s.RespectRetryAfter)
-}
-
-// LoadPolicyFile reads and parses the policy file at path (a per-project
-// policy, seed 004 US-004). A file that cannot be read is a *PolicyError
-// naming it, with a hint; errors inside it name path:line and the field.
-// A relative path is the caller's to resolve (a scenario's is relative to
-// the scenario file).
-func LoadPolicyFile(path string) (*Policy, error) {
-	fail := func(msg, help string) (*Policy, error) {
-		return nil, policyError(path, msg, help)
-	}
-	readHelp := "give the path of a policy YAML file, or a preset name: " + strings.Join(PresetNames(), ", ")
-	// Only a regular file is opened: opening a FIFO would block, and a
-	// device such as /dev/zero never ends.
-	data, err := regfile.ReadFile(path, MaxPolicyFileBytes)
-	var nr *regfile.NotRegularError
-	var tl *regfile.TooLargeError
-	switch {
-	case errors.As(err, &nr):
-		return fail(nr.Problem(), readHelp+" (a FIFO would wait for a writer and a device may never end, so neither is opened)")
-	case errors.As(err, &tl):
-		return fail(fmt.Sprintf("the policy file is over the %d-byte limit", MaxPolicyFileBytes),
-			"a policy is a few dozen lines; check that the path names a policy file")
-	case err != nil:
-		return fail("cannot read the policy file: "+pathErrMsg(err), readHelp)
-	}
-	return ParsePolicy(data, path)
-}
-
-// MaxPolicyFileBytes bounds what LoadPolicyFile reads.
-const MaxPolicyFileBytes = 1 << 20
-
-func pathErrMsg(err error) string {
-	if pe := (*fs.PathError)(nil); errors.As(err, &pe) {
-		return pe.Err.Error()
-	}
-	return err.Error()
+	return false
 }
