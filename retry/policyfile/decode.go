@@ -4,14 +4,12 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"time"
-
-	"github.com/retrylab/retrylab/retry"
-	"github.com/retrylab/retrylab/retry/preset"
 
 	"go.yaml.in/yaml/v3"
 
 	"github.com/retrylab/retrylab/internal/yamldiag"
+	"github.com/retrylab/retrylab/retry"
+	"github.com/retrylab/retrylab/retry/preset"
 )
 
 // Parse parses a policy YAML document (see the package doc for the
@@ -125,101 +123,6 @@ func (d *decoder) scalar(n *yaml.Node, path string) (string, bool) {
 		return "", false
 	}
 	return n.Value, true
-}
-
-// The value decisions, pure: each returns the value, or why not (msg) and
-// what to do (hint).
-
-func parseDuration(s string) (v time.Duration, msg, hint string) {
-	v, err := time.ParseDuration(s)
-	switch {
-	case err != nil && s == "0":
-		return 0, "", ""
-	case err != nil:
-		return 0, fmt.Sprintf("bad duration %q", s), "use a number with a unit, like 500ms, 2s or 1m30s"
-	case v < 0:
-		return 0, fmt.Sprintf("negative duration %q", s), "use 0 or a positive duration"
-	}
-	return v, "", ""
-}
-
-func parseInteger(s string, min int) (v int, msg, hint string) {
-	v, err := strconv.Atoi(s)
-	switch {
-	case err != nil:
-		return 0, fmt.Sprintf("bad integer %q", s), "use a whole number"
-	case v < min:
-		return 0, fmt.Sprintf("%d is below the minimum %d", v, min), fmt.Sprintf("use a number ≥ %d", min)
-	}
-	return v, "", ""
-}
-
-func parseFloat(s string, min, max float64) (v float64, msg, hint string) {
-	v, err := strconv.ParseFloat(s, 64)
-	switch {
-	case err != nil || v != v:
-		return 0, fmt.Sprintf("bad number %q", s), "use a number like 0.1 or 2"
-	case v < min || v > max:
-		return 0, fmt.Sprintf("%v is out of range", v), fmt.Sprintf("use a number between %v and %v", min, max)
-	}
-	return v, "", ""
-}
-
-// value decodes the scalar n with parse, recording its problem.
-func value[T any](d *decoder, n *yaml.Node, path string, parse func(string) (T, string, string)) (T, bool) {
-	var zero T
-	s, ok := d.scalar(n, path)
-	if !ok {
-		return zero, false
-	}
-	v, msg, hint := parse(s)
-	if msg != "" {
-		d.errf(n, path, msg, hint)
-		return zero, false
-	}
-	return v, true
-}
-
-func (d *decoder) duration(n *yaml.Node, path string) (time.Duration, bool) {
-	return value(d, n, path, parseDuration)
-}
-
-func (d *decoder) boolean(n *yaml.Node, path string) (bool, bool) {
-	return value(d, n, path, func(s string) (bool, string, string) {
-		var b bool
-		if err := n.Decode(&b); err != nil {
-			return false, fmt.Sprintf("bad boolean %q", s), "use true or false"
-		}
-		return b, "", ""
-	})
-}
-
-func (d *decoder) integer(n *yaml.Node, path string, min int) (int, bool) {
-	return value(d, n, path, func(s string) (int, string, string) { return parseInteger(s, min) })
-}
-
-func (d *decoder) float(n *yaml.Node, path string, min, max float64) (float64, bool) {
-	return value(d, n, path, func(s string) (float64, string, string) { return parseFloat(s, min, max) })
-}
-
-// set decodes m[key], when present, into *dst with dec; a bad value leaves
-// *dst as it was.
-func set[T any](m map[string]*yaml.Node, key, path string, dst *T, dec func(*yaml.Node, string) (T, bool)) {
-	if n, ok := m[key]; ok {
-		if v, ok := dec(n, join(path, key)); ok {
-			*dst = v
-		}
-	}
-}
-
-// intMin is d.integer with a minimum, for set.
-func (d *decoder) intMin(min int) func(*yaml.Node, string) (int, bool) {
-	return func(n *yaml.Node, path string) (int, bool) { return d.integer(n, path, min) }
-}
-
-// floatIn is d.float with bounds, for set.
-func (d *decoder) floatIn(min, max float64) func(*yaml.Node, string) (float64, bool) {
-	return func(n *yaml.Node, path string) (float64, bool) { return d.float(n, path, min, max) }
 }
 
 var policyFields = []string{"preset", "name", "enabled", "maxElapsed", "attemptTimeout", "clientTimeoutFinal", "exponentStart",
@@ -505,26 +408,6 @@ func (d *decoder) retryableErrors(v *yaml.Node, p *retry.Policy) {
 	p.StatusRetry = map[int]bool{}
 }
 
-// listNames are the names retryableErrors takes: seed 004's, then
-// retrylab's failure types that seed 004 does not have.
-func listNames() []string {
-	out := retry.EpicNames()
-	for _, n := range failureTypeNames() {
-		if !contains(out, n) {
-			out = append(out, n)
-		}
-	}
-	return out
-}
-
-func failureTypeNames() []string {
-	names := make([]string, len(retry.FailureTypes))
-	for i, ft := range retry.FailureTypes {
-		names[i] = string(ft)
-	}
-	return names
-}
-
 func keyNode(m *yaml.Node, key string) *yaml.Node {
 	for i := 0; i+1 < len(m.Content); i += 2 {
 		if m.Content[i].Value == key {
@@ -532,41 +415,6 @@ func keyNode(m *yaml.Node, key string) *yaml.Node {
 		}
 	}
 	return m
-}
-
-// ruleEnum is a retryAfter rule written as one of a few words: values maps
-// each to the field's value.
-type ruleEnum struct {
-	key, what, hint string
-	dst             *string
-	values          map[string]string
-}
-
-// retryAfterRules are the retryAfter rules written as words.
-func retryAfterRules(ra *retry.RetryAfter) []ruleEnum {
-	return []ruleEnum{
-		{"header", "header rule", "use both (retry-after-ms, then retry-after) or retry-after (retry-after only)",
-			&ra.Header, map[string]string{"both": "", retry.HeaderRetryAfter: retry.HeaderRetryAfter}},
-		{"zero", "rule", "use immediate (retry at once), backoff, or auto (backoff when maxUsable is set, else at once)",
-			&ra.Zero, map[string]string{retry.ZeroImmediate: retry.ZeroImmediate, retry.ZeroBackoff: retry.ZeroBackoff, "auto": ""}},
-		{"negative", "rule", "use zero (read as 0), backoff, or standard (a date in the past is 0, a negative number is ignored)",
-			&ra.Negative, map[string]string{retry.NegativeZero: retry.NegativeZero, retry.NegativeBackoff: retry.NegativeBackoff, "standard": ""}},
-	}
-}
-
-// rule decodes a word of e.
-func (d *decoder) rule(e ruleEnum) func(*yaml.Node, string) (string, bool) {
-	return func(n *yaml.Node, path string) (string, bool) {
-		v, ok := d.scalar(n, path)
-		if !ok {
-			return "", false
-		}
-		val, known := e.values[v]
-		if !known {
-			d.errf(n, path, fmt.Sprintf("unknown %s %q", e.what, v), e.hint)
-		}
-		return val, known
-	}
 }
 
 func (d *decoder) retryAfter(v *yaml.Node, p *retry.Policy) {
@@ -611,127 +459,4 @@ func (d *decoder) typeList(n *yaml.Node, path string) []retry.FailureType {
 		out = append(out, retry.FailureType(item.Value))
 	}
 	return out
-}
-
-var kinds = []string{string(retry.Exponential), string(retry.Linear), string(retry.Constant), string(retry.NoBackoff)}
-var jitters = []string{string(retry.NoJitter), string(retry.FullJitter), string(retry.EqualJitter), string(retry.DecorrelatedJitter),
-	string(retry.ProportionalJitter), string(retry.SDKJitter), string(retry.AdditiveJitter)}
-
-// strategyOverride is what a strategy mapping sets, decoded once (its
-// problems reported once) and applied to as many strategies as it covers.
-type strategyOverride []func(*retry.Strategy)
-
-func (o strategyOverride) apply(s retry.Strategy) retry.Strategy {
-	for _, f := range o {
-		f(&s)
-	}
-	return s
-}
-
-// applyAll applies o to the policy's default and each failure type's
-// strategy.
-func (o strategyOverride) applyAll(p *retry.Policy) {
-	if len(o) == 0 {
-		return
-	}
-	p.Default = o.apply(p.Default)
-	for ft, s := range p.FailureTypes {
-		p.FailureTypes[ft] = o.apply(s)
-	}
-}
-
-// override adds to o the setting of m[key], when present and good.
-func override[T any](o *strategyOverride, m map[string]*yaml.Node, key, path string, dec func(*yaml.Node, string) (T, bool), apply func(*retry.Strategy, T)) {
-	var v T
-	ok := false
-	set(m, key, path, &v, func(n *yaml.Node, p string) (T, bool) {
-		x, good := dec(n, p)
-		ok = good
-		return x, good
-	})
-	if ok {
-		*o = append(*o, func(s *retry.Strategy) { apply(s, v) })
-	}
-}
-
-// oneOf decodes one of values; what names them in the message.
-func (d *decoder) oneOf(what string, values []string) func(*yaml.Node, string) (string, bool) {
-	return func(n *yaml.Node, path string) (string, bool) {
-		v, ok := d.scalar(n, path)
-		if ok && !contains(values, v) {
-			d.errf(n, path, fmt.Sprintf("unknown %s %q", what, v), "use one of "+strings.Join(values, ", "))
-			return "", false
-		}
-		return v, ok
-	}
-}
-
-// strategy overrides s with the fields present in n.
-func (d *decoder) strategy(n *yaml.Node, path string, s retry.Strategy) retry.Strategy {
-	return d.strategyOverride(n, path).apply(s)
-}
-
-// strategyOverride decodes a strategy mapping.
-func (d *decoder) strategyOverride(n *yaml.Node, path string) strategyOverride {
-	m, _ := d.fields(n, path, strategyFields)
-	if _, a := m["maxAttempts"]; a {
-		if _, b := m["maxRetries"]; b {
-			d.errf(m["maxRetries"], join(path, "maxRetries"), "maxRetries and maxAttempts both given", "keep one: maxAttempts = maxRetries + 1")
-		}
-	}
-	var o strategyOverride
-	override(&o, m, "retry", path, d.boolean, func(s *retry.Strategy, v bool) { s.Retry = v })
-	override(&o, m, "maxAttempts", path, orUnknown(d.intMin(1)), func(s *retry.Strategy, v unknownOr[int]) {
-		s.LimitUnknown = v.unknown
-		if !v.unknown {
-			s.MaxAttempts = v.v
-		}
-	})
-	override(&o, m, "maxRetries", path, orUnknown(d.intMin(0)), func(s *retry.Strategy, v unknownOr[int]) {
-		s.LimitUnknown = v.unknown
-		if !v.unknown {
-			s.MaxAttempts = v.v + 1
-		}
-	})
-	override(&o, m, "initialDelay", path, orUnknown(d.duration), func(s *retry.Strategy, v unknownOr[time.Duration]) {
-		s.WaitsUnknown = v.unknown
-		if !v.unknown {
-			s.InitialDelay = v.v
-		}
-	})
-	override(&o, m, "maxDelay", path, d.duration, func(s *retry.Strategy, v time.Duration) { s.MaxDelay = v })
-	override(&o, m, "multiplier", path, d.floatIn(0, 100), func(s *retry.Strategy, v float64) { s.Multiplier = v })
-	override(&o, m, "jitterFraction", path, d.floatIn(0, 1), func(s *retry.Strategy, v float64) { s.JitterFraction = v })
-	override(&o, m, "respectRetryAfter", path, d.boolean, func(s *retry.Strategy, v bool) { s.RespectRetryAfter = v })
-	override(&o, m, "kind", path, d.oneOf("backoff kind", kinds), func(s *retry.Strategy, v string) { s.Kind = retry.Kind(v) })
-	override(&o, m, "jitter", path, d.oneOf("jitter", jitters), func(s *retry.Strategy, v string) { s.Jitter = retry.Jitter(v) })
-	return o
-}
-
-// unknownOr is a strategy figure that may be written `unknown` (a policy
-// learnt by experiment: Strategy.LimitUnknown, WaitsUnknown).
-type unknownOr[T any] struct {
-	v       T
-	unknown bool
-}
-
-// orUnknown decodes the word unknown, else what dec decodes.
-func orUnknown[T any](dec func(*yaml.Node, string) (T, bool)) func(*yaml.Node, string) (unknownOr[T], bool) {
-	return func(n *yaml.Node, path string) (unknownOr[T], bool) {
-		if n.Kind == yaml.ScalarNode && n.Value == "unknown" {
-			return unknownOr[T]{unknown: true}, true
-		}
-		v, ok := dec(n, path)
-		return unknownOr[T]{v: v}, ok
-	}
-}
-
-// knownFailureType reports whether s names a failure type.
-func knownFailureType(s string) bool {
-	for _, ft := range retry.FailureTypes {
-		if string(ft) == s {
-			return true
-		}
-	}
-	return false
 }

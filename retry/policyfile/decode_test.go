@@ -9,11 +9,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/retrylab/retrylab/retry"
-	"github.com/retrylab/retrylab/retry/preset"
-
 	"github.com/google/go-cmp/cmp"
 	"go.yaml.in/yaml/v3"
+
+	"github.com/retrylab/retrylab/retry"
+	"github.com/retrylab/retrylab/retry/preset"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files in testdata/")

@@ -6,11 +6,10 @@ import (
 	"io/fs"
 	"strings"
 
-	"github.com/retrylab/retrylab/retry"
-	"github.com/retrylab/retrylab/retry/preset"
-
 	"github.com/retrylab/retrylab/internal/regfile"
 	"github.com/retrylab/retrylab/internal/yamldiag"
+	"github.com/retrylab/retrylab/retry"
+	"github.com/retrylab/retrylab/retry/preset"
 )
 
 // Error is every problem found in a policy: each with its file, line,

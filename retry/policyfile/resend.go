@@ -4,9 +4,9 @@ import (
 	"fmt"
 	"strconv"
 
-	"github.com/retrylab/retrylab/retry"
-
 	"go.yaml.in/yaml/v3"
+
+	"github.com/retrylab/retrylab/retry"
 )
 
 // resendFields are the keys of one entry of a policy's resends list; the
