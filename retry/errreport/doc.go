@@ -7,7 +7,7 @@
 //     StepContext, why retrying stopped, the recovery actions (each with
 //     its priority and the command to run or the setting to change: the
 //     next step) and the retry history. package retry builds it
-//     (retry.NewReport, and Retrier.Do when it gives up); this package
+//     (retry.NewReport, and retry.Retrier.Do when it gives up); this package
 //     imports nothing of retry, so that the loop can build and keep
 //     reports.
 //   - Report.Render prints the seed's boxed UNRECOVERABLE ERROR (or RETRIES

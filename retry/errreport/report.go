@@ -10,7 +10,7 @@ import (
 
 // StepContext says where in the caller's work a request ran (seed 001's
 // step context: plan, journal entry, phase). The caller passes it with
-// WithStep; the retry core copies it into Reports.
+// retry.WithStep; the retry core copies it into Reports.
 type StepContext struct {
 	Plan      string            `json:"plan,omitempty"`
 	Entry     string            `json:"entry,omitempty"` // the journal entry, e.g. "12"
@@ -47,14 +47,14 @@ type RootCause struct {
 }
 
 // Report is seed 001's ErrorReport: a request the retry core gave up on. It
-// is what ExhaustedError carries, the ErrorReport trace event, and an entry
+// is what retry.ExhaustedError carries, the ErrorReport trace event, and an entry
 // of the ErrorRegistry.
 type Report struct {
 	ID        string        `json:"id"`
 	Time      time.Time     `json:"time"`
 	RootCause RootCause     `json:"rootCause"`
 	Step      StepContext   `json:"step,omitzero"`
-	Reason    string        `json:"reason"` // why retrying stopped (ExhaustedError.Reason)
+	Reason    string        `json:"reason"` // why retrying stopped (retry.ExhaustedError.Reason)
 	Attempts  int           `json:"attempts"`
 	Recovery  []Action      `json:"recovery"`
 	History   []HistoryItem `json:"history"`
@@ -75,7 +75,7 @@ const (
 	TagExhausted     = "exhausted"
 )
 
-// HistoryItem is an AttemptRecord as a Report stores it.
+// HistoryItem is a retry.AttemptRecord as a Report stores it.
 type HistoryItem struct {
 	Attempt      int       `json:"attempt"`
 	Time         time.Time `json:"time"`

@@ -246,10 +246,10 @@ func EscalationEpic() *retry.Policy {
 //	  the caller rejected, the seed's "logic issues"): 1 retry, no delay
 //	unknown: 1 retry, linear: 1s
 //
-// The base delay is ticket.BaseDelay (1s), the same as Decide's, so that the
+// The base delay is ticket.BaseDelay (1s), the same as ticket.Decide's, so that the
 // preset and the ticket lifecycle give one answer to seed 002 (see
 // ticket.BaseDelay for why 1s). No jitter. system_error (ENOENT, EACCES,
-// git) has no provider failure; Decide covers it.
+// git) has no provider failure; ticket.Decide covers it.
 func ForgeTicket() *retry.Policy {
 	base := ticket.BaseDelay
 	exp := retry.Strategy{Retry: true, MaxAttempts: 4, InitialDelay: base, Multiplier: 2, Kind: retry.Exponential, Jitter: retry.NoJitter}
