@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"path/filepath"
 
-	"github.com/retrylab/retrylab/retry"
+	"github.com/retrylab/retrylab/retry/errreport"
 	"github.com/retrylab/retrylab/trace"
 )
 
@@ -15,7 +15,7 @@ import (
 // the trace, never from its own state, so every client is shown the same
 // way: in result.json (Result.ErrorReports), in report.txt in the
 // scenario's folder (seed 001's boxed UNRECOVERABLE ERROR or RETRIES
-// EXHAUSTED, as retry.Report.Render lays it out), in a progress line, and
+// EXHAUSTED, as errreport.Report.Render lays it out), in a progress line, and
 // by the renderers of package report.
 
 // maxErrorReports is how many ErrorReport events a result keeps: a client
@@ -41,11 +41,11 @@ func (ob *Observed) addErrorReport(ev trace.Event) {
 	ob.ErrorReports = append(ob.ErrorReports, safeErrorReport(p))
 }
 
-// safeErrorReport is p as retry.ReportFromEvent leaves it: every string
+// safeErrorReport is p as errreport.FromEvent leaves it: every string
 // bounded, stripped of control characters and of anything that looks like
 // a key; lists bounded in length.
 func safeErrorReport(p trace.ErrorReport) trace.ErrorReport {
-	return retry.ReportFromEvent(p).Event()
+	return errreport.FromEvent(p).Event()
 }
 
 // scrubErrorReports removes the keys the client sent from every string of
@@ -70,8 +70,8 @@ func (r *Runner) writeErrorReports(name, dir string, res *Result) {
 		if i > 0 {
 			b.WriteString("\n")
 		}
-		rep := retry.ReportFromEvent(ev)
-		_ = rep.Render(&b, retry.Style{Width: 80})
+		rep := errreport.FromEvent(ev)
+		_ = rep.Render(&b, errreport.Style{Width: 80})
 		lines = append(lines, rep.Line())
 	}
 	if res.ErrorReportsOmitted > 0 {

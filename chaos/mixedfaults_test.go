@@ -14,6 +14,7 @@ import (
 
 	"github.com/retrylab/retrylab/chaos/fault"
 	"github.com/retrylab/retrylab/retry"
+	"github.com/retrylab/retrylab/retry/preset"
 	"github.com/retrylab/retrylab/retry/provider"
 	"github.com/retrylab/retrylab/trace"
 )
@@ -128,7 +129,7 @@ func delaysCheck(t *testing.T, sc *Scenario, ob Observed, name string) Check {
 // made half or double where its envelope is tight fails delays.client.
 func TestPolicyCheckerAgreesWithCore(t *testing.T) {
 	pool := mixedFaultPool()
-	for _, name := range retry.PresetNames() {
+	for _, name := range preset.Names() {
 		prov, ok := presetProviders[name]
 		if !ok {
 			continue

@@ -10,6 +10,8 @@ import (
 
 	"github.com/retrylab/retrylab/internal/wire"
 	"github.com/retrylab/retrylab/retry"
+	"github.com/retrylab/retrylab/retry/policyfile"
+	"github.com/retrylab/retrylab/retry/preset"
 )
 
 // ClientPolicy is a scenario's client.policy: a preset name, the path of a
@@ -40,16 +42,16 @@ func (cp *ClientPolicy) Encode(v any) error {
 }
 
 // decodeClientPolicy decodes the client.policy node n of the scenario file
-// file; an error is retry's *PolicyError.
+// file; an error is a *policyfile.Error.
 func decodeClientPolicy(n *yaml.Node, file string) (ClientPolicy, error) {
 	for n.Kind == yaml.AliasNode && n.Alias != nil {
 		n = n.Alias
 	}
 	if path, ok := policyPath(n, file); ok {
-		p, err := retry.LoadPolicyFile(path)
+		p, err := policyfile.Load(path)
 		return ClientPolicy{path: path, policy: p}, err
 	}
-	p, err := retry.DecodePolicyNode(n, file)
+	p, err := policyfile.DecodeNode(n, file)
 	return ClientPolicy{policy: p}, err
 }
 
@@ -79,7 +81,7 @@ func (d *decoder) resolvePolicy(n *yaml.Node, sc *Scenario) {
 		sc.Client.Policy = cp
 		return
 	}
-	var pe *retry.PolicyError
+	var pe *policyfile.Error
 	switch {
 	case !errors.As(err, &pe):
 		d.c.Add(n, "client.policy", err.Error(), "use a preset name or an inline policy mapping; see docs/policy.md")
@@ -115,7 +117,7 @@ func policyFor(sc *Scenario) (*retry.Policy, error) {
 	if p := sc.Client.Policy.policy; p != nil {
 		return p, nil
 	}
-	return retry.Preset(wire.SDKPreset(sc.Provider))
+	return preset.Get(wire.SDKPreset(sc.Provider))
 }
 
 // policyFile returns the policy file a scenario's client.policy names, if

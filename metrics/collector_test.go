@@ -16,6 +16,7 @@ import (
 
 	"github.com/retrylab/retrylab/metrics"
 	"github.com/retrylab/retrylab/retry"
+	"github.com/retrylab/retrylab/retry/preset"
 	"github.com/retrylab/retrylab/retry/provider"
 	"github.com/retrylab/retrylab/trace"
 )
@@ -213,7 +214,7 @@ func TestCollectorRetryCore(t *testing.T) {
 		}
 		c := metrics.New(metrics.Options{})
 		tw.Observe(c)
-		p, err := retry.Preset("forgeflare")
+		p, err := preset.Get("forgeflare")
 		if err != nil {
 			t.Fatal(err)
 		}

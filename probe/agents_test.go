@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/retrylab/retrylab/retry"
+	"github.com/retrylab/retrylab/retry/policyfile"
 )
 
 // agentKnown is what an agent's source and docs/agents.md say it does:
@@ -138,7 +138,7 @@ func TestMeasuredAgents(t *testing.T) {
 			}
 			conformsToOwnPreset(t, p, prov, tt)
 			y := PolicyYAML(p, prov)
-			if _, err := retry.ParsePolicy([]byte(y), tt.file+".policy.yaml"); err != nil {
+			if _, err := policyfile.Parse([]byte(y), tt.file+".policy.yaml"); err != nil {
 				t.Errorf("the learnt policy does not parse: %v\n%s", err, y)
 			}
 			if has := strings.Contains(y, "\nresends:\n"); has != (tt.resends != "") || !strings.Contains(y, tt.resends) {

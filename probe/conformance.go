@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/retrylab/retrylab/retry"
+	"github.com/retrylab/retrylab/retry/preset"
 	"github.com/retrylab/retrylab/retry/provider"
 	"github.com/retrylab/retrylab/trace"
 )
@@ -30,8 +31,8 @@ const (
 // sets and the SDK presets): one line per rule, in preset order.
 func Conform(p *Profile, prov Provider) []Conformance {
 	out := []Conformance{}
-	for _, name := range retry.PresetNames() {
-		pol, err := retry.Preset(name)
+	for _, name := range preset.Names() {
+		pol, err := preset.Get(name)
 		if err != nil {
 			continue
 		}

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/retrylab/retrylab/retry"
+	"github.com/retrylab/retrylab/retry/policyfile"
 )
 
 // shape gives one probe's observation: i is its index in the battery.
@@ -43,7 +43,7 @@ func inferAll(t *testing.T, prov Provider, obs []Observation) *Profile {
 		t.Fatalf("the profile is not JSON: %v", err)
 	}
 	text := PolicyYAML(p, prov)
-	if _, err := retry.ParsePolicy([]byte(text), "probed.yaml"); err != nil {
+	if _, err := policyfile.Parse([]byte(text), "probed.yaml"); err != nil {
 		t.Fatalf("the policy does not parse: %v\n%s", err, text)
 	}
 	Compare(p, p)

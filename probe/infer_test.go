@@ -12,11 +12,13 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/retrylab/retrylab/retry"
+	"github.com/retrylab/retrylab/retry/policyfile"
+	"github.com/retrylab/retrylab/retry/preset"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files")
 
-// sdkJournal is what the anthropic-node SDK (retry/presets.go AnthropicNode)
+// sdkJournal is what the anthropic-node SDK (retry/preset/preset.go AnthropicNode)
 // shows the probe, as synthetic observations: 408, 409, 429 and ≥ 500
 // retried once then ok, 4xx not, x-should-retry obeyed, nothing after the
 // headers retried, Retry-After in every form honoured, 3600s waited (stopped
@@ -24,7 +26,7 @@ var update = flag.Bool("update", false, "rewrite the golden files")
 // 0.5s × 2^n − 25%.
 func sdkJournal(prov Provider) []Observation {
 	var obs []Observation
-	pol := retry.AnthropicNode()
+	pol := preset.AnthropicNode()
 	for _, f := range prov.Faults {
 		o := Observation{Fault: f.Name, Served: 1, NoiseMs: 4, DeadlineMs: 15000}
 		e := f.Err
@@ -110,7 +112,7 @@ func TestInferSDKGolden(t *testing.T) {
 // right, and every anthropic-node rule holds.
 func TestInferSDKFigures(t *testing.T) {
 	p, prov := sdkProfile(t)
-	pol := retry.AnthropicNode()
+	pol := preset.AnthropicNode()
 	for _, fr := range p.Faults {
 		f, _ := prov.Fault(fr.Fault)
 		e := f.Err
@@ -145,7 +147,7 @@ func TestPolicyRoundTrip(t *testing.T) {
 	p, prov := sdkProfile(t)
 	text := PolicyYAML(p, prov)
 	golden(t, "anthropic-node.policy.yaml", []byte(text))
-	pol, err := retry.ParsePolicy([]byte(text), "probed.yaml")
+	pol, err := policyfile.Parse([]byte(text), "probed.yaml")
 	if err != nil {
 		t.Fatalf("ParsePolicy: %v\n%s", err, text)
 	}

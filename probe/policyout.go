@@ -13,7 +13,7 @@ import (
 // that a scenario's `client.policy: FILE` loads, so `chaos run` with
 // `delays: policy` verifies the same client against what was learnt. What
 // the probe could not tell is left out (the preset-less default applies)
-// and named in a comment. The file parses with retry.ParsePolicy; the
+// and named in a comment. The file parses with policyfile.Parse; the
 // tests check that it round-trips.
 func PolicyYAML(p *Profile, prov Provider) string {
 	return policyYAML(p, prov, leftOut{}, nil)

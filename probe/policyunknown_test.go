@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/retrylab/retrylab/retry"
+	"github.com/retrylab/retrylab/retry/policyfile"
 )
 
 // interruptedJournal is what a probe stopped by Ctrl-C after a second has
@@ -79,7 +80,7 @@ func TestPolicyUnknownFigures(t *testing.T) {
 					t.Errorf("policy holds %q, which was not learnt:\n%s", a, text)
 				}
 			}
-			pol, err := retry.ParsePolicy([]byte(text), "probed.yaml")
+			pol, err := policyfile.Parse([]byte(text), "probed.yaml")
 			if err != nil {
 				t.Fatalf("ParsePolicy: %v\n%s", err, text)
 			}

@@ -12,6 +12,7 @@ import (
 	"github.com/retrylab/retrylab/chaos"
 	"github.com/retrylab/retrylab/probe"
 	"github.com/retrylab/retrylab/retry"
+	"github.com/retrylab/retrylab/retry/preset"
 )
 
 // TestProbeNodeSDKs probes the official Node SDKs (testdata/sdk/node, after
@@ -40,7 +41,7 @@ func TestProbeNodeSDKs(t *testing.T) {
 	}
 }
 
-func probeSDK(t *testing.T, provName, cmd, preset string) {
+func probeSDK(t *testing.T, provName, cmd, presetName string) {
 	ctx := context.Background()
 	toxi, err := chaos.StartToxiproxy(ctx, "")
 	if err != nil {
@@ -53,7 +54,7 @@ func probeSDK(t *testing.T, provName, cmd, preset string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pol, _ := retry.Preset(preset)
+	pol, _ := preset.Get(presetName)
 	for _, f := range p.Faults {
 		pf, _ := prov.Fault(f.Fault)
 		if f.Retried == nil {
@@ -61,7 +62,7 @@ func probeSDK(t *testing.T, provName, cmd, preset string) {
 		}
 		e := pf.Err
 		if want := pol.Retries(retry.Classify(&e)); *f.Retried != want {
-			t.Errorf("%s: retried %t, %s retries it: %t", f.Fault, *f.Retried, preset, want)
+			t.Errorf("%s: retried %t, %s retries it: %t", f.Fault, *f.Retried, presetName, want)
 		}
 	}
 	if m := p.Policy.MaxRetries; m == nil || *m != 2 {

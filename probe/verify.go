@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/retrylab/retrylab/retry"
+	"github.com/retrylab/retrylab/retry/policyfile"
 	"github.com/retrylab/retrylab/retry/provider"
 )
 
@@ -192,7 +193,7 @@ func LearntPolicy(p *Profile, prov Provider) (string, []Unmodelled, bool) {
 	var un []Unmodelled
 	for range maxVerifyRounds {
 		text := policyYAML(p, prov, out, un)
-		pol, err := retry.ParsePolicy([]byte(text), "learnt.yaml")
+		pol, err := policyfile.Parse([]byte(text), "learnt.yaml")
 		if err != nil {
 			return text, un, false
 		}
@@ -236,7 +237,7 @@ func LearntPolicy(p *Profile, prov Provider) (string, []Unmodelled, bool) {
 		}
 	}
 	text := policyYAML(p, prov, out, un)
-	pol, err := retry.ParsePolicy([]byte(text), "learnt.yaml")
+	pol, err := policyfile.Parse([]byte(text), "learnt.yaml")
 	return text, un, err == nil && len(verifyLearnt(pol, p, prov)) == 0
 }
 

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/retrylab/retrylab/retry"
+	"github.com/retrylab/retrylab/retry/policyfile"
 )
 
 // TestLearntPolicyVerifies: learn → verify on synthetic journals. The
@@ -61,7 +61,7 @@ func TestLearntPolicyVerifies(t *testing.T) {
 			if !ok {
 				t.Fatalf("LearntPolicy does not hold its runs:\n%s", text)
 			}
-			pol, err := retry.ParsePolicy([]byte(text), "learnt.yaml")
+			pol, err := policyfile.Parse([]byte(text), "learnt.yaml")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -96,7 +96,7 @@ func TestLearntPolicyVerifies(t *testing.T) {
 // envelope, a retry the policy does not make, giving up while it retries.
 func TestVerifyLearntCatches(t *testing.T) {
 	prov, _ := LookupProvider("anthropic")
-	pol, err := retry.ParsePolicy([]byte("name: t\nenabled: true\nall: {retry: true, maxRetries: 3, initialDelay: 1s, kind: exponential, multiplier: 2, jitter: none}\nstatusRetry: {400: false}\n"), "t.yaml")
+	pol, err := policyfile.Parse([]byte("name: t\nenabled: true\nall: {retry: true, maxRetries: 3, initialDelay: 1s, kind: exponential, multiplier: 2, jitter: none}\nstatusRetry: {400: false}\n"), "t.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}

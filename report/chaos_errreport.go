@@ -10,7 +10,7 @@ import (
 	"strings"
 
 	"github.com/retrylab/retrylab/chaos"
-	"github.com/retrylab/retrylab/retry"
+	"github.com/retrylab/retrylab/retry/errreport"
 	"github.com/retrylab/retrylab/trace"
 )
 
@@ -28,18 +28,18 @@ import (
 // there is no terminal to ask; the table takes its caller's.
 const reportWidth = 80
 
-// cleanReport is ev as a retry.Report made safe to show: keys redacted as
+// cleanReport is ev as a errreport.Report made safe to show: keys redacted as
 // every label is (RedactLabel), then bounded and stripped of control
-// characters (retry.ReportFromEvent). ev is not changed.
-func cleanReport(ev trace.ErrorReport) *retry.Report {
+// characters (errreport.FromEvent). ev is not changed.
+func cleanReport(ev trace.ErrorReport) *errreport.Report {
 	ev.Tags, ev.Actions, ev.History = slices.Clone(ev.Tags), slices.Clone(ev.Actions), slices.Clone(ev.History)
 	ev.MapStrings(RedactLabel)
-	return retry.ReportFromEvent(ev)
+	return errreport.FromEvent(ev)
 }
 
 // reportsText renders r's reports one after the other in st (brief: without
 // their retry history), ending with a note when some were omitted.
-func reportsText(r chaos.Result, st retry.Style, brief bool) string {
+func reportsText(r chaos.Result, st errreport.Style, brief bool) string {
 	var b bytes.Buffer
 	for i, ev := range r.ErrorReports {
 		if i > 0 {
@@ -65,7 +65,7 @@ func reportPath(r chaos.Result) string { return filepath.Join(r.Dir, "report.txt
 // unrecoverable report as the seed's box (its history is in report.txt),
 // every other one in a line, so that a run of many scenarios does not
 // print the box's frame and headings once per scenario.
-func tableReports(w io.Writer, r chaos.Result, st retry.Style, box bool) {
+func tableReports(w io.Writer, r chaos.Result, st errreport.Style, box bool) {
 	if len(r.ErrorReports) == 0 {
 		return
 	}
@@ -104,7 +104,7 @@ func markdownReports(w io.Writer, s *chaos.Summary) {
 			open = " open"
 		}
 		fmt.Fprintf(w, "\n<details%s><summary><b>%s</b>: %s</summary>\n\n", open, html.EscapeString(visibleLine(r.Name)), html.EscapeString(rep.Line()))
-		text := reportsText(r, retry.Style{Width: reportWidth}, false)
+		text := reportsText(r, errreport.Style{Width: reportWidth}, false)
 		fence := strings.Repeat("`", max(3, longestRun(text, '`')+1))
 		fmt.Fprintf(w, "%stext\n%s%s\n\n</details>\n", fence, text, fence)
 	}
@@ -137,5 +137,5 @@ func pageReports(r chaos.Result) *reportView {
 		return nil
 	}
 	rep := cleanReport(r.ErrorReports[0])
-	return &reportView{Line: rep.Line(), Open: rep.Unrecoverable(), Text: reportsText(r, retry.Style{Width: reportWidth}, false)}
+	return &reportView{Line: rep.Line(), Open: rep.Unrecoverable(), Text: reportsText(r, errreport.Style{Width: reportWidth}, false)}
 }

@@ -12,7 +12,7 @@ import (
 	"unicode"
 
 	"github.com/retrylab/retrylab/chaos"
-	"github.com/retrylab/retrylab/retry"
+	"github.com/retrylab/retrylab/retry/errreport"
 	"github.com/retrylab/retrylab/trace"
 )
 
@@ -72,7 +72,7 @@ func TestWalkthrough2Rendered(t *testing.T) {
 		render func(*bytes.Buffer) error
 	}{
 		{"table", func(b *bytes.Buffer) error { return ChaosTable(b, sum) }},
-		{"table-color", func(b *bytes.Buffer) error { return ChaosTableStyle(b, sum, retry.Style{Width: 72, Color: true}) }},
+		{"table-color", func(b *bytes.Buffer) error { return ChaosTableStyle(b, sum, errreport.Style{Width: 72, Color: true}) }},
 		{"markdown", func(b *bytes.Buffer) error { return ChaosMarkdown(b, sum) }},
 		{"junit", func(b *bytes.Buffer) error { return ChaosJUnit(b, sum) }},
 		{"json", func(b *bytes.Buffer) error { return ChaosJSON(b, sum) }},

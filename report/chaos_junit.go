@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/retrylab/retrylab/chaos"
-	"github.com/retrylab/retrylab/retry"
+	"github.com/retrylab/retrylab/retry/errreport"
 )
 
 // junitSuites follows the Ant JUnit schema that CI systems read.
@@ -120,7 +120,7 @@ func junitSuiteOf(r chaos.Result) junitSuite {
 	if len(r.ErrorReports) > 0 {
 		// What the client reported when it gave up, as a person would
 		// have seen it.
-		su.SystemOut = reportsText(r, retry.Style{Width: reportWidth}, false)
+		su.SystemOut = reportsText(r, errreport.Style{Width: reportWidth}, false)
 	}
 	if r.Error != "" {
 		su.Tests++

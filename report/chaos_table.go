@@ -11,7 +11,7 @@ import (
 	"github.com/olekukonko/tablewriter"
 
 	"github.com/retrylab/retrylab/chaos"
-	"github.com/retrylab/retrylab/retry"
+	"github.com/retrylab/retrylab/retry/errreport"
 	"github.com/retrylab/retrylab/trace"
 )
 
@@ -24,12 +24,12 @@ import (
 // what is missing and what to run are said once, after the table. JSON and
 // JUnit list every skipped scenario.
 func ChaosTable(w io.Writer, s *chaos.Summary) error {
-	return ChaosTableStyle(w, s, retry.Style{Width: 80})
+	return ChaosTableStyle(w, s, errreport.Style{Width: 80})
 }
 
 // ChaosTableStyle is ChaosTable with the clients' error reports laid out in
-// st: its width, and colour (retry.StyleFor says when).
-func ChaosTableStyle(w io.Writer, s *chaos.Summary, st retry.Style) error {
+// st: its width, and colour (errreport.StyleFor says when).
+func ChaosTableStyle(w io.Writer, s *chaos.Summary, st errreport.Style) error {
 	t := tablewriter.NewWriter(w)
 	t.Header("scenario", "result", "outcome", "attempts", "client waits", "server waits", "time")
 	groups := chaos.SkipGroups(s.Scenarios)

@@ -65,15 +65,6 @@ var FailureTypes = []FailureType{
 	Conflict, StreamParse, LogicalFailure, Canceled, Unknown,
 }
 
-func knownFailureType(s string) bool {
-	for _, ft := range FailureTypes {
-		if string(ft) == s {
-			return true
-		}
-	}
-	return false
-}
-
 // Class is the category of a failure type (seed 001): whether the same
 // request may succeed when repeated.
 type Class int

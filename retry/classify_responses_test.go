@@ -113,7 +113,7 @@ func TestMessageRetryAfter(t *testing.T) {
 			if c.MessageRetryAfter != tt.hint || c.HasMessageRetryAfter != tt.hasHint {
 				t.Errorf("Classify: message retry-after %v, %t; want %v, %t", c.MessageRetryAfter, c.HasMessageRetryAfter, tt.hint, tt.hasHint)
 			}
-			p := OpenAISDK()
+			p := mustPreset(t, "openai-sdk")
 			p.RetryAfter.Message = tt.message
 			d, ok := p.readRetryAfter(c, time.Now())
 			if d != tt.want || ok != tt.ok {
@@ -125,14 +125,14 @@ func TestMessageRetryAfter(t *testing.T) {
 
 func TestParsePolicyRetryAfterMessage(t *testing.T) {
 	t.Parallel()
-	p, err := ParsePolicy([]byte("preset: openai-sdk\nretryAfter: {message: true}\n"), "p.yaml")
+	p, err := TestPolicies.Parse([]byte("preset: openai-sdk\nretryAfter: {message: true}\n"), "p.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !p.RetryAfter.Message || !strings.Contains(p.String(), "message: true") {
 		t.Errorf("retryAfter.message not read or not rendered: %+v\n%s", p.RetryAfter, p)
 	}
-	if _, err := ParsePolicy([]byte("retryAfter: {message: often}\n"), "p.yaml"); err == nil {
+	if _, err := TestPolicies.Parse([]byte("retryAfter: {message: often}\n"), "p.yaml"); err == nil {
 		t.Error("retryAfter.message: often parsed, want an error")
 	}
 }
@@ -163,7 +163,7 @@ func TestResponsesWire(t *testing.T) {
 		}
 	}))
 	t.Cleanup(srv.Close)
-	p, err := ParsePolicy([]byte("preset: openai-sdk\nstreamErrors: true\nretryAfter: {message: true}\n"), "p.yaml")
+	p, err := TestPolicies.Parse([]byte("preset: openai-sdk\nstreamErrors: true\nretryAfter: {message: true}\n"), "p.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -52,10 +52,10 @@ func decideFaults(now time.Time) []decideFault {
 // preset and fault: the loop retries exactly when DecideFirst says so,
 // and its wait is inside the decision's envelope.
 func TestDecideFirstIsTheLoop(t *testing.T) {
-	for _, name := range PresetNames() {
+	for _, name := range TestPolicies.Names() {
 		t.Run(name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				pol, err := Preset(name)
+				pol, err := TestPolicies.Get(name)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -104,7 +104,7 @@ func TestDecideFirst(t *testing.T) {
 		{"anthropic-sdk", "400", FirstDecision{Reason: ReasonNonRetryable}},
 	}
 	for _, tt := range tests {
-		pol, err := Preset(tt.preset)
+		pol, err := TestPolicies.Get(tt.preset)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -10,6 +10,10 @@ import "slices"
 var epicNames = []string{"rate_limit", "server_error", "timeout", "context_limit", "content_filter",
 	"invalid_request", "auth_error", "unknown"}
 
+// EpicNames returns seed 004's ErrorType names, which a policy's
+// RetryableErrors takes with seed 004's meaning (see epicClass).
+func EpicNames() []string { return slices.Clone(epicNames) }
+
 // epicClass is the ErrorType seed 004's ErrorClassifier gives c: by status
 // for an HTTP error (429 rate_limit; 500, 502, 503, 504 server_error; 400
 // context_limit when the message says the context is too long, else

@@ -9,13 +9,15 @@ import (
 	"time"
 
 	"github.com/retrylab/retrylab/retry"
+	"github.com/retrylab/retrylab/retry/errreport"
+	"github.com/retrylab/retrylab/retry/preset"
 	"github.com/retrylab/retrylab/retry/provider"
 )
 
 // A response the caller rejects is retried with the error in the prompt
 // (seed 004 US-002).
 func ExampleRetrier_Run() {
-	p, _ := retry.Preset("escalation-epic") // retries a rejected response once, at once
+	p, _ := preset.Get("escalation-epic") // retries a rejected response once, at once
 	r := &retry.Retrier{Policy: p, Model: "claude-haiku-4-5", ErrorContext: true,
 		Validate: func(out string) error {
 			if !strings.HasPrefix(out, "[") {
@@ -56,8 +58,8 @@ func ExampleRetrier_Run() {
 
 // Seed 001's walkthrough 2: a quota error is not retried, and the report
 // says what to do.
-func ExampleReport_Render() {
-	p, _ := retry.Preset("plandex")
+func ExampleExhaustedError() {
+	p, _ := preset.Get("plandex")
 	r := &retry.Retrier{Policy: p, Provider: "openai", Model: "gpt-4",
 		Now: func() time.Time { return time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC) }}
 	err := r.Do(context.Background(), func(ctx context.Context, a retry.Attempt) error {
@@ -66,7 +68,7 @@ func ExampleReport_Render() {
 	})
 	var ex *retry.ExhaustedError
 	if errors.As(err, &ex) {
-		ex.Report.Render(os.Stdout, retry.Style{Width: 64})
+		ex.Report.Render(os.Stdout, errreport.Style{Width: 64})
 	}
 	// Output:
 	// ╔══════════════════════════════════════════════════════════════╗
@@ -96,43 +98,17 @@ func ExampleReport_Render() {
 
 func ExampleFromEnv() {
 	env := map[string]string{"PLANDEX_MAX_RETRY_ATTEMPTS": "3", "PLANDEX_RETRY_IRREVERSIBLE": "maybe"}
-	_, err := retry.FromEnv(retry.Plandex(), func(k string) string { return env[k] })
+	_, err := retry.FromEnv(preset.Plandex(), func(k string) string { return env[k] })
 	fmt.Println("error:", err)
 	var ee *retry.EnvError
 	if errors.As(err, &ee) {
 		fmt.Println("hint:", ee.Hint())
 	}
 	env["PLANDEX_RETRY_IRREVERSIBLE"] = "true"
-	p, _ := retry.FromEnv(retry.Plandex(), func(k string) string { return env[k] })
+	p, _ := retry.FromEnv(preset.Plandex(), func(k string) string { return env[k] })
 	fmt.Println(p.Strategy(retry.RateLimit).MaxAttempts, p.Strategy(retry.Timeout).MaxAttempts, p.AllowIrreversible)
 	// Output:
 	// error: PLANDEX_RETRY_IRREVERSIBLE="maybe": not a boolean
 	// hint: set it to true to allow retrying irreversible operations, or false
 	// 3 2 true
-}
-
-// Seed 002: a ticket that keeps failing with a rate limit is retried after
-// 1s, 2s and 4s, then put on hold until a person releases it.
-func ExampleTickets() {
-	now := time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)
-	board := &retry.Tickets{}
-	board.Add(retry.Ticket{ID: "T-1", CreatedAt: now})
-	for {
-		ready := board.Ready(now, 1)
-		if len(ready) == 0 {
-			break
-		}
-		board.Claim("T-1", now)
-		t, d, _ := board.Fail("T-1", "429 rate limit exceeded", now)
-		fmt.Println(strings.TrimSpace(fmt.Sprint(t.State, " ", t.RetryCount, " ", d.NextDelay, " ", t.HoldReason)))
-		now = t.RetryAfter
-	}
-	t, _ := board.Release("T-1", "alice")
-	fmt.Println(t.State, t.RetryCount)
-	// Output:
-	// ready 1 1s
-	// ready 2 2s
-	// ready 3 4s
-	// on_hold 3 0s Max retries exceeded: transient
-	// ready 0
 }

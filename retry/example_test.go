@@ -2,35 +2,20 @@ package retry_test
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math/rand/v2"
 	"os"
 	"time"
 
 	"github.com/retrylab/retrylab/retry"
+	"github.com/retrylab/retrylab/retry/policyfile"
+	"github.com/retrylab/retrylab/retry/preset"
 	"github.com/retrylab/retrylab/retry/provider"
 	"github.com/retrylab/retrylab/trace"
 )
 
-func ExamplePreset() {
-	p, err := retry.Preset("forgeflare")
-	if err != nil {
-		panic(err)
-	}
-	fmt.Println(p.Schedule(retry.Overloaded))
-	lo, hi, ok := p.Envelope(retry.RateLimit, 1, 5*time.Second, true)
-	fmt.Println(lo, hi, ok)
-	_, err = retry.Preset("aws")
-	fmt.Println(err)
-	// Output:
-	// [2s 4s 8s 16s]
-	// 5s 5s true
-	// unknown policy preset "aws" (valid: forgeflare, plandex, orchestrator, escalation-epic, forge-ticket, anthropic-sdk, openai-sdk, anthropic-node, anthropic-python, anthropic-go, openai-node, openai-node-7, openai-go, openai-python, gemini-sdk, gemini-cli, claude-code, codex-cli, vercel-ai-sdk, langchain-js)
-}
-
 func ExampleRetrier_Do() {
-	p, _ := retry.Preset("forgeflare")
+	p, _ := preset.Get("forgeflare")
 	p.Default.InitialDelay = time.Millisecond // keep the example fast: 1ms, 2ms, ...
 	for ft, s := range p.FailureTypes {
 		s.InitialDelay = time.Millisecond
@@ -58,25 +43,6 @@ func ExampleRetrier_Do() {
 	// err: <nil>
 }
 
-func ExampleParsePolicy() {
-	_, err := retry.ParsePolicy([]byte("preset: plandex\nattemptTimeout: 5 seconds\n"), "retry.yaml")
-	fmt.Println("error:", err)
-	var pe *retry.PolicyError
-	if errors.As(err, &pe) {
-		fmt.Println("hint:", pe.Hint())
-	}
-	// Output:
-	// error: retry.yaml:2:17: attemptTimeout: bad duration "5 seconds"
-	// hint: use a number with a unit, like 500ms, 2s or 1m30s
-}
-
-func ExampleDecide() {
-	d := retry.Decide(retry.ClassifyTicketError("429 rate limit exceeded"), 1)
-	fmt.Println(d.Category, d.ShouldRetry, d.NextDelay, d.AttemptsRemaining)
-	// Output:
-	// transient true 2s 1
-}
-
 // A Responses stream failed with rate_limit_exceeded and said how long to
 // wait in words. Only a policy that reads messages (Codex CLI's rule) takes
 // it as the Retry-After.
@@ -86,9 +52,9 @@ func ExamplePolicy_MessageRetryAfter() {
 	c := retry.Classify(err)
 	fmt.Println(c.Type, c.Class, c.MessageRetryAfter)
 
-	p, _ := retry.ParsePolicy([]byte("preset: openai-sdk\nstreamErrors: true\nretryAfter: {message: true}\n"), "codex.yaml")
+	p, _ := policyfile.Parse([]byte("preset: openai-sdk\nstreamErrors: true\nretryAfter: {message: true}\n"), "codex.yaml")
 	fmt.Println(p.MessageRetryAfter(c))
-	sdk, _ := retry.Preset("openai-sdk")
+	sdk, _ := preset.Get("openai-sdk")
 	fmt.Println(sdk.MessageRetryAfter(c))
 	// Output:
 	// rate_limit retryable 1.5s

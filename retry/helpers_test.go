@@ -3,6 +3,7 @@ package retry
 import (
 	"bytes"
 	"context"
+	"flag"
 	"math/rand/v2"
 	"testing"
 	"time"
@@ -10,6 +11,9 @@ import (
 	"github.com/retrylab/retrylab/retry/provider"
 	"github.com/retrylab/retrylab/trace"
 )
+
+// update rewrites the golden files in testdata/ (-update).
+var update = flag.Bool("update", false, "rewrite golden files in testdata/")
 
 // constSource is a rand.Source that always returns v, so jitter is at a bound:
 // 0 gives Float64() == 0, ^uint64(0) gives Float64() just below 1.
@@ -123,7 +127,7 @@ func secs(v ...float64) []time.Duration {
 
 func mustPreset(t testing.TB, name string) *Policy {
 	t.Helper()
-	p, err := Preset(name)
+	p, err := TestPolicies.Get(name)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -131,3 +135,13 @@ func mustPreset(t testing.TB, name string) *Policy {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// TestPolicies gives this package's tests the presets (retry/preset) and
+// the policy YAML (retry/policyfile), which import retry and so cannot be
+// imported by its internal tests; policies_test.go (package retry_test)
+// fills it in before any test runs.
+var TestPolicies struct {
+	Get   func(name string) (*Policy, error)
+	Names func() []string
+	Parse func(data []byte, file string) (*Policy, error)
+}

@@ -3,7 +3,6 @@ package retry
 import (
 	"context"
 	"errors"
-	"os"
 	"strings"
 	"testing"
 	"testing/synctest"
@@ -80,11 +79,11 @@ func TestFromEnvBadValues(t *testing.T) {
 // is a cap, which only lowers, while `all:` still sets every type.
 func TestGlobalCapsOnlyLower(t *testing.T) {
 	t.Parallel()
-	capped, err := ParsePolicy([]byte("preset: plandex\nmaxAttempts: 4\nmaxDelay: 10s\n"), "p.yaml")
+	capped, err := TestPolicies.Parse([]byte("preset: plandex\nmaxAttempts: 4\nmaxDelay: 10s\n"), "p.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
-	all, err := ParsePolicy([]byte("preset: plandex\nall: {maxAttempts: 4}\n"), "p.yaml")
+	all, err := TestPolicies.Parse([]byte("preset: plandex\nall: {maxAttempts: 4}\n"), "p.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -113,7 +112,7 @@ func TestGlobalCapsOnlyLower(t *testing.T) {
 		t.Errorf("connection_error maxDelay = %v, want its own 5s (below the cap)", s.MaxDelay)
 	}
 	// The caps render and parse back.
-	back, err := ParsePolicy([]byte(capped.String()), "back.yaml")
+	back, err := TestPolicies.Parse([]byte(capped.String()), "back.yaml")
 	if err != nil || back.String() != capped.String() || back.MaxAttempts != 4 || back.MaxDelay != 10*time.Second {
 		t.Errorf("round trip: %v\n%s", err, capped)
 	}
@@ -271,67 +270,4 @@ func TestConditionalOperationRollsBack(t *testing.T) {
 			Rollback: func(context.Context, Attempt) error { t.Error("rolled back a safe operation"); return nil }}
 		doFake(t, r, httpErr(503))
 	})
-}
-
-// TestLoadPolicyFile: a per-project policy file (seed 004 US-004), and the
-// errors that name it.
-func TestLoadPolicyFile(t *testing.T) {
-	t.Parallel()
-	dir := t.TempDir()
-	path := dir + "/policy.yaml"
-	if err := os.WriteFile(path, []byte("preset: plandex\nmaxAttempts: 3\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	p, err := LoadPolicyFile(path)
-	if err != nil || p.MaxAttempts != 3 || p.Name != "plandex" {
-		t.Fatalf("LoadPolicyFile = %+v, %v", p, err)
-	}
-	_, err = LoadPolicyFile(dir + "/missing.yaml")
-	var pe *PolicyError
-	if !errors.As(err, &pe) || err.Error() != dir+"/missing.yaml: cannot read the policy file: no such file or directory" || pe.Hint() == "" {
-		t.Errorf("missing file: %v", err)
-	}
-	os.WriteFile(path, []byte("preset: plandex\nmaxDelay: soon\n"), 0o644)
-	if _, err := LoadPolicyFile(path); err == nil || err.Error() != path+`:2:11: maxDelay: bad duration "soon"` {
-		t.Errorf("bad file: %v", err)
-	}
-}
-
-// TestLoadPolicyFileHostile: a path that names a folder, a FIFO, a device or
-// a huge file is refused at once with a reason, never read.
-func TestLoadPolicyFileHostile(t *testing.T) {
-	t.Parallel()
-	dir := t.TempDir()
-	big := dir + "/big.yaml"
-	if err := os.WriteFile(big, make([]byte, MaxPolicyFileBytes+1), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	fifo := dir + "/fifo.yaml"
-	if err := mkfifo(fifo); err != nil {
-		t.Logf("no FIFO here (%v): that case is skipped", err)
-		fifo = ""
-	}
-	link := ""
-	if fifo != "" {
-		link = dir + "/link.yaml"
-		if err := os.Symlink(fifo, link); err != nil {
-			t.Fatal(err)
-		}
-	}
-	for _, tc := range []struct{ path, want string }{
-		{dir, "not a regular file"},
-		{big, "over the 1048576-byte limit"},
-		{fifo, "is a FIFO (named pipe), not a regular file"},
-		{link, "is a symbolic link to a FIFO (named pipe), not a regular file"},
-		{"/dev/zero", "not a regular file"},
-	} {
-		if tc.path == "" {
-			continue
-		}
-		_, err := LoadPolicyFile(tc.path)
-		var pe *PolicyError
-		if !errors.As(err, &pe) || !strings.Contains(err.Error(), tc.want) || pe.Hint() == "" {
-			t.Errorf("LoadPolicyFile(%s) = %v, want a *PolicyError with %q and a hint", tc.path, err, tc.want)
-		}
-	}
 }

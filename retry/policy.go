@@ -202,9 +202,9 @@ type Fallback struct {
 }
 
 // Policy is a complete retry policy: per failure type strategies, Retry-After
-// handling, limits, escalation and fallback. Build one with Preset,
-// ParsePolicy or DecodePolicyNode; a Policy is read-only once built and may be
-// shared by goroutines.
+// handling, limits, escalation and fallback. Build one with preset.Get,
+// policyfile.Parse or policyfile.DecodeNode; a Policy is read-only once built
+// and may be shared by goroutines.
 type Policy struct {
 	Name    string
 	Enabled bool // false: never retry, never escalate

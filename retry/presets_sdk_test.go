@@ -31,7 +31,7 @@ func TestSDKPresetRetryAfterRule(t *testing.T) {
 		{"61s: backoff", 61 * time.Second, backoffLo, backoffHi},
 	}
 	for _, preset := range []string{"anthropic-sdk", "openai-sdk"} {
-		p, err := Preset(preset)
+		p, err := TestPolicies.Get(preset)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -124,7 +124,7 @@ func TestForgeflareTransportErrorsPermanent(t *testing.T) {
 // to retry as server_error).
 func TestEpicRetryableErrorsKeepsSeed004(t *testing.T) {
 	t.Parallel()
-	listed, err := ParsePolicy([]byte("preset: escalation-epic\nretryableErrors: [rate_limit, server_error, timeout]\n"), "p.yaml")
+	listed, err := TestPolicies.Parse([]byte("preset: escalation-epic\nretryableErrors: [rate_limit, server_error, timeout]\n"), "p.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -169,5 +169,60 @@ func TestEpicRetryableErrorsKeepsSeed004(t *testing.T) {
 	}
 	if diff := cmp.Diff(mustPreset(t, "escalation-epic").String(), listed.String()); diff != "" {
 		t.Errorf("the list changed the preset (-preset +listed):\n%s", diff)
+	}
+}
+
+// TestParseEpicStyle: seed 004's RetryPolicy field names, written inline.
+func TestParseEpicStyle(t *testing.T) {
+	t.Parallel()
+	src := "preset: escalation-epic\nmaxRetries: 2\ninitialDelay: 500ms\nretryableErrors: [rate_limit, server_error]\nescalateAfterRetries: 1\n"
+	p, err := TestPolicies.Parse([]byte(src), "p.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]time.Duration{500 * time.Millisecond, time.Second}, p.Schedule(RateLimit)); diff != "" {
+		t.Errorf("schedule mismatch (-want +got):\n%s", diff)
+	}
+	if p.Escalation.AfterRetries != 1 {
+		t.Errorf("afterRetries = %d", p.Escalation.AfterRetries)
+	}
+	retried := map[FailureType]bool{}
+	for _, ft := range FailureTypes {
+		if p.typeRetried(ft) {
+			retried[ft] = true
+		}
+	}
+	// Seed 004's server_error is 500 (server_error), 502
+	// (provider_unavailable), 503 (overloaded) and 504 (timeout).
+	// A logical failure (US-002) is not an error of seed 004's classifier:
+	// the list leaves the preset's retry of it alone.
+	want := map[FailureType]bool{RateLimit: true, QuotaExhausted: true, ServerError: true, Overloaded: true, ProviderUnavailable: true, Timeout: true,
+		LogicalFailure: true}
+	if diff := cmp.Diff(want, retried); diff != "" {
+		t.Errorf("retried types mismatch (-want +got):\n%s", diff)
+	}
+	// Regression: retryableErrors: [server_error] did not retry a 504.
+	for _, tt := range []struct {
+		c    Classification
+		want bool
+	}{
+		{Classification{Type: ServerError, Status: 500}, true},
+		{Classification{Type: ProviderUnavailable, Status: 502}, true},
+		{Classification{Type: Overloaded, Status: 503}, true},
+		{Classification{Type: Timeout, Status: 504}, true},
+		{Classification{Type: QuotaExhausted, Status: 429}, true},
+		{Classification{Type: Overloaded, Status: 529}, false},
+		{Classification{Type: UnsupportedFeature, Status: 501}, false},
+		{Classification{Type: ServerError, Status: 505}, false},
+		{Classification{Type: Timeout, Status: 408}, false},
+		{Classification{Type: Timeout}, false}, // a client-side timeout is seed 004's timeout, not listed
+	} {
+		if got := p.retries(tt.c, p.Strategy(tt.c.Type)); got != tt.want {
+			t.Errorf("retries(%s %d) = %v, want %v", tt.c.Type, tt.c.Status, got, tt.want)
+		}
+	}
+	_, err = TestPolicies.Parse([]byte("retryableErrors: [flaky]\n"), "p.yaml")
+	if err == nil || !strings.Contains(err.Error(), `p.yaml:1:19: retryableErrors: unknown failure type "flaky"`) {
+		t.Errorf("err = %v", err)
 	}
 }

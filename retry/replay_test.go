@@ -43,7 +43,7 @@ func TestReplay(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			p, err := Preset(tt.preset)
+			p, err := TestPolicies.Get(tt.preset)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -12,6 +12,8 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/retrylab/retrylab/retry/errreport"
+
 	"github.com/google/go-cmp/cmp"
 	"github.com/retrylab/retrylab/retry/provider"
 	"github.com/retrylab/retrylab/trace"
@@ -31,13 +33,13 @@ func walkthrough2(t *testing.T) (*ExhaustedError, run) {
 	return walkthrough2WithRegistry(t, nil)
 }
 
-func walkthrough2WithRegistry(t *testing.T, g *ErrorRegistry) (*ExhaustedError, run) {
+func walkthrough2WithRegistry(t *testing.T, g *errreport.ErrorRegistry) (*ExhaustedError, run) {
 	t.Helper()
 	var ex *ExhaustedError
 	var got run
 	synctest.Test(t, func(t *testing.T) {
 		r := &Retrier{Policy: mustPreset(t, "plandex"), Provider: "openai", Model: "gpt-4", Registry: g}
-		got = doFakeCtx(t, WithStep(context.Background(), StepContext{Plan: "refactor-auth", Entry: "12", Phase: "streaming"}), r, quotaErr())
+		got = doFakeCtx(t, WithStep(context.Background(), errreport.StepContext{Plan: "refactor-auth", Entry: "12", Phase: "streaming"}), r, quotaErr())
 		if !errors.As(got.err, &ex) {
 			t.Fatalf("err = %v, want *ExhaustedError", got.err)
 		}
@@ -60,7 +62,7 @@ func TestSeed001Walkthrough2QuotaExhaustedReport(t *testing.T) {
 		t.Fatalf("Report = %+v", rep)
 	}
 	var buf bytes.Buffer
-	if err := rep.Render(&buf, Style{Width: 61}); err != nil {
+	if err := rep.Render(&buf, errreport.Style{Width: 61}); err != nil {
 		t.Fatal(err)
 	}
 	golden(t, "walkthrough2-unrecoverable.golden", buf.String())
@@ -103,8 +105,11 @@ func TestReportRenderWidth(t *testing.T) {
 	ex.Report.RootCause.Message += " " + strings.Repeat("x", 150)
 	for _, width := range []int{0, 20, 40, 61, 80, 132} {
 		var buf bytes.Buffer
-		ex.Report.Render(&buf, Style{Width: width})
-		limit := Style{Width: width}.width()
+		ex.Report.Render(&buf, errreport.Style{Width: width})
+		limit := max(width, 40) // Style: 0 means 80, less than 40 means 40
+		if width == 0 {
+			limit = 80
+		}
 		for _, line := range strings.Split(strings.TrimRight(buf.String(), "\n"), "\n") {
 			if n := utf8.RuneCountInString(line); n > limit {
 				t.Errorf("width %d: line of %d runes: %q", width, n, line)
@@ -122,8 +127,8 @@ func TestReportRenderColor(t *testing.T) {
 	t.Parallel()
 	ex, _ := walkthrough2(t)
 	var plain, colored bytes.Buffer
-	ex.Report.Render(&plain, Style{Width: 80})
-	ex.Report.Render(&colored, Style{Width: 80, Color: true})
+	ex.Report.Render(&plain, errreport.Style{Width: 80})
+	ex.Report.Render(&colored, errreport.Style{Width: 80, Color: true})
 	if strings.Contains(plain.String(), "\x1b[") {
 		t.Error("plain rendering has ANSI escapes")
 	}
@@ -136,17 +141,17 @@ func TestReportRenderColor(t *testing.T) {
 	}
 	defer f.Close()
 	env := map[string]string{"COLUMNS": "100"}
-	if st := StyleFor(f, func(k string) string { return env[k] }); st.Color || st.Width != 100 {
+	if st := errreport.StyleFor(f, func(k string) string { return env[k] }); st.Color || st.Width != 100 {
 		t.Errorf("StyleFor(regular file) = %+v, want no colour, width 100", st)
 	}
 	if tty, err := os.OpenFile("/dev/tty", os.O_WRONLY, 0); err == nil {
 		defer tty.Close()
 		env["NO_COLOR"] = "1"
-		if st := StyleFor(tty, func(k string) string { return env[k] }); st.Color {
+		if st := errreport.StyleFor(tty, func(k string) string { return env[k] }); st.Color {
 			t.Error("StyleFor(terminal) with NO_COLOR gives colour")
 		}
 	}
-	if st := StyleFor(nil, func(string) string { return "" }); st.Color || st.Width != 80 {
+	if st := errreport.StyleFor(nil, func(string) string { return "" }); st.Color || st.Width != 80 {
 		t.Errorf("StyleFor(nil) = %+v", st)
 	}
 }
@@ -176,7 +181,7 @@ func TestSeed001RequiredUserActions(t *testing.T) {
 				t.Fatalf("%s is %s in seed 001's table", tt.ft, ClassOf(tt.ft))
 			}
 			acts := RecoveryFor(tt.ft, ReasonNonRetryable)
-			if len(acts) == 0 || acts[0].Text != tt.text || acts[0].Command != tt.command || acts[0].Priority != PriorityCritical {
+			if len(acts) == 0 || acts[0].Text != tt.text || acts[0].Command != tt.command || acts[0].Priority != errreport.PriorityCritical {
 				t.Errorf("RecoveryFor(%s) = %+v, want %q (%q) first", tt.ft, acts, tt.text, tt.command)
 			}
 		})
@@ -302,7 +307,7 @@ func TestReportHistory(t *testing.T) {
 			t.Errorf("Report = %+v", ex.Report)
 		}
 		var buf bytes.Buffer
-		ex.Report.Render(&buf, Style{Width: 80})
+		ex.Report.Render(&buf, errreport.Style{Width: 80})
 		if !strings.Contains(buf.String(), "RETRIES EXHAUSTED") || !strings.Contains(buf.String(), "waited 16s (backoff)") {
 			t.Errorf("rendering:\n%s", buf.String())
 		}
@@ -313,9 +318,50 @@ func TestReportHistory(t *testing.T) {
 func TestNewReport(t *testing.T) {
 	t.Parallel()
 	now := time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)
-	rep := NewReport(quotaErr(), ReasonNonRetryable, 1, nil, StepContext{Plan: "p"}, now)
-	if rep.RootCause.Type != QuotaExhausted || rep.RootCause.Provider != "openai" || !rep.Unrecoverable() || rep.Time != now ||
+	rep := NewReport(quotaErr(), ReasonNonRetryable, 1, nil, errreport.StepContext{Plan: "p"}, now)
+	if rep.RootCause.Type != string(QuotaExhausted) || rep.RootCause.Provider != "openai" || !rep.Unrecoverable() || rep.Time != now ||
 		!strings.HasPrefix(rep.ID, "err-20261121T100000.000Z-") {
 		t.Errorf("NewReport = %+v", rep)
+	}
+}
+
+// TestRetrierWritesRegistry: a Retrier with a Registry keeps each report.
+func TestRetrierWritesRegistry(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "errors.json")
+	ex, _ := walkthrough2WithRegistry(t, errreport.OpenRegistry(path))
+	got, err := errreport.OpenRegistry(path).ListErrors(errreport.ErrorFilter{Tag: errreport.TagUnrecoverable})
+	if err != nil || len(got) != 1 || got[0].ID != ex.Report.ID || got[0].RootCause.Type != string(QuotaExhausted) {
+		t.Errorf("registry = %+v, %v", got, err)
+	}
+}
+
+// TestReportFromEventRoundTrip: the ErrorReport event of walkthrough 2,
+// read back as a Report, renders exactly as the report the retry core made
+// (the seed's box, testdata/walkthrough2-unrecoverable.golden): what a
+// reader of the trace shows is what the client would have shown.
+func TestReportFromEventRoundTrip(t *testing.T) {
+	t.Parallel()
+	ex, _ := walkthrough2(t)
+	var want, got bytes.Buffer
+	if err := ex.Report.Render(&want, errreport.Style{Width: 61}); err != nil {
+		t.Fatal(err)
+	}
+	back := errreport.FromEvent(ex.Report.Event())
+	if err := back.Render(&got, errreport.Style{Width: 61}); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(want.String(), got.String()); diff != "" {
+		t.Errorf("Render(ReportFromEvent(Event())) mismatch (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(ex.Report.Event(), back.Event()); diff != "" {
+		t.Errorf("Event() round trip mismatch (-want +got):\n%s", diff)
+	}
+	if back.Title() != "UNRECOVERABLE ERROR" {
+		t.Errorf("Title() = %q", back.Title())
+	}
+	const wantLine = "UNRECOVERABLE ERROR: quota_exhausted (HTTP 429), non-retryable after 1 attempt(s); first: Add credits to your account"
+	if back.Line() != wantLine {
+		t.Errorf("Line() = %q, want %q", back.Line(), wantLine)
 	}
 }

@@ -1,7 +1,6 @@
 package retry
 
 import (
-	"errors"
 	"net/http"
 	"testing"
 	"testing/synctest"
@@ -117,45 +116,5 @@ func TestGeminiCLIRetryInfoFloor(t *testing.T) {
 	want := []env{{8 * time.Second, 9600 * time.Millisecond}, {5 * time.Second, 6 * time.Second}}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("Envelope mismatch (-want +got):\n%s", diff)
-	}
-}
-
-// TestResendsYAML: resends, shouldRetryIgnored and the new retryAfter
-// keys parse, render and parse back; a resend that matches nothing is an
-// error.
-func TestResendsYAML(t *testing.T) {
-	src := `preset: gemini-cli
-shouldRetryIgnored: [503]
-resends:
-  - {statuses: [400, 404], maxAttempts: 3}
-  - {streamed: true, types: [overloaded], restart: true, maxAttempts: 2, initialDelay: 1s, kind: constant}
-retryAfter: {integerPart: true, nominalFloor: true, noDate: true}
-`
-	p, err := ParsePolicy([]byte(src), "p.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := []Resend{
-		{Statuses: []int{400, 404}, Strategy: Strategy{Retry: true, MaxAttempts: 3, Multiplier: 2, Kind: NoBackoff, Jitter: NoJitter}},
-		{Streamed: true, Types: []FailureType{Overloaded}, Restart: true,
-			Strategy: Strategy{Retry: true, MaxAttempts: 2, InitialDelay: time.Second, Multiplier: 2, Kind: Constant, Jitter: NoJitter}},
-	}
-	if diff := cmp.Diff(want, p.Resends); diff != "" {
-		t.Errorf("Resends mismatch (-want +got):\n%s", diff)
-	}
-	if !p.RetryAfter.IntegerPart || !p.RetryAfter.NominalFloor || !p.RetryAfter.NoDate || len(p.ShouldRetryIgnored) != 1 {
-		t.Errorf("retryAfter/shouldRetryIgnored not read: %+v %v", p.RetryAfter, p.ShouldRetryIgnored)
-	}
-	q, err := ParsePolicy([]byte(p.String()), "again.yaml")
-	if err != nil {
-		t.Fatalf("rendering does not parse back: %v\n%s", err, p.String())
-	}
-	if diff := cmp.Diff(p.String(), q.String()); diff != "" {
-		t.Errorf("String round trip mismatch (-want +got):\n%s", diff)
-	}
-	_, err = ParsePolicy([]byte("resends: [{maxAttempts: 2}]\n"), "bad.yaml")
-	var pe *PolicyError
-	if !errors.As(err, &pe) {
-		t.Fatalf("a resend matching nothing: err = %v, want a *PolicyError", err)
 	}
 }

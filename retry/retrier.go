@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/retrylab/retrylab/retry/errreport"
 	"github.com/retrylab/retrylab/trace"
 )
 
@@ -48,7 +49,7 @@ type ExhaustedError struct {
 	// Report is seed 001's ErrorReport of the failure: root cause, step
 	// context, recovery actions, retry history. Render it for people with
 	// Report.Render.
-	Report *Report
+	Report *errreport.Report
 }
 
 func (e *ExhaustedError) Error() string {
@@ -143,7 +144,7 @@ type Retrier struct {
 	// EscalationDeclined event, and the request goes on without it).
 	Confirm func(ctx context.Context, offer EscalationOffer) error
 	// Registry, if set, keeps every Report of a request given up on.
-	Registry *ErrorRegistry
+	Registry *errreport.ErrorRegistry
 
 	spend costLedger // escalation spending of every request of this Retrier
 }

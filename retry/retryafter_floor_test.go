@@ -15,7 +15,7 @@ import (
 // envelope the checks use.
 func TestRetryAfterFloorAndJitter(t *testing.T) {
 	t.Parallel()
-	p := ClaudeCode()
+	p := mustPreset(t, "claude-code")
 	tests := []struct {
 		name     string
 		onTarget int

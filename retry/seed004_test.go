@@ -251,7 +251,7 @@ func TestSeed004US003ConfirmRefuses(t *testing.T) {
 func TestEscalationCostCapPerRun(t *testing.T) {
 	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
-		p, err := ParsePolicy([]byte("preset: escalation-epic\nescalation: {maxCost: 0.015}\n"), "p.yaml")
+		p, err := TestPolicies.Parse([]byte("preset: escalation-epic\nescalation: {maxCost: 0.015}\n"), "p.yaml")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -340,7 +340,7 @@ func TestSeed004US003TopOfLadder(t *testing.T) {
 // policy file, and their errors.
 func TestParseEscalationGuard(t *testing.T) {
 	t.Parallel()
-	p, err := ParsePolicy([]byte("preset: escalation-epic\nescalation: {ladder: [a, b], maxCost: 0.5}\n"), "p.yaml")
+	p, err := TestPolicies.Parse([]byte("preset: escalation-epic\nescalation: {ladder: [a, b], maxCost: 0.5}\n"), "p.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -353,7 +353,7 @@ func TestParseEscalationGuard(t *testing.T) {
 		"escalation: {maxCost: -1}\n":       "p.yaml:1:23: escalation.maxCost: -1 is out of range",
 		"escalation: {ladder: [a, {b: c}]}": "p.yaml:1:26: escalation.ladder: must be a list of model names",
 	} {
-		_, err := ParsePolicy([]byte(src), "p.yaml")
+		_, err := TestPolicies.Parse([]byte(src), "p.yaml")
 		if err == nil || err.Error() != want {
 			t.Errorf("ParsePolicy(%q) = %v, want %q", src, err, want)
 		}

@@ -33,7 +33,7 @@ const (
 	TypeRunFinished             = "RunFinished"
 	TypeMockRequest             = "MockRequest"
 	TypeMockResponse            = "MockResponse"
-	// TypeErrorReport is a retry.Report: a request the retry core gave up
+	// TypeErrorReport is an errreport.Report: a request the retry core gave up
 	// on, with its root cause, recovery actions and retry history.
 	TypeErrorReport = "ErrorReport"
 	// TypeTicketTransition is a ticket's change of state (seed 002).

@@ -19,7 +19,7 @@ import (
 	"github.com/retrylab/retrylab/chaos"
 	"github.com/retrylab/retrylab/internal/regfile"
 	"github.com/retrylab/retrylab/report"
-	"github.com/retrylab/retrylab/retry"
+	"github.com/retrylab/retrylab/retry/errreport"
 )
 
 const chaosRunUsage = `Usage: retrylab chaos run [flags] [PATH...]
@@ -325,7 +325,7 @@ func renderChaosReport(cfg chaosRunConfig, sum *chaos.Summary, stdout io.Writer)
 		// The clients' error reports are boxes as wide as the terminal,
 		// coloured only there and never with NO_COLOR.
 		f, _ := stdout.(*os.File)
-		st := retry.StyleFor(f, os.Getenv)
+		st := errreport.StyleFor(f, os.Getenv)
 		render = func(w io.Writer, s *chaos.Summary) error { return report.ChaosTableStyle(w, s, st) }
 	}
 	err := render(ew, sum)

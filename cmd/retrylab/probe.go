@@ -16,7 +16,7 @@ import (
 	"github.com/retrylab/retrylab/internal/wire"
 	"github.com/retrylab/retrylab/probe"
 	"github.com/retrylab/retrylab/report"
-	"github.com/retrylab/retrylab/retry"
+	"github.com/retrylab/retrylab/retry/policyfile"
 )
 
 const chaosProbeUsage = `Usage: retrylab chaos probe --client-cmd CMD | --client FILE [flags]
@@ -291,7 +291,7 @@ func writeProbe(cfg probeConfig, prof *probe.Profile, prov probe.Provider, stdou
 	// Learn → verify: the file holds every run it was learnt from, or
 	// names what it leaves out (prof.Unmodelled, in the table too).
 	text, _, holds := probe.LearntPolicy(prof, prov)
-	if _, err := retry.ParsePolicy([]byte(text), cfg.policyOut); err != nil {
+	if _, err := policyfile.Parse([]byte(text), cfg.policyOut); err != nil {
 		return fmt.Errorf("the learnt policy does not parse (a bug of the probe): %w", err)
 	}
 	if !holds {

@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/retrylab/retrylab/internal/wire"
-	"github.com/retrylab/retrylab/retry"
+	"github.com/retrylab/retrylab/retry/preset"
 )
 
 // TestClientEnv holds what a client is told: each variable once, in the
@@ -44,7 +44,7 @@ func TestSDKPresets(t *testing.T) {
 		if w, ok := want[name]; ok && got != w {
 			t.Errorf("SDKPreset(%q) = %q, want %q", name, got, w)
 		}
-		if _, err := retry.Preset(got); err != nil {
+		if _, err := preset.Get(got); err != nil {
 			t.Errorf("format %q: its SDK preset: %v", name, err)
 		}
 		c := wire.Must(name).Client()

@@ -1,6 +1,10 @@
-package retry
+package preset
 
-import "time"
+import (
+	"time"
+
+	"github.com/retrylab/retrylab/retry"
+)
 
 // The presets of this file model coding agents and agent SDKs that people
 // run unattended, each measured against retrylab's mock (docs/agents.md has
@@ -59,28 +63,28 @@ import "time"
 // Claude Code gives up on a stream it did not ask for); with --fallback-model, three
 // 529s in a row (or one 500/503) switch model at once (an escalation the
 // journal shows; chaos checks it without a trace).
-func ClaudeCode() *Policy {
-	t := Strategy{Retry: true, MaxAttempts: 11, InitialDelay: 500 * time.Millisecond, MaxDelay: 32 * time.Second,
-		Multiplier: 2, Kind: Exponential, Jitter: AdditiveJitter, JitterFraction: 0.25, RespectRetryAfter: true}
-	atOnce := func(attempts int) Strategy {
-		return Strategy{Retry: true, MaxAttempts: attempts, Kind: NoBackoff, Jitter: NoJitter, Multiplier: 2}
+func ClaudeCode() *retry.Policy {
+	t := retry.Strategy{Retry: true, MaxAttempts: 11, InitialDelay: 500 * time.Millisecond, MaxDelay: 32 * time.Second,
+		Multiplier: 2, Kind: retry.Exponential, Jitter: retry.AdditiveJitter, JitterFraction: 0.25, RespectRetryAfter: true}
+	atOnce := func(attempts int) retry.Strategy {
+		return retry.Strategy{Retry: true, MaxAttempts: attempts, Kind: retry.NoBackoff, Jitter: retry.NoJitter, Multiplier: 2}
 	}
-	return &Policy{
+	return &retry.Policy{
 		Name: "claude-code", Enabled: true, Default: off(t),
-		FailureTypes: withTypes(t, RateLimit, Overloaded, ServerError, ProviderUnavailable, UnsupportedFeature,
-			Timeout, ConnectionError, NetworkError, Conflict, StreamInterrupted, AuthInvalid),
+		FailureTypes: withTypes(t, retry.RateLimit, retry.Overloaded, retry.ServerError, retry.ProviderUnavailable, retry.UnsupportedFeature,
+			retry.Timeout, retry.ConnectionError, retry.NetworkError, retry.Conflict, retry.StreamInterrupted, retry.AuthInvalid),
 		StatusRetry:        map[int]bool{401: true, 408: true, 409: true, 429: true},
 		HonorShouldRetry:   true,
 		ShouldRetryIgnored: []int{503},
 		StreamErrors:       true,
-		Resends: []Resend{
+		Resends: []retry.Resend{
 			{Statuses: []int{400, 422}, Strategy: atOnce(6)},
 			{Statuses: []int{404}, Strategy: atOnce(2)},
-			{Streamed: true, Types: []FailureType{Overloaded, ServerError, RateLimit, InvalidRequest, StreamParse}, Strategy: atOnce(2), Restart: true,
+			{Streamed: true, Types: []retry.FailureType{retry.Overloaded, retry.ServerError, retry.RateLimit, retry.InvalidRequest, retry.StreamParse}, Strategy: atOnce(2), Restart: true,
 				NoStream: true},
-			{Streamed: true, Types: []FailureType{StreamInterrupted}, Strategy: t, Restart: true, InRequest: true},
+			{Streamed: true, Types: []retry.FailureType{retry.StreamInterrupted}, Strategy: t, Restart: true, InRequest: true},
 		},
-		RetryAfter: RetryAfter{Header: HeaderRetryAfter, Jitter: 0.25, Floor: true, Zero: ZeroBackoff,
+		RetryAfter: retry.RetryAfter{Header: retry.HeaderRetryAfter, Jitter: 0.25, Floor: true, Zero: retry.ZeroBackoff,
 			Ceiling: 60 * time.Second, IntegerPart: true},
 	}
 }
@@ -95,15 +99,15 @@ func ClaudeCode() *Policy {
 // retry-after-ms, else retry-after (seconds or an HTTP-date), is used when
 // it is between 0 and 60s or below the backoff, else the backoff.
 // Measured in docs/agents.md.
-func VercelAISDK() *Policy {
-	t := Strategy{Retry: true, MaxAttempts: 3, InitialDelay: 2 * time.Second, Multiplier: 2,
-		Kind: Exponential, Jitter: NoJitter, RespectRetryAfter: true}
-	return &Policy{
+func VercelAISDK() *retry.Policy {
+	t := retry.Strategy{Retry: true, MaxAttempts: 3, InitialDelay: 2 * time.Second, Multiplier: 2,
+		Kind: retry.Exponential, Jitter: retry.NoJitter, RespectRetryAfter: true}
+	return &retry.Policy{
 		Name: "vercel-ai-sdk", Enabled: true, Default: off(t),
-		FailureTypes: withTypes(t, RateLimit, Overloaded, ServerError, ProviderUnavailable, UnsupportedFeature,
-			Timeout, ConnectionError, NetworkError, Conflict),
+		FailureTypes: withTypes(t, retry.RateLimit, retry.Overloaded, retry.ServerError, retry.ProviderUnavailable, retry.UnsupportedFeature,
+			retry.Timeout, retry.ConnectionError, retry.NetworkError, retry.Conflict),
 		StatusRetry: map[int]bool{408: true, 409: true, 429: true},
-		RetryAfter:  RetryAfter{MaxUsable: 60 * time.Second, Zero: ZeroImmediate},
+		RetryAfter:  retry.RetryAfter{MaxUsable: 60 * time.Second, Zero: retry.ZeroImmediate},
 	}
 }
 
@@ -123,20 +127,20 @@ func VercelAISDK() *Policy {
 // thrown at once. retry-after-ms is not read. With .stream(), the retried
 // call ends at the response headers: an error inside the stream is thrown
 // to the caller, not retried. Measured in docs/agents.md.
-func LangChainJS() *Policy {
-	t := Strategy{Retry: true, MaxAttempts: 7, InitialDelay: time.Second, Multiplier: 2,
-		Kind: Exponential, Jitter: AdditiveJitter, JitterFraction: 1, RespectRetryAfter: true}
-	return &Policy{
+func LangChainJS() *retry.Policy {
+	t := retry.Strategy{Retry: true, MaxAttempts: 7, InitialDelay: time.Second, Multiplier: 2,
+		Kind: retry.Exponential, Jitter: retry.AdditiveJitter, JitterFraction: 1, RespectRetryAfter: true}
+	return &retry.Policy{
 		Name: "langchain-js", Enabled: true, Default: t,
-		FailureTypes: map[FailureType]Strategy{
-			InvalidRequest: off(t), AuthInvalid: off(t), PermissionDenied: off(t), BillingError: off(t),
-			ModelNotFound: off(t), Conflict: off(t), ContextTooLong: off(t), QuotaExhausted: off(t),
-			ContentPolicy: off(t), AccountSuspended: off(t), Canceled: off(t),
+		FailureTypes: map[retry.FailureType]retry.Strategy{
+			retry.InvalidRequest: off(t), retry.AuthInvalid: off(t), retry.PermissionDenied: off(t), retry.BillingError: off(t),
+			retry.ModelNotFound: off(t), retry.Conflict: off(t), retry.ContextTooLong: off(t), retry.QuotaExhausted: off(t),
+			retry.ContentPolicy: off(t), retry.AccountSuspended: off(t), retry.Canceled: off(t),
 		},
 		StatusRetry: map[int]bool{400: false, 401: false, 402: false, 403: false, 404: false, 405: false, 406: false,
 			407: false, 409: false, 413: false, 408: true},
-		RetryAfter: RetryAfter{Header: HeaderRetryAfter, Ceiling: 60 * time.Second, Floor: true,
-			RequiredFor: []FailureType{RateLimit}},
+		RetryAfter: retry.RetryAfter{Header: retry.HeaderRetryAfter, Ceiling: 60 * time.Second, Floor: true,
+			RequiredFor: []retry.FailureType{retry.RateLimit}},
 	}
 }
 
@@ -166,22 +170,22 @@ func LangChainJS() *Policy {
 // 429 with retry-after-ms alone is not retried). "Try again in 1.5s" in
 // an error's message (a response.failed event) is waited like a
 // retry-after (1.57s measured): retryAfter.message.
-func CodexCLI() *Policy {
-	t := Strategy{Retry: true, MaxAttempts: 5, InitialDelay: 200 * time.Millisecond, Multiplier: 2,
-		Kind: Exponential, Jitter: ProportionalJitter, JitterFraction: 0.1, RespectRetryAfter: true}
+func CodexCLI() *retry.Policy {
+	t := retry.Strategy{Retry: true, MaxAttempts: 5, InitialDelay: 200 * time.Millisecond, Multiplier: 2,
+		Kind: retry.Exponential, Jitter: retry.ProportionalJitter, JitterFraction: 0.1, RespectRetryAfter: true}
 	reconnect := t
 	reconnect.MaxAttempts = 6
-	types := withTypes(t, RateLimit, Overloaded, ServerError, ProviderUnavailable, UnsupportedFeature,
-		Timeout, ConnectionError, NetworkError, Conflict, StreamInterrupted, AuthInvalid)
-	for _, ft := range []FailureType{PermissionDenied, QuotaExhausted, ContextTooLong, InvalidRequest} {
+	types := withTypes(t, retry.RateLimit, retry.Overloaded, retry.ServerError, retry.ProviderUnavailable, retry.UnsupportedFeature,
+		retry.Timeout, retry.ConnectionError, retry.NetworkError, retry.Conflict, retry.StreamInterrupted, retry.AuthInvalid)
+	for _, ft := range []retry.FailureType{retry.PermissionDenied, retry.QuotaExhausted, retry.ContextTooLong, retry.InvalidRequest} {
 		types[ft] = off(reconnect) // retried by status (statusRetry): 402, 403, 413, 422, not 400
 	}
-	return &Policy{
+	return &retry.Policy{
 		Name: "codex-cli", Enabled: true, Default: off(t),
 		FailureTypes: types,
 		StatusRetry:  map[int]bool{401: true, 402: true, 403: true, 408: true, 409: true, 413: true, 422: true},
 		StreamErrors: true,
-		RetryAfter: RetryAfter{Header: HeaderRetryAfter, Zero: ZeroImmediate, Negative: NegativeZero,
-			RequiredFor: []FailureType{RateLimit}, Message: true},
+		RetryAfter: retry.RetryAfter{Header: retry.HeaderRetryAfter, Zero: retry.ZeroImmediate, Negative: retry.NegativeZero,
+			RequiredFor: []retry.FailureType{retry.RateLimit}, Message: true},
 	}
 }

@@ -1,6 +1,10 @@
-package retry
+package preset
 
-import "time"
+import (
+	"time"
+
+	"github.com/retrylab/retrylab/retry"
+)
 
 // GeminiSDK models Google's Gen AI SDK for JavaScript (@google/genai
 // 2.18.0, read from src/_api_client.ts: apiCall, processStreamResponse)
@@ -11,10 +15,10 @@ import "time"
 // 1 s × 2ⁿ capped at 60 s with p-retry's randomize (× 1 to 2), and never
 // an error after the response headers (a cut stream, an error frame); that
 // mode is not a preset, since nothing turns it on by default.
-func GeminiSDK() *Policy {
-	t := Strategy{Retry: false, MaxAttempts: 1, InitialDelay: time.Second, MaxDelay: 60 * time.Second,
-		Multiplier: 2, Kind: Exponential}
-	return &Policy{Name: "gemini-sdk", Enabled: true, Default: t, FailureTypes: map[FailureType]Strategy{}}
+func GeminiSDK() *retry.Policy {
+	t := retry.Strategy{Retry: false, MaxAttempts: 1, InitialDelay: time.Second, MaxDelay: 60 * time.Second,
+		Multiplier: 2, Kind: retry.Exponential}
+	return &retry.Policy{Name: "gemini-sdk", Enabled: true, Default: t, FailureTypes: map[retry.FailureType]retry.Strategy{}}
 }
 
 // GeminiCLI models Gemini CLI (@google/gemini-cli 0.61.0, npm), read from
@@ -47,19 +51,19 @@ func GeminiSDK() *Policy {
 //     HTTP loop starts again for each (resends, restart); a stream cut by
 //     the server (undici's UND_ERR_SOCKET) is not retried: streamErrors
 //     false.
-func GeminiCLI() *Policy {
-	t := Strategy{Retry: true, MaxAttempts: 10, InitialDelay: 5 * time.Second, MaxDelay: 30 * time.Second,
-		Multiplier: 2, Kind: Exponential, Jitter: ProportionalJitter, JitterFraction: 0.3}
-	types := withTypes(t, RateLimit, Overloaded, ServerError, ProviderUnavailable, UnsupportedFeature,
-		Timeout, ConnectionError, NetworkError)
+func GeminiCLI() *retry.Policy {
+	t := retry.Strategy{Retry: true, MaxAttempts: 10, InitialDelay: 5 * time.Second, MaxDelay: 30 * time.Second,
+		Multiplier: 2, Kind: retry.Exponential, Jitter: retry.ProportionalJitter, JitterFraction: 0.3}
+	types := withTypes(t, retry.RateLimit, retry.Overloaded, retry.ServerError, retry.ProviderUnavailable, retry.UnsupportedFeature,
+		retry.Timeout, retry.ConnectionError, retry.NetworkError)
 	quota := t
 	quota.RespectRetryAfter = true
-	types[RateLimit] = quota
-	return &Policy{
+	types[retry.RateLimit] = quota
+	return &retry.Policy{
 		Name: "gemini-cli", Enabled: true, Default: off(t), FailureTypes: types,
-		Resends: []Resend{{Streamed: true, Types: []FailureType{Overloaded, ServerError, RateLimit, InvalidRequest, StreamParse}, Restart: true,
-			Strategy: Strategy{Retry: true, MaxAttempts: 4, InitialDelay: time.Second, Multiplier: 2,
-				Kind: Exponential, Jitter: NoJitter}}},
-		RetryAfter: RetryAfter{Header: HeaderRetryAfter, NoDate: true, NominalFloor: true, Jitter: 0.2},
+		Resends: []retry.Resend{{Streamed: true, Types: []retry.FailureType{retry.Overloaded, retry.ServerError, retry.RateLimit, retry.InvalidRequest, retry.StreamParse}, Restart: true,
+			Strategy: retry.Strategy{Retry: true, MaxAttempts: 4, InitialDelay: time.Second, Multiplier: 2,
+				Kind: retry.Exponential, Jitter: retry.NoJitter}}},
+		RetryAfter: retry.RetryAfter{Header: retry.HeaderRetryAfter, NoDate: true, NominalFloor: true, Jitter: 0.2},
 	}
 }

@@ -1,4 +1,4 @@
-package retry
+package errreport
 
 import (
 	"fmt"
@@ -13,7 +13,7 @@ import (
 	"github.com/retrylab/retrylab/trace"
 )
 
-// Bounds of ReportFromEvent: what a report read from a trace keeps. A
+// Bounds of FromEvent: what a report read from a trace keeps. A
 // person reads it; a program that wrote more than this is not telling a
 // person anything more.
 const (
@@ -26,7 +26,7 @@ const (
 	maxEventStep    = 16
 )
 
-// ReportFromEvent is the Report an ErrorReport trace event describes (the
+// FromEvent is the Report an ErrorReport trace event describes (the
 // inverse of Report.Event), for Render. The event may come from any
 // program's trace, so nothing in it is trusted: every string is cut to a
 // bound, made valid UTF-8, stripped of control and format characters (a
@@ -35,11 +35,11 @@ const (
 // bounded in number (the last attempts of a long history are kept). A
 // report without tags is unrecoverable when its category is non-retryable,
 // as the retry core tags it.
-func ReportFromEvent(ev trace.ErrorReport) *Report {
+func FromEvent(ev trace.ErrorReport) *Report {
 	label := func(s string) string { return cleanEventString(s, maxEventLabel) }
 	text := func(s string) string { return cleanEventString(s, maxEventText) }
 	r := &Report{ID: label(ev.ID), Reason: label(ev.Reason), Attempts: ev.Attempts,
-		RootCause: RootCause{Category: label(ev.Category), Type: FailureType(label(ev.FailureType)), Status: ev.Status,
+		RootCause: RootCause{Category: label(ev.Category), Type: label(ev.FailureType), Status: ev.Status,
 			Provider: label(ev.Provider), Model: label(ev.Model), Message: cleanEventString(ev.Message, maxEventMessage),
 			RequestID: label(ev.RequestID)},
 		Step: stepFromEvent(ev.Step)}
@@ -49,13 +49,13 @@ func ReportFromEvent(ev trace.ErrorReport) *Report {
 	}
 	for _, h := range ev.History[max(len(ev.History)-maxEventHistory, 0):] {
 		r.History = append(r.History, HistoryItem{Attempt: h.Attempt, Time: h.Time, Provider: label(h.Provider),
-			Model: label(h.Model), Type: FailureType(label(h.FailureType)), Status: h.Status, Message: text(h.Message),
+			Model: label(h.Model), Type: label(h.FailureType), Status: h.Status, Message: text(h.Message),
 			DelayMs: h.DelayMs, DelaySource: label(h.DelaySource), SwitchedTo: label(h.SwitchedTo), ErrorContext: h.ErrorContext})
 	}
 	for _, t := range ev.Tags[:min(len(ev.Tags), maxEventTags)] {
 		r.Tags = append(r.Tags, label(t))
 	}
-	if len(r.Tags) == 0 && r.RootCause.Category == NonRetryable.String() {
+	if len(r.Tags) == 0 && r.RootCause.Category == categoryNonRetryable {
 		r.Tags = []string{TagUnrecoverable}
 	}
 	if n := len(r.History); n > 0 {

@@ -1,4 +1,4 @@
-package retry
+package ticket
 
 import (
 	"bytes"
@@ -11,10 +11,10 @@ import (
 )
 
 // board is a ticket board writing its events to a buffer.
-func board(t *testing.T, tickets ...Ticket) (*Tickets, *bytes.Buffer) {
+func board(t *testing.T, tickets ...Ticket) (*Board, *bytes.Buffer) {
 	t.Helper()
 	var buf bytes.Buffer
-	b := &Tickets{Trace: trace.NewWriter(&buf, "tickets")}
+	b := &Board{Trace: trace.NewWriter(&buf, "tickets")}
 	for _, tk := range tickets {
 		if err := b.Add(tk); err != nil {
 			t.Fatal(err)
@@ -26,7 +26,7 @@ func board(t *testing.T, tickets ...Ticket) (*Tickets, *bytes.Buffer) {
 // failUntilOnHold claims and fails ticket id with errMsg, each time as soon
 // as Ready lets it be claimed, until it is on hold; it returns the delays
 // (retry_after − the failure's time) and the times it failed.
-func failUntilOnHold(t *testing.T, b *Tickets, id, errMsg string, now time.Time) (delays []time.Duration, end time.Time) {
+func failUntilOnHold(t *testing.T, b *Board, id, errMsg string, now time.Time) (delays []time.Duration, end time.Time) {
 	t.Helper()
 	for i := 0; i < 10; i++ {
 		ready := b.Ready(now, 0)
@@ -40,7 +40,7 @@ func failUntilOnHold(t *testing.T, b *Tickets, id, errMsg string, now time.Time)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if tk.State == TicketOnHold {
+		if tk.State == OnHold {
 			return delays, now
 		}
 		delays = append(delays, tk.RetryAfter.Sub(now))
@@ -67,7 +67,7 @@ func TestSeed002TimeoutRetriedWithBackoff(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d.Category != CategoryTransient || tk.State != TicketReady || tk.RetryCount != 1 || !tk.RetryAfter.Equal(t0.Add(time.Second)) {
+	if d.Category != CategoryTransient || tk.State != Ready || tk.RetryCount != 1 || !tk.RetryAfter.Equal(t0.Add(time.Second)) {
 		t.Errorf("after a timeout: %+v, decision %+v; want ready, retry_count 1, retry_after +1s", tk, d)
 	}
 }
@@ -82,7 +82,7 @@ func TestSeed002SyntaxErrorOneRetryThenOnHold(t *testing.T) {
 		t.Errorf("delays mismatch (-want +got):\n%s", diff)
 	}
 	tk, _ := b.Get("T-2")
-	if tk.State != TicketOnHold || tk.HoldReason != "Max retries exceeded: code_error" || tk.RetryCount != 1 {
+	if tk.State != OnHold || tk.HoldReason != "Max retries exceeded: code_error" || tk.RetryCount != 1 {
 		t.Errorf("ticket = %+v", tk)
 	}
 }
@@ -96,7 +96,7 @@ func TestSeed002TransientThreeRetriesThenOnHold(t *testing.T) {
 	if diff := cmp.Diff(secs(1, 2, 4), delays); diff != "" {
 		t.Errorf("delays mismatch (-want +got):\n%s", diff)
 	}
-	if tk, _ := b.Get("T-3"); tk.State != TicketOnHold || tk.HoldReason != "Max retries exceeded: transient" || tk.RetryCount != 3 {
+	if tk, _ := b.Get("T-3"); tk.State != OnHold || tk.HoldReason != "Max retries exceeded: transient" || tk.RetryCount != 3 {
 		t.Errorf("ticket = %+v", tk)
 	}
 }
@@ -122,13 +122,13 @@ func TestSeed002RateLimitE2EHumanReleases(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if tk.State != TicketReady || tk.RetryCount != 0 || tk.HoldReason != "" || !tk.RetryAfter.IsZero() {
+	if tk.State != Ready || tk.RetryCount != 0 || tk.HoldReason != "" || !tk.RetryAfter.IsZero() {
 		t.Errorf("released ticket = %+v", tk)
 	}
 	if _, err := b.Claim("T-4", end); err != nil {
 		t.Fatal(err)
 	}
-	if tk, err := b.Succeed("T-4"); err != nil || tk.State != TicketNeedsReview {
+	if tk, err := b.Succeed("T-4"); err != nil || tk.State != NeedsReview {
 		t.Errorf("Succeed = %+v, %v", tk, err)
 	}
 
@@ -168,7 +168,7 @@ func TestSeed002RateLimitE2EHumanReleases(t *testing.T) {
 // TestTicketTransitionsRejected: the state machine has no other edges.
 func TestTicketTransitionsRejected(t *testing.T) {
 	t.Parallel()
-	b, buf := board(t, Ticket{ID: "R", CreatedAt: t0}, Ticket{ID: "P", State: TicketInProgress})
+	b, buf := board(t, Ticket{ID: "R", CreatedAt: t0}, Ticket{ID: "P", State: InProgress})
 	tests := []struct {
 		name string
 		do   func() error
@@ -182,9 +182,9 @@ func TestTicketTransitionsRejected(t *testing.T) {
 		{"add a ticket twice", func() error { return b.Add(Ticket{ID: "R"}) }},
 	}
 	for _, tt := range tests {
-		var te *TicketError
+		var te *Error
 		if err := tt.do(); !errors.As(err, &te) {
-			t.Errorf("%s: err = %v, want a TicketError", tt.name, err)
+			t.Errorf("%s: err = %v, want an *Error", tt.name, err)
 		}
 	}
 	if buf.Len() != 0 {
@@ -201,7 +201,7 @@ func TestReadyOrder(t *testing.T) {
 		Ticket{ID: "high-new", Priority: 5, CreatedAt: t0.Add(time.Hour)},
 		Ticket{ID: "high-old", Priority: 5, CreatedAt: t0},
 		Ticket{ID: "waiting", Priority: 9, CreatedAt: t0, RetryAfter: t0.Add(time.Minute)},
-		Ticket{ID: "held", Priority: 9, State: TicketOnHold},
+		Ticket{ID: "held", Priority: 9, State: OnHold},
 	)
 	var got []string
 	for _, tk := range b.Ready(t0, 0) {
@@ -212,37 +212,5 @@ func TestReadyOrder(t *testing.T) {
 	}
 	if r := b.Ready(t0.Add(time.Minute), 2); len(r) != 2 || r[0].ID != "waiting" {
 		t.Errorf("Ready at retry_after, limit 2 = %+v", r)
-	}
-}
-
-// TestSeed002OneBaseDelay: the forge-ticket preset and Decide give one
-// answer to seed 002: the same waits for the same category.
-func TestSeed002OneBaseDelay(t *testing.T) {
-	t.Parallel()
-	p := mustPreset(t, "forge-ticket")
-	decided := func(category string) []time.Duration {
-		var out []time.Duration
-		for n := 0; ; n++ {
-			d := Decide(category, n)
-			if !d.ShouldRetry {
-				return out
-			}
-			out = append(out, d.NextDelay)
-		}
-	}
-	tests := []struct {
-		category string
-		ft       FailureType
-	}{
-		{CategoryTransient, Overloaded},
-		{CategoryAPIError, AuthInvalid},
-		{CategoryCodeError, StreamParse},
-		{CategoryCodeError, LogicalFailure},
-		{CategoryUnknown, Unknown},
-	}
-	for _, tt := range tests {
-		if diff := cmp.Diff(decided(tt.category), p.Schedule(tt.ft)); diff != "" {
-			t.Errorf("%s (%s): Decide and forge-ticket differ (-Decide +preset):\n%s", tt.category, tt.ft, diff)
-		}
 	}
 }

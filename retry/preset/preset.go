@@ -1,15 +1,18 @@
-package retry
+package preset
 
 import (
 	"fmt"
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/retrylab/retrylab/retry"
+	"github.com/retrylab/retrylab/retry/ticket"
 )
 
 // presets maps a preset name to its constructor. Each constructor returns a
-// fresh Policy, so callers may modify what Preset returns.
-var presets = map[string]func() *Policy{
+// fresh Policy, so callers may modify what Get returns.
+var presets = map[string]func() *retry.Policy{
 	"forgeflare":       Forgeflare,
 	"plandex":          Plandex,
 	"orchestrator":     Orchestrator,
@@ -32,32 +35,32 @@ var presets = map[string]func() *Policy{
 	"langchain-js":     LangChainJS,
 }
 
-// PresetNames returns the preset names in a fixed order.
-func PresetNames() []string {
+// Names returns the preset names in a fixed order.
+func Names() []string {
 	return []string{"forgeflare", "plandex", "orchestrator", "escalation-epic", "forge-ticket", "anthropic-sdk", "openai-sdk",
 		"anthropic-node", "anthropic-python", "anthropic-go", "openai-node", "openai-node-7", "openai-go", "openai-python", "gemini-sdk", "gemini-cli",
 		"claude-code", "codex-cli", "vercel-ai-sdk", "langchain-js"}
 }
 
-// Preset returns a fresh copy of the named preset. An unknown name is an
+// Get returns a fresh copy of the named preset. An unknown name is an
 // error that lists the valid names.
-func Preset(name string) (*Policy, error) {
+func Get(name string) (*retry.Policy, error) {
 	f, ok := presets[name]
 	if !ok {
-		return nil, fmt.Errorf("unknown policy preset %q (valid: %s)", name, strings.Join(PresetNames(), ", "))
+		return nil, fmt.Errorf("unknown policy preset %q (valid: %s)", name, strings.Join(Names(), ", "))
 	}
 	return f(), nil
 }
 
-func withTypes(s Strategy, types ...FailureType) map[FailureType]Strategy {
-	m := make(map[FailureType]Strategy, len(types))
+func withTypes(s retry.Strategy, types ...retry.FailureType) map[retry.FailureType]retry.Strategy {
+	m := make(map[retry.FailureType]retry.Strategy, len(types))
 	for _, ft := range types {
 		m[ft] = s
 	}
 	return m
 }
 
-func off(s Strategy) Strategy { s.Retry = false; return s }
+func off(s retry.Strategy) retry.Strategy { s.Retry = false; return s }
 
 // Forgeflare reproduces seed 000 (forgeflare's R1–R4).
 //
@@ -88,19 +91,19 @@ func off(s Strategy) Strategy { s.Retry = false; return s }
 // no per-attempt timeout and no elapsed limit. The Retrier's log prints
 // `[retry] Attempt {n}/4: {status} — waiting {delay}s`, with the failure type
 // in place of {status} when there is no HTTP status.
-func Forgeflare() *Policy {
-	t := Strategy{Retry: true, MaxAttempts: 5, InitialDelay: 2 * time.Second, Multiplier: 2,
-		Kind: Exponential, Jitter: NoJitter, RespectRetryAfter: true}
-	p := &Policy{
+func Forgeflare() *retry.Policy {
+	t := retry.Strategy{Retry: true, MaxAttempts: 5, InitialDelay: 2 * time.Second, Multiplier: 2,
+		Kind: retry.Exponential, Jitter: retry.NoJitter, RespectRetryAfter: true}
+	p := &retry.Policy{
 		Name: "forgeflare", Enabled: true, Default: off(t),
 		// unknown is retried after the stream began only (StreamTransient):
 		// an SSE error event of unknown type.
-		FailureTypes: withTypes(t, RateLimit, Overloaded, ServerError, ProviderUnavailable, UnsupportedFeature,
-			Timeout, ConnectionError, StreamInterrupted),
+		FailureTypes: withTypes(t, retry.RateLimit, retry.Overloaded, retry.ServerError, retry.ProviderUnavailable, retry.UnsupportedFeature,
+			retry.Timeout, retry.ConnectionError, retry.StreamInterrupted),
 		StatusRetry:     map[int]bool{429: true, 408: false},
 		StreamErrors:    true,
 		StreamTransient: true,
-		RetryAfter:      RetryAfter{Header: HeaderRetryAfter, Cap: 60 * time.Second, IntegerOnly: true},
+		RetryAfter:      retry.RetryAfter{Header: retry.HeaderRetryAfter, Cap: 60 * time.Second, IntegerOnly: true},
 	}
 	return p
 }
@@ -140,27 +143,27 @@ func Forgeflare() *Policy {
 // happens at once; the counter resets and the new target gets 1 attempt
 // (MAX_ADDITIONAL_RETRIES_WITH_FALLBACK). Irreversible operations are never
 // retried (PLANDEX_RETRY_IRREVERSIBLE=false).
-func Plandex() *Policy {
-	st := func(n int, initial, max time.Duration, mult float64, kind Kind) Strategy {
-		return Strategy{Retry: true, MaxAttempts: n, InitialDelay: initial, MaxDelay: max, Multiplier: mult,
-			Kind: kind, Jitter: FullJitter, RespectRetryAfter: true}
+func Plandex() *retry.Policy {
+	st := func(n int, initial, max time.Duration, mult float64, kind retry.Kind) retry.Strategy {
+		return retry.Strategy{Retry: true, MaxAttempts: n, InitialDelay: initial, MaxDelay: max, Multiplier: mult,
+			Kind: kind, Jitter: retry.FullJitter, RespectRetryAfter: true}
 	}
-	return &Policy{
+	return &retry.Policy{
 		Name: "plandex", Enabled: true, ExponentStart: 1,
-		Default: Strategy{MaxAttempts: 1, Kind: NoBackoff, Jitter: NoJitter},
-		FailureTypes: map[FailureType]Strategy{
-			RateLimit:           st(5, time.Second, 60*time.Second, 2, Exponential),
-			Overloaded:          st(5, 5*time.Second, 120*time.Second, 2, Exponential),
-			ServerError:         st(3, time.Second, 30*time.Second, 2, Exponential),
-			Timeout:             st(2, 0, 0, 1, NoBackoff),
-			ConnectionError:     st(3, 500*time.Millisecond, 5*time.Second, 1.5, Exponential),
-			StreamInterrupted:   st(2, time.Second, 5*time.Second, 1.5, Exponential),
-			CacheError:          st(2, 0, 0, 1, NoBackoff),
-			ProviderUnavailable: st(3, time.Second, 10*time.Second, 2, Exponential),
+		Default: retry.Strategy{MaxAttempts: 1, Kind: retry.NoBackoff, Jitter: retry.NoJitter},
+		FailureTypes: map[retry.FailureType]retry.Strategy{
+			retry.RateLimit:           st(5, time.Second, 60*time.Second, 2, retry.Exponential),
+			retry.Overloaded:          st(5, 5*time.Second, 120*time.Second, 2, retry.Exponential),
+			retry.ServerError:         st(3, time.Second, 30*time.Second, 2, retry.Exponential),
+			retry.Timeout:             st(2, 0, 0, 1, retry.NoBackoff),
+			retry.ConnectionError:     st(3, 500*time.Millisecond, 5*time.Second, 1.5, retry.Exponential),
+			retry.StreamInterrupted:   st(2, time.Second, 5*time.Second, 1.5, retry.Exponential),
+			retry.CacheError:          st(2, 0, 0, 1, retry.NoBackoff),
+			retry.ProviderUnavailable: st(3, time.Second, 10*time.Second, 2, retry.Exponential),
 		},
 		StreamErrors: true,
-		RetryAfter:   RetryAfter{Padding: 0.10, Ceiling: 10 * time.Second},
-		Fallback:     Fallback{Enabled: true, MaxRetriesWithoutFallback: 3, AdditionalAttempts: 1},
+		RetryAfter:   retry.RetryAfter{Padding: 0.10, Ceiling: 10 * time.Second},
+		Fallback:     retry.Fallback{Enabled: true, MaxRetriesWithoutFallback: 3, AdditionalAttempts: 1},
 	}
 }
 
@@ -173,13 +176,13 @@ func Plandex() *Policy {
 // Choices: SSE error events are retried when their type is one of the
 // retried ones (overloaded_error, api_error, rate_limit_error); Retry-After
 // is ignored (the seed never reads it).
-func Orchestrator() *Policy {
-	t := Strategy{Retry: true, MaxAttempts: 4, InitialDelay: time.Second, MaxDelay: 10 * time.Second,
-		Multiplier: 2, Kind: Exponential, Jitter: ProportionalJitter, JitterFraction: 0.10}
-	return &Policy{
+func Orchestrator() *retry.Policy {
+	t := retry.Strategy{Retry: true, MaxAttempts: 4, InitialDelay: time.Second, MaxDelay: 10 * time.Second,
+		Multiplier: 2, Kind: retry.Exponential, Jitter: retry.ProportionalJitter, JitterFraction: 0.10}
+	return &retry.Policy{
 		Name: "orchestrator", Enabled: true, Default: off(t),
-		FailureTypes: withTypes(t, RateLimit, Overloaded, ServerError, ProviderUnavailable, UnsupportedFeature,
-			Timeout, ConnectionError, StreamInterrupted),
+		FailureTypes: withTypes(t, retry.RateLimit, retry.Overloaded, retry.ServerError, retry.ProviderUnavailable, retry.UnsupportedFeature,
+			retry.Timeout, retry.ConnectionError, retry.StreamInterrupted),
 		StatusRetry:  map[int]bool{429: true, 408: false},
 		StreamErrors: true,
 	}
@@ -218,14 +221,14 @@ func Orchestrator() *Policy {
 // the epic's server_error is server_error for 500, provider_unavailable for
 // 502, overloaded for 503 and timeout for 504; its auth_error is auth_invalid
 // or permission_denied, its context_limit is context_too_long.
-func EscalationEpic() *Policy {
-	t := Strategy{Retry: true, MaxAttempts: 4, InitialDelay: time.Second, MaxDelay: 30 * time.Second,
-		Multiplier: 2, Kind: Exponential, Jitter: NoJitter}
-	return &Policy{
+func EscalationEpic() *retry.Policy {
+	t := retry.Strategy{Retry: true, MaxAttempts: 4, InitialDelay: time.Second, MaxDelay: 30 * time.Second,
+		Multiplier: 2, Kind: retry.Exponential, Jitter: retry.NoJitter}
+	return &retry.Policy{
 		Name: "escalation-epic", Enabled: true, Default: off(t),
-		FailureTypes:    map[FailureType]Strategy{LogicalFailure: {Retry: true, MaxAttempts: 2, Kind: NoBackoff, Jitter: NoJitter}},
+		FailureTypes:    map[retry.FailureType]retry.Strategy{retry.LogicalFailure: {Retry: true, MaxAttempts: 2, Kind: retry.NoBackoff, Jitter: retry.NoJitter}},
 		RetryableErrors: []string{"rate_limit", "server_error", "timeout"},
-		Escalation:      Escalation{AfterRetries: 3, OnContextLimit: true, Ladder: slices.Clone(SeedLadder)},
+		Escalation:      retry.Escalation{AfterRetries: 3, OnContextLimit: true, Ladder: slices.Clone(retry.SeedLadder)},
 	}
 }
 
@@ -243,39 +246,39 @@ func EscalationEpic() *Policy {
 //	  the caller rejected, the seed's "logic issues"): 1 retry, no delay
 //	unknown: 1 retry, linear: 1s
 //
-// The base delay is TicketBaseDelay (1s), the same as Decide's, so that the
+// The base delay is ticket.BaseDelay (1s), the same as ticket.Decide's, so that the
 // preset and the ticket lifecycle give one answer to seed 002 (see
-// TicketBaseDelay for why 1s). No jitter. system_error (ENOENT, EACCES,
-// git) has no provider failure; Decide covers it.
-func ForgeTicket() *Policy {
-	base := TicketBaseDelay
-	exp := Strategy{Retry: true, MaxAttempts: 4, InitialDelay: base, Multiplier: 2, Kind: Exponential, Jitter: NoJitter}
-	lin := Strategy{Retry: true, MaxAttempts: 3, InitialDelay: base, Kind: Linear, Jitter: NoJitter}
-	code := Strategy{Retry: true, MaxAttempts: 2, Kind: NoBackoff, Jitter: NoJitter}
-	unk := Strategy{Retry: true, MaxAttempts: 2, InitialDelay: base, Kind: Linear, Jitter: NoJitter}
-	m := withTypes(exp, RateLimit, Overloaded, ServerError, ProviderUnavailable, Timeout, ConnectionError,
-		StreamInterrupted)
-	for ft, s := range withTypes(lin, AuthInvalid, PermissionDenied, InvalidRequest, ContentPolicy, ContextTooLong,
-		QuotaExhausted, ModelNotFound, ModelDeprecated, UnsupportedFeature, AccountSuspended, BillingError, Conflict,
-		CacheError) {
+// ticket.BaseDelay for why 1s). No jitter. system_error (ENOENT, EACCES,
+// git) has no provider failure; ticket.Decide covers it.
+func ForgeTicket() *retry.Policy {
+	base := ticket.BaseDelay
+	exp := retry.Strategy{Retry: true, MaxAttempts: 4, InitialDelay: base, Multiplier: 2, Kind: retry.Exponential, Jitter: retry.NoJitter}
+	lin := retry.Strategy{Retry: true, MaxAttempts: 3, InitialDelay: base, Kind: retry.Linear, Jitter: retry.NoJitter}
+	code := retry.Strategy{Retry: true, MaxAttempts: 2, Kind: retry.NoBackoff, Jitter: retry.NoJitter}
+	unk := retry.Strategy{Retry: true, MaxAttempts: 2, InitialDelay: base, Kind: retry.Linear, Jitter: retry.NoJitter}
+	m := withTypes(exp, retry.RateLimit, retry.Overloaded, retry.ServerError, retry.ProviderUnavailable, retry.Timeout, retry.ConnectionError,
+		retry.StreamInterrupted)
+	for ft, s := range withTypes(lin, retry.AuthInvalid, retry.PermissionDenied, retry.InvalidRequest, retry.ContentPolicy, retry.ContextTooLong,
+		retry.QuotaExhausted, retry.ModelNotFound, retry.ModelDeprecated, retry.UnsupportedFeature, retry.AccountSuspended, retry.BillingError, retry.Conflict,
+		retry.CacheError) {
 		m[ft] = s
 	}
-	m[StreamParse] = code
-	m[LogicalFailure] = code
-	m[Unknown] = unk
-	return &Policy{Name: "forge-ticket", Enabled: true, Default: unk, FailureTypes: m, StreamErrors: true}
+	m[retry.StreamParse] = code
+	m[retry.LogicalFailure] = code
+	m[retry.Unknown] = unk
+	return &retry.Policy{Name: "forge-ticket", Enabled: true, Default: unk, FailureTypes: m, StreamErrors: true}
 }
 
-func sdkPolicy(name string) *Policy {
-	t := Strategy{Retry: true, MaxAttempts: 3, InitialDelay: 500 * time.Millisecond, MaxDelay: 8 * time.Second,
-		Multiplier: 2, Kind: Exponential, Jitter: SDKJitter, RespectRetryAfter: true}
-	return &Policy{
+func sdkPolicy(name string) *retry.Policy {
+	t := retry.Strategy{Retry: true, MaxAttempts: 3, InitialDelay: 500 * time.Millisecond, MaxDelay: 8 * time.Second,
+		Multiplier: 2, Kind: retry.Exponential, Jitter: retry.SDKJitter, RespectRetryAfter: true}
+	return &retry.Policy{
 		Name: name, Enabled: true, Default: off(t),
-		FailureTypes: withTypes(t, RateLimit, Overloaded, ServerError, ProviderUnavailable, UnsupportedFeature,
-			Timeout, ConnectionError, NetworkError, Conflict),
+		FailureTypes: withTypes(t, retry.RateLimit, retry.Overloaded, retry.ServerError, retry.ProviderUnavailable, retry.UnsupportedFeature,
+			retry.Timeout, retry.ConnectionError, retry.NetworkError, retry.Conflict),
 		StatusRetry:      map[int]bool{408: true, 409: true, 429: true},
 		HonorShouldRetry: true,
-		RetryAfter:       RetryAfter{MaxUsable: 60 * time.Second},
+		RetryAfter:       retry.RetryAfter{MaxUsable: 60 * time.Second},
 	}
 }
 
@@ -284,7 +287,7 @@ const sdkTimeout = 10 * time.Minute
 
 // sdkPreset is sdkPolicy with an SDK's own Retry-After rule and its default
 // timeout as the per-attempt timeout.
-func sdkPreset(name string, ra RetryAfter) *Policy {
+func sdkPreset(name string, ra retry.RetryAfter) *retry.Policy {
 	p := sdkPolicy(name)
 	p.RetryAfter = ra
 	p.AttemptTimeout = sdkTimeout
@@ -326,8 +329,8 @@ const maxTimer = (1<<31 - 1) * time.Millisecond
 // (APIConnectionTimeoutError once retries run out). Not modelled: parseFloat
 // reads a leading number ("5s" is 5) and Date.parse formats beyond
 // HTTP-dates.
-func AnthropicNode() *Policy {
-	return sdkPreset("anthropic-node", RetryAfter{ZeroMsDefers: true, Zero: ZeroBackoff, Negative: NegativeBackoff, MaxUsable: maxTimer})
+func AnthropicNode() *retry.Policy {
+	return sdkPreset("anthropic-node", retry.RetryAfter{ZeroMsDefers: true, Zero: retry.ZeroBackoff, Negative: retry.NegativeBackoff, MaxUsable: maxTimer})
 }
 
 // AnthropicPython models the anthropic Python package 0.121.0 (the newest
@@ -346,8 +349,8 @@ func AnthropicNode() *Policy {
 // httpx.TimeoutException before the response is APITimeoutError, retried.
 // The same rules as anthropic-sdk, which also takes negative numbers as no
 // value; this preset reads them as the SDK does.
-func AnthropicPython() *Policy {
-	return sdkPreset("anthropic-python", RetryAfter{Zero: ZeroBackoff, Negative: NegativeBackoff, MaxUsable: 60 * time.Second})
+func AnthropicPython() *retry.Policy {
+	return sdkPreset("anthropic-python", retry.RetryAfter{Zero: retry.ZeroBackoff, Negative: retry.NegativeBackoff, MaxUsable: 60 * time.Second})
 }
 
 // AnthropicGo models github.com/anthropics/anthropic-sdk-go v1.84.0, read
@@ -366,8 +369,8 @@ func AnthropicPython() *Policy {
 // retried. A request timeout (option.WithRequestTimeout, or the 10 minutes
 // New sets for a non-streaming request) that expires is retried too ("treat
 // it like a connection error").
-func AnthropicGo() *Policy {
-	return sdkPreset("anthropic-go", RetryAfter{Zero: ZeroImmediate, Negative: NegativeZero})
+func AnthropicGo() *retry.Policy {
+	return sdkPreset("anthropic-go", retry.RetryAfter{Zero: retry.ZeroImmediate, Negative: retry.NegativeZero})
 }
 
 // OpenAINode models openai 6.49.0 for Node (npm; the newest 6.x), read from
@@ -384,8 +387,8 @@ func AnthropicGo() *Policy {
 // sleeps NaN, which is at once (retrylab backs off); a value above 2³¹−1 ms
 // overflows setTimeout, which fires at once (retrylab waits it, up to a
 // year); parseFloat's and Date.parse's leniency.
-func OpenAINode() *Policy {
-	return sdkPreset("openai-node", RetryAfter{ZeroMsDefers: true, Zero: ZeroImmediate, Negative: NegativeZero})
+func OpenAINode() *retry.Policy {
+	return sdkPreset("openai-node", retry.RetryAfter{ZeroMsDefers: true, Zero: retry.ZeroImmediate, Negative: retry.NegativeZero})
 }
 
 // OpenAINode7 models openai 7.57.0 for Node (npm), read from src/client.ts:
@@ -401,8 +404,8 @@ func OpenAINode() *Policy {
 // backoff. No ceiling. Timeout: 10 minutes (DEFAULT_TIMEOUT) until the
 // response headers, and for a non-streaming body; its expiry is retried
 // (a streamed body is not).
-func OpenAINode7() *Policy {
-	return sdkPreset("openai-node-7", RetryAfter{Zero: ZeroImmediate, Negative: NegativeBackoff, MaxUsable: 60 * time.Second})
+func OpenAINode7() *retry.Policy {
+	return sdkPreset("openai-node-7", retry.RetryAfter{Zero: retry.ZeroImmediate, Negative: retry.NegativeBackoff, MaxUsable: 60 * time.Second})
 }
 
 // OpenAIGo models github.com/openai/openai-go/v3 v3.96.0, read from
@@ -421,8 +424,8 @@ func OpenAINode7() *Policy {
 // retried (the preset's attemptTimeout). A request timeout
 // (option.WithRequestTimeout; a scenario's client.timeout) that expires is
 // not retried: Execute returns the context's error (clientTimeoutFinal).
-func OpenAIGo() *Policy {
-	p := sdkPreset("openai-go", RetryAfter{Zero: ZeroImmediate, Ceiling: 2 * time.Minute})
+func OpenAIGo() *retry.Policy {
+	p := sdkPreset("openai-go", retry.RetryAfter{Zero: retry.ZeroImmediate, Ceiling: 2 * time.Minute})
 	p.ClientTimeoutFinal = true
 	return p
 }
@@ -443,8 +446,8 @@ func OpenAIGo() *Policy {
 // timeout before the response is retried. Since openai 2.52.0 (the change
 // "honor Retry-After delays up to two minutes"); before it the rule was
 // anthropic-python's, which openai-sdk keeps.
-func OpenAIPython() *Policy {
-	return sdkPreset("openai-python", RetryAfter{Zero: ZeroBackoff, Negative: NegativeBackoff, MaxUsable: 2 * time.Minute, Ceiling: 2 * time.Minute})
+func OpenAIPython() *retry.Policy {
+	return sdkPreset("openai-python", retry.RetryAfter{Zero: retry.ZeroBackoff, Negative: retry.NegativeBackoff, MaxUsable: 2 * time.Minute, Ceiling: 2 * time.Minute})
 }
 
 // AnthropicSDK reproduces the defaults of the official Anthropic Python SDK
@@ -462,7 +465,7 @@ func OpenAIPython() *Policy {
 // The Retry-After rule is the Python SDK's. Kept as it was; the presets
 // named for each SDK (anthropic-python, anthropic-node, anthropic-go) model
 // one version each, from its source.
-func AnthropicSDK() *Policy { return sdkPolicy("anthropic-sdk") }
+func AnthropicSDK() *retry.Policy { return sdkPolicy("anthropic-sdk") }
 
 // OpenAISDK reproduces the defaults of the official OpenAI Python SDK (the
 // openai package, _base_client.py), which are the same as AnthropicSDK's
@@ -474,4 +477,4 @@ func AnthropicSDK() *Policy { return sdkPolicy("anthropic-sdk") }
 // honours up to 120s and does not retry above it: openai-python). Kept as
 // it was; the presets named for each SDK (openai-python, openai-node,
 // openai-node-7, openai-go) model one version each, from its source.
-func OpenAISDK() *Policy { return sdkPolicy("openai-sdk") }
+func OpenAISDK() *retry.Policy { return sdkPolicy("openai-sdk") }

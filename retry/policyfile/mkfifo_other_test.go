@@ -1,6 +1,6 @@
 //go:build !unix
 
-package retry
+package policyfile
 
 import "errors"
 

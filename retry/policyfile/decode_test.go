@@ -1,4 +1,4 @@
-package retry
+package policyfile
 
 import (
 	"errors"
@@ -11,6 +11,9 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"go.yaml.in/yaml/v3"
+
+	"github.com/retrylab/retrylab/retry"
+	"github.com/retrylab/retrylab/retry/preset"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files in testdata/")
@@ -29,20 +32,20 @@ failureTypes:
   conflict: {retry: true, maxRetries: 1, kind: constant, initialDelay: 250ms}
 escalation: {afterRetries: 2}
 `
-	p, err := ParsePolicy([]byte(src), "policy.yaml")
+	p, err := Parse([]byte(src), "policy.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := Plandex()
+	want := preset.Plandex()
 	want.Name = "my-project"
 	want.AttemptTimeout = 30 * time.Second
 	want.MaxElapsed = 2 * time.Minute
 	want.RetryAfter.Ceiling = 30 * time.Second
 	want.StatusRetry = map[int]bool{409: true}
-	rl := want.FailureTypes[RateLimit]
-	rl.MaxAttempts, rl.InitialDelay, rl.MaxDelay, rl.Multiplier, rl.Jitter = 3, 2*time.Second, 10*time.Second, 1.5, NoJitter
-	want.FailureTypes[RateLimit] = rl
-	want.FailureTypes[Conflict] = Strategy{Retry: true, MaxAttempts: 2, Kind: Constant, InitialDelay: 250 * time.Millisecond, Jitter: NoJitter}
+	rl := want.FailureTypes[retry.RateLimit]
+	rl.MaxAttempts, rl.InitialDelay, rl.MaxDelay, rl.Multiplier, rl.Jitter = 3, 2*time.Second, 10*time.Second, 1.5, retry.NoJitter
+	want.FailureTypes[retry.RateLimit] = rl
+	want.FailureTypes[retry.Conflict] = retry.Strategy{Retry: true, MaxAttempts: 2, Kind: retry.Constant, InitialDelay: 250 * time.Millisecond, Jitter: retry.NoJitter}
 	want.Escalation.AfterRetries = 2
 	if diff := cmp.Diff(want, p); diff != "" {
 		t.Errorf("ParsePolicy mismatch (-want +got):\n%s", diff)
@@ -51,15 +54,15 @@ escalation: {afterRetries: 2}
 
 func TestParsePolicyWithoutPreset(t *testing.T) {
 	t.Parallel()
-	p, err := ParsePolicy([]byte("all: {retry: true, maxAttempts: 3, initialDelay: 1s}\nfailureTypes: {auth_invalid: {retry: false}}\n"), "p.yaml")
+	p, err := Parse([]byte("all: {retry: true, maxAttempts: 3, initialDelay: 1s}\nfailureTypes: {auth_invalid: {retry: false}}\n"), "p.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := p.Schedule(Overloaded); !cmp.Equal(got, secs(1, 2)) {
+	if got := p.Schedule(retry.Overloaded); !cmp.Equal(got, []time.Duration{time.Second, 2 * time.Second}) {
 		t.Errorf("schedule = %v", got)
 	}
-	if p.Strategy(AuthInvalid).Retry || p.Strategy(AuthInvalid).MaxAttempts != 3 {
-		t.Errorf("auth_invalid = %+v", p.Strategy(AuthInvalid))
+	if p.Strategy(retry.AuthInvalid).Retry || p.Strategy(retry.AuthInvalid).MaxAttempts != 3 {
+		t.Errorf("auth_invalid = %+v", p.Strategy(retry.AuthInvalid))
 	}
 }
 
@@ -71,14 +74,14 @@ func TestDecodePolicyNode(t *testing.T) {
 	if err := yaml.Unmarshal([]byte("policy: escalation-epic\n"), &doc); err != nil {
 		t.Fatal(err)
 	}
-	p, err := DecodePolicyNode(&doc.Policy, "s.yaml")
+	p, err := DecodeNode(&doc.Policy, "s.yaml")
 	if err != nil || p.Name != "escalation-epic" {
 		t.Fatalf("p = %v, err = %v", p, err)
 	}
 	if err := yaml.Unmarshal([]byte("policy:\n  preset: forgeflare\n  enabled: false\n"), &doc); err != nil {
 		t.Fatal(err)
 	}
-	p, err = DecodePolicyNode(&doc.Policy, "s.yaml")
+	p, err = DecodeNode(&doc.Policy, "s.yaml")
 	if err != nil || p.Name != "forgeflare" || p.Enabled {
 		t.Fatalf("p = %+v, err = %v", p, err)
 	}
@@ -128,11 +131,11 @@ func TestParsePolicyErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := ParsePolicy([]byte(tt.src), "p.yaml")
+			_, err := Parse([]byte(tt.src), "p.yaml")
 			if err == nil {
 				t.Fatal("no error")
 			}
-			var pe *PolicyError
+			var pe *Error
 			if !errors.As(err, &pe) || pe.Hint() == "" {
 				t.Fatalf("not a *PolicyError with a hint: %#v", err)
 			}
@@ -148,7 +151,7 @@ func TestParsePolicyErrors(t *testing.T) {
 // are the reviewed numbers of each preset. Refresh with -update.
 func TestPresetGolden(t *testing.T) {
 	t.Parallel()
-	for _, name := range PresetNames() {
+	for _, name := range preset.Names() {
 		t.Run(name, func(t *testing.T) {
 			p := mustPreset(t, name)
 			got := p.String()
@@ -166,7 +169,7 @@ func TestPresetGolden(t *testing.T) {
 				t.Errorf("%s mismatch (-want +got):\n%s", path, diff)
 			}
 			// The rendering parses back to the same policy.
-			back, err := ParsePolicy([]byte(got), path)
+			back, err := Parse([]byte(got), path)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -179,13 +182,13 @@ func TestPresetGolden(t *testing.T) {
 
 func TestPresetUnknown(t *testing.T) {
 	t.Parallel()
-	_, err := Preset("nope")
+	_, err := preset.Get("nope")
 	if err == nil || !strings.Contains(err.Error(), "forgeflare, plandex, orchestrator, escalation-epic, forge-ticket, anthropic-sdk, openai-sdk") {
 		t.Errorf("err = %v", err)
 	}
 	a, b := mustPreset(t, "plandex"), mustPreset(t, "plandex")
-	a.FailureTypes[RateLimit] = Strategy{}
-	if b.FailureTypes[RateLimit].MaxAttempts != 5 {
+	a.FailureTypes[retry.RateLimit] = retry.Strategy{}
+	if b.FailureTypes[retry.RateLimit].MaxAttempts != 5 {
 		t.Error("Preset returned shared state")
 	}
 }
@@ -202,9 +205,9 @@ func FuzzParsePolicy(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		p, err := ParsePolicy(data, "fuzz.yaml")
+		p, err := Parse(data, "fuzz.yaml")
 		if err != nil {
-			var pe *PolicyError
+			var pe *Error
 			if !errors.As(err, &pe) || len(pe.Problems()) == 0 {
 				t.Fatalf("error is not a *PolicyError with problems: %v", err)
 			}
@@ -221,14 +224,14 @@ func FuzzParsePolicy(f *testing.F) {
 			return
 		}
 		// A valid policy renders and parses back to the same rendering.
-		back, err := ParsePolicy([]byte(p.String()), "render.yaml")
+		back, err := Parse([]byte(p.String()), "render.yaml")
 		if err != nil {
 			t.Fatalf("rendering does not parse: %v\n%s", err, p.String())
 		}
 		if p.String() != back.String() {
 			t.Fatalf("round trip changed the policy:\n%s\n---\n%s", p.String(), back.String())
 		}
-		for _, ft := range FailureTypes {
+		for _, ft := range retry.FailureTypes {
 			for a := 1; a < 4; a++ {
 				if lo, hi, ok := p.Envelope(ft, a, time.Second, a == 2); ok && (lo < 0 || hi < lo) {
 					t.Fatalf("envelope [%v, %v] for %s attempt %d", lo, hi, ft, a)
@@ -241,83 +244,28 @@ func FuzzParsePolicy(f *testing.F) {
 func TestParseRetryAfterBlock(t *testing.T) {
 	t.Parallel()
 	src := "preset: orchestrator\nretryAfter: {respect: true, padding: 0.2, cap: 30s, ceiling: 40s, maxUsable: 50s, integerOnly: true}\n"
-	p, err := ParsePolicy([]byte(src), "p.yaml")
+	p, err := Parse([]byte(src), "p.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := RetryAfter{Padding: 0.2, Cap: 30 * time.Second, Ceiling: 40 * time.Second, MaxUsable: 50 * time.Second, IntegerOnly: true}
+	want := retry.RetryAfter{Padding: 0.2, Cap: 30 * time.Second, Ceiling: 40 * time.Second, MaxUsable: 50 * time.Second, IntegerOnly: true}
 	if diff := cmp.Diff(want, p.RetryAfter); diff != "" {
 		t.Errorf("RetryAfter mismatch (-want +got):\n%s", diff)
 	}
-	if !p.Strategy(RateLimit).RespectRetryAfter || !p.Default.RespectRetryAfter {
+	if !p.Strategy(retry.RateLimit).RespectRetryAfter || !p.Default.RespectRetryAfter {
 		t.Error("respect: true did not reach the strategies")
 	}
 	// 45s is under the 50s usable bound and the 40s ceiling is lower: refused.
-	if _, _, ok := p.Envelope(RateLimit, 1, 45*time.Second, true); ok {
+	if _, _, ok := p.Envelope(retry.RateLimit, 1, 45*time.Second, true); ok {
 		t.Error("45s above a 40s ceiling was retried")
 	}
 	// 35s: usable, capped at 30s, padded 20%.
-	if lo, hi, ok := p.Envelope(RateLimit, 1, 35*time.Second, true); !ok || lo != 36*time.Second || hi != lo {
+	if lo, hi, ok := p.Envelope(retry.RateLimit, 1, 35*time.Second, true); !ok || lo != 36*time.Second || hi != lo {
 		t.Errorf("Envelope = %v, %v, %v; want 36s", lo, hi, ok)
 	}
 	// A fraction falls back to the backoff (integerOnly).
-	if lo, hi, ok := p.Envelope(RateLimit, 1, 1500*time.Millisecond, true); !ok || lo != 900*time.Millisecond || hi != 1100*time.Millisecond {
+	if lo, hi, ok := p.Envelope(retry.RateLimit, 1, 1500*time.Millisecond, true); !ok || lo != 900*time.Millisecond || hi != 1100*time.Millisecond {
 		t.Errorf("Envelope = %v, %v, %v; want the ±10%% backoff", lo, hi, ok)
-	}
-}
-
-// TestParseEpicStyle: seed 004's RetryPolicy field names, written inline.
-func TestParseEpicStyle(t *testing.T) {
-	t.Parallel()
-	src := "preset: escalation-epic\nmaxRetries: 2\ninitialDelay: 500ms\nretryableErrors: [rate_limit, server_error]\nescalateAfterRetries: 1\n"
-	p, err := ParsePolicy([]byte(src), "p.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if diff := cmp.Diff([]time.Duration{500 * time.Millisecond, time.Second}, p.Schedule(RateLimit)); diff != "" {
-		t.Errorf("schedule mismatch (-want +got):\n%s", diff)
-	}
-	if p.Escalation.AfterRetries != 1 {
-		t.Errorf("afterRetries = %d", p.Escalation.AfterRetries)
-	}
-	retried := map[FailureType]bool{}
-	for _, ft := range FailureTypes {
-		if p.typeRetried(ft) {
-			retried[ft] = true
-		}
-	}
-	// Seed 004's server_error is 500 (server_error), 502
-	// (provider_unavailable), 503 (overloaded) and 504 (timeout).
-	// A logical failure (US-002) is not an error of seed 004's classifier:
-	// the list leaves the preset's retry of it alone.
-	want := map[FailureType]bool{RateLimit: true, QuotaExhausted: true, ServerError: true, Overloaded: true, ProviderUnavailable: true, Timeout: true,
-		LogicalFailure: true}
-	if diff := cmp.Diff(want, retried); diff != "" {
-		t.Errorf("retried types mismatch (-want +got):\n%s", diff)
-	}
-	// Regression: retryableErrors: [server_error] did not retry a 504.
-	for _, tt := range []struct {
-		c    Classification
-		want bool
-	}{
-		{Classification{Type: ServerError, Status: 500}, true},
-		{Classification{Type: ProviderUnavailable, Status: 502}, true},
-		{Classification{Type: Overloaded, Status: 503}, true},
-		{Classification{Type: Timeout, Status: 504}, true},
-		{Classification{Type: QuotaExhausted, Status: 429}, true},
-		{Classification{Type: Overloaded, Status: 529}, false},
-		{Classification{Type: UnsupportedFeature, Status: 501}, false},
-		{Classification{Type: ServerError, Status: 505}, false},
-		{Classification{Type: Timeout, Status: 408}, false},
-		{Classification{Type: Timeout}, false}, // a client-side timeout is seed 004's timeout, not listed
-	} {
-		if got := p.retries(tt.c, p.Strategy(tt.c.Type)); got != tt.want {
-			t.Errorf("retries(%s %d) = %v, want %v", tt.c.Type, tt.c.Status, got, tt.want)
-		}
-	}
-	_, err = ParsePolicy([]byte("retryableErrors: [flaky]\n"), "p.yaml")
-	if err == nil || !strings.Contains(err.Error(), `p.yaml:1:19: retryableErrors: unknown failure type "flaky"`) {
-		t.Errorf("err = %v", err)
 	}
 }
 
@@ -327,18 +275,18 @@ func TestParseRetryAfterRules(t *testing.T) {
 	t.Parallel()
 	src := "retryAfter: {header: retry-after, zeroMsDefers: true, zero: backoff, negative: zero, maxUsable: 1m}\n" +
 		"clientTimeoutFinal: true\nstreamTransient: true\nstreamErrors: true\n"
-	p, err := ParsePolicy([]byte(src), "p.yaml")
+	p, err := Parse([]byte(src), "p.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := RetryAfter{Header: HeaderRetryAfter, ZeroMsDefers: true, Zero: ZeroBackoff, Negative: NegativeZero, MaxUsable: time.Minute}
+	want := retry.RetryAfter{Header: retry.HeaderRetryAfter, ZeroMsDefers: true, Zero: retry.ZeroBackoff, Negative: retry.NegativeZero, MaxUsable: time.Minute}
 	if diff := cmp.Diff(want, p.RetryAfter); diff != "" {
 		t.Errorf("RetryAfter mismatch (-want +got):\n%s", diff)
 	}
 	if !p.ClientTimeoutFinal || !p.StreamTransient {
 		t.Errorf("clientTimeoutFinal %v, streamTransient %v; want both true", p.ClientTimeoutFinal, p.StreamTransient)
 	}
-	back, err := ParsePolicy([]byte(p.String()), "render.yaml")
+	back, err := Parse([]byte(p.String()), "render.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -346,7 +294,7 @@ func TestParseRetryAfterRules(t *testing.T) {
 		t.Errorf("round trip mismatch (-want +got):\n%s", diff)
 	}
 	// auto and standard reset a preset's rules.
-	p, err = ParsePolicy([]byte("preset: anthropic-node\nretryAfter: {zero: auto, negative: standard, header: both}\n"), "p.yaml")
+	p, err = Parse([]byte("preset: anthropic-node\nretryAfter: {zero: auto, negative: standard, header: both}\n"), "p.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -354,7 +302,7 @@ func TestParseRetryAfterRules(t *testing.T) {
 		t.Errorf("RetryAfter = %+v, want the default rules", p.RetryAfter)
 	}
 	// Model the Node 6.x SDK from a Python-rule preset, as docs/policy.md shows.
-	p, err = ParsePolicy([]byte("preset: anthropic-sdk\nretryAfter: {maxUsable: 0, zero: immediate, negative: zero, zeroMsDefers: true}\n"), "p.yaml")
+	p, err = Parse([]byte("preset: anthropic-sdk\nretryAfter: {maxUsable: 0, zero: immediate, negative: zero, zeroMsDefers: true}\n"), "p.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -370,8 +318,8 @@ func TestParsePolicyEveryProblem(t *testing.T) {
 	t.Parallel()
 	src := "preset: plandex\nenabled: maybe\nretries: 3\ninitialDelay: soon\nall: {jitter: lots}\n" +
 		"failureTypes:\n  rate_limit: {maxAttempts: 0}\n  rate_limited: {}\nescalation: {ladder: [a, a, {b: c}]}\n"
-	_, err := ParsePolicy([]byte(src), "p.yaml")
-	var pe *PolicyError
+	_, err := Parse([]byte(src), "p.yaml")
+	var pe *Error
 	if !errors.As(err, &pe) {
 		t.Fatalf("err = %v, want a *PolicyError", err)
 	}
@@ -396,11 +344,11 @@ func TestParsePolicyEveryProblem(t *testing.T) {
 		t.Errorf("problems mismatch (-want +got):\n%s", diff)
 	}
 	// A duplicate top-level strategy field is reported once.
-	_, err = ParsePolicy([]byte("initialDelay: 1s\ninitialDelay: soon\n"), "p.yaml")
+	_, err = Parse([]byte("initialDelay: 1s\ninitialDelay: soon\n"), "p.yaml")
 	if err == nil || err.Error() != "p.yaml:2:1: initialDelay: duplicate field" {
 		t.Errorf("duplicate top-level strategy field: %v", err)
 	}
-	_, err = ParsePolicy([]byte(src), "p.yaml")
+	_, err = Parse([]byte(src), "p.yaml")
 	// Several problems: each hint under its problem, and one hint for all.
 	if !strings.Contains(err.Error(), "\n  hint: use true or false\n") || !strings.Contains(pe.Hint(), "fix the problems above") {
 		t.Errorf("Error() = %s\nHint() = %s", err, pe.Hint())
@@ -461,44 +409,53 @@ func TestPolicyValueDecisions(t *testing.T) {
 // given later makes the figure known again, and String round-trips.
 func TestParsePolicyUnknownFigures(t *testing.T) {
 	t.Parallel()
-	p, err := ParsePolicy([]byte("all: {retry: true, maxRetries: unknown, initialDelay: unknown}\nstatusRetry: {400: false}\nfailureTypes:\n  rate_limit: {maxRetries: 2, initialDelay: 1s}\n"), "p.yaml")
+	p, err := Parse([]byte("all: {retry: true, maxRetries: unknown, initialDelay: unknown}\nstatusRetry: {400: false}\nfailureTypes:\n  rate_limit: {maxRetries: 2, initialDelay: 1s}\n"), "p.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
 	for attempt := 1; attempt <= 50; attempt += 7 {
-		lo, hi, ok := p.Envelope(ServerError, attempt, 0, false)
-		if !ok || lo != 0 || hi != UnknownWait {
-			t.Errorf("Envelope(server_error, %d) = %s, %s, %t, want 0, %s, true", attempt, lo, hi, ok, UnknownWait)
+		lo, hi, ok := p.Envelope(retry.ServerError, attempt, 0, false)
+		if !ok || lo != 0 || hi != retry.UnknownWait {
+			t.Errorf("Envelope(server_error, %d) = %s, %s, %t, want 0, %s, true", attempt, lo, hi, ok, retry.UnknownWait)
 		}
 	}
-	if p.LimitKnown(ServerError) || !p.LimitKnown(RateLimit) {
-		t.Errorf("LimitKnown: server_error %t, rate_limit %t; want false, true", p.LimitKnown(ServerError), p.LimitKnown(RateLimit))
+	if p.LimitKnown(retry.ServerError) || !p.LimitKnown(retry.RateLimit) {
+		t.Errorf("LimitKnown: server_error %t, rate_limit %t; want false, true", p.LimitKnown(retry.ServerError), p.LimitKnown(retry.RateLimit))
 	}
-	if lo, hi, ok := p.Envelope(RateLimit, 1, 0, false); !ok || lo != time.Second || hi != time.Second {
+	if lo, hi, ok := p.Envelope(retry.RateLimit, 1, 0, false); !ok || lo != time.Second || hi != time.Second {
 		t.Errorf("Envelope(rate_limit, 1) = %s, %s, %t, want 1s, 1s, true", lo, hi, ok)
 	}
-	if _, _, ok := p.Envelope(RateLimit, 3, 0, false); ok {
+	if _, _, ok := p.Envelope(retry.RateLimit, 3, 0, false); ok {
 		t.Error("Envelope(rate_limit, 3): a retry past its known limit")
 	}
-	if got := p.Schedule(ServerError); len(got) != 0 {
+	if got := p.Schedule(retry.ServerError); len(got) != 0 {
 		t.Errorf("Schedule(server_error) = %v, want none (the limit is unknown)", got)
 	}
-	capped, err := ParsePolicy([]byte("maxAttempts: 3\nall: {retry: true, maxRetries: unknown, initialDelay: unknown}\n"), "p.yaml")
+	capped, err := Parse([]byte("maxAttempts: 3\nall: {retry: true, maxRetries: unknown, initialDelay: unknown}\n"), "p.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, _, ok := capped.Envelope(ServerError, 3, 0, false); ok {
+	if _, _, ok := capped.Envelope(retry.ServerError, 3, 0, false); ok {
 		t.Error("a global cap of 3 attempts still bounds an unknown limit")
 	}
 	text := p.String()
 	if !strings.Contains(text, "maxAttempts: unknown, initialDelay: unknown") {
 		t.Errorf("String() does not say unknown:\n%s", text)
 	}
-	q, err := ParsePolicy([]byte(text), "round.yaml")
+	q, err := Parse([]byte(text), "round.yaml")
 	if err != nil {
 		t.Fatalf("String() does not parse: %v\n%s", err, text)
 	}
 	if diff := cmp.Diff(text, q.String()); diff != "" {
 		t.Errorf("round trip mismatch (-want +got):\n%s", diff)
 	}
+}
+
+func mustPreset(t testing.TB, name string) *retry.Policy {
+	t.Helper()
+	p, err := preset.Get(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
 }

@@ -1,9 +1,10 @@
-package retry
+package ticket
 
 import (
 	"regexp"
 	"time"
 
+	"github.com/retrylab/retrylab/retry"
 	"github.com/retrylab/retrylab/trace"
 )
 
@@ -16,14 +17,14 @@ const (
 	CategoryUnknown     = "unknown"
 )
 
-// TicketStrategy is a ticket category's retry strategy.
-type TicketStrategy struct {
+// Strategy is a ticket category's retry strategy.
+type Strategy struct {
 	MaxRetries int
-	Kind       Kind
+	Kind       retry.Kind
 	BaseDelay  time.Duration
 }
 
-// TicketBaseDelay is the one base delay of seed 002, for Decide (the
+// BaseDelay is the one base delay of seed 002, for Decide (the
 // ticket lifecycle) and the forge-ticket preset alike. The seed gives none;
 // the only agent-learning.js that can be read (corynaegle-ai/swarm-app,
 // apps/platform/lib/agent-learning.js, whose shouldRetryTicket and
@@ -33,16 +34,16 @@ type TicketStrategy struct {
 // limit of a minute is still outlasted by the exponential series (1s, 2s,
 // 4s) together with the agent run in between. The earlier 30s of Decide
 // made the preset and the lifecycle give two answers to one seed.
-const TicketBaseDelay = time.Second
+const BaseDelay = time.Second
 
-// TicketStrategies is seed 002's table, with TicketBaseDelay: exponential
+// Strategies is seed 002's table, with BaseDelay: exponential
 // waits 1s, 2s, 4s; linear 1s, 2s; none 0.
-var TicketStrategies = map[string]TicketStrategy{
-	CategoryTransient:   {MaxRetries: 3, Kind: Exponential, BaseDelay: TicketBaseDelay},
-	CategoryAPIError:    {MaxRetries: 2, Kind: Linear, BaseDelay: TicketBaseDelay},
-	CategoryCodeError:   {MaxRetries: 1, Kind: NoBackoff},
-	CategorySystemError: {MaxRetries: 2, Kind: Exponential, BaseDelay: TicketBaseDelay},
-	CategoryUnknown:     {MaxRetries: 1, Kind: Linear, BaseDelay: TicketBaseDelay},
+var Strategies = map[string]Strategy{
+	CategoryTransient:   {MaxRetries: 3, Kind: retry.Exponential, BaseDelay: BaseDelay},
+	CategoryAPIError:    {MaxRetries: 2, Kind: retry.Linear, BaseDelay: BaseDelay},
+	CategoryCodeError:   {MaxRetries: 1, Kind: retry.NoBackoff},
+	CategorySystemError: {MaxRetries: 2, Kind: retry.Exponential, BaseDelay: BaseDelay},
+	CategoryUnknown:     {MaxRetries: 1, Kind: retry.Linear, BaseDelay: BaseDelay},
 }
 
 // Decision is a ticket-level retry decision (shouldRetryTicket).
@@ -60,9 +61,9 @@ type Decision struct {
 // (currentRetries+1) (linear) or 0 (none). An unknown category is treated as
 // "unknown".
 func Decide(category string, currentRetries int) Decision {
-	st, ok := TicketStrategies[category]
+	st, ok := Strategies[category]
 	if !ok {
-		category, st = CategoryUnknown, TicketStrategies[CategoryUnknown]
+		category, st = CategoryUnknown, Strategies[CategoryUnknown]
 	}
 	d := Decision{Category: category, MaxRetries: st.MaxRetries}
 	if currentRetries < 0 {
@@ -74,9 +75,9 @@ func Decide(category string, currentRetries int) Decision {
 	d.ShouldRetry = true
 	d.AttemptsRemaining = st.MaxRetries - currentRetries - 1
 	switch st.Kind {
-	case Exponential:
+	case retry.Exponential:
 		d.NextDelay = st.BaseDelay << currentRetries
-	case Linear:
+	case retry.Linear:
 		d.NextDelay = st.BaseDelay * time.Duration(currentRetries+1)
 	}
 	return d
@@ -92,10 +93,10 @@ var ticketPatterns = []struct {
 	{regexp.MustCompile(`(?i)api.?error|api key|unauthori[sz]ed|authentication|forbidden|\b40[0134]\b|invalid.?request|bad request`), CategoryAPIError},
 }
 
-// ClassifyTicketError maps an agent's error message to a ticket category,
+// ClassifyError maps an agent's error message to a ticket category,
 // checking transient, system, code and API patterns in that order; anything
 // else is unknown.
-func ClassifyTicketError(msg string) string {
+func ClassifyError(msg string) string {
 	for _, p := range ticketPatterns {
 		if p.re.MatchString(msg) {
 			return p.category
@@ -112,10 +113,10 @@ func EmitDecision(w *trace.Writer, ticketID string, currentRetries int, d Decisi
 		NextDelayMs: d.NextDelay.Milliseconds()})
 }
 
-// DecideTicket classifies errMsg, decides, and writes the RetryDecision to
-// r.Trace.
-func (r *Retrier) DecideTicket(ticketID, errMsg string, currentRetries int) Decision {
-	d := Decide(ClassifyTicketError(errMsg), currentRetries)
-	EmitDecision(r.Trace, ticketID, currentRetries, d)
+// DecideError classifies errMsg, decides, and writes the RetryDecision to
+// w (nil: no event).
+func DecideError(w *trace.Writer, ticketID, errMsg string, currentRetries int) Decision {
+	d := Decide(ClassifyError(errMsg), currentRetries)
+	EmitDecision(w, ticketID, currentRetries, d)
 	return d
 }

@@ -1,4 +1,4 @@
-package retry
+package ticket
 
 import (
 	"bytes"
@@ -55,7 +55,7 @@ func TestClassifyTicketError(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.msg, func(t *testing.T) {
-			if got := ClassifyTicketError(tt.msg); got != tt.want {
+			if got := ClassifyError(tt.msg); got != tt.want {
 				t.Errorf("ClassifyTicketError(%q) = %q, want %q", tt.msg, got, tt.want)
 			}
 		})
@@ -65,9 +65,9 @@ func TestClassifyTicketError(t *testing.T) {
 func TestDecideTicketEmitsRetryDecision(t *testing.T) {
 	t.Parallel()
 	var buf bytes.Buffer
-	r := &Retrier{Trace: trace.NewWriter(&buf, "run")}
-	r.DecideTicket("T-1", "503 Service Unavailable", 1)
-	r.DecideTicket("T-2", "SyntaxError: bad", 1)
+	w := trace.NewWriter(&buf, "run")
+	DecideError(w, "T-1", "503 Service Unavailable", 1)
+	DecideError(w, "T-2", "SyntaxError: bad", 1)
 	got := eventsOf[trace.RetryDecision](t, decodeEvents(t, buf.Bytes()), trace.TypeRetryDecision)
 	want := []trace.RetryDecision{
 		{TicketID: "T-1", Category: "transient", CurrentAttempt: 2, MaxRetries: 3, ShouldRetry: true, NextDelayMs: 2000},
@@ -75,32 +75,5 @@ func TestDecideTicketEmitsRetryDecision(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("RetryDecision mismatch (-want +got):\n%s", diff)
-	}
-}
-
-func TestClassifyOperation(t *testing.T) {
-	t.Parallel()
-	got := map[string]string{}
-	for _, op := range []string{"model_request", "file_read", "context_load", "file_write", "file_edit", "shell_exec", "deploy", "external_api_write", "mystery"} {
-		got[op] = ClassifyOperation(op).String()
-	}
-	want := map[string]string{"model_request": "safe", "file_read": "safe", "context_load": "safe", "file_write": "conditional",
-		"file_edit": "conditional", "shell_exec": "irreversible", "deploy": "irreversible", "external_api_write": "irreversible", "mystery": "irreversible"}
-	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("ClassifyOperation mismatch (-want +got):\n%s", diff)
-	}
-}
-
-func TestPriceEstimate(t *testing.T) {
-	t.Parallel()
-	got, ok := DefaultPrices.Estimate("claude-haiku-4-5", "claude-opus-4-1", 2000)
-	if !ok || got != 0.14 {
-		t.Errorf("Estimate = %v, %v; want 0.14", got, ok)
-	}
-	if _, ok := DefaultPrices.Estimate("llama", "claude-opus-4-1", 0); ok {
-		t.Error("Estimate of an unpriced model is ok")
-	}
-	if p, _ := DefaultPrices.Price("gpt-4o-mini-2024"); p != 0.0006 {
-		t.Errorf("longest key did not win: %v", p)
 	}
 }

@@ -1,4 +1,4 @@
-package retry
+package ticket
 
 import (
 	"fmt"
@@ -6,20 +6,21 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/retrylab/retrylab/retry/provider"
 	"github.com/retrylab/retrylab/trace"
 )
 
-// TicketState is a ticket's state in seed 002's state machine.
-type TicketState string
+// State is a ticket's state in seed 002's state machine.
+type State string
 
 // Ticket states.
 const (
-	TicketReady       TicketState = "ready"
-	TicketInProgress  TicketState = "in_progress"
-	TicketNeedsReview TicketState = "needs_review"
-	TicketOnHold      TicketState = "on_hold"
+	Ready       State = "ready"
+	InProgress  State = "in_progress"
+	NeedsReview State = "needs_review"
+	OnHold      State = "on_hold"
 )
 
 // SystemActor is the actor of the transitions the system makes; Release is
@@ -29,7 +30,7 @@ const SystemActor = "system"
 // Ticket is one unit of agent work (seed 002's tickets row).
 type Ticket struct {
 	ID         string
-	State      TicketState
+	State      State
 	Priority   int       // higher first
 	CreatedAt  time.Time // older first among equal priorities
 	RetryCount int
@@ -38,7 +39,7 @@ type Ticket struct {
 	Error      string // the last failure's message
 }
 
-// Tickets is seed 002's ticket lifecycle, in memory:
+// Board is seed 002's ticket lifecycle, in memory:
 //
 //	ready ──Claim──▶ in_progress ──Succeed──▶ needs_review
 //	  ▲                  │
@@ -49,45 +50,45 @@ type Ticket struct {
 // Ready(now) lists the tickets an agent may claim: ready, and past their
 // retry_after. Each transition writes a TicketTransition event (with seed
 // 002's activity fields on a failure), and Fail writes the RetryDecision of
-// the seed's activity log too. A Tickets is safe for concurrent use; its
+// the seed's activity log too. A Board is safe for concurrent use; its
 // zero value is empty and ready (Trace nil: no events).
-type Tickets struct {
+type Board struct {
 	Trace *trace.Writer
 	mu    sync.Mutex
 	byID  map[string]*Ticket
 }
 
-// TicketError is a transition the state machine does not have, or an
+// Error is a transition the state machine does not have, or an
 // unknown ticket.
-type TicketError struct {
+type Error struct {
 	ID    string
-	State TicketState // "" for an unknown ticket
-	Event string      // trace.Ticket*
+	State State  // "" for an unknown ticket
+	Event string // trace.Ticket*
 	Msg   string
 }
 
-func (e *TicketError) Error() string { return "ticket " + e.ID + ": " + e.Msg }
+func (e *Error) Error() string { return "ticket " + e.ID + ": " + e.Msg }
 
 // Add puts t on the board; a zero State is ready. A ticket id already there
 // is an error.
-func (b *Tickets) Add(t Ticket) error {
+func (b *Board) Add(t Ticket) error {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.byID == nil {
 		b.byID = map[string]*Ticket{}
 	}
 	if _, dup := b.byID[t.ID]; dup {
-		return &TicketError{ID: t.ID, Msg: "already added"}
+		return &Error{ID: t.ID, Msg: "already added"}
 	}
 	if t.State == "" {
-		t.State = TicketReady
+		t.State = Ready
 	}
 	b.byID[t.ID] = &t
 	return nil
 }
 
 // Get returns a copy of the ticket id.
-func (b *Tickets) Get(id string) (Ticket, bool) {
+func (b *Board) Get(id string) (Ticket, bool) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	t, ok := b.byID[id]
@@ -100,11 +101,11 @@ func (b *Tickets) Get(id string) (Ticket, bool) {
 // Ready returns up to limit tickets an agent may claim at now (seed 002's
 // getReadyTickets): state ready and retry_after unset or not after now,
 // highest priority first, then oldest. limit ≤ 0: all of them.
-func (b *Tickets) Ready(now time.Time, limit int) []Ticket {
+func (b *Board) Ready(now time.Time, limit int) []Ticket {
 	b.mu.Lock()
 	var out []Ticket
 	for _, t := range b.byID {
-		if t.State == TicketReady && !t.RetryAfter.After(now) {
+		if t.State == Ready && !t.RetryAfter.After(now) {
 			out = append(out, *t)
 		}
 	}
@@ -124,15 +125,15 @@ func (b *Tickets) Ready(now time.Time, limit int) []Ticket {
 	return out
 }
 
-// take returns the ticket id if it is in state from, else a TicketError.
+// take returns the ticket id if it is in state from, else an *Error.
 // b.mu is held.
-func (b *Tickets) take(id string, from TicketState, event string) (*Ticket, error) {
+func (b *Board) take(id string, from State, event string) (*Ticket, error) {
 	t, ok := b.byID[id]
 	if !ok {
-		return nil, &TicketError{ID: id, Event: event, Msg: "no such ticket"}
+		return nil, &Error{ID: id, Event: event, Msg: "no such ticket"}
 	}
 	if t.State != from {
-		return nil, &TicketError{ID: id, State: t.State, Event: event,
+		return nil, &Error{ID: id, State: t.State, Event: event,
 			Msg: fmt.Sprintf("cannot %s a ticket that is %s (only one that is %s)", event, t.State, from)}
 	}
 	return t, nil
@@ -140,64 +141,64 @@ func (b *Tickets) take(id string, from TicketState, event string) (*Ticket, erro
 
 // Claim moves a ready ticket to in_progress at now; a ticket whose
 // retry_after is still ahead cannot be claimed yet.
-func (b *Tickets) Claim(id string, now time.Time) (Ticket, error) {
+func (b *Board) Claim(id string, now time.Time) (Ticket, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	t, err := b.take(id, TicketReady, trace.TicketClaim)
+	t, err := b.take(id, Ready, trace.TicketClaim)
 	if err != nil {
 		return Ticket{}, err
 	}
 	if t.RetryAfter.After(now) {
-		return Ticket{}, &TicketError{ID: id, State: t.State, Event: trace.TicketClaim,
+		return Ticket{}, &Error{ID: id, State: t.State, Event: trace.TicketClaim,
 			Msg: "not before its retry_after " + t.RetryAfter.UTC().Format(time.RFC3339)}
 	}
-	t.State = TicketInProgress
-	b.emit(t, TicketReady, trace.TicketClaim, SystemActor, trace.TicketTransition{})
+	t.State = InProgress
+	b.emit(t, Ready, trace.TicketClaim, SystemActor, trace.TicketTransition{})
 	return *t, nil
 }
 
 // Succeed moves an in_progress ticket to needs_review.
-func (b *Tickets) Succeed(id string) (Ticket, error) {
+func (b *Board) Succeed(id string) (Ticket, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	t, err := b.take(id, TicketInProgress, trace.TicketSucceed)
+	t, err := b.take(id, InProgress, trace.TicketSucceed)
 	if err != nil {
 		return Ticket{}, err
 	}
-	t.State, t.Error = TicketNeedsReview, ""
-	b.emit(t, TicketInProgress, trace.TicketSucceed, SystemActor, trace.TicketTransition{})
+	t.State, t.Error = NeedsReview, ""
+	b.emit(t, InProgress, trace.TicketSucceed, SystemActor, trace.TicketTransition{})
 	return *t, nil
 }
 
 // Fail is seed 002's retryOrFailTicket for an in_progress ticket that failed
-// with errMsg at now: ClassifyTicketError and Decide give the decision; a
+// with errMsg at now: ClassifyError and Decide give the decision; a
 // retry puts the ticket back to ready with retry_after = now + the delay and
 // retry_count + 1, else it goes on_hold with hold_reason "Max retries
 // exceeded: <category>". The RetryDecision and the TicketTransition are
 // written to Trace.
-func (b *Tickets) Fail(id, errMsg string, now time.Time) (Ticket, Decision, error) {
+func (b *Board) Fail(id, errMsg string, now time.Time) (Ticket, Decision, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	t, err := b.take(id, TicketInProgress, "fail")
+	t, err := b.take(id, InProgress, "fail")
 	if err != nil {
 		return Ticket{}, Decision{}, err
 	}
-	d := Decide(ClassifyTicketError(errMsg), t.RetryCount)
+	d := Decide(ClassifyError(errMsg), t.RetryCount)
 	EmitDecision(b.Trace, t.ID, t.RetryCount, d)
 	retry := d.ShouldRetry
 	ev := trace.TicketTransition{ErrorCategory: d.Category, CurrentAttempt: t.RetryCount + 1, MaxRetries: d.MaxRetries,
-		ShouldRetry: &retry, NextDelayMs: d.NextDelay.Milliseconds(), Error: provider.Redact(truncateRunes(errMsg, 500))}
+		ShouldRetry: &retry, NextDelayMs: d.NextDelay.Milliseconds(), Error: provider.Redact(truncate(errMsg, 500))}
 	t.Error = errMsg
 	event := trace.TicketHold
 	if d.ShouldRetry {
-		t.State, t.RetryCount, t.RetryAfter = TicketReady, t.RetryCount+1, now.Add(d.NextDelay)
+		t.State, t.RetryCount, t.RetryAfter = Ready, t.RetryCount+1, now.Add(d.NextDelay)
 		left := d.AttemptsRemaining
 		ev.RetryAfter, ev.AttemptsRemaining, event = t.RetryAfter, &left, trace.TicketRetry
 	} else {
-		t.State, t.HoldReason = TicketOnHold, "Max retries exceeded: "+d.Category
+		t.State, t.HoldReason = OnHold, "Max retries exceeded: "+d.Category
 		ev.HoldReason = t.HoldReason
 	}
-	b.emit(t, TicketInProgress, event, SystemActor, ev)
+	b.emit(t, InProgress, event, SystemActor, ev)
 	return *t, d, nil
 }
 
@@ -205,24 +206,33 @@ func (b *Tickets) Fail(id, errMsg string, now time.Time) (Ticket, Decision, erro
 // release from on_hold"): ready at once, retry_count 0, hold_reason and
 // retry_after cleared. person names who did it, for the trace; it is
 // required.
-func (b *Tickets) Release(id, person string) (Ticket, error) {
+func (b *Board) Release(id, person string) (Ticket, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	person = strings.TrimSpace(person)
 	if person == "" || person == SystemActor {
-		return Ticket{}, &TicketError{ID: id, Event: trace.TicketRelease, Msg: "release needs the person who releases it"}
+		return Ticket{}, &Error{ID: id, Event: trace.TicketRelease, Msg: "release needs the person who releases it"}
 	}
-	t, err := b.take(id, TicketOnHold, trace.TicketRelease)
+	t, err := b.take(id, OnHold, trace.TicketRelease)
 	if err != nil {
 		return Ticket{}, err
 	}
-	t.State, t.RetryCount, t.RetryAfter, t.HoldReason = TicketReady, 0, time.Time{}, ""
-	b.emit(t, TicketOnHold, trace.TicketRelease, person, trace.TicketTransition{})
+	t.State, t.RetryCount, t.RetryAfter, t.HoldReason = Ready, 0, time.Time{}, ""
+	b.emit(t, OnHold, trace.TicketRelease, person, trace.TicketTransition{})
 	return *t, nil
 }
 
 // emit writes t's transition from from, filling in the ticket's own fields.
-func (b *Tickets) emit(t *Ticket, from TicketState, event, actor string, ev trace.TicketTransition) {
+func (b *Board) emit(t *Ticket, from State, event, actor string, ev trace.TicketTransition) {
 	ev.TicketID, ev.From, ev.To, ev.Event, ev.Actor, ev.RetryCount = t.ID, string(from), string(t.State), event, actor, t.RetryCount
 	b.Trace.Emit(trace.TypeTicketTransition, ev)
+}
+
+// truncate cuts s to n runes, marking the cut.
+func truncate(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	r := []rune(s)
+	return string(r[:n]) + "\n[... truncated]"
 }

@@ -1,4 +1,4 @@
-package retry
+package errreport
 
 import (
 	"bytes"
@@ -101,12 +101,12 @@ func (g *ErrorRegistry) Resolve(id string, at time.Time) error {
 // ErrorFilter selects reports; its zero value selects all (seed 001's
 // ListErrors(ErrorFilter{...})).
 type ErrorFilter struct {
-	Category string      // retryable, non-retryable or conditional; "": any
-	Type     FailureType // "": any
-	Provider string      // "": any
-	Tag      string      // e.g. TagUnrecoverable; "": any
-	Resolved *bool       // nil: either
-	Since    time.Time   // reports at or after it; zero: any time
+	Category string    // retryable, non-retryable or conditional; "": any
+	Type     string    // a failure type, e.g. "quota_exhausted"; "": any
+	Provider string    // "": any
+	Tag      string    // e.g. TagUnrecoverable; "": any
+	Resolved *bool     // nil: either
+	Since    time.Time // reports at or after it; zero: any time
 }
 
 func (f ErrorFilter) match(r *Report) bool {

@@ -1,11 +1,12 @@
-package retry
+package policyfile
 
 import (
 	"fmt"
 	"strconv"
-	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/retrylab/retrylab/retry"
 )
 
 // resendFields are the keys of one entry of a policy's resends list; the
@@ -15,7 +16,7 @@ var resendFields = append([]string{"statuses", "streamed", "types", "restart", "
 // resends reads the resends list (Resend): each entry a mapping of
 // statuses, streamed, types, restart and strategy fields. A list given
 // replaces the preset's.
-func (d *decoder) resends(v *yaml.Node, p *Policy) {
+func (d *decoder) resends(v *yaml.Node, p *retry.Policy) {
 	if v.Kind != yaml.SequenceNode {
 		d.errf(v, "resends", "must be a list", "write e.g. [{statuses: [400], maxAttempts: 6, kind: none}]")
 		return
@@ -24,8 +25,8 @@ func (d *decoder) resends(v *yaml.Node, p *Policy) {
 	for i, item := range v.Content {
 		path := fmt.Sprintf("resends[%d]", i)
 		m, _ := d.fields(item, path, resendFields)
-		base := Strategy{Retry: true, MaxAttempts: 1, Multiplier: 2, Kind: NoBackoff, Jitter: NoJitter}
-		rs := Resend{Strategy: d.strategy(only(item, strategyFields), path, base)}
+		base := retry.Strategy{Retry: true, MaxAttempts: 1, Multiplier: 2, Kind: retry.NoBackoff, Jitter: retry.NoJitter}
+		rs := retry.Resend{Strategy: d.strategy(only(item, strategyFields), path, base)}
 		if n, ok := m["statuses"]; ok {
 			rs.Statuses = d.statusList(n, join(path, "statuses"))
 		}
@@ -59,54 +60,6 @@ func (d *decoder) statusList(n *yaml.Node, path string) []int {
 		out = append(out, st)
 	}
 	return out
-}
-
-// resendsString renders p's resends and shouldRetryIgnored, when set.
-func resendsString(p *Policy) string {
-	var b strings.Builder
-	if len(p.ShouldRetryIgnored) > 0 {
-		fmt.Fprintf(&b, "shouldRetryIgnored: [%s]\n", intsString(p.ShouldRetryIgnored))
-	}
-	if len(p.Resends) == 0 {
-		return b.String()
-	}
-	b.WriteString("resends:\n")
-	for _, rs := range p.Resends {
-		s := strings.TrimSuffix(strings.TrimPrefix(strategyString(rs.Strategy), "{"), "}")
-		var head []string
-		if len(rs.Statuses) > 0 {
-			head = append(head, "statuses: ["+intsString(rs.Statuses)+"]")
-		}
-		if rs.Streamed {
-			head = append(head, "streamed: true")
-		}
-		if len(rs.Types) > 0 {
-			names := make([]string, len(rs.Types))
-			for i, ft := range rs.Types {
-				names[i] = string(ft)
-			}
-			head = append(head, "types: ["+strings.Join(names, ", ")+"]")
-		}
-		if rs.Restart {
-			head = append(head, "restart: true")
-		}
-		if rs.NoStream {
-			head = append(head, "noStream: true")
-		}
-		if rs.InRequest {
-			head = append(head, "inRequest: true")
-		}
-		fmt.Fprintf(&b, "  - {%s, %s}\n", strings.Join(head, ", "), s)
-	}
-	return b.String()
-}
-
-func intsString(v []int) string {
-	s := make([]string, len(v))
-	for i, x := range v {
-		s[i] = strconv.Itoa(x)
-	}
-	return strings.Join(s, ", ")
 }
 
 // only is mapping n with only the keys given (n itself when it is no
