@@ -1,4 +1,4 @@
-package probe
+package battery
 
 import (
 	"fmt"
@@ -7,11 +7,12 @@ import (
 	"time"
 
 	"github.com/retrylab/retrylab/chaos"
+	"github.com/retrylab/retrylab/probe"
 )
 
 // Options are what a probe is asked to do.
 type Options struct {
-	Provider Provider
+	Provider probe.Provider
 	Model    string // default: the provider's
 	// Samples is how many times the exhaustion runs (in parallel): the
 	// jitter band and the backoff fit come from them. Default 4.
@@ -48,7 +49,7 @@ type Options struct {
 	// DefaultStartGrace).
 	StartGrace time.Duration
 	// CeilingRounds is how many rounds bisect the Retry-After ceiling
-	// after the battery (ceiling.go), each of ceilingPoints probes in
+	// after the battery (ceiling.go), each of CeilingPoints probes in
 	// parallel, each waiting up to the value it probes; 0 turns it off
 	// (the CLI's default is DefaultCeilingRounds).
 	CeilingRounds int
@@ -58,11 +59,14 @@ type Options struct {
 // take to send its first request before its deadline starts counting.
 const DefaultStartGrace = 30 * time.Second
 
+// DefaultCeilingRounds is chaos probe's --ceiling-rounds: the rounds
+// bisecting the Retry-After ceiling.
+const DefaultCeilingRounds = 3
+
 const (
 	defaultSamples = 4
 	defaultRepeat  = 10
 	defaultBudget  = 2 * time.Minute
-	maxLong        = 15 * time.Second
 )
 
 // withDefaults fills the zero fields.
@@ -80,7 +84,7 @@ func (o Options) withDefaults() Options {
 		o.Budget = defaultBudget
 	}
 	if o.LongDeadline <= 0 {
-		o.LongDeadline = min(o.Budget, maxLong)
+		o.LongDeadline = min(o.Budget, probe.MaxLongDeadline)
 	}
 	if o.TimeScale <= 0 {
 		o.TimeScale = 1
@@ -90,7 +94,7 @@ func (o Options) withDefaults() Options {
 
 // Probe is one scenario of the battery and what it probes.
 type Probe struct {
-	Fault    Fault
+	Fault    probe.Fault
 	WarmUp   bool // the first attempt is the warm-up request's
 	Sample   int  // 1-based sample of the exhaustion; 0 for a decision probe
 	Served   int  // attempts that meet the fault before ok
@@ -207,4 +211,21 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// ceilingProbes builds one round of the bisection: a 429 with each
+// Retry-After value (whole seconds), once, then ok.
+func ceilingProbes(o Options, round int, values []int64) ([]Probe, error) {
+	o = o.withDefaults()
+	var ps []Probe
+	for _, v := range values {
+		f := probe.CeilingFault(o.Provider, v)
+		dl := probe.CeilingDeadline(v, o.TimeScale, o.Budget)
+		sc, err := scenario(o, fmt.Sprintf("ceiling-%d-%ds", round, v/1000), []string{f.Attempt}, dl)
+		if err != nil {
+			return nil, err
+		}
+		ps = append(ps, Probe{Fault: f, Served: 1, Deadline: dl, Round: round, Scenario: sc, WarmUp: !o.NoWarmUp})
+	}
+	return ps, nil
 }

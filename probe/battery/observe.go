@@ -1,4 +1,4 @@
-package probe
+package battery
 
 import (
 	"bufio"
@@ -9,74 +9,12 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"time"
 	"unicode"
 	"unicode/utf8"
 
 	"github.com/retrylab/retrylab/chaos"
+	"github.com/retrylab/retrylab/probe"
 	"github.com/retrylab/retrylab/trace"
-)
-
-// Observation is what one probe scenario showed, in the client's policy
-// time (wall clock divided by the time scale): the input of Infer.
-type Observation struct {
-	Fault  string `json:"fault"`
-	Sample int    `json:"sample,omitempty"`
-	Served int    `json:"served"` // attempts that met the fault before ok
-	// Attempts the server saw.
-	Attempts int `json:"attempts"`
-	// End is how the client ended: succeeded, gave up, stopped (killed at
-	// the deadline, still running), or not run (interrupted, error).
-	End string `json:"end"`
-	// WaitsMs are the gaps the server observed between the end of an
-	// attempt and the arrival of the next, policy time.
-	WaitsMs []float64 `json:"waitsMs"`
-	// FirstAttemptMs is how long the first attempt lasted at the mock
-	// (wall clock): for a hang, when the client gave up on it.
-	FirstAttemptMs int64 `json:"firstAttemptMs,omitempty"`
-	// DateLeadMs is, for an HTTP-date Retry-After, how far in the future
-	// the date was when the response was sent (policy time).
-	DateLeadMs float64 `json:"dateLeadMs,omitempty"`
-	// NoiseMs is the measured noise on the run's waits: the largest
-	// measured around one of its gaps (chaos DelaysMs.Noise: twice the
-	// scheduling lateness around it plus the client's run-queue time), plus
-	// the gap's residual (about 3 ms at worst), policy time.
-	NoiseMs float64 `json:"noiseMs"`
-	// Models are the models the probed request's attempts asked for, in
-	// order (from the mock's journal).
-	Models []string `json:"models,omitempty"`
-	// WaitNoiseMs is the noise measured around each wait (chaos
-	// DelaysMs.Noise plus the residual), policy time; empty when chaos did
-	// not measure it per wait (NoiseMs then stands for each).
-	WaitNoiseMs []float64 `json:"waitNoiseMs,omitempty"`
-	// Round is the bisection round of a Retry-After ceiling probe, and
-	// RetryAfterMs its value (policy time); 0 for the battery's probes.
-	Round        int   `json:"round,omitempty"`
-	RetryAfterMs int64 `json:"retryAfterMs,omitempty"`
-	// DeadlineMs is the kill deadline (wall clock).
-	DeadlineMs int64 `json:"deadlineMs"`
-	// Note says why a probe has no result (interrupted, error).
-	Note string `json:"note,omitempty"`
-	// Client is how the client ended ("exit status 3", "killed after 10s:
-	// still running at the deadline ...") and Stderr the end of its stderr
-	// (one line, at most maxStderr bytes, control characters removed), set
-	// when no probed attempt reached the mock: what the profile says it saw.
-	Client string `json:"client,omitempty"`
-	Stderr string `json:"stderr,omitempty"`
-	// WarmUpOnly: the warm-up request reached the mock, no probed attempt.
-	WarmUpOnly bool `json:"warmUpOnly,omitempty"`
-	// Unserved are the requests the mock answered 404 or 405 (a path or
-	// method no wire format serves: "POST /v2/chat"), set when no attempt
-	// reached it: the client reached the mock, on the wrong path.
-	Unserved []string `json:"unserved,omitempty"`
-}
-
-// How a client ended.
-const (
-	EndSucceeded = "succeeded"
-	EndGaveUp    = "gave up"
-	EndStopped   = "stopped at the deadline"
-	EndNotRun    = "not run"
 )
 
 // residualMs is the worst residual of a server-observed gap (chaos doc:
@@ -85,30 +23,30 @@ const residualMs = 3
 
 // Observe turns a probe's chaos result (and its server.jsonl) into an
 // Observation.
-func Observe(p Probe, r chaos.Result, scale float64) Observation {
+func Observe(p Probe, r chaos.Result, scale float64) probe.Observation {
 	if scale <= 0 {
 		scale = 1
 	}
-	ob := Observation{Fault: p.Fault.Name, Sample: p.Sample, Served: p.Served, Attempts: r.Attempts,
+	ob := probe.Observation{Fault: p.Fault.Name, Sample: p.Sample, Served: p.Served, Attempts: r.Attempts,
 		DeadlineMs: p.Deadline.Milliseconds(), NoiseMs: noiseOf(r, scale)}
 	if p.Round > 0 {
 		ob.Round, ob.RetryAfterMs = p.Round, p.Fault.RetryAfterMs
 	}
 	switch {
 	case r.Verdict == chaos.VerdictInterrupted || r.Verdict == chaos.VerdictError || r.Verdict == chaos.VerdictSkipped:
-		ob.End = EndNotRun
+		ob.End = probe.EndNotRun
 		ob.Note = strings.TrimSpace(r.Interrupted + " " + r.Error + " " + r.SkipReason)
 		return ob
 	case p.WarmUp && r.Attempts == 1 && r.Outcome == "success":
-		ob.End, ob.Attempts, ob.WarmUpOnly = EndNotRun, 0, true
+		ob.End, ob.Attempts, ob.WarmUpOnly = probe.EndNotRun, 0, true
 		ob.Note = "the client made one request only: it does not read RETRYLAB_REQUESTS (run with --warm-up=false)"
 		return ob
 	case killed(r):
-		ob.End = EndStopped
+		ob.End = probe.EndStopped
 	case r.Outcome == "success":
-		ob.End = EndSucceeded
+		ob.End = probe.EndSucceeded
 	default:
-		ob.End = EndGaveUp
+		ob.End = probe.EndGaveUp
 	}
 	for _, g := range r.DelaysMs.Server {
 		ob.WaitsMs = append(ob.WaitsMs, float64(g)/scale)
@@ -154,27 +92,6 @@ func noiseOf(r chaos.Result, scale float64) float64 {
 		}
 	}
 	return float64(n+residualMs) / scale
-}
-
-// firstNoise is the noise around the first wait.
-func (o Observation) firstNoise() float64 {
-	if len(o.WaitNoiseMs) > 0 {
-		return o.WaitNoiseMs[0]
-	}
-	return o.NoiseMs
-}
-
-// waitNoise is the noise of each wait: one figure per wait, NoiseMs
-// where WaitNoiseMs has none.
-func (o Observation) waitNoise() []float64 {
-	out := make([]float64, len(o.WaitsMs))
-	for i := range out {
-		out[i] = o.NoiseMs
-		if i < len(o.WaitNoiseMs) {
-			out[i] = o.WaitNoiseMs[i]
-		}
-	}
-	return out
 }
 
 // clientEnd says how the client ended: the "client" check's problem
@@ -315,6 +232,3 @@ func unservedIn(path string) []string {
 	}
 	return out
 }
-
-// ms converts a duration to float milliseconds.
-func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }

@@ -1,4 +1,4 @@
-package probe
+package battery
 
 import (
 	"strings"
@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/retrylab/retrylab/chaos"
+	"github.com/retrylab/retrylab/probe"
 )
 
 // TestWarmUpDecision: the pilot's observation decides whether the battery
@@ -15,23 +16,23 @@ import (
 func TestWarmUpDecision(t *testing.T) {
 	tests := []struct {
 		name     string
-		pilot    Observation
+		pilot    probe.Observation
 		wantUse  bool
 		detected bool
 		reason   string
 	}{
 		{"two requests: the warm-up ok, then the 400 (given up)",
-			Observation{Fault: "400", Attempts: 1, End: EndGaveUp}, true, false, "made the two requests"},
+			probe.Observation{Fault: "400", Attempts: 1, End: probe.EndGaveUp}, true, false, "made the two requests"},
 		{"two requests, the 400 retried",
-			Observation{Fault: "400", Attempts: 2, End: EndSucceeded, WaitsMs: []float64{500}}, true, false, "made the two requests"},
+			probe.Observation{Fault: "400", Attempts: 2, End: probe.EndSucceeded, WaitsMs: []float64{500}}, true, false, "made the two requests"},
 		{"one request whatever it is told: the warm-up ok, exit 0 (claude -p, codex exec)",
-			Observation{Fault: "400", End: EndNotRun, WarmUpOnly: true}, false, true, "makes one request whatever it is told"},
+			probe.Observation{Fault: "400", End: probe.EndNotRun, WarmUpOnly: true}, false, true, "makes one request whatever it is told"},
 		{"one request, then exit 1 (an agent that fails after its answer)",
-			Observation{Fault: "400", End: EndGaveUp, WarmUpOnly: true, Client: "exit status 1"}, false, true, "every probe ran without the warm-up"},
+			probe.Observation{Fault: "400", End: probe.EndGaveUp, WarmUpOnly: true, Client: "exit status 1"}, false, true, "every probe ran without the warm-up"},
 		{"one request, then still running at the deadline (an interactive agent)",
-			Observation{Fault: "400", End: EndStopped, WarmUpOnly: true}, false, true, "RETRYLAB_REQUESTS=2"},
+			probe.Observation{Fault: "400", End: probe.EndStopped, WarmUpOnly: true}, false, true, "RETRYLAB_REQUESTS=2"},
 		{"no request at all: says nothing of the warm-up, kept (the battery says what was seen)",
-			Observation{Fault: "400", End: EndGaveUp, Client: "exit status 1"}, true, false, "sent no request"},
+			probe.Observation{Fault: "400", End: probe.EndGaveUp, Client: "exit status 1"}, true, false, "sent no request"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -47,7 +48,7 @@ func TestWarmUpDecision(t *testing.T) {
 // and exited 0 is read as WarmUpOnly, which is what the pilot decides on
 // (it used to say so in a note only).
 func TestObserveWarmUpOnly(t *testing.T) {
-	prov, _ := LookupProvider("anthropic")
+	prov, _ := probe.LookupProvider("anthropic")
 	f, _ := prov.Fault("400")
 	res := chaos.Result{Verdict: chaos.VerdictPass, Attempts: 1, Outcome: "success", Dir: t.TempDir()}
 	ob := Observe(Probe{Fault: f, WarmUp: true, Served: 1, Deadline: time.Minute}, res, 1)
@@ -63,7 +64,7 @@ func TestObserveWarmUpOnly(t *testing.T) {
 // TestPilotIndex: the pilot is the 400's decision probe, else the first
 // short decision probe, else the first probe.
 func TestPilotIndex(t *testing.T) {
-	prov, _ := LookupProvider("anthropic")
+	prov, _ := probe.LookupProvider("anthropic")
 	mk := func(names ...string) []Probe {
 		var ps []Probe
 		for _, n := range names {
@@ -104,22 +105,22 @@ func TestPilotIndex(t *testing.T) {
 // learnt nothing of a one-request client, and is run again without it.
 // Any probed attempt, or a pilot that reached the mock, keeps it.
 func TestWarmUpAfterBattery(t *testing.T) {
-	cold := []Observation{{Fault: "400", End: EndGaveUp, Client: "exit status 1"}}
-	only := Observation{Fault: "503", End: EndNotRun, WarmUpOnly: true}
-	probed := Observation{Fault: "429", Attempts: 2, End: EndSucceeded, WaitsMs: []float64{500}}
-	unreached := Observation{Fault: "500", End: EndGaveUp, Client: "exit status 1"}
+	cold := []probe.Observation{{Fault: "400", End: probe.EndGaveUp, Client: "exit status 1"}}
+	only := probe.Observation{Fault: "503", End: probe.EndNotRun, WarmUpOnly: true}
+	probed := probe.Observation{Fault: "429", Attempts: 2, End: probe.EndSucceeded, WaitsMs: []float64{500}}
+	unreached := probe.Observation{Fault: "500", End: probe.EndGaveUp, Client: "exit status 1"}
 	tests := []struct {
 		name    string
-		pilot   []Observation
-		battery []Observation
+		pilot   []probe.Observation
+		battery []probe.Observation
 		o       Options
 		again   bool
 	}{
-		{"cold pilot, then warm-up only: again", cold, []Observation{only, only, unreached}, Options{}, true},
-		{"cold pilot, a probed attempt: kept", cold, []Observation{only, probed}, Options{}, false},
-		{"cold pilot, nothing reached: kept (unreached says it)", cold, []Observation{unreached}, Options{}, false},
-		{"pilot reached the mock: kept", []Observation{{Fault: "400", Attempts: 1, End: EndGaveUp}}, []Observation{only}, Options{}, false},
-		{"no pilot (--warm-up=false)", nil, []Observation{only}, Options{NoWarmUp: true}, false},
+		{"cold pilot, then warm-up only: again", cold, []probe.Observation{only, only, unreached}, Options{}, true},
+		{"cold pilot, a probed attempt: kept", cold, []probe.Observation{only, probed}, Options{}, false},
+		{"cold pilot, nothing reached: kept (unreached says it)", cold, []probe.Observation{unreached}, Options{}, false},
+		{"pilot reached the mock: kept", []probe.Observation{{Fault: "400", Attempts: 1, End: probe.EndGaveUp}}, []probe.Observation{only}, Options{}, false},
+		{"no pilot (--warm-up=false)", nil, []probe.Observation{only}, Options{NoWarmUp: true}, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -1,4 +1,4 @@
-package probe
+package battery
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/retrylab/retrylab/chaos"
+	"github.com/retrylab/retrylab/probe"
 )
 
 // Runner runs a battery against a client with chaos.Runner and infers its
@@ -30,18 +31,18 @@ type Runner struct {
 	Color      bool
 	// Prior is the client's policy from an earlier profile (--against),
 	// or nil: the estimate then says how long its exhaustion takes.
-	Prior *Policy
+	Prior *probe.Policy
 	// Now is the clock of the progress lines' elapsed time (default time.Now).
 	Now func() time.Time
 	// InheritEnv names variables of this environment the client gets
 	// (--inherit-env, as chaos.Runner.InheritEnv).
 	InheritEnv []string
 
-	cur  atomic.Pointer[batch]  // the battery running, for Interim and Flush
-	done atomic.Pointer[done]   // what the batteries that returned learnt, for Interim between them
-	plan *PlanEstimate          // said before the run; set before cur is first stored
-	warm atomic.Pointer[WarmUp] // whether the warm-up request is used, and why (Interim reads it)
-	pace *pace                  // times the scenarios for the expectation (nil: no progress)
+	cur  atomic.Pointer[batch]        // the battery running, for Interim and Flush
+	done atomic.Pointer[done]         // what the batteries that returned learnt, for Interim between them
+	plan *probe.PlanEstimate          // said before the run; set before cur is first stored
+	warm atomic.Pointer[probe.WarmUp] // whether the warm-up request is used, and why (Interim reads it)
+	pace *pace                        // times the scenarios for the expectation (nil: no progress)
 }
 
 // Run plans the battery, runs it and returns the profile. When the noise
@@ -51,7 +52,7 @@ type Runner struct {
 // scenarios still running are stopped and the profile holds what the
 // finished ones showed (Profile.Interrupted). An error means no scenario
 // could run at all.
-func (r *Runner) Run(ctx context.Context, o Options) (*Profile, error) {
+func (r *Runner) Run(ctx context.Context, o Options) (*probe.Profile, error) {
 	defer r.done.Store(nil)
 	o = o.withDefaults()
 	start := time.Now()
@@ -66,21 +67,21 @@ func (r *Runner) Run(ctx context.Context, o Options) (*Profile, error) {
 		defer close(stop)
 		go ew.heartbeat(stop, heartbeatEvery)
 	}
-	var pilot []Observation
+	var pilot []probe.Observation
 	off := warmUpOff
 	r.warm.Store(&off)
 	if !o.NoWarmUp {
-		r.warm.Store(&WarmUp{Used: true, Reason: "the first probe, run alone, had not finished"})
+		r.warm.Store(&probe.WarmUp{Used: true, Reason: "the first probe, run alone, had not finished"})
 		var use bool
 		var psum *chaos.Summary
-		var warm WarmUp
+		var warm probe.WarmUp
 		pilot, ps, use, warm, psum, err = r.runPilot(ctx, o, ps, start)
 		r.warm.Store(&warm)
 		switch {
 		case psum == nil:
 			return nil, err
 		case err != nil || ctx.Err() != nil:
-			prof := Infer(o.Provider, pilot)
+			prof := probe.Infer(o.Provider, pilot)
 			r.finish(prof, o, psum.RunDir, start, ctx.Err() != nil || psum.Interrupted > 0)
 			return prof, err
 		case !use:
@@ -111,20 +112,20 @@ func (r *Runner) Run(ctx context.Context, o Options) (*Profile, error) {
 		}
 	}
 	obs = append(pilot, obs...)
-	prof := Infer(o.Provider, obs)
-	if why := moreSamples(prof, obs); err == nil && ctx.Err() == nil && why != "" {
+	prof := probe.Infer(o.Provider, obs)
+	if why := probe.MoreSamples(prof, obs); err == nil && ctx.Err() == nil && why != "" {
 		r.progressf("%s: running the %d exhaustion runs again now that the battery is done\n", why, o.Samples)
 		more, _ := exhaustion(o, o.Samples+1)
 		if extra, s2, err2 := r.runProbes(ctx, o, more, obs, start); s2 != nil {
 			obs = append(obs, extra...)
-			prof = Infer(o.Provider, obs)
+			prof = probe.Infer(o.Provider, obs)
 			err = err2
 		}
 	}
 	if err == nil && ctx.Err() == nil {
 		var why string
 		prof, why = r.bisectCeiling(ctx, o, obs, prof, start)
-		prof.noteCeilingStop(why)
+		prof.NoteCeilingStop(why)
 	}
 	r.finish(prof, o, sum.RunDir, start, ctx.Err() != nil || sum.Interrupted > 0)
 	return prof, err
@@ -144,12 +145,12 @@ func (r *Runner) client() string {
 // warm-up: the pilot showed only the warm-up, and is run again), the
 // probes still to run, whether they keep the warm-up and what the profile
 // says of it. An error, or ctx ending, stops the probe.
-func (r *Runner) runPilot(ctx context.Context, o Options, ps []Probe, start time.Time) ([]Observation, []Probe, bool, WarmUp, *chaos.Summary, error) {
+func (r *Runner) runPilot(ctx context.Context, o Options, ps []Probe, start time.Time) ([]probe.Observation, []Probe, bool, probe.WarmUp, *chaos.Summary, error) {
 	i := pilotIndex(ps)
 	r.progressf("first, probe %q alone: does the client make the two requests it is told (RETRYLAB_REQUESTS=2, the first answered ok)?\n", ps[i].Fault.Name)
 	obs, sum, err := r.runProbes(ctx, o, ps[i:i+1], nil, start)
 	if sum == nil || err != nil || ctx.Err() != nil {
-		return obs, nil, true, WarmUp{Used: true, Reason: "the probe was stopped during its first probe, run alone"}, sum, err
+		return obs, nil, true, probe.WarmUp{Used: true, Reason: "the probe was stopped during its first probe, run alone"}, sum, err
 	}
 	use, w := warmUpDecision(obs[0])
 	if !use {
@@ -162,7 +163,7 @@ func (r *Runner) runPilot(ctx context.Context, o Options, ps []Probe, start time
 // announce works out the estimate, says it on Progress (with the figures
 // the deadlines may leave unknown), and from then on prefixes every
 // progress line with the time elapsed against it.
-func (r *Runner) announce(o Options, ps []Probe, start time.Time) PlanEstimate {
+func (r *Runner) announce(o Options, ps []Probe, start time.Time) probe.PlanEstimate {
 	par := len(ps)
 	if r.Parallel > 0 {
 		par = r.Parallel
@@ -194,16 +195,16 @@ func (r *Runner) announce(o Options, ps []Probe, start time.Time) PlanEstimate {
 // (ceiling.go) while the profile's bracket is wide and the budget reaches
 // into it, and returns the profile with their observations, and why it
 // stopped.
-func (r *Runner) bisectCeiling(ctx context.Context, o Options, obs []Observation, prof *Profile, start time.Time) (*Profile, string) {
-	reach := ceilingReach(o.Budget, o.TimeScale)
+func (r *Runner) bisectCeiling(ctx context.Context, o Options, obs []probe.Observation, prof *probe.Profile, start time.Time) (*probe.Profile, string) {
+	reach := probe.CeilingReach(o.Budget, o.TimeScale)
 	for round := 1; ; round++ {
-		values, why := nextCeilingRound(prof.Policy.RetryAfter, reach, round, o.CeilingRounds)
+		values, why := probe.NextCeilingRound(prof.Policy.RetryAfter, reach, round, o.CeilingRounds)
 		if len(values) == 0 || ctx.Err() != nil {
 			return prof, why
 		}
 		br := prof.Policy.RetryAfter.CeilingBracketMs
 		r.progressf("Retry-After ceiling between %s and %s: round %d of at most %d probes Retry-After %s\n",
-			msString(float64(br[0])), msString(float64(br[1])), round, o.CeilingRounds, secondsOf(values))
+			probe.FormatMs(float64(br[0])), probe.FormatMs(float64(br[1])), round, o.CeilingRounds, secondsOf(values))
 		ps, err := ceilingProbes(o, round, values)
 		if err != nil {
 			return prof, "stopped: " + err.Error()
@@ -213,7 +214,7 @@ func (r *Runner) bisectCeiling(ctx context.Context, o Options, obs []Observation
 			return prof, "stopped: " + err.Error()
 		}
 		obs = append(obs, extra...)
-		prof = Infer(o.Provider, obs)
+		prof = probe.Infer(o.Provider, obs)
 		if ctx.Err() != nil {
 			return prof, "stopped: interrupted"
 		}
@@ -232,7 +233,7 @@ func secondsOf(vs []int64) string {
 }
 
 // finish fills in what a profile says beside the inference.
-func (r *Runner) finish(prof *Profile, o Options, runDir string, start time.Time, interrupted bool) {
+func (r *Runner) finish(prof *probe.Profile, o Options, runDir string, start time.Time, interrupted bool) {
 	prof.Client = r.client()
 	prof.Model = o.Model
 	prof.TimeScale = o.TimeScale
@@ -241,14 +242,14 @@ func (r *Runner) finish(prof *Profile, o Options, runDir string, start time.Time
 	prof.Interrupted = interrupted
 	prof.Plan = r.plan
 	prof.WarmUp = r.warm.Load()
-	prof.Conformance = Conform(prof, o.Provider)
-	_, prof.Unmodelled, _ = LearntPolicy(prof, o.Provider)
+	prof.Conformance = probe.Conform(prof, o.Provider)
+	_, prof.Unmodelled, _ = probe.LearntPolicy(prof, o.Provider)
 }
 
 // runProbes runs probes with chaos.Runner and observes each; prior are
 // the observations of the batteries before it (for Interim), start when
 // the first began.
-func (r *Runner) runProbes(ctx context.Context, o Options, ps []Probe, prior []Observation, start time.Time) ([]Observation, *chaos.Summary, error) {
+func (r *Runner) runProbes(ctx context.Context, o Options, ps []Probe, prior []probe.Observation, start time.Time) ([]probe.Observation, *chaos.Summary, error) {
 	scs := make([]*chaos.Scenario, len(ps))
 	for i, p := range ps {
 		if r.ClientFile != nil {
@@ -291,51 +292,21 @@ func (r *Runner) timeScenarios(cr *chaos.Runner, ps []Probe, o Options, start ti
 }
 
 // observeAll observes each probe of ps in sum.
-func observeAll(ps []Probe, sum *chaos.Summary, o Options) []Observation {
+func observeAll(ps []Probe, sum *chaos.Summary, o Options) []probe.Observation {
 	byName := map[string]chaos.Result{}
 	for _, res := range sum.Scenarios {
 		byName[res.Name] = res
 	}
-	obs := make([]Observation, 0, len(ps))
+	obs := make([]probe.Observation, 0, len(ps))
 	for _, p := range ps {
 		obs = append(obs, Observe(p, byName[p.Scenario.Name], o.TimeScale))
 	}
 	return obs
 }
 
-// moreSamples says why the exhaustion should run again, or "": the noise
-// left the backoff unreadable, or the multiplier is not sure and the runs
-// are short (a client with few, short retries, like the SDKs': 2 waits per
-// run give few draws of the jitter).
-func moreSamples(p *Profile, obs []Observation) string {
-	for _, in := range p.Inconclusive {
-		if in.Figure == figInitial && strings.Contains(in.Reason, "noise") {
-			return "the backoff's waits were too noisy to read"
-		}
-	}
-	c, ok := p.Confidence[figMultiplier]
-	if !ok || c.Level == High || p.Policy.Backoff.Multiplier == nil {
-		return ""
-	}
-	for _, o := range obs {
-		total := 0.0
-		for _, w := range o.WaitsMs {
-			total += w
-		}
-		if o.Sample > 0 && total*p.TimeScale > float64(shortExhaustion.Milliseconds()) {
-			return ""
-		}
-	}
-	return "the multiplier is not sure yet (" + c.Level + ")"
-}
-
 // heartbeatEvery is how long the progress may stay silent before a line
 // says the probe is still running.
 const heartbeatEvery = 30 * time.Second
-
-// shortExhaustion is the wall time of waits under which an exhaustion run
-// is cheap enough to repeat for a surer multiplier.
-const shortExhaustion = 10 * time.Second
 
 func (r *Runner) progressf(format string, args ...any) {
 	if r.Progress != nil {

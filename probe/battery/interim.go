@@ -1,9 +1,10 @@
-package probe
+package battery
 
 import (
 	"time"
 
 	"github.com/retrylab/retrylab/chaos"
+	"github.com/retrylab/retrylab/probe"
 )
 
 // batch is a battery being run, as Interim and Flush need it.
@@ -11,13 +12,13 @@ type batch struct {
 	cr    *chaos.Runner
 	ps    []Probe
 	o     Options
-	prior []Observation // of the batteries run before it
-	start time.Time     // when the first battery began
+	prior []probe.Observation // of the batteries run before it
+	start time.Time           // when the first battery began
 }
 
 // done is what the batteries run so far learnt, once the last returned.
 type done struct {
-	obs    []Observation
+	obs    []probe.Observation
 	o      Options
 	runDir string
 	start  time.Time
@@ -31,15 +32,15 @@ type done struct {
 // two batteries (the probe run alone first and the rest), from what the
 // last one returned; it waits on no write. nil when nothing has run yet,
 // or once Run has returned.
-func (r *Runner) Interim() *Profile {
+func (r *Runner) Interim() *probe.Profile {
 	if b := r.cur.Load(); b != nil {
 		sum := b.cr.Interim()
 		if sum == nil {
 			sum = b.cr.Last() // the battery has just ended
 		}
 		if sum != nil {
-			obs := append(append([]Observation(nil), b.prior...), observeAll(b.ps, sum, b.o)...)
-			prof := Infer(b.o.Provider, obs)
+			obs := append(append([]probe.Observation(nil), b.prior...), observeAll(b.ps, sum, b.o)...)
+			prof := probe.Infer(b.o.Provider, obs)
 			r.finish(prof, b.o, sum.RunDir, b.start, true)
 			return prof
 		}
@@ -48,7 +49,7 @@ func (r *Runner) Interim() *Profile {
 	if d == nil {
 		return nil
 	}
-	prof := Infer(d.o.Provider, d.obs)
+	prof := probe.Infer(d.o.Provider, d.obs)
 	r.finish(prof, d.o, d.runDir, d.start, true)
 	return prof
 }

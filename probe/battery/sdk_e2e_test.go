@@ -1,4 +1,4 @@
-package probe_test
+package battery_test
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 
 	"github.com/retrylab/retrylab/chaos"
 	"github.com/retrylab/retrylab/probe"
+	"github.com/retrylab/retrylab/probe/battery"
 	"github.com/retrylab/retrylab/retry"
 )
 
@@ -31,7 +32,7 @@ func TestProbeNodeSDKs(t *testing.T) {
 		{"openai", "openai.mjs", "openai-node", "openai"},
 	} {
 		t.Run(c.preset, func(t *testing.T) {
-			dir, _ := filepath.Abs("../testdata/sdk/node")
+			dir, _ := filepath.Abs("../../testdata/sdk/node")
 			if _, err := os.Stat(filepath.Join(dir, "node_modules", c.module)); err != nil {
 				t.Skip("run: npm ci --prefix testdata/sdk/node --ignore-scripts")
 			}
@@ -48,8 +49,8 @@ func probeSDK(t *testing.T, provName, cmd, preset string) {
 	}
 	t.Cleanup(func() { toxi.Close() })
 	prov, _ := probe.LookupProvider(provName)
-	r := &probe.Runner{Toxi: toxi, ToxiName: "embedded", Out: t.TempDir(), ClientCmd: cmd}
-	p, err := r.Run(ctx, probe.Options{Provider: prov, Budget: 20 * time.Second})
+	r := &battery.Runner{Toxi: toxi, ToxiName: "embedded", Out: t.TempDir(), ClientCmd: cmd}
+	p, err := r.Run(ctx, battery.Options{Provider: prov, Budget: 20 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package probe
+package battery
 
 import (
 	"testing"
@@ -6,6 +6,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/retrylab/retrylab/chaos"
+	"github.com/retrylab/retrylab/probe"
 )
 
 type writerFunc func([]byte)
@@ -96,7 +97,7 @@ func TestPaceProgressPrefix(t *testing.T) {
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	now := t0
 	pc := newPace(func() time.Time { return now }, 2)
-	prov, _ := LookupProvider("anthropic")
+	prov, _ := probe.LookupProvider("anthropic")
 	ps := slices2(probes(prov, prov.Exhaust.Name, 1, 2*time.Minute), probes(prov, "400", 3, 2*time.Minute))
 	ps[0].Sample = 1
 	for i := range ps {

@@ -1,4 +1,4 @@
-package probe
+package battery
 
 import (
 	"testing"
@@ -6,6 +6,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/retrylab/retrylab/chaos/fault"
+	"github.com/retrylab/retrylab/probe"
 	"github.com/retrylab/retrylab/retry"
 )
 
@@ -13,7 +14,7 @@ import (
 // the exhaustion samples; each with the warm-up ok; --per-fault serves each
 // fault Repeat times but the long ones once.
 func TestPlan(t *testing.T) {
-	prov, _ := LookupProvider("anthropic")
+	prov, _ := probe.LookupProvider("anthropic")
 	now := time.Date(2026, 11, 27, 10, 0, 0, 500e6, time.UTC)
 	tests := []struct {
 		name     string
@@ -66,12 +67,6 @@ func TestPlan(t *testing.T) {
 	}
 }
 
-func TestLookupProvider(t *testing.T) {
-	if _, err := LookupProvider("gemini2"); err == nil || err.Error() != `unknown provider "gemini2" (known: anthropic, gemini, openai, openai-responses)` {
-		t.Errorf("LookupProvider(gemini2) = %v", err)
-	}
-}
-
 // TestProviders: each wire format's battery parses as chaos scenarios;
 // 529 is Anthropic's alone; the in-stream faults are in the format's own
 // terms and read by the retry core as an overload and a refused request.
@@ -90,7 +85,7 @@ func TestProviders(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			prov, err := LookupProvider(tt.name)
+			prov, err := probe.LookupProvider(tt.name)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -116,5 +111,27 @@ func TestProviders(t *testing.T) {
 				t.Errorf("scenario provider %q, want %q", ps[0].Scenario.Provider, tt.name)
 			}
 		})
+	}
+}
+
+// TestCeilingProbes: a round of the bisection is one probe per value, each
+// the core's fault for it (probe.CeilingFault), run once, stopped inside
+// --budget.
+func TestCeilingProbes(t *testing.T) {
+	prov, _ := probe.LookupProvider("openai")
+	o := Options{Provider: prov, Budget: 2 * time.Minute}
+	ps, err := ceilingProbes(o, 2, []int64{16_000, 88_000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, p := range ps {
+		if p.Round != 2 || p.Served != 1 || p.Deadline > o.Budget || p.Fault.Name != probe.CeilingFault(prov, p.Fault.RetryAfterMs).Name {
+			t.Errorf("%s: round %d, served %d, deadline %s", p.Fault.Name, p.Round, p.Served, p.Deadline)
+		}
+		got = append(got, p.Scenario.Name)
+	}
+	if diff := cmp.Diff([]string{"probe-ceiling-2-16s", "probe-ceiling-2-88s"}, got); diff != "" {
+		t.Errorf("scenarios (-want +got):\n%s", diff)
 	}
 }

@@ -1,4 +1,4 @@
-package probe_test
+package battery_test
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 
 	"github.com/retrylab/retrylab/chaos"
 	"github.com/retrylab/retrylab/probe"
+	"github.com/retrylab/retrylab/probe/battery"
 )
 
 // TestProbeAgentPy probes testdata/clients/agent.py, whose rules are known
@@ -28,7 +29,7 @@ func TestProbeAgentPy(t *testing.T) {
 	if _, err := exec.LookPath("python3"); err != nil {
 		t.Skip("python3 not in PATH")
 	}
-	agent, _ := filepath.Abs("../testdata/clients/agent.py")
+	agent, _ := filepath.Abs("../../testdata/clients/agent.py")
 	ctx := context.Background()
 	toxi, err := chaos.StartToxiproxy(ctx, "")
 	if err != nil {
@@ -37,8 +38,8 @@ func TestProbeAgentPy(t *testing.T) {
 	t.Cleanup(func() { toxi.Close() })
 	prov, _ := probe.LookupProvider("anthropic")
 	out := t.TempDir()
-	r := &probe.Runner{Toxi: toxi, ToxiName: "embedded", Out: out, ClientCmd: "python3 " + agent}
-	p, err := r.Run(ctx, probe.Options{Provider: prov, Samples: 4, TimeScale: 0.5,
+	r := &battery.Runner{Toxi: toxi, ToxiName: "embedded", Out: out, ClientCmd: "python3 " + agent}
+	p, err := r.Run(ctx, battery.Options{Provider: prov, Samples: 4, TimeScale: 0.5,
 		Only: []string{"400", "408", "429", "503", "reset", "400 x-should-retry true", "503 x-should-retry false"}})
 	if err != nil {
 		t.Fatal(err)
@@ -122,7 +123,7 @@ func TestProbeInterruptedPolicyVerifies(t *testing.T) {
 	if _, err := exec.LookPath("python3"); err != nil {
 		t.Skip("python3 not in PATH")
 	}
-	agent, _ := filepath.Abs("../testdata/clients/agent.py")
+	agent, _ := filepath.Abs("../../testdata/clients/agent.py")
 	prov, _ := probe.LookupProvider("anthropic")
 	obs := []probe.Observation{
 		{Fault: "503", Served: 1, Attempts: 2, End: probe.EndSucceeded, WaitsMs: []float64{301}, NoiseMs: 4},
@@ -178,7 +179,7 @@ func TestProbeResendPolicyVerifies(t *testing.T) {
 	if _, err := exec.LookPath("python3"); err != nil {
 		t.Skip("python3 not in PATH")
 	}
-	agent, _ := filepath.Abs("testdata/resend_agent.py")
+	agent, _ := filepath.Abs("../testdata/resend_agent.py")
 	prov, _ := probe.LookupProvider("anthropic")
 	obs := []probe.Observation{
 		{Fault: "400", Served: 1, Attempts: 2, End: probe.EndSucceeded, WaitsMs: []float64{12}, WaitNoiseMs: []float64{20}, NoiseMs: 20},
@@ -239,7 +240,7 @@ func TestProbeOneRequestClient(t *testing.T) {
 	if _, err := exec.LookPath("curl"); err != nil {
 		t.Skip("curl not in PATH")
 	}
-	client, _ := filepath.Abs("../testdata/clients/curl.sh")
+	client, _ := filepath.Abs("../../testdata/clients/curl.sh")
 	ctx := context.Background()
 	toxi, err := chaos.StartToxiproxy(ctx, "")
 	if err != nil {
@@ -247,8 +248,8 @@ func TestProbeOneRequestClient(t *testing.T) {
 	}
 	t.Cleanup(func() { toxi.Close() })
 	prov, _ := probe.LookupProvider("anthropic")
-	r := &probe.Runner{Toxi: toxi, ToxiName: "embedded", Out: t.TempDir(), ClientCmd: "sh " + client}
-	p, err := r.Run(ctx, probe.Options{Provider: prov, Samples: 2, Repeat: 6, TimeScale: 0.25, CeilingRounds: 0,
+	r := &battery.Runner{Toxi: toxi, ToxiName: "embedded", Out: t.TempDir(), ClientCmd: "sh " + client}
+	p, err := r.Run(ctx, battery.Options{Provider: prov, Samples: 2, Repeat: 6, TimeScale: 0.25, CeilingRounds: 0,
 		Only: []string{"400", "404", "429", "503", "reset"}})
 	if err != nil {
 		t.Fatal(err)
@@ -287,7 +288,7 @@ func TestProbeOneRequestColdStart(t *testing.T) {
 	if _, err := exec.LookPath("curl"); err != nil {
 		t.Skip("curl not in PATH")
 	}
-	curl, _ := filepath.Abs("../testdata/clients/curl.sh")
+	curl, _ := filepath.Abs("../../testdata/clients/curl.sh")
 	dir := t.TempDir()
 	client := filepath.Join(dir, "cold.sh")
 	script := "#!/bin/sh\nif mkdir " + filepath.Join(dir, "started") + " 2>/dev/null; then echo cold start >&2; exit 1; fi\nexec sh " + curl + "\n"
@@ -301,8 +302,8 @@ func TestProbeOneRequestColdStart(t *testing.T) {
 	}
 	t.Cleanup(func() { toxi.Close() })
 	prov, _ := probe.LookupProvider("anthropic")
-	r := &probe.Runner{Toxi: toxi, ToxiName: "embedded", Out: t.TempDir(), ClientCmd: "sh " + client}
-	p, err := r.Run(ctx, probe.Options{Provider: prov, Samples: 1, Repeat: 5, TimeScale: 0.25, CeilingRounds: 0,
+	r := &battery.Runner{Toxi: toxi, ToxiName: "embedded", Out: t.TempDir(), ClientCmd: "sh " + client}
+	p, err := r.Run(ctx, battery.Options{Provider: prov, Samples: 1, Repeat: 5, TimeScale: 0.25, CeilingRounds: 0,
 		Only: []string{"400", "503"}})
 	if err != nil {
 		t.Fatal(err)
@@ -333,7 +334,7 @@ func TestProbeSlowStartHang(t *testing.T) {
 	if _, err := exec.LookPath("curl"); err != nil {
 		t.Skip("curl not in PATH")
 	}
-	client, _ := filepath.Abs("../testdata/clients/curl.sh")
+	client, _ := filepath.Abs("../../testdata/clients/curl.sh")
 	ctx := context.Background()
 	toxi, err := chaos.StartToxiproxy(ctx, "")
 	if err != nil {
@@ -345,8 +346,8 @@ func TestProbeSlowStartHang(t *testing.T) {
 		grace time.Duration
 		want  int // attempts the hang saw
 	}{{10 * time.Second, 1}, {0, 0}} {
-		r := &probe.Runner{Toxi: toxi, ToxiName: "embedded", Out: t.TempDir(), ClientCmd: "sleep 1.5; exec sh " + client}
-		p, err := r.Run(ctx, probe.Options{Provider: prov, Samples: 2, Repeat: 1, TimeScale: 0.1, NoWarmUp: true,
+		r := &battery.Runner{Toxi: toxi, ToxiName: "embedded", Out: t.TempDir(), ClientCmd: "sleep 1.5; exec sh " + client}
+		p, err := r.Run(ctx, battery.Options{Provider: prov, Samples: 2, Repeat: 1, TimeScale: 0.1, NoWarmUp: true,
 			LongDeadline: time.Second, Budget: 10 * time.Second, StartGrace: tt.grace, Only: []string{"hang"}})
 		if err != nil {
 			t.Fatal(err)
@@ -374,7 +375,7 @@ func TestProbeRandomClient(t *testing.T) {
 	if _, err := exec.LookPath("curl"); err != nil {
 		t.Skip("curl not in PATH")
 	}
-	client, _ := filepath.Abs("testdata/clients/random.sh")
+	client, _ := filepath.Abs("../testdata/clients/random.sh")
 	counter := t.TempDir()
 	ctx := context.Background()
 	toxi, err := chaos.StartToxiproxy(ctx, "")
@@ -383,8 +384,8 @@ func TestProbeRandomClient(t *testing.T) {
 	}
 	t.Cleanup(func() { toxi.Close() })
 	prov, _ := probe.LookupProvider("anthropic")
-	r := &probe.Runner{Toxi: toxi, ToxiName: "embedded", Out: t.TempDir(), ClientCmd: "sh " + client + " " + counter + " '1 3 0'"}
-	p, err := r.Run(ctx, probe.Options{Provider: prov, Samples: 2, Repeat: 6, NoWarmUp: true, CeilingRounds: 0,
+	r := &battery.Runner{Toxi: toxi, ToxiName: "embedded", Out: t.TempDir(), ClientCmd: "sh " + client + " " + counter + " '1 3 0'"}
+	p, err := r.Run(ctx, battery.Options{Provider: prov, Samples: 2, Repeat: 6, NoWarmUp: true, CeilingRounds: 0,
 		StartGrace: 10 * time.Second, Only: []string{"503"}})
 	if err != nil {
 		t.Fatal(err)

@@ -1,4 +1,4 @@
-package probe_test
+package battery_test
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 
 	"github.com/retrylab/retrylab/chaos"
 	"github.com/retrylab/retrylab/probe"
+	"github.com/retrylab/retrylab/probe/battery"
 )
 
 // TestProbeAISDKResponses probes the Vercel AI SDK over the Responses API
@@ -25,7 +26,7 @@ func TestProbeAISDKResponses(t *testing.T) {
 	if _, err := exec.LookPath("node"); err != nil {
 		t.Skip("node not in PATH")
 	}
-	dir, _ := filepath.Abs("../testdata/agents/node")
+	dir, _ := filepath.Abs("../../testdata/agents/node")
 	for _, m := range []string{"ai", "@ai-sdk/openai"} {
 		if _, err := os.Stat(filepath.Join(dir, "node_modules", m)); err != nil {
 			t.Skip("run: npm ci --prefix testdata/agents/node --ignore-scripts")
@@ -43,8 +44,8 @@ func TestProbeAISDKResponses(t *testing.T) {
 	for f := range want {
 		only = append(only, f)
 	}
-	r := &probe.Runner{Toxi: toxi, ToxiName: "embedded", Out: t.TempDir(), ClientCmd: "node " + filepath.Join(dir, "ai-sdk.mjs")}
-	p, err := r.Run(ctx, probe.Options{Provider: prov, Model: "gpt-5", Samples: 2, Repeat: 3, Budget: 40 * time.Second, Only: only})
+	r := &battery.Runner{Toxi: toxi, ToxiName: "embedded", Out: t.TempDir(), ClientCmd: "node " + filepath.Join(dir, "ai-sdk.mjs")}
+	p, err := r.Run(ctx, battery.Options{Provider: prov, Model: "gpt-5", Samples: 2, Repeat: 3, Budget: 40 * time.Second, Only: only})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,7 +81,7 @@ func TestProbeCeilingAISDK(t *testing.T) {
 	if _, err := exec.LookPath("node"); err != nil {
 		t.Skip("node not in PATH")
 	}
-	dir, _ := filepath.Abs("../testdata/agents/node")
+	dir, _ := filepath.Abs("../../testdata/agents/node")
 	if _, err := os.Stat(filepath.Join(dir, "node_modules", "@ai-sdk/anthropic")); err != nil {
 		t.Skip("run: npm ci --prefix testdata/agents/node --ignore-scripts")
 	}
@@ -91,9 +92,9 @@ func TestProbeCeilingAISDK(t *testing.T) {
 	}
 	t.Cleanup(func() { toxi.Close() })
 	prov, _ := probe.LookupProvider("anthropic")
-	r := &probe.Runner{Toxi: toxi, ToxiName: "embedded", Out: t.TempDir(), ClientCmd: "node " + filepath.Join(dir, "ai-sdk.mjs")}
-	p, err := r.Run(ctx, probe.Options{Provider: prov, Model: "claude-sonnet-4-5", Samples: 2, Repeat: 3,
-		CeilingRounds: probe.DefaultCeilingRounds, Only: []string{"429 retry-after 3", "429 retry-after 3600"}})
+	r := &battery.Runner{Toxi: toxi, ToxiName: "embedded", Out: t.TempDir(), ClientCmd: "node " + filepath.Join(dir, "ai-sdk.mjs")}
+	p, err := r.Run(ctx, battery.Options{Provider: prov, Model: "claude-sonnet-4-5", Samples: 2, Repeat: 3,
+		CeilingRounds: battery.DefaultCeilingRounds, Only: []string{"429 retry-after 3", "429 retry-after 3600"}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package probe
+package battery
 
 import (
 	"encoding/json"
@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/retrylab/retrylab/chaos"
+	"github.com/retrylab/retrylab/probe"
 	"github.com/retrylab/retrylab/trace"
 )
 
@@ -16,7 +17,7 @@ import (
 // requests): the profile says so, not "never reached the mock" (hostile
 // report).
 func TestUnservedPath(t *testing.T) {
-	prov, _ := LookupProvider("anthropic")
+	prov, _ := probe.LookupProvider("anthropic")
 	dir := t.TempDir()
 	var lines []string
 	for _, q := range []trace.MockRequest{
@@ -31,7 +32,7 @@ func TestUnservedPath(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "server.jsonl"), []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	var obs []Observation
+	var obs []probe.Observation
 	for _, f := range prov.Faults {
 		r := chaos.Result{Dir: dir, Outcome: "failure", Attempts: 0}
 		obs = append(obs, Observe(Probe{Fault: f, Served: 1}, r, 1))
@@ -39,12 +40,12 @@ func TestUnservedPath(t *testing.T) {
 	if got := obs[0].Unserved; len(got) != 1 || got[0] != "POST /v2/chat" {
 		t.Fatalf("Unserved = %q, want [POST /v2/chat]", got)
 	}
-	p := Infer(prov, obs)
+	p := probe.Infer(prov, obs)
 	if !strings.Contains(p.Unreached, "reached the mock on a path the format does not serve (POST /v2/chat, answered 404/405") ||
 		strings.Contains(p.Unreached, "never reached") {
 		t.Errorf("Unreached = %q", p.Unreached)
 	}
-	if f := p.Faults[0]; f.End != EndNoRequest || !strings.Contains(f.Note, "/v2/chat") {
+	if f := p.Faults[0]; f.End != probe.EndNoRequest || !strings.Contains(f.Note, "/v2/chat") {
 		t.Errorf("%s: end %q note %q", f.Fault, f.End, f.Note)
 	}
 }

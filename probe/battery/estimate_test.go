@@ -1,4 +1,4 @@
-package probe
+package battery
 
 import (
 	"bytes"
@@ -7,10 +7,11 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/retrylab/retrylab/probe"
 )
 
 // probes makes n probes of the fault named name with deadline d.
-func probes(prov Provider, name string, n int, d time.Duration) []Probe {
+func probes(prov probe.Provider, name string, n int, d time.Duration) []Probe {
 	f, ok := prov.Fault(name)
 	if !ok {
 		panic(name)
@@ -23,17 +24,17 @@ func probes(prov Provider, name string, n int, d time.Duration) []Probe {
 }
 
 func TestEstimate(t *testing.T) {
-	prov, _ := LookupProvider("anthropic")
+	prov, _ := probe.LookupProvider("anthropic")
 	exh := prov.Exhaust.Name
-	claude := Policy{MaxRetries: ptr(10), Backoff: Backoff{InitialMs: ptr(500.0), Multiplier: ptr(2.0), MaxMs: ptr(32000.0),
-		Jitter: &Jitter{MinFactor: 1, MaxFactor: 1.25}}}
-	sdk := Policy{MaxRetries: ptr(2), Backoff: Backoff{InitialMs: ptr(500.0), Multiplier: ptr(2.0), Jitter: &Jitter{MinFactor: 0.75, MaxFactor: 1}}}
+	claude := probe.Policy{MaxRetries: ptr(10), Backoff: probe.Backoff{InitialMs: ptr(500.0), Multiplier: ptr(2.0), MaxMs: ptr(32000.0),
+		Jitter: &probe.Jitter{MinFactor: 1, MaxFactor: 1.25}}}
+	sdk := probe.Policy{MaxRetries: ptr(2), Backoff: probe.Backoff{InitialMs: ptr(500.0), Multiplier: ptr(2.0), Jitter: &probe.Jitter{MinFactor: 0.75, MaxFactor: 1}}}
 	tests := []struct {
 		name     string
 		ps       []Probe
 		o        Options
 		parallel int
-		prior    *Policy
+		prior    *probe.Policy
 		wantMs   int64
 		expected *int64   // ExpectedExhaustionMs
 		unknown  []string // each in one of Unknown, in order
@@ -116,7 +117,7 @@ func TestEstimate(t *testing.T) {
 // TestEstimateBoundsPlan: the estimate of a real plan is at least its
 // longest deadline and at most every deadline run one after another.
 func TestEstimateBoundsPlan(t *testing.T) {
-	prov, _ := LookupProvider("openai")
+	prov, _ := probe.LookupProvider("openai")
 	o := Options{Provider: prov, CeilingRounds: DefaultCeilingRounds}
 	ps, err := Plan(o, time.Unix(0, 0))
 	if err != nil {
@@ -181,3 +182,5 @@ func slices2(parts ...[]Probe) []Probe {
 	}
 	return out
 }
+
+func ptr[T any](v T) *T { return &v }

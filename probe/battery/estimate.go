@@ -1,4 +1,4 @@
-package probe
+package battery
 
 import (
 	"fmt"
@@ -7,32 +7,9 @@ import (
 	"strings"
 	"sync"
 	"time"
-)
 
-// PlanEstimate is what the probe says before it starts (Profile.Plan): an
-// upper bound on its wall time, worked out from the plan alone, and the
-// figures its deadlines leave unknown for a client slower than them.
-type PlanEstimate struct {
-	// EstimatedMs is an upper bound on the wall time, every scenario of
-	// every phase running to its kill deadline; Bound says how it was
-	// worked out. It is not a forecast: a client that gives up or
-	// succeeds early takes far less.
-	EstimatedMs int64  `json:"estimatedMs"`
-	Bound       string `json:"bound"`
-	Scenarios   int    `json:"scenarios"`
-	Parallel    int    `json:"parallel"`
-	BudgetMs    int64  `json:"budgetMs"`
-	// LongestMs is the longest deadline of one scenario, plus the start
-	// grace (--start-grace) that may come before it: at most the budget
-	// plus the grace, the wall time one exhaustion run may take.
-	LongestMs int64 `json:"longestMs"`
-	// ExpectedExhaustionMs is the sum of the waits of one exhaustion run
-	// by the policy of the earlier profile (--against), when it is known.
-	ExpectedExhaustionMs *int64 `json:"expectedExhaustionMs,omitempty"`
-	// Unknown are the figures the deadlines leave unknown when the
-	// client needs longer than them, each with the deadline.
-	Unknown []string `json:"unknownPastBudget"`
-}
+	"github.com/retrylab/retrylab/probe"
+)
 
 // scenarioOverhead is the time a scenario takes beyond its client's kill
 // deadline, at most: its mock and proxy set up, the client's process
@@ -47,10 +24,10 @@ const scenarioOverhead = 2 * time.Second
 // unreadable) and by o.CeilingRounds rounds of the Retry-After ceiling.
 // prior is the client's earlier policy (--against), or nil. It is a pure
 // function of its arguments.
-func Estimate(ps []Probe, o Options, parallel int, prior *Policy) PlanEstimate {
+func Estimate(ps []Probe, o Options, parallel int, prior *probe.Policy) probe.PlanEstimate {
 	o = o.withDefaults()
 	parallel = max(1, min(parallel, len(ps)))
-	e := PlanEstimate{Scenarios: len(ps), Parallel: parallel, BudgetMs: o.Budget.Milliseconds(), Unknown: []string{}}
+	e := probe.PlanEstimate{Scenarios: len(ps), Parallel: parallel, BudgetMs: o.Budget.Milliseconds(), Unknown: []string{}}
 	var ds []time.Duration
 	hang, ceiling := time.Duration(0), false
 	for _, p := range ps {
@@ -82,12 +59,12 @@ func Estimate(ps []Probe, o Options, parallel int, prior *Policy) PlanEstimate {
 	again := makespan(repeatDur(o.Budget+o.StartGrace, o.Samples), min(parallel, o.Samples))
 	total += again
 	parts = append(parts, fmt.Sprintf("the %d exhaustion runs once more if their waits were unreadable: %s", o.Samples, fmtDur(again)))
-	reach := ceilingReach(o.Budget, o.TimeScale)
+	reach := probe.CeilingReach(o.Budget, o.TimeScale)
 	if ceiling && o.CeilingRounds > 0 && reach > 0 {
-		dl := ceilingDeadline(reach, o.TimeScale, o.Budget)
-		round := makespan(repeatDur(dl+o.StartGrace, ceilingPoints), min(parallel, ceilingPoints))
+		dl := probe.CeilingDeadline(reach, o.TimeScale, o.Budget)
+		round := makespan(repeatDur(dl+o.StartGrace, probe.CeilingPoints), min(parallel, probe.CeilingPoints))
 		total += time.Duration(o.CeilingRounds) * round
-		parts = append(parts, fmt.Sprintf("up to %d Retry-After ceiling round(s) of %d probes stopped at %s: %s each", o.CeilingRounds, ceilingPoints, fmtDur(dl), fmtDur(round)))
+		parts = append(parts, fmt.Sprintf("up to %d Retry-After ceiling round(s) of %d probes stopped at %s: %s each", o.CeilingRounds, probe.CeilingPoints, fmtDur(dl), fmtDur(round)))
 	}
 	e.EstimatedMs = total.Milliseconds()
 	e.Bound = strings.Join(parts, "; ")
@@ -97,12 +74,13 @@ func Estimate(ps []Probe, o Options, parallel int, prior *Policy) PlanEstimate {
 
 // unknownPastBudget lists the figures the plan's deadlines leave unknown
 // for a client slower than them.
-func unknownPastBudget(o Options, prior *Policy, e *PlanEstimate, hang time.Duration, ceiling bool, reach int64) []string {
+func unknownPastBudget(o Options, prior *probe.Policy, e *probe.PlanEstimate, hang time.Duration, ceiling bool, reach int64) []string {
 	var out []string
 	exh := fmt.Sprintf("policy.maxRetries and policy.backoff.maxMs, if the client is still retrying its %d failures at --budget %s", o.Repeat, fmtDur(o.Budget))
 	if prior != nil {
 		if w, ok := exhaustionMs(*prior, o.Repeat); ok {
-			e.ExpectedExhaustionMs = ptr(int64(math.Round(w * o.TimeScale)))
+			expected := int64(math.Round(w * o.TimeScale))
+			e.ExpectedExhaustionMs = &expected
 			verdict := "within it"
 			if time.Duration(*e.ExpectedExhaustionMs)*time.Millisecond > o.Budget {
 				verdict = "more than the budget: raise --budget"
@@ -121,7 +99,7 @@ func unknownPastBudget(o Options, prior *Policy, e *PlanEstimate, hang time.Dura
 	case reach == 0:
 		out = append(out, fmt.Sprintf("policy.retryAfter.ceilingMs: --budget %s is too short to bisect it", fmtDur(o.Budget)))
 	default:
-		out = append(out, fmt.Sprintf("policy.retryAfter.ceilingMs, if it is above %s (the largest Retry-After whose wait fits in --budget)", msString(float64(reach))))
+		out = append(out, fmt.Sprintf("policy.retryAfter.ceilingMs, if it is above %s (the largest Retry-After whose wait fits in --budget)", probe.FormatMs(float64(reach))))
 	}
 	return out
 }
@@ -129,7 +107,7 @@ func unknownPastBudget(o Options, prior *Policy, e *PlanEstimate, hang time.Dura
 // exhaustionMs is the sum of the waits of one exhaustion run of repeat
 // failures by pol (at the top of its jitter band), policy time; false
 // when pol does not say enough.
-func exhaustionMs(pol Policy, repeat int) (float64, bool) {
+func exhaustionMs(pol probe.Policy, repeat int) (float64, bool) {
 	b := pol.Backoff
 	if pol.MaxRetries == nil || b.InitialMs == nil || b.Multiplier == nil {
 		return 0, false
