@@ -14,7 +14,8 @@ import (
 
 	"github.com/retrylab/retrylab/chaos"
 	"github.com/retrylab/retrylab/probe"
-	"github.com/retrylab/retrylab/report"
+	"github.com/retrylab/retrylab/probe/battery"
+	"github.com/retrylab/retrylab/report/profile"
 	"github.com/retrylab/retrylab/retry"
 )
 
@@ -90,9 +91,9 @@ func parseChaosProbe(args []string, stdout, stderr io.Writer) (probeConfig, erro
 	fs.IntVar(&cfg.samples, "samples", 4, "exhaustion runs, for the jitter band and the fit (2 or more)")
 	fs.IntVar(&cfg.repeat, "repeat", 10, "failures each exhaustion run serves: a client retrying more is reported as 'at least N'")
 	fs.DurationVar(&cfg.budget, "budget", 2*time.Minute, "wall time per exhaustion run (the hang and large Retry-After probes get min(budget, 15s)); less probes fewer attempts and leaves figures unknown")
-	fs.DurationVar(&cfg.startGrace, "start-grace", probe.DefaultStartGrace, "every deadline counts from the client's first request at the mock, which may take this long to come (a slow start-up); a client that sends none by then is stopped; 0: deadlines count from the client's start")
+	fs.DurationVar(&cfg.startGrace, "start-grace", battery.DefaultStartGrace, "every deadline counts from the client's first request at the mock, which may take this long to come (a slow start-up); a client that sends none by then is stopped; 0: deadlines count from the client's start")
 	fs.Float64Var(&cfg.timeScale, "time-scale", 1, "told to the client (RETRYLAB_TIME_SCALE); waits are divided by it (for clients that scale their waits)")
-	fs.IntVar(&cfg.ceilingRounds, "ceiling-rounds", probe.DefaultCeilingRounds, "rounds bisecting the Retry-After ceiling when a small value is honoured and 3600s is not (3 values each, in parallel, each waited up to what --budget allows); 0: off")
+	fs.IntVar(&cfg.ceilingRounds, "ceiling-rounds", battery.DefaultCeilingRounds, "rounds bisecting the Retry-After ceiling when a small value is honoured and 3600s is not (3 values each, in parallel, each waited up to what --budget allows); 0: off")
 	fs.BoolVar(&cfg.perFault, "per-fault", false, "serve every fault --repeat times, not once, so each fault's own retry limit shows (slower)")
 	fs.BoolVar(&cfg.warmUp, "warm-up", true, "make the client send a first request that succeeds (RETRYLAB_REQUESTS=2) before the probed one, when one probe run alone first shows it makes the two requests it is told; false: no warm-up and no such first probe")
 	fs.StringSliceVar(&cfg.only, "only", nil, "probe only these faults (comma-separated names, e.g. 429,reset); the exhaustion always runs")
@@ -194,10 +195,10 @@ func chaosProbe(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		return fmt.Errorf("start toxiproxy: %w", err)
 	}
 	defer toxi.Close()
-	opts := probe.Options{Provider: prov, Model: cfg.model, Samples: cfg.samples, Repeat: cfg.repeat,
+	opts := battery.Options{Provider: prov, Model: cfg.model, Samples: cfg.samples, Repeat: cfg.repeat,
 		Budget: cfg.budget, TimeScale: cfg.timeScale, Only: cfg.only, NoWarmUp: !cfg.warmUp, PerFault: cfg.perFault,
 		CeilingRounds: cfg.ceilingRounds, StartGrace: cfg.startGrace}
-	r := &probe.Runner{Toxi: toxi, ToxiName: "embedded", Out: cfg.out, ClientCmd: cfg.clientCmd, ClientFile: client,
+	r := &battery.Runner{Toxi: toxi, ToxiName: "embedded", Out: cfg.out, ClientCmd: cfg.clientCmd, ClientFile: client,
 		InheritEnv: cfg.inheritEnv, Parallel: cfg.parallel, Progress: stderr}
 	if before != nil {
 		r.Prior = &before.Policy
@@ -263,11 +264,11 @@ func writeProbe(cfg probeConfig, prof *probe.Profile, prov probe.Provider, stdou
 		enc.SetIndent("", "  ")
 		err = enc.Encode(prof)
 	case "markdown":
-		err = report.ProbeMarkdown(stdout, prof)
+		err = profile.Markdown(stdout, prof)
 	case "html":
-		err = report.ProbeHTML(stdout, prof)
+		err = profile.HTML(stdout, prof)
 	default:
-		err = report.ProbeTable(stdout, prof)
+		err = profile.Table(stdout, prof)
 	}
 	if err != nil {
 		return err

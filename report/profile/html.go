@@ -1,4 +1,4 @@
-package report
+package profile
 
 import (
 	"fmt"
@@ -9,11 +9,11 @@ import (
 	"github.com/retrylab/retrylab/probe"
 )
 
-// ProbeHTML renders a probe profile as one self-contained HTML page: the
+// HTML renders a probe profile as one self-contained HTML page: the
 // exhaustion waits (one dot per wait, per sample) against the fitted curve
 // and its jitter band, then the faults, the policy with each figure's
 // confidence, what is inconclusive and the conformance per preset.
-func ProbeHTML(w io.Writer, p *probe.Profile) error {
+func HTML(w io.Writer, p *probe.Profile) error {
 	v := probePageView{P: p, Policy: policyLines(p), Conformance: conformanceLines(p), Chart: probeChart(p)}
 	return probePage.Execute(w, v)
 }

@@ -1,4 +1,4 @@
-package report
+package profile
 
 import (
 	"fmt"
@@ -9,45 +9,33 @@ import (
 	"github.com/retrylab/retrylab/probe"
 )
 
-// ProbeTable renders a probe profile for a terminal: the faults, the
-// policy with each figure's confidence, what is inconclusive, and one line
-// per preset of conformance (holds n of m, and the rules that differ).
-func ProbeTable(w io.Writer, p *probe.Profile) error {
-	fmt.Fprintf(w, "Probe of %s (provider %s, %d sample(s), %s)\n", p.Client, p.Provider, p.Samples, probeSecs(p.DurationMs))
-	if p.Plan != nil {
-		fmt.Fprintf(w, "Said before it started: at most %s (%s)\n", probeSecs(p.Plan.EstimatedMs), p.Plan.Bound)
+// Table renders a probe profile for a terminal: the faults, the policy
+// with each figure's confidence, what is inconclusive, and one line per
+// preset of conformance (holds n of m, and the rules that differ).
+func Table(w io.Writer, p *probe.Profile) error {
+	v := viewOf(p)
+	fmt.Fprintf(w, "Probe of %s (provider %s, %d sample(s), %s)\n", p.Client, p.Provider, p.Samples, v.duration)
+	if v.plan != "" {
+		fmt.Fprintf(w, "Said before it started: %s\n", v.plan)
 	}
-	if p.Interrupted {
-		fmt.Fprintln(w, "INTERRUPTED: the profile holds what was learnt before the probe was stopped")
+	for _, n := range v.notes {
+		fmt.Fprintln(w, strings.ToUpper(n.title)+": "+n.text)
 	}
-	if p.Unreached != "" {
-		fmt.Fprintln(w, "NOTHING MEASURED: "+p.Unreached)
-	}
-	if p.LearntNothing != "" {
-		fmt.Fprintln(w, "NOTHING LEARNT: "+p.LearntNothing)
-	}
-	if p.Nondeterministic != "" {
-		fmt.Fprintln(w, "NOT DETERMINISTIC: "+p.Nondeterministic)
-	}
-	if wu := p.WarmUp; wu != nil && !wu.Used {
-		fmt.Fprintln(w, "Warm-up request: off: "+wu.Reason)
+	if v.warmUpOff != "" {
+		fmt.Fprintln(w, "Warm-up request: off: "+v.warmUpOff)
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "\nFAULT\tRETRIED\tATTEMPTS\tWAITS (ms)\tEND")
-	for _, f := range p.Faults {
-		name := f.Fault
-		if f.Sample > 0 {
-			name = fmt.Sprintf("%s #%d", f.Fault, f.Sample)
+	for _, f := range v.faults {
+		end := f.end
+		if f.note != "" {
+			end += " (" + f.note + ")"
 		}
-		end := f.End
-		if f.Note != "" {
-			end += " (" + f.Note + ")"
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\n", name, triState(f.Retried), f.Attempts, ints(f.WaitsMs), end)
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\n", f.name, f.retried, f.attempts, f.waits, end)
 	}
 	tw.Flush()
 	fmt.Fprintln(w, "\nPolicy:")
-	for _, l := range policyLines(p) {
+	for _, l := range v.policy {
 		fmt.Fprintf(w, "  %-28s %-22s %s\n", l[0], l[1], l[2])
 	}
 	if len(p.Inconclusive) > 0 {
@@ -63,43 +51,31 @@ func ProbeTable(w io.Writer, p *probe.Profile) error {
 		}
 	}
 	fmt.Fprintln(w, "\nConformance:")
-	for _, l := range conformanceLines(p) {
+	for _, l := range v.conformance {
 		fmt.Fprintln(w, "  "+l)
 	}
 	return nil
 }
 
-// ProbeMarkdown renders the same as ProbeTable in Markdown.
-func ProbeMarkdown(w io.Writer, p *probe.Profile) error {
-	fmt.Fprintf(w, "# Retry policy of `%s`\n\nProvider %s, %d exhaustion sample(s), %s.\n\n", p.Client, p.Provider, p.Samples, probeSecs(p.DurationMs))
-	if p.Plan != nil {
-		fmt.Fprintf(w, "Said before it started: at most %s (%s).\n\n", probeSecs(p.Plan.EstimatedMs), p.Plan.Bound)
+// Markdown renders the same as Table in Markdown.
+func Markdown(w io.Writer, p *probe.Profile) error {
+	v := viewOf(p)
+	fmt.Fprintf(w, "# Retry policy of `%s`\n\nProvider %s, %d exhaustion sample(s), %s.\n\n", p.Client, p.Provider, p.Samples, v.duration)
+	if v.plan != "" {
+		fmt.Fprintf(w, "Said before it started: %s.\n\n", v.plan)
 	}
-	if p.Interrupted {
-		fmt.Fprint(w, "> **Interrupted**: the profile holds what was learnt before the probe was stopped.\n\n")
+	for _, n := range v.notes {
+		fmt.Fprintf(w, "> **%s**: %s.\n\n", n.title, mdEscape(n.text))
 	}
-	if p.Unreached != "" {
-		fmt.Fprintf(w, "> **Nothing measured**: %s.\n\n", mdEscape(p.Unreached))
-	}
-	if p.LearntNothing != "" {
-		fmt.Fprintf(w, "> **Nothing learnt**: %s.\n\n", mdEscape(p.LearntNothing))
-	}
-	if p.Nondeterministic != "" {
-		fmt.Fprintf(w, "> **Not deterministic**: %s.\n\n", mdEscape(p.Nondeterministic))
-	}
-	if wu := p.WarmUp; wu != nil && !wu.Used {
-		fmt.Fprintf(w, "Warm-up request: off: %s.\n\n", mdEscape(wu.Reason))
+	if v.warmUpOff != "" {
+		fmt.Fprintf(w, "Warm-up request: off: %s.\n\n", mdEscape(v.warmUpOff))
 	}
 	fmt.Fprintln(w, "| fault | retried | attempts | waits (ms) | end |\n|---|---|---|---|---|")
-	for _, f := range p.Faults {
-		name := f.Fault
-		if f.Sample > 0 {
-			name = fmt.Sprintf("%s #%d", f.Fault, f.Sample)
-		}
-		fmt.Fprintf(w, "| %s | %s | %d | %s | %s |\n", name, triState(f.Retried), f.Attempts, ints(f.WaitsMs), strings.TrimSpace(f.End+" "+f.Note))
+	for _, f := range v.faults {
+		fmt.Fprintf(w, "| %s | %s | %d | %s | %s |\n", f.name, f.retried, f.attempts, f.waits, strings.TrimSpace(f.end+" "+f.note))
 	}
 	fmt.Fprintln(w, "\n## Policy\n\n| figure | value | confidence |\n|---|---|---|")
-	for _, l := range policyLines(p) {
+	for _, l := range v.policy {
 		fmt.Fprintf(w, "| %s | %s | %s |\n", l[0], l[1], l[2])
 	}
 	if len(p.Inconclusive) > 0 {
@@ -115,10 +91,64 @@ func ProbeMarkdown(w io.Writer, p *probe.Profile) error {
 		}
 	}
 	fmt.Fprint(w, "\n## Conformance\n\n")
-	for _, l := range conformanceLines(p) {
+	for _, l := range v.conformance {
 		fmt.Fprintln(w, "- "+l)
 	}
 	return nil
+}
+
+// view is a profile read once for its renderers: each lays out the same
+// rows in its own syntax.
+type view struct {
+	duration, plan string
+	// notes are what makes the profile no result, or a partial one
+	// (interrupted, nothing measured or learnt, not deterministic).
+	notes       []note
+	warmUpOff   string // why the warm-up was off, or ""
+	faults      []faultRow
+	policy      [][3]string
+	conformance []string
+}
+
+type note struct{ title, text string }
+
+// faultRow is what the client did with one fault, as the rows print it.
+type faultRow struct {
+	name, retried, waits, end, note string
+	attempts                        int
+}
+
+func viewOf(p *probe.Profile) view {
+	v := view{duration: probeSecs(p.DurationMs), policy: policyLines(p), conformance: conformanceLines(p)}
+	if p.Plan != nil {
+		v.plan = fmt.Sprintf("at most %s (%s)", probeSecs(p.Plan.EstimatedMs), p.Plan.Bound)
+	}
+	interrupted := ""
+	if p.Interrupted {
+		interrupted = "the profile holds what was learnt before the probe was stopped"
+	}
+	for _, n := range []note{
+		{"Interrupted", interrupted},
+		{"Nothing measured", p.Unreached},
+		{"Nothing learnt", p.LearntNothing},
+		{"Not deterministic", p.Nondeterministic},
+	} {
+		if n.text != "" {
+			v.notes = append(v.notes, n)
+		}
+	}
+	if wu := p.WarmUp; wu != nil && !wu.Used {
+		v.warmUpOff = wu.Reason
+	}
+	for _, f := range p.Faults {
+		name := f.Fault
+		if f.Sample > 0 {
+			name = fmt.Sprintf("%s #%d", f.Fault, f.Sample)
+		}
+		v.faults = append(v.faults, faultRow{name: name, retried: triState(f.Retried), attempts: f.Attempts,
+			waits: ints(f.WaitsMs), end: f.End, note: f.Note})
+	}
+	return v
 }
 
 // policyLines are the figures: name, value, confidence.
@@ -255,3 +285,7 @@ func ints(xs []int64) string {
 }
 
 func probeSecs(ms int64) string { return fmt.Sprintf("%.1fs", float64(ms)/1000) }
+
+func mdEscape(s string) string {
+	return strings.NewReplacer("|", `\|`, "\n", " ").Replace(s)
+}

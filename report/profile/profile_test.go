@@ -1,10 +1,14 @@
-package report
+package profile
 
 import (
 	"bytes"
+	"flag"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/retrylab/retrylab/probe"
 )
 
@@ -12,7 +16,7 @@ import (
 // rules as a synthetic journal shows them.
 func probeProfile(t *testing.T) *probe.Profile {
 	t.Helper()
-	p, err := probe.LoadProfile("../probe/testdata/anthropic-node.profile.json")
+	p, err := probe.LoadProfile("../../probe/testdata/anthropic-node.profile.json")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -25,9 +29,9 @@ func TestProbeRenderersGolden(t *testing.T) {
 		name   string
 		render func(*bytes.Buffer, *probe.Profile) error
 	}{
-		{"probe/anthropic-node.txt", func(b *bytes.Buffer, p *probe.Profile) error { return ProbeTable(b, p) }},
-		{"probe/anthropic-node.md", func(b *bytes.Buffer, p *probe.Profile) error { return ProbeMarkdown(b, p) }},
-		{"probe/anthropic-node.html", func(b *bytes.Buffer, p *probe.Profile) error { return ProbeHTML(b, p) }},
+		{"probe/anthropic-node.txt", func(b *bytes.Buffer, p *probe.Profile) error { return Table(b, p) }},
+		{"probe/anthropic-node.md", func(b *bytes.Buffer, p *probe.Profile) error { return Markdown(b, p) }},
+		{"probe/anthropic-node.html", func(b *bytes.Buffer, p *probe.Profile) error { return HTML(b, p) }},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			var b bytes.Buffer
@@ -45,7 +49,7 @@ func TestProbeHTMLChart(t *testing.T) {
 	p := probeProfile(t)
 	p.Client = `<script>alert(1)</script>`
 	var b bytes.Buffer
-	if err := ProbeHTML(&b, p); err != nil {
+	if err := HTML(&b, p); err != nil {
 		t.Fatal(err)
 	}
 	html := b.String()
@@ -65,5 +69,26 @@ func TestProbeHTMLChart(t *testing.T) {
 		if !strings.Contains(html, want) {
 			t.Errorf("the page lacks %s", want)
 		}
+	}
+}
+
+var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
+
+// golden compares got with testdata/name, or rewrites it first with
+// -update.
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update)", err)
+	}
+	if diff := cmp.Diff(string(want), string(got)); diff != "" {
+		t.Errorf("%s mismatch (-want +got):\n%s", name, diff)
 	}
 }
