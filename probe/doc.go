@@ -1,8 +1,8 @@
 // Package probe is the pure decision core of `chaos probe`: it infers a
 // client's retry policy from what its probe scenarios showed. What the
 // client retries, how many times, how long it waits and how it reads
-// Retry-After are decided from []Observation alone, with no process, file
-// or clock of its own; running the scenarios against a client is package
+// Retry-After are decided by Infer from []Observation alone (no process,
+// file or clock); running the scenarios against a client is package
 // battery's (probe/battery), which builds the battery from this package's
 // fault table, runs it with chaos.Runner and turns each result into an
 // Observation.
@@ -19,8 +19,9 @@
 //	    file, verified against the runs it was learnt from)
 //	  ──Compare, LoadProfile (against.go: an earlier profile)
 //
-// Infer, Conform, LearntPolicy and Compare are pure functions: the same
-// observations give the same profile, so they are tested with synthetic
+// Infer, Conform and Compare are pure functions (LearntPolicy too, but for
+// the clock an HTTP-date Retry-After is read at): the same observations give
+// the same profile, so they are tested with synthetic
 // journals and golden files. So are the decisions the runner asks between
 // its rounds: MoreSamples (run the exhaustion again?) and NextCeilingRound
 // (which Retry-After values bisect the ceiling next?). Every figure carries a
