@@ -1,7 +1,3 @@
-// Package report renders retrylab's results for people and machines: chaos
-// runs (table, JSON, Markdown, JUnit XML) and trace analyses (table, JSON,
-// Markdown, OpenMetrics, HTML). Renderers only format: they compute nothing that
-// changes a verdict, and they write data only to the writer they are given.
 package report
 
 import (

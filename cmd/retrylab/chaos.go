@@ -18,7 +18,7 @@ import (
 
 	"github.com/retrylab/retrylab/chaos"
 	"github.com/retrylab/retrylab/internal/regfile"
-	"github.com/retrylab/retrylab/report"
+	"github.com/retrylab/retrylab/report/results"
 	"github.com/retrylab/retrylab/retry"
 )
 
@@ -312,7 +312,7 @@ func writeChaosOutputs(cfg chaosRunConfig, sum *chaos.Summary, junitFile *os.Fil
 		}
 		writeAnnotations(aw, sum)
 	}
-	appendStepSummary(stderr, func(w io.Writer) error { return report.ChaosMarkdown(w, sum) })
+	appendStepSummary(stderr, func(w io.Writer) error { return results.Markdown(w, sum) })
 	return errs
 }
 
@@ -326,7 +326,7 @@ func renderChaosReport(cfg chaosRunConfig, sum *chaos.Summary, stdout io.Writer)
 		// coloured only there and never with NO_COLOR.
 		f, _ := stdout.(*os.File)
 		st := retry.StyleFor(f, os.Getenv)
-		render = func(w io.Writer, s *chaos.Summary) error { return report.ChaosTableStyle(w, s, st) }
+		render = func(w io.Writer, s *chaos.Summary) error { return results.TableStyle(w, s, st) }
 	}
 	err := render(ew, sum)
 	if err == nil {
@@ -337,10 +337,10 @@ func renderChaosReport(cfg chaosRunConfig, sum *chaos.Summary, stdout io.Writer)
 
 // chaosRenderers are chaos run's report formats.
 var chaosRenderers = map[string]func(io.Writer, *chaos.Summary) error{
-	"table":    report.ChaosTable,
-	"json":     report.ChaosJSON,
-	"markdown": report.ChaosMarkdown,
-	"junit":    report.ChaosJUnit,
+	"table":    results.Table,
+	"json":     results.JSON,
+	"markdown": results.Markdown,
+	"junit":    results.JUnit,
 }
 
 // chaosExit maps a finished run to the command's error, hence its exit
@@ -419,7 +419,7 @@ func writeJUnitFiles(cfg chaosRunConfig, sum *chaos.Summary, junitFile *os.File)
 		return err
 	}
 	var b bytes.Buffer
-	jerr := report.ChaosJUnit(&b, sum)
+	jerr := results.JUnit(&b, sum)
 	if jerr == nil {
 		_, jerr = junitFile.WriteAt(b.Bytes(), 0)
 	}
@@ -436,7 +436,7 @@ func writeJUnit(path string, sum *chaos.Summary) error {
 	// The run folder is the clients' sandbox: a link a client left at
 	// junit.xml is replaced, never written through.
 	var b bytes.Buffer
-	err := report.ChaosJUnit(&b, sum)
+	err := results.JUnit(&b, sum)
 	if err == nil {
 		err = chaos.WriteFileAtomic(path, b.Bytes())
 	}

@@ -1,4 +1,4 @@
-package report
+package results
 
 import (
 	"encoding/json"
@@ -7,9 +7,9 @@ import (
 	"github.com/retrylab/retrylab/chaos"
 )
 
-// ChaosJSON renders a chaos run as the retrylab.chaos/v1 document of
+// JSON renders a chaos run as the retrylab.chaos/v1 document of
 // DESIGN.md (the same document as summary.json).
-func ChaosJSON(w io.Writer, s *chaos.Summary) error {
+func JSON(w io.Writer, s *chaos.Summary) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)

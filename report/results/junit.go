@@ -1,4 +1,4 @@
-package report
+package results
 
 import (
 	"encoding/xml"
@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/retrylab/retrylab/chaos"
+	"github.com/retrylab/retrylab/report"
 	"github.com/retrylab/retrylab/retry"
 )
 
@@ -59,10 +60,10 @@ type junitFailure struct {
 	Text    string `xml:",chardata"`
 }
 
-// ChaosJUnit renders a chaos run as Ant JUnit XML: one testsuite per
+// JUnit renders a chaos run as Ant JUnit XML: one testsuite per
 // scenario file, one testcase per check, a failure element carrying want,
 // got and where, and the scenario's faults and settings as properties.
-func ChaosJUnit(w io.Writer, s *chaos.Summary) error {
+func JUnit(w io.Writer, s *chaos.Summary) error {
 	out := junitSuites{Name: "retrylab chaos", Time: secs(s.DurationMs)}
 	for _, r := range s.Scenarios {
 		su := junitSuiteOf(r)
@@ -120,7 +121,7 @@ func junitSuiteOf(r chaos.Result) junitSuite {
 	if len(r.ErrorReports) > 0 {
 		// What the client reported when it gave up, as a person would
 		// have seen it.
-		su.SystemOut = reportsText(r, retry.Style{Width: reportWidth}, false)
+		su.SystemOut = report.ReportsText(r, retry.Style{Width: report.ReportWidth}, false)
 	}
 	if r.Error != "" {
 		su.Tests++

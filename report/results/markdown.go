@@ -1,4 +1,4 @@
-package report
+package results
 
 import (
 	"fmt"
@@ -9,9 +9,9 @@ import (
 	"github.com/retrylab/retrylab/chaos"
 )
 
-// ChaosMarkdown renders a chaos run as GitHub-flavoured Markdown, e.g. for
+// Markdown renders a chaos run as GitHub-flavoured Markdown, e.g. for
 // a CI job summary.
-func ChaosMarkdown(w io.Writer, s *chaos.Summary) error {
+func Markdown(w io.Writer, s *chaos.Summary) error {
 	fmt.Fprintf(w, "## Chaos run: %s\n\n", tally(s))
 	fmt.Fprintf(w, "Run folder `%s`, seed %d, %dms.\n\n", s.RunDir, s.Seed, s.DurationMs)
 	fmt.Fprintln(w, "| scenario | result | outcome | attempts | client waits | server waits | time |")

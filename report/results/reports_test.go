@@ -1,4 +1,4 @@
-package report
+package results
 
 import (
 	"bytes"
@@ -12,6 +12,7 @@ import (
 	"unicode"
 
 	"github.com/retrylab/retrylab/chaos"
+	"github.com/retrylab/retrylab/report"
 	"github.com/retrylab/retrylab/retry"
 	"github.com/retrylab/retrylab/trace"
 )
@@ -22,7 +23,7 @@ import (
 // in it is the one the client wrote into its trace.
 func walkthrough2Summary(t *testing.T) *chaos.Summary {
 	t.Helper()
-	scs, err := chaos.LoadPaths([]string{filepath.Join("..", "scenarios", "plandex-2-quota-exhausted.yaml")})
+	scs, err := chaos.LoadPaths([]string{filepath.Join("..", "..", "scenarios", "plandex-2-quota-exhausted.yaml")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,14 +72,14 @@ func TestWalkthrough2Rendered(t *testing.T) {
 		name   string
 		render func(*bytes.Buffer) error
 	}{
-		{"table", func(b *bytes.Buffer) error { return ChaosTable(b, sum) }},
-		{"table-color", func(b *bytes.Buffer) error { return ChaosTableStyle(b, sum, retry.Style{Width: 72, Color: true}) }},
-		{"markdown", func(b *bytes.Buffer) error { return ChaosMarkdown(b, sum) }},
-		{"junit", func(b *bytes.Buffer) error { return ChaosJUnit(b, sum) }},
-		{"json", func(b *bytes.Buffer) error { return ChaosJSON(b, sum) }},
+		{"table", func(b *bytes.Buffer) error { return Table(b, sum) }},
+		{"table-color", func(b *bytes.Buffer) error { return TableStyle(b, sum, retry.Style{Width: 72, Color: true}) }},
+		{"markdown", func(b *bytes.Buffer) error { return Markdown(b, sum) }},
+		{"junit", func(b *bytes.Buffer) error { return JUnit(b, sum) }},
+		{"json", func(b *bytes.Buffer) error { return JSON(b, sum) }},
 		{"html", func(b *bytes.Buffer) error {
 			var page bytes.Buffer
-			if err := PageHTML(&page, Page{Runs: []*chaos.Summary{sum}}); err != nil {
+			if err := report.PageHTML(&page, report.Page{Runs: []*chaos.Summary{sum}}); err != nil {
 				return err
 			}
 			b.WriteString(scenarioBlock(t, page.String()))
@@ -147,10 +148,10 @@ func TestErrorReportHostileRendered(t *testing.T) {
 	t.Parallel()
 	sum := hostileReportSummary()
 	renders := map[string]func(*bytes.Buffer) error{
-		"table":    func(b *bytes.Buffer) error { return ChaosTable(b, sum) },
-		"markdown": func(b *bytes.Buffer) error { return ChaosMarkdown(b, sum) },
-		"junit":    func(b *bytes.Buffer) error { return ChaosJUnit(b, sum) },
-		"html":     func(b *bytes.Buffer) error { return PageHTML(b, Page{Runs: []*chaos.Summary{sum}}) },
+		"table":    func(b *bytes.Buffer) error { return Table(b, sum) },
+		"markdown": func(b *bytes.Buffer) error { return Markdown(b, sum) },
+		"junit":    func(b *bytes.Buffer) error { return JUnit(b, sum) },
+		"html":     func(b *bytes.Buffer) error { return report.PageHTML(b, report.Page{Runs: []*chaos.Summary{sum}}) },
 	}
 	for name, render := range renders {
 		t.Run(name, func(t *testing.T) {
@@ -224,7 +225,7 @@ func TestTableSaysEachLineOnce(t *testing.T) {
 	sum := &chaos.Summary{RunDir: "runs/x", Seed: 1, Scenarios: []chaos.Result{
 		mk("a-gave-up", true, rep), mk("b-failed", false, rep), mk("c-gave-up", true, rep), mk("d", true)}}
 	var buf bytes.Buffer
-	if err := ChaosTable(&buf, sum); err != nil {
+	if err := Table(&buf, sum); err != nil {
 		t.Fatal(err)
 	}
 	out := buf.String()

@@ -1,4 +1,4 @@
-package report
+package results
 
 import (
 	"bytes"
@@ -67,10 +67,10 @@ func TestChaosGolden(t *testing.T) {
 		name   string
 		render func(*bytes.Buffer, *chaos.Summary) error
 	}{
-		{"table", func(b *bytes.Buffer, s *chaos.Summary) error { return ChaosTable(b, s) }},
-		{"json", func(b *bytes.Buffer, s *chaos.Summary) error { return ChaosJSON(b, s) }},
-		{"markdown", func(b *bytes.Buffer, s *chaos.Summary) error { return ChaosMarkdown(b, s) }},
-		{"junit", func(b *bytes.Buffer, s *chaos.Summary) error { return ChaosJUnit(b, s) }},
+		{"table", func(b *bytes.Buffer, s *chaos.Summary) error { return Table(b, s) }},
+		{"json", func(b *bytes.Buffer, s *chaos.Summary) error { return JSON(b, s) }},
+		{"markdown", func(b *bytes.Buffer, s *chaos.Summary) error { return Markdown(b, s) }},
+		{"junit", func(b *bytes.Buffer, s *chaos.Summary) error { return JUnit(b, s) }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -86,7 +86,7 @@ func TestChaosGolden(t *testing.T) {
 func TestChaosJUnitParses(t *testing.T) {
 	t.Parallel()
 	var b bytes.Buffer
-	if err := ChaosJUnit(&b, chaosSummary()); err != nil {
+	if err := JUnit(&b, chaosSummary()); err != nil {
 		t.Fatal(err)
 	}
 	var got junitSuites
@@ -137,9 +137,9 @@ func TestChaosInterruptedNotFailure(t *testing.T) {
 		render func(*bytes.Buffer, *chaos.Summary) error
 		want   []string
 	}{
-		{"table", func(b *bytes.Buffer, s *chaos.Summary) error { return ChaosTable(b, s) },
+		{"table", func(b *bytes.Buffer, s *chaos.Summary) error { return Table(b, s) },
 			[]string{"INTERRUPTED", "cut: interrupted: unfinished: interrupted by SIGINT", "never: interrupted: not started", "1 passed, 0 failed, 2 interrupted"}},
-		{"markdown", func(b *bytes.Buffer, s *chaos.Summary) error { return ChaosMarkdown(b, s) },
+		{"markdown", func(b *bytes.Buffer, s *chaos.Summary) error { return Markdown(b, s) },
 			[]string{"| cut | ⏹️ INTERRUPTED |", "- interrupted: not started: interrupted by SIGINT"}},
 	}
 	for _, tt := range tests {
@@ -159,7 +159,7 @@ func TestChaosInterruptedNotFailure(t *testing.T) {
 		})
 	}
 	var b bytes.Buffer
-	if err := ChaosJUnit(&b, s); err != nil {
+	if err := JUnit(&b, s); err != nil {
 		t.Fatal(err)
 	}
 	var got junitSuites
@@ -199,9 +199,9 @@ func TestChaosWarningShown(t *testing.T) {
 		render func(*bytes.Buffer, *chaos.Summary) error
 		want   []string
 	}{
-		{"table", func(b *bytes.Buffer, s *chaos.Summary) error { return ChaosTable(b, s) },
+		{"table", func(b *bytes.Buffer, s *chaos.Summary) error { return Table(b, s) },
 			[]string{"PASS (warning)", "node-sdk: check delays.server passed with a warning", "  want:  [375ms, 500ms]", "  " + hint, "2 passed (1 with a warning), 0 failed"}},
-		{"markdown", func(b *bytes.Buffer, s *chaos.Summary) error { return ChaosMarkdown(b, s) },
+		{"markdown", func(b *bytes.Buffer, s *chaos.Summary) error { return Markdown(b, s) },
 			[]string{"| node-sdk | ✅ pass ⚠️ warning |", "| quiet | ✅ pass |", "### Passed with a warning", "`delays.server`: want [375ms, 500ms], got 450ms", "⚠️ " + hint, "2 passed (1 with a warning)"}},
 	}
 	for _, tt := range tests {

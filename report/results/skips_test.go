@@ -1,4 +1,4 @@
-package report
+package results
 
 import (
 	"bytes"
@@ -51,10 +51,10 @@ func skipSummary() *chaos.Summary {
 func TestChaosSkipGroupsGolden(t *testing.T) {
 	t.Parallel()
 	for name, render := range map[string]func(*bytes.Buffer, *chaos.Summary) error{
-		"table":    func(b *bytes.Buffer, s *chaos.Summary) error { return ChaosTable(b, s) },
-		"markdown": func(b *bytes.Buffer, s *chaos.Summary) error { return ChaosMarkdown(b, s) },
-		"junit":    func(b *bytes.Buffer, s *chaos.Summary) error { return ChaosJUnit(b, s) },
-		"json":     func(b *bytes.Buffer, s *chaos.Summary) error { return ChaosJSON(b, s) },
+		"table":    func(b *bytes.Buffer, s *chaos.Summary) error { return Table(b, s) },
+		"markdown": func(b *bytes.Buffer, s *chaos.Summary) error { return Markdown(b, s) },
+		"junit":    func(b *bytes.Buffer, s *chaos.Summary) error { return JUnit(b, s) },
+		"json":     func(b *bytes.Buffer, s *chaos.Summary) error { return JSON(b, s) },
 	} {
 		t.Run(name, func(t *testing.T) {
 			var b bytes.Buffer

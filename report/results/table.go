@@ -1,4 +1,4 @@
-package report
+package results
 
 import (
 	"cmp"
@@ -11,11 +11,12 @@ import (
 	"github.com/olekukonko/tablewriter"
 
 	"github.com/retrylab/retrylab/chaos"
+	"github.com/retrylab/retrylab/report"
 	"github.com/retrylab/retrylab/retry"
 	"github.com/retrylab/retrylab/trace"
 )
 
-// ChaosTable renders a chaos run for people: one row per scenario, then the
+// Table renders a chaos run for people: one row per scenario, then the
 // failed checks with want, got and where, and what a client that gave up
 // reported (see tableReports), in plain text 80 columns wide.
 //
@@ -23,13 +24,13 @@ import (
 // (chaos.SkipGroups): a group of several is one row with its count, and
 // what is missing and what to run are said once, after the table. JSON and
 // JUnit list every skipped scenario.
-func ChaosTable(w io.Writer, s *chaos.Summary) error {
-	return ChaosTableStyle(w, s, retry.Style{Width: 80})
+func Table(w io.Writer, s *chaos.Summary) error {
+	return TableStyle(w, s, retry.Style{Width: 80})
 }
 
-// ChaosTableStyle is ChaosTable with the clients' error reports laid out in
+// TableStyle is Table with the clients' error reports laid out in
 // st: its width, and colour (retry.StyleFor says when).
-func ChaosTableStyle(w io.Writer, s *chaos.Summary, st retry.Style) error {
+func TableStyle(w io.Writer, s *chaos.Summary, st retry.Style) error {
 	t := tablewriter.NewWriter(w)
 	t.Header("scenario", "result", "outcome", "attempts", "client waits", "server waits", "time")
 	groups := chaos.SkipGroups(s.Scenarios)
@@ -127,7 +128,7 @@ func hintUsers(s *chaos.Summary) map[string][]string {
 func boxedScenario(s *chaos.Summary) string {
 	first := ""
 	for _, r := range s.Scenarios {
-		if !slices.ContainsFunc(r.ErrorReports, func(ev trace.ErrorReport) bool { return cleanReport(ev).Unrecoverable() }) {
+		if !slices.ContainsFunc(r.ErrorReports, func(ev trace.ErrorReport) bool { return report.CleanReport(ev).Unrecoverable() }) {
 			continue
 		}
 		if !r.Passed {
