@@ -225,7 +225,7 @@ func parseChaosRun(args []string, stdout, stderr io.Writer) (chaosRunConfig, err
 	fs.Float64Var(&cfg.timeScale, "time-scale", 0, "multiply every wait by this (0 < F <= 1000), overriding the scenarios' timeScale")
 	fs.StringVar(&cfg.clientCmd, "client-cmd", "", "external client for every scenario, run with sh -c")
 	addInheritEnvFlag(fs, &cfg.inheritEnv)
-	fs.StringVar(&cfg.format, "format", "table", "report format: table, json, markdown or junit")
+	fs.StringVar(&cfg.format, "format", "table", "report format: "+chaosFormats.help())
 	fs.StringVar(&cfg.junit, "junit", "", "also write JUnit XML to this file")
 	seedStr := fs.String("seed", "", "jitter seed (default: random; always recorded)")
 	fs.StringVar(&cfg.shard, "shard", "", "run only shard I of N (I/N, 1-based)")
@@ -235,10 +235,8 @@ func parseChaosRun(args []string, stdout, stderr io.Writer) (chaosRunConfig, err
 	if err := parseFlags(fs, args, hint, stdout, stderr); err != nil {
 		return cfg, err
 	}
-	switch cfg.format {
-	case "table", "json", "markdown", "junit":
-	default:
-		return cfg, usageErrorf("formats: table, json, markdown, junit", "unknown format %q", cfg.format)
+	if _, err := chaosFormats.pick(cfg.format); err != nil {
+		return cfg, err
 	}
 	if cfg.parallel < 0 || cfg.confirm < 0 {
 		return cfg, usageErrorf(hint, "--parallel and --confirm must not be negative")
@@ -320,7 +318,7 @@ func writeChaosOutputs(cfg chaosRunConfig, sum *chaos.Summary, junitFile *os.Fil
 func renderChaosReport(cfg chaosRunConfig, sum *chaos.Summary, stdout io.Writer) error {
 	// The renderers do not all check each write: ew keeps the first error.
 	ew := &errWriter{w: stdout}
-	render := chaosRenderers[cfg.format]
+	render, _ := chaosFormats.pick(cfg.format) // checked by parseChaosRun
 	if cfg.format == "table" {
 		// The clients' error reports are boxes as wide as the terminal,
 		// coloured only there and never with NO_COLOR.
@@ -335,13 +333,10 @@ func renderChaosReport(cfg chaosRunConfig, sum *chaos.Summary, stdout io.Writer)
 	return err
 }
 
-// chaosRenderers are chaos run's report formats.
-var chaosRenderers = map[string]func(io.Writer, *chaos.Summary) error{
-	"table":    results.Table,
-	"json":     results.JSON,
-	"markdown": results.Markdown,
-	"junit":    results.JUnit,
-}
+// chaosFormats are chaos run's report formats.
+var chaosFormats = formats[func(io.Writer, *chaos.Summary) error]{chaos: true, list: []format[func(io.Writer, *chaos.Summary) error]{
+	{"table", results.Table}, {"json", results.JSON}, {"markdown", results.Markdown}, {"junit", results.JUnit},
+}}
 
 // chaosExit maps a finished run to the command's error, hence its exit
 // code: interrupted (130/143), an error of the run (2), failed scenarios

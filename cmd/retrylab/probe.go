@@ -82,7 +82,7 @@ func parseChaosProbe(args []string, stdout, stderr io.Writer) (probeConfig, erro
 	addInheritEnvFlag(fs, &cfg.inheritEnv)
 	fs.StringVar(&cfg.providerName, "provider", "anthropic", "wire format: "+strings.Join(probe.ProviderNames(), ", "))
 	fs.StringVar(&cfg.model, "model", "", "model the client is told (RETRYLAB_MODEL); default: the provider's")
-	fs.StringVar(&cfg.format, "format", "table", "profile format: table, json, markdown or html (one page: the waits against the fitted curve)")
+	fs.StringVar(&cfg.format, "format", "table", "profile format: "+probeFormats.help()+" (one page: the waits against the fitted curve)")
 	fs.StringVar(&cfg.policyOut, "policy-out", "", "write the learnt policy as a policy YAML file (client.policy: FILE)")
 	fs.StringVar(&cfg.against, "against", "", "an earlier profile (--format json): say what changed, exit 1 if anything did")
 	fs.StringVar(&cfg.out, "out", "runs", "base folder of run folders")
@@ -125,8 +125,11 @@ func checkProbeConfig(cfg probeConfig) error {
 		return usageErrorf("give one: --client-cmd CMD runs a command with sh -c, --client FILE the client a scenario file describes", "--client-cmd and --client both given")
 	case strings.TrimSpace(cfg.clientCmd) == "" && cfg.clientFile == "":
 		return usageErrorf("give the command that runs your client, e.g. --client-cmd 'python3 agent.py', or a scenario file that describes it, --client agent.yaml", "--client-cmd or --client is required")
-	case cfg.format != "table" && cfg.format != "json" && cfg.format != "markdown" && cfg.format != "html":
-		return usageErrorf("formats: table, json, markdown, html", "unknown format %q", cfg.format)
+	}
+	if _, err := probeFormats.pick(cfg.format); err != nil {
+		return err
+	}
+	switch {
 	case cfg.samples < 2:
 		return usageErrorf("the jitter band needs repeated samples: --samples 2 or more (default 4)", "bad --samples %d", cfg.samples)
 	case cfg.startGrace < 0 || cfg.startGrace > maxProbeBudget:
@@ -148,9 +151,7 @@ func checkProbeConfig(cfg probeConfig) error {
 		return err
 	}
 	if _, err := probe.LookupProvider(cfg.providerName); err != nil {
-		names := probe.ProviderNames()
-		hint := strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
-		return usageErrorf("use --provider "+hint, "%v", err)
+		return usageErrorf("use --provider "+orList(probe.ProviderNames()), "%v", err)
 	}
 	return nil
 }
@@ -257,20 +258,8 @@ func withChanges(prof, before *probe.Profile) *probe.Profile {
 
 // writeProbe prints the profile and writes the policy file.
 func writeProbe(cfg probeConfig, prof *probe.Profile, prov probe.Provider, stdout, stderr io.Writer) error {
-	var err error
-	switch cfg.format {
-	case "json":
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		err = enc.Encode(prof)
-	case "markdown":
-		err = profile.Markdown(stdout, prof)
-	case "html":
-		err = profile.HTML(stdout, prof)
-	default:
-		err = profile.Table(stdout, prof)
-	}
-	if err != nil {
+	render, _ := probeFormats.pick(cfg.format) // checked by checkProbeConfig
+	if err := render(stdout, prof); err != nil {
 		return err
 	}
 	if before := prof.Changes; cfg.against != "" {
@@ -302,6 +291,19 @@ func writeProbe(cfg probeConfig, prof *probe.Profile, prov probe.Provider, stdou
 	}
 	fmt.Fprintf(stderr, "wrote the learnt policy to %s (client.policy: %s)\n", cfg.policyOut, cfg.policyOut)
 	return nil
+}
+
+// probeFormats are chaos probe's profile formats.
+var probeFormats = formats[func(io.Writer, *probe.Profile) error]{chaos: true, list: []format[func(io.Writer, *probe.Profile) error]{
+	{"table", profile.Table}, {"json", profileJSON}, {"markdown", profile.Markdown}, {"html", profile.HTML},
+}}
+
+// profileJSON writes the profile as `chaos probe --format json` does: the
+// document itself, indented.
+func profileJSON(w io.Writer, p *probe.Profile) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(p)
 }
 
 // unreachedHint is the hint when the client reached the mock in no probe
