@@ -28,7 +28,7 @@ func Infer(prov Provider, obs []Observation) *Profile {
 			byFault[o.Fault] = o
 		}
 	}
-	slices.SortFunc(exh, func(a, b Observation) int { return a.Sample - b.Sample })
+	slices.SortFunc(exh, func(a, b Observation) int { return cmp.Compare(a.Sample, b.Sample) })
 	p.Samples = len(exh)
 	for _, f := range prov.Faults {
 		if o, ok := byFault[f.Name]; ok {

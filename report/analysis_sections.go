@@ -1,6 +1,7 @@
 package report
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -106,15 +107,7 @@ func anSortedKeys(m map[string]int64) []string {
 	for k := range m {
 		keys = append(keys, k)
 	}
-	slices.SortFunc(keys, func(x, y string) int {
-		if m[x] != m[y] {
-			if m[x] > m[y] {
-				return -1
-			}
-			return 1
-		}
-		return strings.Compare(x, y)
-	})
+	slices.SortFunc(keys, func(x, y string) int { return cmp.Or(cmp.Compare(m[y], m[x]), strings.Compare(x, y)) })
 	return keys
 }
 

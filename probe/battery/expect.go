@@ -2,7 +2,7 @@ package battery
 
 import (
 	"fmt"
-	"sort"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -121,7 +121,7 @@ func expectEnd(now time.Time, jobs []job, parallel int) (e Expectation, ok bool,
 		slots = append(slots, 0)
 	}
 	for _, d := range pending {
-		sort.Slice(slots, func(a, b int) bool { return slots[a] < slots[b] })
+		slices.Sort(slots)
 		slots[0] += d
 	}
 	end := time.Duration(0)
