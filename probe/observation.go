@@ -44,7 +44,7 @@ type Observation struct {
 	Note string `json:"note,omitempty"`
 	// Client is how the client ended ("exit status 3", "killed after 10s:
 	// still running at the deadline ...") and Stderr the end of its stderr
-	// (one line, at most maxStderr bytes, control characters removed), set
+	// (one line, at most 300 bytes, control characters removed), set
 	// when no probed attempt reached the mock: what the profile says it saw.
 	Client string `json:"client,omitempty"`
 	Stderr string `json:"stderr,omitempty"`

@@ -49,9 +49,9 @@ type Options struct {
 	// DefaultStartGrace).
 	StartGrace time.Duration
 	// CeilingRounds is how many rounds bisect the Retry-After ceiling
-	// after the battery (ceiling.go), each of CeilingPoints probes in
-	// parallel, each waiting up to the value it probes; 0 turns it off
-	// (the CLI's default is DefaultCeilingRounds).
+	// after the battery (probe.NextCeilingRound), each of
+	// probe.CeilingPoints probes in parallel, each waiting up to the value
+	// it probes; 0 turns it off (the CLI's default is DefaultCeilingRounds).
 	CeilingRounds int
 }
 

@@ -191,10 +191,10 @@ func (r *Runner) announce(o Options, ps []Probe, start time.Time) probe.PlanEsti
 	return est
 }
 
-// bisectCeiling runs the rounds of the Retry-After ceiling's bisection
-// (ceiling.go) while the profile's bracket is wide and the budget reaches
-// into it, and returns the profile with their observations, and why it
-// stopped.
+// bisectCeiling runs the rounds of the Retry-After ceiling's bisection,
+// as probe.NextCeilingRound decides them, while the profile's bracket is
+// wide and the budget reaches into it, and returns the profile with their
+// observations, and why it stopped.
 func (r *Runner) bisectCeiling(ctx context.Context, o Options, obs []probe.Observation, prof *probe.Profile, start time.Time) (*probe.Profile, string) {
 	reach := probe.CeilingReach(o.Budget, o.TimeScale)
 	for round := 1; ; round++ {
