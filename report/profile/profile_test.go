@@ -2,14 +2,11 @@ package profile
 
 import (
 	"bytes"
-	"flag"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
 	"github.com/retrylab/retrylab/probe"
+	"github.com/retrylab/retrylab/report/internal/golden"
 )
 
 // probeProfile is the profile golden of package probe: anthropic-node's
@@ -38,7 +35,7 @@ func TestProbeRenderersGolden(t *testing.T) {
 			if err := tt.render(&b, p); err != nil {
 				t.Fatal(err)
 			}
-			golden(t, tt.name, b.Bytes())
+			golden.Check(t, tt.name, b.Bytes())
 		})
 	}
 }
@@ -69,26 +66,5 @@ func TestProbeHTMLChart(t *testing.T) {
 		if !strings.Contains(html, want) {
 			t.Errorf("the page lacks %s", want)
 		}
-	}
-}
-
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
-
-// golden compares got with testdata/name, or rewrites it first with
-// -update.
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update)", err)
-	}
-	if diff := cmp.Diff(string(want), string(got)); diff != "" {
-		t.Errorf("%s mismatch (-want +got):\n%s", name, diff)
 	}
 }

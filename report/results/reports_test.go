@@ -13,6 +13,7 @@ import (
 
 	"github.com/retrylab/retrylab/chaos"
 	"github.com/retrylab/retrylab/report"
+	"github.com/retrylab/retrylab/report/internal/golden"
 	"github.com/retrylab/retrylab/retry"
 	"github.com/retrylab/retrylab/trace"
 )
@@ -106,7 +107,7 @@ func TestWalkthrough2Rendered(t *testing.T) {
 			if strings.Contains(out, "\x1b[") != (tt.name == "table-color") {
 				t.Errorf("%s: ANSI colour present = %v, want it only when asked", tt.name, !(tt.name == "table-color"))
 			}
-			golden(t, filepath.Join("walkthrough2", tt.name+".golden"), b.Bytes())
+			golden.Check(t, filepath.Join("walkthrough2", tt.name+".golden"), b.Bytes())
 		})
 	}
 }

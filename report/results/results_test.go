@@ -8,6 +8,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/retrylab/retrylab/chaos"
+	"github.com/retrylab/retrylab/report/internal/golden"
 )
 
 // chaosSummary is a fixed run: one pass, one scenario failing a delay check,
@@ -78,7 +79,7 @@ func TestChaosGolden(t *testing.T) {
 			if err := tt.render(&b, chaosSummary()); err != nil {
 				t.Fatal(err)
 			}
-			golden(t, "chaos_"+tt.name+".golden", b.Bytes())
+			golden.Check(t, "chaos_"+tt.name+".golden", b.Bytes())
 		})
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/retrylab/retrylab/chaos"
+	"github.com/retrylab/retrylab/report/internal/golden"
 )
 
 // skipSummary is a first run on a fresh clone (issue 18): two scenarios
@@ -61,7 +62,7 @@ func TestChaosSkipGroupsGolden(t *testing.T) {
 			if err := render(&b, skipSummary()); err != nil {
 				t.Fatal(err)
 			}
-			golden(t, "chaos_skips_"+name+".golden", b.Bytes())
+			golden.Check(t, "chaos_skips_"+name+".golden", b.Bytes())
 			if name == "junit" || name == "json" {
 				for _, r := range skipSummary().Scenarios {
 					if !bytes.Contains(b.Bytes(), []byte(r.Name)) {

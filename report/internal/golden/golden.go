@@ -1,4 +1,7 @@
-package results
+// Package golden holds the golden-file check of the report packages'
+// tests: a renderer's output against testdata/NAME in the package under
+// test, rewritten first by `go test -update`.
+package golden
 
 import (
 	"flag"
@@ -11,9 +14,9 @@ import (
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
 
-// golden compares got with testdata/name, or rewrites it first with
+// Check compares got with testdata/name, or rewrites it first with
 // -update (creating its folder).
-func golden(t *testing.T, name string, got []byte) {
+func Check(t testing.TB, name string, got []byte) {
 	t.Helper()
 	path := filepath.Join("testdata", name)
 	if *update {
