@@ -104,11 +104,11 @@ type Probe struct {
 	Scenario *chaos.Scenario
 }
 
-// Plan builds the battery: one scenario per decision fault (the fault once,
+// plan builds the battery: one scenario per decision fault (the fault once,
 // then ok) and Samples exhaustion runs (the exhaustion fault Repeat times,
 // then ok). now is when the battery is built; an HTTP-date Retry-After is
 // stamped by the mock when its attempt arrives, not relative to now.
-func Plan(o Options, now time.Time) ([]Probe, error) {
+func plan(o Options, now time.Time) ([]Probe, error) {
 	o = o.withDefaults()
 	var ps []Probe
 	for _, f := range o.Provider.Faults {

@@ -34,7 +34,7 @@ func TestPlan(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			ps, err := Plan(tt.o, now)
+			ps, err := plan(tt.o, now)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -103,7 +103,7 @@ func TestProviders(t *testing.T) {
 			if diff := cmp.Diff([]any{tt.wantOver, tt.wantInv}, got); diff != "" {
 				t.Errorf("stream faults classified (-want +got):\n%s", diff)
 			}
-			ps, err := Plan(Options{Provider: prov, Samples: 1, Repeat: 3}, now)
+			ps, err := plan(Options{Provider: prov, Samples: 1, Repeat: 3}, now)
 			if err != nil {
 				t.Fatal(err)
 			}

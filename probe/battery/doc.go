@@ -9,8 +9,8 @@
 //
 // The data flow, one file per step:
 //
-//	Options ──Plan (battery.go)──▶ []Probe (their chaos scenarios)
-//	  ──Estimate (estimate.go: the bound said before the start)
+//	Options ──plan (battery.go)──▶ []Probe (their chaos scenarios)
+//	  ──estimate (estimate.go: the bound said before the start)
 //	  ──Runner.Run (run.go: the pilot of warmup.go, the battery, the
 //	    exhaustion again when probe.MoreSamples says so, the ceiling's
 //	    rounds as probe.NextCeilingRound decides them)

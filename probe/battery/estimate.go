@@ -16,7 +16,7 @@ import (
 // group reaped, its journal read (milliseconds on an idle machine).
 const scenarioOverhead = 2 * time.Second
 
-// Estimate works out, before anything runs, an upper bound on the wall
+// estimate works out, before anything runs, an upper bound on the wall
 // time of the pilot (one probe alone, unless o.NoWarmUp: warmup.go) and
 // of the battery ps run parallel scenarios at a time (the slots that
 // --parallel and the bound on external clients leave), followed by the
@@ -24,7 +24,7 @@ const scenarioOverhead = 2 * time.Second
 // unreadable) and by o.CeilingRounds rounds of the Retry-After ceiling.
 // prior is the client's earlier policy (--against), or nil. It is a pure
 // function of its arguments.
-func Estimate(ps []Probe, o Options, parallel int, prior *probe.Policy) probe.PlanEstimate {
+func estimate(ps []Probe, o Options, parallel int, prior *probe.Policy) probe.PlanEstimate {
 	o = o.withDefaults()
 	parallel = max(1, min(parallel, len(ps)))
 	e := probe.PlanEstimate{Scenarios: len(ps), Parallel: parallel, BudgetMs: o.Budget.Milliseconds(), Unknown: []string{}}
@@ -173,7 +173,7 @@ type elapsedWriter struct {
 	last  time.Time // when the last line was written (zero: start)
 	// expect, if set, is the measured expectation (expect.go); the
 	// prefix says it once it is known.
-	expect func() (Expectation, bool)
+	expect func() (expectation, bool)
 }
 
 func (e *elapsedWriter) Write(p []byte) (int, error) {

@@ -94,7 +94,7 @@ func TestEstimate(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			tt.o.Provider = prov
-			e := Estimate(tt.ps, tt.o, tt.parallel, tt.prior)
+			e := estimate(tt.ps, tt.o, tt.parallel, tt.prior)
 			if e.EstimatedMs != tt.wantMs {
 				t.Errorf("EstimatedMs = %d, want %d (%s)", e.EstimatedMs, tt.wantMs, e.Bound)
 			}
@@ -119,11 +119,11 @@ func TestEstimate(t *testing.T) {
 func TestEstimateBoundsPlan(t *testing.T) {
 	prov, _ := probe.LookupProvider("openai")
 	o := Options{Provider: prov, CeilingRounds: DefaultCeilingRounds}
-	ps, err := Plan(o, time.Unix(0, 0))
+	ps, err := plan(o, time.Unix(0, 0))
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := Estimate(ps, o, 4, nil)
+	e := estimate(ps, o, 4, nil)
 	var sum time.Duration
 	for _, p := range ps {
 		sum += p.Deadline + scenarioOverhead

@@ -64,8 +64,8 @@ func jobOf(p Probe, scale float64) job {
 	return j
 }
 
-// Expectation is when the probe expects to end, and what that is based on.
-type Expectation struct {
+// expectation is when the probe expects to end, and what that is based on.
+type expectation struct {
 	End   time.Time
 	Basis string
 }
@@ -74,7 +74,7 @@ type Expectation struct {
 // a pure function of its arguments (no clock). ok is false while some
 // kind still to run has no finished job to measure it by; why then says
 // which.
-func expectEnd(now time.Time, jobs []job, parallel int) (e Expectation, ok bool, why string) {
+func expectEnd(now time.Time, jobs []job, parallel int) (e expectation, ok bool, why string) {
 	sum, n := map[string]time.Duration{}, map[string]int{}
 	for _, j := range jobs {
 		if !j.done.IsZero() && !j.started.IsZero() {
@@ -109,7 +109,7 @@ func expectEnd(now time.Time, jobs []job, parallel int) (e Expectation, ok bool,
 		}
 		d, ok := expect(j)
 		if !ok {
-			return Expectation{}, false, "the first " + j.kind + " to finish"
+			return expectation{}, false, "the first " + j.kind + " to finish"
 		}
 		if j.started.IsZero() {
 			pending = append(pending, d)
@@ -128,7 +128,7 @@ func expectEnd(now time.Time, jobs []job, parallel int) (e Expectation, ok bool,
 	for _, s := range slots {
 		end = max(end, s)
 	}
-	return Expectation{End: now.Add(end), Basis: basisOf(sum, n)}, true, ""
+	return expectation{End: now.Add(end), Basis: basisOf(sum, n)}, true, ""
 }
 
 // basisOf says what the expectation was measured from.
@@ -172,12 +172,12 @@ func (pc *pace) add(ps []Probe, scale float64) {
 
 // mark records that scenario name started or ended (chaos.Runner.OnScenario).
 // first is true once, when the first expectation can be said.
-func (pc *pace) mark(name string, done bool) (e Expectation, first bool) {
+func (pc *pace) mark(name string, done bool) (e expectation, first bool) {
 	pc.mu.Lock()
 	defer pc.mu.Unlock()
 	i, ok := pc.byName[name]
 	if !ok {
-		return Expectation{}, false
+		return expectation{}, false
 	}
 	if done {
 		pc.jobs[i].done = pc.now()
@@ -193,7 +193,7 @@ func (pc *pace) mark(name string, done bool) (e Expectation, first bool) {
 }
 
 // expect is the expectation as of now.
-func (pc *pace) expect() (Expectation, bool) {
+func (pc *pace) expect() (expectation, bool) {
 	pc.mu.Lock()
 	defer pc.mu.Unlock()
 	e, ok, _ := expectEnd(pc.now(), pc.jobs, pc.parallel)

@@ -56,7 +56,7 @@ func (r *Runner) Run(ctx context.Context, o Options) (*probe.Profile, error) {
 	defer r.done.Store(nil)
 	o = o.withDefaults()
 	start := time.Now()
-	ps, err := Plan(o, start)
+	ps, err := plan(o, start)
 	if err != nil {
 		return nil, err
 	}
@@ -86,7 +86,7 @@ func (r *Runner) Run(ctx context.Context, o Options) (*probe.Profile, error) {
 			return prof, err
 		case !use:
 			o.NoWarmUp = true
-			if ps, err = Plan(o, time.Now()); err != nil {
+			if ps, err = plan(o, time.Now()); err != nil {
 				return nil, err
 			}
 		}
@@ -101,7 +101,7 @@ func (r *Runner) Run(ctx context.Context, o Options) (*probe.Profile, error) {
 		// nothing, so it runs again without the warm-up.
 		r.warm.Store(&w)
 		o.NoWarmUp = true
-		if ps, err = Plan(o, time.Now()); err != nil {
+		if ps, err = plan(o, time.Now()); err != nil {
 			return nil, err
 		}
 		r.progressf("the client made its warm-up request only in every run that reached the mock: probing it again without the warm-up request\n")
@@ -171,7 +171,7 @@ func (r *Runner) announce(o Options, ps []Probe, start time.Time) probe.PlanEsti
 	if r.ClientCmd != "" || r.ClientFile != nil {
 		par = min(par, max(2, 2*runtime.GOMAXPROCS(0))) // chaos.Runner's bound on external clients
 	}
-	est := Estimate(ps, o, par, r.Prior)
+	est := estimate(ps, o, par, r.Prior)
 	if r.Progress == nil {
 		return est
 	}
@@ -278,7 +278,7 @@ func (r *Runner) timeScenarios(cr *chaos.Runner, ps []Probe, o Options, start ti
 		return
 	}
 	r.pace.add(ps, o.TimeScale)
-	say := func(e Expectation, what string) {
+	say := func(e expectation, what string) {
 		r.progressf("expected end %s (in each line's prefix): each scenario still to run takes as long as the finished ones of its kind (%s)\n", what, e.Basis)
 	}
 	if e, ok := r.pace.expect(); ok && r.pace.saidOnce() {
@@ -328,7 +328,7 @@ func (r *Runner) extendBound(ps []Probe, o Options) {
 	if r.ClientCmd != "" || r.ClientFile != nil {
 		par = min(par, max(2, 2*runtime.GOMAXPROCS(0)))
 	}
-	more := Estimate(ps, o, par, r.Prior)
+	more := estimate(ps, o, par, r.Prior)
 	r.plan.EstimatedMs += more.EstimatedMs
 	r.plan.Bound += "; then the battery again without the warm-up: " + more.Bound
 	if ew, ok := r.Progress.(*elapsedWriter); ok {
