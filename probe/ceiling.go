@@ -15,7 +15,9 @@ import (
 // space and run in parallel; each value honoured raises the bracket's
 // low end, each ignored one lowers its high end. A value the client would
 // have to wait longer than --budget allows is never probed: a ceiling
-// above the budget's reach is said inconclusive, with that reason.
+// above the budget's reach is said inconclusive, with that reason. What a
+// round probes is decided here (NextCeilingRound); the runner
+// (probe/battery) runs it.
 const (
 	// CeilingPoints is how many values one round probes (in parallel).
 	CeilingPoints = 3

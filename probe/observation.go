@@ -3,7 +3,8 @@ package probe
 import "time"
 
 // Observation is what one probe scenario showed, in the client's policy
-// time (wall clock divided by the time scale): the input of Infer.
+// time (wall clock divided by the time scale): the input of Infer
+// (battery.Observe reads it from a scenario's result and journal).
 type Observation struct {
 	Fault  string `json:"fault"`
 	Sample int    `json:"sample,omitempty"`
