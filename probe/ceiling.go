@@ -11,14 +11,16 @@ import (
 // The Retry-After ceiling is bisected after the battery when the battery
 // brackets it: a small Retry-After in seconds was honoured and the large
 // one (3600s) was ignored or made the client give up. Each round probes
-// ceilingPoints values between the bracket's ends, spaced evenly in log
+// CeilingPoints values between the bracket's ends, spaced evenly in log
 // space and run in parallel; each value honoured raises the bracket's
 // low end, each ignored one lowers its high end. A value the client would
 // have to wait longer than --budget allows is never probed: a ceiling
-// above the budget's reach is said inconclusive, with that reason.
+// above the budget's reach is said inconclusive, with that reason. What a
+// round probes is decided here (NextCeilingRound); the runner
+// (probe/battery) runs it.
 const (
-	// ceilingPoints is how many values one round probes (in parallel).
-	ceilingPoints = 3
+	// CeilingPoints is how many values one round probes (in parallel).
+	CeilingPoints = 3
 	// ceilingSlack is the part of a ceiling probe's deadline that is not
 	// the honoured wait: the client's start, the warm-up request, the
 	// answer after the wait.
@@ -32,14 +34,12 @@ const (
 	// ceilingUsable is the widest bracket hi/lo for which ceilingMs is
 	// reported (confidence low above 1.5); wider is inconclusive.
 	ceilingUsable = 2.0
-	// DefaultCeilingRounds is the CLI's number of bisection rounds.
-	DefaultCeilingRounds = 3
 )
 
-// ceilingReach is the largest Retry-After (whole seconds, in ms of policy
+// CeilingReach is the largest Retry-After (whole seconds, in ms of policy
 // time) a ceiling probe may carry: the client honouring it must still
 // finish inside budget. 0: the budget allows none above a second.
-func ceilingReach(budget time.Duration, scale float64) int64 {
+func CeilingReach(budget time.Duration, scale float64) int64 {
 	if scale <= 0 {
 		scale = 1
 	}
@@ -50,9 +50,9 @@ func ceilingReach(budget time.Duration, scale float64) int64 {
 	return int64(s) * 1000
 }
 
-// ceilingDeadline is the kill deadline of the probe of a Retry-After of v
+// CeilingDeadline is the kill deadline of the probe of a Retry-After of v
 // ms (policy time): the longest honoured wait and the slack, at most budget.
-func ceilingDeadline(v int64, scale float64, budget time.Duration) time.Duration {
+func CeilingDeadline(v int64, scale float64, budget time.Duration) time.Duration {
 	if scale <= 0 {
 		scale = 1
 	}
@@ -87,11 +87,11 @@ func nextCeiling(lo, hi, reach int64, n int) []int64 {
 	return out
 }
 
-// nextCeilingRound decides the next round of the bisection from the
+// NextCeilingRound decides the next round of the bisection from the
 // profile so far: the values to probe, or none and why it stops. round is
 // the 1-based round about to run, rounds the most allowed, reach the
-// largest value the budget allows (ceilingReach).
-func nextCeilingRound(ra RetryAfter, reach int64, round, rounds int) ([]int64, string) {
+// largest value the budget allows (CeilingReach).
+func NextCeilingRound(ra RetryAfter, reach int64, round, rounds int) ([]int64, string) {
 	br := ra.CeilingBracketMs
 	switch {
 	case rounds <= 0:
@@ -105,33 +105,16 @@ func nextCeilingRound(ra RetryAfter, reach int64, round, rounds int) ([]int64, s
 	case round > rounds:
 		return nil, fmt.Sprintf("stopped after %d round(s) (--ceiling-rounds)", rounds)
 	}
-	vs := nextCeiling(br[0], br[1], reach, ceilingPoints)
+	vs := nextCeiling(br[0], br[1], reach, CeilingPoints)
 	if len(vs) == 0 {
 		return nil, fmt.Sprintf("stopped: --budget allows Retry-After probes up to %s (an honoured wait of up to %.0f%% more, plus %s for the client's start, must fit in it); raise --budget to bisect above",
-			msString(float64(reach)), (ceilingMargin-1)*100, ceilingSlack)
+			FormatMs(float64(reach)), (ceilingMargin-1)*100, ceilingSlack)
 	}
 	return vs, ""
 }
 
-// ceilingProbes builds one round of the bisection: a 429 with each
-// Retry-After value (whole seconds), once, then ok.
-func ceilingProbes(o Options, round int, values []int64) ([]Probe, error) {
-	o = o.withDefaults()
-	var ps []Probe
-	for _, v := range values {
-		f := ceilingFault(o.Provider, v)
-		dl := ceilingDeadline(v, o.TimeScale, o.Budget)
-		sc, err := scenario(o, fmt.Sprintf("ceiling-%d-%ds", round, v/1000), []string{f.Attempt}, dl)
-		if err != nil {
-			return nil, err
-		}
-		ps = append(ps, Probe{Fault: f, Served: 1, Deadline: dl, Round: round, Scenario: sc, WarmUp: !o.NoWarmUp})
-	}
-	return ps, nil
-}
-
-// ceilingFault is the fault of a ceiling probe of v ms.
-func ceilingFault(prov Provider, v int64) Fault {
+// CeilingFault is the fault of a ceiling probe of v ms.
+func CeilingFault(prov Provider, v int64) Fault {
 	f := status(prov.Name, 429)
 	f.Name = fmt.Sprintf("429 retry-after %d", v/1000)
 	f.Group, f.RetryAfterMs = "ceiling", v
@@ -155,20 +138,20 @@ func sideOf(o Observation, fit Fit) (ceilingSide, string) {
 	case o.End == EndNotRun:
 		return sideUnknown, "not run: " + o.Note
 	case o.Attempts == 1 && o.End == EndStopped:
-		return sideBelow, fmt.Sprintf("%s: still waiting when stopped at %s", msString(v), msString(float64(o.DeadlineMs)))
+		return sideBelow, fmt.Sprintf("%s: still waiting when stopped at %s", FormatMs(v), FormatMs(float64(o.DeadlineMs)))
 	case o.Attempts == 1:
-		return sideAbove, fmt.Sprintf("%s: gave up at once", msString(v))
+		return sideAbove, fmt.Sprintf("%s: gave up at once", FormatMs(v))
 	case o.Attempts < 1:
-		return sideUnknown, fmt.Sprintf("%s: no attempt reached the mock", msString(v))
+		return sideUnknown, fmt.Sprintf("%s: no attempt reached the mock", FormatMs(v))
 	}
 	h, _, why := honoured(o, v, fit)
 	switch {
 	case h == nil:
-		return sideUnknown, msString(v) + ": " + why
+		return sideUnknown, FormatMs(v) + ": " + why
 	case *h:
-		return sideBelow, fmt.Sprintf("%s: honoured (waited %s)", msString(v), msString(o.WaitsMs[0]))
+		return sideBelow, fmt.Sprintf("%s: honoured (waited %s)", FormatMs(v), FormatMs(o.WaitsMs[0]))
 	}
-	return sideAbove, fmt.Sprintf("%s: ignored (waited %s)", msString(v), msString(o.WaitsMs[0]))
+	return sideAbove, fmt.Sprintf("%s: ignored (waited %s)", FormatMs(v), FormatMs(o.WaitsMs[0]))
 }
 
 // inferCeiling pins the ceiling from the battery's bracket (the seconds
@@ -199,18 +182,18 @@ func (p *Profile) inferCeiling(prov Provider, ceil []Observation, fit Fit) {
 		}
 	}
 	ra.CeilingBracketMs = []int64{lo, hi}
-	seen := fmt.Sprintf("%s honoured, %s %s", msString(float64(lo)), msString(float64(hi)), map[string]string{"backoff": "ignored", "gave up": "not waited"}[ra.Large])
+	seen := fmt.Sprintf("%s honoured, %s %s", FormatMs(float64(lo)), FormatMs(float64(hi)), map[string]string{"backoff": "ignored", "gave up": "not waited"}[ra.Large])
 	if len(lines) > 0 {
 		seen += fmt.Sprintf(" (%d bisection probe(s): %s)", len(ceil), joinAll(lines))
 	}
 	if lo >= hi {
-		mixed := fmt.Sprintf("honoured up to %s but not %s", msString(float64(slices.Max(below))), msString(float64(slices.Min(above))))
+		mixed := fmt.Sprintf("honoured up to %s but not %s", FormatMs(float64(slices.Max(below))), FormatMs(float64(slices.Min(above))))
 		p.add(fig, "", "the answers are not monotone: "+mixed+"; "+seen)
 		return
 	}
 	width := float64(hi) / float64(lo)
 	if len(ceil) == 0 || width > ceilingUsable {
-		p.add(fig, "", fmt.Sprintf("between %s and %s: %s", msString(float64(lo)), msString(float64(hi)), seen))
+		p.add(fig, "", fmt.Sprintf("between %s and %s: %s", FormatMs(float64(lo)), FormatMs(float64(hi)), seen))
 		return
 	}
 	ra.CeilingMs = ptr(hi)
@@ -221,7 +204,7 @@ func (p *Profile) inferCeiling(prov Provider, ceil []Observation, fit Fit) {
 	case width <= 1.5:
 		level = Medium
 	}
-	p.add(fig, level, fmt.Sprintf("bracket [%s, %s]: %s", msString(float64(lo)), msString(float64(hi)), seen))
+	p.add(fig, level, fmt.Sprintf("bracket [%s, %s]: %s", FormatMs(float64(lo)), FormatMs(float64(hi)), seen))
 }
 
 // secondsFault is the battery's Retry-After in seconds ("429 retry-after 3"):
@@ -235,9 +218,9 @@ func secondsFault(prov Provider) Fault {
 	return Fault{}
 }
 
-// noteCeilingStop adds why the bisection stopped to the ceiling's reason
+// NoteCeilingStop adds why the bisection stopped to the ceiling's reason
 // when it is left inconclusive.
-func (p *Profile) noteCeilingStop(why string) {
+func (p *Profile) NoteCeilingStop(why string) {
 	if why == "" {
 		return
 	}

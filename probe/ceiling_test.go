@@ -24,7 +24,7 @@ func TestNextCeiling(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if diff := cmp.Diff(tt.want, nextCeiling(tt.lo, tt.hi, tt.reach, ceilingPoints)); diff != "" {
+			if diff := cmp.Diff(tt.want, nextCeiling(tt.lo, tt.hi, tt.reach, CeilingPoints)); diff != "" {
 				t.Errorf("nextCeiling(%d, %d, %d) mismatch (-want +got):\n%s", tt.lo, tt.hi, tt.reach, diff)
 			}
 		})
@@ -43,10 +43,10 @@ func TestCeilingReach(t *testing.T) {
 		{11 * time.Second, 1, 0},
 	}
 	for _, tt := range tests {
-		if got := ceilingReach(tt.budget, tt.scale); got != tt.want {
-			t.Errorf("ceilingReach(%s, %g) = %d, want %d", tt.budget, tt.scale, got, tt.want)
+		if got := CeilingReach(tt.budget, tt.scale); got != tt.want {
+			t.Errorf("CeilingReach(%s, %g) = %d, want %d", tt.budget, tt.scale, got, tt.want)
 		}
-		if r := ceilingReach(tt.budget, tt.scale); r > 0 && ceilingDeadline(r, tt.scale, tt.budget) > tt.budget {
+		if r := CeilingReach(tt.budget, tt.scale); r > 0 && CeilingDeadline(r, tt.scale, tt.budget) > tt.budget {
 			t.Errorf("the deadline of the reach %d is past --budget %s", r, tt.budget)
 		}
 	}
@@ -72,7 +72,7 @@ func TestNextCeilingRound(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, why := nextCeilingRound(tt.ra, tt.reach, tt.round, tt.rounds)
+			got, why := NextCeilingRound(tt.ra, tt.reach, tt.round, tt.rounds)
 			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("values mismatch (-want +got):\n%s", diff)
 			}
@@ -126,7 +126,7 @@ func (c ceilingClient) battery(prov Provider) []Observation {
 }
 
 // TestCeilingBisection runs the bisection's decisions against synthetic
-// clients, round by round as Runner.bisectCeiling does, and checks the
+// clients, round by round as battery.Runner does, and checks the
 // bracket, ceilingMs and its confidence, or why it stays inconclusive.
 func TestCeilingBisection(t *testing.T) {
 	prov, _ := LookupProvider("openai")
@@ -164,30 +164,26 @@ func TestCeilingBisection(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			o := Options{Provider: prov, Budget: tt.budget, CeilingRounds: tt.rounds}.withDefaults()
 			obs := tt.client.battery(prov)
 			p := Infer(prov, obs)
-			reach := ceilingReach(o.Budget, o.TimeScale)
+			reach := CeilingReach(tt.budget, 1)
 			why := ""
 			for round := 1; ; round++ {
 				var values []int64
-				values, why = nextCeilingRound(p.Policy.RetryAfter, reach, round, o.CeilingRounds)
+				values, why = NextCeilingRound(p.Policy.RetryAfter, reach, round, tt.rounds)
 				if len(values) == 0 {
 					break
 				}
-				ps, err := ceilingProbes(o, round, values)
-				if err != nil {
-					t.Fatal(err)
-				}
-				for _, pr := range ps {
-					if pr.Deadline > o.Budget {
-						t.Errorf("%s: deadline %s past --budget %s", pr.Fault.Name, pr.Deadline, o.Budget)
+				for _, v := range values {
+					f := CeilingFault(prov, v)
+					if dl := CeilingDeadline(v, 1, tt.budget); dl > tt.budget {
+						t.Errorf("%s: deadline %s past --budget %s", f.Name, dl, tt.budget)
 					}
-					obs = append(obs, tt.client.observe(pr.Fault, round))
+					obs = append(obs, tt.client.observe(f, round))
 				}
 				p = Infer(prov, obs)
 			}
-			p.noteCeilingStop(why)
+			p.NoteCeilingStop(why)
 			ra := p.Policy.RetryAfter
 			if diff := cmp.Diff([]int64{tt.lo, tt.hi}, ra.CeilingBracketMs); diff != "" {
 				t.Errorf("bracket mismatch (-want +got):\n%s", diff)
@@ -232,7 +228,7 @@ func TestCeilingNotBracketed(t *testing.T) {
 				obs[1] = Observation{Fault: obs[1].Fault, Served: 1, Attempts: 1, End: EndStopped, DeadlineMs: 15_000}
 			}
 			p := Infer(prov, obs)
-			if vs, _ := nextCeilingRound(p.Policy.RetryAfter, 88_000, 1, 3); vs != nil {
+			if vs, _ := NextCeilingRound(p.Policy.RetryAfter, 88_000, 1, 3); vs != nil {
 				t.Errorf("bisects %v, want nothing", vs)
 			}
 			if p.Policy.RetryAfter.CeilingBracketMs != nil {

@@ -100,8 +100,8 @@ func conformWaits(name string, pol *retry.Policy, ft retry.FailureType, p *Profi
 			}
 			if float64(w) < lom*(1-conformRatio)-conformAbs || float64(w) > him*(1+conformRatio)+conformAbs+noise {
 				c.State = Differs
-				c.Want = fmt.Sprintf("retry %d: %s–%s", k+1, msString(lom), msString(him))
-				c.Got = fmt.Sprintf("%s (sample %d)", msString(float64(w)), fr.Sample)
+				c.Want = fmt.Sprintf("retry %d: %s–%s", k+1, FormatMs(lom), FormatMs(him))
+				c.Got = fmt.Sprintf("%s (sample %d)", FormatMs(float64(w)), fr.Sample)
 				return []Conformance{c}
 			}
 		}
@@ -145,6 +145,12 @@ func conformRetryAfter(name string, pol *retry.Policy, p *Profile) []Conformance
 	return out
 }
 
+// MaxLongDeadline bounds the deadline of the probe of a Long fault (the
+// hang, a large Retry-After): battery.Options.LongDeadline is at most it
+// by default, so a preset whose limit is above it cannot be told from a
+// client still waiting at it.
+const MaxLongDeadline = 15 * time.Second
+
 // conformCeiling holds the bisected Retry-After ceiling against the
 // preset's: RetryAfter.Ceiling (above it the error is final: gave up) or
 // MaxUsable (above it the backoff). It holds when the preset's limit is
@@ -157,23 +163,23 @@ func conformCeiling(name string, pol *retry.Policy, p *Profile) Conformance {
 	}
 	c.Want = "none"
 	if limit > 0 {
-		c.Want = fmt.Sprintf("%s, then %s", msString(ms(limit)), above)
+		c.Want = fmt.Sprintf("%s, then %s", FormatMs(ms(limit)), above)
 	}
 	ra := p.Policy.RetryAfter
 	br := ra.CeilingBracketMs
 	switch {
 	case ra.Large == "waited" && limit > 0 && float64(ra.LargeMs) > ms(limit):
-		c.Got = "still waiting for " + msString(float64(ra.LargeMs))
+		c.Got = "still waiting for " + FormatMs(float64(ra.LargeMs))
 		c.State = state(false)
 		// A client that clamps the value to its limit is still waiting
 		// too when the limit is beyond the large probe's deadline.
-		if limit > maxLong {
+		if limit > MaxLongDeadline {
 			c.State = Unknown
 		}
 	case ra.Large == "waited":
-		c.Got, c.State = "still waiting for "+msString(float64(ra.LargeMs)), Holds // no limit, or one above the value
+		c.Got, c.State = "still waiting for "+FormatMs(float64(ra.LargeMs)), Holds // no limit, or one above the value
 	case len(br) == 2 && br[0] < br[1]:
-		c.Got = fmt.Sprintf("between %s and %s, then %s", msString(float64(br[0])), msString(float64(br[1])), ra.Large)
+		c.Got = fmt.Sprintf("between %s and %s, then %s", FormatMs(float64(br[0])), FormatMs(float64(br[1])), ra.Large)
 		lim := ms(limit)
 		c.State = state(limit > 0 && float64(br[0]) <= lim && lim <= float64(br[1]) && ra.Large == above)
 	}
@@ -254,7 +260,7 @@ func decisionString(d retry.FirstDecision) string {
 	case d.Resend && d.Hi == 0:
 		return fmt.Sprintf("yes (%s at once)", resends(d.Resends))
 	case d.Resend:
-		return fmt.Sprintf("yes (%s, the first after %s)", resends(d.Resends), msString(ms(d.Lo)))
+		return fmt.Sprintf("yes (%s, the first after %s)", resends(d.Resends), FormatMs(ms(d.Lo)))
 	}
 	return "yes"
 }

@@ -25,7 +25,7 @@ func every(prov Provider, sh shape) []Observation {
 		obs = append(obs, o)
 	}
 	for i, v := range []int64{5000, 30000, 90000} {
-		o := sh(ceilingFault(prov, v), 100+i)
+		o := sh(CeilingFault(prov, v), 100+i)
 		o.Round, o.RetryAfterMs = 1, v
 		obs = append(obs, o)
 	}
@@ -248,7 +248,7 @@ func (r *byteReader) observation(prov Provider) Observation {
 		o.Sample = int(b % 8)
 	case b%4 == 0:
 		o.Round, o.RetryAfterMs = int(b%3)+1, int64(r.next())*1000
-		o.Fault = ceilingFault(prov, o.RetryAfterMs).Name
+		o.Fault = CeilingFault(prov, o.RetryAfterMs).Name
 	}
 	if o.Attempts == 0 && r.next()%2 == 0 {
 		o.Client, o.Stderr = "exit status 3", "boom"

@@ -6,6 +6,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"time"
 )
 
 // Infer builds the profile of a client from the observations of its probes
@@ -27,7 +28,7 @@ func Infer(prov Provider, obs []Observation) *Profile {
 			byFault[o.Fault] = o
 		}
 	}
-	slices.SortFunc(exh, func(a, b Observation) int { return a.Sample - b.Sample })
+	slices.SortFunc(exh, func(a, b Observation) int { return cmp.Compare(a.Sample, b.Sample) })
 	p.Samples = len(exh)
 	for _, f := range prov.Faults {
 		if o, ok := byFault[f.Name]; ok {
@@ -44,7 +45,7 @@ func Infer(prov Provider, obs []Observation) *Profile {
 	p.inferRetryAfter(prov, byFault, fit)
 	slices.SortStableFunc(ceil, func(a, b Observation) int { return cmp.Compare(a.RetryAfterMs, b.RetryAfterMs) })
 	for _, o := range ceil {
-		p.Faults = append(p.Faults, decision(ceilingFault(prov, o.RetryAfterMs), o))
+		p.Faults = append(p.Faults, decision(CeilingFault(prov, o.RetryAfterMs), o))
 	}
 	p.inferCeiling(prov, ceil, fit)
 	p.inferTimeout(byFault)
@@ -103,7 +104,7 @@ func decision(f Fault, o Observation) FaultResult {
 	case o.Attempts >= 2:
 		fr.Retried = ptr(true)
 	case o.Attempts == 1 && o.End == EndStopped:
-		fr.Note = join(fr.Note, fmt.Sprintf("still waiting after the first attempt when stopped at %s", msString(float64(o.DeadlineMs))))
+		fr.Note = join(fr.Note, fmt.Sprintf("still waiting after the first attempt when stopped at %s", FormatMs(float64(o.DeadlineMs))))
 	case o.Attempts == 1:
 		fr.Retried = ptr(false)
 		if o.End == EndSucceeded {
@@ -228,9 +229,9 @@ func honoured(o Observation, want float64, fit Fit) (*bool, string, string) {
 	case o.Attempts < 2 || len(o.WaitsMs) == 0:
 		return nil, "", fmt.Sprintf("the client did not retry the 429 (%s), so how it reads the header does not show", o.End)
 	case want <= 0:
-		return nil, "", fmt.Sprintf("the date was already %s in the past when the response was sent", msString(-want))
+		return nil, "", fmt.Sprintf("the date was already %s in the past when the response was sent", FormatMs(-want))
 	case o.firstNoise() > noiseShare*want:
-		return nil, "", fmt.Sprintf("the noise measured (%s) is more than a quarter of the Retry-After (%s)", msString(o.firstNoise()), msString(want))
+		return nil, "", fmt.Sprintf("the noise measured (%s) is more than a quarter of the Retry-After (%s)", FormatMs(o.firstNoise()), FormatMs(want))
 	}
 	w, noise := o.WaitsMs[0], o.firstNoise()
 	tol := 0.15*want + noise
@@ -240,15 +241,15 @@ func honoured(o Observation, want float64, fit Fit) (*bool, string, string) {
 	inBackoff := fit.FirstHi > 0 && w >= fit.FirstLo-noise && w <= fit.FirstHi+noise
 	switch {
 	case math.Abs(w-want) <= tol && inBackoff:
-		return nil, "", fmt.Sprintf("waited %s for %s, but the backoff's first wait (%s–%s) could be that too", msString(w), msString(want), msString(fit.FirstLo), msString(fit.FirstHi))
+		return nil, "", fmt.Sprintf("waited %s for %s, but the backoff's first wait (%s–%s) could be that too", FormatMs(w), FormatMs(want), FormatMs(fit.FirstLo), FormatMs(fit.FirstHi))
 	case math.Abs(w-want) <= tol:
-		return ptr(true), High, fmt.Sprintf("waited %s for a Retry-After of %s", msString(w), msString(want))
+		return ptr(true), High, fmt.Sprintf("waited %s for a Retry-After of %s", FormatMs(w), FormatMs(want))
 	case inBackoff && want < fit.FirstLo:
-		return nil, "", fmt.Sprintf("waited %s, its backoff, for a Retry-After of %s: shorter than every backoff wait (%s–%s), so a client that waits the larger of the two looks the same as one that ignores it", msString(w), msString(want), msString(fit.FirstLo), msString(fit.FirstHi))
+		return nil, "", fmt.Sprintf("waited %s, its backoff, for a Retry-After of %s: shorter than every backoff wait (%s–%s), so a client that waits the larger of the two looks the same as one that ignores it", FormatMs(w), FormatMs(want), FormatMs(fit.FirstLo), FormatMs(fit.FirstHi))
 	case inBackoff:
-		return ptr(false), High, fmt.Sprintf("waited %s, its backoff, for a Retry-After of %s", msString(w), msString(want))
+		return ptr(false), High, fmt.Sprintf("waited %s, its backoff, for a Retry-After of %s", FormatMs(w), FormatMs(want))
 	}
-	return ptr(false), Medium, fmt.Sprintf("waited %s for a Retry-After of %s (neither the value nor the backoff's first wait)", msString(w), msString(want))
+	return ptr(false), Medium, fmt.Sprintf("waited %s for a Retry-After of %s (neither the value nor the backoff's first wait)", FormatMs(w), FormatMs(want))
 }
 
 // inferLarge reads what the client did with a Retry-After far above any
@@ -264,15 +265,15 @@ func (p *Profile) inferLarge(f Fault, o Observation, fit Fit) {
 		p.add(fig, "", o.unreached())
 	case o.Attempts == 1 && o.End == EndStopped:
 		ra.Large = "waited"
-		p.add(fig, High, fmt.Sprintf("still waiting when stopped at %s for a Retry-After of %s", msString(float64(o.DeadlineMs)), msString(float64(f.RetryAfterMs))))
+		p.add(fig, High, fmt.Sprintf("still waiting when stopped at %s for a Retry-After of %s", FormatMs(float64(o.DeadlineMs)), FormatMs(float64(f.RetryAfterMs))))
 	case o.Attempts == 1:
 		ra.Large = "gave up"
-		p.add(fig, High, fmt.Sprintf("gave up at once on a Retry-After of %s", msString(float64(f.RetryAfterMs))))
+		p.add(fig, High, fmt.Sprintf("gave up at once on a Retry-After of %s", FormatMs(float64(f.RetryAfterMs))))
 	case len(o.WaitsMs) == 0:
 		p.add(fig, "", fmt.Sprintf("%d attempts but no wait between them in the journal", o.Attempts))
 	default:
 		ra.Large = "backoff"
-		p.add(fig, High, fmt.Sprintf("retried after %s, ignoring a Retry-After of %s", msString(o.WaitsMs[0]), msString(float64(f.RetryAfterMs))))
+		p.add(fig, High, fmt.Sprintf("retried after %s, ignoring a Retry-After of %s", FormatMs(o.WaitsMs[0]), FormatMs(float64(f.RetryAfterMs))))
 	}
 }
 
@@ -281,7 +282,7 @@ func (p *Profile) inferLarge(f Fault, o Observation, fit Fit) {
 func ceilingReason(ra *RetryAfter) string {
 	switch {
 	case ra.Large == "waited":
-		return fmt.Sprintf("no ceiling below the probe's deadline: the client was still waiting for a Retry-After of %s", msString(float64(ra.LargeMs)))
+		return fmt.Sprintf("no ceiling below the probe's deadline: the client was still waiting for a Retry-After of %s", FormatMs(float64(ra.LargeMs)))
 	case ra.Large == "":
 		return "the large Retry-After probe did not run"
 	}
@@ -298,10 +299,10 @@ func (p *Profile) inferTimeout(byFault map[string]Observation) {
 	case o.Attempts == 0:
 		p.add(fig, "", o.unreached())
 	case o.Attempts == 1 && o.End == EndStopped:
-		p.add(fig, "", fmt.Sprintf("more than %s: still waiting on a hung attempt when stopped (raise --budget to see more)", msString(float64(o.DeadlineMs))))
+		p.add(fig, "", fmt.Sprintf("more than %s: still waiting on a hung attempt when stopped (raise --budget to see more)", FormatMs(float64(o.DeadlineMs))))
 	case o.FirstAttemptMs > 0:
 		p.Policy.TimeoutMs = ptr(o.FirstAttemptMs)
-		p.add(fig, High, fmt.Sprintf("gave up on a hung attempt after %s (wall clock)", msString(float64(o.FirstAttemptMs))))
+		p.add(fig, High, fmt.Sprintf("gave up on a hung attempt after %s (wall clock)", FormatMs(float64(o.FirstAttemptMs))))
 	default:
 		p.add(fig, "", "the journal has no duration for the hung attempt")
 	}
@@ -336,8 +337,8 @@ func join(a, b string) string {
 	return a + "; " + b
 }
 
-// msString renders milliseconds: "850ms", "3.2s".
-func msString(v float64) string {
+// FormatMs renders milliseconds as a profile says them: "850ms", "3.2s".
+func FormatMs(v float64) string {
 	if math.Abs(v) < 1000 {
 		return fmt.Sprintf("%.0fms", v)
 	}
@@ -346,3 +347,34 @@ func msString(v float64) string {
 	}
 	return fmt.Sprintf("%.3gs", v/1000)
 }
+
+// MoreSamples decides whether the exhaustion should run again, once the
+// battery is done (battery.Runner does): why, or "": the noise
+// left the backoff unreadable, or the multiplier is not sure and the runs
+// are short (a client with few, short retries, like the SDKs': 2 waits per
+// run give few draws of the jitter).
+func MoreSamples(p *Profile, obs []Observation) string {
+	for _, in := range p.Inconclusive {
+		if in.Figure == figInitial && strings.Contains(in.Reason, "noise") {
+			return "the backoff's waits were too noisy to read"
+		}
+	}
+	c, ok := p.Confidence[figMultiplier]
+	if !ok || c.Level == High || p.Policy.Backoff.Multiplier == nil {
+		return ""
+	}
+	for _, o := range obs {
+		total := 0.0
+		for _, w := range o.WaitsMs {
+			total += w
+		}
+		if o.Sample > 0 && total*p.TimeScale > float64(shortExhaustion.Milliseconds()) {
+			return ""
+		}
+	}
+	return "the multiplier is not sure yet (" + c.Level + ")"
+}
+
+// shortExhaustion is the wall time of waits under which an exhaustion run
+// is cheap enough to repeat for a surer multiplier.
+const shortExhaustion = 10 * time.Second

@@ -274,8 +274,8 @@ func writeRetryAfter(b *strings.Builder, p *Profile) {
 	if key, v, ok := ceilingKey(ra); ok {
 		br := ra.CeilingBracketMs
 		fmt.Fprintf(b, "# retryAfter.%s %s: the Retry-After ceiling learnt, bracket [%s, %s] (%s honoured, %s %s); any value from %s up to %s holds every run; a Retry-After of 0 was not probed (zero: the loader's auto)\n",
-			key, msDuration(float64(v)), msString(float64(br[0])), msString(float64(br[1])), msString(float64(br[0])), msString(float64(br[1])),
-			map[string]string{"maxUsable": "its backoff instead", "ceiling": "not retried"}[key], msString(float64(br[0])), msString(float64(br[1])))
+			key, msDuration(float64(v)), FormatMs(float64(br[0])), FormatMs(float64(br[1])), FormatMs(float64(br[0])), FormatMs(float64(br[1])),
+			map[string]string{"maxUsable": "its backoff instead", "ceiling": "not retried"}[key], FormatMs(float64(br[0])), FormatMs(float64(br[1])))
 		parts = append(parts, key+": "+msDuration(float64(v)))
 	}
 	if len(parts) > 0 {

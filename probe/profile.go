@@ -165,3 +165,39 @@ type Conformance struct {
 	Want  string `json:"expected"`
 	Got   string `json:"observed"`
 }
+
+// WarmUp says whether the probed requests followed a warm-up request, and
+// why (Profile.WarmUp; absent from profiles inferred offline).
+type WarmUp struct {
+	Used bool `json:"used"`
+	// Detected is set when the probe found, by its first probe run alone,
+	// that the client makes one request whatever it is told, and turned
+	// the warm-up off for the rest.
+	Detected bool   `json:"detected,omitempty"`
+	Reason   string `json:"reason"`
+}
+
+// PlanEstimate is what the probe says before it starts (Profile.Plan): an
+// upper bound on its wall time, worked out from the plan alone, and the
+// figures its deadlines leave unknown for a client slower than them.
+type PlanEstimate struct {
+	// EstimatedMs is an upper bound on the wall time, every scenario of
+	// every phase running to its kill deadline; Bound says how it was
+	// worked out. It is not a forecast: a client that gives up or
+	// succeeds early takes far less.
+	EstimatedMs int64  `json:"estimatedMs"`
+	Bound       string `json:"bound"`
+	Scenarios   int    `json:"scenarios"`
+	Parallel    int    `json:"parallel"`
+	BudgetMs    int64  `json:"budgetMs"`
+	// LongestMs is the longest deadline of one scenario, plus the start
+	// grace (--start-grace) that may come before it: at most the budget
+	// plus the grace, the wall time one exhaustion run may take.
+	LongestMs int64 `json:"longestMs"`
+	// ExpectedExhaustionMs is the sum of the waits of one exhaustion run
+	// by the policy of the earlier profile (--against), when it is known.
+	ExpectedExhaustionMs *int64 `json:"expectedExhaustionMs,omitempty"`
+	// Unknown are the figures the deadlines leave unknown when the
+	// client needs longer than them, each with the deadline.
+	Unknown []string `json:"unknownPastBudget"`
+}

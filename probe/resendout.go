@@ -80,7 +80,7 @@ func learntResends(p *Profile, prov Provider) []learntResend {
 		sort.Strings(g.types)
 		out = append(out, *g)
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].key() < out[j].key() })
+	slices.SortFunc(out, func(a, b learntResend) int { return strings.Compare(a.key(), b.key()) })
 	return out
 }
 

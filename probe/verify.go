@@ -107,7 +107,7 @@ func verifyLearnt(pol *retry.Policy, p *Profile, prov Provider) []mismatch {
 				if w >= l-slack-verifyRatio*l && w <= h+slack+verifyRatio*h {
 					continue
 				}
-				m.what = fmt.Sprintf("waited %dms after attempt %d; the policy allows %s–%s", fr.WaitsMs[k-1], k, msString(l), msString(h))
+				m.what = fmt.Sprintf("waited %dms after attempt %d; the policy allows %s–%s", fr.WaitsMs[k-1], k, FormatMs(l), FormatMs(h))
 			case k == failed && fr.End == EndGaveUp && retries && pol.LimitKnown(c.Type):
 				m.what = fmt.Sprintf("gave up after %d attempt(s); the policy retries again", k)
 			default:
@@ -147,7 +147,7 @@ func faultOf(prov Provider, fr FaultResult) (Fault, bool) {
 		if _, err := fmt.Sscanf(fr.Fault, "429 retry-after %d", &v); err != nil || v <= 0 {
 			return Fault{}, false
 		}
-		return ceilingFault(prov, v*1000), true
+		return CeilingFault(prov, v*1000), true
 	}
 	return prov.Fault(fr.Fault)
 }

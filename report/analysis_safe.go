@@ -1,6 +1,7 @@
 package report
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"os"
@@ -239,16 +240,7 @@ func cleanPaths(in []trace.EscalationPath, clean func(string) string) []trace.Es
 		paths = append(paths, trace.EscalationPath{From: k[0], To: k[1], Count: p.Count})
 	}
 	slices.SortStableFunc(paths, func(x, y trace.EscalationPath) int {
-		if x.Count != y.Count {
-			if x.Count > y.Count {
-				return -1
-			}
-			return 1
-		}
-		if c := strings.Compare(x.From, y.From); c != 0 {
-			return c
-		}
-		return strings.Compare(x.To, y.To)
+		return cmp.Or(cmp.Compare(y.Count, x.Count), strings.Compare(x.From, y.From), strings.Compare(x.To, y.To))
 	})
 	return paths
 }
@@ -365,13 +357,7 @@ func cleanMessages(ms []trace.MessageCount, clean func(string) string) []trace.M
 		out = append(out, trace.MessageCount{Message: k, Count: m.Count})
 	}
 	slices.SortStableFunc(out, func(x, y trace.MessageCount) int {
-		if x.Count != y.Count {
-			if x.Count > y.Count {
-				return -1
-			}
-			return 1
-		}
-		return strings.Compare(x.Message, y.Message)
+		return cmp.Or(cmp.Compare(y.Count, x.Count), strings.Compare(x.Message, y.Message))
 	})
 	return out
 }

@@ -1,10 +1,7 @@
-// Package report renders retrylab's results for people and machines: chaos
-// runs (table, JSON, Markdown, JUnit XML) and trace analyses (table, JSON,
-// Markdown, OpenMetrics, HTML). Renderers only format: they compute nothing that
-// changes a verdict, and they write data only to the writer they are given.
 package report
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -110,15 +107,7 @@ func anSortedKeys(m map[string]int64) []string {
 	for k := range m {
 		keys = append(keys, k)
 	}
-	slices.SortFunc(keys, func(x, y string) int {
-		if m[x] != m[y] {
-			if m[x] > m[y] {
-				return -1
-			}
-			return 1
-		}
-		return strings.Compare(x, y)
-	})
+	slices.SortFunc(keys, func(x, y string) int { return cmp.Or(cmp.Compare(m[y], m[x]), strings.Compare(x, y)) })
 	return keys
 }
 

@@ -3,7 +3,6 @@ package report
 import (
 	"bytes"
 	"context"
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,10 +11,9 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/prometheus/common/expfmt"
 
+	"github.com/retrylab/retrylab/report/internal/golden"
 	"github.com/retrylab/retrylab/trace"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
 
 func corpusAnalysis(t *testing.T) *trace.Analysis {
 	t.Helper()
@@ -49,7 +47,7 @@ func TestAnalysisGolden(t *testing.T) {
 			if err := tt.render(&buf, a); err != nil {
 				t.Fatal(err)
 			}
-			golden(t, tt.name+".golden", buf.Bytes())
+			golden.Check(t, tt.name+".golden", buf.Bytes())
 		})
 	}
 }

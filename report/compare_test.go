@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"testing"
 
+	"github.com/retrylab/retrylab/report/internal/golden"
 	"github.com/retrylab/retrylab/trace"
 )
 
@@ -52,7 +53,7 @@ func TestCompareGolden(t *testing.T) {
 			if err := tt.render(&buf, c); err != nil {
 				t.Fatal(err)
 			}
-			golden(t, tt.name+".golden", buf.Bytes())
+			golden.Check(t, tt.name+".golden", buf.Bytes())
 		})
 	}
 }

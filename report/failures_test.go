@@ -12,6 +12,7 @@ import (
 	"testing"
 	"unicode"
 
+	"github.com/retrylab/retrylab/report/internal/golden"
 	"github.com/retrylab/retrylab/trace"
 )
 
@@ -33,7 +34,7 @@ func TestExportFailuresGolden(t *testing.T) {
 			if n != 4 || len(bad) != 1 || !strings.Contains(bad[0], "trace.jsonl:6") {
 				t.Errorf("rows %d, malformed %q: want 4 rows and line 6 reported", n, bad)
 			}
-			golden(t, filepath.Join("failures", "want."+format), out.Bytes())
+			golden.Check(t, filepath.Join("failures", "want."+format), out.Bytes())
 			if strings.Contains(out.String(), "AAAAAAAAAAAAAAAA") {
 				t.Errorf("a key reached the %s output:\n%s", format, out.String())
 			}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/retrylab/retrylab/chaos"
+	"github.com/retrylab/retrylab/report/internal/golden"
 	"github.com/retrylab/retrylab/trace"
 )
 
@@ -47,7 +48,7 @@ func pageOf(t *testing.T, paths ...string) string {
 func TestPageGolden(t *testing.T) {
 	t.Parallel()
 	got := pageOf(t, filepath.Join("testdata", "page", "run"))
-	golden(t, "page.golden", []byte(got))
+	golden.Check(t, "page.golden", []byte(got))
 }
 
 // TestPageTimelines checks what the golden shows, so that -update cannot

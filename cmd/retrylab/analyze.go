@@ -70,7 +70,7 @@ func metricsHelp() string {
 
 func traceAnalyze(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("trace analyze", analyzeUsage)
-	format := fs.String("format", "table", "output format: table, json, markdown, openmetrics or html")
+	format := fs.String("format", "table", "output format: "+analysisFormats.help())
 	alertFlags := fs.StringArray("alert", nil, "add an alert METRIC OP VALUE, e.g. 'provider_retry_rate>0.2' (repeatable)")
 	alertsFile := fs.String("alerts", "", "read alerts from this YAML `FILE` instead of the defaults")
 	minSamples := fs.Int("min-samples", 1, "alerts with fewer samples report insufficient_data")
@@ -80,9 +80,9 @@ func traceAnalyze(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if err := parseFlags(fs, args, "run 'retrylab trace analyze --help'", stdout, stderr); err != nil {
 		return err
 	}
-	render := analysisRenderers[*format]
-	if render == nil {
-		return usageErrorf("use --format table, json, markdown, openmetrics or html", "unknown --format %q", *format)
+	render, err := analysisFormats.pick(*format)
+	if err != nil {
+		return err
 	}
 	if !(*confidence > 0.5 && *confidence < 1) {
 		return usageErrorf("use a value such as 0.95 or 0.99", "--confidence %v is out of range (want 0.5 < F < 1)", *confidence)
@@ -132,12 +132,11 @@ func traceAnalyze(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	return firingError(an, stderr)
 }
 
-// analysisRenderers are trace analyze's output formats.
-var analysisRenderers = map[string]func(io.Writer, *trace.Analysis) error{
-	"table": report.AnalysisTable, "json": report.AnalysisJSON,
-	"markdown": report.AnalysisMarkdown, "openmetrics": report.AnalysisOpenMetrics,
-	"html": report.AnalysisHTML,
-}
+// analysisFormats are trace analyze's output formats.
+var analysisFormats = formats[func(io.Writer, *trace.Analysis) error]{list: []format[func(io.Writer, *trace.Analysis) error]{
+	{"table", report.AnalysisTable}, {"json", report.AnalysisJSON}, {"markdown", report.AnalysisMarkdown},
+	{"openmetrics", report.AnalysisOpenMetrics}, {"html", report.AnalysisHTML},
+}}
 
 // parseBy reads --by: known dimensions, comma-separated, each once (a
 // repeated dimension would repeat a label).

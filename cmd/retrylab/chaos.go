@@ -18,7 +18,7 @@ import (
 
 	"github.com/retrylab/retrylab/chaos"
 	"github.com/retrylab/retrylab/internal/regfile"
-	"github.com/retrylab/retrylab/report"
+	"github.com/retrylab/retrylab/report/results"
 	"github.com/retrylab/retrylab/retry/errreport"
 )
 
@@ -225,7 +225,7 @@ func parseChaosRun(args []string, stdout, stderr io.Writer) (chaosRunConfig, err
 	fs.Float64Var(&cfg.timeScale, "time-scale", 0, "multiply every wait by this (0 < F <= 1000), overriding the scenarios' timeScale")
 	fs.StringVar(&cfg.clientCmd, "client-cmd", "", "external client for every scenario, run with sh -c")
 	addInheritEnvFlag(fs, &cfg.inheritEnv)
-	fs.StringVar(&cfg.format, "format", "table", "report format: table, json, markdown or junit")
+	fs.StringVar(&cfg.format, "format", "table", "report format: "+chaosFormats.help())
 	fs.StringVar(&cfg.junit, "junit", "", "also write JUnit XML to this file")
 	seedStr := fs.String("seed", "", "jitter seed (default: random; always recorded)")
 	fs.StringVar(&cfg.shard, "shard", "", "run only shard I of N (I/N, 1-based)")
@@ -235,10 +235,8 @@ func parseChaosRun(args []string, stdout, stderr io.Writer) (chaosRunConfig, err
 	if err := parseFlags(fs, args, hint, stdout, stderr); err != nil {
 		return cfg, err
 	}
-	switch cfg.format {
-	case "table", "json", "markdown", "junit":
-	default:
-		return cfg, usageErrorf("formats: table, json, markdown, junit", "unknown format %q", cfg.format)
+	if _, err := chaosFormats.pick(cfg.format); err != nil {
+		return cfg, err
 	}
 	if cfg.parallel < 0 || cfg.confirm < 0 {
 		return cfg, usageErrorf(hint, "--parallel and --confirm must not be negative")
@@ -312,7 +310,7 @@ func writeChaosOutputs(cfg chaosRunConfig, sum *chaos.Summary, junitFile *os.Fil
 		}
 		writeAnnotations(aw, sum)
 	}
-	appendStepSummary(stderr, func(w io.Writer) error { return report.ChaosMarkdown(w, sum) })
+	appendStepSummary(stderr, func(w io.Writer) error { return results.Markdown(w, sum) })
 	return errs
 }
 
@@ -320,13 +318,13 @@ func writeChaosOutputs(cfg chaosRunConfig, sum *chaos.Summary, junitFile *os.Fil
 func renderChaosReport(cfg chaosRunConfig, sum *chaos.Summary, stdout io.Writer) error {
 	// The renderers do not all check each write: ew keeps the first error.
 	ew := &errWriter{w: stdout}
-	render := chaosRenderers[cfg.format]
+	render, _ := chaosFormats.pick(cfg.format) // checked by parseChaosRun
 	if cfg.format == "table" {
 		// The clients' error reports are boxes as wide as the terminal,
 		// coloured only there and never with NO_COLOR.
 		f, _ := stdout.(*os.File)
 		st := errreport.StyleFor(f, os.Getenv)
-		render = func(w io.Writer, s *chaos.Summary) error { return report.ChaosTableStyle(w, s, st) }
+		render = func(w io.Writer, s *chaos.Summary) error { return results.TableStyle(w, s, st) }
 	}
 	err := render(ew, sum)
 	if err == nil {
@@ -335,13 +333,10 @@ func renderChaosReport(cfg chaosRunConfig, sum *chaos.Summary, stdout io.Writer)
 	return err
 }
 
-// chaosRenderers are chaos run's report formats.
-var chaosRenderers = map[string]func(io.Writer, *chaos.Summary) error{
-	"table":    report.ChaosTable,
-	"json":     report.ChaosJSON,
-	"markdown": report.ChaosMarkdown,
-	"junit":    report.ChaosJUnit,
-}
+// chaosFormats are chaos run's report formats.
+var chaosFormats = formats[func(io.Writer, *chaos.Summary) error]{chaos: true, list: []format[func(io.Writer, *chaos.Summary) error]{
+	{"table", results.Table}, {"json", results.JSON}, {"markdown", results.Markdown}, {"junit", results.JUnit},
+}}
 
 // chaosExit maps a finished run to the command's error, hence its exit
 // code: interrupted (130/143), an error of the run (2), failed scenarios
@@ -419,7 +414,7 @@ func writeJUnitFiles(cfg chaosRunConfig, sum *chaos.Summary, junitFile *os.File)
 		return err
 	}
 	var b bytes.Buffer
-	jerr := report.ChaosJUnit(&b, sum)
+	jerr := results.JUnit(&b, sum)
 	if jerr == nil {
 		_, jerr = junitFile.WriteAt(b.Bytes(), 0)
 	}
@@ -436,7 +431,7 @@ func writeJUnit(path string, sum *chaos.Summary) error {
 	// The run folder is the clients' sandbox: a link a client left at
 	// junit.xml is replaced, never written through.
 	var b bytes.Buffer
-	err := report.ChaosJUnit(&b, sum)
+	err := results.JUnit(&b, sum)
 	if err == nil {
 		err = chaos.WriteFileAtomic(path, b.Bytes())
 	}

@@ -46,7 +46,7 @@ Exit codes: 0 no regression, 1 a metric regressed, 2 bad usage or bad input.
 
 func traceCompare(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("trace compare", compareUsage)
-	format := fs.String("format", "table", "output format: table, json or markdown")
+	format := fs.String("format", "table", "output format: "+compareFormats.help())
 	alpha := fs.Float64("alpha", 0.05, "significance level of the one-sided tests (0 < A < 0.5)")
 	minSamples := fs.Int64("min-samples", 30, "fewest samples on each side for a test to run")
 	maxInc := fs.StringArray("max-increase", nil, "METRIC=VALUE: an absolute increase up to VALUE is not a regression (repeatable)")
@@ -54,11 +54,9 @@ func traceCompare(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if err := parseFlags(fs, args, "run 'retrylab trace compare --help'", stdout, stderr); err != nil {
 		return err
 	}
-	render := map[string]func(io.Writer, *trace.Comparison) error{
-		"table": report.CompareTable, "json": report.CompareJSON, "markdown": report.CompareMarkdown,
-	}[*format]
-	if render == nil {
-		return usageErrorf("use --format table, json or markdown", "unknown --format %q", *format)
+	render, err := compareFormats.pick(*format)
+	if err != nil {
+		return err
 	}
 	if !(*alpha > 0 && *alpha < 0.5) {
 		return usageErrorf("use a value such as 0.05 or 0.01", "--alpha %v is out of range (want 0 < A < 0.5)", *alpha)
@@ -170,3 +168,8 @@ func readAnalysisFile(path string) (*trace.Analysis, bool, error) {
 	}
 	return a, ok, nil
 }
+
+// compareFormats are trace compare's output formats.
+var compareFormats = formats[func(io.Writer, *trace.Comparison) error]{list: []format[func(io.Writer, *trace.Comparison) error]{
+	{"table", report.CompareTable}, {"json", report.CompareJSON}, {"markdown", report.CompareMarkdown},
+}}

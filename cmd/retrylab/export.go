@@ -38,13 +38,13 @@ file, malformed line with --strict).
 
 func traceExport(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("trace export", exportUsage)
-	format := fs.String("format", "otlp", "output format: otlp (OTLP/JSON)")
+	format := fs.String("format", "otlp", "output format: "+exportFormats.help()+" (OTLP/JSON)")
 	strict := fs.Bool("strict", false, "treat a malformed line as an error (exit 2)")
 	if err := parseFlags(fs, args, "run 'retrylab trace export --help'", stdout, stderr); err != nil {
 		return err
 	}
-	if *format != "otlp" {
-		return usageErrorf("use --format otlp", "unknown --format %q", *format)
+	if _, err := exportFormats.pick(*format); err != nil {
+		return err
 	}
 	paths, err := pathsOrRuns(fs.Args(), "export")
 	if err != nil {
@@ -115,3 +115,6 @@ func exportOTLP(ctx context.Context, path string, strict bool, seq *int64, w, st
 // that a long run's lines stay far below what trace analyze reads of one
 // (maxOTLPLine) and what a Collector takes in one request.
 const maxExportItems = 1000
+
+// exportFormats are trace export's output formats.
+var exportFormats = namesOnly("otlp")

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"slices"
 	"strings"
 
 	"github.com/retrylab/retrylab/chaos"
@@ -42,14 +41,14 @@ bad input (missing path, unreadable file, malformed line with --strict).
 
 func traceFailures(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("trace failures", failuresUsage)
-	format := fs.String("format", "csv", "output format: csv or jsonl")
+	format := fs.String("format", "csv", "output format: "+failureFormats.help())
 	out := fs.StringP("output", "o", "", "write to this `FILE` instead of stdout")
 	strict := fs.Bool("strict", false, "treat a malformed line as an error (exit 2)")
 	if err := parseFlags(fs, args, "run 'retrylab trace failures --help'", stdout, stderr); err != nil {
 		return err
 	}
-	if !slices.Contains(report.FailureFormats, *format) {
-		return usageErrorf("use --format csv or jsonl", "unknown --format %q", *format)
+	if _, err := failureFormats.pick(*format); err != nil {
+		return err
 	}
 	paths, err := pathsOrRuns(fs.Args(), "failures")
 	if err != nil {
@@ -110,3 +109,6 @@ func sameFileAs(out string, files []string) string {
 	}
 	return ""
 }
+
+// failureFormats are trace failures' output formats.
+var failureFormats = namesOnly(report.FailureFormats...)

@@ -15,7 +15,8 @@ import (
 	"github.com/retrylab/retrylab/chaos"
 	"github.com/retrylab/retrylab/internal/wire"
 	"github.com/retrylab/retrylab/probe"
-	"github.com/retrylab/retrylab/report"
+	"github.com/retrylab/retrylab/probe/battery"
+	"github.com/retrylab/retrylab/report/profile"
 	"github.com/retrylab/retrylab/retry/policyfile"
 )
 
@@ -82,7 +83,7 @@ func parseChaosProbe(args []string, stdout, stderr io.Writer) (probeConfig, erro
 	addInheritEnvFlag(fs, &cfg.inheritEnv)
 	fs.StringVar(&cfg.providerName, "provider", "anthropic", "wire format: "+strings.Join(probe.ProviderNames(), ", "))
 	fs.StringVar(&cfg.model, "model", "", "model the client is told (RETRYLAB_MODEL); default: the provider's")
-	fs.StringVar(&cfg.format, "format", "table", "profile format: table, json, markdown or html (one page: the waits against the fitted curve)")
+	fs.StringVar(&cfg.format, "format", "table", "profile format: "+probeFormats.help()+" (one page: the waits against the fitted curve)")
 	fs.StringVar(&cfg.policyOut, "policy-out", "", "write the learnt policy as a policy YAML file (client.policy: FILE)")
 	fs.StringVar(&cfg.against, "against", "", "an earlier profile (--format json): say what changed, exit 1 if anything did")
 	fs.StringVar(&cfg.out, "out", "runs", "base folder of run folders")
@@ -91,9 +92,9 @@ func parseChaosProbe(args []string, stdout, stderr io.Writer) (probeConfig, erro
 	fs.IntVar(&cfg.samples, "samples", 4, "exhaustion runs, for the jitter band and the fit (2 or more)")
 	fs.IntVar(&cfg.repeat, "repeat", 10, "failures each exhaustion run serves: a client retrying more is reported as 'at least N'")
 	fs.DurationVar(&cfg.budget, "budget", 2*time.Minute, "wall time per exhaustion run (the hang and large Retry-After probes get min(budget, 15s)); less probes fewer attempts and leaves figures unknown")
-	fs.DurationVar(&cfg.startGrace, "start-grace", probe.DefaultStartGrace, "every deadline counts from the client's first request at the mock, which may take this long to come (a slow start-up); a client that sends none by then is stopped; 0: deadlines count from the client's start")
+	fs.DurationVar(&cfg.startGrace, "start-grace", battery.DefaultStartGrace, "every deadline counts from the client's first request at the mock, which may take this long to come (a slow start-up); a client that sends none by then is stopped; 0: deadlines count from the client's start")
 	fs.Float64Var(&cfg.timeScale, "time-scale", 1, "told to the client (RETRYLAB_TIME_SCALE); waits are divided by it (for clients that scale their waits)")
-	fs.IntVar(&cfg.ceilingRounds, "ceiling-rounds", probe.DefaultCeilingRounds, "rounds bisecting the Retry-After ceiling when a small value is honoured and 3600s is not (3 values each, in parallel, each waited up to what --budget allows); 0: off")
+	fs.IntVar(&cfg.ceilingRounds, "ceiling-rounds", battery.DefaultCeilingRounds, "rounds bisecting the Retry-After ceiling when a small value is honoured and 3600s is not (3 values each, in parallel, each waited up to what --budget allows); 0: off")
 	fs.BoolVar(&cfg.perFault, "per-fault", false, "serve every fault --repeat times, not once, so each fault's own retry limit shows (slower)")
 	fs.BoolVar(&cfg.warmUp, "warm-up", true, "make the client send a first request that succeeds (RETRYLAB_REQUESTS=2) before the probed one, when one probe run alone first shows it makes the two requests it is told; false: no warm-up and no such first probe")
 	fs.StringSliceVar(&cfg.only, "only", nil, "probe only these faults (comma-separated names, e.g. 429,reset); the exhaustion always runs")
@@ -125,8 +126,11 @@ func checkProbeConfig(cfg probeConfig) error {
 		return usageErrorf("give one: --client-cmd CMD runs a command with sh -c, --client FILE the client a scenario file describes", "--client-cmd and --client both given")
 	case strings.TrimSpace(cfg.clientCmd) == "" && cfg.clientFile == "":
 		return usageErrorf("give the command that runs your client, e.g. --client-cmd 'python3 agent.py', or a scenario file that describes it, --client agent.yaml", "--client-cmd or --client is required")
-	case cfg.format != "table" && cfg.format != "json" && cfg.format != "markdown" && cfg.format != "html":
-		return usageErrorf("formats: table, json, markdown, html", "unknown format %q", cfg.format)
+	}
+	if _, err := probeFormats.pick(cfg.format); err != nil {
+		return err
+	}
+	switch {
 	case cfg.samples < 2:
 		return usageErrorf("the jitter band needs repeated samples: --samples 2 or more (default 4)", "bad --samples %d", cfg.samples)
 	case cfg.startGrace < 0 || cfg.startGrace > maxProbeBudget:
@@ -148,9 +152,7 @@ func checkProbeConfig(cfg probeConfig) error {
 		return err
 	}
 	if _, err := probe.LookupProvider(cfg.providerName); err != nil {
-		names := probe.ProviderNames()
-		hint := strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
-		return usageErrorf("use --provider "+hint, "%v", err)
+		return usageErrorf("use --provider "+orList(probe.ProviderNames()), "%v", err)
 	}
 	return nil
 }
@@ -195,10 +197,10 @@ func chaosProbe(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		return fmt.Errorf("start toxiproxy: %w", err)
 	}
 	defer toxi.Close()
-	opts := probe.Options{Provider: prov, Model: cfg.model, Samples: cfg.samples, Repeat: cfg.repeat,
+	opts := battery.Options{Provider: prov, Model: cfg.model, Samples: cfg.samples, Repeat: cfg.repeat,
 		Budget: cfg.budget, TimeScale: cfg.timeScale, Only: cfg.only, NoWarmUp: !cfg.warmUp, PerFault: cfg.perFault,
 		CeilingRounds: cfg.ceilingRounds, StartGrace: cfg.startGrace}
-	r := &probe.Runner{Toxi: toxi, ToxiName: "embedded", Out: cfg.out, ClientCmd: cfg.clientCmd, ClientFile: client,
+	r := &battery.Runner{Toxi: toxi, ToxiName: "embedded", Out: cfg.out, ClientCmd: cfg.clientCmd, ClientFile: client,
 		InheritEnv: cfg.inheritEnv, Parallel: cfg.parallel, Progress: stderr}
 	if before != nil {
 		r.Prior = &before.Policy
@@ -257,20 +259,8 @@ func withChanges(prof, before *probe.Profile) *probe.Profile {
 
 // writeProbe prints the profile and writes the policy file.
 func writeProbe(cfg probeConfig, prof *probe.Profile, prov probe.Provider, stdout, stderr io.Writer) error {
-	var err error
-	switch cfg.format {
-	case "json":
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		err = enc.Encode(prof)
-	case "markdown":
-		err = report.ProbeMarkdown(stdout, prof)
-	case "html":
-		err = report.ProbeHTML(stdout, prof)
-	default:
-		err = report.ProbeTable(stdout, prof)
-	}
-	if err != nil {
+	render, _ := probeFormats.pick(cfg.format) // checked by checkProbeConfig
+	if err := render(stdout, prof); err != nil {
 		return err
 	}
 	if before := prof.Changes; cfg.against != "" {
@@ -304,19 +294,24 @@ func writeProbe(cfg probeConfig, prof *probe.Profile, prov probe.Provider, stdou
 	return nil
 }
 
+// probeFormats are chaos probe's profile formats.
+var probeFormats = formats[func(io.Writer, *probe.Profile) error]{chaos: true, list: []format[func(io.Writer, *probe.Profile) error]{
+	{"table", profile.Table}, {"json", profileJSON}, {"markdown", profile.Markdown}, {"html", profile.HTML},
+}}
+
+// profileJSON writes the profile as `chaos probe --format json` does: the
+// document itself, indented.
+func profileJSON(w io.Writer, p *probe.Profile) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(p)
+}
+
 // unreachedHint is the hint when the client reached the mock in no probe
 // (exit 2: the client command, not a figure, is what is wrong).
 var unreachedHint = "run the client (--client-cmd, or --client's client.command) by hand: it must send its requests to the base URL it is given " +
 	"(" + orList(wire.BaseURLVars()) + "; docs/chaos.md \"External clients\"); " +
 	"each probe's stdout.txt and stderr.txt are in "
-
-// orList joins names as "a, b or c".
-func orList(names []string) string {
-	if len(names) < 2 {
-		return strings.Join(names, "")
-	}
-	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
-}
 
 // learntNothingHint is the hint when the client reached the mock but no
 // decision and no figure could be told (exit 2: a profile of nothing is
