@@ -12,11 +12,12 @@
 package trace
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"strconv"
 	"time"
+
+	"github.com/retrylab/retrylab/trace/internal/jsonval"
 )
 
 // Version is the trace format version written in every event's "v" field.
@@ -105,10 +106,10 @@ func (e Event) MarshalJSON() ([]byte, error) {
 		b = append(b, '"')
 	}
 	b = append(b, `,"type":`...)
-	b = appendJSONString(b, e.Type)
+	b = jsonval.AppendString(b, e.Type)
 	if e.RunID != "" {
 		b = append(b, `,"runId":`...)
-		b = appendJSONString(b, e.RunID)
+		b = jsonval.AppendString(b, e.RunID)
 	}
 	b = append(b, `,"payload":`...)
 	if len(e.Payload) == 0 {
@@ -118,23 +119,6 @@ func (e Event) MarshalJSON() ([]byte, error) {
 		b = append(b, e.Payload...)
 	}
 	return append(b, '}'), nil
-}
-
-// appendJSONString appends s as a JSON string, escaping what JSON requires
-// and nothing more (no HTML escapes, as the Writer's encoder is set up).
-func appendJSONString(b []byte, s string) []byte {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c == '"' || c == '\\' || c >= 0x80 {
-			var buf bytes.Buffer
-			enc := json.NewEncoder(&buf)
-			enc.SetEscapeHTML(false)
-			enc.Encode(s) // a string always encodes
-			return append(b, bytes.TrimRight(buf.Bytes(), "\n")...)
-		}
-	}
-	b = append(b, '"')
-	b = append(b, s...)
-	return append(b, '"')
 }
 
 // Decode unmarshals the event's payload into v.
