@@ -1,14 +1,3 @@
-// Package trace defines retrylab's JSONL trace format (v1), writes it safely
-// from many goroutines and processes, reads it back as a stream, and analyses
-// run directories.
-//
-// Every line of a trace is one JSON object:
-//
-//	{"v":1,"ts":"2026-11-21T10:00:00.123Z","type":"RetryAttempt","runId":"r-7f3a","payload":{...}}
-//
-// type and payload are required; ts (RFC 3339, UTC) and runId are written by
-// retrylab and optional for readers. Unknown types are counted by readers,
-// never fatal. The package imports nothing else of retrylab.
 package trace
 
 import (

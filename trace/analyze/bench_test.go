@@ -62,7 +62,7 @@ func BenchmarkAnalyze(b *testing.B) {
 
 // BenchmarkAnalyzeCorpus analyses the folder named by RETRYLAB_BENCH_CORPUS
 // (bench/gen writes one; bench/run.sh uses the same), to profile the real
-// mix: go test -run '^$' -bench AnalyzeCorpus -cpuprofile cpu.out ./trace
+// mix: go test -run '^$' -bench AnalyzeCorpus -cpuprofile cpu.out ./trace/analyze
 func BenchmarkAnalyzeCorpus(b *testing.B) {
 	dir := os.Getenv("RETRYLAB_BENCH_CORPUS")
 	if dir == "" {
