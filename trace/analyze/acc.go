@@ -100,7 +100,7 @@ func newAcc(by []string) *acc {
 	return a
 }
 
-// str returns the label of a JSON string token (see label), interning
+// str returns the label of a JSON string token (see trace.Label), interning
 // short ones: they are of low-cardinality fields.
 func (a *acc) str(val []byte) string {
 	if len(val) >= 2 && val[0] == '"' {

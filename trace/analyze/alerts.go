@@ -221,7 +221,7 @@ const MaxAlertsFileBytes = 1 << 20
 // LoadAlertsContext is LoadAlerts giving up when ctx is done. A regular
 // file is read; a FIFO or bash's <(...) only when something has it open
 // for writing (or it holds data), and then in a goroutine of its own, as
-// OpenContext does, so that a writer that never writes cannot keep it
+// trace.OpenContext does, so that a writer that never writes cannot keep it
 // from returning an error wrapping the context's cause. A FIFO nothing
 // writes to, a folder, a device or a socket is an error at once, never
 // opened in a way that could block.

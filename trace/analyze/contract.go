@@ -17,8 +17,8 @@ const Schema = "retrylab.analysis/v1"
 // Group dimensions accepted by Options.By.
 var Dimensions = []string{"provider", "model", "failureType", "run", "day", "promptPattern"}
 
-// DefaultBy is the grouping used when Options.By is empty.
-var DefaultBy = []string{"provider", "model"}
+// defaultBy is the grouping used when Options.By is empty.
+var defaultBy = []string{"provider", "model"}
 
 // Analysis is the result of Run: DESIGN.md's analysis contract
 // (schema retrylab.analysis/v1), field for field. Its semantics:

@@ -1,5 +1,5 @@
 // Payload decoding: the members of each event type's payload that the
-// analysis reads, as the Reader hands them over.
+// analysis reads, as the trace.Reader hands them over (ReadMembers).
 
 package analyze
 
@@ -27,7 +27,6 @@ type extraFields struct {
 	errCtx                       bool
 }
 
-// member records one payload member of an event of type typ.
 // payloadReaders are an acc's readers of payload members, one per event
 // type it reads, bound once (a method value made per event would allocate).
 type payloadReaders struct {

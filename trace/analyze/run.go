@@ -13,7 +13,8 @@ import (
 
 // Options control Run.
 type Options struct {
-	// By lists the grouping dimensions (see Dimensions); empty means DefaultBy.
+	// By lists the grouping dimensions (see Dimensions); empty means
+	// provider, model.
 	By []string
 	// Alerts are evaluated against Metrics; nil means no alerts (the CLI
 	// passes DefaultAlerts).
@@ -90,7 +91,7 @@ func Run(ctx context.Context, files []string, opts Options) (*Analysis, error) {
 func analyzeOptions(opts Options) (by []string, conf float64, err error) {
 	by = opts.By
 	if len(by) == 0 {
-		by = DefaultBy
+		by = defaultBy
 	}
 	for _, d := range by {
 		if !slices.Contains(Dimensions, d) {
@@ -107,17 +108,17 @@ func analyzeOptions(opts Options) (by []string, conf float64, err error) {
 	return by, conf, nil
 }
 
-// DefaultRepairThreshold is the threshold of orchestrator.repairIterations.above
+// defaultRepairThreshold is the threshold of orchestrator.repairIterations.above
 // when no avg_repair_iterations alert is given (seed 003's "> 3").
-const DefaultRepairThreshold = 3
+const defaultRepairThreshold = 3
 
 // repairThreshold is the threshold of the first avg_repair_iterations
-// alert, or DefaultRepairThreshold.
+// alert, or defaultRepairThreshold.
 func repairThreshold(alerts []Alert) float64 {
 	for _, al := range alerts {
 		if al.Metric == "avg_repair_iterations" && al.Threshold != nil {
 			return *al.Threshold
 		}
 	}
-	return DefaultRepairThreshold
+	return defaultRepairThreshold
 }
