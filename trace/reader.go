@@ -195,7 +195,9 @@ func (r *Reader) Next() (*RawEvent, error) {
 // value, valid until the next call to Next. They are read during the one
 // scan of the line when the type precedes the payload (as a Writer writes
 // it), in a second scan of the payload otherwise. members is called once
-// per event, not once per member.
+// per event, not once per member. A line may turn out malformed after some
+// of its members were handed over: Next then returns its *LineError, and
+// what they gave should be dropped.
 func (r *Reader) ReadMembers(members func(typ string) func(key, val []byte)) { r.members = members }
 
 // Lines returns the number of the last line read (blank and malformed
