@@ -14,7 +14,7 @@ import (
 // gzipMembers decompresses a gzip file member after member, as gzip -d
 // does (cat a.gz b.gz is one valid file), as a stream: memory stays bounded
 // whatever the data expands to. What follows the last member must be
-// nothing: other data is an ErrGzipTrailingData, not a "corrupt header".
+// nothing: other data is a *GzipTrailingDataError, not a "corrupt header".
 type gzipMembers struct {
 	src     *bufio.Reader // zr reads it byte by byte: nothing past a member is consumed
 	zr      *gzip.Reader

@@ -61,7 +61,7 @@ func OpenChunk(ctx context.Context, path string, start, end int64) (*Reader, err
 	return r, nil
 }
 
-// openAsync reads what open returns, named name, through an asyncReader;
+// openAsync reads what open returns, named name, through a fileio.AsyncReader;
 // wantGzip refuses data that is not gzip.
 func openAsync(ctx context.Context, name string, open func() (io.Reader, error), wantGzip bool) (*Reader, error) {
 	ar := fileio.NewAsyncReader(ctx, open)
