@@ -17,6 +17,7 @@ import (
 
 	"github.com/retrylab/retrylab/chaos/fault"
 	"github.com/retrylab/retrylab/trace"
+	"github.com/retrylab/retrylab/trace/analyze"
 )
 
 func runnerToxi(t *testing.T) *Toxiproxy {
@@ -157,7 +158,7 @@ expect: {outcome: failure, attempts: 1, failureTypes: [invalid_request], delays:
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, err := trace.Analyze(context.Background(), files, trace.Options{Strict: true})
+	a, err := analyze.Run(context.Background(), files, analyze.Options{Strict: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/retrylab/retrylab/chaos"
 	"github.com/retrylab/retrylab/report"
 	"github.com/retrylab/retrylab/trace"
+	"github.com/retrylab/retrylab/trace/analyze"
 )
 
 // TestMain lets this test binary be a client of chaos run (helperClient)
@@ -183,11 +184,11 @@ expect: {outcome: success, attempts: 1}
 	if err != nil || len(traces) == 0 {
 		t.Fatalf("trace.Discover = %v, %v", traces, err)
 	}
-	a, err := trace.Analyze(context.Background(), traces, trace.Options{Alerts: trace.DefaultAlerts()})
+	a, err := analyze.Run(context.Background(), traces, analyze.Options{Alerts: analyze.DefaultAlerts()})
 	if err != nil {
 		t.Fatal(err)
 	}
-	for name, render := range map[string]func(io.Writer, *trace.Analysis) error{
+	for name, render := range map[string]func(io.Writer, *analyze.Analysis) error{
 		"table": report.AnalysisTable, "json": report.AnalysisJSON, "markdown": report.AnalysisMarkdown,
 		"html": report.AnalysisHTML, "openmetrics": report.AnalysisOpenMetrics,
 	} {

@@ -9,6 +9,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/retrylab/retrylab/trace"
+	"github.com/retrylab/retrylab/trace/analyze"
 )
 
 // Options bound what a Collector keeps. Zero fields take the defaults.
@@ -113,10 +114,10 @@ func New(opts Options) *Collector {
 }
 
 // DelayBuckets are the upper bounds, in seconds, of the retry-delay
-// histogram: trace.HistogramBoundsMs, the buckets of trace analyze.
+// histogram: analyze.HistogramBoundsMs, the buckets of trace analyze.
 func DelayBuckets() []float64 {
-	out := make([]float64, len(trace.HistogramBoundsMs))
-	for i, ms := range trace.HistogramBoundsMs {
+	out := make([]float64, len(analyze.HistogramBoundsMs))
+	for i, ms := range analyze.HistogramBoundsMs {
 		out[i] = float64(ms) / 1000
 	}
 	return out

@@ -19,6 +19,7 @@ import (
 	"github.com/retrylab/retrylab/retry/preset"
 	"github.com/retrylab/retrylab/retry/provider"
 	"github.com/retrylab/retrylab/trace"
+	"github.com/retrylab/retrylab/trace/analyze"
 )
 
 // figures are what both trace analyze and the Collector count, keyed the
@@ -27,7 +28,7 @@ type figures struct {
 	Requests, WithRetries, Failed, Retries int64
 	ByGroup                                map[string][4]int64 // provider/model → requests, with retries, failed, retries
 	ByFailureType, ByStatus                map[string]int64
-	DelayBuckets                           [len(trace.HistogramBoundsMs) + 1]int64
+	DelayBuckets                           [len(analyze.HistogramBoundsMs) + 1]int64
 	DelaySumMs                             int64
 	ByPath, ByReason                       map[string]int64
 	Steps, Diagnoses, L2Runs, L2Escalated  int64
@@ -37,7 +38,7 @@ type figures struct {
 // analyzed counts the figures of trace analyze of file.
 func analyzed(t *testing.T, file string) figures {
 	t.Helper()
-	a, err := trace.Analyze(context.Background(), []string{file}, trace.Options{By: []string{"provider", "model"}})
+	a, err := analyze.Run(context.Background(), []string{file}, analyze.Options{By: []string{"provider", "model"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -104,7 +105,7 @@ func collected(t *testing.T, c *metrics.Collector) figures {
 					f.DelayBuckets[i] += int64(b.GetCumulativeCount() - prev)
 					prev = b.GetCumulativeCount()
 				}
-				f.DelayBuckets[len(trace.HistogramBoundsMs)] += int64(h.GetSampleCount() - prev)
+				f.DelayBuckets[len(analyze.HistogramBoundsMs)] += int64(h.GetSampleCount() - prev)
 				f.DelaySumMs += int64(h.GetSampleSum()*1000 + 0.5)
 			case metrics.MetricEscalations:
 				f.ByPath[label(m, "from")+"→"+label(m, "to")] += v

@@ -15,6 +15,7 @@ import (
 	"github.com/retrylab/retrylab/metrics"
 	"github.com/retrylab/retrylab/report"
 	"github.com/retrylab/retrylab/trace"
+	"github.com/retrylab/retrylab/trace/analyze"
 )
 
 // TestNamesMatchOpenMetrics: every family the Collector exports is a
@@ -31,7 +32,7 @@ func TestNamesMatchOpenMetrics(t *testing.T) {
 	w.Observe(c)
 	randomEvents(w, rand.New(rand.NewPCG(1, 2)), 300)
 	out.Close()
-	a, err := trace.Analyze(context.Background(), []string{file}, trace.Options{})
+	a, err := analyze.Run(context.Background(), []string{file}, analyze.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

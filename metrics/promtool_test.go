@@ -21,13 +21,14 @@ import (
 
 	"github.com/retrylab/retrylab/metrics"
 	"github.com/retrylab/retrylab/trace"
+	"github.com/retrylab/retrylab/trace/analyze"
 )
 
 // verdictCase is one alert on counts k of n (for avg_repair_iterations: a
 // sum of iterations k over n runs) and the state trace analyze gives it.
 type verdictCase struct {
 	name  string
-	alert trace.Alert
+	alert analyze.Alert
 	k, n  int
 	want  string
 	// rulesSilent marks counts past the rules' exact table where analyze
@@ -36,8 +37,8 @@ type verdictCase struct {
 	rulesSilent bool
 }
 
-func alertOf(metric, op string, t float64, minSamples int) trace.Alert {
-	a := trace.Alert{Metric: metric, Op: op, Threshold: &t}
+func alertOf(metric, op string, t float64, minSamples int) analyze.Alert {
+	a := analyze.Alert{Metric: metric, Op: op, Threshold: &t}
 	if minSamples > 0 {
 		a.MinSamples = &minSamples
 	}
@@ -47,34 +48,34 @@ func alertOf(metric, op string, t float64, minSamples int) trace.Alert {
 // verdictCases are the cases both trace analyze and promtool judge.
 func verdictCases() []verdictCase {
 	cases := []verdictCase{
-		{"wide interval above the threshold does not fire", alertOf("provider_retry_rate", ">", 0.2, 0), 2, 5, trace.StateWarning, false},
-		{"below minSamples does not fire", alertOf("provider_retry_rate", ">", 0.2, 20), 15, 15, trace.StateInsufficientData, false},
-		{"clear retry rate fires", alertOf("provider_retry_rate", ">", 0.2, 0), 60, 100, trace.StateFiring, false},
-		{"retry rate below", alertOf("provider_retry_rate", ">", 0.2, 0), 10, 100, trace.StateOK, false},
-		{"no requests", alertOf("provider_retry_rate", ">", 0.2, 0), 0, 0, trace.StateInsufficientData, false},
-		{"l2 escalation fires", alertOf("l2_escalation_rate", ">", 0.3, 0), 8, 10, trace.StateFiring, false},
-		{"l2 escalation wide", alertOf("l2_escalation_rate", ">", 0.3, 0), 4, 10, trace.StateWarning, false},
-		{"repair mean fires", alertOf("avg_repair_iterations", ">", 3, 0), 20, 4, trace.StateFiring, false},
-		{"repair mean at the threshold", alertOf("avg_repair_iterations", ">", 3, 0), 12, 4, trace.StateOK, false},
-		{"repair mean below minSamples", alertOf("avg_repair_iterations", ">", 3, 10), 50, 4, trace.StateInsufficientData, false},
-		{"diagnosis fires", alertOf("diagnosis_rate", ">", 0.1, 0), 30, 100, trace.StateFiring, false},
-		{"diagnosis wide", alertOf("diagnosis_rate", ">=", 0.1, 0), 2, 10, trace.StateWarning, false},
-		{"failure rate below fires on the upper bound", alertOf("provider_failure_rate", "<", 0.5, 0), 10, 100, trace.StateFiring, false},
-		{"nothing counted in the numerator (no series) fires a < alert", alertOf("provider_retry_rate", "<", 0.2, 0), 0, 50, trace.StateFiring, false},
-		{"failure rate below, wide", alertOf("provider_failure_rate", "<=", 0.5, 0), 4, 10, trace.StateWarning, false},
+		{"wide interval above the threshold does not fire", alertOf("provider_retry_rate", ">", 0.2, 0), 2, 5, analyze.StateWarning, false},
+		{"below minSamples does not fire", alertOf("provider_retry_rate", ">", 0.2, 20), 15, 15, analyze.StateInsufficientData, false},
+		{"clear retry rate fires", alertOf("provider_retry_rate", ">", 0.2, 0), 60, 100, analyze.StateFiring, false},
+		{"retry rate below", alertOf("provider_retry_rate", ">", 0.2, 0), 10, 100, analyze.StateOK, false},
+		{"no requests", alertOf("provider_retry_rate", ">", 0.2, 0), 0, 0, analyze.StateInsufficientData, false},
+		{"l2 escalation fires", alertOf("l2_escalation_rate", ">", 0.3, 0), 8, 10, analyze.StateFiring, false},
+		{"l2 escalation wide", alertOf("l2_escalation_rate", ">", 0.3, 0), 4, 10, analyze.StateWarning, false},
+		{"repair mean fires", alertOf("avg_repair_iterations", ">", 3, 0), 20, 4, analyze.StateFiring, false},
+		{"repair mean at the threshold", alertOf("avg_repair_iterations", ">", 3, 0), 12, 4, analyze.StateOK, false},
+		{"repair mean below minSamples", alertOf("avg_repair_iterations", ">", 3, 10), 50, 4, analyze.StateInsufficientData, false},
+		{"diagnosis fires", alertOf("diagnosis_rate", ">", 0.1, 0), 30, 100, analyze.StateFiring, false},
+		{"diagnosis wide", alertOf("diagnosis_rate", ">=", 0.1, 0), 2, 10, analyze.StateWarning, false},
+		{"failure rate below fires on the upper bound", alertOf("provider_failure_rate", "<", 0.5, 0), 10, 100, analyze.StateFiring, false},
+		{"nothing counted in the numerator (no series) fires a < alert", alertOf("provider_retry_rate", "<", 0.2, 0), 0, 50, analyze.StateFiring, false},
+		{"failure rate below, wide", alertOf("provider_failure_rate", "<=", 0.5, 0), 4, 10, analyze.StateWarning, false},
 	}
 	// At the threshold itself: the bound one ulp above it fires, at it
 	// does not (> is strict), on both sides.
-	lo, _ := trace.ExactBounds(30, 100, 0.95)
+	lo, _ := analyze.ExactBounds(30, 100, 0.95)
 	cases = append(cases,
-		verdictCase{"lower bound one ulp above the threshold", alertOf("provider_retry_rate", ">", math.Nextafter(lo, 0), 0), 30, 100, trace.StateFiring, false},
-		verdictCase{"lower bound at the threshold", alertOf("provider_retry_rate", ">", lo, 0), 30, 100, trace.StateWarning, false},
+		verdictCase{"lower bound one ulp above the threshold", alertOf("provider_retry_rate", ">", math.Nextafter(lo, 0), 0), 30, 100, analyze.StateFiring, false},
+		verdictCase{"lower bound at the threshold", alertOf("provider_retry_rate", ">", lo, 0), 30, 100, analyze.StateWarning, false},
 	)
 	// A severity with Go template delimiters: Prometheus templates label
 	// values, so the rule must escape it to read back as written.
 	hostile := alertOf("provider_retry_rate", ">", 0.2, 0)
 	hostile.Severity = `page {{ x }} {{"`
-	cases = append(cases, verdictCase{"severity with template delimiters", hostile, 60, 100, trace.StateFiring, false})
+	cases = append(cases, verdictCase{"severity with template delimiters", hostile, 60, 100, analyze.StateFiring, false})
 	cases = append(cases, randomCases(24)...)
 	for i := range cases {
 		cases[i].alert.Name = fmt.Sprintf("case_%02d", i)
@@ -89,25 +90,25 @@ func verdictCases() []verdictCase {
 // and the closed form, where only analyze fires.
 func gateCases() []verdictCase {
 	var out []verdictCase
-	add := func(al trace.Alert, k, n int64, silent bool) {
+	add := func(al analyze.Alert, k, n int64, silent bool) {
 		if k < 0 || k > n {
 			return
 		}
 		out = append(out, verdictCase{name: fmt.Sprintf("%s %d of %d", al.Name, k, n), alert: al, k: int(k), n: int(n), rulesSilent: silent})
 	}
-	for _, al := range trace.DefaultAlerts() {
+	for _, al := range analyze.DefaultAlerts() {
 		if al.Metric == "avg_repair_iterations" {
 			continue
 		}
 		al.Name = "sweep_" + al.Metric
 		t := *al.Threshold
 		for n := int64(1); n <= 60; n++ {
-			c := trace.CriticalCount(al.Op, t, n, 0.95)
+			c := analyze.CriticalCount(al.Op, t, n, 0.95)
 			add(al, c-1, n, false)
 			add(al, c, n, false)
 		}
 		for _, n := range []int64{999, 1000, 1001, 5000, 20000} {
-			c := trace.CriticalCount(al.Op, t, n, 0.95)
+			c := analyze.CriticalCount(al.Op, t, n, 0.95)
 			add(al, c-1, n, false)
 			if n <= metrics.DefaultExactUpTo {
 				add(al, c, n, false)
@@ -115,7 +116,7 @@ func gateCases() []verdictCase {
 			}
 			// Past the table: the closed form turns at cf ≥ c.
 			cf := c
-			for trace.TailBound(al.Op, cf, n, t) >= 0.05 {
+			for analyze.TailBound(al.Op, cf, n, t) >= 0.05 {
 				cf++
 			}
 			add(al, cf, n, false)
@@ -302,7 +303,7 @@ func TestRulesAgreeWithAnalyze(t *testing.T) {
 	tool := promtool(t)
 	dir := t.TempDir()
 	type alertCases struct {
-		alert  trace.Alert
+		alert  analyze.Alert
 		values []map[string]float64
 		tests  []any
 	}
@@ -312,7 +313,7 @@ func TestRulesAgreeWithAnalyze(t *testing.T) {
 		file := filepath.Join(dir, fmt.Sprintf("case%03d.jsonl", i))
 		col := metrics.New(metrics.Options{})
 		writeCase(t, file, c, col)
-		a, err := trace.Analyze(context.Background(), []string{file}, trace.Options{Alerts: []trace.Alert{c.alert}, MinSamples: 1})
+		a, err := analyze.Run(context.Background(), []string{file}, analyze.Options{Alerts: []analyze.Alert{c.alert}, MinSamples: 1})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -320,7 +321,7 @@ func TestRulesAgreeWithAnalyze(t *testing.T) {
 		if c.want != "" && r.State != c.want {
 			t.Errorf("%s: trace analyze says %s (value %v, lower %v, upper %v, n %d), want %s", c.name, r.State, r.Value, r.Lower, r.Upper, r.Samples, c.want)
 		}
-		if c.rulesSilent && r.State != trace.StateFiring {
+		if c.rulesSilent && r.State != analyze.StateFiring {
 			t.Errorf("%s: in the band past the table, analyze says %s, want firing", c.name, r.State)
 		}
 		ac := byAlert[c.alert.Name]
@@ -331,7 +332,7 @@ func TestRulesAgreeWithAnalyze(t *testing.T) {
 		}
 		ac.values = append(ac.values, promValues(t, col))
 		var exp []any
-		if r.State == trace.StateFiring && !c.rulesSilent {
+		if r.State == analyze.StateFiring && !c.rulesSilent {
 			exp = append(exp, map[string]any{"exp_labels": map[string]string{"severity": cmp.Or(c.alert.Severity, "warning")},
 				"exp_annotations": map[string]string{"summary": summary(t, c.alert, r.Value)}})
 		}
@@ -342,7 +343,7 @@ func TestRulesAgreeWithAnalyze(t *testing.T) {
 	for i, name := range order {
 		ac := byAlert[name]
 		var rules bytes.Buffer
-		if err := metrics.Rules(&rules, []trace.Alert{ac.alert}, testRuleOptions); err != nil {
+		if err := metrics.Rules(&rules, []analyze.Alert{ac.alert}, testRuleOptions); err != nil {
 			t.Fatal(err)
 		}
 		rulesFile, testFile := fmt.Sprintf("rules%02d.yml", i), fmt.Sprintf("tests%02d.yml", i)
@@ -388,10 +389,10 @@ func TestRulesGoldenPromtool(t *testing.T) {
 }
 
 // summary is the summary annotation the rule of al renders for value.
-func summary(t *testing.T, al trace.Alert, value float64) string {
+func summary(t *testing.T, al analyze.Alert, value float64) string {
 	t.Helper()
 	var rules bytes.Buffer
-	if err := metrics.Rules(&rules, []trace.Alert{al}, testRuleOptions); err != nil {
+	if err := metrics.Rules(&rules, []analyze.Alert{al}, testRuleOptions); err != nil {
 		t.Fatal(err)
 	}
 	var f struct {

@@ -13,7 +13,7 @@ import (
 	"github.com/prometheus/common/model"
 	"go.yaml.in/yaml/v3"
 
-	"github.com/retrylab/retrylab/trace"
+	"github.com/retrylab/retrylab/trace/analyze"
 )
 
 // source is how a trace analyze metric is computed from the Collector's
@@ -34,11 +34,11 @@ var sources = map[string]source{
 	"avg_repair_iterations": {num: MetricRepairIterations + "_sum", den: MetricRepairIterations + "_count", mean: true},
 }
 
-// RuleMetrics lists the metrics Rules can alert on, in trace.Registry
+// RuleMetrics lists the metrics Rules can alert on, in analyze.Registry
 // order.
 func RuleMetrics() []string {
 	var out []string
-	for _, d := range trace.Registry {
+	for _, d := range analyze.Registry {
 		if _, ok := sources[d.Name]; ok {
 			out = append(out, d.Name)
 		}
@@ -61,7 +61,7 @@ type RuleOptions struct {
 	// ExactUpTo is the largest sample count a rate alert's critical count
 	// is tabulated for (0 means DefaultExactUpTo): up to it the rules fire
 	// on exactly the counts analyze fires on; past it they use
-	// trace.TailBound, which may stay silent a fraction of a standard
+	// analyze.TailBound, which may stay silent a fraction of a standard
 	// deviation past analyze's gate, never fire before it.
 	ExactUpTo int
 }
@@ -97,12 +97,12 @@ func (e *UnsupportedMetricError) Hint() string {
 // its minSamples (and 1), and for a rate its exact (Clopper–Pearson) bound
 // past the threshold — which PromQL cannot compute, so the rule compares k
 // with the critical count analyze's gate turns at for the window's n
-// (trace.CriticalCount), tabulated up to ExactUpTo samples, and past that
-// holds trace.TailBound below 1 − confidence (never firing where analyze
+// (analyze.CriticalCount), tabulated up to ExactUpTo samples, and past that
+// holds analyze.TailBound below 1 − confidence (never firing where analyze
 // would not); for a mean, the value past the threshold. Each alert has a
 // severity label (the alert's, else "warning") and a summary annotation.
 // The output depends only on its arguments.
-func Rules(w io.Writer, alerts []trace.Alert, opts RuleOptions) error {
+func Rules(w io.Writer, alerts []analyze.Alert, opts RuleOptions) error {
 	if opts.Window == 0 {
 		opts.Window = time.Hour
 	}
@@ -183,7 +183,7 @@ func RecordName(metric, part, window string) string {
 
 // alert returns the alerting rule of al and the recording rules it needs
 // that are not yet written.
-func (g *ruleGen) alert(al trace.Alert) (rule, []rule, error) {
+func (g *ruleGen) alert(al analyze.Alert) (rule, []rule, error) {
 	name := al.Name
 	if name == "" {
 		name = al.Metric
@@ -235,11 +235,11 @@ func (g *ruleGen) alert(al trace.Alert) (rule, []rule, error) {
 
 // rateGate is the expression of a rate alert: the metric's value where
 // analyze's exact gate fires on the window's counts. For > and >= the gate
-// fires when k reaches the critical count of n (trace.CriticalCount); for
+// fires when k reaches the critical count of n (analyze.CriticalCount); for
 // < and <= it is the same on the mirrored counts, n − k of n at 1 − t. Up
 // to exactUpTo samples the critical count is written exactly, as an
 // approximation plus corrections (critical); past it the rule holds
-// trace.TailBound below 1 − confidence, operation for operation.
+// analyze.TailBound below 1 − confidence, operation for operation.
 func (g *ruleGen) rateGate(metric, op string, t float64, minN int) (string, error) {
 	rec := func(part string) string { return RecordName(metric, part, g.window) }
 	k, n := rec("k"), rec("n")
@@ -254,7 +254,7 @@ func (g *ruleGen) rateGate(metric, op string, t float64, minN int) (string, erro
 	head := fmt.Sprintf("%s and %s >= %d", rec("value"), rec("samples"), minN)
 	exact := fmt.Sprintf("%s and %s <= %d and %s >= (%s)", head, n, g.exactUpTo, kk, crit)
 
-	// Past the table: trace.TailBound < α.
+	// Past the table: analyze.TailBound < α.
 	// α to 15 digits: 1 − 0.95 is 0.050000000000000044 in binary.
 	alpha := strconv.FormatFloat(1-g.conf, 'g', 15, 64)
 	nk := fmt.Sprintf("(%s - %s)", n, kk)
@@ -284,7 +284,7 @@ func (g *ruleGen) rateGate(metric, op string, t float64, minN int) (string, erro
 // lands within 1e-9 of a whole number before floor, where another
 // machine's rounding (a fused multiply-add) could take it across.
 func (g *ruleGen) critical(op string, t float64, n string) (string, error) {
-	cs := trace.CriticalCounts(op, t, g.exactUpTo, g.conf)
+	cs := analyze.CriticalCounts(op, t, g.exactUpTo, g.conf)
 	tt := t
 	if op == "<" || op == "<=" {
 		tt = 1 - t

@@ -12,14 +12,14 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/retrylab/retrylab/metrics"
-	"github.com/retrylab/retrylab/trace"
+	"github.com/retrylab/retrylab/trace/analyze"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 
 func TestRulesGolden(t *testing.T) {
 	seven := 7
-	custom := []trace.Alert{
+	custom := []analyze.Alert{
 		{Name: "too many failures", Metric: "provider_failure_rate", Op: ">=", Threshold: f(0.05), MinSamples: &seven, Severity: "page"},
 		{Name: "retries low", Metric: "provider_retry_rate", Op: "<", Threshold: f(0.5)},
 		{Name: "provider_retry_rate", Metric: "provider_retry_rate", Op: ">", Threshold: f(0.2)},
@@ -27,12 +27,12 @@ func TestRulesGolden(t *testing.T) {
 	}
 	for _, tc := range []struct {
 		name   string
-		alerts []trace.Alert
+		alerts []analyze.Alert
 		opts   metrics.RuleOptions
 	}{
-		{"default", trace.DefaultAlerts(), metrics.RuleOptions{}},
+		{"default", analyze.DefaultAlerts(), metrics.RuleOptions{}},
 		{"custom_30m", custom, metrics.RuleOptions{Window: 30 * time.Minute, MinSamples: 20, Confidence: 0.99}},
-		{"none", []trace.Alert{}, metrics.RuleOptions{}},
+		{"none", []analyze.Alert{}, metrics.RuleOptions{}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var got bytes.Buffer
@@ -64,14 +64,14 @@ func TestRulesGolden(t *testing.T) {
 func TestRulesErrors(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
-		alerts []trace.Alert
+		alerts []analyze.Alert
 		opts   metrics.RuleOptions
 	}{
-		{"metric without counters", []trace.Alert{{Metric: "escalation_rate", Op: ">", Threshold: f(0.1)}}, metrics.RuleOptions{}},
-		{"no threshold", []trace.Alert{{Metric: "diagnosis_rate", Op: ">"}}, metrics.RuleOptions{}},
-		{"bad op", []trace.Alert{{Metric: "diagnosis_rate", Op: "=", Threshold: f(0.1)}}, metrics.RuleOptions{}},
-		{"negative window", trace.DefaultAlerts(), metrics.RuleOptions{Window: -time.Hour}},
-		{"confidence", trace.DefaultAlerts(), metrics.RuleOptions{Confidence: 1}},
+		{"metric without counters", []analyze.Alert{{Metric: "escalation_rate", Op: ">", Threshold: f(0.1)}}, metrics.RuleOptions{}},
+		{"no threshold", []analyze.Alert{{Metric: "diagnosis_rate", Op: ">"}}, metrics.RuleOptions{}},
+		{"bad op", []analyze.Alert{{Metric: "diagnosis_rate", Op: "=", Threshold: f(0.1)}}, metrics.RuleOptions{}},
+		{"negative window", analyze.DefaultAlerts(), metrics.RuleOptions{Window: -time.Hour}},
+		{"confidence", analyze.DefaultAlerts(), metrics.RuleOptions{Confidence: 1}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var out bytes.Buffer
@@ -84,7 +84,7 @@ func TestRulesErrors(t *testing.T) {
 		})
 	}
 	var um *metrics.UnsupportedMetricError
-	err := metrics.Rules(&bytes.Buffer{}, []trace.Alert{{Metric: "recovered_rate", Op: "<", Threshold: f(0.7)}}, metrics.RuleOptions{})
+	err := metrics.Rules(&bytes.Buffer{}, []analyze.Alert{{Metric: "recovered_rate", Op: "<", Threshold: f(0.7)}}, metrics.RuleOptions{})
 	if !errors.As(err, &um) || um.Hint() == "" {
 		t.Errorf("Rules(recovered_rate) = %v, want an *UnsupportedMetricError with a hint", err)
 	}

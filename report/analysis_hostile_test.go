@@ -14,6 +14,7 @@ import (
 	"github.com/prometheus/common/expfmt"
 
 	"github.com/retrylab/retrylab/trace"
+	"github.com/retrylab/retrylab/trace/analyze"
 )
 
 // hostileLabels are label values that broke, or could break, a format:
@@ -193,13 +194,13 @@ func checkNoControls(t *testing.T, out string) {
 	}
 }
 
-func analyzeDirBy(t *testing.T, dir string, by []string) *trace.Analysis {
+func analyzeDirBy(t *testing.T, dir string, by []string) *analyze.Analysis {
 	t.Helper()
 	files, err := trace.Discover([]string{dir})
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, err := trace.Analyze(context.Background(), files, trace.Options{By: by, Alerts: trace.DefaultAlerts(), MinSamples: 1})
+	a, err := analyze.Run(context.Background(), files, analyze.Options{By: by, Alerts: analyze.DefaultAlerts(), MinSamples: 1})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,7 +3,7 @@ package report
 import (
 	"io"
 
-	"github.com/retrylab/retrylab/trace"
+	"github.com/retrylab/retrylab/trace/analyze"
 )
 
 // AnalysisHTML renders an analysis as one self-contained HTML page for
@@ -11,7 +11,7 @@ import (
 // alone — summary cards, charts with text tables, and the sections of
 // AnalysisMarkdown. Every value from the traces is escaped by
 // html/template, so a model named "<script>" shows as text.
-func AnalysisHTML(w io.Writer, a *trace.Analysis) error {
+func AnalysisHTML(w io.Writer, a *analyze.Analysis) error {
 	return PageHTML(w, Page{Analysis: a})
 }
 
@@ -26,7 +26,7 @@ type htmlRow struct {
 	Cells []string
 }
 
-func htmlSections(a *trace.Analysis) []htmlSection {
+func htmlSections(a *analyze.Analysis) []htmlSection {
 	var out []htmlSection
 	for _, s := range analysisSections(a) {
 		h := htmlSection{Title: s.title, Summary: s.summary, Note: s.note, Header: s.header}

@@ -6,12 +6,12 @@ import (
 	"io"
 	"strings"
 
-	"github.com/retrylab/retrylab/trace"
+	"github.com/retrylab/retrylab/trace/analyze"
 )
 
 // AnalysisMarkdown renders an analysis as GitHub-flavoured Markdown, for a
 // CI job summary or a pull-request comment.
-func AnalysisMarkdown(w io.Writer, a *trace.Analysis) error {
+func AnalysisMarkdown(w io.Writer, a *analyze.Analysis) error {
 	a = safeAnalysis(a, true) // keys redacted, labels made safe to print
 	bw := bufio.NewWriter(w)
 	fmt.Fprintf(bw, "## Retry analysis\n\n%s\n", mdText(anInputs(a)))

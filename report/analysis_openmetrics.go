@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/retrylab/retrylab/trace"
+	"github.com/retrylab/retrylab/trace/analyze"
 )
 
 // AnalysisOpenMetrics writes the analysis in the OpenMetrics text format
@@ -17,7 +17,7 @@ import (
 // histograms (exact bucket counts, le="+Inf" included), gauges for the rates
 // and metrics, one retrylab_alert_state gauge per alert and state (1 for the
 // current state, 0 otherwise), and the closing "# EOF".
-func AnalysisOpenMetrics(w io.Writer, a *trace.Analysis) error {
+func AnalysisOpenMetrics(w io.Writer, a *analyze.Analysis) error {
 	a = safeAnalysis(a, true) // keys redacted, labels made safe to print
 	om := &omWriter{bw: bufio.NewWriter(w)}
 	om.inputs(a)
@@ -26,7 +26,7 @@ func AnalysisOpenMetrics(w io.Writer, a *trace.Analysis) error {
 	om.histogram("retrylab_request_duration_seconds", "Request durations including every retry.", &a.DurationHist)
 	om.escalations(a)
 	om.groups(a)
-	for _, d := range trace.Registry {
+	for _, d := range analyze.Registry {
 		v, n := d.Value(a)
 		name := d.OpenMetricsName()
 		om.gauge(name, "Dashboard metric "+d.Name+".", v)
@@ -91,7 +91,7 @@ func (om *omWriter) byKey(name, help, label string, m map[string]int64) {
 }
 
 // buckets writes a counter family with one sample per bucket.
-func (om *omWriter) buckets(name, help, label string, bs []trace.Bucket) {
+func (om *omWriter) buckets(name, help, label string, bs []analyze.Bucket) {
 	om.fam(name, "counter", help, "")
 	for _, b := range bs {
 		om.sample(name+"_total", []string{label, b.Value}, float64(b.Count))
@@ -99,10 +99,10 @@ func (om *omWriter) buckets(name, help, label string, bs []trace.Bucket) {
 }
 
 // histogram writes h in seconds: cumulative buckets, +Inf, sum and count.
-func (om *omWriter) histogram(name, help string, h *trace.Histogram) {
+func (om *omWriter) histogram(name, help string, h *analyze.Histogram) {
 	om.fam(name, "histogram", help, "seconds")
 	var cum int64
-	for i, b := range trace.HistogramBoundsMs {
+	for i, b := range analyze.HistogramBoundsMs {
 		cum += h.Counts[i]
 		om.sample(name+"_bucket", []string{"le", omLe(float64(b) / 1000)}, float64(cum))
 	}
@@ -112,7 +112,7 @@ func (om *omWriter) histogram(name, help string, h *trace.Histogram) {
 	om.sample(name+"_count", nil, float64(cum))
 }
 
-func (om *omWriter) inputs(a *trace.Analysis) {
+func (om *omWriter) inputs(a *analyze.Analysis) {
 	om.counter("retrylab_files", "Trace files read.", int64(a.Inputs.Files))
 	om.gauge("retrylab_runs", "Runs found (one runId, or one file without runIds).", float64(a.Inputs.Runs))
 	om.counter("retrylab_events", "Well-formed events read.", a.Inputs.Events)
@@ -120,7 +120,7 @@ func (om *omWriter) inputs(a *trace.Analysis) {
 	om.byKey("retrylab_unknown_events", "Events of unknown types, by type.", "type", anInts(a.Inputs.UnknownTypes))
 }
 
-func (om *omWriter) requests(a *trace.Analysis) {
+func (om *omWriter) requests(a *analyze.Analysis) {
 	r := a.Requests
 	om.counter("retrylab_requests", "Logical provider requests (ProviderRequestFinished).", r.Total)
 	om.counter("retrylab_requests_failed", "Requests that failed after their last attempt.", r.Failed)
@@ -137,7 +137,7 @@ func (om *omWriter) requests(a *trace.Analysis) {
 	}
 }
 
-func (om *omWriter) escalations(a *trace.Analysis) {
+func (om *omWriter) escalations(a *analyze.Analysis) {
 	e := a.Escalations
 	om.fam("retrylab_escalations", "counter", "Escalations (RunEscalated), by path.", "")
 	for _, p := range e.ByPath {
@@ -146,7 +146,7 @@ func (om *omWriter) escalations(a *trace.Analysis) {
 	om.byKey("retrylab_escalations_by_reason", "Escalations by reason.", "reason", e.ByReason)
 }
 
-func (om *omWriter) groups(a *trace.Analysis) {
+func (om *omWriter) groups(a *analyze.Analysis) {
 	om.fam("retrylab_group_requests", "counter", "Requests per group of the --by dimensions.", "")
 	for _, g := range a.Groups {
 		om.sample("retrylab_group_requests_total", groupLabels(a, g), float64(g.Total))
@@ -166,7 +166,7 @@ func (om *omWriter) groups(a *trace.Analysis) {
 // --alert on the same metric both take the metric's name); a repeated
 // series would make the whole exposition invalid, so the second one is
 // labelled name#2, and so on.
-func (om *omWriter) alerts(a *trace.Analysis) {
+func (om *omWriter) alerts(a *analyze.Analysis) {
 	alertLabel := make([]string, len(a.Alerts))
 	used := map[string]int{}
 	for i, al := range a.Alerts {
@@ -177,7 +177,7 @@ func (om *omWriter) alerts(a *trace.Analysis) {
 		}
 	}
 	om.fam("retrylab_alert_state", "gauge", "1 for each alert's current state (ok, warning, firing, insufficient_data), else 0.", "")
-	states := []string{trace.StateOK, trace.StateWarning, trace.StateFiring, trace.StateInsufficientData}
+	states := []string{analyze.StateOK, analyze.StateWarning, analyze.StateFiring, analyze.StateInsufficientData}
 	for i, al := range a.Alerts {
 		for _, s := range states {
 			v := 0.0
@@ -199,7 +199,7 @@ func (om *omWriter) alerts(a *trace.Analysis) {
 
 // groupLabels turns a group's dimensions into label pairs (failureType
 // becomes failure_type, as label names are snake case).
-func groupLabels(a *trace.Analysis, g trace.Group) []string {
+func groupLabels(a *analyze.Analysis, g analyze.Group) []string {
 	var l []string
 	for _, d := range a.By {
 		name := d
@@ -240,7 +240,7 @@ func omEscape(s string) string {
 // retry_delay_seconds histogram; retry_success_rate is a registry gauge).
 // Id lists (escalated runs, exhausted tickets) are not series: their
 // counts are.
-func (om *omWriter) tickets(a *trace.Analysis) {
+func (om *omWriter) tickets(a *analyze.Analysis) {
 	t := a.Tickets
 	om.byKey("tickets_retried", "Tickets retried at least once (RetryDecision shouldRetry true, or a retry TicketTransition), by category.", "category", t.RetriedByCategory)
 	om.counter("tickets_retry_exhausted", "Tickets whose last RetryDecision has shouldRetry false.", t.Exhausted.Count)
@@ -251,7 +251,7 @@ func (om *omWriter) tickets(a *trace.Analysis) {
 }
 
 // orchestrator writes seed 003's counts.
-func (om *omWriter) orchestrator(a *trace.Analysis) {
+func (om *omWriter) orchestrator(a *analyze.Analysis) {
 	om.buckets("retrylab_requests_by_retries", "Requests by their number of retries (10+ for ten and more).", "retries", a.Requests.RetriesPerRequest)
 	o := a.Orchestrator
 	om.counter("retrylab_judge_invocations", "JudgeInvoked events.", o.JudgeInvocations)
@@ -269,7 +269,7 @@ func (om *omWriter) orchestrator(a *trace.Analysis) {
 // alertCounts writes the numerators and denominators of the seed 003
 // alerts under the names of metrics.Collector's counters, so that a
 // dashboard or a rule reads either.
-func (om *omWriter) alertCounts(a *trace.Analysis) {
+func (om *omWriter) alertCounts(a *analyze.Analysis) {
 	c := a.Counts
 	om.counter("retrylab_steps_finished", "StepFinished events.", c.StepFinished)
 	om.counter("retrylab_diagnoses_started", "DiagnosisStarted events.", c.DiagnosisStarted)
@@ -281,7 +281,7 @@ func (om *omWriter) alertCounts(a *trace.Analysis) {
 }
 
 // retryCore writes the retry core's own events (seed 004).
-func (om *omWriter) retryCore(a *trace.Analysis) {
+func (om *omWriter) retryCore(a *analyze.Analysis) {
 	rc := a.RetryCore
 	om.byKey("retrylab_error_reports", "ErrorReport events, by failure type.", "failure_type", rc.ErrorReportsByFailureType)
 	om.byKey("retrylab_error_reports_by_category", "ErrorReport events, by category.", "category", rc.ErrorReportsByCategory)
@@ -292,14 +292,14 @@ func (om *omWriter) retryCore(a *trace.Analysis) {
 
 // errorMessages writes seed 004's top error messages, overall and per
 // model, the rest as (other).
-func (om *omWriter) errorMessages(a *trace.Analysis) {
+func (om *omWriter) errorMessages(a *analyze.Analysis) {
 	em := a.ErrorMessages
 	om.fam("retrylab_error_messages", "counter", "Failed attempts by normalised errorMessage: the top ones, the rest as (other).", "")
 	for _, m := range em.Top {
 		om.sample("retrylab_error_messages_total", []string{"message", m.Message}, float64(m.Count))
 	}
 	if em.Other > 0 {
-		om.sample("retrylab_error_messages_total", []string{"message", trace.OtherMessages}, float64(em.Other))
+		om.sample("retrylab_error_messages_total", []string{"message", analyze.OtherMessages}, float64(em.Other))
 	}
 	om.fam("retrylab_error_messages_by_model", "counter", "Failed attempts by model and normalised errorMessage: the top ones per model, the rest as (other).", "")
 	for _, mm := range em.ByModel {
@@ -307,7 +307,7 @@ func (om *omWriter) errorMessages(a *trace.Analysis) {
 			om.sample("retrylab_error_messages_by_model_total", []string{"model", mm.Model, "message", m.Message}, float64(m.Count))
 		}
 		if mm.Other > 0 {
-			om.sample("retrylab_error_messages_by_model_total", []string{"model", mm.Model, "message", trace.OtherMessages}, float64(mm.Other))
+			om.sample("retrylab_error_messages_by_model_total", []string{"model", mm.Model, "message", analyze.OtherMessages}, float64(mm.Other))
 		}
 	}
 }

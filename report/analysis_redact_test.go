@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/retrylab/retrylab/trace"
+	"github.com/retrylab/retrylab/trace/analyze"
 )
 
 // TestRedactLabelKeyForms is a regression test: AWS key ids glued to a word
@@ -138,7 +138,7 @@ func FuzzAnalysisLabelFormats(f *testing.F) {
 		if err := AnalysisJSON(&buf, a); err != nil || !json.Valid(buf.Bytes()) {
 			t.Fatalf("JSON: %v, valid %v:\n%s", err, json.Valid(buf.Bytes()), buf.String())
 		}
-		for name, render := range map[string]func(io.Writer, *trace.Analysis) error{
+		for name, render := range map[string]func(io.Writer, *analyze.Analysis) error{
 			"table": AnalysisTable, "markdown": AnalysisMarkdown, "html": AnalysisHTML, "openmetrics": AnalysisOpenMetrics,
 		} {
 			buf.Reset()

@@ -7,37 +7,37 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/retrylab/retrylab/trace"
+	"github.com/retrylab/retrylab/trace/analyze"
 )
 
-// TestRegistryEveryMetricEverywhere walks trace.Registry: on a trace with
+// TestRegistryEveryMetricEverywhere walks analyze.Registry: on a trace with
 // every event type of the seeds, each metric has samples, shows in every
 // output format, and an alert on it fires (and one that cannot, does not).
 func TestRegistryEveryMetricEverywhere(t *testing.T) {
 	t.Parallel()
-	var alerts []trace.Alert
-	for _, d := range trace.Registry {
+	var alerts []analyze.Alert
+	for _, d := range analyze.Registry {
 		fire, never := -0.5, -0.5
 		alerts = append(alerts,
-			trace.Alert{Name: d.Name + "-fires", Metric: d.Name, Op: ">", Threshold: &fire},
-			trace.Alert{Name: d.Name + "-quiet", Metric: d.Name, Op: "<", Threshold: &never})
+			analyze.Alert{Name: d.Name + "-fires", Metric: d.Name, Op: ">", Threshold: &fire},
+			analyze.Alert{Name: d.Name + "-quiet", Metric: d.Name, Op: "<", Threshold: &never})
 	}
-	a, err := trace.Analyze(context.Background(), []string{"../trace/testdata/issue9/trace.jsonl"},
-		trace.Options{Alerts: alerts, MinSamples: 1})
+	a, err := analyze.Run(context.Background(), []string{"../trace/analyze/testdata/issue9/trace.jsonl"},
+		analyze.Options{Alerts: alerts, MinSamples: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
-	for i, d := range trace.Registry {
+	for i, d := range analyze.Registry {
 		if _, n := d.Value(a); n < 1 {
 			t.Errorf("%s: no samples in testdata/issue9", d.Name)
 		}
 		if d.Help == "" || d.Samples == "" || d.Kind == "" {
 			t.Errorf("%s: registry entry lacks help, samples or kind", d.Name)
 		}
-		if got := a.Alerts[2*i].State; got != trace.StateFiring {
+		if got := a.Alerts[2*i].State; got != analyze.StateFiring {
 			t.Errorf("alert %s > -0.5: %s, want firing", d.Name, got)
 		}
-		if got := a.Alerts[2*i+1].State; got != trace.StateOK {
+		if got := a.Alerts[2*i+1].State; got != analyze.StateOK {
 			t.Errorf("alert %s < -0.5: %s, want ok", d.Name, got)
 		}
 	}
@@ -54,7 +54,7 @@ func TestRegistryEveryMetricEverywhere(t *testing.T) {
 			t.Fatal(err)
 		}
 		out := b.String()
-		for _, d := range trace.Registry {
+		for _, d := range analyze.Registry {
 			name := d.Name
 			if format == "openmetrics" {
 				name = d.OpenMetricsName() + " "
@@ -71,7 +71,7 @@ func TestRegistryEveryMetricEverywhere(t *testing.T) {
 			if err := json.Unmarshal(b.Bytes(), &doc); err != nil {
 				t.Fatal(err)
 			}
-			for _, d := range trace.Registry {
+			for _, d := range analyze.Registry {
 				v, _ := d.Value(a)
 				if got, ok := doc.Metrics[d.Name]; !ok || got != v {
 					t.Errorf("json metrics.%s = %v (present %v), want %v", d.Name, got, ok, v)
@@ -90,8 +90,8 @@ func TestRegistryEveryMetricEverywhere(t *testing.T) {
 // show in every format for people, and seed 002's names in OpenMetrics.
 func TestIssue9FiguresEveryFormat(t *testing.T) {
 	t.Parallel()
-	a, err := trace.Analyze(context.Background(), []string{"../trace/testdata/issue9/trace.jsonl"},
-		trace.Options{Alerts: trace.DefaultAlerts(), MinSamples: 1})
+	a, err := analyze.Run(context.Background(), []string{"../trace/analyze/testdata/issue9/trace.jsonl"},
+		analyze.Options{Alerts: analyze.DefaultAlerts(), MinSamples: 1})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,7 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/retrylab/retrylab/retry/provider"
-	"github.com/retrylab/retrylab/trace"
+	"github.com/retrylab/retrylab/trace/analyze"
 )
 
 // labelKeyREs are keys that provider.Redact does not know, each with the
@@ -197,7 +197,7 @@ func invisible(r rune) bool {
 // control characters, escaped). Entries that the cleaning makes equal (two
 // keys both redacted to sk-***) are merged, so no format repeats a key or
 // a series.
-func safeAnalysis(a *trace.Analysis, visible bool) *trace.Analysis {
+func safeAnalysis(a *analyze.Analysis, visible bool) *analyze.Analysis {
 	clean := func(s string) string {
 		s = RedactLabel(s)
 		if visible {
@@ -227,8 +227,8 @@ func safeAnalysis(a *trace.Analysis, visible bool) *trace.Analysis {
 
 // cleanPaths cleans the escalation paths' names, merging the paths that
 // become the same, sorted again (most taken first, then by name).
-func cleanPaths(in []trace.EscalationPath, clean func(string) string) []trace.EscalationPath {
-	paths := make([]trace.EscalationPath, 0, len(in))
+func cleanPaths(in []analyze.EscalationPath, clean func(string) string) []analyze.EscalationPath {
+	paths := make([]analyze.EscalationPath, 0, len(in))
 	at := map[[2]string]int{}
 	for _, p := range in {
 		k := [2]string{clean(p.From), clean(p.To)}
@@ -237,9 +237,9 @@ func cleanPaths(in []trace.EscalationPath, clean func(string) string) []trace.Es
 			continue
 		}
 		at[k] = len(paths)
-		paths = append(paths, trace.EscalationPath{From: k[0], To: k[1], Count: p.Count})
+		paths = append(paths, analyze.EscalationPath{From: k[0], To: k[1], Count: p.Count})
 	}
-	slices.SortStableFunc(paths, func(x, y trace.EscalationPath) int {
+	slices.SortStableFunc(paths, func(x, y analyze.EscalationPath) int {
 		return cmp.Or(cmp.Compare(y.Count, x.Count), strings.Compare(x.From, y.From), strings.Compare(x.To, y.To))
 	})
 	return paths
@@ -248,8 +248,8 @@ func cleanPaths(in []trace.EscalationPath, clean func(string) string) []trace.Es
 // cleanGroups cleans the groups' keys, merging the groups whose keys
 // become the same (their rates recomputed from the summed counts), sorted
 // again by their keys in the order of --by.
-func cleanGroups(a *trace.Analysis, clean func(string) string) []trace.Group {
-	groups := make([]trace.Group, 0, len(a.Groups))
+func cleanGroups(a *analyze.Analysis, clean func(string) string) []analyze.Group {
+	groups := make([]analyze.Group, 0, len(a.Groups))
 	recovered := make([]float64, 0, len(a.Groups))
 	at := map[string]int{}
 	for _, g := range a.Groups {
@@ -279,7 +279,7 @@ func cleanGroups(a *trace.Analysis, clean func(string) string) []trace.Group {
 		groups = append(groups, g)
 		recovered = append(recovered, rec)
 	}
-	slices.SortStableFunc(groups, func(x, y trace.Group) int {
+	slices.SortStableFunc(groups, func(x, y analyze.Group) int {
 		for _, d := range a.By {
 			if c := strings.Compare(x.Keys[d], y.Keys[d]); c != 0 {
 				return c
@@ -293,7 +293,7 @@ func cleanGroups(a *trace.Analysis, clean func(string) string) []trace.Group {
 // safeExtra cleans the labels of the issue 9 figures: run and ticket ids,
 // categories, reasons, models and error messages. Lists of ids stay sorted;
 // messages that clean to the same text are merged.
-func safeExtra(out, a *trace.Analysis, clean func(string) string) {
+func safeExtra(out, a *analyze.Analysis, clean func(string) string) {
 	o := &out.Orchestrator
 	o.RunStoppedByReason = cleanCounts(a.Orchestrator.RunStoppedByReason, clean)
 	o.EscalatedRuns = cleanIDs(a.Orchestrator.EscalatedRuns, clean)
@@ -311,7 +311,7 @@ func safeExtra(out, a *trace.Analysis, clean func(string) string) {
 	em := &out.ErrorMessages
 	em.Top = cleanMessages(a.ErrorMessages.Top, clean)
 	if a.ErrorMessages.ByModel != nil {
-		em.ByModel = make([]trace.ModelMessages, 0, len(a.ErrorMessages.ByModel))
+		em.ByModel = make([]analyze.ModelMessages, 0, len(a.ErrorMessages.ByModel))
 		at := map[string]int{}
 		for _, m := range a.ErrorMessages.ByModel {
 			model := clean(m.Model)
@@ -323,13 +323,13 @@ func safeExtra(out, a *trace.Analysis, clean func(string) string) {
 				continue
 			}
 			at[model] = len(em.ByModel)
-			em.ByModel = append(em.ByModel, trace.ModelMessages{Model: model, Total: m.Total, Top: cleanMessages(m.Top, clean), Other: m.Other})
+			em.ByModel = append(em.ByModel, analyze.ModelMessages{Model: model, Total: m.Total, Top: cleanMessages(m.Top, clean), Other: m.Other})
 		}
 	}
 }
 
 // cleanIDs cleans each id, dropping duplicates made by cleaning.
-func cleanIDs(l trace.IDList, clean func(string) string) trace.IDList {
+func cleanIDs(l analyze.IDList, clean func(string) string) analyze.IDList {
 	out := l
 	out.IDs = make([]string, 0, len(l.IDs))
 	for _, id := range l.IDs {
@@ -341,11 +341,11 @@ func cleanIDs(l trace.IDList, clean func(string) string) trace.IDList {
 }
 
 // cleanMessages cleans each message, summing those made equal, largest first.
-func cleanMessages(ms []trace.MessageCount, clean func(string) string) []trace.MessageCount {
+func cleanMessages(ms []analyze.MessageCount, clean func(string) string) []analyze.MessageCount {
 	if ms == nil {
 		return nil
 	}
-	out := make([]trace.MessageCount, 0, len(ms))
+	out := make([]analyze.MessageCount, 0, len(ms))
 	at := map[string]int{}
 	for _, m := range ms {
 		k := clean(m.Message)
@@ -354,9 +354,9 @@ func cleanMessages(ms []trace.MessageCount, clean func(string) string) []trace.M
 			continue
 		}
 		at[k] = len(out)
-		out = append(out, trace.MessageCount{Message: k, Count: m.Count})
+		out = append(out, analyze.MessageCount{Message: k, Count: m.Count})
 	}
-	slices.SortStableFunc(out, func(x, y trace.MessageCount) int {
+	slices.SortStableFunc(out, func(x, y analyze.MessageCount) int {
 		return cmp.Or(cmp.Compare(y.Count, x.Count), strings.Compare(x.Message, y.Message))
 	})
 	return out
@@ -365,7 +365,7 @@ func cleanMessages(ms []trace.MessageCount, clean func(string) string) []trace.M
 // groupsClean reports whether cleaning leaves every group label as it is,
 // so that the groups can be printed as they are: with 100,000 groups,
 // copying them and their Keys maps took some 50 MB.
-func groupsClean(a *trace.Analysis, clean func(string) string) bool {
+func groupsClean(a *analyze.Analysis, clean func(string) string) bool {
 	for _, g := range a.Groups {
 		for _, d := range a.By {
 			if v := g.Keys[d]; clean(v) != v {

@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/retrylab/retrylab/trace"
+	"github.com/retrylab/retrylab/trace/analyze"
 )
 
 // analysisSection is one titled table of an analysis, shared by the table,
@@ -45,26 +45,26 @@ func anTwoSided(c float64) string {
 	return fmt.Sprintf("%.3g%%", 100*(2*anConf(c)-1))
 }
 
-// anConf is c, or trace.DefaultConfidence for an analysis that has none.
+// anConf is c, or analyze.DefaultConfidence for an analysis that has none.
 func anConf(c float64) float64 {
 	if c == 0 {
-		return trace.DefaultConfidence
+		return analyze.DefaultConfidence
 	}
 	return c
 }
 
 // anIntervalHeader labels the interval columns: the two one-sided bounds
 // of --confidence c together make a two-sided 2c−1 interval.
-func anIntervalHeader(a *trace.Analysis) string { return anTwoSided(a.Confidence) + " interval" }
+func anIntervalHeader(a *analyze.Analysis) string { return anTwoSided(a.Confidence) + " interval" }
 
 // anIntervalNote says what the intervals are, for the sections that show them.
-func anIntervalNote(a *trace.Analysis) string {
+func anIntervalNote(a *analyze.Analysis) string {
 	return fmt.Sprintf("Intervals are exact binomial (Clopper–Pearson) intervals: each bound is one-sided %s (--confidence), so together they cover at least %s. Rate alerts fire on one of these bounds.",
 		anConfidence(a.Confidence), anTwoSided(a.Confidence))
 }
 
-func anInterval(a *trace.Analysis, p float64, n int64) string {
-	lo, hi := trace.RateBounds(p, n, a.Confidence)
+func anInterval(a *analyze.Analysis, p float64, n int64) string {
+	lo, hi := analyze.RateBounds(p, n, a.Confidence)
 	return fmt.Sprintf("[%s, %s]", anPct(lo), anPct(hi))
 }
 
@@ -111,7 +111,7 @@ func anSortedKeys(m map[string]int64) []string {
 	return keys
 }
 
-func anInputs(a *trace.Analysis) string {
+func anInputs(a *analyze.Analysis) string {
 	s := fmt.Sprintf("%s, %s, %s, %s", anCount(int64(a.Inputs.Files), "file"), anCount(int64(a.Inputs.Runs), "run"),
 		anCount(a.Inputs.Events, "event"), anCount(a.Inputs.MalformedLines, "malformed line"))
 	if len(a.Inputs.UnknownTypes) > 0 {
@@ -129,9 +129,9 @@ func anInputs(a *trace.Analysis) string {
 }
 
 // analysisSections lays an analysis out as the tables people read.
-func analysisSections(a *trace.Analysis) []analysisSection {
+func analysisSections(a *analyze.Analysis) []analysisSection {
 	var out []analysisSection
-	for _, build := range []func(*trace.Analysis) []analysisSection{
+	for _, build := range []func(*analyze.Analysis) []analysisSection{
 		requestsSections, timingSections, failedAttemptSections, escalationSections, groupSections,
 		analysisExtraSections, metricSections, alertSections,
 	} {
@@ -143,7 +143,7 @@ func analysisSections(a *trace.Analysis) []analysisSection {
 // anN formats a count.
 func anN(v int64) string { return strconv.FormatInt(v, 10) }
 
-func requestsSections(a *trace.Analysis) []analysisSection {
+func requestsSections(a *analyze.Analysis) []analysisSection {
 	r := a.Requests
 	rate := func(name string, p float64, k int64) []string {
 		return []string{name, anPct(p), anN(k), anInterval(a, p, k)}
@@ -162,7 +162,7 @@ func requestsSections(a *trace.Analysis) []analysisSection {
 	}}
 }
 
-func timingSections(a *trace.Analysis) []analysisSection {
+func timingSections(a *analyze.Analysis) []analysisSection {
 	r := a.Requests
 	d, q := a.Attempts.DelayMs, r.DurationMs
 	return []analysisSection{{
@@ -175,7 +175,7 @@ func timingSections(a *trace.Analysis) []analysisSection {
 	}}
 }
 
-func failedAttemptSections(a *trace.Analysis) []analysisSection {
+func failedAttemptSections(a *analyze.Analysis) []analysisSection {
 	share := func(k int64) string {
 		if a.Attempts.Failed == 0 {
 			return "-"
@@ -201,7 +201,7 @@ func failedAttemptSections(a *trace.Analysis) []analysisSection {
 	return out
 }
 
-func escalationSections(a *trace.Analysis) []analysisSection {
+func escalationSections(a *analyze.Analysis) []analysisSection {
 	e := a.Escalations
 	byPath := analysisSection{
 		title: "Escalations by path",
@@ -223,7 +223,7 @@ func escalationSections(a *trace.Analysis) []analysisSection {
 	return out
 }
 
-func groupSections(a *trace.Analysis) []analysisSection {
+func groupSections(a *analyze.Analysis) []analysisSection {
 	if len(a.Groups) == 0 {
 		return nil
 	}
@@ -243,22 +243,22 @@ func groupSections(a *trace.Analysis) []analysisSection {
 	return []analysisSection{g}
 }
 
-func metricSections(a *trace.Analysis) []analysisSection {
+func metricSections(a *analyze.Analysis) []analysisSection {
 	m := analysisSection{title: "Metrics", header: []string{"metric", "value", "n", anIntervalHeader(a)}}
-	for _, d := range trace.Registry {
+	for _, d := range analyze.Registry {
 		v, k := d.Value(a)
 		m.rows = append(m.rows, []string{d.Name, anMetric(d, v), anN(k), anMetricInterval(a, d, v, k)})
 	}
 	return []analysisSection{m}
 }
 
-func alertSections(a *trace.Analysis) []analysisSection {
+func alertSections(a *analyze.Analysis) []analysisSection {
 	al := analysisSection{title: "Alerts", header: []string{"alert", "condition", "value", "n", anIntervalHeader(a), "state"}}
 	if len(a.Alerts) == 0 {
 		al.summary = "No alerts configured."
 	}
 	for _, r := range a.Alerts {
-		d, _ := trace.LookupMetric(r.Metric)
+		d, _ := analyze.LookupMetric(r.Metric)
 		val, iv, thr := anMetric(d, r.Value), "-", anMetric(d, r.Threshold)
 		if d.IsRate() {
 			val, iv, thr = anPct(r.Value), fmt.Sprintf("[%s, %s]", anPct(r.Lower), anPct(r.Upper)), anPct(r.Threshold)
@@ -271,7 +271,7 @@ func alertSections(a *trace.Analysis) []analysisSection {
 }
 
 func anState(s string) string {
-	if s == trace.StateFiring {
+	if s == analyze.StateFiring {
 		return "FIRING"
 	}
 	return s
@@ -279,7 +279,7 @@ func anState(s string) string {
 
 // anMetric formats a metric's value: a percentage for a rate, seconds for a
 // duration, else a number.
-func anMetric(d trace.MetricDef, v float64) string {
+func anMetric(d analyze.MetricDef, v float64) string {
 	switch {
 	case d.IsRate():
 		return anPct(v)
@@ -289,7 +289,7 @@ func anMetric(d trace.MetricDef, v float64) string {
 	return anNum(v)
 }
 
-func anMetricInterval(a *trace.Analysis, d trace.MetricDef, v float64, k int64) string {
+func anMetricInterval(a *analyze.Analysis, d analyze.MetricDef, v float64, k int64) string {
 	if d.IsRate() {
 		return anInterval(a, v, k)
 	}
@@ -297,7 +297,7 @@ func anMetricInterval(a *trace.Analysis, d trace.MetricDef, v float64, k int64) 
 }
 
 // anIDs lists ids with the count of the rest: "r1, r2 and 3 more".
-func anIDs(l trace.IDList) string {
+func anIDs(l analyze.IDList) string {
 	if len(l.IDs) == 0 {
 		return "none"
 	}
@@ -321,9 +321,9 @@ func anCountRows(m map[string]int64) [][]string {
 // runs, seed 004's recovery and error messages, seed 002's tickets, and the
 // retry core's events. Sections without data are left out, except those
 // of requests.
-func analysisExtraSections(a *trace.Analysis) []analysisSection {
+func analysisExtraSections(a *analyze.Analysis) []analysisSection {
 	var out []analysisSection
-	for _, build := range []func(*trace.Analysis) []analysisSection{
+	for _, build := range []func(*analyze.Analysis) []analysisSection{
 		retriesSections, errorMessageSections, orchestratorSections, ticketSections, retryCoreSections,
 	} {
 		out = append(out, build(a)...)
@@ -340,7 +340,7 @@ func anPctOf(k, total int64) string {
 }
 
 // retriesSections: retries per request and recovery (seeds 003, 004).
-func retriesSections(a *trace.Analysis) []analysisSection {
+func retriesSections(a *analyze.Analysis) []analysisSection {
 	r := a.Requests
 	if r.Total == 0 {
 		return nil
@@ -364,7 +364,7 @@ func retriesSections(a *trace.Analysis) []analysisSection {
 }
 
 // errorMessageSections: the top error messages, overall and by model (seed 004).
-func errorMessageSections(a *trace.Analysis) []analysisSection {
+func errorMessageSections(a *analyze.Analysis) []analysisSection {
 	em := a.ErrorMessages
 	if em.Total == 0 {
 		return nil
@@ -376,7 +376,7 @@ func errorMessageSections(a *trace.Analysis) []analysisSection {
 		top.rows = append(top.rows, []string{m.Message, anN(m.Count), anPctOf(m.Count, em.Total)})
 	}
 	if em.Other > 0 {
-		top.rows = append(top.rows, []string{trace.OtherMessages, anN(em.Other), anPctOf(em.Other, em.Total)})
+		top.rows = append(top.rows, []string{analyze.OtherMessages, anN(em.Other), anPctOf(em.Other, em.Total)})
 	}
 	byModel := analysisSection{title: "Top error messages by model", header: []string{"model", "message", "attempts"}}
 	for _, mm := range em.ByModel {
@@ -384,14 +384,14 @@ func errorMessageSections(a *trace.Analysis) []analysisSection {
 			byModel.rows = append(byModel.rows, []string{anCell(mm.Model), m.Message, anN(m.Count)})
 		}
 		if mm.Other > 0 {
-			byModel.rows = append(byModel.rows, []string{anCell(mm.Model), trace.OtherMessages, anN(mm.Other)})
+			byModel.rows = append(byModel.rows, []string{anCell(mm.Model), analyze.OtherMessages, anN(mm.Other)})
 		}
 	}
 	return []analysisSection{top, byModel}
 }
 
 // orchestratorSections: L2/L3 runs and stops (seed 003).
-func orchestratorSections(a *trace.Analysis) []analysisSection {
+func orchestratorSections(a *analyze.Analysis) []analysisSection {
 	o := a.Orchestrator
 	if !(o.L3Runs > 0 || o.Candidates > 0 || o.Verifications > 0 || len(o.RunStoppedByReason) > 0 ||
 		o.EscalatedRuns.Count > 0 || o.RepairIterations.Runs > 0) {
@@ -421,7 +421,7 @@ func orchestratorSections(a *trace.Analysis) []analysisSection {
 }
 
 // ticketSections: ticket analytics (seed 002).
-func ticketSections(a *trace.Analysis) []analysisSection {
+func ticketSections(a *analyze.Analysis) []analysisSection {
 	t := a.Tickets
 	if t.Decisions == 0 && t.Transitions == 0 {
 		return nil
@@ -448,7 +448,7 @@ func ticketSections(a *trace.Analysis) []analysisSection {
 }
 
 // retryCoreSections: the retry core's own events (seed 004).
-func retryCoreSections(a *trace.Analysis) []analysisSection {
+func retryCoreSections(a *analyze.Analysis) []analysisSection {
 	rc := a.RetryCore
 	if rc.ErrorReports == 0 && rc.EscalationsDeclined == 0 && rc.ErrorContextRetries == 0 {
 		return nil

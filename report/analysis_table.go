@@ -7,12 +7,12 @@ import (
 	"github.com/olekukonko/tablewriter"
 	"github.com/olekukonko/tablewriter/tw"
 
-	"github.com/retrylab/retrylab/trace"
+	"github.com/retrylab/retrylab/trace/analyze"
 )
 
 // AnalysisTable renders an analysis for people: one table per section, with
 // n and the Wilson interval beside every rate and durations in human units.
-func AnalysisTable(w io.Writer, a *trace.Analysis) error {
+func AnalysisTable(w io.Writer, a *analyze.Analysis) error {
 	a = safeAnalysis(a, true) // keys redacted, labels made safe to print
 	if _, err := fmt.Fprintf(w, "Inputs: %s\n", anInputs(a)); err != nil {
 		return err

@@ -13,15 +13,16 @@ import (
 
 	"github.com/retrylab/retrylab/report/internal/golden"
 	"github.com/retrylab/retrylab/trace"
+	"github.com/retrylab/retrylab/trace/analyze"
 )
 
-func corpusAnalysis(t *testing.T) *trace.Analysis {
+func corpusAnalysis(t *testing.T) *analyze.Analysis {
 	t.Helper()
 	files, err := trace.Discover([]string{"../trace/testdata/corpus"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, err := trace.Analyze(context.Background(), files, trace.Options{Alerts: trace.DefaultAlerts(), MinSamples: 1})
+	a, err := analyze.Run(context.Background(), files, analyze.Options{Alerts: analyze.DefaultAlerts(), MinSamples: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -33,13 +34,13 @@ func TestAnalysisGolden(t *testing.T) {
 	a := corpusAnalysis(t)
 	tests := []struct {
 		name   string
-		render func(*bytes.Buffer, *trace.Analysis) error
+		render func(*bytes.Buffer, *analyze.Analysis) error
 	}{
-		{"analysis_table", func(b *bytes.Buffer, a *trace.Analysis) error { return AnalysisTable(b, a) }},
-		{"analysis_json", func(b *bytes.Buffer, a *trace.Analysis) error { return AnalysisJSON(b, a) }},
-		{"analysis_markdown", func(b *bytes.Buffer, a *trace.Analysis) error { return AnalysisMarkdown(b, a) }},
-		{"analysis_openmetrics", func(b *bytes.Buffer, a *trace.Analysis) error { return AnalysisOpenMetrics(b, a) }},
-		{"analysis_html", func(b *bytes.Buffer, a *trace.Analysis) error { return AnalysisHTML(b, a) }},
+		{"analysis_table", func(b *bytes.Buffer, a *analyze.Analysis) error { return AnalysisTable(b, a) }},
+		{"analysis_json", func(b *bytes.Buffer, a *analyze.Analysis) error { return AnalysisJSON(b, a) }},
+		{"analysis_markdown", func(b *bytes.Buffer, a *analyze.Analysis) error { return AnalysisMarkdown(b, a) }},
+		{"analysis_openmetrics", func(b *bytes.Buffer, a *analyze.Analysis) error { return AnalysisOpenMetrics(b, a) }},
+		{"analysis_html", func(b *bytes.Buffer, a *analyze.Analysis) error { return AnalysisHTML(b, a) }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -84,7 +85,7 @@ func TestAnalysisOpenMetricsParses(t *testing.T) {
 		"retrylab_group_failure_rate": "gauge",
 		"retrylab_alert_state":        "gauge", "retrylab_alert_value": "gauge", "retrylab_alert_threshold": "gauge",
 	}
-	for _, d := range trace.Registry {
+	for _, d := range analyze.Registry {
 		wantTypes[d.OpenMetricsName()] = "gauge"
 		wantTypes[d.OpenMetricsName()+"_samples"] = "gauge"
 	}
@@ -213,12 +214,12 @@ func TestAnalysisOpenMetricsUniqueSeries(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	extra, err := trace.ParseAlert("provider_retry_rate>0.5")
+	extra, err := analyze.ParseAlert("provider_retry_rate>0.5")
 	if err != nil {
 		t.Fatal(err)
 	}
-	alerts := append(trace.DefaultAlerts(), extra, extra)
-	a, err := trace.Analyze(context.Background(), files, trace.Options{Alerts: alerts, MinSamples: 1, By: []string{"provider", "model", "failureType", "run", "day"}})
+	alerts := append(analyze.DefaultAlerts(), extra, extra)
+	a, err := analyze.Run(context.Background(), files, analyze.Options{Alerts: alerts, MinSamples: 1, By: []string{"provider", "model", "failureType", "run", "day"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -319,13 +320,13 @@ func TestAnalysisHumanOutput(t *testing.T) {
 	}
 }
 
-func analyzeDir(t *testing.T, dir string, confidence float64) *trace.Analysis {
+func analyzeDir(t *testing.T, dir string, confidence float64) *analyze.Analysis {
 	t.Helper()
 	files, err := trace.Discover([]string{dir})
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, err := trace.Analyze(context.Background(), files, trace.Options{Alerts: trace.DefaultAlerts(), MinSamples: 1, Confidence: confidence})
+	a, err := analyze.Run(context.Background(), files, analyze.Options{Alerts: analyze.DefaultAlerts(), MinSamples: 1, Confidence: confidence})
 	if err != nil {
 		t.Fatal(err)
 	}

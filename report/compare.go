@@ -10,11 +10,11 @@ import (
 	"github.com/olekukonko/tablewriter"
 	"github.com/olekukonko/tablewriter/tw"
 
-	"github.com/retrylab/retrylab/trace"
+	"github.com/retrylab/retrylab/trace/analyze"
 )
 
 // CompareJSON writes a comparison (schema retrylab.compare/v1), indented.
-func CompareJSON(w io.Writer, c *trace.Comparison) error {
+func CompareJSON(w io.Writer, c *analyze.Comparison) error {
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
 	enc.SetIndent("", "  ")
@@ -22,7 +22,7 @@ func CompareJSON(w io.Writer, c *trace.Comparison) error {
 }
 
 // compareCells are a row's cells, shared by the table and Markdown.
-func compareCells(r trace.CompareRow) []string {
+func compareCells(r analyze.CompareRow) []string {
 	p := "-"
 	if r.P != nil {
 		p = strconv.FormatFloat(*r.P, 'g', 3, 64)
@@ -48,7 +48,7 @@ func cmpNum(f float64, kind string) string {
 	return strconv.FormatFloat(f, 'f', -1, 64)
 }
 
-func cmpDelta(r trace.CompareRow) string {
+func cmpDelta(r analyze.CompareRow) string {
 	if r.Kind == "rate" {
 		return fmt.Sprintf("%+.2f pp", 100*r.Delta)
 	}
@@ -58,11 +58,11 @@ func cmpDelta(r trace.CompareRow) string {
 	return strconv.FormatFloat(r.Delta, 'f', -1, 64)
 }
 
-func compareSide(s trace.CompareSide) string {
+func compareSide(s analyze.CompareSide) string {
 	return fmt.Sprintf("%s: %d files, %d runs, %d requests", s.From, s.Files, s.Runs, s.Requests)
 }
 
-func compareVerdict(c *trace.Comparison) string {
+func compareVerdict(c *analyze.Comparison) string {
 	if c.Regressions > 0 {
 		return fmt.Sprintf("REGRESSION: %d metric(s) regressed (alpha %g, minimum %d samples each side)", c.Regressions, c.Alpha, c.MinSamples)
 	}
@@ -70,7 +70,7 @@ func compareVerdict(c *trace.Comparison) string {
 }
 
 // CompareTable renders a comparison for people.
-func CompareTable(w io.Writer, c *trace.Comparison) error {
+func CompareTable(w io.Writer, c *analyze.Comparison) error {
 	fmt.Fprintf(w, "Base:    %s\nCurrent: %s\n\n", compareSide(c.Base), compareSide(c.Current))
 	t := tablewriter.NewTable(w, tablewriter.WithHeaderAutoFormat(tw.Off), tablewriter.WithHeaderAlignment(tw.AlignLeft))
 	t.Header(append(compareHeader, "verdict"))
@@ -83,7 +83,7 @@ func CompareTable(w io.Writer, c *trace.Comparison) error {
 		return err
 	}
 	for _, r := range c.Rows {
-		if r.Verdict == trace.VerdictRegression || r.Verdict == trace.VerdictImproved || r.MaxIncrease != nil {
+		if r.Verdict == analyze.VerdictRegression || r.Verdict == analyze.VerdictImproved || r.MaxIncrease != nil {
 			fmt.Fprintf(w, "%s: %s\n", r.Metric, r.Reason)
 		}
 	}
@@ -94,13 +94,13 @@ func CompareTable(w io.Writer, c *trace.Comparison) error {
 // mdVerdict is a verdict with an icon and a word (readable without the icon).
 func mdVerdict(v string) string {
 	switch v {
-	case trace.VerdictRegression:
+	case analyze.VerdictRegression:
 		return "❌ regression"
-	case trace.VerdictOK:
+	case analyze.VerdictOK:
 		return "✅ ok"
-	case trace.VerdictImproved:
+	case analyze.VerdictImproved:
 		return "✅ improved"
-	case trace.VerdictTooFew:
+	case analyze.VerdictTooFew:
 		return "➖ too few samples"
 	}
 	return "➖ not tested"
@@ -108,7 +108,7 @@ func mdVerdict(v string) string {
 
 // CompareMarkdown renders a comparison as GitHub-flavoured Markdown; the
 // reasons of regressions are in a <details> block.
-func CompareMarkdown(w io.Writer, c *trace.Comparison) error {
+func CompareMarkdown(w io.Writer, c *analyze.Comparison) error {
 	bw := bufio.NewWriter(w)
 	icon := "✅"
 	if c.Regressions > 0 {
@@ -128,7 +128,7 @@ func CompareMarkdown(w io.Writer, c *trace.Comparison) error {
 	if c.Regressions > 0 {
 		fmt.Fprintf(bw, "\n<details open><summary>❌ %d regression(s)</summary>\n\n", c.Regressions)
 		for _, r := range c.Rows {
-			if r.Verdict == trace.VerdictRegression {
+			if r.Verdict == analyze.VerdictRegression {
 				fmt.Fprintf(bw, "- **%s**: %s\n", mdText(r.Metric), mdText(r.Reason))
 			}
 		}

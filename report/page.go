@@ -4,16 +4,16 @@ import (
 	"io"
 
 	"github.com/retrylab/retrylab/chaos"
-	"github.com/retrylab/retrylab/trace"
+	"github.com/retrylab/retrylab/trace/analyze"
 )
 
 // Page is what one HTML report shows: an analysis of traces (nil when the
 // paths held none) and the chaos runs found in the paths.
 type Page struct {
-	Analysis *trace.Analysis
+	Analysis *analyze.Analysis
 	// ByDay, if set, is the same traces analysed by day: its retry and
 	// failure rates are drawn per day, with their intervals.
-	ByDay *trace.Analysis
+	ByDay *analyze.Analysis
 	Runs  []*chaos.Summary
 	// Inputs, if set, says what was read (shown under the title).
 	Inputs string

@@ -6,10 +6,10 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/retrylab/retrylab/trace"
+	"github.com/retrylab/retrylab/trace/analyze"
 )
 
-func analysisCards(a *trace.Analysis) []card {
+func analysisCards(a *analyze.Analysis) []card {
 	r := a.Requests
 	cards := []card{
 		{Label: "Requests", Value: strconv.FormatInt(r.Total, 10), Detail: fmt.Sprintf("%d ok, %d failed, %s", r.Succeeded, r.Failed, anCount(r.Retries, "retry"))},
@@ -21,7 +21,7 @@ func analysisCards(a *trace.Analysis) []card {
 	var firing []string
 	for _, al := range a.Alerts {
 		states[al.State]++
-		if al.State == trace.StateFiring {
+		if al.State == analyze.StateFiring {
 			firing = append(firing, al.Name)
 		}
 	}
@@ -34,9 +34,9 @@ func analysisCards(a *trace.Analysis) []card {
 		c.Value = strings.Join(parts, ", ")
 	}
 	switch {
-	case states[trace.StateFiring] > 0:
+	case states[analyze.StateFiring] > 0:
 		c.State, c.Detail = "firing", "firing: "+capJoin(firing, 5)
-	case states[trace.StateWarning] > 0:
+	case states[analyze.StateWarning] > 0:
 		c.State = "warning"
 	}
 	return append(cards, c)
@@ -117,7 +117,7 @@ func sortedCountChart(id, title, unit string, m map[string]int64) barChart {
 	return newBarChart(id, title, unit, labels, counts)
 }
 
-func analysisBarCharts(a *trace.Analysis) []barChart {
+func analysisBarCharts(a *analyze.Analysis) []barChart {
 	out := []barChart{
 		sortedCountChart("failures-by-type", "Failed attempts by failure type", "failure type", a.Attempts.ByFailureType),
 		sortedCountChart("failures-by-status", "Failed attempts by HTTP status", "status", a.Attempts.ByStatus),
@@ -126,13 +126,13 @@ func analysisBarCharts(a *trace.Analysis) []barChart {
 		var labels []string
 		var counts []int64
 		prev := "0"
-		for i, b := range trace.HistogramBoundsMs {
+		for i, b := range analyze.HistogramBoundsMs {
 			labels = append(labels, prev+" – "+anDur(b))
 			counts = append(counts, a.DelayHist.Counts[i])
 			prev = anDur(b)
 		}
 		labels = append(labels, "over "+prev)
-		counts = append(counts, a.DelayHist.Counts[len(trace.HistogramBoundsMs)])
+		counts = append(counts, a.DelayHist.Counts[len(analyze.HistogramBoundsMs)])
 		h := newBarChart("wait-distribution", "Distribution of waits before a retry", "wait range", labels, counts)
 		h.Desc = fmt.Sprintf("Horizontal bars, one per wait range, counting %s; p50 %s, p90 %s, p99 %s, max %s.",
 			anCount(a.Attempts.DelayMs.Count, "wait"), anDur(a.Attempts.DelayMs.P50), anDur(a.Attempts.DelayMs.P90),
@@ -156,12 +156,12 @@ type rateRow struct {
 	Y, TextY, MidY, W, X1, X2 int
 }
 
-func analysisRateCharts(a *trace.Analysis, suffix string) []rateChart {
+func analysisRateCharts(a *analyze.Analysis, suffix string) []rateChart {
 	if len(a.Groups) == 0 {
 		return nil
 	}
 	by := strings.Join(a.By, "/")
-	mk := func(id, what string, rate func(trace.Group) float64) rateChart {
+	mk := func(id, what string, rate func(analyze.Group) float64) rateChart {
 		c := rateChart{ID: id, Title: fmt.Sprintf("%s per %s", what, by), Interval: anIntervalHeader(a), Width: chartLabelW + chartBarW + 230}
 		type rr struct {
 			label     string
@@ -180,7 +180,7 @@ func analysisRateCharts(a *trace.Analysis, suffix string) []rateChart {
 				ks = append(ks, anCell(pageClean(g.Keys[d])))
 			}
 			p := rate(g)
-			lo, hi := trace.RateBounds(p, g.Total, a.Confidence)
+			lo, hi := analyze.RateBounds(p, g.Total, a.Confidence)
 			rows = append(rows, rr{strings.Join(ks, " / "), p, lo, hi, g.Total})
 			maxHi = math.Max(maxHi, hi)
 		}
@@ -199,7 +199,7 @@ func analysisRateCharts(a *trace.Analysis, suffix string) []rateChart {
 		return c
 	}
 	return []rateChart{
-		mk("retry-rate-per-group"+suffix, "Retry rate", func(g trace.Group) float64 { return g.RetryRate }),
-		mk("failure-rate-per-group"+suffix, "Failure rate", func(g trace.Group) float64 { return g.FailureRate }),
+		mk("retry-rate-per-group"+suffix, "Retry rate", func(g analyze.Group) float64 { return g.RetryRate }),
+		mk("failure-rate-per-group"+suffix, "Failure rate", func(g analyze.Group) float64 { return g.FailureRate }),
 	}
 }

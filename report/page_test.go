@@ -15,6 +15,7 @@ import (
 	"github.com/retrylab/retrylab/chaos"
 	"github.com/retrylab/retrylab/report/internal/golden"
 	"github.com/retrylab/retrylab/trace"
+	"github.com/retrylab/retrylab/trace/analyze"
 )
 
 // pageOf renders the report of paths as `retrylab report html` does.
@@ -28,14 +29,14 @@ func pageOf(t *testing.T, paths ...string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	an, err := trace.Analyze(context.Background(), files, trace.Options{
-		By: []string{"provider", "model"}, Alerts: trace.DefaultAlerts(), MinSamples: 1, Confidence: 0.95,
+	an, err := analyze.Run(context.Background(), files, analyze.Options{
+		By: []string{"provider", "model"}, Alerts: analyze.DefaultAlerts(), MinSamples: 1, Confidence: 0.95,
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	var buf bytes.Buffer
-	byDay, err := trace.Analyze(context.Background(), files, trace.Options{By: []string{"day"}, Alerts: []trace.Alert{}, MinSamples: 1, Confidence: 0.95})
+	byDay, err := analyze.Run(context.Background(), files, analyze.Options{By: []string{"day"}, Alerts: []analyze.Alert{}, MinSamples: 1, Confidence: 0.95})
 	if err != nil {
 		t.Fatal(err)
 	}

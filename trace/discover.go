@@ -12,27 +12,8 @@ import (
 	"syscall"
 
 	"github.com/retrylab/retrylab/internal/regfile"
+	"github.com/retrylab/retrylab/trace/internal/fileio"
 )
-
-// PathError is a path given to Discover that names nothing readable as a
-// trace, or a trace file that Analyze could not read to its end.
-type PathError struct {
-	Path   string
-	Reason string
-	Err    error
-	hint   string // what to do next, when the default does not fit
-}
-
-func (e *PathError) Error() string { return fmt.Sprintf("%s: %s", e.Path, e.Reason) }
-func (e *PathError) Unwrap() error { return e.Err }
-
-// Hint tells the user what to do next.
-func (e *PathError) Hint() string {
-	if e.hint != "" {
-		return e.hint
-	}
-	return "give run folders, trace files (*.jsonl, *.jsonl.gz), globs, or - for stdin; e.g. retrylab trace analyze runs/"
-}
 
 // IsTraceFile reports whether name is a trace file by its name: *.jsonl or *.jsonl.gz.
 func IsTraceFile(name string) bool {
@@ -127,7 +108,7 @@ func discoverMissing(ctx context.Context, p string, err error, note func(path, r
 			hint: "fix or remove the link, or leave it out of the paths"}
 	}
 	if !errors.Is(err, fs.ErrNotExist) {
-		return nil, &PathError{Path: p, Reason: "cannot read: " + cause(err), Err: err}
+		return nil, &PathError{Path: p, Reason: "cannot read: " + fileio.Cause(err), Err: err}
 	}
 	// A link whose target is gone exists itself: it is not a glob (trying
 	// it as one matched the link again, without end).
@@ -226,7 +207,7 @@ var errStopped = errors.New("stopped")
 func globSkip(m string) string {
 	li, err := os.Lstat(m)
 	if err != nil {
-		return "cannot read: " + cause(err)
+		return "cannot read: " + fileio.Cause(err)
 	}
 	if li.IsDir() {
 		return ""
@@ -254,7 +235,7 @@ func notRegular(path string, d fs.DirEntry) string {
 		case errors.Is(err, fs.ErrNotExist):
 			return "broken symbolic link"
 		case err != nil:
-			return "cannot follow the symbolic link: " + cause(err)
+			return "cannot follow the symbolic link: " + fileio.Cause(err)
 		case fi.Mode().IsRegular():
 			return ""
 		case fi.IsDir():
@@ -278,15 +259,4 @@ func sameFileKey(p string) string {
 		p = real
 	}
 	return p
-}
-
-// cause returns the innermost message of err ("permission denied").
-func cause(err error) string {
-	for {
-		u := errors.Unwrap(err)
-		if u == nil {
-			return err.Error()
-		}
-		err = u
-	}
 }

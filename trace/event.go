@@ -1,22 +1,12 @@
-// Package trace defines retrylab's JSONL trace format (v1), writes it safely
-// from many goroutines and processes, reads it back as a stream, and analyses
-// run directories.
-//
-// Every line of a trace is one JSON object:
-//
-//	{"v":1,"ts":"2026-11-21T10:00:00.123Z","type":"RetryAttempt","runId":"r-7f3a","payload":{...}}
-//
-// type and payload are required; ts (RFC 3339, UTC) and runId are written by
-// retrylab and optional for readers. Unknown types are counted by readers,
-// never fatal. The package imports nothing else of retrylab.
 package trace
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"strconv"
 	"time"
+
+	"github.com/retrylab/retrylab/trace/internal/jsonval"
 )
 
 // Version is the trace format version written in every event's "v" field.
@@ -105,10 +95,10 @@ func (e Event) MarshalJSON() ([]byte, error) {
 		b = append(b, '"')
 	}
 	b = append(b, `,"type":`...)
-	b = appendJSONString(b, e.Type)
+	b = jsonval.AppendString(b, e.Type)
 	if e.RunID != "" {
 		b = append(b, `,"runId":`...)
-		b = appendJSONString(b, e.RunID)
+		b = jsonval.AppendString(b, e.RunID)
 	}
 	b = append(b, `,"payload":`...)
 	if len(e.Payload) == 0 {
@@ -118,23 +108,6 @@ func (e Event) MarshalJSON() ([]byte, error) {
 		b = append(b, e.Payload...)
 	}
 	return append(b, '}'), nil
-}
-
-// appendJSONString appends s as a JSON string, escaping what JSON requires
-// and nothing more (no HTML escapes, as the Writer's encoder is set up).
-func appendJSONString(b []byte, s string) []byte {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c == '"' || c == '\\' || c >= 0x80 {
-			var buf bytes.Buffer
-			enc := json.NewEncoder(&buf)
-			enc.SetEscapeHTML(false)
-			enc.Encode(s) // a string always encodes
-			return append(b, bytes.TrimRight(buf.Bytes(), "\n")...)
-		}
-	}
-	b = append(b, '"')
-	b = append(b, s...)
-	return append(b, '"')
 }
 
 // Decode unmarshals the event's payload into v.

@@ -20,7 +20,7 @@ import (
 // with the last of each member (as parseTop keeps the last) and, in them:
 //
 //   - a string of more than maxKeptString raw bytes (key or value) as its
-//     label (see label): its first bytes, "…" and the hash of the whole,
+//     label (see Label): its first bytes, "…" and the hash of the whole,
 //     which is all the labels and the message normaliser read of it;
 //   - a number of more than maxKeptNumber bytes as a short number of the
 //     same value (see numberForm);

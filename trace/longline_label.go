@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"cmp"
 	"unicode/utf8"
+
+	"github.com/retrylab/retrylab/trace/internal/jsonval"
 )
 
 // labelHash computes the label of a string from its raw JSON contents,
 // given in pieces of any size: escapes and UTF-8 sequences may straddle
-// them. It decodes as jsonString does, keeping the first bytes and the
+// them. It decodes as jsonval.String does, keeping the first bytes and the
 // FNV-1a hash of the whole.
 type labelHash struct {
 	pend   []byte // raw bytes not decoded yet: an escape that may go on
@@ -53,7 +55,7 @@ func escapeCut(raw []byte) int {
 		if len(raw)-i < 12 {
 			return i
 		}
-		_, n := escapeUnit(raw[i:])
+		_, n := jsonval.EscapeUnit(raw[i:])
 		i += n
 	}
 }
@@ -63,7 +65,7 @@ func (h *labelHash) decode(raw []byte, final bool) {
 	if n := len(h.carry) + len(raw); cap(h.dec) < n { // escapes only shrink
 		h.dec = make([]byte, 0, n+n/4)
 	}
-	h.dec = appendUnescaped(append(h.dec[:0], h.carry...), raw)
+	h.dec = jsonval.AppendUnescaped(append(h.dec[:0], h.carry...), raw)
 	d := h.dec
 	h.carry = h.carry[:0]
 	if !final {
@@ -82,7 +84,7 @@ func (h *labelHash) decode(raw []byte, final bool) {
 		h.add(d)
 		return
 	}
-	// Invalid UTF-8 becomes U+FFFD, byte by byte, as validString does.
+	// Invalid UTF-8 becomes U+FFFD, byte by byte, as jsonval.ValidString does.
 	for len(d) > 0 {
 		i := 0
 		for i < len(d) {

@@ -3,7 +3,6 @@ package trace
 import (
 	"bytes"
 	"compress/gzip"
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -14,189 +13,9 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/retrylab/retrylab/trace/internal/jsonval"
+	"github.com/retrylab/retrylab/trace/internal/tracetest"
 )
-
-// repeatReader yields pat over and over, n bytes in all, without holding
-// them: the long lines of these tests are generated, never stored.
-type repeatReader struct {
-	pat []byte
-	n   int64
-	off int
-}
-
-func (r *repeatReader) Read(p []byte) (int, error) {
-	if r.n <= 0 {
-		return 0, io.EOF
-	}
-	n := 0
-	for n < len(p) && r.n > 0 {
-		c := copy(p[n:min(len(p), n+int(min(r.n, int64(len(r.pat)-r.off))))], r.pat[r.off:])
-		n += c
-		r.n -= int64(c)
-		r.off = (r.off + c) % len(r.pat)
-	}
-	return n, nil
-}
-
-// lineGen is a trace given as pieces: text, or a pattern repeated to n
-// bytes (rounded down to whole patterns, so that escapes stay whole).
-type lineGen []any
-
-type rep struct {
-	pat string
-	n   int64
-}
-
-func (g lineGen) reader() io.Reader {
-	var rs []io.Reader
-	for _, p := range g {
-		switch p := p.(type) {
-		case string:
-			rs = append(rs, strings.NewReader(p))
-		case rep:
-			rs = append(rs, &repeatReader{pat: []byte(p.pat), n: p.n / int64(len(p.pat)) * int64(len(p.pat))})
-		}
-	}
-	return io.MultiReader(rs...)
-}
-
-// text is the decoded contents of a rep (for the label a test expects).
-func (r rep) text() string {
-	return unescapeJSON([]byte(strings.Repeat(r.pat, int(r.n/int64(len(r.pat))))))
-}
-
-// traceAround is a small trace of every kind of event the analysis counts,
-// with one RetryAttempt line given whole by the caller.
-func traceAround(line ...any) lineGen {
-	g := lineGen{
-		`{"ts":"2026-11-21T10:00:00.000Z","type":"RunStarted","runId":"r1","payload":{}}` + "\n",
-		`{"ts":"2026-11-21T10:00:01.000Z","type":"RetryAttempt","runId":"r1","payload":{"provider":"anthropic","model":"claude-haiku-4-5","attempt":1,"failureType":"overloaded","status":529,"errorMessage":"Overloaded","willRetry":true,"delayMs":2000}}` + "\n",
-	}
-	g = append(g, line...)
-	return append(g,
-		`{"ts":"2026-11-21T10:00:05.000Z","type":"RunEscalated","runId":"r1","payload":{"from":"claude-haiku-4-5","to":"claude-sonnet-4-5","reason":"auto_after_retries"}}`+"\n",
-		`{"ts":"2026-11-21T10:00:06.000Z","type":"ProviderRequestFinished","runId":"r1","payload":{"provider":"anthropic","model":"claude-haiku-4-5","durationMs":6100,"success":true,"retries":2}}`+"\n",
-		`{"ts":"2026-11-21T10:00:07.000Z","type":"RepairAttempted","runId":"r1","payload":{"iteration":2}}`+"\n",
-		`{"ts":"2026-11-21T10:00:08.000Z","type":"SomethingNew","runId":"r1","payload":{"x":1}}`+"\n",
-	)
-}
-
-// attempt is the second RetryAttempt of traceAround, its message given.
-func attempt(msg ...any) lineGen {
-	g := lineGen{`{"ts":"2026-11-21T10:00:03.000Z","type":"RetryAttempt","runId":"r1","payload":{"provider":"anthropic","model":"claude-haiku-4-5","attempt":2,"failureType":"rate_limit","status":429,"errorMessage":"`}
-	g = append(g, msg...)
-	return append(g, `","willRetry":true,"delayMs":4000,"delaySource":"retry-after"}}`+"\n")
-}
-
-func analyzeGen(t *testing.T, g lineGen, opts Options) (*Analysis, []string) {
-	t.Helper()
-	var bad []string
-	opts.Stdin = g.reader()
-	opts.Malformed = func(le *LineError) { bad = append(bad, le.Error()) }
-	an, err := Analyze(context.Background(), []string{StdinName}, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return an, bad
-}
-
-// withoutMessageText blanks what differs with the text of a message.
-func withoutMessageText(an *Analysis) string {
-	for i := range an.ErrorMessages.Top {
-		an.ErrorMessages.Top[i].Message = ""
-	}
-	for i := range an.ErrorMessages.ByModel {
-		for j := range an.ErrorMessages.ByModel[i].Top {
-			an.ErrorMessages.ByModel[i].Top[j].Message = ""
-		}
-	}
-	b, _ := json.MarshalIndent(an, "", " ")
-	return string(b)
-}
-
-// TestLongLineAnalysis is issue 18's regression test: a valid line longer
-// than MaxLineBytes (a 2 MiB or 64 MiB errorMessage, a long value in any
-// field) is an event, and the analysis is that of the same trace with
-// short values (a long label as its label, see label).
-func TestLongLineAnalysis(t *testing.T) {
-	t.Parallel()
-	const mib = 1 << 20
-	// Escapes, a surrogate pair, a lone surrogate and invalid UTF-8, over
-	// every boundary of the 256 KiB windows and 64 KiB decoding pieces.
-	model := rep{"claude-\\u00e9\\ud83d\\ude00\\ud800\xff\xe2\x82\U0001F600-", 2 * mib}
-	prov := rep{"é\U0001F600", 2 * mib} // runes split by the pieces
-	short := attempt("rate limited")
-	tests := []struct {
-		name       string
-		long, want lineGen
-		by         []string
-		skipShort  bool
-	}{
-		{"2 MiB errorMessage", traceAround(attempt(rep{"x", 2 * mib})...), traceAround(short...), nil, false},
-		{"64 MiB errorMessage", traceAround(attempt(rep{"rate limited ", 64 * mib})...), traceAround(short...), nil, true},
-		{"escapes straddling every buffer boundary", traceAround(attempt(rep{`\u00e9\ud83d\ude00\"\\\n\t\u0041é\ud800x`, 3 * mib})...),
-			traceAround(short...), nil, false},
-		{"long message at the very end of a file without a newline",
-			lineGen(traceAround())[:2].concat(attempt(rep{"y", 2 * mib}).trimNewline()),
-			lineGen(traceAround())[:2].concat(short.trimNewline()), nil, false},
-		{"CRLF", traceAround(attempt(rep{"z", 2 * mib}).crlf()...), traceAround(short...), nil, false},
-		{"long model and provider, grouped by them", traceAround(lineGen{`{"type":"RetryAttempt","payload":{"model":"`, model, `","failureType":"timeout","errorMessage":"m","willRetry":false}}` + "\n",
-			`{"type":"ProviderRequestFinished","payload":{"provider":"`, prov, `","model":"`, model, `","success":false,"retries":1,"durationMs":5}}` + "\n"}...),
-			traceAround(`{"type":"RetryAttempt","payload":{"model":`+string(appendQuoted(nil, label(model.text())))+`,"failureType":"timeout","errorMessage":"m","willRetry":false}}`+"\n",
-				`{"type":"ProviderRequestFinished","payload":{"provider":`+string(appendQuoted(nil, label(prov.text())))+`,"model":`+string(appendQuoted(nil, label(model.text())))+`,"success":false,"retries":1,"durationMs":5}}`+"\n"),
-			[]string{"provider", "model"}, false},
-		{"long runId and unknown type", traceAround(`{"type":"Custom`, rep{"T", 2 * mib}, `","runId":"`, rep{"r", 2 * mib}, `"}`+"\n"),
-			traceAround(`{"type":` + string(appendQuoted(nil, label("Custom"+strings.Repeat("T", 2*mib)))) + `,"runId":` + string(appendQuoted(nil, label(strings.Repeat("r", 2*mib)))) + `}` + "\n"),
-			[]string{"run"}, false},
-		{"long unknown string before the known fields", traceAround(`{"type":"RetryAttempt","payload":{"debug":"`, rep{"d", 2 * mib}, `","failureType":"timeout","status":408,"errorMessage":"t","willRetry":true,"delayMs":700}}`+"\n"),
-			traceAround(`{"type":"RetryAttempt","payload":{"failureType":"timeout","status":408,"errorMessage":"t","willRetry":true,"delayMs":700}}` + "\n"), nil, false},
-		{"long array of objects before the known fields (past the budget)",
-			traceAround(`{"type":"RetryAttempt","payload":{"history":[`, rep{`{"a":[1,2,{"b":"c"}],"d":null},`, 3 * mib}, `{}],"failureType":"timeout","status":408,"errorMessage":"t","willRetry":true,"delayMs":700}}`+"\n"),
-			traceAround(`{"type":"RetryAttempt","payload":{"failureType":"timeout","status":408,"errorMessage":"t","willRetry":true,"delayMs":700}}` + "\n"), nil, false},
-		{"many unknown members, then known ones twice (the last counts)",
-			traceAround(`{"type":"RetryAttempt","payload":{"status":500,`, rep{`"k":{"x":"yyyyyyyy"},`, 4 * mib}, `"failureType":"server_error","status":503,"errorMessage":"t","willRetry":true,"delayMs":700,"delayMs":800}}`+"\n"),
-			traceAround(`{"type":"RetryAttempt","payload":{"failureType":"server_error","status":503,"errorMessage":"t","willRetry":true,"delayMs":800}}` + "\n"), nil, false},
-		{"long unknown top-level member and nested object", traceAround(`{"extra":{"a":{"b":[`, rep{`"v",`, 2 * mib}, `"w"]}},"type":"RetryAttempt","payload":{"failureType":"timeout","errorMessage":"t","willRetry":false,"n":{"deep":"`, rep{"e", 2 * mib}, `"}}}`+"\n"),
-			traceAround(`{"type":"RetryAttempt","payload":{"failureType":"timeout","errorMessage":"t","willRetry":false}}` + "\n"), nil, false},
-		{"payload before type", traceAround(`{"payload":{"failureType":"timeout","errorMessage":"`, rep{"p", 2 * mib}, `","status":504},"type":"RetryAttempt"}`+"\n"),
-			traceAround(`{"payload":{"failureType":"timeout","errorMessage":"p","status":504},"type":"RetryAttempt"}` + "\n"), nil, false},
-		{"long number", traceAround(`{"type":"RetryAttempt","payload":{"failureType":"timeout","errorMessage":"t","willRetry":true,"delayMs":0000`, rep{"0", 2 * mib}, `1500.4e0,"pad":"`, rep{"q", mib}, `"}}`+"\n"),
-			traceAround(`{"type":"RetryAttempt","payload":{"failureType":"timeout","errorMessage":"t","willRetry":true,"delayMs":1500}}` + "\n"), nil, false},
-		{"a line of 2 MiB of white space is blank", traceAround(rep{" \t", 2 * mib}, "\n"), traceAround(), nil, false},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if tt.skipShort && testing.Short() {
-				t.Skip("64 MiB: not with -short")
-			}
-			t.Parallel()
-			opts := Options{By: tt.by}
-			got, bad := analyzeGen(t, tt.long, opts)
-			want, _ := analyzeGen(t, tt.want, opts)
-			if len(bad) > 0 {
-				t.Errorf("malformed: %q, want none", bad)
-			}
-			if diff := cmp.Diff(withoutMessageText(want), withoutMessageText(got)); diff != "" {
-				t.Errorf("analysis mismatch (-short +long):\n%s", diff)
-			}
-		})
-	}
-}
-
-func (g lineGen) concat(h lineGen) lineGen { return append(append(lineGen{}, g...), h...) }
-
-// trimNewline drops the '\n' that ends g.
-func (g lineGen) trimNewline() lineGen {
-	g = append(lineGen{}, g...)
-	g[len(g)-1] = strings.TrimSuffix(g[len(g)-1].(string), "\n")
-	return g
-}
-
-func (g lineGen) crlf() lineGen {
-	g = append(lineGen{}, g...)
-	g[len(g)-1] = strings.TrimSuffix(g[len(g)-1].(string), "\n") + "\r\n"
-	return g
-}
 
 // TestLongLineMalformed: a long line that is not a JSON object with a
 // string type is malformed, whatever its length, and reported as
@@ -204,43 +23,43 @@ func (g lineGen) crlf() lineGen {
 func TestLongLineMalformed(t *testing.T) {
 	t.Parallel()
 	const mib = 1 << 20
-	big := rep{"x", 2 * mib}
+	big := tracetest.Repeat("x", 2*mib)
 	tests := []struct {
 		name   string
-		line   lineGen
+		line   tracetest.Lines
 		reason string
 	}{
-		{"unterminated string at the very end", lineGen{`{"type":"A","payload":{"m":"`, big, "\n"}, "invalid JSON"},
-		{"unterminated object", lineGen{`{"type":"A","payload":{"m":"`, big, `"}` + "\n"}, "invalid JSON"},
-		{"a backslash before the newline", lineGen{`{"type":"A","payload":{"m":"`, big, `\` + "\n"}, "invalid JSON"},
-		{"trailing data", lineGen{`{"type":"A","payload":{"m":"`, big, `"}} x` + "\n"}, "trailing data after the JSON object"},
-		{"trailing data, long", lineGen{`{"type":"A"}`, big, "\n"}, "trailing data after the JSON object"},
-		{"type not a string", lineGen{`{"payload":{"m":"`, big, `"},"type":["A"]}` + "\n"}, `"type" is not a string`},
-		{"no type", lineGen{`{"payload":{"m":"`, big, `"}}` + "\n"}, `missing "type"`},
-		{"empty type", lineGen{`{"type":"","payload":{"m":"`, big, `"}}` + "\n"}, `empty "type"`},
-		{"not an object", lineGen{`["`, big, `"]` + "\n"}, "not a JSON object"},
-		{"too deep", lineGen{`{"type":"A","payload":`, rep{"[", 2 * mib}, "\n"}, tooDeep},
-		{"too deep, valid JSON", lineGen{`{"type":"A","payload":`, rep{"[", mib}, rep{"]", mib}, "}\n"}, tooDeep},
-		{"invalid before too deep", lineGen{`{"type":"A","payload":[tru,`, rep{"[", 2 * mib}, "\n"}, "invalid JSON"},
-		{"bad literal", lineGen{`{"type":"A","payload":{"m":"`, big, `","t":tru}}` + "\n"}, "invalid JSON"},
-		{"bad number", lineGen{`{"type":"A","payload":{"m":"`, big, `","n":-}}` + "\n"}, "invalid JSON"},
-		{"missing colon", lineGen{`{"type":"A","payload":{"m" "`, big, `"}}` + "\n"}, "invalid JSON"},
-		{"zeros", lineGen{rep{"\x00", 2 * mib}, "\n"}, "not a JSON object"},
+		{"unterminated string at the very end", tracetest.Lines{`{"type":"A","payload":{"m":"`, big, "\n"}, "invalid JSON"},
+		{"unterminated object", tracetest.Lines{`{"type":"A","payload":{"m":"`, big, `"}` + "\n"}, "invalid JSON"},
+		{"a backslash before the newline", tracetest.Lines{`{"type":"A","payload":{"m":"`, big, `\` + "\n"}, "invalid JSON"},
+		{"trailing data", tracetest.Lines{`{"type":"A","payload":{"m":"`, big, `"}} x` + "\n"}, "trailing data after the JSON object"},
+		{"trailing data, long", tracetest.Lines{`{"type":"A"}`, big, "\n"}, "trailing data after the JSON object"},
+		{"type not a string", tracetest.Lines{`{"payload":{"m":"`, big, `"},"type":["A"]}` + "\n"}, `"type" is not a string`},
+		{"no type", tracetest.Lines{`{"payload":{"m":"`, big, `"}}` + "\n"}, `missing "type"`},
+		{"empty type", tracetest.Lines{`{"type":"","payload":{"m":"`, big, `"}}` + "\n"}, `empty "type"`},
+		{"not an object", tracetest.Lines{`["`, big, `"]` + "\n"}, "not a JSON object"},
+		{"too deep", tracetest.Lines{`{"type":"A","payload":`, tracetest.Repeat("[", 2*mib), "\n"}, tooDeep},
+		{"too deep, valid JSON", tracetest.Lines{`{"type":"A","payload":`, tracetest.Repeat("[", mib), tracetest.Repeat("]", mib), "}\n"}, tooDeep},
+		{"invalid before too deep", tracetest.Lines{`{"type":"A","payload":[tru,`, tracetest.Repeat("[", 2*mib), "\n"}, "invalid JSON"},
+		{"bad literal", tracetest.Lines{`{"type":"A","payload":{"m":"`, big, `","t":tru}}` + "\n"}, "invalid JSON"},
+		{"bad number", tracetest.Lines{`{"type":"A","payload":{"m":"`, big, `","n":-}}` + "\n"}, "invalid JSON"},
+		{"missing colon", tracetest.Lines{`{"type":"A","payload":{"m" "`, big, `"}}` + "\n"}, "invalid JSON"},
+		{"zeros", tracetest.Lines{tracetest.Repeat("\x00", 2*mib), "\n"}, "not a JSON object"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			for _, eof := range []bool{false, true} {
-				g := append(lineGen{`{"type":"Before"}` + "\n"}, tt.line...)
+				g := append(tracetest.Lines{`{"type":"Before"}` + "\n"}, tt.line...)
 				want := []readResult{{Line: 1, Type: "Before"}}
 				if eof { // a huge last line without a newline
-					g = g.trimNewline()
+					g = g.TrimNewline()
 					want = append(want, readResult{Line: 2, Err: "t.jsonl:2: truncated last line (no newline at end of file): " + tt.reason})
 				} else {
 					g = append(g, `{"type":"After"}`+"\n")
 					want = append(want, readResult{Line: 2, Err: "t.jsonl:2: " + tt.reason}, readResult{Line: 3, Type: "After"})
 				}
-				if diff := cmp.Diff(want, readAll(t, g.reader())); diff != "" {
+				if diff := cmp.Diff(want, readAll(t, g.Reader())); diff != "" {
 					t.Errorf("eof %v: Reader mismatch (-want +got):\n%s", eof, diff)
 				}
 			}
@@ -253,7 +72,7 @@ func TestLongLineGzip(t *testing.T) {
 	t.Parallel()
 	var buf bytes.Buffer
 	zw := gzip.NewWriter(&buf)
-	io.Copy(zw, lineGen{`{"type":"RetryAttempt","runId":"g","payload":{"errorMessage":"`, rep{`é\u00e9`, 3 << 20}, `","status":429}}` + "\n{\"type\":\"After\"}\n"}.reader())
+	io.Copy(zw, tracetest.Lines{`{"type":"RetryAttempt","runId":"g","payload":{"errorMessage":"`, tracetest.Repeat(`é\u00e9`, 3<<20), `","status":429}}` + "\n{\"type\":\"After\"}\n"}.Reader())
 	zw.Close()
 	got := readAll(t, &buf)
 	want := []readResult{{Line: 1, Type: "RetryAttempt", RunID: "g"}, {Line: 2, Type: "After"}}
@@ -273,13 +92,13 @@ func TestLongLineMemoryBounded(t *testing.T) {
 		t.Skip("24 MiB lines: not with -short")
 	}
 	const size = 24 << 20
-	g := lineGen{`{"type":"RetryAttempt","payload":{"errorMessage":"`, rep{`retry \u00e9 `, size * 2 / 3},
-		`","tags":[`, rep{`"aaaaaaaaaa",`, size / 3}, `"b"],"status":429}}` + "\n",
-		`{"type":"X","payload":{"m":"`, rep{"n", size}}
+	g := tracetest.Lines{`{"type":"RetryAttempt","payload":{"errorMessage":"`, tracetest.Repeat(`retry \u00e9 `, size*2/3),
+		`","tags":[`, tracetest.Repeat(`"aaaaaaaaaa",`, size/3), `"b"],"status":429}}` + "\n",
+		`{"type":"X","payload":{"m":"`, tracetest.Repeat("n", size)}
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
-	rd, err := NewReader(g.reader(), "big")
+	rd, err := NewReader(g.Reader(), "big")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -309,7 +128,7 @@ func TestLongLineMemoryBounded(t *testing.T) {
 }
 
 // TestLabelHashChunks: a long string's label, computed from its raw
-// contents in pieces of any size, is label(jsonString) of the whole.
+// contents in pieces of any size, is Label(jsonval.String) of the whole.
 func TestLabelHashChunks(t *testing.T) {
 	t.Parallel()
 	pieces := []string{"a", "é", `\u00e9`, `\ud83d\ude00`, `\ud83d`, `\ude00`, `\"`, `\\`, `\n`, `\x`, `\u12`,
@@ -331,7 +150,7 @@ func TestLabelHashChunks(t *testing.T) {
 			h.write(rest[:k])
 			rest = rest[k:]
 		}
-		want := label(jsonString(append(append([]byte{'"'}, raw...), '"')))
+		want := Label(jsonval.String(append(append([]byte{'"'}, raw...), '"')))
 		if got := h.label(); got != want {
 			t.Fatalf("case %d: label of %q in pieces = %q, want %q", n, raw, got, want)
 		}
@@ -401,12 +220,12 @@ func readOne(t *testing.T, in string, set func(*Reader)) oneLine {
 	case err != nil:
 		t.Fatal(err)
 	}
-	return oneLine{typ: ev.Type, run: rawLabel(ev.RunID), ts: rawLabel(ev.TS), hasRun: ev.RunID != nil, hasTS: ev.TS != nil,
+	return oneLine{typ: ev.Type, run: RawLabel(ev.RunID), ts: RawLabel(ev.TS), hasRun: ev.RunID != nil, hasTS: ev.TS != nil,
 		payload: canonical(ev.Payload)}
 }
 
 // canonical writes a raw JSON value (as the Reader accepts it) without
-// white space, with its strings decoded and its numbers as jsonInt reads
+// white space, with its strings decoded and its numbers as jsonval.Int reads
 // them, so that a value and its bounded form compare equal.
 func canonical(raw []byte) string {
 	var b strings.Builder
@@ -418,14 +237,13 @@ func canonical(raw []byte) string {
 		}
 		switch c := v[0]; {
 		case c == '"':
-			fmt.Fprintf(&b, "%q", jsonString(v))
+			fmt.Fprintf(&b, "%q", jsonval.String(v))
 		case c == '{':
 			b.WriteByte('{')
-			scanObject(v, 0, 0, func(k, val []byte) bool {
+			scanObject(v, 0, 0, func(k, val []byte) {
 				fmt.Fprintf(&b, "%q:", k)
 				walk(val)
 				b.WriteByte(',')
-				return true
 			})
 			b.WriteByte('}')
 		case c == '[':
@@ -445,7 +263,7 @@ func canonical(raw []byte) string {
 			}
 			b.WriteByte(']')
 		case c == '-' || c >= '0' && c <= '9':
-			n, ok := jsonInt(v)
+			n, ok := jsonval.Int(v)
 			fmt.Fprintf(&b, "%d/%v", n, ok)
 		default:
 			b.Write(v)
@@ -465,17 +283,17 @@ func BenchmarkLongLine(b *testing.B) {
 	const size = 64 << 20
 	for _, bc := range []struct {
 		name string
-		g    lineGen
+		g    tracetest.Lines
 	}{
-		{"message", lineGen{`{"type":"RetryAttempt","payload":{"errorMessage":"`, rep{"rate limited ", size}, `"}}` + "\n"}},
-		{"escapes", lineGen{`{"type":"RetryAttempt","payload":{"errorMessage":"`, rep{`\u00e9\ud83d\ude00\"`, size}, `"}}` + "\n"}},
-		{"array", lineGen{`{"type":"RetryAttempt","payload":{"tags":[`, rep{`"aaaaaaaaaa",`, size}, `"b"]}}` + "\n"}},
+		{"message", tracetest.Lines{`{"type":"RetryAttempt","payload":{"errorMessage":"`, tracetest.Repeat("rate limited ", size), `"}}` + "\n"}},
+		{"escapes", tracetest.Lines{`{"type":"RetryAttempt","payload":{"errorMessage":"`, tracetest.Repeat(`\u00e9\ud83d\ude00\"`, size), `"}}` + "\n"}},
+		{"array", tracetest.Lines{`{"type":"RetryAttempt","payload":{"tags":[`, tracetest.Repeat(`"aaaaaaaaaa",`, size), `"b"]}}` + "\n"}},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			b.SetBytes(size)
 			b.ReportAllocs()
 			for b.Loop() {
-				rd, _ := NewReader(bc.g.reader(), "big")
+				rd, _ := NewReader(bc.g.Reader(), "big")
 				if _, err := rd.Next(); err != nil {
 					b.Fatal(err)
 				}

@@ -6,6 +6,9 @@ import (
 	"io"
 	"os"
 	"strings"
+
+	"github.com/retrylab/retrylab/internal/regfile"
+	"github.com/retrylab/retrylab/trace/internal/fileio"
 )
 
 // OpenContext is Open for a reader that gives up when ctx is done: every
@@ -16,16 +19,8 @@ import (
 // returning; that goroutine ends with the read, or with the process.
 // Regular files are read directly, and ctx is checked once per MiB.
 func OpenContext(ctx context.Context, path string) (*Reader, error) {
-	return openContext(ctx, path, nil)
-}
-
-// openContext is OpenContext reading stdin (nil: os.Stdin) for "-".
-func openContext(ctx context.Context, path string, stdin io.Reader) (*Reader, error) {
 	if path == StdinName {
-		if stdin == nil {
-			stdin = os.Stdin
-		}
-		return openStream(ctx, StdinName, stdin)
+		return OpenStream(ctx, StdinName, os.Stdin)
 	}
 	fi, err := os.Stat(path)
 	if err != nil {
@@ -44,16 +39,32 @@ func openContext(ctx context.Context, path string, stdin io.Reader) (*Reader, er
 	return openAsync(ctx, path, func() (io.Reader, error) { return os.Open(path) }, strings.HasSuffix(path, ".gz"))
 }
 
-// openStream reads src, named name, in a goroutine of its own (see
-// OpenContext).
-func openStream(ctx context.Context, name string, src io.Reader) (*Reader, error) {
+// OpenStream is OpenContext for src, named name: a pipe, or standard input
+// (read for "-" instead of os.Stdin), read in a goroutine of its own.
+func OpenStream(ctx context.Context, name string, src io.Reader) (*Reader, error) {
 	return openAsync(ctx, name, func() (io.Reader, error) { return src, nil }, false)
 }
 
-// openAsync reads what open returns, named name, through an asyncReader;
+// OpenChunk opens the bytes from start to end of the plain (uncompressed)
+// trace file at path, a piece cut just after a newline, so that several
+// Readers read one large file at once. Its lines are numbered from the
+// piece's start; it is read as plain JSONL whatever its first bytes, and
+// gives up when ctx is done (checked once per MiB).
+func OpenChunk(ctx context.Context, path string, start, end int64) (*Reader, error) {
+	f, err := regfile.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	r := newPlainReader(io.NewSectionReader(f, start, end-start), path)
+	r.closer = append(r.closer, f)
+	r.ctx = ctx
+	return r, nil
+}
+
+// openAsync reads what open returns, named name, through a fileio.AsyncReader;
 // wantGzip refuses data that is not gzip.
 func openAsync(ctx context.Context, name string, open func() (io.Reader, error), wantGzip bool) (*Reader, error) {
-	ar := newAsyncReader(ctx, open)
+	ar := fileio.NewAsyncReader(ctx, open)
 	r, err := NewReader(ar, name)
 	if err == nil && wantGzip && len(r.closer) == 0 {
 		err = fmt.Errorf("%s: not gzip data although the name ends in .gz", name)
@@ -65,115 +76,4 @@ func openAsync(ctx context.Context, name string, open func() (io.Reader, error),
 	r.ctx = ctx
 	r.closer = append(r.closer, ar)
 	return r, nil
-}
-
-// asyncReader reads what open returns in a goroutine of its own and hands
-// the bytes over through a channel, so that Read returns as soon as ctx is
-// done even while the goroutine is blocked in open or Read. The goroutine
-// owns its two buffers: nothing it writes can reach a caller's buffer after
-// Read has returned.
-type asyncReader struct {
-	ctx    context.Context
-	done   chan struct{} // closed by Close
-	filled chan asyncChunk
-	free   chan []byte
-	buf    []byte // the buffer cur is in, given back once read
-	cur    []byte
-	err    error
-}
-
-type asyncChunk struct {
-	b   []byte
-	err error
-}
-
-const asyncBufSize = 64 << 10
-
-func newAsyncReader(ctx context.Context, open func() (io.Reader, error)) *asyncReader {
-	a := &asyncReader{
-		ctx:    ctx,
-		done:   make(chan struct{}),
-		filled: make(chan asyncChunk),
-		free:   make(chan []byte, 2),
-	}
-	a.free <- make([]byte, asyncBufSize)
-	a.free <- make([]byte, asyncBufSize)
-	go a.run(open)
-	return a
-}
-
-func (a *asyncReader) run(open func() (io.Reader, error)) {
-	src, err := open()
-	if c, ok := src.(io.Closer); ok && err == nil {
-		defer c.Close() // a file the goroutine opened; never os.Stdin
-	}
-	if err != nil {
-		select {
-		case a.filled <- asyncChunk{err: err}:
-		case <-a.ctx.Done():
-		case <-a.done:
-		}
-		return
-	}
-	for {
-		var buf []byte
-		select {
-		case buf = <-a.free:
-		case <-a.ctx.Done():
-			return
-		case <-a.done:
-			return
-		}
-		n, err := src.Read(buf)
-		select {
-		case a.filled <- asyncChunk{b: buf[:n], err: err}:
-		case <-a.ctx.Done():
-			return
-		case <-a.done:
-			return
-		}
-		if err != nil {
-			return
-		}
-	}
-}
-
-func (a *asyncReader) Read(p []byte) (int, error) {
-	for len(a.cur) == 0 {
-		if a.err != nil {
-			return 0, a.err
-		}
-		if a.buf != nil {
-			a.free <- a.buf[:cap(a.buf)] // never blocks: two buffers, room for two
-			a.buf = nil
-		}
-		if err := a.ctx.Err(); err != nil {
-			a.err = err
-			return 0, err
-		}
-		select {
-		case c := <-a.filled:
-			a.buf, a.cur, a.err = c.b, c.b, c.err
-			if len(c.b) == 0 && c.err == nil {
-				return 0, nil
-			}
-		case <-a.ctx.Done():
-			a.err = a.ctx.Err()
-			return 0, a.err
-		}
-	}
-	n := copy(p, a.cur)
-	a.cur = a.cur[n:]
-	return n, nil
-}
-
-// Close lets the goroutine end (at once, or when its blocked call returns)
-// and close what it opened.
-func (a *asyncReader) Close() error {
-	select {
-	case <-a.done:
-	default:
-		close(a.done)
-	}
-	return nil
 }

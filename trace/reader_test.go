@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"slices"
 	"strings"
 	"testing"
 
@@ -195,4 +196,57 @@ func lineOf(data []byte, n int) []byte {
 // reader counts them (a top-level member's value is level 1).
 func nested(n int) string {
 	return `{"a":` + strings.Repeat("[", n-1) + strings.Repeat("]", n-1) + "}"
+}
+
+// TestReadMembers: the members of an object payload reach the reader its
+// type's function returns, whether the type precedes the payload (during
+// the one scan) or follows it (a second scan of the payload), and only for
+// the types that want them. A line found malformed after some members
+// were handed over is a *LineError (its reader drops what it got).
+func TestReadMembers(t *testing.T) {
+	t.Parallel()
+	in := `{"type":"A","payload":{"x":1,"y":"s"}}` + "\n" +
+		`{"payload":{"x":2},"runId":"r","type":"A"}` + "\n" +
+		`{"type":"B","payload":{"x":3}}` + "\n" +
+		`{"type":"A","payload":[1]}` + "\n" +
+		`{"type":"A","payload":{"x":4}` + "\n"
+	rd, err := NewReader(strings.NewReader(in), "t.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	var asked []string
+	rd.ReadMembers(func(typ string) func(key, val []byte) {
+		asked = append(asked, typ)
+		if typ != "A" {
+			return nil
+		}
+		return func(key, val []byte) { got = append(got, string(key)+"="+string(val)) }
+	})
+	for {
+		ev, err := rd.Next()
+		if err == io.EOF {
+			break
+		}
+		var le *LineError
+		if errors.As(err, &le) {
+			got = append(got, le.Error())
+			continue
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, "event "+ev.Type)
+	}
+	want := []string{`x=1`, `y="s"`, "event A", "x=2", "event A", "event B", "event A",
+		"x=4", "t.jsonl:5: invalid JSON"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("members (-want +got):\n%s", diff)
+	}
+	if want := []string{"A", "A", "B", "A"}; !slices.Equal(asked[:4], want) {
+		t.Errorf("asked for the readers of %q, want %q first", asked, want)
+	}
+	if rd.Lines() != 5 {
+		t.Errorf("Lines() = %d, want 5", rd.Lines())
+	}
 }

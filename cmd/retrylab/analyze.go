@@ -12,6 +12,7 @@ import (
 
 	"github.com/retrylab/retrylab/report"
 	"github.com/retrylab/retrylab/trace"
+	"github.com/retrylab/retrylab/trace/analyze"
 )
 
 var analyzeUsage = strings.Replace(`Usage: retrylab trace analyze [flags] [PATH...]
@@ -55,10 +56,10 @@ Exit codes: 0 no alert firing, 1 an alert fired, 2 bad usage or bad input
 (missing path, unreadable file, bad alert, malformed line with --strict).
 `, "{{metrics}}", metricsHelp(), 1)
 
-// metricsHelp lists trace.Registry for --help: name, kind, samples, help.
+// metricsHelp lists analyze.Registry for --help: name, kind, samples, help.
 func metricsHelp() string {
 	var b strings.Builder
-	for _, d := range trace.Registry {
+	for _, d := range analyze.Registry {
 		kind := string(d.Kind)
 		if d.Unit != "" {
 			kind += ", " + d.Unit
@@ -117,7 +118,7 @@ func traceAnalyze(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		return readTracesError(err, "give OTLP/JSON exports (ExportTraceServiceRequest, ExportLogsServiceRequest), one a line or pretty-printed, each retrylab.event one trace v1 line, or drop --strict to skip what is not one")
 	}
 	defer in.cleanup()
-	an, err := trace.Analyze(ctx, in.files, trace.Options{
+	an, err := analyze.Run(ctx, in.files, analyze.Options{
 		By: dims, Alerts: alerts, MinSamples: *minSamples, Confidence: *confidence, Strict: *strict,
 		Stdin: in.stdin, Streams: in.streams,
 		Malformed: func(le *trace.LineError) { fmt.Fprintf(stderr, "%s\n", printable(le.Error())) },
@@ -133,7 +134,7 @@ func traceAnalyze(ctx context.Context, args []string, stdout, stderr io.Writer) 
 }
 
 // analysisFormats are trace analyze's output formats.
-var analysisFormats = formats[func(io.Writer, *trace.Analysis) error]{list: []format[func(io.Writer, *trace.Analysis) error]{
+var analysisFormats = formats[func(io.Writer, *analyze.Analysis) error]{list: []format[func(io.Writer, *analyze.Analysis) error]{
 	{"table", report.AnalysisTable}, {"json", report.AnalysisJSON}, {"markdown", report.AnalysisMarkdown},
 	{"openmetrics", report.AnalysisOpenMetrics}, {"html", report.AnalysisHTML},
 }}
@@ -146,8 +147,8 @@ func parseBy(by string) ([]string, error) {
 		if d = strings.TrimSpace(d); d == "" {
 			continue
 		}
-		if !slices.Contains(trace.Dimensions, d) {
-			return nil, usageErrorf("--by takes a comma-separated list of: "+strings.Join(trace.Dimensions, ", "), "unknown --by dimension %q", d)
+		if !slices.Contains(analyze.Dimensions, d) {
+			return nil, usageErrorf("--by takes a comma-separated list of: "+strings.Join(analyze.Dimensions, ", "), "unknown --by dimension %q", d)
 		}
 		if !slices.Contains(dims, d) {
 			dims = append(dims, d)
@@ -158,16 +159,16 @@ func parseBy(by string) ([]string, error) {
 
 // analyzeAlerts are the alerts of a run: the defaults, or those of
 // --alerts, plus each --alert.
-func analyzeAlerts(ctx context.Context, file string, flags []string) ([]trace.Alert, error) {
-	alerts := trace.DefaultAlerts()
+func analyzeAlerts(ctx context.Context, file string, flags []string) ([]analyze.Alert, error) {
+	alerts := analyze.DefaultAlerts()
 	if file != "" {
 		var err error
-		if alerts, err = trace.LoadAlertsContext(ctx, file); err != nil {
+		if alerts, err = analyze.LoadAlertsContext(ctx, file); err != nil {
 			return nil, alertUsageError(err)
 		}
 	}
 	for _, s := range flags {
-		a, err := trace.ParseAlert(s)
+		a, err := analyze.ParseAlert(s)
 		if err != nil {
 			return nil, alertUsageError(err)
 		}
@@ -177,10 +178,10 @@ func analyzeAlerts(ctx context.Context, file string, flags []string) ([]trace.Al
 }
 
 // firingError says which alerts fire (exit 1), nil when none does.
-func firingError(an *trace.Analysis, stderr io.Writer) error {
+func firingError(an *analyze.Analysis, stderr io.Writer) error {
 	var firing []string
 	for _, a := range an.Alerts {
-		if a.State == trace.StateFiring {
+		if a.State == analyze.StateFiring {
 			firing = append(firing, fmt.Sprintf("%s (%s %s %g: value %.4g, bound %.4g, n=%d)",
 				a.Name, a.Metric, a.Op, a.Threshold, a.Value, boundOf(a), a.Samples))
 		}
@@ -257,7 +258,7 @@ func (e printableError) Unwrap() error { return e.err }
 // docs/analyze.md). Beyond, memory grows with the groups and runs kept.
 const analyzeMemoryLimit = 48 << 20
 
-func boundOf(a trace.AlertResult) float64 {
+func boundOf(a analyze.AlertResult) float64 {
 	if a.Op == "<" || a.Op == "<=" {
 		return a.Upper
 	}
@@ -265,7 +266,7 @@ func boundOf(a trace.AlertResult) float64 {
 }
 
 func alertUsageError(err error) error {
-	var ae *trace.AlertError
+	var ae *analyze.AlertError
 	if errors.As(err, &ae) {
 		// One problem a line, each made printable (yaml quotes values as
 		// they are).

@@ -13,6 +13,7 @@ import (
 	"github.com/retrylab/retrylab/internal/regfile"
 	"github.com/retrylab/retrylab/report"
 	"github.com/retrylab/retrylab/trace"
+	"github.com/retrylab/retrylab/trace/analyze"
 )
 
 const compareUsage = `Usage: retrylab trace compare [flags] BASE CURRENT
@@ -64,9 +65,9 @@ func traceCompare(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if *minSamples < 1 {
 		return usageErrorf("use 1 or more (30 is the default)", "--min-samples %d is below 1", *minSamples)
 	}
-	opts := trace.CompareOptions{Alpha: *alpha, MinSamples: *minSamples, MaxIncrease: map[string]float64{}}
+	opts := analyze.CompareOptions{Alpha: *alpha, MinSamples: *minSamples, MaxIncrease: map[string]float64{}}
 	for _, s := range *maxInc {
-		name, v, err := trace.ParseMaxIncrease(s)
+		name, v, err := analyze.ParseMaxIncrease(s)
 		if err != nil {
 			return usageErrorf("e.g. --max-increase provider_retry_rate=0.05 (an absolute change: 5 percentage points)", "%s", printable(err.Error()))
 		}
@@ -81,7 +82,7 @@ func traceCompare(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if os.Getenv("GOMEMLIMIT") == "" {
 		defer debug.SetMemoryLimit(debug.SetMemoryLimit(analyzeMemoryLimit))
 	}
-	var sides [2]*trace.Analysis
+	var sides [2]*analyze.Analysis
 	for i, name := range []string{"BASE", "CURRENT"} {
 		a, err := loadSide(ctx, fs.Arg(i), *strict, stderr)
 		if err != nil {
@@ -94,7 +95,7 @@ func traceCompare(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		}
 		sides[i] = a
 	}
-	c := trace.Compare(sides[0], sides[1], opts)
+	c := analyze.Compare(sides[0], sides[1], opts)
 	if err := render(stdout, c); err != nil {
 		return err
 	}
@@ -102,7 +103,7 @@ func traceCompare(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if c.Regressions > 0 {
 		var names []string
 		for _, r := range c.Rows {
-			if r.Verdict == trace.VerdictRegression {
+			if r.Verdict == analyze.VerdictRegression {
 				names = append(names, r.Metric)
 			}
 		}
@@ -114,7 +115,7 @@ func traceCompare(ctx context.Context, args []string, stdout, stderr io.Writer) 
 
 // loadSide reads one side of a comparison: an analysis JSON file, or trace
 // paths analysed as trace analyze does.
-func loadSide(ctx context.Context, path string, strict bool, stderr io.Writer) (*trace.Analysis, error) {
+func loadSide(ctx context.Context, path string, strict bool, stderr io.Writer) (*analyze.Analysis, error) {
 	if a, ok, err := readAnalysisFile(path); ok || err != nil {
 		return a, err
 	}
@@ -122,7 +123,7 @@ func loadSide(ctx context.Context, path string, strict bool, stderr io.Writer) (
 	if err != nil {
 		return nil, err
 	}
-	a, err := trace.Analyze(ctx, files, trace.Options{By: []string{"provider"}, Strict: strict,
+	a, err := analyze.Run(ctx, files, analyze.Options{By: []string{"provider"}, Strict: strict,
 		Malformed: func(le *trace.LineError) { fmt.Fprintf(stderr, "%s\n", printable(le.Error())) }})
 	if err != nil {
 		return nil, readTracesError(err, "fix or remove that line, or drop --strict")
@@ -133,7 +134,7 @@ func loadSide(ctx context.Context, path string, strict bool, stderr io.Writer) (
 // readAnalysisFile reads path as an analysis JSON file when it is a
 // regular file whose first non-space byte is '{' and that decodes as one
 // object of schema retrylab.analysis/v1. ok is false otherwise (a trace).
-func readAnalysisFile(path string) (*trace.Analysis, bool, error) {
+func readAnalysisFile(path string) (*analyze.Analysis, bool, error) {
 	if path == "-" || strings.HasSuffix(path, ".gz") {
 		return nil, false, nil
 	}
@@ -155,14 +156,14 @@ func readAnalysisFile(path string) (*trace.Analysis, bool, error) {
 	if _, err := f.Seek(0, io.SeekStart); err != nil {
 		return nil, false, nil
 	}
-	data, err := io.ReadAll(io.LimitReader(f, trace.MaxAnalysisJSON+1))
+	data, err := io.ReadAll(io.LimitReader(f, analyze.MaxAnalysisJSON+1))
 	if err != nil {
 		return nil, false, printableError{fmt.Errorf("%s: %w", path, err)}
 	}
-	if len(data) > trace.MaxAnalysisJSON {
+	if len(data) > analyze.MaxAnalysisJSON {
 		return nil, false, nil // far too large for an analysis: read it as a trace
 	}
-	a, ok, err := trace.ReadAnalysisJSON(data)
+	a, ok, err := analyze.ReadAnalysisJSON(data)
 	if err != nil {
 		return nil, true, usageErrorf("write it again with 'retrylab trace analyze --format json'", "%s", printable(path+": "+err.Error()))
 	}
@@ -170,6 +171,6 @@ func readAnalysisFile(path string) (*trace.Analysis, bool, error) {
 }
 
 // compareFormats are trace compare's output formats.
-var compareFormats = formats[func(io.Writer, *trace.Comparison) error]{list: []format[func(io.Writer, *trace.Comparison) error]{
+var compareFormats = formats[func(io.Writer, *analyze.Comparison) error]{list: []format[func(io.Writer, *analyze.Comparison) error]{
 	{"table", report.CompareTable}, {"json", report.CompareJSON}, {"markdown", report.CompareMarkdown},
 }}

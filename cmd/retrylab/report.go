@@ -13,6 +13,7 @@ import (
 	"github.com/retrylab/retrylab/chaos"
 	"github.com/retrylab/retrylab/report"
 	"github.com/retrylab/retrylab/trace"
+	"github.com/retrylab/retrylab/trace/analyze"
 )
 
 const reportUsage = `Usage: retrylab report <html> [flags]
@@ -160,8 +161,8 @@ func collectPageInputs(ctx context.Context, paths []string, page *report.Page, s
 // with the default alerts, and, in a second pass, by day.
 func analyzeForPage(ctx context.Context, files []string, page *report.Page, stderr io.Writer) error {
 	var malformed int64
-	an, err := trace.Analyze(ctx, files, trace.Options{
-		By: []string{"provider", "model"}, Alerts: trace.DefaultAlerts(), MinSamples: 1, Confidence: 0.95,
+	an, err := analyze.Run(ctx, files, analyze.Options{
+		By: []string{"provider", "model"}, Alerts: analyze.DefaultAlerts(), MinSamples: 1, Confidence: 0.95,
 		Malformed: func(*trace.LineError) { malformed++ },
 	})
 	if err != nil {
@@ -178,7 +179,7 @@ func analyzeForPage(ctx context.Context, files []string, page *report.Page, stde
 		return nil
 	}
 	page.Analysis = an
-	if page.ByDay, err = trace.Analyze(ctx, files, trace.Options{By: []string{"day"}, Alerts: []trace.Alert{}, MinSamples: 1, Confidence: 0.95}); err != nil {
+	if page.ByDay, err = analyze.Run(ctx, files, analyze.Options{By: []string{"day"}, Alerts: []analyze.Alert{}, MinSamples: 1, Confidence: 0.95}); err != nil {
 		return printableError{err}
 	}
 	return nil

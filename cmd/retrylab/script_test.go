@@ -9,7 +9,7 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/retrylab/retrylab/chaos"
-	"github.com/retrylab/retrylab/trace"
+	"github.com/retrylab/retrylab/trace/analyze"
 )
 
 // TestMain lets the test binary act as the retrylab command inside scripts.
@@ -50,13 +50,13 @@ func TestScripts(t *testing.T) {
 }
 
 // TestScriptRegistryCovered: analyze_registry.txtar fires an alert on, and
-// finds in --help, every metric of trace.Registry.
+// finds in --help, every metric of analyze.Registry.
 func TestScriptRegistryCovered(t *testing.T) {
 	data, err := os.ReadFile("testdata/script/analyze_registry.txtar")
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, d := range trace.Registry {
+	for _, d := range analyze.Registry {
 		for _, want := range []string{"--alert '" + d.Name + ">", "stderr '^alert firing: " + d.Name + "'", "stdout '^  " + d.Name + ` \(`} {
 			if !strings.Contains(string(data), want) {
 				t.Errorf("analyze_registry.txtar lacks %q", want)
