@@ -861,13 +861,16 @@ func promptCheck(pe PromptExpect, ob Observed) Check {
 	return c
 }
 
-// WarningChecks returns the checks that passed with a warning (Warning).
-func (r Result) WarningChecks() []Check {
-	var out []Check
-	for _, c := range r.Checks {
-		if c.Warning() {
-			out = append(out, c)
-		}
+// envelopeFor returns the policy's envelope as an envelopeFunc.
+func envelopeFor(sc *Scenario) (envelopeFunc, error) {
+	if !sc.Expect.Delays.Policy {
+		return nil, nil
 	}
-	return out
+	p, err := policyFor(sc)
+	if err != nil {
+		return nil, err
+	}
+	return func(ft string, attempt int, ra time.Duration, has bool) (time.Duration, time.Duration, bool) {
+		return p.Envelope(retry.FailureType(ft), attempt, ra, has)
+	}, nil
 }

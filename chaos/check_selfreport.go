@@ -3,10 +3,14 @@ package chaos
 import (
 	"cmp"
 	"fmt"
+	"regexp"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/retrylab/retrylab/otlp"
+	"github.com/retrylab/retrylab/retry"
+	"github.com/retrylab/retrylab/retry/provider"
 )
 
 // selfReportCheck holds an external client's own account of its attempts
@@ -302,4 +306,93 @@ func verifyFromSelfReport(c *Check, want []string, ob Observed) {
 	if ob.SelfReport != nil {
 		c.Got = fmt.Sprintf("%s; its telemetry's errors classify as %s", c.Got, list(ob.SelfReportTypes))
 	}
+}
+
+// clientOtelFile is the scenario folder's trace v1 made of the client's
+// telemetry, which `trace analyze` reads like any trace.
+const clientOtelFile = "client-otel.jsonl"
+
+// errorTypeRe finds a provider's error type in a client's error text
+// ({"type":"overloaded_error"} in Claude Code's api_error).
+var errorTypeRe = regexp.MustCompile(`"type"\s*:\s*"([a-z_]+_error)"`)
+
+// ClassifyReported classifies a failed attempt as a client reported it
+// (its status, error.type and message) with the retry core's classifier:
+// the failure type the client's own account implies.
+//
+// An error.type that is itself one of retrylab's failure types (a client
+// that classifies as the retry core does) is taken as it is.
+func ClassifyReported(prov string, a otlp.Attempt) string {
+	if a.Unreported() {
+		return string(retry.Unknown)
+	}
+	if slices.Contains(retry.FailureTypes, retry.FailureType(a.ErrorType)) {
+		return a.ErrorType
+	}
+	pe := &provider.Error{Provider: prov, Status: a.Status, Message: a.Error}
+	if a.ErrorType != "" && !isDigits(a.ErrorType) {
+		pe.ErrorType = a.ErrorType
+	} else if m := errorTypeRe.FindStringSubmatch(a.Error); m != nil {
+		pe.ErrorType = m[1]
+	}
+	low := strings.ToLower(a.Error + " " + a.ErrorType)
+	switch {
+	case a.Status != 0 && (a.Status < 200 || a.Status > 299):
+		pe.Kind = provider.KindHTTP
+	case pe.ErrorType != "":
+		pe.Kind, pe.Status = provider.KindSSEError, 0
+	case strings.Contains(low, "timeout") || strings.Contains(low, "timed out"):
+		pe.Kind = provider.KindTimeout
+	case a.Status >= 200 && a.Status <= 299:
+		// An error after a 2xx: the response began, its stream broke
+		// (Codex: "stream disconnected before completion: ...").
+		pe.Kind = provider.KindIncomplete
+	case strings.Contains(low, "reset"):
+		pe.Kind = provider.KindReset
+	case strings.Contains(low, "refused"):
+		pe.Kind = provider.KindRefused
+	case strings.Contains(low, "eof") || strings.Contains(low, "terminated") || strings.Contains(low, "ended"):
+		pe.Kind = provider.KindEOF
+	default:
+		pe.Kind, pe.Status = provider.KindNetwork, 0
+	}
+	if pe.Kind != provider.KindHTTP {
+		pe.Status = 0
+	}
+	return string(retry.Classify(pe).Type)
+}
+
+func isDigits(s string) bool {
+	for _, c := range s {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return s != ""
+}
+
+// selfReportTypes are the failure types of the failed attempts of acc, in
+// the order the client began them, as ClassifyReported reads them.
+func selfReportTypes(acc *otlp.Account) []string {
+	if acc == nil {
+		return nil
+	}
+	type typed struct {
+		at otlp.Attempt
+		ft string
+	}
+	var ts []typed
+	for _, r := range acc.Requests {
+		for _, a := range r.Attempts {
+			if a.Failed() {
+				ts = append(ts, typed{a, ClassifyReported(r.Provider, a)})
+			}
+		}
+	}
+	slices.SortStableFunc(ts, func(x, y typed) int { return x.at.Start.Compare(y.at.Start) })
+	out := make([]string, 0, len(ts))
+	for _, t := range ts {
+		out = append(out, t.ft)
+	}
+	return out
 }

@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 
 	"github.com/retrylab/retrylab/retry/provider"
@@ -135,4 +136,44 @@ func startProblem(sc *Scenario, cmd string, argv []string, err error) (problem, 
 		what = "--client-cmd (run with sh -c)"
 	}
 	return provider.Redact(err.Error()), "check " + what + ": its program must exist and be executable from the folder retrylab runs in"
+}
+
+// clientArgv is the command line of an external client and how it is
+// shown: cmd (--client-cmd) under `sh -c`, else the scenario's
+// client.command with paths resolved.
+func clientArgv(sc *Scenario, cmd string) (argv []string, display string) {
+	if cmd != "" {
+		return []string{"sh", "-c", cmd}, cmd
+	}
+	return resolveArgs(sc.Client.Command, sc.File), strings.Join(sc.Client.Command, " ")
+}
+
+// resolveArgs resolves client.command's relative paths for a scenario file
+// stored elsewhere: the command runs in the current folder, and an argument
+// that names no file there but names one relative to the scenario file's
+// folder is replaced by that path. The program (argv[0]) is resolved so only
+// when it has a slash (a bare name is looked up in PATH); flags ("-...") and
+// absolute paths are left alone.
+func resolveArgs(args []string, scenarioFile string) []string {
+	out := slices.Clone(args)
+	if scenarioFile == "" {
+		return out
+	}
+	base := filepath.Dir(scenarioFile)
+	for i, a := range out {
+		if a == "" || strings.HasPrefix(a, "-") || filepath.IsAbs(a) || (i == 0 && !strings.Contains(a, "/")) {
+			continue
+		}
+		if _, err := os.Stat(a); err == nil {
+			continue
+		}
+		p := filepath.Join(base, a)
+		if _, err := os.Stat(p); err == nil {
+			if i == 0 && !strings.Contains(p, "/") {
+				p = "./" + p
+			}
+			out[i] = p
+		}
+	}
+	return out
 }

@@ -14,19 +14,6 @@ type killTimer struct {
 	first           <-chan struct{} // nil: the deadline counts from the start
 }
 
-// killTimer is the kill timer of the client of the scenario running in
-// dir (Runner.StartGrace).
-func (r *Runner) killTimer(dir string, deadline time.Duration) killTimer {
-	kt := killTimer{deadline: deadline}
-	if r.StartGrace <= 0 {
-		return kt
-	}
-	if first, ok := r.firsts.Load(dir); ok {
-		kt.grace, kt.first = r.StartGrace, first.(<-chan struct{})
-	}
-	return kt
-}
-
 // waitClient waits until the client exits, killing it at its deadline or
 // when ctx ends (and saying so in exit.Problem; "killed after" starts
 // every problem of a client stopped at a deadline).
@@ -66,4 +53,15 @@ func waitClient(ctx context.Context, p *clientProc, kt killTimer, exit *ClientEx
 		}
 		return <-p.exited
 	}
+}
+
+// defaultDeadline bounds a scenario without expect.maxDuration: past it the
+// client is stopped (an external one killed) and the scenario fails.
+const defaultDeadline = 2 * time.Minute
+
+// ClientExit is how an external client ended.
+type ClientExit struct {
+	Command  string
+	ExitCode int    // -1 if it did not exit by itself
+	Problem  string // "" if it exited by itself; else e.g. "killed after 30s: still running at maxDuration"
 }

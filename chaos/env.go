@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/http"
 	"sync"
 	"time"
 
@@ -302,4 +303,15 @@ func (e *Env) addToxicsLocked(ctx context.Context, ts []toxicSpec) error {
 		e.active = append(e.active, t.name)
 	}
 	return errors.Join(errs...)
+}
+
+// noteSecrets hands OnSecret every key value a request carries: in its
+// headers, its query and its body (see requestSecrets).
+func (e *Env) noteSecrets(req *http.Request, body []byte) {
+	if e.cfg.OnSecret == nil {
+		return
+	}
+	for _, v := range requestSecrets(req, body) {
+		e.cfg.OnSecret(v)
+	}
 }

@@ -155,14 +155,3 @@ func secretName(name string) bool {
 	}
 	return false
 }
-
-// noteSecrets hands OnSecret every key value a request carries: in its
-// headers, its query and its body (see requestSecrets).
-func (e *Env) noteSecrets(req *http.Request, body []byte) {
-	if e.cfg.OnSecret == nil {
-		return
-	}
-	for _, v := range requestSecrets(req, body) {
-		e.cfg.OnSecret(v)
-	}
-}

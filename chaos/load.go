@@ -20,8 +20,8 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/retrylab/retrylab/chaos/fault"
-	"github.com/retrylab/retrylab/internal/wire"
 	"github.com/retrylab/retrylab/internal/regfile"
+	"github.com/retrylab/retrylab/internal/wire"
 	"github.com/retrylab/retrylab/internal/yamldiag"
 )
 

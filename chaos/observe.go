@@ -2,10 +2,7 @@ package chaos
 
 import (
 	"errors"
-	"fmt"
-	"io"
 	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/retrylab/retrylab/chaos/fault"
@@ -203,49 +200,6 @@ func waitEnd(sc *Scenario, attempts []ServerAttempt, k int) time.Time {
 	return a.Arrived
 }
 
-// maxTraceNotes bounds how many malformed lines a result names.
-const maxTraceNotes = 5
-
-// readTrace reads the client's trace with trace.Reader (plain or gzip JSONL;
-// tracePath+".gz" if tracePath is absent). Malformed lines are skipped and
-// returned as "file:line: reason" notes; a missing trace is no events.
-func readTrace(path string) (evs []trace.Event, notes []string, err error) {
-	if path == "" {
-		return nil, nil, nil
-	}
-	r, err := openTrace(path)
-	if errors.Is(err, os.ErrNotExist) {
-		r, err = openTrace(path + ".gz")
-	}
-	if err != nil {
-		return nil, nil, err
-	}
-	defer r.Close()
-	bad := 0
-	for {
-		ev, err := r.Next()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		var le *trace.LineError
-		if errors.As(err, &le) {
-			bad++
-			if bad <= maxTraceNotes {
-				notes = append(notes, fmt.Sprintf("%s:%d: %s", filepath.Base(le.File), le.Line, le.Reason))
-			}
-			continue
-		}
-		if err != nil {
-			return evs, notes, err
-		}
-		evs = append(evs, ev.Event())
-	}
-	if bad > maxTraceNotes {
-		notes = append(notes, fmt.Sprintf("... and %d more malformed lines", bad-maxTraceNotes))
-	}
-	return evs, notes, nil
-}
-
 // inferFailure is the failure type (and Retry-After) the k-th attempt's
 // fault implies, for clients that write no trace: the fault is turned into
 // the error a provider client would have returned and classified, and the
@@ -430,13 +384,6 @@ type Observed struct {
 	Telemetry *Telemetry
 }
 
-// ClientExit is how an external client ended.
-type ClientExit struct {
-	Command  string
-	ExitCode int    // -1 if it did not exit by itself
-	Problem  string // "" if it exited by itself; else e.g. "killed after 30s: still running at maxDuration"
-}
-
 // inferredFailure is what the j-th failed attempt's fault implies (see
 // Observed.InferredTypes, InferredRetryAfter, InferredNotRetried).
 type inferredFailure struct {
@@ -444,4 +391,51 @@ type inferredFailure struct {
 	ra         time.Duration
 	has        bool // ra is set
 	notRetried bool
+}
+
+// addErrorReport keeps ev, made safe to show, or counts it past
+// maxErrorReports. An event whose payload is not an ErrorReport's shape is
+// ignored (the trace's analysis still counts it).
+func (ob *Observed) addErrorReport(ev trace.Event) {
+	if len(ob.ErrorReports) >= maxErrorReports {
+		ob.ErrorReportsOmitted++
+		return
+	}
+	var p trace.ErrorReport
+	if ev.Decode(&p) != nil {
+		return
+	}
+	ob.ErrorReports = append(ob.ErrorReports, safeErrorReport(p))
+}
+
+// safeErrorReport is p as retry.ReportFromEvent leaves it: every string
+// bounded, stripped of control characters and of anything that looks like
+// a key; lists bounded in length.
+func safeErrorReport(p trace.ErrorReport) trace.ErrorReport {
+	return retry.ReportFromEvent(p).Event()
+}
+
+// maxErrorReports is how many ErrorReport events a result keeps: a client
+// that gives up on every one of a thousand requests says the same thing a
+// thousand times.
+const maxErrorReports = 5
+
+// Telemetry is what an external client sent of its own OpenTelemetry:
+// exports and items (spans, log records, data points) kept in otlp/, those
+// dropped past the receiver's bounds or rejected (4xx), the mapping that
+// read its attempts ("" none) and how many spans and log records it left
+// unused.
+type Telemetry struct {
+	Exports      int    `json:"exports"`
+	Kept         int    `json:"kept"`
+	Items        int    `json:"items"`
+	Dropped      int    `json:"dropped,omitempty"`
+	DroppedItems int    `json:"droppedItems,omitempty"`
+	Rejected     int    `json:"rejected,omitempty"`
+	Mapping      string `json:"mapping,omitempty"`
+	Attempts     int    `json:"attempts"`
+	Unknown      int    `json:"unknown"`
+	// Notes says what arrived but was not read, or was read with less
+	// than its conventions give (otlp.Account.Notes).
+	Notes []string `json:"notes,omitempty"`
 }

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"go.yaml.in/yaml/v3"
 
@@ -147,18 +146,4 @@ func isPolicyPath(v string) bool {
 		return true
 	}
 	return false
-}
-
-// envelopeFor returns the policy's envelope as an envelopeFunc.
-func envelopeFor(sc *Scenario) (envelopeFunc, error) {
-	if !sc.Expect.Delays.Policy {
-		return nil, nil
-	}
-	p, err := policyFor(sc)
-	if err != nil {
-		return nil, err
-	}
-	return func(ft string, attempt int, ra time.Duration, has bool) (time.Duration, time.Duration, bool) {
-		return p.Envelope(retry.FailureType(ft), attempt, ra, has)
-	}, nil
 }

@@ -96,30 +96,6 @@ func (s *secrets) scrubDir(dir string) error {
 	return errors.Join(append(errs, err)...)
 }
 
-// scrubResult removes the known keys from every string of res that a client
-// could have influenced. The scenario's name, file and run folder are the
-// user's own paths and are left as they are (a run folder must stay findable).
-func (s *secrets) scrubResult(res *Result) {
-	for _, p := range []*string{&res.Description, &res.Outcome, &res.Client, &res.Error} {
-		*p = s.scrub(*p)
-	}
-	for i := range res.FailureTypes {
-		res.FailureTypes[i] = s.scrub(res.FailureTypes[i])
-	}
-	for i := range res.Faults {
-		res.Faults[i] = s.scrub(res.Faults[i])
-	}
-	for i := range res.Checks {
-		c := &res.Checks[i]
-		c.Name, c.Want, c.Got, c.Where = s.scrub(c.Name), s.scrub(c.Want), s.scrub(c.Got), s.scrub(c.Where)
-	}
-	for i := range res.Escalations {
-		e := &res.Escalations[i]
-		e.From, e.To, e.Reason = s.scrub(e.From), s.scrub(e.To), s.scrub(e.Reason)
-	}
-	s.scrubErrorReports(res)
-}
-
 // redactTrace rewrites the trace an external client wrote with API keys
 // redacted, as its stdout and stderr are: no run file may hold a key. A
 // missing trace is fine, and so is one that is not a regular file (a link,
@@ -139,7 +115,7 @@ func redactTrace(path string, sec *secrets) error {
 // file in the same folder, which then replaces it. Memory stays bounded
 // whatever the file's size; a file with nothing to redact is not rewritten.
 func scrubFile(path string, sec *secrets) error {
-	in, err := openRunFile(path)
+	in, err := OpenRunFile(path)
 	if err != nil {
 		return err
 	}
@@ -387,3 +363,7 @@ func (w *redactFile) Close() error {
 
 // redactSecrets removes anything that looks like an API key from s.
 func redactSecrets(s string) string { return provider.Redact(s) }
+
+// fakeAPIKey is the API key every client under test is given. It is not a
+// real key; the runner proves that it never reaches a run file.
+const fakeAPIKey = "sk-retrylab-test-0000"

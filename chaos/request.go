@@ -3,7 +3,6 @@ package chaos
 import (
 	"net/url"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/retrylab/retrylab/internal/wire"
 )
@@ -35,22 +34,6 @@ func readWhole(f wire.Format, u *url.URL, body []byte) wire.Request {
 func forJournal(r wire.Request) wire.Request {
 	r.Prompt = excerpt(strings.ToValidUTF8(r.Prompt, "\uFFFD"), maxPromptExcerpt)
 	return r
-}
-
-// excerpt keeps s whole when it fits in max bytes, else its first and last
-// max/2 bytes, cut at rune boundaries, joined by " … ".
-func excerpt(s string, max int) string {
-	if len(s) <= max {
-		return s
-	}
-	head, tail := s[:max/2], s[len(s)-max/2:]
-	for len(head) > 0 && !utf8.ValidString(head) {
-		head = head[:len(head)-1]
-	}
-	for len(tail) > 0 && !utf8.ValidString(tail) {
-		tail = tail[1:]
-	}
-	return head + " … " + tail
 }
 
 // maxPromptExcerpt bounds ServerAttempt.Prompt, in bytes: a longer prompt

@@ -108,26 +108,6 @@ type Result struct {
 	ExitCode *int `json:"exitCode,omitempty"`
 }
 
-// Telemetry is what an external client sent of its own OpenTelemetry:
-// exports and items (spans, log records, data points) kept in otlp/, those
-// dropped past the receiver's bounds or rejected (4xx), the mapping that
-// read its attempts ("" none) and how many spans and log records it left
-// unused.
-type Telemetry struct {
-	Exports      int    `json:"exports"`
-	Kept         int    `json:"kept"`
-	Items        int    `json:"items"`
-	Dropped      int    `json:"dropped,omitempty"`
-	DroppedItems int    `json:"droppedItems,omitempty"`
-	Rejected     int    `json:"rejected,omitempty"`
-	Mapping      string `json:"mapping,omitempty"`
-	Attempts     int    `json:"attempts"`
-	Unknown      int    `json:"unknown"`
-	// Notes says what arrived but was not read, or was read with less
-	// than its conventions give (otlp.Account.Notes).
-	Notes []string `json:"notes,omitempty"`
-}
-
 // Verdicts of a scenario.
 const (
 	VerdictPass         = "pass"
@@ -272,4 +252,15 @@ func (s *Summary) Finish() {
 // WriteSummary writes summary.json into the run folder.
 func (s *Summary) Write() error {
 	return writeJSON(filepath.Join(s.RunDir, "summary.json"), s)
+}
+
+// WarningChecks returns the checks that passed with a warning (Warning).
+func (r Result) WarningChecks() []Check {
+	var out []Check
+	for _, c := range r.Checks {
+		if c.Warning() {
+			out = append(out, c)
+		}
+	}
+	return out
 }

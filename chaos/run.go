@@ -20,14 +20,6 @@ import (
 	"github.com/retrylab/retrylab/trace"
 )
 
-// fakeAPIKey is the API key every client under test is given. It is not a
-// real key; the runner proves that it never reaches a run file.
-const fakeAPIKey = "sk-retrylab-test-0000"
-
-// defaultDeadline bounds a scenario without expect.maxDuration: past it the
-// client is stopped (an external one killed) and the scenario fails.
-const defaultDeadline = 2 * time.Minute
-
 // Runner runs scenarios, each against its own mock server and proxy, and
 // writes one run folder per invocation:
 //
@@ -609,7 +601,7 @@ func (r *Runner) settle(ctx context.Context, sc *Scenario, dir string, res *Resu
 	res.DurationMs = time.Since(start).Milliseconds()
 	res.Verdict = res.verdict()
 	res.Passed = res.Verdict == VerdictPass
-	sec.scrubResult(res)
+	scrubResult(sec, res)
 	r.writeErrorReports(sc.Name, dir, res)
 	r.record(dir, *res)
 	if err := writeJSON(filepath.Join(dir, "result.json"), res); err != nil && res.Error == "" {

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"time"
 
@@ -93,16 +92,6 @@ func (r *Runner) runExternal(ctx context.Context, sc *Scenario, baseURL, dir, tr
 	return out
 }
 
-// clientArgv is the command line of an external client and how it is
-// shown: cmd (--client-cmd) under `sh -c`, else the scenario's
-// client.command with paths resolved.
-func clientArgv(sc *Scenario, cmd string) (argv []string, display string) {
-	if cmd != "" {
-		return []string{"sh", "-c", cmd}, cmd
-	}
-	return resolveArgs(sc.Client.Command, sc.File), strings.Join(sc.Client.Command, " ")
-}
-
 // externalEnv is an external client's whole environment, in the layers
 // clientenv.go describes: what it takes of the runner's environment (the
 // allowlist, baseEnv), the toolchains' caches, quietEnv, the runner's
@@ -173,35 +162,18 @@ func exitStatus(st clientStatus, exit *ClientExit) {
 	}
 }
 
-// resolveArgs resolves client.command's relative paths for a scenario file
-// stored elsewhere: the command runs in the current folder, and an argument
-// that names no file there but names one relative to the scenario file's
-// folder is replaced by that path. The program (argv[0]) is resolved so only
-// when it has a slash (a bare name is looked up in PATH); flags ("-...") and
-// absolute paths are left alone.
-func resolveArgs(args []string, scenarioFile string) []string {
-	out := slices.Clone(args)
-	if scenarioFile == "" {
-		return out
-	}
-	base := filepath.Dir(scenarioFile)
-	for i, a := range out {
-		if a == "" || strings.HasPrefix(a, "-") || filepath.IsAbs(a) || (i == 0 && !strings.Contains(a, "/")) {
-			continue
-		}
-		if _, err := os.Stat(a); err == nil {
-			continue
-		}
-		p := filepath.Join(base, a)
-		if _, err := os.Stat(p); err == nil {
-			if i == 0 && !strings.Contains(p, "/") {
-				p = "./" + p
-			}
-			out[i] = p
-		}
-	}
-	return out
-}
-
 // clientWaitDelay is how long an exited client's output may stay open.
 const clientWaitDelay = 2 * time.Second
+
+// killTimer is the kill timer of the client of the scenario running in
+// dir (Runner.StartGrace).
+func (r *Runner) killTimer(dir string, deadline time.Duration) killTimer {
+	kt := killTimer{deadline: deadline}
+	if r.StartGrace <= 0 {
+		return kt
+	}
+	if first, ok := r.firsts.Load(dir); ok {
+		kt.grace, kt.first = r.StartGrace, first.(<-chan struct{})
+	}
+	return kt
+}

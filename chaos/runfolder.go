@@ -3,6 +3,7 @@ package chaos
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -89,18 +90,13 @@ func (e *notRegularError) Error() string {
 	return fmt.Sprintf("%s is %s: not read", filepath.Base(e.path), e.kind)
 }
 
-// OpenRunFile is openRunFile, for the packages that read a run folder
-// after the runner (package probe reads server.jsonl): the client may
-// have put a FIFO or a link there.
-func OpenRunFile(path string) (*os.File, error) { return openRunFile(path) }
-
-// openRunFile opens a file of a run folder for reading, if it is a regular
+// OpenRunFile opens a file of a run folder for reading, if it is a regular
 // file: a symbolic link is not followed (to a file outside the run folder,
 // say) and a FIFO, socket or device is not opened (a FIFO would block for
 // ever): each is a *notRegularError naming it. The check is made both
 // before (Lstat) and after the open (with O_NOFOLLOW and O_NONBLOCK, so a
 // file swapped in between is caught too, without blocking).
-func openRunFile(path string) (*os.File, error) {
+func OpenRunFile(path string) (*os.File, error) {
 	fi, err := os.Lstat(path)
 	if err != nil {
 		return nil, err
@@ -125,7 +121,7 @@ func openRunFile(path string) (*os.File, error) {
 	return f, nil
 }
 
-// runTrace is a trace.Reader of a file opened by openRunFile.
+// runTrace is a trace.Reader of a file opened by OpenRunFile.
 type runTrace struct {
 	*trace.Reader
 	f *os.File
@@ -134,9 +130,9 @@ type runTrace struct {
 func (r *runTrace) Close() error { return errors.Join(r.Reader.Close(), r.f.Close()) }
 
 // openTrace is trace.Open for a client's trace in a run folder: regular
-// files only (see openRunFile).
+// files only (see OpenRunFile).
 func openTrace(path string) (*runTrace, error) {
-	f, err := openRunFile(path)
+	f, err := OpenRunFile(path)
 	if err != nil {
 		return nil, err
 	}
@@ -174,3 +170,46 @@ func createRunFile(path string) (*os.File, error) {
 	}
 	return os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL|os.O_APPEND|openNoFollow, 0o644)
 }
+
+// readTrace reads the client's trace with trace.Reader (plain or gzip JSONL;
+// tracePath+".gz" if tracePath is absent). Malformed lines are skipped and
+// returned as "file:line: reason" notes; a missing trace is no events.
+func readTrace(path string) (evs []trace.Event, notes []string, err error) {
+	if path == "" {
+		return nil, nil, nil
+	}
+	r, err := openTrace(path)
+	if errors.Is(err, os.ErrNotExist) {
+		r, err = openTrace(path + ".gz")
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	defer r.Close()
+	bad := 0
+	for {
+		ev, err := r.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		var le *trace.LineError
+		if errors.As(err, &le) {
+			bad++
+			if bad <= maxTraceNotes {
+				notes = append(notes, fmt.Sprintf("%s:%d: %s", filepath.Base(le.File), le.Line, le.Reason))
+			}
+			continue
+		}
+		if err != nil {
+			return evs, notes, err
+		}
+		evs = append(evs, ev.Event())
+	}
+	if bad > maxTraceNotes {
+		notes = append(notes, fmt.Sprintf("... and %d more malformed lines", bad-maxTraceNotes))
+	}
+	return evs, notes, nil
+}
+
+// maxTraceNotes bounds how many malformed lines a result names.
+const maxTraceNotes = 5

@@ -4,7 +4,7 @@ package chaos
 
 import "errors"
 
-// openNoFollow is nothing here: openRunFile's Lstat and Stat checks stand
+// openNoFollow is nothing here: OpenRunFile's Lstat and Stat checks stand
 // alone.
 const openNoFollow = 0
 

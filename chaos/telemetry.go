@@ -7,13 +7,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
-	"strings"
 
 	"github.com/retrylab/retrylab/otlp"
-	"github.com/retrylab/retrylab/retry"
-	"github.com/retrylab/retrylab/retry/provider"
 )
 
 // telemetry is one scenario's OTLP/HTTP receiver (package otlp): an
@@ -58,14 +54,6 @@ func (t *telemetry) env(scenario map[string]string, getenv func(string) string) 
 	}
 	return append(t.rcv.Env(), protocolEnv(scenario, getenv)...)
 }
-
-// otlpProtocolVars choose an OTLP exporter's protocol: first the general
-// one, then each signal's, which wins over it for its signal.
-var otlpProtocolVars = []string{"OTEL_EXPORTER_OTLP_PROTOCOL",
-	"OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", "OTEL_EXPORTER_OTLP_LOGS_PROTOCOL", "OTEL_EXPORTER_OTLP_METRICS_PROTOCOL"}
-
-// otlpHTTPProtocols are the protocols the run's receiver speaks.
-var otlpHTTPProtocols = []string{"http/protobuf", "http/json"}
 
 // protocolEnv returns the protocol variables the harness sets after
 // client.env (scenario), so that every exporter of the client speaks
@@ -118,10 +106,6 @@ func (t *telemetry) keep(p otlp.Payload, n int) error {
 	}
 	return err
 }
-
-// clientOtelFile is the scenario folder's trace v1 made of the client's
-// telemetry, which `trace analyze` reads like any trace.
-const clientOtelFile = "client-otel.jsonl"
 
 // finish stops the receiver and reads the client's account from what
 // arrived. With telemetry that a mapping reads, it writes the account as
@@ -177,91 +161,6 @@ func hasTrace(path string) bool {
 		}
 	}
 	return false
-}
-
-// errorTypeRe finds a provider's error type in a client's error text
-// ({"type":"overloaded_error"} in Claude Code's api_error).
-var errorTypeRe = regexp.MustCompile(`"type"\s*:\s*"([a-z_]+_error)"`)
-
-// ClassifyReported classifies a failed attempt as a client reported it
-// (its status, error.type and message) with the retry core's classifier:
-// the failure type the client's own account implies.
-//
-// An error.type that is itself one of retrylab's failure types (a client
-// that classifies as the retry core does) is taken as it is.
-func ClassifyReported(prov string, a otlp.Attempt) string {
-	if a.Unreported() {
-		return string(retry.Unknown)
-	}
-	if slices.Contains(retry.FailureTypes, retry.FailureType(a.ErrorType)) {
-		return a.ErrorType
-	}
-	pe := &provider.Error{Provider: prov, Status: a.Status, Message: a.Error}
-	if a.ErrorType != "" && !isDigits(a.ErrorType) {
-		pe.ErrorType = a.ErrorType
-	} else if m := errorTypeRe.FindStringSubmatch(a.Error); m != nil {
-		pe.ErrorType = m[1]
-	}
-	low := strings.ToLower(a.Error + " " + a.ErrorType)
-	switch {
-	case a.Status != 0 && (a.Status < 200 || a.Status > 299):
-		pe.Kind = provider.KindHTTP
-	case pe.ErrorType != "":
-		pe.Kind, pe.Status = provider.KindSSEError, 0
-	case strings.Contains(low, "timeout") || strings.Contains(low, "timed out"):
-		pe.Kind = provider.KindTimeout
-	case a.Status >= 200 && a.Status <= 299:
-		// An error after a 2xx: the response began, its stream broke
-		// (Codex: "stream disconnected before completion: ...").
-		pe.Kind = provider.KindIncomplete
-	case strings.Contains(low, "reset"):
-		pe.Kind = provider.KindReset
-	case strings.Contains(low, "refused"):
-		pe.Kind = provider.KindRefused
-	case strings.Contains(low, "eof") || strings.Contains(low, "terminated") || strings.Contains(low, "ended"):
-		pe.Kind = provider.KindEOF
-	default:
-		pe.Kind, pe.Status = provider.KindNetwork, 0
-	}
-	if pe.Kind != provider.KindHTTP {
-		pe.Status = 0
-	}
-	return string(retry.Classify(pe).Type)
-}
-
-func isDigits(s string) bool {
-	for _, c := range s {
-		if c < '0' || c > '9' {
-			return false
-		}
-	}
-	return s != ""
-}
-
-// selfReportTypes are the failure types of the failed attempts of acc, in
-// the order the client began them, as ClassifyReported reads them.
-func selfReportTypes(acc *otlp.Account) []string {
-	if acc == nil {
-		return nil
-	}
-	type typed struct {
-		at otlp.Attempt
-		ft string
-	}
-	var ts []typed
-	for _, r := range acc.Requests {
-		for _, a := range r.Attempts {
-			if a.Failed() {
-				ts = append(ts, typed{a, ClassifyReported(r.Provider, a)})
-			}
-		}
-	}
-	slices.SortStableFunc(ts, func(x, y typed) int { return x.at.Start.Compare(y.at.Start) })
-	out := make([]string, 0, len(ts))
-	for _, t := range ts {
-		out = append(out, t.ft)
-	}
-	return out
 }
 
 // startTelemetry starts the OTLP receiver of a scenario whose client is
