@@ -11,6 +11,9 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/retrylab/retrylab/chaos/client"
+	"github.com/retrylab/retrylab/chaos/scenario"
+	"github.com/retrylab/retrylab/chaos/verify"
 	"github.com/retrylab/retrylab/otlp"
 )
 
@@ -58,7 +61,7 @@ func TestClientEnvOTLPProtocol(t *testing.T) {
 			}
 			// The client's environment, layer by layer as externalEnv
 			// builds it: the runner's, client.env, the harness's.
-			env := append(runner, scenarioEnv(tc.scenario, nil)...)
+			env := append(runner, client.ScenarioEnv(tc.scenario, nil)...)
 			env = append(env, protocolEnv(tc.scenario, func(k string) string { return tc.runner[k] })...)
 			got := map[string]string{}
 			for k, v := range envMap(env) {
@@ -84,7 +87,7 @@ func TestClientEnvOTLPExternal(t *testing.T) {
 	scEnv := map[string]string{"OTEL_EXPORTER_OTLP_PROTOCOL": "http/json", "OTEL_EXPORTER_OTLP_HEADERS": "x-team=a",
 		"AGENT_TRACES_URL":               "${OTEL_EXPORTER_OTLP_TRACES_ENDPOINT}",
 		"OTEL_EXPORTER_OTLP_COMPRESSION": "gzip", "OTEL_EXPORTER_OTLP_TIMEOUT": "2000", "OTEL_TRACES_EXPORTER": "otlp"}
-	sc := &Scenario{Name: "s", Provider: "anthropic", Model: "m", Requests: 1, Client: Client{Command: []string{"true"}, Env: scEnv}}
+	sc := &scenario.Scenario{Name: "s", Provider: "anthropic", Model: "m", Requests: 1, Client: scenario.Client{Command: []string{"true"}, Env: scEnv}}
 	tel, err := startTelemetry("")
 	if err != nil {
 		t.Fatal(err)
@@ -142,12 +145,12 @@ expect: {attempts: 1, outcome: success}
 `)
 	var progress syncBuffer
 	r := &Runner{Toxi: runnerToxi(t), Out: t.TempDir(), Seed: 1, Progress: &progress}
-	sum, err := r.Run(context.Background(), []*Scenario{sc})
+	sum, err := r.Run(context.Background(), []*scenario.Scenario{sc})
 	if err != nil {
 		t.Fatal(err)
 	}
 	res := sum.Scenarios[0]
-	want := &Telemetry{Exports: 5, Kept: 2, Items: 2, Dropped: 3, DroppedItems: 3, Unknown: 0}
+	want := &verify.Telemetry{Exports: 5, Kept: 2, Items: 2, Dropped: 3, DroppedItems: 3, Unknown: 0}
 	if diff := cmp.Diff(want, res.Telemetry, cmpIgnoreMapping()); diff != "" {
 		t.Errorf("telemetry (-want +got):\n%s\nprogress:\n%s", diff, progress.String())
 	}
@@ -189,10 +192,10 @@ func TestBaseEnvOTLPCredentials(t *testing.T) {
 		"ANTHROPIC_API_KEY=sk-ant-real",
 		"PATH=/usr/bin",
 	}
-	if diff := cmp.Diff([]string{"PATH=/usr/bin"}, baseEnv(in)); diff != "" {
+	if diff := cmp.Diff([]string{"PATH=/usr/bin"}, client.BaseEnv(in)); diff != "" {
 		t.Errorf("baseEnv mismatch (-want +got):\n%s", diff)
 	}
-	got, missing := inheritedEnv(in, []string{"OTEL_SERVICE_NAME", "OTEL_RESOURCE_ATTRIBUTES"})
+	got, missing := client.InheritedEnv(in, []string{"OTEL_SERVICE_NAME", "OTEL_RESOURCE_ATTRIBUTES"})
 	if diff := cmp.Diff([]string{"OTEL_SERVICE_NAME=svc"}, got); diff != "" {
 		t.Errorf("inheritedEnv mismatch (-want +got):\n%s", diff)
 	}
@@ -211,14 +214,14 @@ func TestSelfReportEndToEnd(t *testing.T) {
 		t.Skip("python3 not installed")
 	}
 	agent, _ := filepath.Abs("../testdata/clients/otel_agent.py")
-	scenario := func(name, mode string) *Scenario {
+	mk := func(name, mode string) *scenario.Scenario {
 		return parse(t, name, `
 client: {command: [python3, `+agent+`, `+mode+`]}
 attempts: [{status: 529}, {status: 429}]
 expect: {outcome: success, attempts: 3, failureTypes: [overloaded, rate_limit]}
 `)
 	}
-	scs := []*Scenario{scenario("truthful", "truthful"), scenario("omit", "omit"), scenario("status", "status"),
+	scs := []*scenario.Scenario{mk("truthful", "truthful"), mk("omit", "omit"), mk("status", "status"),
 		parse(t, "silent", `
 client: {command: [sh, -c, 'curl -sS -o /dev/null -X POST "$ANTHROPIC_BASE_URL/v1/messages" -d "{}"']}
 expect: {outcome: success, attempts: 1}
@@ -229,18 +232,18 @@ expect: {outcome: success, attempts: 1}
 		t.Fatal(err)
 	}
 	res := byName(sum)
-	check := func(name, check string) Check {
+	check := func(name, check string) verify.Check {
 		for _, c := range res[name].Checks {
 			if c.Name == check {
 				return c
 			}
 		}
-		return Check{}
+		return verify.Check{}
 	}
-	if c := check("truthful", "selfReport"); c.State != StatePass {
+	if c := check("truthful", "selfReport"); c.State != verify.StatePass {
 		t.Errorf("truthful: selfReport = %+v, want pass", c)
 	}
-	if c := check("truthful", "failureTypes"); c.State != StatePass {
+	if c := check("truthful", "failureTypes"); c.State != verify.StatePass {
 		t.Errorf("truthful: failureTypes = %+v, want pass (verified from its telemetry)", c)
 	}
 	if tel := res["truthful"].Telemetry; tel == nil || tel.Mapping != "semconv" || tel.Attempts != 3 {
@@ -250,13 +253,13 @@ expect: {outcome: success, attempts: 1}
 	if _, err := os.Stat(filepath.Join(dir, "otlp", "traces-0001.json")); err != nil {
 		t.Errorf("the export is not kept: %v", err)
 	}
-	b, err := os.ReadFile(filepath.Join(dir, clientOtelFile))
+	b, err := os.ReadFile(filepath.Join(dir, verify.ClientOtelFile))
 	if err != nil || strings.Count(string(b), `"type":"RetryAttempt"`) != 2 || strings.Count(string(b), `"type":"ProviderRequestFinished"`) != 1 {
-		t.Errorf("%s = %q (%v), want 2 RetryAttempt and 1 ProviderRequestFinished", clientOtelFile, b, err)
+		t.Errorf("%s = %q (%v), want 2 RetryAttempt and 1 ProviderRequestFinished", verify.ClientOtelFile, b, err)
 	}
 	for name, hint := range map[string]string{"omit": "leaves out 1 attempt", "status": "claims status 500, the server sent 529"} {
 		c := check(name, "selfReport")
-		if c.State != StateFail || !strings.Contains(c.Hint, hint) {
+		if c.State != verify.StateFail || !strings.Contains(c.Hint, hint) {
 			t.Errorf("%s: selfReport = %+v, want a failure saying %q", name, c, hint)
 		}
 	}

@@ -9,6 +9,9 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/retrylab/retrylab/chaos/client"
+	"github.com/retrylab/retrylab/chaos/redact"
+	"github.com/retrylab/retrylab/chaos/scenario"
 )
 
 // envMap is env as os/exec would pass it: the last value of each name.
@@ -41,8 +44,8 @@ func TestExternalEnv(t *testing.T) {
 	t.Setenv("PATH", "/runner/bin:/usr/bin")
 	t.Setenv("LC_ALL", "C.UTF-8")
 	dir := t.TempDir()
-	sc := &Scenario{Name: "s", Provider: "anthropic", Model: "m", Requests: 1,
-		Client: Client{Command: []string{"true"}, Env: map[string]string{"CLAUDE_CODE_MAX_RETRIES": "3", "DISABLE_TELEMETRY": "0",
+	sc := &scenario.Scenario{Name: "s", Provider: "anthropic", Model: "m", Requests: 1,
+		Client: scenario.Client{Command: []string{"true"}, Env: map[string]string{"CLAUDE_CODE_MAX_RETRIES": "3", "DISABLE_TELEMETRY": "0",
 			"OPENCODE_CONFIG_CONTENT": `{"baseURL": "${ANTHROPIC_BASE_URL}/v1", "literal": "$${HOME}", "shell": "${PATH}"}`}}}
 	inherit := []string{"AWS_PROFILE", "KILO_TELEMETRY_LEVEL", "NOT_SET_ANYWHERE"}
 	env, vars, missing, err := externalEnv(sc, inherit, "http://127.0.0.1:1", dir, filepath.Join(dir, "trace.jsonl"), 1, []string{"OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:2"})
@@ -56,7 +59,7 @@ func TestExternalEnv(t *testing.T) {
 		t.Error("a name the runner lacks reached the client (it should be unset, not empty)")
 	}
 	m := envMap(env)
-	home := filepath.Join(dir, clientHomeDir)
+	home := filepath.Join(dir, client.ClientHomeDir)
 	want := map[string]string{
 		"HOME":                          home,
 		"XDG_CONFIG_HOME":               filepath.Join(home, ".config"),
@@ -65,7 +68,7 @@ func TestExternalEnv(t *testing.T) {
 		"XDG_STATE_HOME":                filepath.Join(home, ".local/state"),
 		"TMPDIR":                        filepath.Join(home, "tmp"),
 		"ANTHROPIC_BASE_URL":            "http://127.0.0.1:1",
-		"ANTHROPIC_API_KEY":             fakeAPIKey,
+		"ANTHROPIC_API_KEY":             redact.FakeAPIKey,
 		"CLAUDE_CODE_MAX_RETRIES":       "3",
 		"DISABLE_TELEMETRY":             "0", // client.env overrides a quiet switch
 		"DISABLE_AUTOUPDATER":           "1",
@@ -123,7 +126,7 @@ func TestEnvNameProblem(t *testing.T) {
 		{"RETRYLAB_ANYTHING", true},
 	}
 	for _, tt := range tests {
-		if p, _ := envNameProblem(tt.name); (p != "") != tt.bad {
+		if p, _ := scenario.EnvNameProblem(tt.name); (p != "") != tt.bad {
 			t.Errorf("envNameProblem(%q) = %q, want bad=%v", tt.name, p, tt.bad)
 		}
 	}
@@ -132,7 +135,7 @@ func TestEnvNameProblem(t *testing.T) {
 // TestToolchainEnv: the toolchains' caches stay the user's under the
 // client's empty HOME, unless the runner's environment names them.
 func TestToolchainEnv(t *testing.T) {
-	got := envMap(toolchainEnv([]string{"PATH=/bin", "GOCACHE=/own/cache"}, "/home/u", "/home/u/.cache"))
+	got := envMap(client.ToolchainEnv([]string{"PATH=/bin", "GOCACHE=/own/cache"}, "/home/u", "/home/u/.cache"))
 	want := map[string]string{
 		"GOPATH":           "/home/u/go",
 		"PYTHONUSERBASE":   "/home/u/.local",
@@ -143,7 +146,7 @@ func TestToolchainEnv(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("toolchainEnv() mismatch (-want +got):\n%s", diff)
 	}
-	if got := toolchainEnv(nil, "", ""); len(got) != 0 {
+	if got := client.ToolchainEnv(nil, "", ""); len(got) != 0 {
 		t.Errorf("toolchainEnv without a home = %v, want nothing", got)
 	}
 }
@@ -159,7 +162,7 @@ func TestClientHomeEndToEnd(t *testing.T) {
 	if err := os.WriteFile(outside, []byte(`{"theme":"dark"}`), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	client := func(name string) *Scenario {
+	clientOf := func(name string) *scenario.Scenario {
 		return parse(t, name, `
 client:
   env: {AGENT_SETTING: "from-scenario"}
@@ -177,7 +180,7 @@ expect: {outcome: success, attempts: 0}
 	}
 	out := t.TempDir()
 	r := &Runner{Toxi: toxi, Out: out, Seed: 1}
-	sum, err := r.Run(context.Background(), []*Scenario{client("one"), client("two")})
+	sum, err := r.Run(context.Background(), []*scenario.Scenario{clientOf("one"), clientOf("two")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -186,7 +189,7 @@ expect: {outcome: success, attempts: 0}
 		if res.Verdict != VerdictPass {
 			t.Fatalf("%s: %s", name, describeResult(res))
 		}
-		home := filepath.Join(sum.RunDir, name, clientHomeDir)
+		home := filepath.Join(sum.RunDir, name, client.ClientHomeDir)
 		b, err := os.ReadFile(filepath.Join(home, ".agent", "state.json"))
 		if err != nil {
 			t.Fatal(err)
@@ -221,7 +224,7 @@ func TestExpandHarness(t *testing.T) {
 		{"$HOME ${HOME:-x} ${}", "$HOME ${HOME:-x} ${}"},
 	}
 	for _, tt := range tests {
-		if got := expandHarness(tt.in, vars); got != tt.want {
+		if got := client.ExpandHarness(tt.in, vars); got != tt.want {
 			t.Errorf("expandHarness(%q) = %q, want %q", tt.in, got, tt.want)
 		}
 	}
@@ -256,7 +259,7 @@ func TestHomeFileProblem(t *testing.T) {
 		{"dir/", true},
 	}
 	for _, tt := range tests {
-		if p, _ := homeFileProblem(tt.name); (p != "") != tt.bad {
+		if p, _ := scenario.HomeFileProblem(tt.name); (p != "") != tt.bad {
 			t.Errorf("homeFileProblem(%q) = %q, want bad=%v", tt.name, p, tt.bad)
 		}
 	}
@@ -275,7 +278,7 @@ func TestHomeFilesConflict(t *testing.T) {
 		{[]string{"a/b", "./a/b"}, true},
 		{[]string{"ab", "a/b"}, false},
 	} {
-		if got := homeFilesConflict(tt.names); (got != "") != tt.bad {
+		if got := scenario.HomeFilesConflict(tt.names); (got != "") != tt.bad {
 			t.Errorf("homeFilesConflict(%q) = %q, want bad=%v", tt.names, got, tt.bad)
 		}
 	}
@@ -287,7 +290,7 @@ func TestHomeFilesConflict(t *testing.T) {
 func TestWriteHomeFiles(t *testing.T) {
 	// quiet is quietHome with the files given.
 	quiet := func(files map[string]string) map[string]string {
-		m := maps.Clone(quietHome)
+		m := maps.Clone(scenario.QuietHome)
 		maps.Copy(m, files)
 		return m
 	}
@@ -296,14 +299,14 @@ func TestWriteHomeFiles(t *testing.T) {
 		files map[string]string
 		want  map[string]string
 	}{
-		{"quiet only", nil, quietHome},
+		{"quiet only", nil, scenario.QuietHome},
 		{"scenario's files", map[string]string{".config/opencode/opencode.json": `{"baseURL": "${OPENAI_BASE_URL}"}`},
 			quiet(map[string]string{".config/opencode/opencode.json": `{"baseURL": "http://127.0.0.1:9/v1"}`})},
 		{"scenario's replaces quiet", map[string]string{".qwen/settings.json": "{}"}, quiet(map[string]string{".qwen/settings.json": "{}"})},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			home := t.TempDir()
-			if err := writeHomeFiles(home, tt.files, map[string]string{"OPENAI_BASE_URL": "http://127.0.0.1:9/v1"}); err != nil {
+			if err := client.WriteHomeFiles(home, tt.files, map[string]string{"OPENAI_BASE_URL": "http://127.0.0.1:9/v1"}); err != nil {
 				t.Fatal(err)
 			}
 			got := map[string]string{}
@@ -324,7 +327,7 @@ func TestWriteHomeFiles(t *testing.T) {
 			}
 		})
 	}
-	if err := writeHomeFiles(t.TempDir(), map[string]string{"../escape": "x"}, nil); err == nil {
+	if err := client.WriteHomeFiles(t.TempDir(), map[string]string{"../escape": "x"}, nil); err == nil {
 		t.Error("writeHomeFiles with ../escape: no error")
 	}
 }
@@ -356,7 +359,7 @@ attempts: []
 expect: {outcome: success, attempts: 0, output: {contains: ['{"model": "m-1", "literal": "${HOME}"}']}}
 `)
 	r := &Runner{Toxi: toxi, Out: t.TempDir(), Seed: 1}
-	sum, err := r.Run(context.Background(), []*Scenario{sc})
+	sum, err := r.Run(context.Background(), []*scenario.Scenario{sc})
 	if err != nil {
 		t.Fatal(err)
 	}

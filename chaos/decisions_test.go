@@ -3,6 +3,10 @@ package chaos
 import (
 	"context"
 	"errors"
+	"github.com/retrylab/retrylab/chaos/client"
+	"github.com/retrylab/retrylab/chaos/redact"
+	"github.com/retrylab/retrylab/chaos/scenario"
+	"github.com/retrylab/retrylab/chaos/verify"
 	"slices"
 	"strings"
 	"testing"
@@ -13,20 +17,20 @@ import (
 
 func TestClientArgvAndEnv(t *testing.T) {
 	t.Parallel()
-	sc := &Scenario{Name: "s", Provider: "openai", Model: "gpt-4o", Requests: 3, File: "/suite/s.yaml",
-		Client: Client{Command: []string{"./client.sh", "--fast"}}}
-	argv, display := clientArgv(sc, "curl -s $OPENAI_BASE_URL")
+	sc := &scenario.Scenario{Name: "s", Provider: "openai", Model: "gpt-4o", Requests: 3, File: "/suite/s.yaml",
+		Client: scenario.Client{Command: []string{"./client.sh", "--fast"}}}
+	argv, display := client.ClientArgv(sc, "curl -s $OPENAI_BASE_URL")
 	if !slices.Equal(argv, []string{"sh", "-c", "curl -s $OPENAI_BASE_URL"}) || display != "curl -s $OPENAI_BASE_URL" {
 		t.Errorf("--client-cmd: argv %q display %q", argv, display)
 	}
-	argv, display = clientArgv(sc, "")
+	argv, display = client.ClientArgv(sc, "")
 	if display != "./client.sh --fast" || len(argv) != 2 || argv[1] != "--fast" {
 		t.Errorf("client.command: argv %q display %q", argv, display)
 	}
 	env := clientEnv(sc, "http://127.0.0.1:1", "/run/s/trace.jsonl", 0.5)
 	for _, want := range []string{"OPENAI_BASE_URL=http://127.0.0.1:1/v1", "ANTHROPIC_BASE_URL=http://127.0.0.1:1",
-		"RETRYLAB_TRACE=/run/s/trace.jsonl", "RETRYLAB_REQUESTS=3", "RETRYLAB_TIME_SCALE=0.5", "OPENAI_API_KEY=" + fakeAPIKey,
-		"GOOGLE_GEMINI_BASE_URL=http://127.0.0.1:1", "GEMINI_API_KEY=" + fakeAPIKey} {
+		"RETRYLAB_TRACE=/run/s/trace.jsonl", "RETRYLAB_REQUESTS=3", "RETRYLAB_TIME_SCALE=0.5", "OPENAI_API_KEY=" + redact.FakeAPIKey,
+		"GOOGLE_GEMINI_BASE_URL=http://127.0.0.1:1", "GEMINI_API_KEY=" + redact.FakeAPIKey} {
 		if !slices.Contains(env, want) {
 			t.Errorf("client environment lacks %s: %q", want, env)
 		}
@@ -36,19 +40,19 @@ func TestClientArgvAndEnv(t *testing.T) {
 func TestExitStatus(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
-		st          clientStatus
+		st          client.ClientStatus
 		problem     string // before
 		wantCode    int
 		wantProblem string
 	}{
-		{clientStatus{code: 0}, "", 0, ""},
-		{clientStatus{code: 3}, "", 3, ""},
-		{clientStatus{code: -1, signaled: true, signal: "segmentation fault"}, "", -1, "crashed: killed by signal segmentation fault"},
-		{clientStatus{code: -1, signaled: true, signal: "killed"}, "killed: the run was interrupted", -1, "killed: the run was interrupted"},
-		{clientStatus{err: errors.New("no child")}, "", -1, "wait: no child"},
+		{client.ClientStatus{Code: 0}, "", 0, ""},
+		{client.ClientStatus{Code: 3}, "", 3, ""},
+		{client.ClientStatus{Code: -1, Signaled: true, Signal: "segmentation fault"}, "", -1, "crashed: killed by signal segmentation fault"},
+		{client.ClientStatus{Code: -1, Signaled: true, Signal: "killed"}, "killed: the run was interrupted", -1, "killed: the run was interrupted"},
+		{client.ClientStatus{Err: errors.New("no child")}, "", -1, "wait: no child"},
 	}
 	for _, tt := range tests {
-		exit := &ClientExit{ExitCode: -1, Problem: tt.problem}
+		exit := &client.ClientExit{ExitCode: -1, Problem: tt.problem}
 		exitStatus(tt.st, exit)
 		if exit.ExitCode != tt.wantCode || exit.Problem != tt.wantProblem {
 			t.Errorf("%+v: code %d problem %q, want %d %q", tt.st, exit.ExitCode, exit.Problem, tt.wantCode, tt.wantProblem)
@@ -83,7 +87,7 @@ func TestRunChecksAndVerdictLine(t *testing.T) {
 	if len(cs) != 2 || cs[0].Name != "journal" || cs[0].Passed || cs[1].Name != "trace" || !cs[1].Passed {
 		t.Errorf("journal failure and trace note: %+v", cs)
 	}
-	res := Result{Verdict: VerdictFail, Checks: []Check{{Name: "attempts", State: StateFail}, {Name: "outcome", State: StatePass}}}
+	res := Result{Verdict: VerdictFail, Checks: []verify.Check{{Name: "attempts", State: verify.StateFail}, {Name: "outcome", State: verify.StatePass}}}
 	if got := verdictLine(res); got != "FAIL (attempts)" {
 		t.Errorf("verdictLine = %q", got)
 	}
@@ -97,11 +101,11 @@ func TestRunChecksAndVerdictLine(t *testing.T) {
 // stall, or without the kill, they stay failures.
 func TestStallChecks(t *testing.T) {
 	t.Parallel()
-	mk := func() []Check {
-		return []Check{
-			{Name: "client", State: StateFail},
-			{Name: "attempts", State: StateFail},
-			{Name: "outcome", State: StatePass, Passed: true},
+	mk := func() []verify.Check {
+		return []verify.Check{
+			{Name: "client", State: verify.StateFail},
+			{Name: "attempts", State: verify.StateFail},
+			{Name: "outcome", State: verify.StatePass, Passed: true},
 			{Name: "journal", Passed: false}, // the run's own: stays
 		}
 	}
@@ -119,16 +123,16 @@ func TestStallChecks(t *testing.T) {
 	}
 	for _, tt := range tests {
 		cs := mk()
-		applied := stallChecks(cs, tt.killed, tt.late, tt.deadline)
+		applied := verify.StallChecks(cs, tt.killed, tt.late, tt.deadline)
 		if applied != tt.wantStalled {
 			t.Errorf("%s: applied %v, want %v", tt.name, applied, tt.wantStalled)
 		}
 		for _, i := range []int{0, 1} {
-			if got := cs[i].State == StateInconclusive; got != tt.wantStalled {
+			if got := cs[i].State == verify.StateInconclusive; got != tt.wantStalled {
 				t.Errorf("%s: %s state %s; want stalled %v", tt.name, cs[i].Name, cs[i].State, tt.wantStalled)
 			}
 		}
-		if cs[2].State != StatePass || cs[3].State != "" {
+		if cs[2].State != verify.StatePass || cs[3].State != "" {
 			t.Errorf("%s: a passed check or the journal changed: %+v", tt.name, cs)
 		}
 		if !tt.wantStalled {

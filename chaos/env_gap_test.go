@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/retrylab/retrylab/chaos/fault"
+	"github.com/retrylab/retrylab/chaos/scenario"
+	"github.com/retrylab/retrylab/chaos/verify"
 )
 
 // TestGapFromAbandonedErrorBody reproduces Node's fetch (undici) under an
@@ -19,7 +21,7 @@ import (
 func TestGapFromAbandonedErrorBody(t *testing.T) {
 	clock := &fakeClock{now: time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)}
 	big := strings.Repeat("Overloaded. ", 6000) // a ~70 KB error body
-	e, accepted := startClockedEnv(t, clock, Fault{Kind: fault.Status{Status: 529, Message: big}})
+	e, accepted := startClockedEnv(t, clock, scenario.Fault{Kind: fault.Status{Status: 529, Message: big}})
 	addr := strings.TrimPrefix(e.BaseURL(), "http://")
 
 	c1, err := net.Dial("tcp", addr)
@@ -61,8 +63,8 @@ func TestGapFromAbandonedErrorBody(t *testing.T) {
 	io.Copy(io.Discard, resp.Body)
 	c2.Close()
 	as := waitAttempts(t, e, 2)
-	sc := &Scenario{Attempts: []Fault{{Kind: fault.Status{Status: 529}}}}
-	ob, _ := observe(sc, as, "", 1)
+	sc := &scenario.Scenario{Attempts: []scenario.Fault{{Kind: fault.Status{Status: 529}}}}
+	ob, _ := verify.Observe(sc, as, "", 1)
 	if len(ob.ServerWaits) != 1 || ob.ServerWaits[0].Gap != 2*time.Second {
 		t.Fatalf("server waits %+v, want one of 2s (attempt 1 ended %v, attempt 2 connected %v, arrived %v)",
 			ob.ServerWaits, ended, as[1].Connected, as[1].Arrived)

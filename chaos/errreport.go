@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"path/filepath"
 
+	"github.com/retrylab/retrylab/chaos/redact"
+	"github.com/retrylab/retrylab/chaos/runfolder"
 	"github.com/retrylab/retrylab/retry"
 )
 
@@ -23,9 +25,9 @@ const reportFile = "report.txt"
 // scrubErrorReports removes the keys the client sent from every string of
 // res's reports (the rest of a key's forms, those that look like one, are
 // gone already).
-func scrubErrorReports(s *secrets, res *Result) {
+func scrubErrorReports(s *redact.Secrets, res *Result) {
 	for i := range res.ErrorReports {
-		res.ErrorReports[i].MapStrings(s.scrub)
+		res.ErrorReports[i].MapStrings(s.Scrub)
 	}
 }
 
@@ -50,7 +52,7 @@ func (r *Runner) writeErrorReports(name, dir string, res *Result) {
 		fmt.Fprintf(&b, "\n... and %d more ErrorReport events in trace.jsonl\n", res.ErrorReportsOmitted)
 	}
 	path := filepath.Join(dir, reportFile)
-	if err := WriteFileAtomic(path, b.Bytes()); err != nil {
+	if err := runfolder.WriteFileAtomic(path, b.Bytes()); err != nil {
 		r.logf(name, "writing %s: %v", reportFile, err)
 		return
 	}
@@ -62,23 +64,23 @@ func (r *Runner) writeErrorReports(name, dir string, res *Result) {
 // scrubResult removes the known keys from every string of res that a client
 // could have influenced. The scenario's name, file and run folder are the
 // user's own paths and are left as they are (a run folder must stay findable).
-func scrubResult(s *secrets, res *Result) {
+func scrubResult(s *redact.Secrets, res *Result) {
 	for _, p := range []*string{&res.Description, &res.Outcome, &res.Client, &res.Error} {
-		*p = s.scrub(*p)
+		*p = s.Scrub(*p)
 	}
 	for i := range res.FailureTypes {
-		res.FailureTypes[i] = s.scrub(res.FailureTypes[i])
+		res.FailureTypes[i] = s.Scrub(res.FailureTypes[i])
 	}
 	for i := range res.Faults {
-		res.Faults[i] = s.scrub(res.Faults[i])
+		res.Faults[i] = s.Scrub(res.Faults[i])
 	}
 	for i := range res.Checks {
 		c := &res.Checks[i]
-		c.Name, c.Want, c.Got, c.Where = s.scrub(c.Name), s.scrub(c.Want), s.scrub(c.Got), s.scrub(c.Where)
+		c.Name, c.Want, c.Got, c.Where = s.Scrub(c.Name), s.Scrub(c.Want), s.Scrub(c.Got), s.Scrub(c.Where)
 	}
 	for i := range res.Escalations {
 		e := &res.Escalations[i]
-		e.From, e.To, e.Reason = s.scrub(e.From), s.scrub(e.To), s.scrub(e.Reason)
+		e.From, e.To, e.Reason = s.Scrub(e.From), s.Scrub(e.To), s.Scrub(e.Reason)
 	}
 	scrubErrorReports(s, res)
 }

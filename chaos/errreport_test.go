@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/retrylab/retrylab/chaos/redact"
 	"github.com/retrylab/retrylab/trace"
 )
 
@@ -33,8 +34,8 @@ func TestErrorReportsScrubbedAndWritten(t *testing.T) {
 	if err := os.Symlink(outside, filepath.Join(dir, reportFile)); err != nil {
 		t.Skip("no symbolic links here:", err)
 	}
-	sec := newSecrets()
-	sec.add("hidden-key-value-123456")
+	sec := redact.NewSecrets()
+	sec.Add("hidden-key-value-123456")
 	res := Result{Name: "s", Dir: dir, ErrorReports: []trace.ErrorReport{{Category: "non-retryable", FailureType: "auth_invalid",
 		Message: "your key hidden-key-value-123456 is wrong", Tags: []string{"unrecoverable"},
 		Step:    map[string]string{"plan": "hidden-key-value-123456"},

@@ -1,6 +1,7 @@
 package chaos
 
 import (
+	"github.com/retrylab/retrylab/chaos/scenario"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -46,7 +47,7 @@ func TestGeminiScenariosPass(t *testing.T) {
 		t.Fatalf("no scenarios/agents/gemini-*.yaml (%v)", err)
 	}
 	scs, missing := loadSDKScenarios(t, "../scenarios/agents")
-	var mine []*Scenario
+	var mine []*scenario.Scenario
 	for _, sc := range scs {
 		if strings.HasPrefix(sc.Name, "gemini-") {
 			mine = append(mine, sc)

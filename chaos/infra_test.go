@@ -2,6 +2,8 @@ package chaos
 
 import (
 	"context"
+	"github.com/retrylab/retrylab/chaos/mock"
+	"github.com/retrylab/retrylab/chaos/scenario"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -25,12 +27,12 @@ func TestRunProxyServerErrorsAreRunErrors(t *testing.T) {
 		}
 	}))
 	defer srv.Close()
-	toxi, err := StartToxiproxy(context.Background(), srv.URL)
+	toxi, err := mock.StartToxiproxy(context.Background(), srv.URL)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer toxi.Close()
-	var scs []*Scenario
+	var scs []*scenario.Scenario
 	for _, name := range []string{"a", "b", "c", "d"} {
 		scs = append(scs, parse(t, name, "attempts: []\nexpect: {outcome: success, attempts: 1}\n"))
 	}

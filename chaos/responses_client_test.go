@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/retrylab/retrylab/chaos/scenario"
 	"github.com/retrylab/retrylab/internal/wire"
 )
 
@@ -14,7 +15,7 @@ import (
 // classify alike. Waits are not checked (timeScale 0.01 keeps them short).
 func TestBuiltinEveryFormat(t *testing.T) {
 	toxi := runnerToxi(t)
-	var scs []*Scenario
+	var scs []*scenario.Scenario
 	for _, name := range wire.Names() {
 		scs = append(scs, parse(t, name, fmt.Sprintf(`
 provider: %s

@@ -9,6 +9,10 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/retrylab/retrylab/chaos/client"
+	"github.com/retrylab/retrylab/chaos/runfolder"
+	"github.com/retrylab/retrylab/chaos/scenario"
+	"github.com/retrylab/retrylab/chaos/verify"
 	"github.com/retrylab/retrylab/trace"
 )
 
@@ -17,35 +21,35 @@ import (
 // decides a re-run), and the counts of a summary.
 func TestResultVerdict(t *testing.T) {
 	t.Parallel()
-	pass := Check{Name: "outcome", Passed: true, State: StatePass}
-	failT := Check{Name: "delays.server", State: StateFail}
-	incT := Check{Name: "delays.server", State: StateInconclusive}
-	failMax := Check{Name: "maxDuration", State: StateFail}
-	failN := Check{Name: "attempts", State: StateFail}
-	failC := Check{Name: "delays.client", State: StateFail}
-	unver := Check{Name: "failureTypes", State: StateUnverified}
-	legacy := Check{Name: "delays.server"} // no State: Passed false means failed
+	pass := verify.Check{Name: "outcome", Passed: true, State: verify.StatePass}
+	failT := verify.Check{Name: "delays.server", State: verify.StateFail}
+	incT := verify.Check{Name: "delays.server", State: verify.StateInconclusive}
+	failMax := verify.Check{Name: "maxDuration", State: verify.StateFail}
+	failN := verify.Check{Name: "attempts", State: verify.StateFail}
+	failC := verify.Check{Name: "delays.client", State: verify.StateFail}
+	unver := verify.Check{Name: "failureTypes", State: verify.StateUnverified}
+	legacy := verify.Check{Name: "delays.server"} // no State: Passed false means failed
 	tests := []struct {
 		name       string
 		res        Result
 		verdict    string
 		timingOnly bool
 	}{
-		{name: "all passed", res: Result{Checks: []Check{pass}}, verdict: VerdictPass, timingOnly: true},
+		{name: "all passed", res: Result{Checks: []verify.Check{pass}}, verdict: VerdictPass, timingOnly: true},
 		{name: "no checks", res: Result{}, verdict: VerdictPass, timingOnly: true},
-		{name: "unverified is not a failure", res: Result{Checks: []Check{pass, unver}}, verdict: VerdictPass, timingOnly: true},
-		{name: "a server delay failed", res: Result{Checks: []Check{pass, failT}}, verdict: VerdictFail, timingOnly: true},
-		{name: "maxDuration failed", res: Result{Checks: []Check{pass, failMax}}, verdict: VerdictFail, timingOnly: true},
-		{name: "a check without a state that did not pass", res: Result{Checks: []Check{legacy}}, verdict: VerdictFail, timingOnly: true},
-		{name: "inconclusive", res: Result{Checks: []Check{pass, incT}}, verdict: VerdictInconclusive, timingOnly: true},
-		{name: "inconclusive and unverified", res: Result{Checks: []Check{incT, unver}}, verdict: VerdictInconclusive, timingOnly: true},
-		{name: "a failure wins over inconclusive", res: Result{Checks: []Check{incT, failMax}}, verdict: VerdictFail, timingOnly: true},
-		{name: "attempts failed", res: Result{Checks: []Check{failT, failN}}, verdict: VerdictFail, timingOnly: false},
-		{name: "delays.client is not timing", res: Result{Checks: []Check{failC, failT}}, verdict: VerdictFail, timingOnly: false},
-		{name: "a non-timing failure with an inconclusive one", res: Result{Checks: []Check{incT, failN}}, verdict: VerdictFail, timingOnly: false},
+		{name: "unverified is not a failure", res: Result{Checks: []verify.Check{pass, unver}}, verdict: VerdictPass, timingOnly: true},
+		{name: "a server delay failed", res: Result{Checks: []verify.Check{pass, failT}}, verdict: VerdictFail, timingOnly: true},
+		{name: "maxDuration failed", res: Result{Checks: []verify.Check{pass, failMax}}, verdict: VerdictFail, timingOnly: true},
+		{name: "a check without a state that did not pass", res: Result{Checks: []verify.Check{legacy}}, verdict: VerdictFail, timingOnly: true},
+		{name: "inconclusive", res: Result{Checks: []verify.Check{pass, incT}}, verdict: VerdictInconclusive, timingOnly: true},
+		{name: "inconclusive and unverified", res: Result{Checks: []verify.Check{incT, unver}}, verdict: VerdictInconclusive, timingOnly: true},
+		{name: "a failure wins over inconclusive", res: Result{Checks: []verify.Check{incT, failMax}}, verdict: VerdictFail, timingOnly: true},
+		{name: "attempts failed", res: Result{Checks: []verify.Check{failT, failN}}, verdict: VerdictFail, timingOnly: false},
+		{name: "delays.client is not timing", res: Result{Checks: []verify.Check{failC, failT}}, verdict: VerdictFail, timingOnly: false},
+		{name: "a non-timing failure with an inconclusive one", res: Result{Checks: []verify.Check{incT, failN}}, verdict: VerdictFail, timingOnly: false},
 		// An error of the run is not a verdict on the client: "error", not "fail".
-		{name: "an error", res: Result{Error: "start mock and proxy: boom", Checks: []Check{pass}}, verdict: VerdictError, timingOnly: false},
-		{name: "an error with a timing failure", res: Result{Error: "boom", Checks: []Check{failT}}, verdict: VerdictError, timingOnly: false},
+		{name: "an error", res: Result{Error: "start mock and proxy: boom", Checks: []verify.Check{pass}}, verdict: VerdictError, timingOnly: false},
+		{name: "an error with a timing failure", res: Result{Error: "boom", Checks: []verify.Check{failT}}, verdict: VerdictError, timingOnly: false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -55,12 +59,12 @@ func TestResultVerdict(t *testing.T) {
 			}
 		})
 	}
-	for _, c := range []Check{failT, incT, failMax} {
+	for _, c := range []verify.Check{failT, incT, failMax} {
 		if !c.Timing() {
 			t.Errorf("%s.Timing() = false, want true", c.Name)
 		}
 	}
-	for _, c := range []Check{pass, failN, failC, unver, {Name: "client"}, {Name: "journal"}} {
+	for _, c := range []verify.Check{pass, failN, failC, unver, {Name: "client"}, {Name: "journal"}} {
 		if c.Timing() {
 			t.Errorf("%s.Timing() = true, want false", c.Name)
 		}
@@ -73,16 +77,16 @@ func TestResultVerdict(t *testing.T) {
 // unverified checks are counted whatever the verdict.
 func TestSummaryFinish(t *testing.T) {
 	t.Parallel()
-	unver := Check{Name: "failureTypes", State: StateUnverified}
+	unver := verify.Check{Name: "failureTypes", State: verify.StateUnverified}
 	scs := []Result{
-		{Name: "f-inconclusive", Verdict: VerdictInconclusive, Checks: []Check{{Name: "delays.server", State: StateInconclusive}}},
+		{Name: "f-inconclusive", Verdict: VerdictInconclusive, Checks: []verify.Check{{Name: "delays.server", State: verify.StateInconclusive}}},
 		{Name: "a-pass", Passed: true, Verdict: VerdictPass},
 		{Name: "c-rerun", Passed: true, Verdict: VerdictPass, PassedOnRerun: true, Reruns: []Rerun{{Run: 2, Verdict: VerdictPass}}},
-		{Name: "d-fail", Verdict: VerdictFail, Checks: []Check{{Name: "attempts", State: StateFail}}},
+		{Name: "d-fail", Verdict: VerdictFail, Checks: []verify.Check{{Name: "attempts", State: verify.StateFail}}},
 		{Name: "e-skip", Verdict: VerdictSkipped, SkipReason: "needs node, which is not in PATH"},
-		{Name: "b-unverified", Passed: true, Verdict: VerdictPass, Checks: []Check{unver}},
-		{Name: "g-fail-unverified", Verdict: VerdictFail, Checks: []Check{unver, {Name: "outcome", State: StateFail}}},
-		{Name: "h-rerun-unverified", Passed: true, Verdict: VerdictPass, PassedOnRerun: true, Checks: []Check{unver}},
+		{Name: "b-unverified", Passed: true, Verdict: VerdictPass, Checks: []verify.Check{unver}},
+		{Name: "g-fail-unverified", Verdict: VerdictFail, Checks: []verify.Check{unver, {Name: "outcome", State: verify.StateFail}}},
+		{Name: "h-rerun-unverified", Passed: true, Verdict: VerdictPass, PassedOnRerun: true, Checks: []verify.Check{unver}},
 	}
 	sum := Summary{Scenarios: scs}
 	sum.Finish()
@@ -119,14 +123,14 @@ func TestFailureTypesUnverified(t *testing.T) {
 		name    string
 		trace   bool
 		want    []string
-		check   Check
+		check   verify.Check
 		verdict string
 		failed  int // Result.failedChecks, Summary.Failed
 		unver   int // Result.unverifiedChecks, Summary.Unverified
 	}{
 		{
 			name: "no trace, matching", want: []string{"overloaded", "rate_limit"},
-			check: Check{Name: "failureTypes", State: StateUnverified, Want: "overloaded, rate_limit",
+			check: verify.Check{Name: "failureTypes", State: verify.StateUnverified, Want: "overloaded, rate_limit",
 				Got:   "overloaded, rate_limit (the faults the client met, as retrylab classifies them; the client wrote no trace, so its own classification is unknown)",
 				Where: "server.jsonl: failure types the faults imply (the client wrote no trace)",
 				Hint:  "write RetryAttempt events to $RETRYLAB_TRACE, or send OpenTelemetry to $OTEL_EXPORTER_OTLP_ENDPOINT, to have failureTypes verified"},
@@ -134,32 +138,32 @@ func TestFailureTypesUnverified(t *testing.T) {
 		},
 		{
 			name: "no trace, not matching", want: []string{"overloaded", "overloaded"},
-			check: Check{Name: "failureTypes", State: StateFail, Want: "overloaded, overloaded", Got: "overloaded, rate_limit",
+			check: verify.Check{Name: "failureTypes", State: verify.StateFail, Want: "overloaded, overloaded", Got: "overloaded, rate_limit",
 				Where: "server.jsonl: failure types the faults imply (the client wrote no trace), failed attempt 2"},
 			verdict: VerdictFail, failed: 1,
 		},
 		{
 			name: "no trace, too few", want: []string{"overloaded"},
-			check: Check{Name: "failureTypes", State: StateFail, Want: "overloaded", Got: "overloaded, rate_limit",
+			check: verify.Check{Name: "failureTypes", State: verify.StateFail, Want: "overloaded", Got: "overloaded, rate_limit",
 				Where: "server.jsonl: failure types the faults imply (the client wrote no trace), failed attempt 2"},
 			verdict: VerdictFail, failed: 1,
 		},
 		{
 			name: "trace, matching", trace: true, want: []string{"overloaded", "rate_limit"},
-			check: Check{Name: "failureTypes", Passed: true, State: StatePass, Want: "overloaded, rate_limit", Got: "overloaded, rate_limit",
+			check: verify.Check{Name: "failureTypes", Passed: true, State: verify.StatePass, Want: "overloaded, rate_limit", Got: "overloaded, rate_limit",
 				Where: "trace.jsonl: RetryAttempt.failureType"},
 			verdict: VerdictPass,
 		},
 		{
 			name: "trace, not matching", trace: true, want: []string{"overloaded", "overloaded"},
-			check: Check{Name: "failureTypes", State: StateFail, Want: "overloaded, overloaded", Got: "overloaded, rate_limit",
+			check: verify.Check{Name: "failureTypes", State: verify.StateFail, Want: "overloaded, overloaded", Got: "overloaded, rate_limit",
 				Where: "trace.jsonl: RetryAttempt.failureType, failed attempt 2"},
 			verdict: VerdictFail, failed: 1,
 		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			ob := Observed{Outcome: "success", ServerAttempts: 3, InferredTypes: []string{"overloaded", "rate_limit"}}
+			ob := verify.Observed{Outcome: "success", ServerAttempts: 3, InferredTypes: []string{"overloaded", "rate_limit"}}
 			if tt.trace {
 				ob.ClientTrace = true
 				ob.Retries = []trace.RetryAttempt{
@@ -167,9 +171,9 @@ func TestFailureTypesUnverified(t *testing.T) {
 					{Attempt: 2, FailureType: "rate_limit", WillRetry: true, DelayMs: 2000},
 				}
 			} else {
-				ob.Client = &ClientExit{Command: "sh client.sh"}
+				ob.Client = &client.ClientExit{Command: "sh client.sh"}
 			}
-			cs := evaluate(&Scenario{Expect: Expect{Outcome: "success", FailureTypes: tt.want}}, ob, nil)
+			cs := verify.Evaluate(&scenario.Scenario{Expect: scenario.Expect{Outcome: "success", FailureTypes: tt.want}}, ob, nil)
 			if diff := cmp.Diff(tt.check, checkNamed(t, cs, "failureTypes")); diff != "" {
 				t.Errorf("evaluate() failureTypes mismatch (-want +got):\n%s", diff)
 			}
@@ -198,8 +202,8 @@ func TestWriteJSONFullDisk(t *testing.T) {
 	t.Parallel()
 	// A full disk cannot be made here; its error is what the hint is
 	// chosen from.
-	err := outputErr("", "runs/x/summary.json", &os.PathError{Op: "write", Path: "runs/x/summary.json", Err: syscall.ENOSPC})
-	var oe *OutputError
+	err := runfolder.OutputErr("", "runs/x/summary.json", &os.PathError{Op: "write", Path: "runs/x/summary.json", Err: syscall.ENOSPC})
+	var oe *runfolder.OutputError
 	if !errors.As(err, &oe) || !errors.Is(err, syscall.ENOSPC) || !strings.Contains(oe.Hint(), "full") {
 		t.Fatalf("outputErr(ENOSPC) = %v, want an OutputError for ENOSPC with a hint", err)
 	}

@@ -15,6 +15,12 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/retrylab/retrylab/chaos/client"
+	"github.com/retrylab/retrylab/chaos/mock"
+	"github.com/retrylab/retrylab/chaos/redact"
+	"github.com/retrylab/retrylab/chaos/runfolder"
+	"github.com/retrylab/retrylab/chaos/scenario"
+	"github.com/retrylab/retrylab/chaos/verify"
 	"github.com/retrylab/retrylab/otlp"
 	"github.com/retrylab/retrylab/retry"
 	"github.com/retrylab/retrylab/trace"
@@ -28,7 +34,7 @@ import (
 //
 // The caller owns Toxi and closes it.
 type Runner struct {
-	Toxi      *Toxiproxy
+	Toxi      *mock.Toxiproxy
 	ToxiName  string  // "embedded" or the toxiproxy-server URL, for the summary
 	Out       string  // base folder, default "runs"
 	Parallel  int     // scenarios at once; 0 means all
@@ -91,8 +97,8 @@ type Runner struct {
 	// wait for it, then fail for it.
 	stopInfra context.CancelCauseFunc
 	board     *board
-	probe     *probe
-	lag       *lagMeter
+	probe     *client.Probe
+	lag       *client.LagMeter
 	interim   atomic.Pointer[interim] // the running Run's, for Flush
 	// firsts holds each running scenario's Env.FirstRequest by run folder,
 	// for an external client's deadline (StartGrace).
@@ -109,7 +115,7 @@ type Runner struct {
 // can still be reported); a failing scenario is not an error. When ctx ends
 // first, what finished is written at once (see OnInterrupt), and the
 // summary Run returns marks the rest interrupted.
-func (r *Runner) Run(ctx context.Context, scs []*Scenario) (*Summary, error) {
+func (r *Runner) Run(ctx context.Context, scs []*scenario.Scenario) (*Summary, error) {
 	now := time.Now
 	if r.Now != nil {
 		now = r.Now
@@ -144,12 +150,12 @@ func (r *Runner) Run(ctx context.Context, scs []*Scenario) (*Summary, error) {
 	go func(ctx context.Context) { defer close(watched); iw.watch(ctx, stopWatch) }(ctx)
 	ctx, r.stopInfra = context.WithCancelCause(ctx)
 	defer r.stopInfra(nil)
-	r.probe = &probe{}
-	r.lag = newLagMeter()
-	defer r.lag.close()
+	r.probe = &client.Probe{}
+	r.lag = client.NewLagMeter()
+	defer r.lag.Close()
 	pctx, stopProbe := context.WithCancel(ctx)
 	defer stopProbe()
-	go r.probe.run(pctx)
+	go r.probe.Run(pctx)
 	results := r.runAll(ctx, scs, dir, iw.led)
 	r.confirmAll(ctx, scs, results, dir, iw.led)
 	r.board.close()
@@ -219,7 +225,7 @@ func (r *Runner) Last() *Summary {
 // runAll runs the first run of every scenario, at most Parallel at once
 // (and fewer external clients), recording each in led as it starts and
 // ends; once ctx ends, those not started are marked so.
-func (r *Runner) runAll(ctx context.Context, scs []*Scenario, dir string, led *ledger) []Result {
+func (r *Runner) runAll(ctx context.Context, scs []*scenario.Scenario, dir string, led *ledger) []Result {
 	results := make([]Result, len(scs))
 	par := r.Parallel
 	if par <= 0 || par > len(scs) {
@@ -284,8 +290,8 @@ func interruptReason(ctx context.Context) string {
 
 // infraCause returns the infrastructure error that stopped the run, if
 // that is why ctx ended.
-func infraCause(ctx context.Context) *InfraError {
-	var ie *InfraError
+func infraCause(ctx context.Context) *runfolder.InfraError {
+	var ie *runfolder.InfraError
 	if ctx.Err() != nil && errors.As(context.Cause(ctx), &ie) {
 		return ie
 	}
@@ -299,9 +305,9 @@ func (r *Runner) infraFailed(ctx context.Context, res *Result, what string, err 
 		return // interrupted (or stopped already): not this scenario's error
 	}
 	res.Error = what + err.Error()
-	var ie *InfraError
+	var ie *runfolder.InfraError
 	if !errors.As(err, &ie) {
-		ie = &InfraError{Err: fmt.Errorf("%s: %s%w", res.Name, what, err)}
+		ie = &runfolder.InfraError{Err: fmt.Errorf("%s: %s%w", res.Name, what, err)}
 	}
 	r.logf(res.Name, "stopping the run: %v", ie)
 	if r.stopInfra != nil {
@@ -311,7 +317,7 @@ func (r *Runner) infraFailed(ctx context.Context, res *Result, what string, err 
 
 // notStarted records a scenario that an interrupted (or stopped) run never
 // started.
-func (r *Runner) notStarted(ctx context.Context, sc *Scenario, dir string) Result {
+func (r *Runner) notStarted(ctx context.Context, sc *scenario.Scenario, dir string) Result {
 	res := r.interruptedResult(sc, dir, "not started: "+interruptReason(ctx))
 	if ie := infraCause(ctx); ie != nil {
 		res.Verdict, res.Interrupted, res.Error = VerdictError, "", "not started: "+ie.Error()
@@ -322,7 +328,7 @@ func (r *Runner) notStarted(ctx context.Context, sc *Scenario, dir string) Resul
 
 // interruptedResult is the result of a scenario an interrupt left
 // unfinished (or never started): why says which.
-func (r *Runner) interruptedResult(sc *Scenario, dir, why string) Result {
+func (r *Runner) interruptedResult(sc *scenario.Scenario, dir, why string) Result {
 	scale := sc.TimeScale
 	if r.TimeScale > 0 {
 		scale = r.TimeScale
@@ -333,7 +339,7 @@ func (r *Runner) interruptedResult(sc *Scenario, dir, why string) Result {
 }
 
 // clientName is the client of sc as results name it.
-func (r *Runner) clientName(sc *Scenario) string {
+func (r *Runner) clientName(sc *scenario.Scenario) string {
 	switch {
 	case r.ClientCmd != "":
 		return r.ClientCmd
@@ -354,7 +360,7 @@ func (r *Runner) externalParallel() int {
 // start within the same second.
 func makeRunDir(out string, t time.Time) (string, error) {
 	if err := os.MkdirAll(out, 0o755); err != nil {
-		return "", &OutputError{What: "--out", Path: out, Err: err}
+		return "", &runfolder.OutputError{What: "--out", Path: out, Err: err}
 	}
 	base := filepath.Join(out, t.UTC().Format("2006-01-02T15-04-05Z"))
 	dir := base
@@ -364,7 +370,7 @@ func makeRunDir(out string, t time.Time) (string, error) {
 			return dir, nil
 		}
 		if !errors.Is(err, os.ErrExist) || i > 100 {
-			return "", &OutputError{What: "--out", Path: dir, Err: err}
+			return "", &runfolder.OutputError{What: "--out", Path: dir, Err: err}
 		}
 		dir = fmt.Sprintf("%s-%d", base, i)
 	}
@@ -381,12 +387,12 @@ func scenarioSeed(seed int64, name string) (uint64, uint64) {
 // clientRun is what a client produced.
 type clientRun struct {
 	outcome string
-	exit    *ClientExit   // external clients only
-	pgid    int           // external clients: the process group the lag meter watched; 0 if none
-	sleeps  []retry.Sleep // the built-in client's waits as it slept them
-	problem string        // the built-in client: why it was stopped, or ""
-	hint    string        // an external client that could not start: what to do
-	report  *otlp.Account // external clients: their account from their telemetry; nil if none
+	exit    *client.ClientExit // external clients only
+	pgid    int                // external clients: the process group the lag meter watched; 0 if none
+	sleeps  []retry.Sleep      // the built-in client's waits as it slept them
+	problem string             // the built-in client: why it was stopped, or ""
+	hint    string             // an external client that could not start: what to do
+	report  *otlp.Account      // external clients: their account from their telemetry; nil if none
 	// unserved are the side requests the mock answered 404 or 405
 	// ("POST /chat/completions"), for a hint on a wrong base URL.
 	unserved []string
@@ -394,7 +400,7 @@ type clientRun struct {
 
 // firstRun runs one scenario once, or skips it when its client's
 // requirements are missing.
-func (r *Runner) firstRun(ctx context.Context, sc *Scenario, dir string) Result {
+func (r *Runner) firstRun(ctx context.Context, sc *scenario.Scenario, dir string) Result {
 	if ctx.Err() != nil {
 		return r.notStarted(ctx, sc, dir)
 	}
@@ -426,7 +432,7 @@ func (r *Runner) needsConfirm(res Result) bool {
 // that a loaded moment made fail or inconclusive is tried again when the
 // suite no longer competes with it for the CPU, instead of beside the same
 // load that disturbed it.
-func (r *Runner) confirmAll(ctx context.Context, scs []*Scenario, results []Result, dir string, led *ledger) {
+func (r *Runner) confirmAll(ctx context.Context, scs []*scenario.Scenario, results []Result, dir string, led *ledger) {
 	par := r.ConfirmParallel
 	if par <= 0 {
 		par = max(1, runtime.GOMAXPROCS(0)/2)
@@ -458,7 +464,7 @@ func (r *Runner) confirmAll(ctx context.Context, scs []*Scenario, results []Resu
 // such), and a scenario that could not tell on any run is inconclusive. The
 // result keeps the first run's figures; each re-run has its own folder,
 // <dir>/rerun-N.
-func (r *Runner) confirm(ctx context.Context, sc *Scenario, dir string, res Result) Result {
+func (r *Runner) confirm(ctx context.Context, sc *scenario.Scenario, dir string, res Result) Result {
 	fails := 0
 	if res.Verdict == VerdictFail {
 		fails++
@@ -498,7 +504,7 @@ func (r *Runner) confirm(ctx context.Context, sc *Scenario, dir string, res Resu
 }
 
 // runOnce runs a scenario once, in dir, and writes its result.json.
-func (r *Runner) runOnce(ctx context.Context, sc *Scenario, dir string) (res Result) {
+func (r *Runner) runOnce(ctx context.Context, sc *scenario.Scenario, dir string) (res Result) {
 	start := time.Now()
 	if r.OnScenario != nil {
 		r.OnScenario(sc.Name, false)
@@ -509,29 +515,29 @@ func (r *Runner) runOnce(ctx context.Context, sc *Scenario, dir string) (res Res
 		scale = r.TimeScale
 	}
 	res = newResult(sc, dir, r.Seed, scale, r.clientName(sc))
-	sec := newSecrets()
+	sec := redact.NewSecrets()
 	// finished is set once the client ran to its end before ctx ended: a
 	// scenario cut short by an interrupt has no verdict, only a reason.
 	finished := false
 	defer func() { r.settle(ctx, sc, dir, &res, sec, start, finished) }()
-	if err := makeRunSubdir(dir); err != nil {
-		r.infraFailed(ctx, &res, "", outputErr("", dir, err))
+	if err := runfolder.MakeRunSubdir(dir); err != nil {
+		r.infraFailed(ctx, &res, "", runfolder.OutputErr("", dir, err))
 		return res
 	}
 	runID := fmt.Sprintf("%s-%s", sc.Name, filepath.Base(filepath.Dir(dir)))
 	journal, err := trace.Create(filepath.Join(dir, "server.jsonl"), runID)
 	if err != nil {
-		r.infraFailed(ctx, &res, "", outputErr("", filepath.Join(dir, "server.jsonl"), err))
+		r.infraFailed(ctx, &res, "", runfolder.OutputErr("", filepath.Join(dir, "server.jsonl"), err))
 		return res
 	}
 	defer journal.Close()
 	logw := r.lineWriter(sc.Name, sec)
 	// The mock's own log is detailed; it goes to mock.log in the run folder.
-	mockLog := &redactFile{path: filepath.Join(dir, "mock.log"), scrub: sec.scrub}
+	mockLog := &redact.RedactFile{Path: filepath.Join(dir, "mock.log"), Scrub: sec.Scrub}
 	defer mockLog.Close()
 	r.logf(sc.Name, "starting (%d faults, timeScale %g, client %s)", len(sc.Attempts), scale, res.Client)
-	env, err := StartEnv(ctx, EnvConfig{Scenario: sc, Toxi: r.Toxi, Journal: journal, RunID: runID, Log: mockLog,
-		OnSecret: sec.add, OnAttempt: r.attemptLogger(sc)})
+	env, err := mock.StartEnv(ctx, mock.EnvConfig{Scenario: sc, Toxi: r.Toxi, Journal: journal, RunID: runID, Log: mockLog,
+		OnSecret: sec.Add, OnAttempt: r.attemptLogger(sc)})
 	if err != nil {
 		// The mock could not listen or the proxy could not be created:
 		// every other scenario would meet the same.
@@ -562,7 +568,7 @@ func (r *Runner) runOnce(ctx context.Context, sc *Scenario, dir string) (res Res
 	}
 	attempts := env.Attempts()
 	res.Attempts = len(attempts)
-	cr.unserved = unserved(env.sideRequests())
+	cr.unserved = verify.Unserved(env.SideRequests())
 	journalErr := env.JournalErr()
 	if journalErr == nil {
 		journalErr = journal.Close()
@@ -576,11 +582,11 @@ func (r *Runner) runOnce(ctx context.Context, sc *Scenario, dir string) (res Res
 }
 
 // newResult is a scenario's result before it runs.
-func newResult(sc *Scenario, dir string, seed int64, scale float64, client string) Result {
+func newResult(sc *scenario.Scenario, dir string, seed int64, scale float64, client string) Result {
 	res := Result{Name: sc.Name, File: sc.File, Description: sc.Description, Seed: seed, TimeScale: scale,
-		Dir: dir, Client: client, FailureTypes: []string{}, Escalations: []Escalation{}, Checks: []Check{}}
+		Dir: dir, Client: client, FailureTypes: []string{}, Escalations: []scenario.Escalation{}, Checks: []verify.Check{}}
 	for _, f := range sc.Attempts {
-		res.Faults = append(res.Faults, describeFault(f))
+		res.Faults = append(res.Faults, mock.DescribeFault(f))
 	}
 	return res
 }
@@ -588,7 +594,7 @@ func newResult(sc *Scenario, dir string, seed int64, scale float64, client strin
 // settle gives a run its verdict once it has ended, however it ended,
 // scrubs the keys the client sent from the result and the run folder,
 // writes result.json and logs the verdict.
-func (r *Runner) settle(ctx context.Context, sc *Scenario, dir string, res *Result, sec *secrets, start time.Time, finished bool) {
+func (r *Runner) settle(ctx context.Context, sc *scenario.Scenario, dir string, res *Result, sec *redact.Secrets, start time.Time, finished bool) {
 	if ie := infraCause(ctx); !finished && ie != nil {
 		// Another scenario found the infrastructure failing.
 		if res.Error == "" {
@@ -610,7 +616,7 @@ func (r *Runner) settle(ctx context.Context, sc *Scenario, dir string, res *Resu
 		r.record(dir, *res)
 	}
 	// Every file is closed by now (deferred later, run earlier).
-	if err := sec.scrubDir(dir); err != nil {
+	if err := sec.ScrubDir(dir); err != nil {
 		r.logf(sc.Name, "scrubbing keys from the run folder: %v", err)
 		if res.Error == "" {
 			res.Error = "scrubbing keys from the run folder: " + err.Error()
@@ -633,11 +639,11 @@ func verdictLine(res Result) string {
 }
 
 // attemptLogger logs each attempt of sc as the mock finishes it.
-func (r *Runner) attemptLogger(sc *Scenario) func(ServerAttempt) {
-	return func(a ServerAttempt) {
+func (r *Runner) attemptLogger(sc *scenario.Scenario) func(mock.ServerAttempt) {
+	return func(a mock.ServerAttempt) {
 		met := "ok"
 		if a.N-1 < len(sc.Attempts) {
-			met = describeFault(sc.Attempts[a.N-1])
+			met = mock.DescribeFault(sc.Attempts[a.N-1])
 		}
 		status := "no response"
 		if a.Status != 0 {
@@ -651,7 +657,7 @@ func (r *Runner) attemptLogger(sc *Scenario) func(ServerAttempt) {
 type clientSetup struct {
 	baseURL, dir, tracePath, runID string
 	scale                          float64
-	sec                            *secrets
+	sec                            *redact.Secrets
 	log                            *prefixWriter
 }
 
@@ -659,7 +665,7 @@ type clientSetup struct {
 // ends or its deadline (expect.maxDuration, else defaultDeadline) passes.
 // A client that could not be started, or infrastructure that failed under
 // it, sets res.Error; the built-in client's own problem becomes a check.
-func (r *Runner) runClient(ctx context.Context, sc *Scenario, res *Result, cs clientSetup) clientRun {
+func (r *Runner) runClient(ctx context.Context, sc *scenario.Scenario, res *Result, cs clientSetup) clientRun {
 	deadline := clientDeadline(sc)
 	if r.ClientCmd != "" || len(sc.Client.Command) > 0 {
 		cr := r.runExternal(ctx, sc, cs.baseURL, cs.dir, cs.tracePath, r.ClientCmd, cs.scale, deadline, cs.sec)
@@ -677,14 +683,14 @@ func (r *Runner) runClient(ctx context.Context, sc *Scenario, res *Result, cs cl
 	cctx, cancel := context.WithTimeout(ctx, deadline)
 	cr, err := r.runBuiltin(cctx, sc, cs.baseURL, cs.tracePath, cs.runID, cs.scale, cs.log)
 	cancel()
-	var ie *InfraError
-	if errors.As(err, &ie) || isInfraErr(err) {
+	var ie *runfolder.InfraError
+	if errors.As(err, &ie) || runfolder.IsInfraErr(err) {
 		r.infraFailed(ctx, res, "", err)
 	} else if err != nil {
 		res.Error = err.Error()
 	}
 	if cr.problem != "" {
-		res.Checks = append(res.Checks, Check{Name: "client", Want: "the client finishes before the deadline",
+		res.Checks = append(res.Checks, verify.Check{Name: "client", Want: "the client finishes before the deadline",
 			Got: cr.problem, Where: "trace.jsonl (built-in client)"})
 	}
 	return cr
@@ -692,11 +698,11 @@ func (r *Runner) runClient(ctx context.Context, sc *Scenario, res *Result, cs cl
 
 // clientDeadline is when a client is stopped: expect.maxDuration as wall
 // clock, else defaultDeadline.
-func clientDeadline(sc *Scenario) time.Duration {
+func clientDeadline(sc *scenario.Scenario) time.Duration {
 	if sc.Expect.MaxDuration > 0 {
 		return sc.Expect.MaxDuration.D()
 	}
-	return defaultDeadline
+	return client.DefaultDeadline
 }
 
 // killedAtDeadline reports whether the client was stopped at its deadline.
@@ -708,8 +714,8 @@ func (cr clientRun) killedAtDeadline() bool {
 // verify observes a finished run (the mock's attempts and the client's
 // trace), measures the noise around each wait, evaluates the scenario's
 // checks and fills in res.
-func (r *Runner) verify(sc *Scenario, res *Result, attempts []ServerAttempt, cr clientRun, tracePath string, scale float64, start time.Time, journalErr error) {
-	ob, notes := observe(sc, attempts, tracePath, scale)
+func (r *Runner) verify(sc *scenario.Scenario, res *Result, attempts []mock.ServerAttempt, cr clientRun, tracePath string, scale float64, start time.Time, journalErr error) {
+	ob, notes := verify.Observe(sc, attempts, tracePath, scale)
 	for _, n := range notes {
 		r.logf(sc.Name, "warning: client trace: %s (line skipped)", n)
 	}
@@ -717,25 +723,25 @@ func (r *Runner) verify(sc *Scenario, res *Result, attempts []ServerAttempt, cr 
 	ob.Client = cr.exit
 	ob.Unserved = cr.unserved
 	if sc.Expect.Output != nil {
-		ob.Stdout = readStdout(filepath.Dir(tracePath))
+		ob.Stdout = verify.ReadStdout(filepath.Dir(tracePath))
 	}
-	ob.SelfReport, ob.SelfReportTypes = cr.report, selfReportTypes(cr.report)
+	ob.SelfReport, ob.SelfReportTypes = cr.report, verify.SelfReportTypes(cr.report)
 	ob.Began = start
 	ob.Telemetry = res.Telemetry
 	ob.Duration = time.Since(start)
 	// Twice the worst timer lateness: a wait is one wake-up on the client
 	// and one on the server side of the gap.
-	ob.Slack = 2 * r.probe.lateness(start, time.Now())
+	ob.Slack = 2 * r.probe.Lateness(start, time.Now())
 	ob.RemoteProxy = r.Toxi != nil && !r.Toxi.Embedded()
 	r.measureWaits(sc, &ob, attempts, cr)
-	env, err := envelopeFor(sc)
+	env, err := verify.EnvelopeFor(sc)
 	if err != nil {
 		res.Error = err.Error()
 		return
 	}
-	res.Checks = append(evaluate(sc, ob, env), res.Checks...)
+	res.Checks = append(verify.Evaluate(sc, ob, env), res.Checks...)
 	res.Checks = append(res.Checks, runChecks(journalErr, notes)...)
-	res.Stalled = stallChecks(res.Checks, cr.killedAtDeadline(), ob.Slack/2, clientDeadline(sc))
+	res.Stalled = verify.StallChecks(res.Checks, cr.killedAtDeadline(), ob.Slack/2, clientDeadline(sc))
 	fillResult(res, ob)
 }
 
@@ -743,7 +749,7 @@ func (r *Runner) verify(sc *Scenario, res *Result, attempts []ServerAttempt, cr 
 // shortly before the attempt ended (a late Ended shortens the gap) to just
 // after the next one arrived (each probe sample covers the tick before it),
 // and the client's own scheduling lag and sleep in it.
-func (r *Runner) measureWaits(sc *Scenario, ob *Observed, attempts []ServerAttempt, cr clientRun) {
+func (r *Runner) measureWaits(sc *scenario.Scenario, ob *verify.Observed, attempts []mock.ServerAttempt, cr clientRun) {
 	for i, w := range ob.ServerWaits {
 		k := w.After
 		if k < 1 || k >= len(attempts) {
@@ -752,29 +758,29 @@ func (r *Runner) measureWaits(sc *Scenario, ob *Observed, attempts []ServerAttem
 		// From the previous attempt's arrival: on a loaded machine the mock
 		// may stamp that attempt's end late, and what delayed it happened
 		// before the stamp.
-		from := attempts[k-1].Ended.Add(-gapLead)
+		from := attempts[k-1].Ended.Add(-client.GapLead)
 		if a := attempts[k-1].Arrived; a.Before(from) {
 			from = a
 		}
-		end := waitEnd(sc, attempts, k)
-		ob.ServerWaits[i].Slack = max(2*r.probe.lateness(from, end.Add(probeTick)), time.Microsecond)
+		end := verify.WaitEnd(sc, attempts, k)
+		ob.ServerWaits[i].Slack = max(2*r.probe.Lateness(from, end.Add(client.ProbeTick)), time.Microsecond)
 		if cr.pgid != 0 {
-			ob.ServerWaits[i].ClientLag, ob.ServerWaits[i].ClientLagMeasured = r.lag.wait(cr.pgid, attempts[k-1].Ended, end)
+			ob.ServerWaits[i].ClientLag, ob.ServerWaits[i].ClientLagMeasured = r.lag.Wait(cr.pgid, attempts[k-1].Ended, end)
 		}
-		ob.ServerWaits[i].Sleep = sleepIn(cr.sleeps, attempts[k-1], end)
+		ob.ServerWaits[i].Sleep = verify.SleepIn(cr.sleeps, attempts[k-1], end)
 	}
 }
 
 // runChecks are the checks of the run itself: a journal that could not be
 // written fails; malformed trace lines, which were skipped, are a note.
-func runChecks(journalErr error, notes []string) []Check {
-	var cs []Check
+func runChecks(journalErr error, notes []string) []verify.Check {
+	var cs []verify.Check
 	if journalErr != nil {
-		cs = append(cs, Check{Name: "journal", Want: "every attempt journaled",
+		cs = append(cs, verify.Check{Name: "journal", Want: "every attempt journaled",
 			Got: journalErr.Error(), Where: "server.jsonl, mock.log"})
 	}
 	if len(notes) > 0 {
-		cs = append(cs, Check{Name: "trace", Passed: true, Want: "well-formed JSONL",
+		cs = append(cs, verify.Check{Name: "trace", Passed: true, Want: "well-formed JSONL",
 			Got: fmt.Sprintf("malformed lines skipped: %s", strings.Join(notes, "; ")), Where: "trace.jsonl"})
 	}
 	return cs
@@ -782,7 +788,7 @@ func runChecks(journalErr error, notes []string) []Check {
 
 // fillResult copies what was observed into the result: outcome, attempts,
 // failure types, waits on both sides, escalations and error reports.
-func fillResult(res *Result, ob Observed) {
+func fillResult(res *Result, ob verify.Observed) {
 	res.LatenessMs = (ob.Slack / 2).Milliseconds()
 	res.Outcome = ob.Outcome
 	if c := ob.Client; c != nil && c.ExitCode >= 0 {
@@ -790,9 +796,9 @@ func fillResult(res *Result, ob Observed) {
 		res.ExitCode = &code
 	}
 	res.Attempts = ob.ServerAttempts
-	res.FailureTypes, _ = ob.failureTypes()
-	for _, w := range ob.clientWaits() {
-		res.DelaysMs.Client = append(res.DelaysMs.Client, w.delay.Milliseconds())
+	res.FailureTypes, _ = ob.FailureTypes()
+	for _, w := range ob.ClientWaits() {
+		res.DelaysMs.Client = append(res.DelaysMs.Client, w.Delay.Milliseconds())
 	}
 	for _, w := range ob.ServerWaits {
 		res.DelaysMs.Server = append(res.DelaysMs.Server, w.Gap.Milliseconds())
@@ -806,7 +812,7 @@ func fillResult(res *Result, ob Observed) {
 		res.DelaysMs.Noise = append(res.DelaysMs.Noise, slack.Milliseconds())
 	}
 	for i, e := range ob.Escalations {
-		esc := Escalation{From: e.From, To: e.To, Reason: e.Reason}
+		esc := scenario.Escalation{From: e.From, To: e.To, Reason: e.Reason}
 		if ob.EscalationsFromServer {
 			esc.Attempt = ob.ModelSwitches[i]
 		}
@@ -815,7 +821,7 @@ func fillResult(res *Result, ob Observed) {
 	res.ErrorReports, res.ErrorReportsOmitted = ob.ErrorReports, ob.ErrorReportsOmitted
 }
 
-func failedCheckNames(cs []Check) []string {
+func failedCheckNames(cs []verify.Check) []string {
 	var out []string
 	for _, c := range cs {
 		out = append(out, c.Name)
@@ -825,8 +831,8 @@ func failedCheckNames(cs []Check) []string {
 
 // Shard returns the scenarios of shard i (1-based) of n: every n-th
 // scenario in name order, starting with the i-th.
-func Shard(scs []*Scenario, i, n int) []*Scenario {
-	var out []*Scenario
+func Shard(scs []*scenario.Scenario, i, n int) []*scenario.Scenario {
+	var out []*scenario.Scenario
 	for k, sc := range scs {
 		if k%n == i-1 {
 			out = append(out, sc)

@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/retrylab/retrylab/chaos/client"
+	"github.com/retrylab/retrylab/chaos/scenario"
 )
 
 // TestRunExternalRobustness runs external clients that misbehave, and a
@@ -25,7 +27,7 @@ func TestRunExternalRobustness(t *testing.T) {
 	toxi := runnerToxi(t)
 	curlSh, _ := filepath.Abs("../testdata/clients/curl.sh")
 	curlReq := `curl -sS -o /dev/null -X POST "$ANTHROPIC_BASE_URL/v1/messages" -d '{"stream":true}'`
-	scs := []*Scenario{
+	scs := []*scenario.Scenario{
 		parse(t, "curl", `
 client: {command: [sh, `+curlSh+`]}
 timeScale: 0.01
@@ -112,7 +114,7 @@ client:
 expect: {outcome: success, attempts: 1}
 `)
 	r := &Runner{Toxi: toxi, Out: t.TempDir(), Seed: 1, Confirm: 2}
-	sum, err := r.Run(context.Background(), []*Scenario{sc})
+	sum, err := r.Run(context.Background(), []*scenario.Scenario{sc})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -177,7 +179,7 @@ func TestResolveArgs(t *testing.T) {
 		{[]string{"client.py"}, []string{"client.py"}}, // a bare program name is looked up in PATH
 		{[]string{"python3", "/abs/client.py"}, []string{"python3", "/abs/client.py"}},
 	} {
-		if diff := cmp.Diff(tc.want, resolveArgs(tc.args, scFile)); diff != "" {
+		if diff := cmp.Diff(tc.want, client.ResolveArgs(tc.args, scFile)); diff != "" {
 			t.Errorf("resolveArgs(%q) (-want +got):\n%s", tc.args, diff)
 		}
 	}

@@ -12,12 +12,15 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/retrylab/retrylab/chaos/mock"
+	"github.com/retrylab/retrylab/chaos/redact"
+	"github.com/retrylab/retrylab/chaos/scenario"
 	"github.com/retrylab/retrylab/trace"
 )
 
-func runnerToxi(t *testing.T) *Toxiproxy {
+func runnerToxi(t *testing.T) *mock.Toxiproxy {
 	t.Helper()
-	toxi, err := StartToxiproxy(context.Background(), "")
+	toxi, err := mock.StartToxiproxy(context.Background(), "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -25,9 +28,9 @@ func runnerToxi(t *testing.T) *Toxiproxy {
 	return toxi
 }
 
-func parse(t *testing.T, name, src string) *Scenario {
+func parse(t *testing.T, name, src string) *scenario.Scenario {
 	t.Helper()
-	sc, err := ParseScenario(name+".yaml", []byte(src))
+	sc, err := scenario.ParseScenario(name+".yaml", []byte(src))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,7 +67,7 @@ func assertNoKey(t *testing.T, dir string, others ...string) {
 		if err != nil {
 			return err
 		}
-		for _, k := range append([]string{fakeAPIKey}, others...) {
+		for _, k := range append([]string{redact.FakeAPIKey}, others...) {
 			if strings.Contains(string(b), k) {
 				t.Errorf("%s contains the API key %q", p, k)
 			}
@@ -78,7 +81,7 @@ func assertNoKey(t *testing.T, dir string, others ...string) {
 
 func TestRunBuiltin(t *testing.T) {
 	toxi := runnerToxi(t)
-	scs := []*Scenario{
+	scs := []*scenario.Scenario{
 		parse(t, "overloaded", `
 client: {policy: forgeflare}
 timeScale: 0.01
@@ -171,7 +174,7 @@ func TestRunExternal(t *testing.T) {
 	}
 	toxi := runnerToxi(t)
 	root, _ := filepath.Abs("../testdata/clients/agent.py")
-	scs := []*Scenario{
+	scs := []*scenario.Scenario{
 		parse(t, "python", `
 client: {command: [python3, `+root+`]}
 timeScale: 0.01
@@ -229,7 +232,7 @@ expect: {outcome: failure, maxDuration: 500ms}
 	if b, _ := os.ReadFile(filepath.Join(sum.RunDir, "plain-key", "stdout.txt")); !strings.HasSuffix(string(b), "x*** ***\n") {
 		t.Errorf("plain-key stdout.txt ends %q, want the keys scrubbed", b[max(len(b)-40, 0):])
 	}
-	for _, k := range []string{"hidden-plain-key-777", "other-plain-token-888", fakeAPIKey} {
+	for _, k := range []string{"hidden-plain-key-777", "other-plain-token-888", redact.FakeAPIKey} {
 		if strings.Contains(progress.String(), k) {
 			t.Errorf("progress output contains %q", k)
 		}

@@ -2,6 +2,9 @@ package chaos
 
 import (
 	"fmt"
+	"github.com/retrylab/retrylab/chaos/runfolder"
+	"github.com/retrylab/retrylab/chaos/scenario"
+	"github.com/retrylab/retrylab/chaos/verify"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -15,22 +18,22 @@ import (
 // missingRequirement returns the first of sc's client.requires missing
 // here, or nil. With --client-cmd the scenario's own client is not run, so
 // its requirements do not apply.
-func (r *Runner) missingRequirement(sc *Scenario) *missing {
+func (r *Runner) missingRequirement(sc *scenario.Scenario) *scenario.Missing {
 	if r.ClientCmd != "" {
 		return nil
 	}
-	return missingRequirement(sc)
+	return scenario.MissingRequirement(sc)
 }
 
 // skip records a scenario that was not run. Its progress line was
 // announceSkips'.
-func (r *Runner) skip(sc *Scenario, dir string, m *missing) Result {
+func (r *Runner) skip(sc *scenario.Scenario, dir string, m *scenario.Missing) Result {
 	res := Result{Name: sc.Name, File: sc.File, Description: sc.Description, Verdict: VerdictSkipped,
-		SkipReason: m.reason(), SkipMissing: m.what(), SkipHint: m.hint,
+		SkipReason: m.Reason(), SkipMissing: m.What(), SkipHint: m.Hint,
 		Seed: r.Seed, TimeScale: sc.TimeScale, Dir: dir, Client: strings.Join(sc.Client.Command, " "),
-		FailureTypes: []string{}, Escalations: []Escalation{}, Checks: []Check{}}
+		FailureTypes: []string{}, Escalations: []scenario.Escalation{}, Checks: []verify.Check{}}
 	r.record(dir, res)
-	if err := makeRunSubdir(dir); err == nil {
+	if err := runfolder.MakeRunSubdir(dir); err == nil {
 		_ = writeJSON(filepath.Join(dir, "result.json"), res)
 	}
 	return res
@@ -38,12 +41,12 @@ func (r *Runner) skip(sc *Scenario, dir string, m *missing) Result {
 
 // announceSkips prints, before anything runs, one progress line per group
 // of scenarios that will be skipped (SkipGroups), and returns the others.
-func (r *Runner) announceSkips(scs []*Scenario) []*Scenario {
-	var run []*Scenario
+func (r *Runner) announceSkips(scs []*scenario.Scenario) []*scenario.Scenario {
+	var run []*scenario.Scenario
 	var skipped []Result
 	for _, sc := range scs {
 		if m := r.missingRequirement(sc); m != nil {
-			skipped = append(skipped, Result{Name: sc.Name, Verdict: VerdictSkipped, SkipReason: m.reason(), SkipMissing: m.what(), SkipHint: m.hint})
+			skipped = append(skipped, Result{Name: sc.Name, Verdict: VerdictSkipped, SkipReason: m.Reason(), SkipMissing: m.What(), SkipHint: m.Hint})
 			continue
 		}
 		run = append(run, sc)

@@ -9,6 +9,9 @@ import (
 	"path/filepath"
 	"slices"
 
+	"github.com/retrylab/retrylab/chaos/runfolder"
+	"github.com/retrylab/retrylab/chaos/scenario"
+	"github.com/retrylab/retrylab/chaos/verify"
 	"github.com/retrylab/retrylab/otlp"
 )
 
@@ -48,15 +51,15 @@ func startTelemetry(dir string) (*telemetry, error) {
 // the client gets as they are; getenv looks up what the client gets of the
 // runner's environment (os.Getenv for chaos serve, whose client is started
 // by the user). Nil-safe.
-func (t *telemetry) env(scenario map[string]string, getenv func(string) string) []string {
+func (t *telemetry) env(scEnv map[string]string, getenv func(string) string) []string {
 	if t == nil {
 		return nil
 	}
-	return append(t.rcv.Env(), protocolEnv(scenario, getenv)...)
+	return append(t.rcv.Env(), protocolEnv(scEnv, getenv)...)
 }
 
 // protocolEnv returns the protocol variables the harness sets after
-// client.env (scenario), so that every exporter of the client speaks
+// client.env (scEnv), so that every exporter of the client speaks
 // OTLP/HTTP, never gRPC. A variable client.env sets is the client's (the
 // loader accepts only http/protobuf and http/json there) and is left
 // alone; so is one the client inherits from the runner's environment
@@ -65,18 +68,18 @@ func (t *telemetry) env(scenario map[string]string, getenv func(string) string) 
 // signal's by the general one's value. Unset, the general one is
 // http/protobuf (the SDKs' default differs between languages), a
 // signal's stays unset.
-func protocolEnv(scenario map[string]string, getenv func(string) string) []string {
+func protocolEnv(scEnv map[string]string, getenv func(string) string) []string {
 	var out []string
 	general := ""
-	for i, name := range otlpProtocolVars {
-		v, set := scenario[name]
+	for i, name := range scenario.OTLPProtocolVars {
+		v, set := scEnv[name]
 		if !set {
 			v = getenv(name)
 		}
 		switch {
-		case set || slices.Contains(otlpHTTPProtocols, v):
+		case set || slices.Contains(scenario.OTLPHTTPProtocols, v):
 		case i == 0:
-			v = otlpHTTPProtocols[0]
+			v = scenario.OTLPHTTPProtocols[0]
 			out = append(out, name+"="+v)
 		case v != "":
 			out = append(out, name+"="+general)
@@ -97,8 +100,8 @@ func (t *telemetry) keep(p otlp.Payload, n int) error {
 	b, err := p.JSON()
 	if err == nil {
 		sub := filepath.Join(t.dir, "otlp")
-		if err = makeRunSubdir(sub); err == nil {
-			err = WriteFileAtomic(filepath.Join(sub, fmt.Sprintf("%s-%04d.json", p.Signal, n)), append(b, '\n'))
+		if err = runfolder.MakeRunSubdir(sub); err == nil {
+			err = runfolder.WriteFileAtomic(filepath.Join(sub, fmt.Sprintf("%s-%04d.json", p.Signal, n)), append(b, '\n'))
 		}
 	}
 	if err != nil && t.err == nil {
@@ -124,7 +127,7 @@ func (t *telemetry) finish(runID, tracePath string) (*otlp.Account, otlp.Stats, 
 	var werr error
 	if len(acc.Requests) > 0 && t.dir != "" && (tracePath == "" || !hasTrace(tracePath)) {
 		var buf bytes.Buffer
-		for _, ev := range acc.Events(runID, ClassifyReported) {
+		for _, ev := range acc.Events(runID, verify.ClassifyReported) {
 			line, err := json.Marshal(ev)
 			if err != nil {
 				werr = err
@@ -133,7 +136,7 @@ func (t *telemetry) finish(runID, tracePath string) (*otlp.Account, otlp.Stats, 
 			buf.Write(append(line, '\n'))
 		}
 		if werr == nil {
-			werr = WriteFileAtomic(filepath.Join(t.dir, clientOtelFile), buf.Bytes())
+			werr = runfolder.WriteFileAtomic(filepath.Join(t.dir, verify.ClientOtelFile), buf.Bytes())
 		}
 	}
 	return &acc, st, errors.Join(cerr, t.err, werr)
@@ -166,7 +169,7 @@ func hasTrace(path string) bool {
 // startTelemetry starts the OTLP receiver of a scenario whose client is
 // external (the built-in client sends no telemetry), registered by its run
 // folder for runExternal; nil for the built-in client.
-func (r *Runner) startTelemetry(sc *Scenario, dir string) (*telemetry, error) {
+func (r *Runner) startTelemetry(sc *scenario.Scenario, dir string) (*telemetry, error) {
 	if r.ClientCmd == "" && len(sc.Client.Command) == 0 {
 		return nil, nil
 	}
@@ -181,7 +184,7 @@ func (r *Runner) startTelemetry(sc *Scenario, dir string) (*telemetry, error) {
 // telemetryEnv is the OTLP environment of sc's client running in dir,
 // which inherits the names inherit of the runner's environment (no OTEL_
 // variable of the runner's reaches a client unless it is named there).
-func (r *Runner) telemetryEnv(sc *Scenario, dir string, inherit []string) []string {
+func (r *Runner) telemetryEnv(sc *scenario.Scenario, dir string, inherit []string) []string {
 	t, _ := r.tels.Load(dir)
 	tel, _ := t.(*telemetry)
 	return tel.env(sc.Client.Env, func(name string) string {
@@ -196,7 +199,7 @@ func (r *Runner) telemetryEnv(sc *Scenario, dir string, inherit []string) []stri
 // and returns the client's account (nil when it sent no telemetry a
 // mapping reads as attempts) and the counts for result.json (nil when it
 // sent nothing).
-func (r *Runner) finishTelemetry(sc *Scenario, dir string, t *telemetry, runID, tracePath string) (*otlp.Account, *Telemetry) {
+func (r *Runner) finishTelemetry(sc *scenario.Scenario, dir string, t *telemetry, runID, tracePath string) (*otlp.Account, *verify.Telemetry) {
 	if t == nil {
 		return nil, nil
 	}
@@ -208,7 +211,7 @@ func (r *Runner) finishTelemetry(sc *Scenario, dir string, t *telemetry, runID, 
 	if acc == nil {
 		return nil, nil
 	}
-	sum := &Telemetry{Exports: st.Exports, Kept: st.Kept, Items: st.Items, Dropped: st.Dropped,
+	sum := &verify.Telemetry{Exports: st.Exports, Kept: st.Kept, Items: st.Items, Dropped: st.Dropped,
 		DroppedItems: st.DroppedItems, Rejected: st.Rejected, Mapping: acc.Mapping,
 		Attempts: len(acc.Attempts()), Unknown: acc.Unknown, Notes: acc.Notes}
 	r.logf(sc.Name, "client telemetry: %d export(s), %d item(s), %d attempt(s) read by mapping %q, %d unused, %d export(s) dropped, %d rejected",

@@ -16,6 +16,8 @@ import (
 
 	toxiclient "github.com/Shopify/toxiproxy/v2/client"
 
+	"github.com/retrylab/retrylab/chaos/mock"
+	"github.com/retrylab/retrylab/chaos/scenario"
 	"github.com/retrylab/retrylab/internal/toxitest"
 )
 
@@ -29,13 +31,13 @@ func toxiproxyServer(t *testing.T) string { return toxitest.Server(t) }
 // proxy the run created, and writes the summary, before Run returns.
 func TestInterruptLeavesNoProxyOnServer(t *testing.T) {
 	url := toxiproxyServer(t)
-	toxi, err := StartToxiproxy(context.Background(), url)
+	toxi, err := mock.StartToxiproxy(context.Background(), url)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer toxi.Close()
 	dir := t.TempDir()
-	var scs []*Scenario
+	var scs []*scenario.Scenario
 	for _, name := range []string{"a", "b", "c"} {
 		scs = append(scs, parse(t, name, `
 attempts: [{status: 529}]
@@ -71,7 +73,7 @@ expect: {outcome: success, attempts: 2}
 			}
 		}
 	}
-	if got := toxitest.Proxies(t, url, proxyPrefix); len(got) != 2 {
+	if got := toxitest.Proxies(t, url, mock.ProxyPrefix); len(got) != 2 {
 		t.Fatalf("proxies on the server before the interrupt: %v, want 2", got)
 	}
 	sent := time.Now()
@@ -81,11 +83,11 @@ expect: {outcome: success, attempts: 2}
 	if runErr != nil {
 		t.Fatal(runErr)
 	}
-	if got := toxitest.Proxies(t, url, proxyPrefix); len(got) != 0 {
+	if got := toxitest.Proxies(t, url, mock.ProxyPrefix); len(got) != 0 {
 		t.Errorf("proxies left on the server after the interrupt: %v", got)
 	}
 	for _, pid := range pids {
-		if processAlive(pid) {
+		if mock.ProcessAlive(pid) {
 			t.Errorf("client %d still running after the interrupt", pid)
 		}
 	}
@@ -110,7 +112,7 @@ func deadPid(t *testing.T) int {
 		t.Fatal(err)
 	}
 	pid := cmd.Process.Pid
-	if processAlive(pid) {
+	if mock.ProcessAlive(pid) {
 		t.Skipf("pid %d was reused at once", pid)
 	}
 	return pid
@@ -128,14 +130,14 @@ func TestStaleProxiesRemovedOnStart(t *testing.T) {
 	}
 	t.Cleanup(func() { _ = live.Process.Kill(); _ = live.Wait() })
 	dead := deadPid(t)
-	stale := fmt.Sprintf("retrylab-%s-dead-1-1", ownerTag(dead))
+	stale := fmt.Sprintf("retrylab-%s-dead-1-1", mock.OwnerTag(dead))
 	keep := []string{
-		fmt.Sprintf("retrylab-%s-live-1-1", ownerTag(live.Process.Pid)),
+		fmt.Sprintf("retrylab-%s-live-1-1", mock.OwnerTag(live.Process.Pid)),
 		fmt.Sprintf("retrylab-%d.%s-elsewhere-1-1", dead, "0badc0de"),
 		"retrylab-older-version-1-1",
 		"someone-else",
 	}
-	if hostTag() == "0badc0de" {
+	if mock.HostTag() == "0badc0de" {
 		t.Skip("this machine's name hashes to the test's other host")
 	}
 	c := toxiclient.NewClient(url)
@@ -144,7 +146,7 @@ func TestStaleProxiesRemovedOnStart(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	toxi, err := StartToxiproxy(context.Background(), url)
+	toxi, err := mock.StartToxiproxy(context.Background(), url)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -177,14 +179,14 @@ func TestProxyOwner(t *testing.T) {
 		ok   bool
 	}{
 		{"retrylab-123.0a1b2c3d-overloaded-42-1", 123, "0a1b2c3d", true},
-		{"retrylab-" + ownerTag(7) + "-x-1-1", 7, hostTag(), true},
+		{"retrylab-" + mock.OwnerTag(7) + "-x-1-1", 7, mock.HostTag(), true},
 		{"retrylab-overloaded-529-123456-1", 0, "", false}, // an older version's
 		{"retrylab-123.short-x", 0, "", false},
 		{"retrylab--1.0a1b2c3d-x", 0, "", false},
 		{"other-123.0a1b2c3d-x", 0, "", false},
 	}
 	for _, tt := range tests {
-		pid, host, ok := proxyOwner(tt.name)
+		pid, host, ok := mock.ProxyOwner(tt.name)
 		if pid != tt.pid || host != tt.host || ok != tt.ok {
 			t.Errorf("proxyOwner(%q) = %d, %q, %v; want %d, %q, %v", tt.name, pid, host, ok, tt.pid, tt.host, tt.ok)
 		}

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/retrylab/retrylab/chaos"
+	chaosscenario "github.com/retrylab/retrylab/chaos/scenario"
 )
 
 // Options are what a probe is asked to do.
@@ -97,7 +97,7 @@ type Probe struct {
 	Deadline time.Duration
 	// Round is the bisection round of a Retry-After ceiling probe (0: not one).
 	Round    int
-	Scenario *chaos.Scenario
+	Scenario *chaosscenario.Scenario
 }
 
 // Plan builds the battery: one scenario per decision fault (the fault once,
@@ -164,7 +164,7 @@ func exhaustion(o Options, first int) ([]Probe, error) {
 
 // scenario writes a chaos scenario and loads it with chaos.ParseScenario,
 // so the probe's scenarios are checked as a user's file would be.
-func scenario(o Options, name string, attempts []string, deadline time.Duration) (*chaos.Scenario, error) {
+func scenario(o Options, name string, attempts []string, deadline time.Duration) (*chaosscenario.Scenario, error) {
 	var b strings.Builder
 	requests := 2
 	if o.NoWarmUp {
@@ -183,7 +183,7 @@ func scenario(o Options, name string, attempts []string, deadline time.Duration)
 		fmt.Fprintf(&b, "  - %s\n", a)
 	}
 	fmt.Fprintf(&b, "%sexpect:\n  maxDuration: %s\n", pre, deadline)
-	sc, err := chaos.ParseScenario("probe-"+name+".yaml", []byte(b.String()))
+	sc, err := chaosscenario.ParseScenario("probe-"+name+".yaml", []byte(b.String()))
 	if err != nil {
 		return nil, fmt.Errorf("probe scenario %s: %w", name, err)
 	}

@@ -5,7 +5,7 @@ import (
 	"math"
 	"strings"
 
-	"github.com/retrylab/retrylab/chaos"
+	"github.com/retrylab/retrylab/chaos/mock"
 )
 
 // Observations that say little: a client that never reached the mock (it
@@ -87,7 +87,7 @@ func (o Observation) unreached() string {
 			shown = append(shown[:3:3], fmt.Sprintf("… (%d in all)", len(o.Unserved)))
 		}
 		s = fmt.Sprintf("the client reached the mock on a path the format does not serve (%s, answered 404/405; the mock serves %s: is its base URL right?)",
-			strings.Join(shown, ", "), chaos.ServedRoutes())
+			strings.Join(shown, ", "), mock.ServedRoutes())
 	}
 	if o.Client != "" {
 		s += ": " + o.Client

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/retrylab/retrylab/chaos"
+	"github.com/retrylab/retrylab/chaos/mock"
 	"github.com/retrylab/retrylab/probe"
 	"github.com/retrylab/retrylab/retry"
 )
@@ -42,7 +42,7 @@ func TestProbeNodeSDKs(t *testing.T) {
 
 func probeSDK(t *testing.T, provName, cmd, preset string) {
 	ctx := context.Background()
-	toxi, err := chaos.StartToxiproxy(ctx, "")
+	toxi, err := mock.StartToxiproxy(ctx, "")
 	if err != nil {
 		t.Fatal(err)
 	}

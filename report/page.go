@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/retrylab/retrylab/chaos"
+	"github.com/retrylab/retrylab/chaos/verify"
 	"github.com/retrylab/retrylab/trace"
 )
 
@@ -523,7 +524,7 @@ func timelineChecks(r chaos.Result, t *timelineView) tlChecks {
 		if !c.Passed {
 			st := c.State
 			if st == "" {
-				st = chaos.StateFail
+				st = verify.StateFail
 			}
 			t.Checks = append(t.Checks, checkView{Name: pageClean(c.Name), State: st, Want: pageClean(c.Want), Got: pageClean(c.Got), Where: pageClean(c.Where), Hint: pageClean(c.Hint)})
 		}
