@@ -1,10 +1,11 @@
 package chaos
 
 import (
-	"github.com/retrylab/retrylab/chaos/scenario"
-	"github.com/retrylab/retrylab/chaos/verify"
 	"strings"
 	"testing"
+
+	"github.com/retrylab/retrylab/chaos/scenario"
+	"github.com/retrylab/retrylab/chaos/verify"
 )
 
 // The coding agents and agent SDKs of testdata/agents (docs/agents.md) run

@@ -3,14 +3,15 @@ package chaos
 import (
 	"context"
 	"errors"
-	"github.com/retrylab/retrylab/chaos/client"
-	"github.com/retrylab/retrylab/chaos/redact"
-	"github.com/retrylab/retrylab/chaos/scenario"
-	"github.com/retrylab/retrylab/chaos/verify"
 	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/retrylab/retrylab/chaos/client"
+	"github.com/retrylab/retrylab/chaos/redact"
+	"github.com/retrylab/retrylab/chaos/scenario"
+	"github.com/retrylab/retrylab/chaos/verify"
 )
 
 // The pure decisions of a run, table-tested without a network or a clock.

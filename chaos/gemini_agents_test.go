@@ -1,10 +1,11 @@
 package chaos
 
 import (
-	"github.com/retrylab/retrylab/chaos/scenario"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/retrylab/retrylab/chaos/scenario"
 )
 
 // Gemini CLI and @google/genai (testdata/agents/gemini, npm ci --prefix

@@ -2,12 +2,13 @@ package chaos
 
 import (
 	"context"
-	"github.com/retrylab/retrylab/chaos/mock"
-	"github.com/retrylab/retrylab/chaos/scenario"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
+
+	"github.com/retrylab/retrylab/chaos/mock"
+	"github.com/retrylab/retrylab/chaos/scenario"
 )
 
 // TestRunProxyServerErrorsAreRunErrors: a toxiproxy server whose API

@@ -3,13 +3,14 @@ package chaos
 import (
 	"context"
 	"errors"
-	"github.com/retrylab/retrylab/chaos/mock"
-	"github.com/retrylab/retrylab/chaos/scenario"
 	"os"
 	"path/filepath"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/retrylab/retrylab/chaos/mock"
+	"github.com/retrylab/retrylab/chaos/scenario"
 )
 
 // What an interrupted run writes, and when.

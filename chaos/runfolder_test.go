@@ -2,12 +2,13 @@ package chaos
 
 import (
 	"context"
-	"github.com/retrylab/retrylab/chaos/runfolder"
-	"github.com/retrylab/retrylab/chaos/scenario"
 	"os"
 	"path/filepath"
 	"syscall"
 	"testing"
+
+	"github.com/retrylab/retrylab/chaos/runfolder"
+	"github.com/retrylab/retrylab/chaos/scenario"
 )
 
 // TestWriteFileAtomicReplacesLinkAndFIFO: a link or FIFO a client left at

@@ -2,15 +2,16 @@ package chaos
 
 import (
 	"context"
-	"github.com/retrylab/retrylab/chaos/mock"
-	"github.com/retrylab/retrylab/chaos/scenario"
-	"github.com/retrylab/retrylab/chaos/verify"
 	"os"
 	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/retrylab/retrylab/chaos/mock"
+	"github.com/retrylab/retrylab/chaos/scenario"
+	"github.com/retrylab/retrylab/chaos/verify"
 )
 
 // The official SDK clients (docs/sdk-clients.md) run unchanged against the

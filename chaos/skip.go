@@ -2,12 +2,13 @@ package chaos
 
 import (
 	"fmt"
-	"github.com/retrylab/retrylab/chaos/runfolder"
-	"github.com/retrylab/retrylab/chaos/scenario"
-	"github.com/retrylab/retrylab/chaos/verify"
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/retrylab/retrylab/chaos/runfolder"
+	"github.com/retrylab/retrylab/chaos/scenario"
+	"github.com/retrylab/retrylab/chaos/verify"
 )
 
 // A scenario whose client needs what is not here (client.requires) is

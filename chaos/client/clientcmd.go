@@ -123,7 +123,7 @@ func CheckCommands(scs []*scenario.Scenario, clientCmd string) scenario.LoadErro
 	return errs
 }
 
-// startProblem says why the external client of sc (argv; cmd is
+// StartProblem says why the external client of sc (argv; cmd is
 // --client-cmd) could not be started with err, and what to do: the
 // program's CommandError when it has one, else err itself.
 func StartProblem(sc *scenario.Scenario, cmd string, argv []string, err error) (problem, hint string) {
@@ -139,7 +139,7 @@ func StartProblem(sc *scenario.Scenario, cmd string, argv []string, err error) (
 	return provider.Redact(err.Error()), "check " + what + ": its program must exist and be executable from the folder retrylab runs in"
 }
 
-// clientArgv is the command line of an external client and how it is
+// ClientArgv is the command line of an external client and how it is
 // shown: cmd (--client-cmd) under `sh -c`, else the scenario's
 // client.command with paths resolved.
 func ClientArgv(sc *scenario.Scenario, cmd string) (argv []string, display string) {
@@ -149,7 +149,7 @@ func ClientArgv(sc *scenario.Scenario, cmd string) (argv []string, display strin
 	return ResolveArgs(sc.Client.Command, sc.File), strings.Join(sc.Client.Command, " ")
 }
 
-// resolveArgs resolves client.command's relative paths for a scenario file
+// ResolveArgs resolves client.command's relative paths for a scenario file
 // stored elsewhere: the command runs in the current folder, and an argument
 // that names no file there but names one relative to the scenario file's
 // folder is replaced by that path. The program (argv[0]) is resolved so only

@@ -38,7 +38,7 @@ import (
 // client.env and client.inheritEnv may override a quiet switch; they may
 // not both name one variable (the loader says so).
 
-// quietEnv switches off what coding agents do beside the answer when run
+// QuietEnv switches off what coding agents do beside the answer when run
 // unattended: update checks, telemetry and error reports sent to their
 // vendors, and for Claude Code the non-essential model calls and traffic.
 // Sources: Claude Code's settings documentation (DISABLE_AUTOUPDATER,
@@ -152,7 +152,7 @@ var toolchainVars = []string{
 	"VOLTA_HOME", "PYENV_ROOT", "ASDF_DIR", "ASDF_DATA_DIR", "MISE_DATA_DIR",
 }
 
-// baseEnv is what an external client takes of env (the runner's
+// BaseEnv is what an external client takes of env (the runner's
 // environment, os.Environ()) without being asked: the names of passedEnv,
 // passedPrefixes and toolchainVars, in env's order. Everything else stays
 // out.
@@ -168,7 +168,7 @@ func BaseEnv(env []string) []string {
 	return out
 }
 
-// inheritedEnv is what an external client takes of env (the runner's
+// InheritedEnv is what an external client takes of env (the runner's
 // environment) because it was asked for by name (client.inheritEnv,
 // --inherit-env): the entries of env named in names, in names' order, and
 // the names env does not hold (missing), which the client does not get at
@@ -193,7 +193,7 @@ func InheritedEnv(env []string, names []string) (out, missing []string) {
 	return out, missing
 }
 
-// inheritNames is the names an external client of sc inherits from the
+// InheritNames is the names an external client of sc inherits from the
 // runner's environment: client.inheritEnv, then extra (--inherit-env)
 // not already in it.
 func InheritNames(sc *scenario.Scenario, extra []string) []string {
@@ -206,7 +206,7 @@ func InheritNames(sc *scenario.Scenario, extra []string) []string {
 	return out
 }
 
-// scenarioEnv is client.env as NAME=value entries, ${NAME} in the values
+// ScenarioEnv is client.env as NAME=value entries, ${NAME} in the values
 // expanded from vars (expandHarness), sorted by name so the command line a
 // run shows is stable.
 func ScenarioEnv(env map[string]string, vars map[string]string) []string {
@@ -218,7 +218,7 @@ func ScenarioEnv(env map[string]string, vars map[string]string) []string {
 	return out
 }
 
-// toolchainEnv keeps language toolchains working under the client's empty
+// ToolchainEnv keeps language toolchains working under the client's empty
 // HOME: where they keep their caches and installed toolchains by default
 // under the user's home (Go's module and build caches, pip's user packages,
 // npm's cache, rustup's toolchains), it names the user's folders
@@ -249,10 +249,10 @@ func ToolchainEnv(env []string, home, cacheDir string) []string {
 	return out
 }
 
-// clientHomeDir is the client's own HOME inside its run folder.
+// ClientHomeDir is the client's own HOME inside its run folder.
 const ClientHomeDir = "home"
 
-// clientHome makes an empty home folder for an external client inside its
+// ClientHome makes an empty home folder for an external client inside its
 // run folder dir, with the XDG base folders and a temporary folder in it,
 // and returns the variables that point there. An agent thus reads no
 // settings of the user's and writes none, and two scenarios (or a re-run)
@@ -283,7 +283,7 @@ func isHarnessName(name string) bool {
 	return slices.Contains(scenario.ReservedEnv, name) || slices.Contains(scenario.OTLPEndpointVars, name) || strings.HasPrefix(name, "RETRYLAB_")
 }
 
-// expandHarness replaces each ${NAME} in s whose NAME the harness sets
+// ExpandHarness replaces each ${NAME} in s whose NAME the harness sets
 // (isHarnessName) by its value in vars, and $${NAME} by ${NAME}. Other
 // ${...} are left as they are, for a shell the command may start (sh -c
 // '... ${PATH} ...'). So an agent configured on its command line or
@@ -306,7 +306,7 @@ func ExpandHarness(s string, vars map[string]string) string {
 	})
 }
 
-// harnessVars is the harness's layer of an external client's environment
+// HarnessVars is the harness's layer of an external client's environment
 // (clientEnv, the telemetry endpoints, clientHome) as a map, for
 // expandHarness.
 func HarnessVars(layers ...[]string) map[string]string {
@@ -320,7 +320,7 @@ func HarnessVars(layers ...[]string) map[string]string {
 	return m
 }
 
-// writeHomeFiles writes quietHome and the scenario's client.home (its
+// WriteHomeFiles writes quietHome and the scenario's client.home (its
 // contents with ${NAME} expanded from vars) into the client's home folder
 // home, which clientHome has just made, through WriteFileAtomic (a link
 // found at a file's path is replaced, never written through).

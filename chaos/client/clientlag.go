@@ -6,7 +6,7 @@ import (
 	"time"
 )
 
-// lagMeter measures an external client's own time: how long its processes'
+// LagMeter measures an external client's own time: how long its processes'
 // threads waited, runnable, in the kernel's run queue, and how long its
 // single-threaded processes ran. A client that sleeps its backoff spends
 // almost none of either during the wait; what it does spend (waiting for a
@@ -58,7 +58,7 @@ func NewLagMeter() *LagMeter {
 	return &LagMeter{groups: map[int]*lagGroup{}, sys: newLagSource()}
 }
 
-// watch starts measuring process group pgid; the caller should call the
+// Watch starts measuring process group pgid; the caller should call the
 // returned function when the client has exited.
 func (m *LagMeter) Watch(pgid int) (unwatch func()) {
 	if m == nil || m.sys == nil {
@@ -82,7 +82,7 @@ func (m *LagMeter) Watch(pgid int) (unwatch func()) {
 	}
 }
 
-// close stops sampling.
+// Close stops sampling.
 func (m *LagMeter) Close() {
 	if m == nil {
 		return
@@ -129,7 +129,7 @@ func (m *LagMeter) loop(stop chan struct{}) {
 	}
 }
 
-// wait returns the run-queue wait of group pgid between from and to: the
+// Wait returns the run-queue wait of group pgid between from and to: the
 // growth from the last sample at or before from to the first sample at or
 // after to (so it may include up to a tick more on each side). ok is false
 // when nothing was measured over that span.

@@ -6,7 +6,7 @@ import (
 	"time"
 )
 
-// killTimer is when an external client is killed: deadline after its
+// KillTimer is when an external client is killed: deadline after its
 // start, or, with a start grace, deadline after its first request at the
 // mock (first closed), and grace after its start if no request came.
 type KillTimer struct {
@@ -14,7 +14,7 @@ type KillTimer struct {
 	First           <-chan struct{} // nil: the deadline counts from the start
 }
 
-// waitClient waits until the client exits, killing it at its deadline or
+// WaitClient waits until the client exits, killing it at its deadline or
 // when ctx ends (and saying so in exit.Problem; "killed after" starts
 // every problem of a client stopped at a deadline).
 func WaitClient(ctx context.Context, p *Proc, kt KillTimer, exit *ClientExit) ClientStatus {
@@ -55,7 +55,7 @@ func WaitClient(ctx context.Context, p *Proc, kt KillTimer, exit *ClientExit) Cl
 	}
 }
 
-// defaultDeadline bounds a scenario without expect.maxDuration: past it the
+// DefaultDeadline bounds a scenario without expect.maxDuration: past it the
 // client is stopped (an external one killed) and the scenario fails.
 const DefaultDeadline = 2 * time.Minute
 

@@ -24,7 +24,7 @@ func parseStatGroup(b []byte) (state byte, pgrp int, ok bool) {
 	return f[0][0], g, true
 }
 
-// exitedState reports whether the /proc/PID/stat text b is that of a
+// ExitedState reports whether the /proc/PID/stat text b is that of a
 // process that has exited: a zombie ('Z', not yet reaped by its parent) or
 // one being reaped ('X'). It runs nothing, although kill(pid, 0) still
 // succeeds for it.

@@ -9,7 +9,7 @@ import (
 	"time"
 )
 
-// probe measures how late this process's timers fire while scenarios run.
+// Probe measures how late this process's timers fire while scenarios run.
 // On a busy machine (a CI runner sharing its cores) every wait a client
 // sleeps, and every hand-off between client, proxy and mock, wakes up late
 // by about that much; the server-side delay checks widen their tolerance by
@@ -36,7 +36,7 @@ type probeSample struct {
 
 const ProbeTick = 5 * time.Millisecond
 
-// gapLead is how far before an attempt's end the contention measured for
+// GapLead is how far before an attempt's end the contention measured for
 // the gap that follows it starts.
 const GapLead = 20 * time.Millisecond
 
@@ -58,7 +58,7 @@ func (p *Probe) Run(ctx context.Context) {
 	}
 }
 
-// lateness returns the largest timer lateness seen between from and to
+// Lateness returns the largest timer lateness seen between from and to
 // (both included). run appends samples in time order, so the window is
 // found by binary search: the runner asks once per gap, and the samples
 // grow by 1/probeTick for the whole run.

@@ -29,7 +29,7 @@ var supervisorReady bool
 // value is the runner's pid, which the supervisor checks is its parent.
 const superviseEnv = "RETRYLAB_INTERNAL_SUPERVISE"
 
-// clientStatus is how an external client ended.
+// ClientStatus is how an external client ended.
 type ClientStatus struct {
 	Code     int    // exit code; -1 when signaled
 	Signaled bool   // killed by a signal
@@ -58,7 +58,7 @@ func (p *Proc) Reap() error {
 	return p.reapFn()
 }
 
-// drain waits up to d for the client's stdout and stderr to be closed by
+// Drain waits up to d for the client's stdout and stderr to be closed by
 // every process that holds them (or until stop is closed), and reports
 // whether they were. With d = 0
 // it stops reading them at once (what a process in another session still
@@ -90,7 +90,7 @@ func (p *Proc) Drain(d time.Duration, stop <-chan struct{}) bool {
 	return false
 }
 
-// startClient starts argv with env, its stdout and stderr copied to the
+// StartClient starts argv with env, its stdout and stderr copied to the
 // given writers through pipes of its own (so that the runner, not
 // exec.Cmd, decides how long to wait for them), in a process group of its
 // own. On Linux, in a program that called MaybeSupervise, the client runs

@@ -19,7 +19,7 @@ import (
 
 var _ fault.Serving = (*serving)(nil)
 
-// describeFault says in a few words what one attempt meets, e.g.
+// DescribeFault says in a few words what one attempt meets, e.g.
 // "529", "429 retry-after=2", "sseError overloaded_error after 3 events".
 func DescribeFault(f scenario.Fault) string { return fault.Describe(f.Kind) }
 
@@ -38,7 +38,7 @@ func toxicSpecs(ts []fault.Toxic) []toxicSpec {
 	return out
 }
 
-// succeeded reports whether the server delivered a complete response.
+// Succeeded reports whether the server delivered a complete response.
 func Succeeded(a ServerAttempt) bool {
 	if a.Status != 200 {
 		return false

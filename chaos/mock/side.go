@@ -23,7 +23,7 @@ import (
 // journaled as a MockRequest with side: true (attempt 0). The toxics on the
 // proxy act on it like on any connection.
 
-// sideRequest is what the mock saw of one side request.
+// SideRequest is what the mock saw of one side request.
 type SideRequest struct {
 	Method, Path, Model string
 	Status              int
@@ -78,7 +78,7 @@ func (e *Env) journalSide(req *http.Request, body []byte, arrived time.Time, rb 
 	e.mu.Unlock()
 }
 
-// sideRequests returns the side requests the mock has answered so far.
+// SideRequests returns the side requests the mock has answered so far.
 func (e *Env) SideRequests() []SideRequest {
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -99,7 +99,7 @@ func (e *Env) models() []string {
 	return out
 }
 
-// printable makes text a request carried (a method, a decoded path, a
+// Printable makes text a request carried (a method, a decoded path, a
 // model) safe for a log line or a terminal: invalid UTF-8, control
 // characters (C0 with ESC, BEL, newlines and tabs, DEL, C1: a %0A in a
 // Gemini model name) and invisible format characters (bidirectional

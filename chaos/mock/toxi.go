@@ -163,16 +163,16 @@ func (t *Toxiproxy) DeleteAll(timeout time.Duration) error {
 	return errors.Join(errs...)
 }
 
-// proxyPrefix starts the name of every proxy retrylab creates.
+// ProxyPrefix starts the name of every proxy retrylab creates.
 const ProxyPrefix = "retrylab-"
 
-// ownerTag names the process that owns a proxy: "<pid>.<host>", host being
+// OwnerTag names the process that owns a proxy: "<pid>.<host>", host being
 // a hash of this machine's name (a proxy's name allows only so much). The
 // separator "." is one that sanitize never writes, so that the names of
 // older retrylab versions ("retrylab-<scenario>-...") never parse as owned.
 func OwnerTag(pid int) string { return fmt.Sprintf("%d.%s", pid, HostTag()) }
 
-// hostTag is the hash of this machine's name, as ownerTag writes it.
+// HostTag is the hash of this machine's name, as ownerTag writes it.
 func HostTag() string {
 	h, _ := os.Hostname()
 	f := fnv.New32a()
@@ -180,7 +180,7 @@ func HostTag() string {
 	return fmt.Sprintf("%08x", f.Sum32())
 }
 
-// proxyOwner returns the pid and host tag encoded in a proxy's name by
+// ProxyOwner returns the pid and host tag encoded in a proxy's name by
 // createProxy, or ok false for any other name.
 func ProxyOwner(name string) (pid int, host string, ok bool) {
 	rest, found := strings.CutPrefix(name, ProxyPrefix)

@@ -10,7 +10,7 @@ import (
 	"syscall"
 )
 
-// processAlive reports whether process pid exists on this machine and has
+// ProcessAlive reports whether process pid exists on this machine and has
 // not exited (see aliveFrom).
 func ProcessAlive(pid int) bool {
 	// /proc/PID/stat exists on Linux only: elsewhere the read fails and

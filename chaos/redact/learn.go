@@ -10,7 +10,7 @@ import (
 	"strings"
 )
 
-// requestSecrets returns the key values a request carries, wherever a
+// RequestSecrets returns the key values a request carries, wherever a
 // client may put one: headers named like a key (x-api-key, api-key,
 // x-goog-api-key, x-auth-token, ...) and Authorization / Proxy-
 // Authorization (the credentials after the scheme; Basic ones also

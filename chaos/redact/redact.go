@@ -17,7 +17,7 @@ import (
 	"github.com/retrylab/retrylab/retry/provider"
 )
 
-// secrets is the set of exact key values the mock saw a scenario's client
+// Secrets is the set of exact key values the mock saw a scenario's client
 // send, plus fakeAPIKey. A hidden external client may send a key that does
 // not look like sk-...; every run file of the scenario is scrubbed of them,
 // in every form provider.RedactExact knows (plain, JSON-escaped,
@@ -36,7 +36,7 @@ func NewSecrets() *Secrets {
 // scrub slower); a client sending more distinct ones is not a client.
 const maxLearntKeys = 64
 
-// add learns k. Values shorter than provider.MinSecretLen or longer than
+// Add learns k. Values shorter than provider.MinSecretLen or longer than
 // provider.MaxSecretLen are not keys (see RedactExact) and are ignored, and
 // so is any key past the first maxLearntKeys.
 func (s *Secrets) Add(k string) {
@@ -69,10 +69,10 @@ func (s *Secrets) matcher() *provider.Matcher {
 	return s.m
 }
 
-// scrub removes the known keys and anything that looks like a key from t.
+// Scrub removes the known keys and anything that looks like a key from t.
 func (s *Secrets) Scrub(t string) string { return s.matcher().Redact(t) }
 
-// scrubDir rewrites every regular file under dir with the known keys and
+// ScrubDir rewrites every regular file under dir with the known keys and
 // anything that looks like a key removed, streaming (see scrubFile).
 // Compressed files (.gz) are left alone, and so is anything else a client
 // may have left: symbolic links (never followed, to a file or a folder),
@@ -97,7 +97,7 @@ func (s *Secrets) ScrubDir(dir string) error {
 	return errors.Join(append(errs, err)...)
 }
 
-// redactTrace rewrites the trace an external client wrote with API keys
+// RedactTrace rewrites the trace an external client wrote with API keys
 // redacted, as its stdout and stderr are: no run file may hold a key. A
 // missing trace is fine, and so is one that is not a regular file (a link,
 // a FIFO: it is not read, and readTrace says so). (The runner scrubs the
@@ -110,7 +110,7 @@ func RedactTrace(path string, sec *Secrets) error {
 	return err
 }
 
-// scrubFile rewrites the regular file at path with keys redacted (sec nil:
+// ScrubFile rewrites the regular file at path with keys redacted (sec nil:
 // provider.Redact), streaming: it is read a block at a time and scrubbed a
 // line at a time (long lines in pieces, see scrubStream) into a temporary
 // file in the same folder, which then replaces it. Memory stays bounded
@@ -154,7 +154,7 @@ const (
 	// key in any of its forms, is whole in what is held when a cut is made:
 	// a cut never falls inside one.
 	scrubTail = 4 << 10
-	// maxKeptOutput is how much of each output stream of an external
+	// MaxKeptOutput is how much of each output stream of an external
 	// client (stdout.txt, stderr.txt) is kept; the rest is read and
 	// counted, and a "...truncated N bytes" line ends the file.
 	MaxKeptOutput = 64 << 20
@@ -309,7 +309,7 @@ func (s *scrubStream) Close() error {
 	return s.err
 }
 
-// redactFile is an output file of a run folder whose lines have API keys
+// RedactFile is an output file of a run folder whose lines have API keys
 // redacted (see scrubStream), created on first write, so a silent client
 // leaves an empty file. A link or special file a client put in its place is
 // replaced, never followed.
@@ -362,9 +362,9 @@ func (w *RedactFile) Close() error {
 	return err
 }
 
-// redactSecrets removes anything that looks like an API key from s.
+// RedactSecrets removes anything that looks like an API key from s.
 func RedactSecrets(s string) string { return provider.Redact(s) }
 
-// fakeAPIKey is the API key every client under test is given. It is not a
+// FakeAPIKey is the API key every client under test is given. It is not a
 // real key; the runner proves that it never reaches a run file.
 const FakeAPIKey = "sk-retrylab-test-0000"

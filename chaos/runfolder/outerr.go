@@ -127,7 +127,7 @@ func CheckOutFile(what, path string) error {
 	return nil
 }
 
-// outputErr wraps err, from writing path, as an *OutputError (nil stays nil).
+// OutputErr wraps err, from writing path, as an *OutputError (nil stays nil).
 func OutputErr(what, path string, err error) error {
 	if err == nil {
 		return nil
@@ -154,7 +154,7 @@ func (e *InfraError) Unwrap() error { return e.Err }
 // Hint says how to fix the error.
 func (e *InfraError) Hint() string { return InfraHint }
 
-// isInfraErr reports whether err comes from a resource limit of this
+// IsInfraErr reports whether err comes from a resource limit of this
 // machine rather than from what the client met.
 func IsInfraErr(err error) bool {
 	return errors.Is(err, syscall.EMFILE) || errors.Is(err, syscall.ENFILE)

@@ -51,7 +51,7 @@ func WriteFileAtomic(path string, data []byte) error {
 	return nil
 }
 
-// makeRunSubdir makes the folder dir, whose parent the runner made. A
+// MakeRunSubdir makes the folder dir, whose parent the runner made. A
 // symbolic link or any other non-folder a client left at dir is removed
 // first (the link itself, not its target): a scenario's files are written
 // and scrubbed inside dir, which must not lead out of the run folder.
@@ -78,7 +78,7 @@ func MakeRunSubdir(dir string) error {
 	return fmt.Errorf("%s: something keeps replacing the folder", dir)
 }
 
-// notRegularError is a run file that is not a regular file: a client left
+// NotRegularError is a run file that is not a regular file: a client left
 // a symbolic link, a FIFO, a socket or a device where a file was expected.
 // It is not opened.
 type NotRegularError struct {
@@ -151,7 +151,7 @@ func openTrace(path string) (*runTrace, error) {
 	return &runTrace{Reader: r, f: f}, nil
 }
 
-// createRunFile opens path for appending, creating it: if a client put a
+// CreateRunFile opens path for appending, creating it: if a client put a
 // link, a FIFO or anything but a regular file there, it is removed (a link
 // itself, not its target) and the file created anew.
 func CreateRunFile(path string) (*os.File, error) {
@@ -171,7 +171,7 @@ func CreateRunFile(path string) (*os.File, error) {
 	return os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL|os.O_APPEND|openNoFollow, 0o644)
 }
 
-// readTrace reads the client's trace with trace.Reader (plain or gzip JSONL;
+// ReadTrace reads the client's trace with trace.Reader (plain or gzip JSONL;
 // tracePath+".gz" if tracePath is absent). Malformed lines are skipped and
 // returned as "file:line: reason" notes; a missing trace is no events.
 func ReadTrace(path string) (evs []trace.Event, notes []string, err error) {

@@ -29,7 +29,7 @@ type AttemptsMatch struct {
 	Tools *bool `yaml:"tools"`
 }
 
-// matches reports whether an answer request is an attempt; a nil
+// Matches reports whether an answer request is an attempt; a nil
 // AttemptsMatch matches every one.
 func (m *AttemptsMatch) Matches(reqPath string, rb wire.Request) bool {
 	if m == nil {
@@ -68,7 +68,7 @@ func (m *AttemptsMatch) String() string {
 	return strings.Join(parts, ", ")
 }
 
-// excerpt keeps s whole when it fits in max bytes, else its first and last
+// Excerpt keeps s whole when it fits in max bytes, else its first and last
 // max/2 bytes, cut at rune boundaries, joined by " … ".
 func Excerpt(s string, max int) string {
 	if len(s) <= max {

@@ -9,7 +9,7 @@ import (
 	"strings"
 )
 
-// reservedEnv are the names the harness sets for every external client;
+// ReservedEnv are the names the harness sets for every external client;
 // client.env may not name them (nor any RETRYLAB_ name).
 var ReservedEnv = []string{
 	"ANTHROPIC_BASE_URL", "OPENAI_BASE_URL", "GOOGLE_GEMINI_BASE_URL",
@@ -39,7 +39,7 @@ func envProblem(name, value string) (problem, hint string) {
 	return "", ""
 }
 
-// envNameProblem says what is wrong with name as a client.env key, and how
+// EnvNameProblem says what is wrong with name as a client.env key, and how
 // to fix it; "" when it is fine.
 func EnvNameProblem(name string) (problem, hint string) {
 	switch {
@@ -74,7 +74,7 @@ func InheritEnvProblem(name string) (problem, hint string) {
 	return "", ""
 }
 
-// homeFileProblem says what is wrong with name as a client.home key (a
+// HomeFileProblem says what is wrong with name as a client.home key (a
 // path inside the client's HOME), and how to fix it; "" when it is fine.
 // A folder the harness makes there (the XDG folders, TMPDIR, and the
 // folders of quietHome's files) cannot be a file.
@@ -88,7 +88,7 @@ func HomeFileProblem(name string) (problem, hint string) {
 	return "", ""
 }
 
-// homeFilesConflict says which two of names (client.home's keys) cannot
+// HomeFilesConflict says which two of names (client.home's keys) cannot
 // both be files because one is inside the other ("a" and "a/b"); "" none.
 func HomeFilesConflict(names []string) string {
 	clean := make([]string, len(names))
@@ -112,7 +112,7 @@ var OTLPProtocolVars = []string{"OTEL_EXPORTER_OTLP_PROTOCOL",
 // otlpHTTPProtocols are the protocols the run's receiver speaks.
 var OTLPHTTPProtocols = []string{"http/protobuf", "http/json"}
 
-// clientHomeVars are the variables clientHome sets and the folders (inside
+// ClientHomeVars are the variables clientHome sets and the folders (inside
 // the client's HOME, slash-separated) they name.
 var ClientHomeVars = []struct{ Name, Sub string }{
 	{"HOME", ""},
@@ -123,7 +123,7 @@ var ClientHomeVars = []struct{ Name, Sub string }{
 	{"TMPDIR", "tmp"},
 }
 
-// quietHome are settings files written into every external client's empty
+// QuietHome are settings files written into every external client's empty
 // HOME before it starts, for agents whose only off switch for usage
 // statistics or update checks is a settings file: Qwen Code sends usage
 // statistics to Alibaba Cloud's RUM service unless

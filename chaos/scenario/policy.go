@@ -104,7 +104,7 @@ func (d *decoder) resolvePolicy(n *yaml.Node, sc *Scenario) {
 	}
 }
 
-// policyFor returns a scenario's policy: client.policy as LoadScenario (or
+// PolicyFor returns a scenario's policy: client.policy as LoadScenario (or
 // ClientPolicy.Encode) decoded it, a preset name, a policy file or an
 // inline mapping; absent, the official SDK preset of the scenario's
 // provider (anthropic-sdk or openai-sdk), which is what an agent gets by

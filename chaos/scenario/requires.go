@@ -8,7 +8,7 @@ import (
 	"strings"
 )
 
-// missing is a client requirement that is not here.
+// Missing is a client requirement that is not here.
 type Missing struct {
 	need      string // as written in client.requires
 	shown     string // as a person finds it: relative to the current folder
@@ -16,7 +16,7 @@ type Missing struct {
 	Hint      string // client.requiresHint
 }
 
-// reason is Result.SkipReason: "needs X, which does not exist (hint: H)".
+// Reason is Result.SkipReason: "needs X, which does not exist (hint: H)".
 func (m *Missing) Reason() string {
 	msg := fmt.Sprintf("needs %s, which does not exist", m.need)
 	if m.notInPath {
@@ -28,7 +28,7 @@ func (m *Missing) Reason() string {
 	return msg + " (hint: " + m.Hint + ")"
 }
 
-// what is Result.SkipMissing: the path, or "NAME (not in PATH)".
+// What is Result.SkipMissing: the path, or "NAME (not in PATH)".
 func (m *Missing) What() string {
 	if m.notInPath {
 		return m.need + " (not in PATH)"
@@ -36,7 +36,7 @@ func (m *Missing) What() string {
 	return m.shown
 }
 
-// missingRequirement returns the first of sc's client.requires missing
+// MissingRequirement returns the first of sc's client.requires missing
 // here, or nil: a bare name must be in PATH, a path must exist in the
 // current folder or relative to the scenario file's folder.
 func MissingRequirement(sc *Scenario) *Missing {

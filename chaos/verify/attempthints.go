@@ -71,7 +71,7 @@ func clip(s string, n int) string {
 	return string(r[:n]) + "…"
 }
 
-// unserved lists the side requests answered 404 or 405, each "METHOD
+// Unserved lists the side requests answered 404 or 405, each "METHOD
 // path" once, in the order they came.
 func Unserved(sides []mock.SideRequest) []string {
 	var out []string

@@ -1,11 +1,12 @@
 package verify
 
 import (
-	"github.com/retrylab/retrylab/chaos/mock"
-	"github.com/retrylab/retrylab/chaos/scenario"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/retrylab/retrylab/chaos/mock"
+	"github.com/retrylab/retrylab/chaos/scenario"
 )
 
 func TestMixedPromptsHint(t *testing.T) {

@@ -14,7 +14,7 @@ import (
 	"github.com/retrylab/retrylab/retry/provider"
 )
 
-// selfReportCheck holds an external client's own account of its attempts
+// SelfReportCheck holds an external client's own account of its attempts
 // (its OpenTelemetry, Observed.SelfReport) against the server's journal:
 // as many attempts, in order, and each status the client claims the one
 // the server sent; an attempt the client says succeeded must not have been
@@ -309,7 +309,7 @@ func verifyFromSelfReport(c *Check, want []string, ob Observed) {
 	}
 }
 
-// clientOtelFile is the scenario folder's trace v1 made of the client's
+// ClientOtelFile is the scenario folder's trace v1 made of the client's
 // telemetry, which `trace analyze` reads like any trace.
 const ClientOtelFile = "client-otel.jsonl"
 
@@ -372,7 +372,7 @@ func isDigits(s string) bool {
 	return s != ""
 }
 
-// selfReportTypes are the failure types of the failed attempts of acc, in
+// SelfReportTypes are the failure types of the failed attempts of acc, in
 // the order the client began them, as ClassifyReported reads them.
 func SelfReportTypes(acc *otlp.Account) []string {
 	if acc == nil {

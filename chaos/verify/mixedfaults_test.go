@@ -217,7 +217,7 @@ func retryIndex(rs []trace.RetryAttempt, i int) int {
 	return -1
 }
 
-func mustEnvelope(t *testing.T, sc *scenario.Scenario) envelopeFunc {
+func mustEnvelope(t *testing.T, sc *scenario.Scenario) EnvelopeFunc {
 	t.Helper()
 	env, err := EnvelopeFor(sc)
 	if err != nil {

@@ -16,7 +16,7 @@ import (
 	"github.com/retrylab/retrylab/trace"
 )
 
-// sleepIn returns the timing of the built-in client's sleep after attempt
+// SleepIn returns the timing of the built-in client's sleep after attempt
 // prev and before the next attempt arrived, or nil when it slept none there
 // (a retry at once, a switch of model). The sleep may start before the mock
 // stamped prev's end (the client gave up on a hung attempt and started
@@ -31,7 +31,7 @@ func SleepIn(sleeps []retry.Sleep, prev mock.ServerAttempt, arrived time.Time) *
 	return nil
 }
 
-// observe gathers what the checks read from the server's attempts and the
+// Observe gathers what the checks read from the server's attempts and the
 // client's trace (if it wrote one).
 //
 // notes name the trace's malformed lines (file:line: reason), which are
@@ -184,7 +184,7 @@ func requestEnds(attempts []mock.ServerAttempt, inferred []inference, pol *retry
 	}
 }
 
-// waitEnd is when the wait before attempts[k] (0-based) ended: the arrival
+// WaitEnd is when the wait before attempts[k] (0-based) ended: the arrival
 // of its first request byte; but when that attempt met raw toxics on the
 // upstream stream (a latency toxic holds the request back inside the proxy),
 // the moment its connection reached the mock, if that came after the

@@ -2,18 +2,19 @@ package verify
 
 import (
 	"fmt"
-	"github.com/retrylab/retrylab/chaos/runfolder"
-	"github.com/retrylab/retrylab/chaos/scenario"
 	"io"
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/retrylab/retrylab/chaos/runfolder"
+	"github.com/retrylab/retrylab/chaos/scenario"
 )
 
 // maxOutputRead bounds how much of stdout.txt expect.output reads.
 const maxOutputRead = 4 << 20
 
-// readStdout returns the start of the client's stdout.txt in dir (already
+// ReadStdout returns the start of the client's stdout.txt in dir (already
 // redacted), at most maxOutputRead bytes; "" when there is none. It is
 // opened as every run file is: never through a link.
 func ReadStdout(dir string) string {

@@ -1,9 +1,10 @@
 package verify
 
 import (
-	"github.com/retrylab/retrylab/chaos/scenario"
 	"strings"
 	"testing"
+
+	"github.com/retrylab/retrylab/chaos/scenario"
 )
 
 // TestPromptCheck: expect.prompts passes when every string is (or is not)

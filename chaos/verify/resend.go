@@ -113,4 +113,3 @@ func (ob Observed) resentAt(k int) (resendMark, bool) {
 	m := ob.Resends[k-1]
 	return m, m.ok
 }
-

@@ -2,9 +2,10 @@ package verify
 
 import (
 	"fmt"
-	"github.com/retrylab/retrylab/chaos/scenario"
 	"strings"
 	"time"
+
+	"github.com/retrylab/retrylab/chaos/scenario"
 )
 
 // An external client's own process costs are part of each wait the server

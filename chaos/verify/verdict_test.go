@@ -38,8 +38,8 @@ func checkNamed(t *testing.T, cs []Check, name string) Check {
 	return Check{}
 }
 
-// fixedEnvelope is an envelopeFunc that allows [lo, hi] after every failure.
-func fixedEnvelope(lo, hi time.Duration) envelopeFunc {
+// fixedEnvelope is an EnvelopeFunc that allows [lo, hi] after every failure.
+func fixedEnvelope(lo, hi time.Duration) EnvelopeFunc {
 	return func(string, int, time.Duration, bool) (time.Duration, time.Duration, bool) { return lo, hi, true }
 }
 
