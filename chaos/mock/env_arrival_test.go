@@ -2,7 +2,6 @@ package mock
 
 import (
 	"bufio"
-	"github.com/retrylab/retrylab/chaos/scenario"
 	"io"
 	"net"
 	"net/http"
@@ -11,6 +10,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/retrylab/retrylab/chaos/scenario"
 )
 
 // fakeClock is the Env's clock in tests that check what it stamps.

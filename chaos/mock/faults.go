@@ -38,15 +38,6 @@ func toxicSpecs(ts []fault.Toxic) []toxicSpec {
 	return out
 }
 
-// Succeeded reports whether the server delivered a complete response.
-func Succeeded(a ServerAttempt) bool {
-	if a.Status != 200 {
-		return false
-	}
-	d, ok := fault.Lookup(a.Fault)
-	return a.Fault == "" || ok && fault.Completes(d.Kind)
-}
-
 func (s *serving) N() int                            { return s.n }
 func (s *serving) Sleep(d time.Duration)             { s.sleep(d) }
 func (s *serving) LimitBytes(n int64)                { s.st.limit = n }

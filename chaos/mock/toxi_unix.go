@@ -4,10 +4,11 @@ package mock
 
 import (
 	"errors"
-	"github.com/retrylab/retrylab/chaos/client"
 	"os"
 	"strconv"
 	"syscall"
+
+	"github.com/retrylab/retrylab/chaos/client"
 )
 
 // ProcessAlive reports whether process pid exists on this machine and has

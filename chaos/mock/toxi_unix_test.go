@@ -4,13 +4,14 @@ package mock
 
 import (
 	"errors"
-	"github.com/retrylab/retrylab/chaos/client"
 	"os"
 	"os/exec"
 	"strconv"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/retrylab/retrylab/chaos/client"
 )
 
 // TestAliveFrom: the stale-proxy check at start counts a zombie (an exited
