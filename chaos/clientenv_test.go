@@ -284,11 +284,11 @@ func TestHomeFilesConflict(t *testing.T) {
 	}
 }
 
-// TestWriteHomeFiles: quietHome and client.home are written into the
+// TestWriteHomeFiles: QuietHome and client.home are written into the
 // client's home, client.home's contents expanded and winning over a
-// quietHome file of the same path.
+// QuietHome file of the same path.
 func TestWriteHomeFiles(t *testing.T) {
-	// quiet is quietHome with the files given.
+	// quiet is QuietHome with the files given.
 	quiet := func(files map[string]string) map[string]string {
 		m := maps.Clone(scenario.QuietHome)
 		maps.Copy(m, files)
@@ -332,7 +332,7 @@ func TestWriteHomeFiles(t *testing.T) {
 	}
 }
 
-// TestClientHomeFilesEndToEnd: an external client finds quietHome's and
+// TestClientHomeFilesEndToEnd: an external client finds QuietHome's and
 // client.home's files in its HOME, and ${NAME} of the harness's variables
 // expanded in its arguments, its client.env values and those files, the
 // mock's URL among them; other ${...} reach it as written.

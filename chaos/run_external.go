@@ -25,8 +25,8 @@ import (
 // deadline is killed (its whole process group) and fails the "client" check.
 // Its process group is killed after every exit, too, so that nothing it left
 // in the background outlives it; on Linux a supervisor kills it if the
-// runner dies first (see startClient). Its output is kept for
-// clientWaitDelay after its exit, and up to maxKeptOutput per stream.
+// runner dies first (see StartClient). Its output is kept for
+// clientWaitDelay after its exit, and up to MaxKeptOutput per stream.
 func (r *Runner) runExternal(ctx context.Context, sc *scenario.Scenario, baseURL, dir, tracePath, cmd string, scale float64, deadline time.Duration, sec *redact.Secrets) clientRun {
 	argv, display := client.ClientArgv(sc, cmd)
 	stdout := &redact.RedactFile{Path: filepath.Join(dir, "stdout.txt"), Sec: sec, Limit: redact.MaxKeptOutput}
@@ -96,12 +96,12 @@ func (r *Runner) runExternal(ctx context.Context, sc *scenario.Scenario, baseURL
 }
 
 // externalEnv is an external client's whole environment, in the layers
-// clientenv.go describes: what it takes of the runner's environment (the
-// allowlist, baseEnv), the toolchains' caches, quietEnv, the runner's
-// variables named in inherit (inheritedEnv), client.env, then the
+// client/clientenv.go describes: what it takes of the runner's environment (the
+// allowlist, BaseEnv), the toolchains' caches, QuietEnv, the runner's
+// variables named in inherit (InheritedEnv), client.env, then the
 // harness's own variables (telemetry: the run's OTLP receiver,
 // telemetry.go) and the client's home in dir, which client.env cannot
-// name. It makes that home, with quietHome and client.home in it, and
+// name. It makes that home, with QuietHome and client.home in it, and
 // returns the harness's variables too, for ${NAME} in client.command
 // (client.env values and client.home contents are expanded here), and the
 // names of inherit the runner's environment lacks.

@@ -193,7 +193,7 @@ type clientSetup struct {
 }
 
 // runClient runs the scenario's client, external or built in, until it
-// ends or its deadline (expect.maxDuration, else defaultDeadline) passes.
+// ends or its deadline (expect.maxDuration, else DefaultDeadline) passes.
 // A client that could not be started, or infrastructure that failed under
 // it, sets res.Error; the built-in client's own problem becomes a check.
 func (r *Runner) runClient(ctx context.Context, sc *scenario.Scenario, res *Result, cs clientSetup) clientRun {
@@ -228,7 +228,7 @@ func (r *Runner) runClient(ctx context.Context, sc *scenario.Scenario, res *Resu
 }
 
 // clientDeadline is when a client is stopped: expect.maxDuration as wall
-// clock, else defaultDeadline.
+// clock, else DefaultDeadline.
 func clientDeadline(sc *scenario.Scenario) time.Duration {
 	if sc.Expect.MaxDuration > 0 {
 		return sc.Expect.MaxDuration.D()

@@ -45,7 +45,7 @@ func startTelemetry(dir string) (*telemetry, error) {
 
 // env is what the client is told: OTEL_EXPORTER_OTLP_ENDPOINT and each
 // signal's endpoint (the harness owns them: client.env may not name them,
-// reservedEnv), and the protocol variables protocolEnv says must be set so
+// ReservedEnv), and the protocol variables protocolEnv says must be set so
 // that the client's exporters speak OTLP/HTTP. scenario is client.env (nil
 // for chaos serve), whose own protocol, headers, timeouts and compression
 // the client gets as they are; getenv looks up what the client gets of the
@@ -224,7 +224,7 @@ func (r *Runner) finishTelemetry(sc *scenario.Scenario, dir string, t *telemetry
 	}
 	if len(acc.Requests) == 0 {
 		// Telemetry no mapping reads (metrics alone, say) is kept and
-		// counted, and says nothing of the attempts: no selfReport.
+		// counted, and says nothing of the attempts: no SelfReport.
 		return nil, sum
 	}
 	return acc, sum

@@ -162,7 +162,7 @@ func exhaustion(o Options, first int) ([]Probe, error) {
 	return ps, nil
 }
 
-// scenario writes a chaos scenario and loads it with chaos.ParseScenario,
+// scenario writes a chaos scenario and loads it with scenario.ParseScenario,
 // so the probe's scenarios are checked as a user's file would be.
 func scenario(o Options, name string, attempts []string, deadline time.Duration) (*chaosscenario.Scenario, error) {
 	var b strings.Builder

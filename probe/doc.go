@@ -8,7 +8,7 @@
 // The data flow, one file per step:
 //
 //	Provider (provider.go: the fault table per wire format)
-//	  ──Plan (battery.go)──▶ []*chaos.Scenario ──Run (run.go, chaos.Runner)──▶ []chaos.Result
+//	  ──Plan (battery.go)──▶ []*scenario.Scenario ──Run (run.go, chaos.Runner)──▶ []chaos.Result
 //	  ──observe (observe.go: result.json + server.jsonl)──▶ []Observation
 //	  ──Infer (infer.go, fit.go)──▶ Profile (profile.go) ──Conformance (conformance.go)
 //	  ──PolicyYAML (policyout.go), Compare (against.go)

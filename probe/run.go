@@ -23,7 +23,7 @@ type Runner struct {
 	Out       string // base folder of the run folder, default "runs"
 	ClientCmd string // run with sh -c, as chaos run --client-cmd
 	// ClientFile, instead of ClientCmd, is the client as a scenario file
-	// describes it (chaos.LoadClient): every probe scenario runs it as
+	// describes it (scenario.LoadClient): every probe scenario runs it as
 	// chaos run would run that file's client.
 	ClientFile *chaosscenario.ClientFile
 	Parallel   int // scenarios at once (0: all; external clients are bounded by chaos)

@@ -46,7 +46,7 @@ func (e *CommandError) Hint() string {
 }
 
 // commandProblem returns why the program of argv (sc's client.command as
-// resolveArgs made it) cannot be started, or nil. A bare name is looked up
+// ResolveArgs made it) cannot be started, or nil. A bare name is looked up
 // in PATH as exec does; a path with a slash is resolved against the
 // current folder, where the client runs.
 func commandProblem(sc *scenario.Scenario, argv []string) *CommandError {
@@ -75,7 +75,7 @@ func commandProblem(sc *scenario.Scenario, argv []string) *CommandError {
 		if abs, err := filepath.Abs(prog); err == nil {
 			e.Path = abs
 		}
-		// resolveArgs tried the scenario file's folder too.
+		// ResolveArgs tried the scenario file's folder too.
 		if alt := filepath.Join(filepath.Dir(sc.File), prog); sc.File != "" && e.Reason == "does not exist" && filepath.Dir(sc.File) != "." {
 			e.From += "; " + alt + " next to the scenario file was tried too"
 		}

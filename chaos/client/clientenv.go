@@ -17,20 +17,20 @@ import (
 // (os/exec keeps the last value of a name):
 //
 //  1. what it takes of the runner's environment: only the names of an
-//     allowlist (baseEnv: passedEnv, passedPrefixes, toolchainVars), never
+//     allowlist (BaseEnv: passedEnv, passedPrefixes, toolchainVars), never
 //     the rest, whatever it holds (a provider's key, cloud credentials,
 //     tokens, an agent's settings folder, SSH_AUTH_SOCK);
 //  2. toolchainEnv, the toolchains' caches under the user's home;
-//  3. quietEnv, the switches that keep agents off the internet (update
+//  3. QuietEnv, the switches that keep agents off the internet (update
 //     checks, telemetry, error reports);
 //  4. the runner's variables the scenario asks for by name
-//     (client.inheritEnv, --inherit-env: inheritedEnv);
+//     (client.inheritEnv, --inherit-env: InheritedEnv);
 //  5. client.env, the scenario's own variables;
-//  6. the harness's variables (clientEnv, clientHome, telemetry.env): base
+//  6. the harness's variables (clientEnv, ClientHome, telemetry.env): base
 //     URLs, fake keys, RETRYLAB_*, HOME, TMPDIR and the XDG folders, the
 //     OTLP endpoints. A scenario cannot set them: the loader rejects
-//     client.env entries and inheritEnv names that name one (reservedEnv,
-//     otlpEndpointVars), so nothing is overridden silently. The OTLP
+//     client.env entries and inheritEnv names that name one (ReservedEnv,
+//     OTLPEndpointVars), so nothing is overridden silently. The OTLP
 //     protocol variables are set here only where client.env leaves them out
 //     (protocolEnv); client.env may set them to an OTLP/HTTP protocol,
 //     nothing else (envProblem).
@@ -83,7 +83,7 @@ import (
 // analytics.enabled=false (docs/agents.md). Gemini CLI's usage statistics
 // and Qwen Code's have none either (Gemini CLI 0.61.0 reads only
 // settings.privacy.usageStatisticsEnabled; GEMINI_TELEMETRY_ENABLED is its
-// OpenTelemetry, off unless asked for): quietHome switches them off in
+// OpenTelemetry, off unless asked for): QuietHome switches them off in
 // their settings files.
 var QuietEnv = []string{
 	"DISABLE_AUTOUPDATER=1",
@@ -207,7 +207,7 @@ func InheritNames(sc *scenario.Scenario, extra []string) []string {
 }
 
 // ScenarioEnv is client.env as NAME=value entries, ${NAME} in the values
-// expanded from vars (expandHarness), sorted by name so the command line a
+// expanded from vars (ExpandHarness), sorted by name so the command line a
 // run shows is stable.
 func ScenarioEnv(env map[string]string, vars map[string]string) []string {
 	out := make([]string, 0, len(env))
@@ -225,7 +225,7 @@ func ScenarioEnv(env map[string]string, vars map[string]string) []string {
 // explicitly, so that `go run`, `npx` or `cargo run` as a client neither
 // rebuilds nor downloads everything in every scenario. Caches, not
 // settings: an agent's own settings stay out of reach. Names already in
-// env (what the client takes of the runner's environment, baseEnv, whose
+// env (what the client takes of the runner's environment, BaseEnv, whose
 // toolchainVars hold them all) pass through as they are; home and cacheDir
 // are the runner's home and cache folders ("" when unknown).
 func ToolchainEnv(env []string, home, cacheDir string) []string {
@@ -257,8 +257,8 @@ const ClientHomeDir = "home"
 // and returns the variables that point there. An agent thus reads no
 // settings of the user's and writes none, and two scenarios (or a re-run)
 // never share state. What the client leaves there is part of its run
-// folder: never followed through links, scrubbed of keys (runfolder.go,
-// redact.go).
+// folder: never followed through links, scrubbed of keys (runfolder/runfolder.go,
+// redact/redact.go).
 func ClientHome(dir string) ([]string, error) {
 	home := filepath.Join(dir, ClientHomeDir)
 	env := make([]string, 0, len(scenario.ClientHomeVars))
@@ -277,7 +277,7 @@ func ClientHome(dir string) ([]string, error) {
 var harnessRefRE = regexp.MustCompile(`\$(\$?)\{([A-Za-z_][A-Za-z0-9_]*)\}`)
 
 // isHarnessName reports whether the harness sets name for every external
-// client (reservedEnv, otlpEndpointVars, RETRYLAB_*): the names ${NAME} may
+// client (ReservedEnv, OTLPEndpointVars, RETRYLAB_*): the names ${NAME} may
 // refer to.
 func isHarnessName(name string) bool {
 	return slices.Contains(scenario.ReservedEnv, name) || slices.Contains(scenario.OTLPEndpointVars, name) || strings.HasPrefix(name, "RETRYLAB_")
@@ -307,8 +307,8 @@ func ExpandHarness(s string, vars map[string]string) string {
 }
 
 // HarnessVars is the harness's layer of an external client's environment
-// (clientEnv, the telemetry endpoints, clientHome) as a map, for
-// expandHarness.
+// (clientEnv, the telemetry endpoints, ClientHome) as a map, for
+// ExpandHarness.
 func HarnessVars(layers ...[]string) map[string]string {
 	m := map[string]string{}
 	for _, l := range layers {
@@ -320,9 +320,9 @@ func HarnessVars(layers ...[]string) map[string]string {
 	return m
 }
 
-// WriteHomeFiles writes quietHome and the scenario's client.home (its
+// WriteHomeFiles writes QuietHome and the scenario's client.home (its
 // contents with ${NAME} expanded from vars) into the client's home folder
-// home, which clientHome has just made, through WriteFileAtomic (a link
+// home, which ClientHome has just made, through WriteFileAtomic (a link
 // found at a file's path is replaced, never written through).
 func WriteHomeFiles(home string, files map[string]string, vars map[string]string) error {
 	all := map[string]string{}

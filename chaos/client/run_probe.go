@@ -61,7 +61,7 @@ func (p *Probe) Run(ctx context.Context) {
 // Lateness returns the largest timer lateness seen between from and to
 // (both included). run appends samples in time order, so the window is
 // found by binary search: the runner asks once per gap, and the samples
-// grow by 1/probeTick for the whole run.
+// grow by 1/ProbeTick for the whole run.
 func (p *Probe) Lateness(from, to time.Time) time.Duration {
 	if p == nil {
 		return 0

@@ -9,7 +9,7 @@ import (
 
 // MaybeSupervise must be called first thing in main (and in a TestMain of
 // a test binary that runs external clients). In a process started as a
-// client's supervisor (see startClient; Linux only) it runs the supervisor
+// client's supervisor (see StartClient; Linux only) it runs the supervisor
 // and exits: it never returns. Elsewhere it returns at once, and tells the
 // runner that this program can be re-executed as a supervisor: a program
 // that does not call it starts its clients directly (a SIGKILL of the

@@ -10,5 +10,5 @@ func spawn(argv, env []string, stdout, stderr *os.File) (*Proc, error) {
 	return spawnDirect(argv, env, stdout, stderr)
 }
 
-// supervise is never entered here: startClient never asks for it.
+// supervise is never entered here: StartClient never asks for it.
 func supervise([]string) int { return 2 }

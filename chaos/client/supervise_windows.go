@@ -28,5 +28,5 @@ func spawn(argv, env []string, stdout, stderr *os.File) (*Proc, error) {
 	return p, nil
 }
 
-// supervise is never entered here: startClient never asks for it.
+// supervise is never entered here: StartClient never asks for it.
 func supervise([]string) int { return 2 }

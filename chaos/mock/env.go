@@ -308,7 +308,7 @@ func (e *Env) addToxicsLocked(ctx context.Context, ts []toxicSpec) error {
 }
 
 // noteSecrets hands OnSecret every key value a request carries: in its
-// headers, its query and its body (see requestSecrets).
+// headers, its query and its body (see RequestSecrets).
 func (e *Env) noteSecrets(req *http.Request, body []byte) {
 	if e.cfg.OnSecret == nil {
 		return

@@ -18,7 +18,7 @@ import (
 // Side requests are what an agent sends beside its answer request: a token
 // count, a model list, a WebSocket upgrade it falls back from, a health
 // probe, a routing call to a small model (an answer request that the
-// scenario's attemptsMatch does not match), or a request to a path the
+// scenario's AttemptsMatch does not match), or a request to a path the
 // mock does not serve. Each is answered at once, consumes no fault and is
 // journaled as a MockRequest with side: true (attempt 0). The toxics on the
 // proxy act on it like on any connection.
@@ -63,7 +63,7 @@ func (e *Env) serveSide(c net.Conn, req *http.Request, body []byte, arrived time
 	}
 }
 
-// journalSide journals a side request and keeps it for sideRequests.
+// journalSide journals a side request and keeps it for SideRequests.
 func (e *Env) journalSide(req *http.Request, body []byte, arrived time.Time, rb wire.Request, status int) {
 	sr := SideRequest{Method: req.Method, Path: redact.RedactSecrets(req.URL.Path), Model: redact.RedactSecrets(rb.Model), Status: status}
 	mr := trace.MockRequest{Side: true, Method: sr.Method, Path: sr.Path, Model: sr.Model, Status: status,

@@ -172,7 +172,7 @@ const ProxyPrefix = "retrylab-"
 // older retrylab versions ("retrylab-<scenario>-...") never parse as owned.
 func OwnerTag(pid int) string { return fmt.Sprintf("%d.%s", pid, HostTag()) }
 
-// HostTag is the hash of this machine's name, as ownerTag writes it.
+// HostTag is the hash of this machine's name, as OwnerTag writes it.
 func HostTag() string {
 	h, _ := os.Hostname()
 	f := fnv.New32a()

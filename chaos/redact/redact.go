@@ -18,7 +18,7 @@ import (
 )
 
 // Secrets is the set of exact key values the mock saw a scenario's client
-// send, plus fakeAPIKey. A hidden external client may send a key that does
+// send, plus FakeAPIKey. A hidden external client may send a key that does
 // not look like sk-...; every run file of the scenario is scrubbed of them,
 // in every form provider.RedactExact knows (plain, JSON-escaped,
 // percent-encoded).
@@ -73,7 +73,7 @@ func (s *Secrets) matcher() *provider.Matcher {
 func (s *Secrets) Scrub(t string) string { return s.matcher().Redact(t) }
 
 // ScrubDir rewrites every regular file under dir with the known keys and
-// anything that looks like a key removed, streaming (see scrubFile).
+// anything that looks like a key removed, streaming (see ScrubFile).
 // Compressed files (.gz) are left alone, and so is anything else a client
 // may have left: symbolic links (never followed, to a file or a folder),
 // FIFOs, sockets, devices. Run folders are the client's sandbox: nothing
@@ -100,7 +100,7 @@ func (s *Secrets) ScrubDir(dir string) error {
 // RedactTrace rewrites the trace an external client wrote with API keys
 // redacted, as its stdout and stderr are: no run file may hold a key. A
 // missing trace is fine, and so is one that is not a regular file (a link,
-// a FIFO: it is not read, and readTrace says so). (The runner scrubs the
+// a FIFO: it is not read, and ReadTrace says so). (The runner scrubs the
 // whole run folder again at the end, with every key the mock saw.)
 func RedactTrace(path string, sec *Secrets) error {
 	err := ScrubFile(path, sec)

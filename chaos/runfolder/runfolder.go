@@ -93,7 +93,7 @@ func (e *NotRegularError) Error() string {
 // OpenRunFile opens a file of a run folder for reading, if it is a regular
 // file: a symbolic link is not followed (to a file outside the run folder,
 // say) and a FIFO, socket or device is not opened (a FIFO would block for
-// ever): each is a *notRegularError naming it. The check is made both
+// ever): each is a *NotRegularError naming it. The check is made both
 // before (Lstat) and after the open (with O_NOFOLLOW and O_NONBLOCK, so a
 // file swapped in between is caught too, without blocking).
 func OpenRunFile(path string) (*os.File, error) {

@@ -17,8 +17,8 @@ var ReservedEnv = []string{
 	"HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME", "TMPDIR",
 }
 
-// otlpEndpointVars are the OTLP endpoints the harness points at the run's
-// own receiver (telemetry.go), all alike: client.env may not name one.
+// OTLPEndpointVars are the OTLP endpoints the harness points at the run's
+// own receiver (chaos/telemetry.go), all alike: client.env may not name one.
 var OTLPEndpointVars = []string{"OTEL_EXPORTER_OTLP_ENDPOINT",
 	"OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "OTEL_EXPORTER_OTLP_LOGS_ENDPOINT", "OTEL_EXPORTER_OTLP_METRICS_ENDPOINT"}
 
@@ -77,7 +77,7 @@ func InheritEnvProblem(name string) (problem, hint string) {
 // HomeFileProblem says what is wrong with name as a client.home key (a
 // path inside the client's HOME), and how to fix it; "" when it is fine.
 // A folder the harness makes there (the XDG folders, TMPDIR, and the
-// folders of quietHome's files) cannot be a file.
+// folders of QuietHome's files) cannot be a file.
 func HomeFileProblem(name string) (problem, hint string) {
 	if !filepath.IsLocal(name) || strings.Contains(name, `\`) || filepath.Clean(name) == "." {
 		return fmt.Sprintf("%q is not a path inside the client's HOME", name), "write a relative path without .. (.qwen/settings.json, .config/opencode/opencode.json)"
@@ -104,15 +104,15 @@ func HomeFilesConflict(names []string) string {
 	return ""
 }
 
-// otlpProtocolVars choose an OTLP exporter's protocol: first the general
+// OTLPProtocolVars choose an OTLP exporter's protocol: first the general
 // one, then each signal's, which wins over it for its signal.
 var OTLPProtocolVars = []string{"OTEL_EXPORTER_OTLP_PROTOCOL",
 	"OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", "OTEL_EXPORTER_OTLP_LOGS_PROTOCOL", "OTEL_EXPORTER_OTLP_METRICS_PROTOCOL"}
 
-// otlpHTTPProtocols are the protocols the run's receiver speaks.
+// OTLPHTTPProtocols are the protocols the run's receiver speaks.
 var OTLPHTTPProtocols = []string{"http/protobuf", "http/json"}
 
-// ClientHomeVars are the variables clientHome sets and the folders (inside
+// ClientHomeVars are the variables ClientHome sets and the folders (inside
 // the client's HOME, slash-separated) they name.
 var ClientHomeVars = []struct{ Name, Sub string }{
 	{"HOME", ""},
@@ -143,7 +143,7 @@ var QuietHome = map[string]string{
 }
 
 // harnessHomeFolders are the folders the harness makes in a client's HOME
-// (clientHome's, quietHome's), and every folder above them, slash-separated.
+// (ClientHome's, QuietHome's), and every folder above them, slash-separated.
 func harnessHomeFolders() []string {
 	var out []string
 	add := func(p string) {

@@ -13,7 +13,7 @@ import (
 // ClientPolicy is a scenario's client.policy: a preset name, the path of a
 // policy file (relative to the scenario file's folder) or an inline policy
 // mapping. LoadScenario decodes it once, at load, reporting its problems
-// with the scenario's; policyFor returns what it decoded. The zero value
+// with the scenario's; PolicyFor returns what it decoded. The zero value
 // is "not given": the provider's SDK preset.
 type ClientPolicy struct {
 	path   string        // the policy file it names, resolved; "" for none

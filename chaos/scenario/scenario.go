@@ -19,7 +19,7 @@ type Scenario struct {
 	TimeScale   float64 `yaml:"timeScale"` // built-in client only; default 1.0
 	Attempts    []Fault `yaml:"attempts"`  // what the k-th arriving attempt meets; past the end: ok
 	// AttemptsMatch says which answer requests are the scenario's
-	// attempts; the others are side requests (side.go). nil: every request
+	// attempts; the others are side requests (mock/side.go). nil: every request
 	// a wire format answers is an attempt.
 	AttemptsMatch *AttemptsMatch `yaml:"attemptsMatch"`
 	Expect        Expect         `yaml:"expect"`
@@ -58,7 +58,7 @@ func (sc *Scenario) ExpectLine(check string) int {
 // Client says which client runs the scenario and with what policy.
 type Client struct {
 	// Policy is client.policy: a preset name, a policy file or an inline
-	// policy mapping, decoded at load (see policyFor).
+	// policy mapping, decoded at load (see PolicyFor).
 	Policy     ClientPolicy `yaml:"policy"`
 	Timeout    Duration     `yaml:"timeout"`
 	Escalation []string     `yaml:"escalation"`
@@ -67,12 +67,12 @@ type Client struct {
 	Command  []string `yaml:"command"`
 	// Env is client.env: variables added to an external client's
 	// environment (CLAUDE_CODE_MAX_RETRIES: "3"). Names the harness sets
-	// itself (reservedEnv) are rejected at load; see clientenv.go for the
+	// itself (ReservedEnv) are rejected at load; see client/clientenv.go for the
 	// layers.
 	Env map[string]string `yaml:"env"`
 	// InheritEnv is client.inheritEnv: names of the runner's environment
 	// an external client gets as they are, beyond the few every client
-	// gets (PATH, the locale, TERM, the toolchains' folders: baseEnv). A
+	// gets (PATH, the locale, TERM, the toolchains' folders: BaseEnv). A
 	// name the runner's environment lacks is not passed at all; names the
 	// harness sets itself are rejected at load (InheritEnvProblem).
 	InheritEnv []string `yaml:"inheritEnv"`
@@ -80,7 +80,7 @@ type Client struct {
 	// HOME before it starts, by path inside it (.qwen/settings.json: its
 	// contents), for agents configured by a settings file; ${NAME} in the
 	// contents, as in client.command and client.env values, is replaced
-	// by the harness's variable NAME (clientenv.go, expandHarness).
+	// by the harness's variable NAME (client/clientenv.go, ExpandHarness).
 	Home map[string]string `yaml:"home"`
 	// Operation is the safety of the operation the built-in client retries
 	// (seed 001, "Operation Safety & Idempotency Guard"): safe (default),
@@ -178,8 +178,8 @@ type Expect struct {
 	// Output checks an external client's stdout (output.go).
 	Output *OutputExpect `yaml:"output"`
 	// SelfReport requires an external client's own account of its
-	// attempts in OpenTelemetry: without it, the selfReport check fails
-	// instead of being left out (check_selfreport.go).
+	// attempts in OpenTelemetry: without it, the SelfReport check fails
+	// instead of being left out (verify/check_selfreport.go).
 	SelfReport bool `yaml:"selfReport"`
 }
 

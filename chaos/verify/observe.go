@@ -329,7 +329,7 @@ type Observed struct {
 	ModelSwitches         []int
 	EscalationsFromServer bool
 	// ErrorReports are the client's first ErrorReport events, made safe
-	// to show (errreport.go); ErrorReportsOmitted counts the rest.
+	// to show (chaos/errreport.go); ErrorReportsOmitted counts the rest.
 	ErrorReports        []trace.ErrorReport
 	ErrorReportsOmitted int
 
@@ -364,7 +364,7 @@ type Observed struct {
 	RemoteProxy bool
 
 	// Client is set for external clients: what happened to the process;
-	// Stdout is the start of what it printed (readStdout).
+	// Stdout is the start of what it printed (ReadStdout).
 	Client *client.ClientExit
 	Stdout string
 
@@ -372,14 +372,14 @@ type Observed struct {
 	// with (0: none, e.g. a reset).
 	ServerStatuses []int
 	// SelfReport is an external client's own account of its attempts, read
-	// from the OpenTelemetry it sent (telemetry.go); nil when it sent none.
+	// from the OpenTelemetry it sent (chaos/telemetry.go); nil when it sent none.
 	// SelfReportTypes are the failure types of its failed attempts, as
 	// its own account (status, error) classifies.
 	SelfReport      *otlp.Account
 	SelfReportTypes []string
 	// ServerArrived[k] is when server attempt k+1 arrived (the mock's
 	// clock, the client's too: loopback); Began is when the scenario
-	// began, before the client started (zero when unknown). selfReport
+	// began, before the client started (zero when unknown). SelfReport
 	// reads them to place the client's attempts.
 	ServerArrived []time.Time
 	Began         time.Time

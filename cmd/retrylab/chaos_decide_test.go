@@ -49,7 +49,7 @@ func TestChaosExit(t *testing.T) {
 
 // TestChaosExitHint (issue 18): the hint of an error of the run is about
 // its cause: a client.command that cannot start has its own, an
-// infrastructure error chaos.InfraHint.
+// infrastructure error runfolder.InfraHint.
 func TestChaosExitHint(t *testing.T) {
 	t.Parallel()
 	cmdHint := "a program with a slash is looked up from the folder retrylab runs in, then next to the scenario file; check the path, or build the client first"

@@ -230,7 +230,7 @@ func chaosProbe(ctx context.Context, args []string, stdout, stderr io.Writer) er
 }
 
 // loadProbeClient loads --client FILE as chaos run loads a scenario's
-// client (chaos.LoadClient: file, line, field and a hint for each
+// client (scenario.LoadClient: file, line, field and a hint for each
 // problem; exit 2), and refuses one whose client.requires is not here:
 // every probe would be skipped.
 func loadProbeClient(path string) (*scenario.ClientFile, error) {
