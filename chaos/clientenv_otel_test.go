@@ -119,8 +119,8 @@ func TestClientEnvOTLPExternal(t *testing.T) {
 }
 
 // TestTelemetryDropped: exports past the receiver's bounds are answered
-// 200, counted in result.json's telemetry (dropped, DroppedItems) and
-// said in one warning line of the run's progress; the SelfReport of a
+// 200, counted in result.json's telemetry (dropped, droppedItems) and
+// said in one warning line of the run's progress; the selfReport of a
 // client whose attempts may be in what was dropped is unverified, not
 // failed (finding 14: 1,500 exports answered 200, 334 kept, nothing said).
 func TestTelemetryDropped(t *testing.T) {
@@ -206,9 +206,9 @@ func TestBaseEnvOTLPCredentials(t *testing.T) {
 
 // TestSelfReportEndToEnd runs a tiny external client that reports its
 // attempts only in OpenTelemetry (testdata/clients/otel_agent.py, OTLP/JSON
-// spans by the semantic conventions): told the truth, SelfReport passes and
+// spans by the semantic conventions): told the truth, selfReport passes and
 // failureTypes are verified; leaving an attempt out or claiming another
-// status fails SelfReport. A client that sends none gets no SelfReport.
+// status fails selfReport. A client that sends none gets no selfReport.
 func TestSelfReportEndToEnd(t *testing.T) {
 	if _, err := exec.LookPath("python3"); err != nil {
 		t.Skip("python3 not installed")

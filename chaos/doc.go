@@ -34,7 +34,7 @@
 //	on an interrupt, what finished is written first, before anything slow is awaited: interrupt.go
 //	`retrylab chaos serve`, the mock for a client run by hand: serve.go
 //	an external client's own OpenTelemetry: one OTLP receiver per scenario (telemetry.go, package
-//	otlp), kept in otlp/, mapped to client-otel.jsonl and checked as SelfReport (verify)
+//	otlp), kept in otlp/, mapped to client-otel.jsonl and checked as selfReport (verify)
 //
 // Package report renders Results and Summaries; package cmd/retrylab wires
 // the flags. The checks are pure functions of a Scenario and an Observed

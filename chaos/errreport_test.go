@@ -11,15 +11,6 @@ import (
 	"github.com/retrylab/retrylab/trace"
 )
 
-func errorReportEvent(t *testing.T, p trace.ErrorReport) trace.Event {
-	t.Helper()
-	b, err := json.Marshal(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return trace.Event{V: 1, Type: trace.TypeErrorReport, Payload: b}
-}
-
 // TestErrorReportsScrubbedAndWritten: a key the client sent that looks like
 // no key is scrubbed from the result's reports as from every run file, and
 // report.txt replaces a link a client planted at its place, never

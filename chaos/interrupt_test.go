@@ -46,7 +46,7 @@ func (w *cancelOn) Write(p []byte) (int, error) {
 var errTestInterrupt = errors.New("interrupted by the test")
 
 // TestRunInterruptMarksUnfinished: an interrupted run recorded its
-// unfinished built-in scenarios as ordinary failures (FailureType
+// unfinished built-in scenarios as ordinary failures (failureType
 // "canceled"). They are now "interrupted" with the interrupt's cause, a
 // scenario never started is listed as interrupted too, and summary.json
 // and each started scenario's result.json are written.

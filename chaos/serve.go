@@ -185,7 +185,7 @@ func (v ServeVerdict) attemptLine(i int, a mock.ServerAttempt) string {
 // and OTEL_EXPORTER_OTLP_*=... on stdout, journals to journalPath (if not ""; its
 // folder is created), runs until ctx ends, then prints the server-side
 // verdict on stdout, with PASS/FAIL for each check of sc's expect that the
-// server side can make (serveChecks), and SelfReport when the client sent
+// server side can make (serveChecks), and selfReport when the client sent
 // telemetry (kept beside the journal, in otlp/ and client-otel.jsonl), and
 // returns it. Progress lines go to stderr. As in a run folder, the keys
 // the client sent are scrubbed from the journal, the telemetry kept and the

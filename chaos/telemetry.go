@@ -224,7 +224,7 @@ func (r *Runner) finishTelemetry(sc *scenario.Scenario, dir string, t *telemetry
 	}
 	if len(acc.Requests) == 0 {
 		// Telemetry no mapping reads (metrics alone, say) is kept and
-		// counted, and says nothing of the attempts: no SelfReport.
+		// counted, and says nothing of the attempts: no selfReport.
 		return nil, sum
 	}
 	return acc, sum

@@ -16,14 +16,14 @@ func spawn(argv, env []string, stdout, stderr *os.File) (*Proc, error) {
 	if err := c.Start(); err != nil {
 		return nil, err
 	}
-	p := &Proc{exited: make(chan clientStatus, 1), killFn: func() { _ = c.Process.Kill() }}
+	p := &Proc{exited: make(chan ClientStatus, 1), killFn: func() { _ = c.Process.Kill() }}
 	go func() {
 		ps, err := c.Process.Wait()
 		if err != nil {
-			p.exited <- clientStatus{code: -1, err: err}
+			p.exited <- ClientStatus{Code: -1, Err: err}
 			return
 		}
-		p.exited <- clientStatus{code: ps.ExitCode()}
+		p.exited <- ClientStatus{Code: ps.ExitCode()}
 	}()
 	return p, nil
 }

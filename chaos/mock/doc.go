@@ -13,12 +13,12 @@
 // /v1/messages, POST /v1/chat/completions, ...: one file per format in
 // internal/wire, behind wire.Format, listed in one registry); the k-th such
 // request meets the scenario's k-th fault (past the end of the list, ok).
-// With the scenario key AttemptsMatch, only the answer requests it matches
+// With the scenario key attemptsMatch, only the answer requests it matches
 // are attempts. Anything else is a side request (a token count, a
 // model list, a WebSocket upgrade, a health probe, a routing call),
 // answered without consuming a fault and journaled with side: true (a
 // failed attempts or delays check whose attempts carry different prompts
-// hints at AttemptsMatch, and one whose requests went to a path the mock
+// hints at attemptsMatch, and one whose requests went to a path the mock
 // does not serve at the base URL: verify/attempthints.go), and
 // a connection that closes without a request is not an attempt, with one
 // exception: when the next fault is raw toxics, which may hold the request

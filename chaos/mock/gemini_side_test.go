@@ -11,7 +11,7 @@ import (
 )
 
 // TestGeminiSideRequests: Gemini CLI's routing call (an answer request
-// AttemptsMatch does not match, asking for JSON) is answered {} without
+// attemptsMatch does not match, asking for JSON) is answered {} without
 // consuming a fault, as are countTokens and the model list; a hostile path
 // forges no line of the mock's log; the streamed request meets the fault.
 func TestGeminiSideRequests(t *testing.T) {

@@ -161,7 +161,7 @@ func TestAnthropicStreamShape(t *testing.T) {
 }
 
 // TestWireOffset checks the drop arithmetic: cutting the wire at head +
-// WireOffset(n) leaves a client exactly n bytes of the event stream.
+// wireOffset(n) leaves a client exactly n bytes of the event stream.
 func TestWireOffset(t *testing.T) {
 	t.Parallel()
 	r := streamResponse(goldenParams(ProviderAnthropic, scenario.Fault{}))

@@ -16,7 +16,7 @@ func readRequest(f wire.Format, u *url.URL, body []byte) wire.Request {
 	return forJournal(readWhole(f, u, body))
 }
 
-// readWhole is readRequest with the prompt whole, as AttemptsMatch.prompt
+// readWhole is readRequest with the prompt whole, as attemptsMatch.prompt
 // reads it: the text it looks for may be past an excerpt's cut.
 func readWhole(f wire.Format, u *url.URL, body []byte) wire.Request {
 	if u == nil {

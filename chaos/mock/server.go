@@ -118,7 +118,7 @@ type attemptState struct {
 }
 
 // serve serves connection c. Only a request that a wire format answers
-// (and the scenario's AttemptsMatch matches) is an attempt and meets the
+// (and the scenario's attemptsMatch matches) is an attempt and meets the
 // next fault: any other request is a side request (side.go), answered
 // without consuming a fault, and a connection that closes without sending a
 // request is not an attempt, unless the next fault is raw toxics, which may
@@ -146,7 +146,7 @@ func (e *Env) serve(c net.Conn, connected time.Time, readyAt int) {
 	}
 	// The format that recognises the request answers it, whatever the
 	// scenario's provider; it is an attempt if the scenario's
-	// AttemptsMatch (if any) matches it too.
+	// attemptsMatch (if any) matches it too.
 	name, format, answers := wire.Recognize(req.Method, req.URL.Path)
 	var whole, rb wire.Request
 	if answers {

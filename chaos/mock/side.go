@@ -18,7 +18,7 @@ import (
 // Side requests are what an agent sends beside its answer request: a token
 // count, a model list, a WebSocket upgrade it falls back from, a health
 // probe, a routing call to a small model (an answer request that the
-// scenario's AttemptsMatch does not match), or a request to a path the
+// scenario's attemptsMatch does not match), or a request to a path the
 // mock does not serve. Each is answered at once, consumes no fault and is
 // journaled as a MockRequest with side: true (attempt 0). The toxics on the
 // proxy act on it like on any connection.

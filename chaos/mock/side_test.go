@@ -57,7 +57,7 @@ func TestAttemptsMatch(t *testing.T) {
 
 // TestSideRequests: what an agent sends beside its answer request is
 // answered with the real APIs' shapes and journaled as side: true, and
-// consumes no fault; an answer request that AttemptsMatch does not match
+// consumes no fault; an answer request that attemptsMatch does not match
 // is a side request answered with a success.
 func TestSideRequests(t *testing.T) {
 	toxi := startToxi(t)
@@ -152,7 +152,7 @@ func TestSideRequests(t *testing.T) {
 	}
 }
 
-// TestLoadAttemptsMatch: AttemptsMatch loads as written.
+// TestLoadAttemptsMatch: attemptsMatch loads as written.
 func TestLoadAttemptsMatch(t *testing.T) {
 	t.Parallel()
 	path := t.TempDir() + "/codex.yaml"
@@ -172,7 +172,7 @@ func TestLoadAttemptsMatch(t *testing.T) {
 	}
 }
 
-// TestAttemptsMatchWholePrompt: AttemptsMatch.prompt reads the whole last
+// TestAttemptsMatchWholePrompt: attemptsMatch.prompt reads the whole last
 // user message, not the journal's excerpt of it, which may cut the text
 // it looks for.
 func TestAttemptsMatchWholePrompt(t *testing.T) {

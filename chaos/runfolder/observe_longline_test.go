@@ -10,7 +10,7 @@ import (
 )
 
 // TestReadTraceLongLine (issue 18): a client's RetryAttempt with a 2 MiB
-// ErrorMessage is an event for the checks, as for trace analyze, not a
+// errorMessage is an event for the checks, as for trace analyze, not a
 // malformed line.
 func TestReadTraceLongLine(t *testing.T) {
 	t.Parallel()

@@ -9,7 +9,7 @@ import (
 	"github.com/retrylab/retrylab/internal/wire"
 )
 
-// AttemptsMatch is the scenario key AttemptsMatch: which answer requests
+// AttemptsMatch is the scenario key attemptsMatch: which answer requests
 // are the scenario's attempts. Every field given must match; a request a
 // wire format answers that does not match is a side request, answered
 // with a success in its format.
@@ -47,7 +47,7 @@ func (m *AttemptsMatch) Matches(reqPath string, rb wire.Request) bool {
 	return (m.Stream == nil || *m.Stream == rb.Stream) && (m.Tools == nil || *m.Tools == rb.Tools)
 }
 
-// String says what AttemptsMatch matches, for logs and errors.
+// String says what attemptsMatch matches, for logs and errors.
 func (m *AttemptsMatch) String() string {
 	var parts []string
 	if m.Path != "" {

@@ -8,7 +8,7 @@ import (
 
 // ClientFile is an external client as a scenario file describes it: its
 // client block (command, env, home, requires, requiresHint) and which
-// requests are its attempts (AttemptsMatch), loaded and validated by
+// requests are its attempts (attemptsMatch), loaded and validated by
 // LoadScenario, so that a tool running the same client against scenarios
 // of its own (chaos probe --client FILE) takes it exactly as chaos run
 // would. The file may be a whole scenario (its attempts and expect are

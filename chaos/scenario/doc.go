@@ -1,5 +1,5 @@
 // Package scenario is the scenario file: its schema (scenario.go; the
-// expected output, output.go; AttemptsMatch, attemptsmatch.go), the loader
+// expected output, output.go; attemptsMatch, attemptsmatch.go), the loader
 // (load.go, over the YAML decoder of decode.go), which reports every
 // problem with its file, line, field and a hint, and rejects unknown keys
 // with the list of known ones; the limits a file may not pass (limits.go);

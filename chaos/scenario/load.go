@@ -272,7 +272,7 @@ func (d *decoder) validate(root *yaml.Node, sc *Scenario) {
 	d.validateExpect(mapping(top["expect"]), sc)
 }
 
-// validateAttemptsMatch checks AttemptsMatch: at least one field; path and
+// validateAttemptsMatch checks attemptsMatch: at least one field; path and
 // model valid path.Match patterns; a path without wildcards one that a wire
 // format answers.
 func (d *decoder) validateAttemptsMatch(n *yaml.Node, m *AttemptsMatch) {

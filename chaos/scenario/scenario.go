@@ -178,7 +178,7 @@ type Expect struct {
 	// Output checks an external client's stdout (output.go).
 	Output *OutputExpect `yaml:"output"`
 	// SelfReport requires an external client's own account of its
-	// attempts in OpenTelemetry: without it, the SelfReport check fails
+	// attempts in OpenTelemetry: without it, the selfReport check fails
 	// instead of being left out (verify/check_selfreport.go).
 	SelfReport bool `yaml:"selfReport"`
 }

@@ -18,13 +18,13 @@ import (
 //
 // Agents call the model beside the user's turn on the same endpoint: a
 // session title (opencode), a memory extraction after the answer (Qwen
-// Code), a routing call (Gemini CLI). Without AttemptsMatch each is an
+// Code), a routing call (Gemini CLI). Without attemptsMatch each is an
 // attempt and meets a fault, so an honest agent fails the attempts or
 // delays check for a reason the check alone does not show. When the
 // attempts of such a failure carry different prompts, the hint says so.
 
 // hintMixedAttempts adds a hint to the failed attempts and delays checks
-// in cs of an external client's scenario without AttemptsMatch whose
+// in cs of an external client's scenario without attemptsMatch whose
 // attempts carry different prompts (ob.Prompts), unless the check has a
 // hint already.
 func hintMixedAttempts(cs []Check, sc *scenario.Scenario, ob Observed) {

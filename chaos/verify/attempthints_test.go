@@ -30,7 +30,7 @@ func TestMixedPromptsHint(t *testing.T) {
 }
 
 // TestHintMixedAttempts: the hint goes on a failed attempts or delays
-// check of an external client without AttemptsMatch, and nowhere else.
+// check of an external client without attemptsMatch, and nowhere else.
 func TestHintMixedAttempts(t *testing.T) {
 	three := 3
 	ob := Observed{ServerAttempts: 4, Prompts: []string{"Say hi", "Say hi", "Say hi", "Managed memory"}, Outcome: "success"}

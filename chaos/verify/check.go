@@ -89,7 +89,7 @@ func Settle(cs []Check) []Check {
 
 // Evaluate runs every check the scenario's expect block asks for, in a fixed
 // order: client, outcome, attempts, failureTypes, delays.client,
-// delays.server, escalations, maxDuration, prompts, and SelfReport when the
+// delays.server, escalations, maxDuration, prompts, and selfReport when the
 // client sent telemetry or expect.selfReport asks for it. env may be nil when
 // expect.delays is not "policy".
 func Evaluate(sc *scenario.Scenario, ob Observed, env EnvelopeFunc) []Check {

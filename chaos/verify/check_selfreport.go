@@ -185,7 +185,7 @@ func exitText(ob Observed) string {
 	return fmt.Sprintf("exit status %d", ob.Client.ExitCode)
 }
 
-// noSelfReport is the SelfReport check of a scenario that requires one
+// noSelfReport is the selfReport check of a scenario that requires one
 // (expect.selfReport) whose client sent no telemetry a mapping reads as
 // attempts; tel counts what it did send (nil: nothing).
 func noSelfReport(tel *Telemetry) Check {

@@ -103,7 +103,7 @@ func TestEvaluate(t *testing.T) {
 		},
 		{
 			// Regression: a switch to the next model of a ladder waits 0
-			// (DelaySource none), which no retry envelope contains.
+			// (delaySource none), which no retry envelope contains.
 			name:   "policy envelope: a ladder switch waits 0",
 			expect: scenario.Expect{Delays: scenario.Delays{Set: true, Policy: true}},
 			ob: func(o *Observed) {

@@ -40,7 +40,7 @@ type clientWait struct {
 	retryAfter    time.Duration
 	hasRetryAfter bool
 	// switched: the client moved to another model or provider instead of
-	// retrying on the same one, which happens at once (DelaySource none).
+	// retrying on the same one, which happens at once (delaySource none).
 	switched bool
 }
 

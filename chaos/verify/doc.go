@@ -7,7 +7,7 @@
 // (Evaluate), so they are tested without a network. tolerance.go is the
 // noise around a wait; attempthints.go, modelswitch.go and resend.go are what
 // a check needs to know of the attempts (a failed attempts or delays check
-// whose attempts carry different prompts hints at AttemptsMatch, and one
+// whose attempts carry different prompts hints at attemptsMatch, and one
 // whose requests went to a path the mock does not serve at the base URL
 // says so).
 //

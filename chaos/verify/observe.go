@@ -379,7 +379,7 @@ type Observed struct {
 	SelfReportTypes []string
 	// ServerArrived[k] is when server attempt k+1 arrived (the mock's
 	// clock, the client's too: loopback); Began is when the scenario
-	// began, before the client started (zero when unknown). SelfReport
+	// began, before the client started (zero when unknown). selfReport
 	// reads them to place the client's attempts.
 	ServerArrived []time.Time
 	Began         time.Time

@@ -11,7 +11,7 @@ import (
 	"github.com/retrylab/retrylab/otlp"
 )
 
-// TestSelfReport checks the SelfReport check, a pure function of
+// TestSelfReport checks the selfReport check, a pure function of
 // Observed, against clients whose telemetry tells the truth, leaves an
 // attempt out, invents one, or claims another status or a success.
 func TestSelfReport(t *testing.T) {
@@ -204,7 +204,7 @@ func TestClassifyReported(t *testing.T) {
 
 // TestTelemetryDroppedSelfReport: a client whose telemetry names fewer
 // attempts than the server answered, while the receiver dropped exports,
-// is not proven to omit them: SelfReport is unverified.
+// is not proven to omit them: selfReport is unverified.
 func TestTelemetryDroppedSelfReport(t *testing.T) {
 	acc := &otlp.Account{Mapping: "semconv", Requests: []otlp.Request{{Attempts: []otlp.Attempt{{Status: 529}}}}}
 	ob := Observed{ServerAttempts: 2, ServerStatuses: []int{529, 200}, FailedAttempts: []bool{true, false}, SelfReport: acc}

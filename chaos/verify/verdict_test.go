@@ -621,7 +621,7 @@ func TestGaveUpEarly(t *testing.T) {
 }
 
 // TestGaveUpEarlyUnrecordedGiveUp: a client that writes a trace but records
-// only the failures it retries (no RetryAttempt with WillRetry false for its
+// only the failures it retries (no RetryAttempt with willRetry false for its
 // last one) and stops where its policy still retries gave up early all the
 // same: gaveUpEarly's contract is "the failure type is the client's own
 // when it wrote one, else the one the fault implies".
