@@ -46,7 +46,7 @@ func (e *CommandError) Hint() string {
 }
 
 // commandProblem returns why the program of argv (sc's client.command as
-// ResolveArgs made it) cannot be started, or nil. A bare name is looked up
+// resolveArgs made it) cannot be started, or nil. A bare name is looked up
 // in PATH as exec does; a path with a slash is resolved against the
 // current folder, where the client runs.
 func commandProblem(sc *scenario.Scenario, argv []string) *CommandError {
@@ -75,7 +75,7 @@ func commandProblem(sc *scenario.Scenario, argv []string) *CommandError {
 		if abs, err := filepath.Abs(prog); err == nil {
 			e.Path = abs
 		}
-		// ResolveArgs tried the scenario file's folder too.
+		// resolveArgs tried the scenario file's folder too.
 		if alt := filepath.Join(filepath.Dir(sc.File), prog); sc.File != "" && e.Reason == "does not exist" && filepath.Dir(sc.File) != "." {
 			e.From += "; " + alt + " next to the scenario file was tried too"
 		}
@@ -146,16 +146,16 @@ func ClientArgv(sc *scenario.Scenario, cmd string) (argv []string, display strin
 	if cmd != "" {
 		return []string{"sh", "-c", cmd}, cmd
 	}
-	return ResolveArgs(sc.Client.Command, sc.File), strings.Join(sc.Client.Command, " ")
+	return resolveArgs(sc.Client.Command, sc.File), strings.Join(sc.Client.Command, " ")
 }
 
-// ResolveArgs resolves client.command's relative paths for a scenario file
+// resolveArgs resolves client.command's relative paths for a scenario file
 // stored elsewhere: the command runs in the current folder, and an argument
 // that names no file there but names one relative to the scenario file's
 // folder is replaced by that path. The program (argv[0]) is resolved so only
 // when it has a slash (a bare name is looked up in PATH); flags ("-...") and
 // absolute paths are left alone.
-func ResolveArgs(args []string, scenarioFile string) []string {
+func resolveArgs(args []string, scenarioFile string) []string {
 	out := slices.Clone(args)
 	if scenarioFile == "" {
 		return out

@@ -166,23 +166,23 @@ func (t *Toxiproxy) DeleteAll(timeout time.Duration) error {
 // ProxyPrefix starts the name of every proxy retrylab creates.
 const ProxyPrefix = "retrylab-"
 
-// OwnerTag names the process that owns a proxy: "<pid>.<host>", host being
+// ownerTag names the process that owns a proxy: "<pid>.<host>", host being
 // a hash of this machine's name (a proxy's name allows only so much). The
 // separator "." is one that sanitize never writes, so that the names of
 // older retrylab versions ("retrylab-<scenario>-...") never parse as owned.
-func OwnerTag(pid int) string { return fmt.Sprintf("%d.%s", pid, HostTag()) }
+func ownerTag(pid int) string { return fmt.Sprintf("%d.%s", pid, hostTag()) }
 
-// HostTag is the hash of this machine's name, as OwnerTag writes it.
-func HostTag() string {
+// hostTag is the hash of this machine's name, as ownerTag writes it.
+func hostTag() string {
 	h, _ := os.Hostname()
 	f := fnv.New32a()
 	f.Write([]byte(h))
 	return fmt.Sprintf("%08x", f.Sum32())
 }
 
-// ProxyOwner returns the pid and host tag encoded in a proxy's name by
+// proxyOwner returns the pid and host tag encoded in a proxy's name by
 // createProxy, or ok false for any other name.
-func ProxyOwner(name string) (pid int, host string, ok bool) {
+func proxyOwner(name string) (pid int, host string, ok bool) {
 	rest, found := strings.CutPrefix(name, ProxyPrefix)
 	if !found {
 		return 0, "", false
@@ -215,11 +215,11 @@ func (t *Toxiproxy) removeStale(ctx context.Context) ([]string, error) {
 	if err != nil {
 		return nil, fmt.Errorf("toxiproxy %s: list proxies: %w", t.url, err)
 	}
-	me, host := os.Getpid(), HostTag()
+	me, host := os.Getpid(), hostTag()
 	var removed []string
 	var errs []error
 	for name := range all {
-		pid, h, ok := ProxyOwner(name)
+		pid, h, ok := proxyOwner(name)
 		if !ok || h != host || pid == me || ProcessAlive(pid) {
 			continue
 		}
@@ -242,7 +242,7 @@ func (t *Toxiproxy) createProxy(ctx context.Context, base, upstream string) (*to
 		return nil, errors.New("toxiproxy: closed")
 	}
 	t.seq++
-	name := fmt.Sprintf("%s%s-%s-%d-%d", ProxyPrefix, OwnerTag(os.Getpid()), sanitize(base), time.Now().UnixNano()%1e9, t.seq)
+	name := fmt.Sprintf("%s%s-%s-%d-%d", ProxyPrefix, ownerTag(os.Getpid()), sanitize(base), time.Now().UnixNano()%1e9, t.seq)
 	t.proxies[name] = nil
 	t.mu.Unlock()
 	var p *toxiclient.Proxy

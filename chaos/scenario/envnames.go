@@ -29,7 +29,7 @@ var envNameRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 // envProblem says what is wrong with name=value as a client.env entry,
 // and how to fix it; "" when it is fine.
 func envProblem(name, value string) (problem, hint string) {
-	if problem, hint := EnvNameProblem(name); problem != "" {
+	if problem, hint := envNameProblem(name); problem != "" {
 		return problem, hint
 	}
 	if slices.Contains(OTLPProtocolVars, name) && !slices.Contains(OTLPHTTPProtocols, value) {
@@ -39,9 +39,9 @@ func envProblem(name, value string) (problem, hint string) {
 	return "", ""
 }
 
-// EnvNameProblem says what is wrong with name as a client.env key, and how
+// envNameProblem says what is wrong with name as a client.env key, and how
 // to fix it; "" when it is fine.
-func EnvNameProblem(name string) (problem, hint string) {
+func envNameProblem(name string) (problem, hint string) {
 	switch {
 	case !envNameRE.MatchString(name):
 		return fmt.Sprintf("%q is not an environment variable name", name), "use letters, digits and _, not starting with a digit: CLAUDE_CODE_MAX_RETRIES"
@@ -88,9 +88,9 @@ func HomeFileProblem(name string) (problem, hint string) {
 	return "", ""
 }
 
-// HomeFilesConflict says which two of names (client.home's keys) cannot
+// homeFilesConflict says which two of names (client.home's keys) cannot
 // both be files because one is inside the other ("a" and "a/b"); "" none.
-func HomeFilesConflict(names []string) string {
+func homeFilesConflict(names []string) string {
 	clean := make([]string, len(names))
 	for i, n := range names {
 		clean[i] = filepath.ToSlash(filepath.Clean(n))

@@ -430,7 +430,7 @@ func (d *decoder) validateHome(n *yaml.Node, c *Client) {
 		}
 		names = append(names, k.Value)
 	}
-	if c := HomeFilesConflict(names); c != "" {
+	if c := homeFilesConflict(names); c != "" {
 		d.c.Add(n, "client.home", c, "keep one of them, or name files in different folders")
 	}
 }
