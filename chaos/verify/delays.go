@@ -31,9 +31,9 @@ func EnvelopeFor(sc *scenario.Scenario) (EnvelopeFunc, error) {
 	}, nil
 }
 
-// clientWait is one wait the client recorded (or, without a client trace,
+// ClientWait is one wait the client recorded (or, without a client trace,
 // the server's inference of it).
-type clientWait struct {
+type ClientWait struct {
 	ft            string
 	attempt       int
 	Delay         time.Duration
@@ -44,13 +44,13 @@ type clientWait struct {
 	switched bool
 }
 
-func (ob Observed) ClientWaits() []clientWait {
-	var ws []clientWait
+func (ob Observed) ClientWaits() []ClientWait {
+	var ws []ClientWait
 	for _, r := range ob.Retries {
 		if !r.WillRetry {
 			continue
 		}
-		w := clientWait{ft: r.FailureType, attempt: r.Attempt, Delay: time.Duration(r.DelayMs) * time.Millisecond,
+		w := ClientWait{ft: r.FailureType, attempt: r.Attempt, Delay: time.Duration(r.DelayMs) * time.Millisecond,
 			switched: r.DelaySource == trace.DelayNone}
 		if r.RetryAfterMs != nil {
 			w.retryAfter, w.hasRetryAfter = time.Duration(*r.RetryAfterMs)*time.Millisecond, true
@@ -159,7 +159,7 @@ type delayEnvelopes struct {
 // whatever the policy's envelope says. The failure the mock sent decides
 // whether the policy retries it, whatever type the client recorded for it
 // (a 400 written down as server_error is still a 400).
-func (d delayEnvelopes) client(i int, w clientWait) envl {
+func (d delayEnvelopes) client(i int, w ClientWait) envl {
 	after := 0
 	if i < len(d.ob.ServerWaits) {
 		after = d.ob.ServerWaits[i].After
@@ -188,7 +188,7 @@ func (d delayEnvelopes) client(i int, w clientWait) envl {
 // server is the envelope of the server's i-th gap sw: the client's wait's
 // when the client's trace speaks, else the one of the failure the fault
 // implies (none when the policy does not retry it).
-func (d delayEnvelopes) server(i int, sw Wait, cw []clientWait) envl {
+func (d delayEnvelopes) server(i int, sw Wait, cw []ClientWait) envl {
 	switch {
 	case d.ob.ClientTrace && i < len(cw):
 		return d.client(i, cw[i])
@@ -214,7 +214,7 @@ func (d delayEnvelopes) server(i int, sw Wait, cw []clientWait) envl {
 
 // clientDelayCheck checks each wait the client recorded against its
 // envelope.
-func clientDelayCheck(cw []clientWait, de delayEnvelopes, ctol scenario.Tolerance) Check {
+func clientDelayCheck(cw []ClientWait, de delayEnvelopes, ctol scenario.Tolerance) Check {
 	c := Check{Name: "delays.client", Passed: true, Where: "trace.jsonl: RetryAttempt.delayMs"}
 	var wants, gots []string
 	for i, w := range cw {
@@ -239,7 +239,7 @@ func clientDelayCheck(cw []clientWait, de delayEnvelopes, ctol scenario.Toleranc
 // every gap is inside its envelope: a count of waits that differs from the
 // client's trace, a client that gave up before the policy would, or
 // requests split where the policy would not split them (split).
-func serverDelayMismatch(ob Observed, pe policyEnvelopes, cw []clientWait) (where string, split, failed bool) {
+func serverDelayMismatch(ob Observed, pe policyEnvelopes, cw []ClientWait) (where string, split, failed bool) {
 	if ob.ClientTrace && len(ob.ServerWaits) != len(cw) {
 		return fmt.Sprintf("server.jsonl saw %d waits, trace.jsonl recorded %d", len(ob.ServerWaits), len(cw)), false, true
 	}
@@ -438,8 +438,8 @@ func (ob Observed) attemptOnTarget(k int) int {
 // type is the client's own when it wrote one, else the one the fault
 // implies. Scenarios with model switches are left alone: the attempt
 // numbers on each target are the client's to tell.
-func (ob Observed) gaveUpEarly(pe policyEnvelopes, cw []clientWait) (string, bool) {
-	if len(ob.Escalations) > 0 || slices.ContainsFunc(cw, func(w clientWait) bool { return w.switched }) {
+func (ob Observed) gaveUpEarly(pe policyEnvelopes, cw []ClientWait) (string, bool) {
+	if len(ob.Escalations) > 0 || slices.ContainsFunc(cw, func(w ClientWait) bool { return w.switched }) {
 		return "", true
 	}
 	failed := 0 // failed server attempts so far
