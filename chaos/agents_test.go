@@ -3,6 +3,9 @@ package chaos
 import (
 	"strings"
 	"testing"
+
+	"github.com/retrylab/retrylab/chaos/scenario"
+	"github.com/retrylab/retrylab/chaos/verify"
 )
 
 // The coding agents and agent SDKs of testdata/agents (docs/agents.md) run
@@ -63,10 +66,10 @@ func checkCodexSelfReports(t *testing.T, res map[string]Result) {
 		for _, c := range r.Checks {
 			state[c.Name] = c.State
 		}
-		if s, ok := state["selfReport"]; !ok || s != StatePass {
+		if s, ok := state["selfReport"]; !ok || s != verify.StatePass {
 			t.Errorf("%s: selfReport %q, want pass (telemetry %+v)\n  %s", name, s, r.Telemetry, describeResult(r))
 		}
-		if s, ok := state["failureTypes"]; ok && s != StatePass && !strings.HasSuffix(name, "-spans-only") {
+		if s, ok := state["failureTypes"]; ok && s != verify.StatePass && !strings.HasSuffix(name, "-spans-only") {
 			t.Errorf("%s: failureTypes %q, want pass (verified from the telemetry)\n  %s", name, s, describeResult(r))
 		}
 	}
@@ -75,9 +78,9 @@ func checkCodexSelfReports(t *testing.T, res map[string]Result) {
 // loadAgentScenarios is loadSDKScenarios with the agents' install hint,
 // without the Gemini agents' scenarios (gemini-*), which
 // chaos/gemini_agents_test.go runs.
-func loadAgentScenarios(t *testing.T, dir string) (runnable []*Scenario, missing map[string]string) {
+func loadAgentScenarios(t *testing.T, dir string) (runnable []*scenario.Scenario, missing map[string]string) {
 	t.Helper()
-	scs, err := LoadPaths([]string{dir})
+	scs, err := scenario.LoadPaths([]string{dir})
 	if err != nil {
 		t.Fatalf("loading %s: %v", dir, err)
 	}
@@ -88,7 +91,7 @@ func loadAgentScenarios(t *testing.T, dir string) (runnable []*Scenario, missing
 			continue
 		}
 		if m := r.missingRequirement(sc); m != nil {
-			missing[sc.Name] = m.reason()
+			missing[sc.Name] = m.Reason()
 			continue
 		}
 		runnable = append(runnable, sc)

@@ -8,6 +8,8 @@ import (
 	"syscall"
 
 	"github.com/mattn/go-runewidth"
+	"github.com/retrylab/retrylab/chaos/mock"
+	"github.com/retrylab/retrylab/chaos/scenario"
 	"golang.org/x/term"
 )
 
@@ -68,7 +70,7 @@ var verdictOrder = []struct{ verdict, word string }{
 
 // newBoard is a board of scs on w, whose size in cells size tells (asked
 // at each redraw).
-func newBoard(w io.Writer, color bool, size func() (width, height int), scs []*Scenario) *board {
+func newBoard(w io.Writer, color bool, size func() (width, height int), scs []*scenario.Scenario) *board {
 	b := &board{w: w, color: color, size: size, rows: map[string]*boardRow{}, done: map[string]int{}}
 	for _, sc := range scs {
 		name := boardText(sc.Name)
@@ -306,7 +308,7 @@ func (b *board) counts() string {
 // character (a client's own escape sequences or carriage returns among
 // them) shown as U+FFFD, so that no line moves the cursor.
 func boardText(s string) string {
-	return printable(strings.ReplaceAll(s, "\t", " "))
+	return mock.Printable(strings.ReplaceAll(s, "\t", " "))
 }
 
 // fitCells cuts s to less than width display cells, ending it with "…"

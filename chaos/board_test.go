@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/retrylab/retrylab/chaos/scenario"
 )
 
 // boardScript is one scenario of a simulated run: the progress lines of
@@ -164,9 +165,9 @@ func TestBoardRedrawsInPlace(t *testing.T) {
 			const header = "running 40 scenarios (seed 42, toxiproxy embedded)"
 			fmt.Fprintln(vt, header)
 			scripts := boardSuite(40)
-			var scs []*Scenario
+			var scs []*scenario.Scenario
 			for _, s := range scripts {
-				scs = append(scs, &Scenario{Name: s.name})
+				scs = append(scs, &scenario.Scenario{Name: s.name})
 			}
 			b := newBoard(vt, true, func() (int, int) { return tc.w, tc.h }, scs)
 			b.draw()
@@ -209,7 +210,7 @@ func TestBoardRedrawsInPlace(t *testing.T) {
 // TestBoardLines: what the board holds at a given size.
 func TestBoardLines(t *testing.T) {
 	t.Parallel()
-	scs := []*Scenario{{Name: "anthropic-sdk-defaults"}, {Name: "b"}, {Name: "c"}, {Name: "d"}, {Name: "e"}}
+	scs := []*scenario.Scenario{{Name: "anthropic-sdk-defaults"}, {Name: "b"}, {Name: "c"}, {Name: "d"}, {Name: "e"}}
 	tests := []struct {
 		name          string
 		width, height int
@@ -269,7 +270,7 @@ func TestBoardLines(t *testing.T) {
 // running than the board can show, leaves each scenario's end in the
 // scrollback once, the skipped ones said once before, and no board.
 func TestRunLiveBoard(t *testing.T) {
-	var scs []*Scenario
+	var scs []*scenario.Scenario
 	for i := range 9 {
 		scs = append(scs, parse(t, fmt.Sprintf("overloaded-%d", i), `
 client: {policy: forgeflare}

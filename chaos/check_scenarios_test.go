@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/retrylab/retrylab/chaos/scenario"
 )
 
 // TestExtraScenarios runs scenario files written from the seeds the way an
@@ -46,7 +47,7 @@ func TestExtraScenarios(t *testing.T) {
 		}
 		paths = append(paths, m...)
 	}
-	scs, err := LoadPaths(paths)
+	scs, err := scenario.LoadPaths(paths)
 	if err != nil {
 		t.Fatal(err)
 	}

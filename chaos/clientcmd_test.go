@@ -9,6 +9,9 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/retrylab/retrylab/chaos/client"
+	"github.com/retrylab/retrylab/chaos/runfolder"
+	"github.com/retrylab/retrylab/chaos/scenario"
 )
 
 // TestCheckCommands (issue 18): a client.command whose program cannot be
@@ -61,9 +64,9 @@ func TestCheckCommands(t *testing.T) {
 			if runtime.GOOS == "windows" && strings.Contains(tt.want, "not executable") {
 				t.Skip("no executable bit on windows")
 			}
-			sc := &Scenario{Name: "s", File: tt.file, Lines: map[string]int{"client.command": 3},
-				Client: Client{Command: tt.command, Requires: tt.requires}}
-			errs := CheckCommands([]*Scenario{sc}, tt.clientCmd)
+			sc := &scenario.Scenario{Name: "s", File: tt.file, Lines: map[string]int{"client.command": 3},
+				Client: scenario.Client{Command: tt.command, Requires: tt.requires}}
+			errs := client.CheckCommands([]*scenario.Scenario{sc}, tt.clientCmd)
 			if tt.want == "" {
 				if len(errs) > 0 {
 					t.Fatalf("CheckCommands = %v, want nothing", errs)
@@ -96,7 +99,7 @@ attempts: [{status: 500}]
 expect: {outcome: success, attempts: 2}
 `)
 	r := &Runner{Toxi: toxi, Out: t.TempDir(), Seed: 1}
-	sum, err := r.Run(context.Background(), []*Scenario{sc})
+	sum, err := r.Run(context.Background(), []*scenario.Scenario{sc})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -105,7 +108,7 @@ expect: {outcome: success, attempts: 2}
 		!strings.HasSuffix(res.Error, ") does not exist") {
 		t.Errorf("verdict %s, error %q; want error, naming the command, where it resolved to, and that it does not exist", res.Verdict, res.Error)
 	}
-	if !strings.Contains(res.ErrorHint, "check the path") || res.ErrorHint == InfraHint {
+	if !strings.Contains(res.ErrorHint, "check the path") || res.ErrorHint == runfolder.InfraHint {
 		t.Errorf("hint %q, want one about the command", res.ErrorHint)
 	}
 }

@@ -10,6 +10,9 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/retrylab/retrylab/chaos/client"
+	"github.com/retrylab/retrylab/chaos/redact"
+	"github.com/retrylab/retrylab/chaos/scenario"
 )
 
 // runnerSecrets is a developer's environment as issue 27 found it: other
@@ -87,7 +90,7 @@ func TestClientEnvAllowlist(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
-			sc := &Scenario{Name: "s", Provider: "openai", Model: "m", Requests: 1, Client: Client{Command: []string{"true"}}}
+			sc := &scenario.Scenario{Name: "s", Provider: "openai", Model: "m", Requests: 1, Client: scenario.Client{Command: []string{"true"}}}
 			env, _, missing, err := externalEnv(sc, tc.inherit, "http://127.0.0.1:1", dir, filepath.Join(dir, "trace.jsonl"), 1, nil)
 			if err != nil {
 				t.Fatal(err)
@@ -115,12 +118,12 @@ func TestClientEnvAllowlist(t *testing.T) {
 					}
 				}
 			}
-			home := filepath.Join(dir, clientHomeDir)
+			home := filepath.Join(dir, client.ClientHomeDir)
 			wantEnv := map[string]string{
 				"HOME":            home,
 				"TMPDIR":          filepath.Join(home, "tmp"),
 				"XDG_CONFIG_HOME": filepath.Join(home, ".config"),
-				"OPENAI_API_KEY":  fakeAPIKey,
+				"OPENAI_API_KEY":  redact.FakeAPIKey,
 				"PATH":            "/planted/bin:/usr/bin",
 				"LANG":            "C.UTF-8",
 				"LC_TIME":         "en_GB.UTF-8",
@@ -189,7 +192,7 @@ func TestBaseEnv(t *testing.T) {
 		{"PATHEXT=.EXE", false},
 	}
 	for _, tt := range tests {
-		got := baseEnv([]string{tt.kv})
+		got := client.BaseEnv([]string{tt.kv})
 		if pass := len(got) == 1 && got[0] == tt.kv; pass != tt.pass {
 			t.Errorf("baseEnv([%q]) = %q, want passed=%v", tt.kv, got, tt.pass)
 		}
@@ -220,7 +223,7 @@ func TestInheritEnvProblem(t *testing.T) {
 		{"OTEL_EXPORTER_OTLP_LOGS_ENDPOINT", "set by retrylab"},
 	}
 	for _, tt := range tests {
-		p, hint := InheritEnvProblem(tt.name)
+		p, hint := scenario.InheritEnvProblem(tt.name)
 		if tt.bad == "" && p != "" || tt.bad != "" && !strings.Contains(p, tt.bad) {
 			t.Errorf("InheritEnvProblem(%q) = %q, want %q", tt.name, p, tt.bad)
 		}
@@ -228,7 +231,7 @@ func TestInheritEnvProblem(t *testing.T) {
 			t.Errorf("InheritEnvProblem(%q): no hint", tt.name)
 		}
 	}
-	if _, hint := InheritEnvProblem("AWS_PROFILE=dev"); !strings.Contains(hint, "client.env") {
+	if _, hint := scenario.InheritEnvProblem("AWS_PROFILE=dev"); !strings.Contains(hint, "client.env") {
 		t.Errorf("a NAME=value entry: hint %q, want one pointing at client.env", hint)
 	}
 }
@@ -253,7 +256,7 @@ attempts: []
 expect: {outcome: success, attempts: 0}
 `)
 	r := &Runner{Toxi: toxi, Out: t.TempDir(), Seed: 1, InheritEnv: []string{"HTTPS_PROXY"}}
-	sum, err := r.Run(context.Background(), []*Scenario{sc})
+	sum, err := r.Run(context.Background(), []*scenario.Scenario{sc})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -294,7 +297,7 @@ expect: {outcome: success, attempts: 0}
 	if _, ok := got["NOT_IN_THE_RUNNER"]; ok {
 		t.Error("NOT_IN_THE_RUNNER is set in the client's environment; the runner has none")
 	}
-	home := filepath.Join(sum.RunDir, "dump", clientHomeDir)
+	home := filepath.Join(sum.RunDir, "dump", client.ClientHomeDir)
 	for k, want := range map[string]string{"HOME": home, "TMPDIR": filepath.Join(home, "tmp"),
 		"SCENARIO_VAR": "from-scenario", "DO_NOT_TRACK": "1"} {
 		if got[k] != want {
@@ -314,7 +317,7 @@ expect: {outcome: success, attempts: 0}
 // file switches off, are off in the client's HOME.
 func TestQuietAgents(t *testing.T) {
 	dir := t.TempDir()
-	sc := &Scenario{Name: "s", Provider: "gemini", Model: "m", Requests: 1, Client: Client{Command: []string{"true"}}}
+	sc := &scenario.Scenario{Name: "s", Provider: "gemini", Model: "m", Requests: 1, Client: scenario.Client{Command: []string{"true"}}}
 	env, _, _, err := externalEnv(sc, nil, "http://127.0.0.1:1", dir, filepath.Join(dir, "trace.jsonl"), 1, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -342,7 +345,7 @@ func TestQuietAgents(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("quiet switches (-want +got):\n%s", diff)
 	}
-	b, err := os.ReadFile(filepath.Join(dir, clientHomeDir, ".gemini", "settings.json"))
+	b, err := os.ReadFile(filepath.Join(dir, client.ClientHomeDir, ".gemini", "settings.json"))
 	if err != nil {
 		t.Fatal(err)
 	}

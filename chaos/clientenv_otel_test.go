@@ -3,7 +3,6 @@ package chaos
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,6 +11,9 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/retrylab/retrylab/chaos/client"
+	"github.com/retrylab/retrylab/chaos/scenario"
+	"github.com/retrylab/retrylab/chaos/verify"
 	"github.com/retrylab/retrylab/otlp"
 )
 
@@ -59,7 +61,7 @@ func TestClientEnvOTLPProtocol(t *testing.T) {
 			}
 			// The client's environment, layer by layer as externalEnv
 			// builds it: the runner's, client.env, the harness's.
-			env := append(runner, scenarioEnv(tc.scenario, nil)...)
+			env := append(runner, client.ScenarioEnv(tc.scenario, nil)...)
 			env = append(env, protocolEnv(tc.scenario, func(k string) string { return tc.runner[k] })...)
 			got := map[string]string{}
 			for k, v := range envMap(env) {
@@ -85,7 +87,7 @@ func TestClientEnvOTLPExternal(t *testing.T) {
 	scEnv := map[string]string{"OTEL_EXPORTER_OTLP_PROTOCOL": "http/json", "OTEL_EXPORTER_OTLP_HEADERS": "x-team=a",
 		"AGENT_TRACES_URL":               "${OTEL_EXPORTER_OTLP_TRACES_ENDPOINT}",
 		"OTEL_EXPORTER_OTLP_COMPRESSION": "gzip", "OTEL_EXPORTER_OTLP_TIMEOUT": "2000", "OTEL_TRACES_EXPORTER": "otlp"}
-	sc := &Scenario{Name: "s", Provider: "anthropic", Model: "m", Requests: 1, Client: Client{Command: []string{"true"}, Env: scEnv}}
+	sc := &scenario.Scenario{Name: "s", Provider: "anthropic", Model: "m", Requests: 1, Client: scenario.Client{Command: []string{"true"}, Env: scEnv}}
 	tel, err := startTelemetry("")
 	if err != nil {
 		t.Fatal(err)
@@ -116,60 +118,6 @@ func TestClientEnvOTLPExternal(t *testing.T) {
 	}
 }
 
-// TestClientEnvOTLPRejected: client.env may name none of the OTLP
-// endpoints the harness owns, each refused alike (the general one was
-// refused, a signal's passed validation and was overridden), and no
-// protocol the receiver does not speak.
-func TestClientEnvOTLPRejected(t *testing.T) {
-	tests := []struct {
-		name, value string
-		problem     string
-	}{
-		{"OTEL_EXPORTER_OTLP_ENDPOINT", "http://collector:4318", "is set by retrylab for every external client: the run's own OTLP receiver"},
-		{"OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "http://collector:4318/v1/traces", "is set by retrylab for every external client: the run's own OTLP receiver"},
-		{"OTEL_EXPORTER_OTLP_LOGS_ENDPOINT", "http://collector:4318/v1/logs", "is set by retrylab for every external client: the run's own OTLP receiver"},
-		{"OTEL_EXPORTER_OTLP_METRICS_ENDPOINT", "http://collector:4318/v1/metrics", "is set by retrylab for every external client: the run's own OTLP receiver"},
-		{"OTEL_EXPORTER_OTLP_PROTOCOL", "grpc", `is "grpc": the run's OTLP receiver speaks OTLP/HTTP only`},
-		{"OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", "grpc", `is "grpc": the run's OTLP receiver speaks OTLP/HTTP only`},
-		{"OTEL_EXPORTER_OTLP_LOGS_PROTOCOL", "http", `is "http": the run's OTLP receiver speaks OTLP/HTTP only`},
-		{"OTEL_EXPORTER_OTLP_METRICS_PROTOCOL", "", `is "": the run's OTLP receiver speaks OTLP/HTTP only`},
-	}
-	hints := map[string]string{}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			src := fmt.Sprintf("client:\n  command: [\"true\"]\n  env: {%s: %q}\n", tc.name, tc.value)
-			_, err := ParseScenario("otel.yaml", []byte(src))
-			if err == nil {
-				t.Fatalf("%s=%s accepted", tc.name, tc.value)
-			}
-			if !strings.Contains(err.Error(), "client.env."+tc.name+": "+tc.name+" "+tc.problem) {
-				t.Errorf("error = %v, want %q at client.env.%s", err, tc.problem, tc.name)
-			}
-			p, hint := envProblem(tc.name, tc.value)
-			if p == "" || hint == "" {
-				t.Fatalf("envProblem(%s, %q) = %q, %q; want a problem and a hint", tc.name, tc.value, p, hint)
-			}
-			kind := tc.name[strings.LastIndex(tc.name, "_")+1:] // ENDPOINT or PROTOCOL
-			hints[kind] += "|" + hint
-		})
-	}
-	for kind, hs := range hints {
-		if first := strings.Split(hs, "|")[1]; strings.Count(hs, "|"+first) != 4 {
-			t.Errorf("the four %s variables give different hints: %q", kind, hs)
-		}
-	}
-	for _, ok := range []string{"http/json", "http/protobuf"} {
-		if p, _ := envProblem("OTEL_EXPORTER_OTLP_PROTOCOL", ok); p != "" {
-			t.Errorf("OTEL_EXPORTER_OTLP_PROTOCOL=%s: %s", ok, p)
-		}
-	}
-	for _, name := range []string{"OTEL_EXPORTER_OTLP_HEADERS", "OTEL_EXPORTER_OTLP_TRACES_HEADERS", "OTEL_EXPORTER_OTLP_COMPRESSION", "OTEL_TRACES_EXPORTER"} {
-		if p, _ := envProblem(name, "x"); p != "" {
-			t.Errorf("%s: %s, want it allowed", name, p)
-		}
-	}
-}
-
 // TestTelemetryDropped: exports past the receiver's bounds are answered
 // 200, counted in result.json's telemetry (dropped, droppedItems) and
 // said in one warning line of the run's progress; the selfReport of a
@@ -197,12 +145,12 @@ expect: {attempts: 1, outcome: success}
 `)
 	var progress syncBuffer
 	r := &Runner{Toxi: runnerToxi(t), Out: t.TempDir(), Seed: 1, Progress: &progress}
-	sum, err := r.Run(context.Background(), []*Scenario{sc})
+	sum, err := r.Run(context.Background(), []*scenario.Scenario{sc})
 	if err != nil {
 		t.Fatal(err)
 	}
 	res := sum.Scenarios[0]
-	want := &Telemetry{Exports: 5, Kept: 2, Items: 2, Dropped: 3, DroppedItems: 3, Unknown: 0}
+	want := &verify.Telemetry{Exports: 5, Kept: 2, Items: 2, Dropped: 3, DroppedItems: 3, Unknown: 0}
 	if diff := cmp.Diff(want, res.Telemetry, cmpIgnoreMapping()); diff != "" {
 		t.Errorf("telemetry (-want +got):\n%s\nprogress:\n%s", diff, progress.String())
 	}
@@ -228,22 +176,6 @@ func cmpIgnoreMapping() cmp.Option {
 	}, cmp.Ignore())
 }
 
-// TestTelemetryDroppedSelfReport: a client whose telemetry names fewer
-// attempts than the server answered, while the receiver dropped exports,
-// is not proven to omit them: selfReport is unverified.
-func TestTelemetryDroppedSelfReport(t *testing.T) {
-	acc := &otlp.Account{Mapping: "semconv", Requests: []otlp.Request{{Attempts: []otlp.Attempt{{Status: 529}}}}}
-	ob := Observed{ServerAttempts: 2, ServerStatuses: []int{529, 200}, FailedAttempts: []bool{true, false}, SelfReport: acc}
-	if c := selfReportCheck(ob); c.Passed {
-		t.Fatalf("without drops: %+v, want a failure", c)
-	}
-	ob.Telemetry = &Telemetry{Exports: 4, Kept: 1, Dropped: 3}
-	c := selfReportCheck(ob)
-	if c.State != StateUnverified || !strings.Contains(c.Hint, "dropped 3 of its exports") {
-		t.Errorf("with drops: %+v, want unverified naming the 3 dropped", c)
-	}
-}
-
 // TestBaseEnvOTLPCredentials: no OTEL_ setting of the runner's reaches an
 // external client unless it is named (inheritEnv), not its own
 // collector's token and certificates (which were left out by name before
@@ -260,14 +192,79 @@ func TestBaseEnvOTLPCredentials(t *testing.T) {
 		"ANTHROPIC_API_KEY=sk-ant-real",
 		"PATH=/usr/bin",
 	}
-	if diff := cmp.Diff([]string{"PATH=/usr/bin"}, baseEnv(in)); diff != "" {
+	if diff := cmp.Diff([]string{"PATH=/usr/bin"}, client.BaseEnv(in)); diff != "" {
 		t.Errorf("baseEnv mismatch (-want +got):\n%s", diff)
 	}
-	got, missing := inheritedEnv(in, []string{"OTEL_SERVICE_NAME", "OTEL_RESOURCE_ATTRIBUTES"})
+	got, missing := client.InheritedEnv(in, []string{"OTEL_SERVICE_NAME", "OTEL_RESOURCE_ATTRIBUTES"})
 	if diff := cmp.Diff([]string{"OTEL_SERVICE_NAME=svc"}, got); diff != "" {
 		t.Errorf("inheritedEnv mismatch (-want +got):\n%s", diff)
 	}
 	if diff := cmp.Diff([]string{"OTEL_RESOURCE_ATTRIBUTES"}, missing); diff != "" {
 		t.Errorf("inheritedEnv missing mismatch (-want +got):\n%s", diff)
 	}
+}
+
+// TestSelfReportEndToEnd runs a tiny external client that reports its
+// attempts only in OpenTelemetry (testdata/clients/otel_agent.py, OTLP/JSON
+// spans by the semantic conventions): told the truth, selfReport passes and
+// failureTypes are verified; leaving an attempt out or claiming another
+// status fails selfReport. A client that sends none gets no selfReport.
+func TestSelfReportEndToEnd(t *testing.T) {
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("python3 not installed")
+	}
+	agent, _ := filepath.Abs("../testdata/clients/otel_agent.py")
+	mk := func(name, mode string) *scenario.Scenario {
+		return parse(t, name, `
+client: {command: [python3, `+agent+`, `+mode+`]}
+attempts: [{status: 529}, {status: 429}]
+expect: {outcome: success, attempts: 3, failureTypes: [overloaded, rate_limit]}
+`)
+	}
+	scs := []*scenario.Scenario{mk("truthful", "truthful"), mk("omit", "omit"), mk("status", "status"),
+		parse(t, "silent", `
+client: {command: [sh, -c, 'curl -sS -o /dev/null -X POST "$ANTHROPIC_BASE_URL/v1/messages" -d "{}"']}
+expect: {outcome: success, attempts: 1}
+`)}
+	r := &Runner{Toxi: runnerToxi(t), Out: t.TempDir(), Seed: 1}
+	sum, err := r.Run(context.Background(), scs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := byName(sum)
+	check := func(name, check string) verify.Check {
+		for _, c := range res[name].Checks {
+			if c.Name == check {
+				return c
+			}
+		}
+		return verify.Check{}
+	}
+	if c := check("truthful", "selfReport"); c.State != verify.StatePass {
+		t.Errorf("truthful: selfReport = %+v, want pass", c)
+	}
+	if c := check("truthful", "failureTypes"); c.State != verify.StatePass {
+		t.Errorf("truthful: failureTypes = %+v, want pass (verified from its telemetry)", c)
+	}
+	if tel := res["truthful"].Telemetry; tel == nil || tel.Mapping != "semconv" || tel.Attempts != 3 {
+		t.Errorf("truthful: telemetry = %+v, want 3 attempts read by semconv", tel)
+	}
+	dir := filepath.Join(sum.RunDir, "truthful")
+	if _, err := os.Stat(filepath.Join(dir, "otlp", "traces-0001.json")); err != nil {
+		t.Errorf("the export is not kept: %v", err)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, verify.ClientOtelFile))
+	if err != nil || strings.Count(string(b), `"type":"RetryAttempt"`) != 2 || strings.Count(string(b), `"type":"ProviderRequestFinished"`) != 1 {
+		t.Errorf("%s = %q (%v), want 2 RetryAttempt and 1 ProviderRequestFinished", verify.ClientOtelFile, b, err)
+	}
+	for name, hint := range map[string]string{"omit": "leaves out 1 attempt", "status": "claims status 500, the server sent 529"} {
+		c := check(name, "selfReport")
+		if c.State != verify.StateFail || !strings.Contains(c.Hint, hint) {
+			t.Errorf("%s: selfReport = %+v, want a failure saying %q", name, c, hint)
+		}
+	}
+	if c := check("silent", "selfReport"); c.Name != "" || res["silent"].Telemetry != nil {
+		t.Errorf("silent: selfReport = %+v, telemetry %+v; want neither", c, res["silent"].Telemetry)
+	}
+	assertNoKey(t, sum.RunDir)
 }

@@ -9,6 +9,9 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/retrylab/retrylab/chaos/client"
+	"github.com/retrylab/retrylab/chaos/redact"
+	"github.com/retrylab/retrylab/chaos/scenario"
 )
 
 // envMap is env as os/exec would pass it: the last value of each name.
@@ -41,8 +44,8 @@ func TestExternalEnv(t *testing.T) {
 	t.Setenv("PATH", "/runner/bin:/usr/bin")
 	t.Setenv("LC_ALL", "C.UTF-8")
 	dir := t.TempDir()
-	sc := &Scenario{Name: "s", Provider: "anthropic", Model: "m", Requests: 1,
-		Client: Client{Command: []string{"true"}, Env: map[string]string{"CLAUDE_CODE_MAX_RETRIES": "3", "DISABLE_TELEMETRY": "0",
+	sc := &scenario.Scenario{Name: "s", Provider: "anthropic", Model: "m", Requests: 1,
+		Client: scenario.Client{Command: []string{"true"}, Env: map[string]string{"CLAUDE_CODE_MAX_RETRIES": "3", "DISABLE_TELEMETRY": "0",
 			"OPENCODE_CONFIG_CONTENT": `{"baseURL": "${ANTHROPIC_BASE_URL}/v1", "literal": "$${HOME}", "shell": "${PATH}"}`}}}
 	inherit := []string{"AWS_PROFILE", "KILO_TELEMETRY_LEVEL", "NOT_SET_ANYWHERE"}
 	env, vars, missing, err := externalEnv(sc, inherit, "http://127.0.0.1:1", dir, filepath.Join(dir, "trace.jsonl"), 1, []string{"OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:2"})
@@ -56,7 +59,7 @@ func TestExternalEnv(t *testing.T) {
 		t.Error("a name the runner lacks reached the client (it should be unset, not empty)")
 	}
 	m := envMap(env)
-	home := filepath.Join(dir, clientHomeDir)
+	home := filepath.Join(dir, client.ClientHomeDir)
 	want := map[string]string{
 		"HOME":                          home,
 		"XDG_CONFIG_HOME":               filepath.Join(home, ".config"),
@@ -65,7 +68,7 @@ func TestExternalEnv(t *testing.T) {
 		"XDG_STATE_HOME":                filepath.Join(home, ".local/state"),
 		"TMPDIR":                        filepath.Join(home, "tmp"),
 		"ANTHROPIC_BASE_URL":            "http://127.0.0.1:1",
-		"ANTHROPIC_API_KEY":             fakeAPIKey,
+		"ANTHROPIC_API_KEY":             redact.FakeAPIKey,
 		"CLAUDE_CODE_MAX_RETRIES":       "3",
 		"DISABLE_TELEMETRY":             "0", // client.env overrides a quiet switch
 		"DISABLE_AUTOUPDATER":           "1",
@@ -105,34 +108,10 @@ func TestExternalEnv(t *testing.T) {
 	}
 }
 
-func TestEnvNameProblem(t *testing.T) {
-	tests := []struct {
-		name string
-		bad  bool
-	}{
-		{"CLAUDE_CODE_MAX_RETRIES", false},
-		{"_x1", false},
-		{"DISABLE_TELEMETRY", false}, // a quiet switch may be overridden
-		{"1X", true},
-		{"A-B", true},
-		{"", true},
-		{"A=B", true},
-		{"OPENAI_BASE_URL", true},
-		{"OPENAI_API_KEY", true},
-		{"TMPDIR", true},
-		{"RETRYLAB_ANYTHING", true},
-	}
-	for _, tt := range tests {
-		if p, _ := envNameProblem(tt.name); (p != "") != tt.bad {
-			t.Errorf("envNameProblem(%q) = %q, want bad=%v", tt.name, p, tt.bad)
-		}
-	}
-}
-
 // TestToolchainEnv: the toolchains' caches stay the user's under the
 // client's empty HOME, unless the runner's environment names them.
 func TestToolchainEnv(t *testing.T) {
-	got := envMap(toolchainEnv([]string{"PATH=/bin", "GOCACHE=/own/cache"}, "/home/u", "/home/u/.cache"))
+	got := envMap(client.ToolchainEnv([]string{"PATH=/bin", "GOCACHE=/own/cache"}, "/home/u", "/home/u/.cache"))
 	want := map[string]string{
 		"GOPATH":           "/home/u/go",
 		"PYTHONUSERBASE":   "/home/u/.local",
@@ -143,7 +122,7 @@ func TestToolchainEnv(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("toolchainEnv() mismatch (-want +got):\n%s", diff)
 	}
-	if got := toolchainEnv(nil, "", ""); len(got) != 0 {
+	if got := client.ToolchainEnv(nil, "", ""); len(got) != 0 {
 		t.Errorf("toolchainEnv without a home = %v, want nothing", got)
 	}
 }
@@ -159,7 +138,7 @@ func TestClientHomeEndToEnd(t *testing.T) {
 	if err := os.WriteFile(outside, []byte(`{"theme":"dark"}`), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	client := func(name string) *Scenario {
+	clientOf := func(name string) *scenario.Scenario {
 		return parse(t, name, `
 client:
   env: {AGENT_SETTING: "from-scenario"}
@@ -177,7 +156,7 @@ expect: {outcome: success, attempts: 0}
 	}
 	out := t.TempDir()
 	r := &Runner{Toxi: toxi, Out: out, Seed: 1}
-	sum, err := r.Run(context.Background(), []*Scenario{client("one"), client("two")})
+	sum, err := r.Run(context.Background(), []*scenario.Scenario{clientOf("one"), clientOf("two")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -186,7 +165,7 @@ expect: {outcome: success, attempts: 0}
 		if res.Verdict != VerdictPass {
 			t.Fatalf("%s: %s", name, describeResult(res))
 		}
-		home := filepath.Join(sum.RunDir, name, clientHomeDir)
+		home := filepath.Join(sum.RunDir, name, client.ClientHomeDir)
 		b, err := os.ReadFile(filepath.Join(home, ".agent", "state.json"))
 		if err != nil {
 			t.Fatal(err)
@@ -221,73 +200,19 @@ func TestExpandHarness(t *testing.T) {
 		{"$HOME ${HOME:-x} ${}", "$HOME ${HOME:-x} ${}"},
 	}
 	for _, tt := range tests {
-		if got := expandHarness(tt.in, vars); got != tt.want {
+		if got := client.ExpandHarness(tt.in, vars); got != tt.want {
 			t.Errorf("expandHarness(%q) = %q, want %q", tt.in, got, tt.want)
 		}
 	}
 }
 
-func TestHomeFileProblem(t *testing.T) {
-	tests := []struct {
-		name string
-		bad  bool
-	}{
-		{".qwen/settings.json", false},
-		{".config/opencode/opencode.json", false},
-		{"a", false},
-		{"", true},
-		{"/etc/passwd", true},
-		{"../x", true},
-		{".", true},
-		{"./", true},
-		{".config/../../x", true},
-		{`a\b`, true},
-		// Folders the harness makes, and their parents.
-		{".cache", true},
-		{".config", true},
-		{".local", true},
-		{".local/share", true},
-		{".local/state/", true},
-		{"tmp", true},
-		{"./tmp", true},
-		{".qwen", true},
-		{"tmp/notes.txt", false},
-		{".local/share/x.json", false},
-		{"dir/", true},
-	}
-	for _, tt := range tests {
-		if p, _ := homeFileProblem(tt.name); (p != "") != tt.bad {
-			t.Errorf("homeFileProblem(%q) = %q, want bad=%v", tt.name, p, tt.bad)
-		}
-	}
-}
-
-// TestHomeFilesConflict: two client.home keys of which one is inside the
-// other cannot both be files.
-func TestHomeFilesConflict(t *testing.T) {
-	for _, tt := range []struct {
-		names []string
-		bad   bool
-	}{
-		{[]string{"a", "b", "c/d"}, false},
-		{[]string{"a", "a/b"}, true},
-		{[]string{"x/y/z", "x/y"}, true},
-		{[]string{"a/b", "./a/b"}, true},
-		{[]string{"ab", "a/b"}, false},
-	} {
-		if got := homeFilesConflict(tt.names); (got != "") != tt.bad {
-			t.Errorf("homeFilesConflict(%q) = %q, want bad=%v", tt.names, got, tt.bad)
-		}
-	}
-}
-
-// TestWriteHomeFiles: quietHome and client.home are written into the
+// TestWriteHomeFiles: QuietHome and client.home are written into the
 // client's home, client.home's contents expanded and winning over a
-// quietHome file of the same path.
+// QuietHome file of the same path.
 func TestWriteHomeFiles(t *testing.T) {
-	// quiet is quietHome with the files given.
+	// quiet is QuietHome with the files given.
 	quiet := func(files map[string]string) map[string]string {
-		m := maps.Clone(quietHome)
+		m := maps.Clone(scenario.QuietHome)
 		maps.Copy(m, files)
 		return m
 	}
@@ -296,14 +221,14 @@ func TestWriteHomeFiles(t *testing.T) {
 		files map[string]string
 		want  map[string]string
 	}{
-		{"quiet only", nil, quietHome},
+		{"quiet only", nil, scenario.QuietHome},
 		{"scenario's files", map[string]string{".config/opencode/opencode.json": `{"baseURL": "${OPENAI_BASE_URL}"}`},
 			quiet(map[string]string{".config/opencode/opencode.json": `{"baseURL": "http://127.0.0.1:9/v1"}`})},
 		{"scenario's replaces quiet", map[string]string{".qwen/settings.json": "{}"}, quiet(map[string]string{".qwen/settings.json": "{}"})},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			home := t.TempDir()
-			if err := writeHomeFiles(home, tt.files, map[string]string{"OPENAI_BASE_URL": "http://127.0.0.1:9/v1"}); err != nil {
+			if err := client.WriteHomeFiles(home, tt.files, map[string]string{"OPENAI_BASE_URL": "http://127.0.0.1:9/v1"}); err != nil {
 				t.Fatal(err)
 			}
 			got := map[string]string{}
@@ -324,12 +249,12 @@ func TestWriteHomeFiles(t *testing.T) {
 			}
 		})
 	}
-	if err := writeHomeFiles(t.TempDir(), map[string]string{"../escape": "x"}, nil); err == nil {
+	if err := client.WriteHomeFiles(t.TempDir(), map[string]string{"../escape": "x"}, nil); err == nil {
 		t.Error("writeHomeFiles with ../escape: no error")
 	}
 }
 
-// TestClientHomeFilesEndToEnd: an external client finds quietHome's and
+// TestClientHomeFilesEndToEnd: an external client finds QuietHome's and
 // client.home's files in its HOME, and ${NAME} of the harness's variables
 // expanded in its arguments, its client.env values and those files, the
 // mock's URL among them; other ${...} reach it as written.
@@ -356,7 +281,7 @@ attempts: []
 expect: {outcome: success, attempts: 0, output: {contains: ['{"model": "m-1", "literal": "${HOME}"}']}}
 `)
 	r := &Runner{Toxi: toxi, Out: t.TempDir(), Seed: 1}
-	sum, err := r.Run(context.Background(), []*Scenario{sc})
+	sum, err := r.Run(context.Background(), []*scenario.Scenario{sc})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/retrylab/retrylab/chaos/scenario"
 )
 
 // scriptedClient is a shell client that behaves, on its n-th run, as the
@@ -112,20 +113,20 @@ func TestRunnerConfirm(t *testing.T) {
 	const maxDurationFails = "client: {policy: forgeflare}\ntimeScale: 0.01\nattempts: [{status: 529}, {status: 529}, {status: 529}]\n" +
 		"expect: {outcome: success, attempts: 4, maxDuration: 13s}\n"
 	const faults = "timeScale: 0.01\nattempts: [{status: 529}]\n"
-	type scenario struct {
+	type scen struct {
 		name, src string
 		want      rerunView
 	}
 	tests := []struct {
 		name      string
 		confirm   int
-		scenarios func(dir string) []scenario
+		scenarios func(dir string) []scen
 	}{
 		{
 			name:    "confirm 2",
 			confirm: 2,
-			scenarios: func(dir string) []scenario {
-				return []scenario{
+			scenarios: func(dir string) []scen {
+				return []scen{
 					{
 						name: "maxduration-always-fails", src: maxDurationFails,
 						want: rerunView{Verdict: VerdictFail, Reruns: []string{VerdictFail}, RerunDirs: []string{"rerun-2"}, Failed: []string{"maxDuration"}},
@@ -172,8 +173,8 @@ func TestRunnerConfirm(t *testing.T) {
 		{
 			name:    "confirm 1",
 			confirm: 1,
-			scenarios: func(dir string) []scenario {
-				return []scenario{
+			scenarios: func(dir string) []scen {
+				return []scen{
 					{
 						name: "always-inconclusive", src: scripted(t, dir, "always-inconclusive", "two") + faults + expectInconclusive,
 						want: rerunView{Verdict: VerdictInconclusive, Reruns: []string{VerdictInconclusive}, RerunDirs: []string{"rerun-2"}},
@@ -193,8 +194,8 @@ func TestRunnerConfirm(t *testing.T) {
 		{
 			name:    "confirm 0 never re-runs",
 			confirm: 0,
-			scenarios: func(dir string) []scenario {
-				return []scenario{
+			scenarios: func(dir string) []scen {
+				return []scen{
 					{
 						name: "maxduration-always-fails", src: maxDurationFails,
 						want: rerunView{Verdict: VerdictFail, Failed: []string{"maxDuration"}},
@@ -214,7 +215,7 @@ func TestRunnerConfirm(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := t.TempDir()
-			var scs []*Scenario
+			var scs []*scenario.Scenario
 			want := map[string]rerunView{}
 			for _, s := range tt.scenarios(dir) {
 				scs = append(scs, parse(t, s.name, s.src))
@@ -276,7 +277,7 @@ func TestRunnerConfirmKeepsFirstRun(t *testing.T) {
 	dir := t.TempDir()
 	sc := parse(t, "flaky", scripted(t, dir, "flaky", "two,one")+"timeScale: 0.01\nattempts: [{status: 529}]\n"+expectNoWait)
 	r := &Runner{Toxi: runnerToxi(t), Out: filepath.Join(dir, "runs"), Confirm: 2}
-	sum, err := r.Run(context.Background(), []*Scenario{sc})
+	sum, err := r.Run(context.Background(), []*scenario.Scenario{sc})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -315,7 +316,7 @@ func TestConfirmAfterFirstRuns(t *testing.T) {
 	slow := parse(t, "slow", "client: {policy: forgeflare}\ntimeScale: 0.05\nattempts: [{status: 529}, {status: 529}]\nexpect: {outcome: success}\n")
 	progress := &syncBuffer{}
 	r := &Runner{Toxi: runnerToxi(t), Out: filepath.Join(dir, "runs"), Confirm: 2, Progress: progress}
-	sum, err := r.Run(context.Background(), []*Scenario{flaky, slow})
+	sum, err := r.Run(context.Background(), []*scenario.Scenario{flaky, slow})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -368,16 +369,16 @@ func TestMissingRequirement(t *testing.T) {
 		{name: "absolute path that exists", requires: []string{filepath.Join(scenDir, "node_modules")}, want: ""},
 		{name: "absolute path is not joined to the scenario's folder", requires: []string{"/node_modules/openai"}, file: scenFile,
 			want: "needs /node_modules/openai, which does not exist"},
-		{name: "path relative to the current folder", requires: []string{"testdata/load"}, file: scenFile, want: ""},
+		{name: "path relative to the current folder", requires: []string{"testdata/scenarios-extra"}, file: scenFile, want: ""},
 		{name: "--client-cmd ignores requirements", requires: []string{"retrylab-no-such-program", "./no/such/dir"}, clientCmd: "exit 0", want: ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			sc := &Scenario{Name: "sdk", File: tt.file, Client: Client{Command: []string{"node", "client.js"}, Requires: tt.requires, RequiresHint: tt.hint}}
+			sc := &scenario.Scenario{Name: "sdk", File: tt.file, Client: scenario.Client{Command: []string{"node", "client.js"}, Requires: tt.requires, RequiresHint: tt.hint}}
 			r := &Runner{ClientCmd: tt.clientCmd}
 			got := ""
 			if m := r.missingRequirement(sc); m != nil {
-				got = m.reason()
+				got = m.Reason()
 			}
 			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("missingRequirement() mismatch (-want +got):\n%s", diff)
@@ -402,7 +403,7 @@ expect: {attempts: 0}
 	out := t.TempDir()
 	// Nothing runs: no proxy needed.
 	r := &Runner{Out: out, Seed: 5}
-	sum, err := r.Run(context.Background(), []*Scenario{parse(t, "node-sdk", src)})
+	sum, err := r.Run(context.Background(), []*scenario.Scenario{parse(t, "node-sdk", src)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -441,7 +442,7 @@ expect: {attempts: 0}
 	// --client-cmd: the scenario's own client is not run, so its
 	// requirements do not apply.
 	r = &Runner{Toxi: runnerToxi(t), Out: out, ClientCmd: "exit 0"}
-	sum, err = r.Run(context.Background(), []*Scenario{parse(t, "node-sdk", src)})
+	sum, err = r.Run(context.Background(), []*scenario.Scenario{parse(t, "node-sdk", src)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -489,9 +490,9 @@ func TestLoadRequires(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			sc, err := ParseScenario("req.yaml", []byte(tt.src))
+			sc, err := scenario.ParseScenario("req.yaml", []byte(tt.src))
 			var got []loadErr
-			var le LoadErrors
+			var le scenario.LoadErrors
 			switch {
 			case err == nil:
 			case errors.As(err, &le):

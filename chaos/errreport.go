@@ -5,8 +5,9 @@ import (
 	"fmt"
 	"path/filepath"
 
+	"github.com/retrylab/retrylab/chaos/redact"
+	"github.com/retrylab/retrylab/chaos/runfolder"
 	"github.com/retrylab/retrylab/retry/errreport"
-	"github.com/retrylab/retrylab/trace"
 )
 
 // A client that gives up on a request says why and what a person must do
@@ -18,42 +19,15 @@ import (
 // EXHAUSTED, as errreport.Report.Render lays it out), in a progress line, and
 // by the renderers of package report.
 
-// maxErrorReports is how many ErrorReport events a result keeps: a client
-// that gives up on every one of a thousand requests says the same thing a
-// thousand times.
-const maxErrorReports = 5
-
 // reportFile is the rendered reports' file in a scenario's folder.
 const reportFile = "report.txt"
-
-// addErrorReport keeps ev, made safe to show, or counts it past
-// maxErrorReports. An event whose payload is not an ErrorReport's shape is
-// ignored (the trace's analysis still counts it).
-func (ob *Observed) addErrorReport(ev trace.Event) {
-	if len(ob.ErrorReports) >= maxErrorReports {
-		ob.ErrorReportsOmitted++
-		return
-	}
-	var p trace.ErrorReport
-	if ev.Decode(&p) != nil {
-		return
-	}
-	ob.ErrorReports = append(ob.ErrorReports, safeErrorReport(p))
-}
-
-// safeErrorReport is p as errreport.FromEvent leaves it: every string
-// bounded, stripped of control characters and of anything that looks like
-// a key; lists bounded in length.
-func safeErrorReport(p trace.ErrorReport) trace.ErrorReport {
-	return errreport.FromEvent(p).Event()
-}
 
 // scrubErrorReports removes the keys the client sent from every string of
 // res's reports (the rest of a key's forms, those that look like one, are
 // gone already).
-func (s *secrets) scrubErrorReports(res *Result) {
+func scrubErrorReports(s *redact.Secrets, res *Result) {
 	for i := range res.ErrorReports {
-		res.ErrorReports[i].MapStrings(s.scrub)
+		res.ErrorReports[i].MapStrings(s.Scrub)
 	}
 }
 
@@ -78,11 +52,35 @@ func (r *Runner) writeErrorReports(name, dir string, res *Result) {
 		fmt.Fprintf(&b, "\n... and %d more ErrorReport events in trace.jsonl\n", res.ErrorReportsOmitted)
 	}
 	path := filepath.Join(dir, reportFile)
-	if err := WriteFileAtomic(path, b.Bytes()); err != nil {
+	if err := runfolder.WriteFileAtomic(path, b.Bytes()); err != nil {
 		r.logf(name, "writing %s: %v", reportFile, err)
 		return
 	}
 	for _, l := range lines {
 		r.logf(name, "the client gave up: %s (%s)", l, path)
 	}
+}
+
+// scrubResult removes the known keys from every string of res that a client
+// could have influenced. The scenario's name, file and run folder are the
+// user's own paths and are left as they are (a run folder must stay findable).
+func scrubResult(s *redact.Secrets, res *Result) {
+	for _, p := range []*string{&res.Description, &res.Outcome, &res.Client, &res.Error} {
+		*p = s.Scrub(*p)
+	}
+	for i := range res.FailureTypes {
+		res.FailureTypes[i] = s.Scrub(res.FailureTypes[i])
+	}
+	for i := range res.Faults {
+		res.Faults[i] = s.Scrub(res.Faults[i])
+	}
+	for i := range res.Checks {
+		c := &res.Checks[i]
+		c.Name, c.Want, c.Got, c.Where = s.Scrub(c.Name), s.Scrub(c.Want), s.Scrub(c.Got), s.Scrub(c.Where)
+	}
+	for i := range res.Escalations {
+		e := &res.Escalations[i]
+		e.From, e.To, e.Reason = s.Scrub(e.From), s.Scrub(e.To), s.Scrub(e.Reason)
+	}
+	scrubErrorReports(s, res)
 }

@@ -4,6 +4,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/retrylab/retrylab/chaos/scenario"
 )
 
 // Gemini CLI and @google/genai (testdata/agents/gemini, npm ci --prefix
@@ -46,7 +48,7 @@ func TestGeminiScenariosPass(t *testing.T) {
 		t.Fatalf("no scenarios/agents/gemini-*.yaml (%v)", err)
 	}
 	scs, missing := loadSDKScenarios(t, "../scenarios/agents")
-	var mine []*Scenario
+	var mine []*scenario.Scenario
 	for _, sc := range scs {
 		if strings.HasPrefix(sc.Name, "gemini-") {
 			mine = append(mine, sc)

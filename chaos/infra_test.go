@@ -6,6 +6,9 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+
+	"github.com/retrylab/retrylab/chaos/mock"
+	"github.com/retrylab/retrylab/chaos/scenario"
 )
 
 // TestRunProxyServerErrorsAreRunErrors: a toxiproxy server whose API
@@ -25,12 +28,12 @@ func TestRunProxyServerErrorsAreRunErrors(t *testing.T) {
 		}
 	}))
 	defer srv.Close()
-	toxi, err := StartToxiproxy(context.Background(), srv.URL)
+	toxi, err := mock.StartToxiproxy(context.Background(), srv.URL)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer toxi.Close()
-	var scs []*Scenario
+	var scs []*scenario.Scenario
 	for _, name := range []string{"a", "b", "c", "d"} {
 		scs = append(scs, parse(t, name, "attempts: []\nexpect: {outcome: success, attempts: 1}\n"))
 	}

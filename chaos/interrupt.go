@@ -8,6 +8,9 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/retrylab/retrylab/chaos/mock"
+	"github.com/retrylab/retrylab/chaos/scenario"
 )
 
 // What an interrupted run writes, and when.
@@ -75,7 +78,7 @@ func (l *ledger) finish(i int, res Result) {
 // before Run returns), until Run seals it.
 type interim struct {
 	r     *Runner
-	scs   []*Scenario
+	scs   []*scenario.Scenario
 	dirs  []string // each scenario's folder
 	dir   string
 	start time.Time
@@ -87,7 +90,7 @@ type interim struct {
 	reason atomic.Pointer[string]  // why the run was interrupted, from the first write
 }
 
-func newInterim(r *Runner, scs []*Scenario, dir string, start time.Time) *interim {
+func newInterim(r *Runner, scs []*scenario.Scenario, dir string, start time.Time) *interim {
 	dirs := make([]string, len(scs))
 	for i, sc := range scs {
 		dirs[i] = filepath.Join(dir, sc.Name)
@@ -107,7 +110,7 @@ func (iw *interim) watch(ctx context.Context, stop <-chan struct{}) {
 	}
 	iw.write(interruptReason(ctx))
 	if iw.r.Toxi != nil {
-		if err := iw.r.Toxi.DeleteAll(CleanupTimeout); err != nil {
+		if err := iw.r.Toxi.DeleteAll(mock.CleanupTimeout); err != nil {
 			iw.r.logf("run", "deleting the run's proxies after the interrupt: %v (tried again at exit)", err)
 		}
 	}

@@ -18,6 +18,9 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/retrylab/retrylab/chaos/mock"
+	"github.com/retrylab/retrylab/chaos/scenario"
+	"github.com/retrylab/retrylab/chaos/verify"
 )
 
 // cancelOn is a progress writer that cancels a context, with cause, once a
@@ -52,7 +55,7 @@ func TestRunInterruptMarksUnfinished(t *testing.T) {
 	// Two scenarios one at a time, each waiting a minute after its first
 	// attempt: the first to start is interrupted in that wait, the other
 	// never starts.
-	var scs []*Scenario
+	var scs []*scenario.Scenario
 	for _, name := range []string{"a", "b"} {
 		scs = append(scs, parse(t, name, `
 client: {policy: forgeflare}
@@ -109,12 +112,12 @@ expect: {maxDuration: 1s}
 `)
 	var progress bytes.Buffer
 	r := &Runner{Toxi: toxi, ToxiName: "embedded", Out: t.TempDir(), Progress: &syncWriter{w: &progress}, Seed: 1}
-	sum, err := r.Run(context.Background(), []*Scenario{sc})
+	sum, err := r.Run(context.Background(), []*scenario.Scenario{sc})
 	if err != nil {
 		t.Fatal(err)
 	}
 	res := sum.Scenarios[0]
-	var client *Check
+	var client *verify.Check
 	for i, c := range res.Checks {
 		if c.Name == "client" {
 			client = &res.Checks[i]
@@ -157,9 +160,9 @@ func (s *syncWriter) String() string {
 // issueFolder is the folder of issue 18's Ctrl-C report: a slow backoff, a
 // hang, a 30 s latency, an external client that ignores SIGTERM (it writes
 // its pid to pidFile first) and a quick scenario.
-func issueFolder(t *testing.T, pidFile string) []*Scenario {
+func issueFolder(t *testing.T, pidFile string) []*scenario.Scenario {
 	t.Helper()
-	return []*Scenario{
+	return []*scenario.Scenario{
 		parse(t, "slow-backoff", `
 client: {policy: forgeflare}
 attempts: [{status: 529}, {status: 529}, {status: 529}]
@@ -212,7 +215,7 @@ func verdicts(sum *Summary) map[string]string {
 // returned too), once stall is called, holds every DELETE until release is
 // called, as a slow or stuck toxiproxy-server would; deleted counts the
 // DELETEs let through since stall.
-func stallingToxi(t *testing.T) (toxi, backend *Toxiproxy, stall, release func(), deleted *atomic.Int32) {
+func stallingToxi(t *testing.T) (toxi, backend *mock.Toxiproxy, stall, release func(), deleted *atomic.Int32) {
 	t.Helper()
 	backend = runnerToxi(t)
 	target, err := url.Parse(backend.URL())
@@ -235,7 +238,7 @@ func stallingToxi(t *testing.T) (toxi, backend *Toxiproxy, stall, release func()
 	release = func() { once.Do(func() { close(held) }) }
 	t.Cleanup(front.Close)
 	t.Cleanup(release) // runs first: no handler is left holding
-	toxi, err = StartToxiproxy(context.Background(), front.URL)
+	toxi, err = mock.StartToxiproxy(context.Background(), front.URL)
 	if err != nil {
 		t.Fatal(err)
 	}

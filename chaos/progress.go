@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/retrylab/retrylab/chaos/redact"
 	"github.com/retrylab/retrylab/retry"
 	"github.com/retrylab/retrylab/retry/provider"
 	"github.com/retrylab/retrylab/trace"
@@ -70,9 +71,9 @@ func (r *Runner) logf(name, format string, args ...any) {
 
 // lineWriter returns a writer that turns whatever is written into progress
 // lines prefixed with the scenario's name, with secrets redacted.
-func (r *Runner) lineWriter(name string, sec *secrets) *prefixWriter {
+func (r *Runner) lineWriter(name string, sec *redact.Secrets) *prefixWriter {
 	p := &progress{emit: func(line string) { r.logf(name, "%s", line) }}
-	return &prefixWriter{emit: p.line, scrub: sec.scrub, progress: p}
+	return &prefixWriter{emit: p.line, scrub: sec.Scrub, progress: p}
 }
 
 type prefixWriter struct {

@@ -5,6 +5,9 @@ import (
 	"path/filepath"
 	"sort"
 
+	"github.com/retrylab/retrylab/chaos/runfolder"
+	"github.com/retrylab/retrylab/chaos/scenario"
+	"github.com/retrylab/retrylab/chaos/verify"
 	"github.com/retrylab/retrylab/trace"
 )
 
@@ -63,16 +66,16 @@ type Result struct {
 	// here (a path relative to the current folder, or "NAME (not in
 	// PATH)"); SkipHint is its client.requiresHint, what to run to
 	// provide it. Runs group skips by them (SkipGroups).
-	SkipMissing   string       `json:"skipMissing,omitempty"`
-	SkipHint      string       `json:"skipHint,omitempty"`
-	Interrupted   string       `json:"interrupted,omitempty"` // why the scenario is unfinished
-	PassedOnRerun bool         `json:"passedOnRerun,omitempty"`
-	Reruns        []Rerun      `json:"reruns,omitempty"`
-	Outcome       string       `json:"outcome"`
-	Attempts      int          `json:"attempts"`
-	FailureTypes  []string     `json:"failureTypes"`
-	DelaysMs      DelaysMs     `json:"delaysMs"`
-	Escalations   []Escalation `json:"escalations"`
+	SkipMissing   string                `json:"skipMissing,omitempty"`
+	SkipHint      string                `json:"skipHint,omitempty"`
+	Interrupted   string                `json:"interrupted,omitempty"` // why the scenario is unfinished
+	PassedOnRerun bool                  `json:"passedOnRerun,omitempty"`
+	Reruns        []Rerun               `json:"reruns,omitempty"`
+	Outcome       string                `json:"outcome"`
+	Attempts      int                   `json:"attempts"`
+	FailureTypes  []string              `json:"failureTypes"`
+	DelaysMs      DelaysMs              `json:"delaysMs"`
+	Escalations   []scenario.Escalation `json:"escalations"`
 	// ErrorReports are the client's ErrorReport events (seed 001: why it
 	// gave up on a request and what a person must do about it), read from
 	// its trace and made safe to show: every string bounded, stripped of
@@ -81,7 +84,7 @@ type Result struct {
 	ErrorReports        []trace.ErrorReport `json:"errorReports,omitempty"`
 	ErrorReportsOmitted int                 `json:"errorReportsOmitted,omitempty"`
 	DurationMs          int64               `json:"durationMs"`
-	Checks              []Check             `json:"checks"`
+	Checks              []verify.Check      `json:"checks"`
 
 	Seed      int64    `json:"seed"`
 	TimeScale float64  `json:"timeScale"`
@@ -98,7 +101,7 @@ type Result struct {
 	Error   string `json:"error,omitempty"` // the run could not be carried out
 	// Telemetry counts the OpenTelemetry an external client sent the
 	// scenario's OTLP receiver (telemetry.go); nil when it sent none.
-	Telemetry *Telemetry `json:"telemetry,omitempty"`
+	Telemetry *verify.Telemetry `json:"telemetry,omitempty"`
 	// ErrorHint says what to do about Error when it is not the
 	// infrastructure's (InfraHint): a client.command that cannot start.
 	ErrorHint string `json:"errorHint,omitempty"`
@@ -106,26 +109,6 @@ type Result struct {
 	// itself (absent when it was killed, crashed or is the built-in
 	// client; the "client" check says so).
 	ExitCode *int `json:"exitCode,omitempty"`
-}
-
-// Telemetry is what an external client sent of its own OpenTelemetry:
-// exports and items (spans, log records, data points) kept in otlp/, those
-// dropped past the receiver's bounds or rejected (4xx), the mapping that
-// read its attempts ("" none) and how many spans and log records it left
-// unused.
-type Telemetry struct {
-	Exports      int    `json:"exports"`
-	Kept         int    `json:"kept"`
-	Items        int    `json:"items"`
-	Dropped      int    `json:"dropped,omitempty"`
-	DroppedItems int    `json:"droppedItems,omitempty"`
-	Rejected     int    `json:"rejected,omitempty"`
-	Mapping      string `json:"mapping,omitempty"`
-	Attempts     int    `json:"attempts"`
-	Unknown      int    `json:"unknown"`
-	// Notes says what arrived but was not read, or was read with less
-	// than its conventions give (otlp.Account.Notes).
-	Notes []string `json:"notes,omitempty"`
 }
 
 // Verdicts of a scenario.
@@ -145,12 +128,12 @@ const (
 // Rerun is what one re-run of a scenario gave: its verdict, the checks that
 // did not pass, its waits and its run folder.
 type Rerun struct {
-	Run        int      `json:"run"` // 2 for the first re-run
-	Verdict    string   `json:"verdict"`
-	Checks     []Check  `json:"checks"` // those that did not pass
-	DelaysMs   DelaysMs `json:"delaysMs"`
-	LatenessMs int64    `json:"latenessMs"`
-	Dir        string   `json:"dir"`
+	Run        int            `json:"run"` // 2 for the first re-run
+	Verdict    string         `json:"verdict"`
+	Checks     []verify.Check `json:"checks"` // those that did not pass
+	DelaysMs   DelaysMs       `json:"delaysMs"`
+	LatenessMs int64          `json:"latenessMs"`
+	Dir        string         `json:"dir"`
 }
 
 // DelaysMs holds the waits in milliseconds: Client from the client's trace
@@ -167,8 +150,8 @@ type DelaysMs struct {
 
 // NotPassedChecks returns the checks that did not pass: failed,
 // inconclusive and unverified ones (never nil).
-func (r Result) NotPassedChecks() []Check {
-	out := []Check{}
+func (r Result) NotPassedChecks() []verify.Check {
+	out := []verify.Check{}
 	for _, c := range r.Checks {
 		if !c.Passed {
 			out = append(out, c)
@@ -178,18 +161,18 @@ func (r Result) NotPassedChecks() []Check {
 }
 
 // failedChecks returns the checks that failed.
-func (r Result) failedChecks() []Check { return r.checksIn(StateFail) }
+func (r Result) failedChecks() []verify.Check { return r.checksIn(verify.StateFail) }
 
 // inconclusiveChecks returns the checks that could not tell.
-func (r Result) inconclusiveChecks() []Check { return r.checksIn(StateInconclusive) }
+func (r Result) inconclusiveChecks() []verify.Check { return r.checksIn(verify.StateInconclusive) }
 
 // unverifiedChecks returns the checks whose subject could not be seen.
-func (r Result) unverifiedChecks() []Check { return r.checksIn(StateUnverified) }
+func (r Result) unverifiedChecks() []verify.Check { return r.checksIn(verify.StateUnverified) }
 
-func (r Result) checksIn(state string) []Check {
-	var out []Check
+func (r Result) checksIn(state string) []verify.Check {
+	var out []verify.Check
 	for _, c := range r.Checks {
-		if c.State == state || (c.State == "" && state == StateFail && !c.Passed) {
+		if c.State == state || (c.State == "" && state == verify.StateFail && !c.Passed) {
 			out = append(out, c)
 		}
 	}
@@ -235,7 +218,7 @@ func writeJSON(path string, v any) error {
 	if err != nil {
 		return err
 	}
-	return outputErr("", path, WriteFileAtomic(path, append(b, '\n')))
+	return runfolder.OutputErr("", path, runfolder.WriteFileAtomic(path, append(b, '\n')))
 }
 
 // Finish counts passes and failures and sorts scenarios by name.
@@ -272,4 +255,15 @@ func (s *Summary) Finish() {
 // WriteSummary writes summary.json into the run folder.
 func (s *Summary) Write() error {
 	return writeJSON(filepath.Join(s.RunDir, "summary.json"), s)
+}
+
+// WarningChecks returns the checks that passed with a warning (Warning).
+func (r Result) WarningChecks() []verify.Check {
+	var out []verify.Check
+	for _, c := range r.Checks {
+		if c.Warning() {
+			out = append(out, c)
+		}
+	}
+	return out
 }

@@ -12,21 +12,13 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 
-	"github.com/retrylab/retrylab/otlp"
-	"github.com/retrylab/retrylab/retry"
-	"github.com/retrylab/retrylab/trace"
+	"github.com/retrylab/retrylab/chaos/client"
+	"github.com/retrylab/retrylab/chaos/mock"
+	"github.com/retrylab/retrylab/chaos/runfolder"
+	"github.com/retrylab/retrylab/chaos/scenario"
 )
-
-// fakeAPIKey is the API key every client under test is given. It is not a
-// real key; the runner proves that it never reaches a run file.
-const fakeAPIKey = "sk-retrylab-test-0000"
-
-// defaultDeadline bounds a scenario without expect.maxDuration: past it the
-// client is stopped (an external one killed) and the scenario fails.
-const defaultDeadline = 2 * time.Minute
 
 // Runner runs scenarios, each against its own mock server and proxy, and
 // writes one run folder per invocation:
@@ -36,7 +28,7 @@ const defaultDeadline = 2 * time.Minute
 //
 // The caller owns Toxi and closes it.
 type Runner struct {
-	Toxi      *Toxiproxy
+	Toxi      *mock.Toxiproxy
 	ToxiName  string  // "embedded" or the toxiproxy-server URL, for the summary
 	Out       string  // base folder, default "runs"
 	Parallel  int     // scenarios at once; 0 means all
@@ -99,8 +91,8 @@ type Runner struct {
 	// wait for it, then fail for it.
 	stopInfra context.CancelCauseFunc
 	board     *board
-	probe     *probe
-	lag       *lagMeter
+	probe     *client.Probe
+	lag       *client.LagMeter
 	interim   atomic.Pointer[interim] // the running Run's, for Flush
 	// firsts holds each running scenario's Env.FirstRequest by run folder,
 	// for an external client's deadline (StartGrace).
@@ -117,7 +109,7 @@ type Runner struct {
 // can still be reported); a failing scenario is not an error. When ctx ends
 // first, what finished is written at once (see OnInterrupt), and the
 // summary Run returns marks the rest interrupted.
-func (r *Runner) Run(ctx context.Context, scs []*Scenario) (*Summary, error) {
+func (r *Runner) Run(ctx context.Context, scs []*scenario.Scenario) (*Summary, error) {
 	now := time.Now
 	if r.Now != nil {
 		now = r.Now
@@ -152,12 +144,12 @@ func (r *Runner) Run(ctx context.Context, scs []*Scenario) (*Summary, error) {
 	go func(ctx context.Context) { defer close(watched); iw.watch(ctx, stopWatch) }(ctx)
 	ctx, r.stopInfra = context.WithCancelCause(ctx)
 	defer r.stopInfra(nil)
-	r.probe = &probe{}
-	r.lag = newLagMeter()
-	defer r.lag.close()
+	r.probe = &client.Probe{}
+	r.lag = client.NewLagMeter()
+	defer r.lag.Close()
 	pctx, stopProbe := context.WithCancel(ctx)
 	defer stopProbe()
-	go r.probe.run(pctx)
+	go r.probe.Run(pctx)
 	results := r.runAll(ctx, scs, dir, iw.led)
 	r.confirmAll(ctx, scs, results, dir, iw.led)
 	r.board.close()
@@ -227,7 +219,7 @@ func (r *Runner) Last() *Summary {
 // runAll runs the first run of every scenario, at most Parallel at once
 // (and fewer external clients), recording each in led as it starts and
 // ends; once ctx ends, those not started are marked so.
-func (r *Runner) runAll(ctx context.Context, scs []*Scenario, dir string, led *ledger) []Result {
+func (r *Runner) runAll(ctx context.Context, scs []*scenario.Scenario, dir string, led *ledger) []Result {
 	results := make([]Result, len(scs))
 	par := r.Parallel
 	if par <= 0 || par > len(scs) {
@@ -292,8 +284,8 @@ func interruptReason(ctx context.Context) string {
 
 // infraCause returns the infrastructure error that stopped the run, if
 // that is why ctx ended.
-func infraCause(ctx context.Context) *InfraError {
-	var ie *InfraError
+func infraCause(ctx context.Context) *runfolder.InfraError {
+	var ie *runfolder.InfraError
 	if ctx.Err() != nil && errors.As(context.Cause(ctx), &ie) {
 		return ie
 	}
@@ -307,9 +299,9 @@ func (r *Runner) infraFailed(ctx context.Context, res *Result, what string, err 
 		return // interrupted (or stopped already): not this scenario's error
 	}
 	res.Error = what + err.Error()
-	var ie *InfraError
+	var ie *runfolder.InfraError
 	if !errors.As(err, &ie) {
-		ie = &InfraError{Err: fmt.Errorf("%s: %s%w", res.Name, what, err)}
+		ie = &runfolder.InfraError{Err: fmt.Errorf("%s: %s%w", res.Name, what, err)}
 	}
 	r.logf(res.Name, "stopping the run: %v", ie)
 	if r.stopInfra != nil {
@@ -319,7 +311,7 @@ func (r *Runner) infraFailed(ctx context.Context, res *Result, what string, err 
 
 // notStarted records a scenario that an interrupted (or stopped) run never
 // started.
-func (r *Runner) notStarted(ctx context.Context, sc *Scenario, dir string) Result {
+func (r *Runner) notStarted(ctx context.Context, sc *scenario.Scenario, dir string) Result {
 	res := r.interruptedResult(sc, dir, "not started: "+interruptReason(ctx))
 	if ie := infraCause(ctx); ie != nil {
 		res.Verdict, res.Interrupted, res.Error = VerdictError, "", "not started: "+ie.Error()
@@ -330,7 +322,7 @@ func (r *Runner) notStarted(ctx context.Context, sc *Scenario, dir string) Resul
 
 // interruptedResult is the result of a scenario an interrupt left
 // unfinished (or never started): why says which.
-func (r *Runner) interruptedResult(sc *Scenario, dir, why string) Result {
+func (r *Runner) interruptedResult(sc *scenario.Scenario, dir, why string) Result {
 	scale := sc.TimeScale
 	if r.TimeScale > 0 {
 		scale = r.TimeScale
@@ -341,7 +333,7 @@ func (r *Runner) interruptedResult(sc *Scenario, dir, why string) Result {
 }
 
 // clientName is the client of sc as results name it.
-func (r *Runner) clientName(sc *Scenario) string {
+func (r *Runner) clientName(sc *scenario.Scenario) string {
 	switch {
 	case r.ClientCmd != "":
 		return r.ClientCmd
@@ -362,7 +354,7 @@ func (r *Runner) externalParallel() int {
 // start within the same second.
 func makeRunDir(out string, t time.Time) (string, error) {
 	if err := os.MkdirAll(out, 0o755); err != nil {
-		return "", &OutputError{What: "--out", Path: out, Err: err}
+		return "", &runfolder.OutputError{What: "--out", Path: out, Err: err}
 	}
 	base := filepath.Join(out, t.UTC().Format("2006-01-02T15-04-05Z"))
 	dir := base
@@ -372,7 +364,7 @@ func makeRunDir(out string, t time.Time) (string, error) {
 			return dir, nil
 		}
 		if !errors.Is(err, os.ErrExist) || i > 100 {
-			return "", &OutputError{What: "--out", Path: dir, Err: err}
+			return "", &runfolder.OutputError{What: "--out", Path: dir, Err: err}
 		}
 		dir = fmt.Sprintf("%s-%d", base, i)
 	}
@@ -386,455 +378,10 @@ func scenarioSeed(seed int64, name string) (uint64, uint64) {
 	return uint64(seed), h.Sum64()
 }
 
-// clientRun is what a client produced.
-type clientRun struct {
-	outcome string
-	exit    *ClientExit   // external clients only
-	pgid    int           // external clients: the process group the lag meter watched; 0 if none
-	sleeps  []retry.Sleep // the built-in client's waits as it slept them
-	problem string        // the built-in client: why it was stopped, or ""
-	hint    string        // an external client that could not start: what to do
-	report  *otlp.Account // external clients: their account from their telemetry; nil if none
-	// unserved are the side requests the mock answered 404 or 405
-	// ("POST /chat/completions"), for a hint on a wrong base URL.
-	unserved []string
-}
-
-// firstRun runs one scenario once, or skips it when its client's
-// requirements are missing.
-func (r *Runner) firstRun(ctx context.Context, sc *Scenario, dir string) Result {
-	if ctx.Err() != nil {
-		return r.notStarted(ctx, sc, dir)
-	}
-	if m := r.missingRequirement(sc); m != nil {
-		return r.skip(sc, dir, m)
-	}
-	return r.runOnce(ctx, sc, dir)
-}
-
-// firstRunEnded tells the board that a scenario's first run has ended:
-// the scenario has ended, or it waits to be re-run to confirm its verdict
-// (confirmAll ends it).
-func (r *Runner) firstRunEnded(res Result) {
-	if r.needsConfirm(res) {
-		r.board.hold(res.Name)
-	} else {
-		r.board.finish(res.Name, res.Verdict)
-	}
-}
-
-// needsConfirm reports whether a first run's verdict waits for re-runs:
-// its only failed or inconclusive checks are timing checks.
-func (r *Runner) needsConfirm(res Result) bool {
-	return !res.Passed && res.Interrupted == "" && res.Verdict != VerdictSkipped && r.Confirm > 0 && res.timingOnly()
-}
-
-// confirmAll re-runs, once every first run has ended, the scenarios whose
-// verdict waits for confirmation, ConfirmParallel at a time: a timing check
-// that a loaded moment made fail or inconclusive is tried again when the
-// suite no longer competes with it for the CPU, instead of beside the same
-// load that disturbed it.
-func (r *Runner) confirmAll(ctx context.Context, scs []*Scenario, results []Result, dir string, led *ledger) {
-	par := r.ConfirmParallel
-	if par <= 0 {
-		par = max(1, runtime.GOMAXPROCS(0)/2)
-	}
-	sem := make(chan struct{}, par)
-	var wg sync.WaitGroup
-	for i, sc := range scs {
-		if !r.needsConfirm(results[i]) {
-			continue
-		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			defer func() { r.board.finish(sc.Name, results[i].Verdict) }()
-			if !acquire(ctx, sem) {
-				return // interrupted: the first run's verdict stands
-			}
-			defer func() { <-sem }()
-			results[i] = r.confirm(ctx, sc, filepath.Join(dir, sc.Name), results[i])
-			led.finish(i, results[i])
-		}()
-	}
-	wg.Wait()
-}
-
-// confirm re-runs a scenario whose first run (res) failed or could not tell
-// only on timing checks, up to r.Confirm times: a failure is reported only
-// when it reproduces (two runs failed), a pass on a re-run passes (marked as
-// such), and a scenario that could not tell on any run is inconclusive. The
-// result keeps the first run's figures; each re-run has its own folder,
-// <dir>/rerun-N.
-func (r *Runner) confirm(ctx context.Context, sc *Scenario, dir string, res Result) Result {
-	fails := 0
-	if res.Verdict == VerdictFail {
-		fails++
-	}
-	for run := 2; run <= r.Confirm+1 && fails < 2 && ctx.Err() == nil; run++ {
-		why := append(failedCheckNames(res.failedChecks()), failedCheckNames(res.inconclusiveChecks())...)
-		r.logf(sc.Name, "run %d of at most %d, to confirm (%s)", run, r.Confirm+1, strings.Join(why, ", "))
-		rr := r.runOnce(ctx, sc, filepath.Join(dir, fmt.Sprintf("rerun-%d", run)))
-		if ctx.Err() != nil {
-			// An interrupted re-run proves nothing either way: the
-			// scenario keeps its first run's verdict.
-			r.logf(sc.Name, "run %d interrupted; the first run's verdict stands", run)
-			break
-		}
-		res.Reruns = append(res.Reruns, Rerun{Run: run, Verdict: rr.Verdict, Checks: rr.NotPassedChecks(),
-			DelaysMs: rr.DelaysMs, LatenessMs: rr.LatenessMs, Dir: rr.Dir})
-		if rr.Verdict == VerdictFail {
-			fails++
-		}
-		if rr.Passed {
-			res.Verdict, res.Passed, res.PassedOnRerun = VerdictPass, true, true
-			break
-		}
-	}
-	if !res.Passed && len(res.Reruns) > 0 {
-		res.Verdict = VerdictInconclusive
-		if fails >= 2 {
-			res.Verdict = VerdictFail
-		}
-	}
-	r.logf(sc.Name, "%s after %d runs", strings.ToUpper(res.Verdict), len(res.Reruns)+1)
-	r.record(dir, res)
-	if err := writeJSON(filepath.Join(dir, "result.json"), res); err != nil && res.Error == "" {
-		res.Error = err.Error()
-	}
-	return res
-}
-
-// runOnce runs a scenario once, in dir, and writes its result.json.
-func (r *Runner) runOnce(ctx context.Context, sc *Scenario, dir string) (res Result) {
-	start := time.Now()
-	if r.OnScenario != nil {
-		r.OnScenario(sc.Name, false)
-		defer r.OnScenario(sc.Name, true) // after settle: deferred calls run last in, first out
-	}
-	scale := sc.TimeScale
-	if r.TimeScale > 0 {
-		scale = r.TimeScale
-	}
-	res = newResult(sc, dir, r.Seed, scale, r.clientName(sc))
-	sec := newSecrets()
-	// finished is set once the client ran to its end before ctx ended: a
-	// scenario cut short by an interrupt has no verdict, only a reason.
-	finished := false
-	defer func() { r.settle(ctx, sc, dir, &res, sec, start, finished) }()
-	if err := makeRunSubdir(dir); err != nil {
-		r.infraFailed(ctx, &res, "", outputErr("", dir, err))
-		return res
-	}
-	runID := fmt.Sprintf("%s-%s", sc.Name, filepath.Base(filepath.Dir(dir)))
-	journal, err := trace.Create(filepath.Join(dir, "server.jsonl"), runID)
-	if err != nil {
-		r.infraFailed(ctx, &res, "", outputErr("", filepath.Join(dir, "server.jsonl"), err))
-		return res
-	}
-	defer journal.Close()
-	logw := r.lineWriter(sc.Name, sec)
-	// The mock's own log is detailed; it goes to mock.log in the run folder.
-	mockLog := &redactFile{path: filepath.Join(dir, "mock.log"), scrub: sec.scrub}
-	defer mockLog.Close()
-	r.logf(sc.Name, "starting (%d faults, timeScale %g, client %s)", len(sc.Attempts), scale, res.Client)
-	env, err := StartEnv(ctx, EnvConfig{Scenario: sc, Toxi: r.Toxi, Journal: journal, RunID: runID, Log: mockLog,
-		OnSecret: sec.add, OnAttempt: r.attemptLogger(sc)})
-	if err != nil {
-		// The mock could not listen or the proxy could not be created:
-		// every other scenario would meet the same.
-		r.infraFailed(ctx, &res, "start mock and proxy: ", err)
-		return res
-	}
-	tel, err := r.startTelemetry(sc, dir)
-	if err != nil {
-		env.Close()
-		r.infraFailed(ctx, &res, "start the OTLP receiver: ", err)
-		return res
-	}
-	tracePath := filepath.Join(dir, "trace.jsonl")
-	r.firsts.Store(dir, env.FirstRequest())
-	defer r.firsts.Delete(dir)
-	cr := r.runClient(ctx, sc, &res, clientSetup{baseURL: env.BaseURL(), dir: dir, tracePath: tracePath,
-		runID: runID, scale: scale, sec: sec, log: logw})
-	cr.report, res.Telemetry = r.finishTelemetry(sc, dir, tel, runID, tracePath)
-	finished = ctx.Err() == nil
-	// Close before reading the attempts: a client that retried at once may
-	// have finished while the mock was still switching the proxy to the
-	// next attempt (a slow proxy API call on a loaded machine), before it
-	// recorded the previous attempt's end. Close waits for every attempt
-	// to be recorded; read earlier, one would have a zero end and a gap of
-	// 2562047h.
-	if err := env.Close(); err != nil {
-		r.logf(sc.Name, "closing mock and proxy: %v", err)
-	}
-	attempts := env.Attempts()
-	res.Attempts = len(attempts)
-	cr.unserved = unserved(env.sideRequests())
-	journalErr := env.JournalErr()
-	if journalErr == nil {
-		journalErr = journal.Close()
-	}
-	logw.Flush()
-	if res.Error != "" || !finished {
-		return res
-	}
-	r.verify(sc, &res, attempts, cr, tracePath, scale, start, journalErr)
-	return res
-}
-
-// newResult is a scenario's result before it runs.
-func newResult(sc *Scenario, dir string, seed int64, scale float64, client string) Result {
-	res := Result{Name: sc.Name, File: sc.File, Description: sc.Description, Seed: seed, TimeScale: scale,
-		Dir: dir, Client: client, FailureTypes: []string{}, Escalations: []Escalation{}, Checks: []Check{}}
-	for _, f := range sc.Attempts {
-		res.Faults = append(res.Faults, describeFault(f))
-	}
-	return res
-}
-
-// settle gives a run its verdict once it has ended, however it ended,
-// scrubs the keys the client sent from the result and the run folder,
-// writes result.json and logs the verdict.
-func (r *Runner) settle(ctx context.Context, sc *Scenario, dir string, res *Result, sec *secrets, start time.Time, finished bool) {
-	if ie := infraCause(ctx); !finished && ie != nil {
-		// Another scenario found the infrastructure failing.
-		if res.Error == "" {
-			res.Error = "stopped: " + ie.Error()
-		}
-	} else if !finished && ctx.Err() != nil {
-		res.Interrupted = "unfinished: " + interruptReason(ctx)
-		res.Error = ""
-	}
-	res.DurationMs = time.Since(start).Milliseconds()
-	res.Verdict = res.verdict()
-	res.Passed = res.Verdict == VerdictPass
-	sec.scrubResult(res)
-	r.writeErrorReports(sc.Name, dir, res)
-	r.record(dir, *res)
-	if err := writeJSON(filepath.Join(dir, "result.json"), res); err != nil && res.Error == "" {
-		res.Error = err.Error()
-		res.Verdict, res.Passed = VerdictError, false
-		r.record(dir, *res)
-	}
-	// Every file is closed by now (deferred later, run earlier).
-	if err := sec.scrubDir(dir); err != nil {
-		r.logf(sc.Name, "scrubbing keys from the run folder: %v", err)
-		if res.Error == "" {
-			res.Error = "scrubbing keys from the run folder: " + err.Error()
-			res.Verdict, res.Passed = VerdictError, false
-		}
-	}
-	r.logf(sc.Name, "%s in %dms", verdictLine(*res), res.DurationMs)
-}
-
-// verdictLine is the verdict as the progress log shows it, with the checks
-// that did not pass or the error.
-func verdictLine(res Result) string {
-	verdict := strings.ToUpper(res.Verdict)
-	if fc := append(res.failedChecks(), res.inconclusiveChecks()...); len(fc) > 0 {
-		verdict += " (" + strings.Join(failedCheckNames(fc), ", ") + ")"
-	} else if res.Error != "" {
-		verdict += " (" + res.Error + ")"
-	}
-	return verdict
-}
-
-// attemptLogger logs each attempt of sc as the mock finishes it.
-func (r *Runner) attemptLogger(sc *Scenario) func(ServerAttempt) {
-	return func(a ServerAttempt) {
-		met := "ok"
-		if a.N-1 < len(sc.Attempts) {
-			met = describeFault(sc.Attempts[a.N-1])
-		}
-		status := "no response"
-		if a.Status != 0 {
-			status = fmt.Sprintf("HTTP %d", a.Status)
-		}
-		r.logf(sc.Name, "attempt %d met %s → %s, %d bytes, closed by %s", a.N, met, status, a.Bytes, a.ClosedBy)
-	}
-}
-
-// clientSetup is what a client of one run is given.
-type clientSetup struct {
-	baseURL, dir, tracePath, runID string
-	scale                          float64
-	sec                            *secrets
-	log                            *prefixWriter
-}
-
-// runClient runs the scenario's client, external or built in, until it
-// ends or its deadline (expect.maxDuration, else defaultDeadline) passes.
-// A client that could not be started, or infrastructure that failed under
-// it, sets res.Error; the built-in client's own problem becomes a check.
-func (r *Runner) runClient(ctx context.Context, sc *Scenario, res *Result, cs clientSetup) clientRun {
-	deadline := clientDeadline(sc)
-	if r.ClientCmd != "" || len(sc.Client.Command) > 0 {
-		cr := r.runExternal(ctx, sc, cs.baseURL, cs.dir, cs.tracePath, r.ClientCmd, cs.scale, deadline, cs.sec)
-		if cr.exit != nil && strings.HasPrefix(cr.exit.Problem, "could not start") {
-			// Not the client's failure: it never ran (a file-descriptor
-			// limit, a missing program).
-			res.Error, res.ErrorHint = "client "+cr.exit.Problem, cr.hint
-			if strings.Contains(cr.exit.Problem, syscall.EMFILE.Error()) || strings.Contains(cr.exit.Problem, syscall.ENFILE.Error()) {
-				res.Error, res.ErrorHint = "", ""
-				r.infraFailed(ctx, res, "client ", errors.New(cr.exit.Problem))
-			}
-		}
-		return cr
-	}
-	cctx, cancel := context.WithTimeout(ctx, deadline)
-	cr, err := r.runBuiltin(cctx, sc, cs.baseURL, cs.tracePath, cs.runID, cs.scale, cs.log)
-	cancel()
-	var ie *InfraError
-	if errors.As(err, &ie) || isInfraErr(err) {
-		r.infraFailed(ctx, res, "", err)
-	} else if err != nil {
-		res.Error = err.Error()
-	}
-	if cr.problem != "" {
-		res.Checks = append(res.Checks, Check{Name: "client", Want: "the client finishes before the deadline",
-			Got: cr.problem, Where: "trace.jsonl (built-in client)"})
-	}
-	return cr
-}
-
-// clientDeadline is when a client is stopped: expect.maxDuration as wall
-// clock, else defaultDeadline.
-func clientDeadline(sc *Scenario) time.Duration {
-	if sc.Expect.MaxDuration > 0 {
-		return sc.Expect.MaxDuration.D()
-	}
-	return defaultDeadline
-}
-
-// killedAtDeadline reports whether the client was stopped at its deadline.
-func (cr clientRun) killedAtDeadline() bool {
-	return (cr.exit != nil && strings.HasPrefix(cr.exit.Problem, "killed after ")) ||
-		strings.HasPrefix(cr.problem, "stopped after ")
-}
-
-// verify observes a finished run (the mock's attempts and the client's
-// trace), measures the noise around each wait, evaluates the scenario's
-// checks and fills in res.
-func (r *Runner) verify(sc *Scenario, res *Result, attempts []ServerAttempt, cr clientRun, tracePath string, scale float64, start time.Time, journalErr error) {
-	ob, notes := observe(sc, attempts, tracePath, scale)
-	for _, n := range notes {
-		r.logf(sc.Name, "warning: client trace: %s (line skipped)", n)
-	}
-	ob.Outcome = cr.outcome
-	ob.Client = cr.exit
-	ob.Unserved = cr.unserved
-	if sc.Expect.Output != nil {
-		ob.Stdout = readStdout(filepath.Dir(tracePath))
-	}
-	ob.SelfReport, ob.SelfReportTypes = cr.report, selfReportTypes(cr.report)
-	ob.Began = start
-	ob.Telemetry = res.Telemetry
-	ob.Duration = time.Since(start)
-	// Twice the worst timer lateness: a wait is one wake-up on the client
-	// and one on the server side of the gap.
-	ob.Slack = 2 * r.probe.lateness(start, time.Now())
-	ob.RemoteProxy = r.Toxi != nil && !r.Toxi.Embedded()
-	r.measureWaits(sc, &ob, attempts, cr)
-	env, err := envelopeFor(sc)
-	if err != nil {
-		res.Error = err.Error()
-		return
-	}
-	res.Checks = append(evaluate(sc, ob, env), res.Checks...)
-	res.Checks = append(res.Checks, runChecks(journalErr, notes)...)
-	res.Stalled = stallChecks(res.Checks, cr.killedAtDeadline(), ob.Slack/2, clientDeadline(sc))
-	fillResult(res, ob)
-}
-
-// measureWaits gives each gap the contention measured around it: from
-// shortly before the attempt ended (a late Ended shortens the gap) to just
-// after the next one arrived (each probe sample covers the tick before it),
-// and the client's own scheduling lag and sleep in it.
-func (r *Runner) measureWaits(sc *Scenario, ob *Observed, attempts []ServerAttempt, cr clientRun) {
-	for i, w := range ob.ServerWaits {
-		k := w.After
-		if k < 1 || k >= len(attempts) {
-			continue
-		}
-		// From the previous attempt's arrival: on a loaded machine the mock
-		// may stamp that attempt's end late, and what delayed it happened
-		// before the stamp.
-		from := attempts[k-1].Ended.Add(-gapLead)
-		if a := attempts[k-1].Arrived; a.Before(from) {
-			from = a
-		}
-		end := waitEnd(sc, attempts, k)
-		ob.ServerWaits[i].Slack = max(2*r.probe.lateness(from, end.Add(probeTick)), time.Microsecond)
-		if cr.pgid != 0 {
-			ob.ServerWaits[i].ClientLag, ob.ServerWaits[i].ClientLagMeasured = r.lag.wait(cr.pgid, attempts[k-1].Ended, end)
-		}
-		ob.ServerWaits[i].Sleep = sleepIn(cr.sleeps, attempts[k-1], end)
-	}
-}
-
-// runChecks are the checks of the run itself: a journal that could not be
-// written fails; malformed trace lines, which were skipped, are a note.
-func runChecks(journalErr error, notes []string) []Check {
-	var cs []Check
-	if journalErr != nil {
-		cs = append(cs, Check{Name: "journal", Want: "every attempt journaled",
-			Got: journalErr.Error(), Where: "server.jsonl, mock.log"})
-	}
-	if len(notes) > 0 {
-		cs = append(cs, Check{Name: "trace", Passed: true, Want: "well-formed JSONL",
-			Got: fmt.Sprintf("malformed lines skipped: %s", strings.Join(notes, "; ")), Where: "trace.jsonl"})
-	}
-	return cs
-}
-
-// fillResult copies what was observed into the result: outcome, attempts,
-// failure types, waits on both sides, escalations and error reports.
-func fillResult(res *Result, ob Observed) {
-	res.LatenessMs = (ob.Slack / 2).Milliseconds()
-	res.Outcome = ob.Outcome
-	if c := ob.Client; c != nil && c.ExitCode >= 0 {
-		code := c.ExitCode
-		res.ExitCode = &code
-	}
-	res.Attempts = ob.ServerAttempts
-	res.FailureTypes, _ = ob.failureTypes()
-	for _, w := range ob.clientWaits() {
-		res.DelaysMs.Client = append(res.DelaysMs.Client, w.delay.Milliseconds())
-	}
-	for _, w := range ob.ServerWaits {
-		res.DelaysMs.Server = append(res.DelaysMs.Server, w.Gap.Milliseconds())
-		slack := w.Slack
-		if slack == 0 {
-			slack = ob.Slack
-		}
-		if w.ClientLagMeasured {
-			slack += w.ClientLag
-		}
-		res.DelaysMs.Noise = append(res.DelaysMs.Noise, slack.Milliseconds())
-	}
-	for i, e := range ob.Escalations {
-		esc := Escalation{From: e.From, To: e.To, Reason: e.Reason}
-		if ob.EscalationsFromServer {
-			esc.Attempt = ob.ModelSwitches[i]
-		}
-		res.Escalations = append(res.Escalations, esc)
-	}
-	res.ErrorReports, res.ErrorReportsOmitted = ob.ErrorReports, ob.ErrorReportsOmitted
-}
-
-func failedCheckNames(cs []Check) []string {
-	var out []string
-	for _, c := range cs {
-		out = append(out, c.Name)
-	}
-	return out
-}
-
 // Shard returns the scenarios of shard i (1-based) of n: every n-th
 // scenario in name order, starting with the i-th.
-func Shard(scs []*Scenario, i, n int) []*Scenario {
-	var out []*Scenario
+func Shard(scs []*scenario.Scenario, i, n int) []*scenario.Scenario {
+	var out []*scenario.Scenario
 	for k, sc := range scs {
 		if k%n == i-1 {
 			out = append(out, sc)

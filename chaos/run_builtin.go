@@ -11,6 +11,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/retrylab/retrylab/chaos/client"
+	"github.com/retrylab/retrylab/chaos/redact"
+	"github.com/retrylab/retrylab/chaos/runfolder"
+	"github.com/retrylab/retrylab/chaos/scenario"
 	"github.com/retrylab/retrylab/retry"
 	"github.com/retrylab/retrylab/retry/provider"
 	"github.com/retrylab/retrylab/trace"
@@ -21,8 +25,8 @@ const builtinPrompt = "Say hello."
 
 // runBuiltin runs the scenario's requests with the retry core and the
 // provider client, writing the client's events to tracePath.
-func (r *Runner) runBuiltin(ctx context.Context, sc *Scenario, baseURL, tracePath, runID string, scale float64, log io.Writer) (clientRun, error) {
-	pol, err := policyFor(sc)
+func (r *Runner) runBuiltin(ctx context.Context, sc *scenario.Scenario, baseURL, tracePath, runID string, scale float64, log io.Writer) (clientRun, error) {
+	pol, err := scenario.PolicyFor(sc)
 	if err != nil {
 		return clientRun{}, err
 	}
@@ -60,7 +64,7 @@ func (r *Runner) runBuiltin(ctx context.Context, sc *Scenario, baseURL, tracePat
 	}
 	_ = tw.Emit(trace.TypeRunFinished, trace.RunFinished{Success: ok, DurationMs: time.Since(start).Milliseconds()})
 	if infra != nil {
-		return clientRun{}, &InfraError{Err: infra}
+		return clientRun{}, &runfolder.InfraError{Err: infra}
 	}
 	return builtinOutcome(ctx, ok, start, sleeps), nil
 }
@@ -68,7 +72,7 @@ func (r *Runner) runBuiltin(ctx context.Context, sc *Scenario, baseURL, tracePat
 // builtinRetrier is the retry core as the scenario's client section sets
 // it up: policy, model ladder and fallbacks, operation safety, response
 // validation and error context, its trace and progress hooks.
-func (r *Runner) builtinRetrier(sc *Scenario, pol *retry.Policy, tw *trace.Writer, log io.Writer, scale float64) *retry.Retrier {
+func (r *Runner) builtinRetrier(sc *scenario.Scenario, pol *retry.Policy, tw *trace.Writer, log io.Writer, scale float64) *retry.Retrier {
 	s1, s2 := scenarioSeed(r.Seed, sc.Name)
 	rt := &retry.Retrier{
 		Policy: pol, Provider: sc.Provider, Model: sc.Model, Ladder: sc.Client.Escalation,
@@ -97,7 +101,7 @@ func (r *Runner) builtinRetrier(sc *Scenario, pol *retry.Policy, tw *trace.Write
 // builtinClients are the built-in client's provider clients, one per
 // provider it talks to, made on first use.
 type builtinClients struct {
-	sc      *Scenario
+	sc      *scenario.Scenario
 	baseURL string
 	m       map[string]provider.Client
 }
@@ -111,7 +115,7 @@ func (bc *builtinClients) get(name string) (provider.Client, error) {
 	}
 	// One transport per scenario, without keep-alive: every attempt is its
 	// own connection, so per-attempt TCP toxics apply to it alone.
-	c, err := provider.New(name, provider.Config{BaseURL: bc.baseURL, APIKey: fakeAPIKey, Timeout: bc.sc.Client.Timeout.D(),
+	c, err := provider.New(name, provider.Config{BaseURL: bc.baseURL, APIKey: redact.FakeAPIKey, Timeout: bc.sc.Client.Timeout.D(),
 		HTTPClient: &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}})
 	if err != nil {
 		return nil, err
@@ -127,7 +131,7 @@ func (bc *builtinClients) get(name string) (provider.Client, error) {
 // (with the error context of the attempt before when the scenario asks)
 // streamed to the attempt's provider and model. An infrastructure error
 // is handed to onInfra.
-func builtinAttempt(sc *Scenario, clients *builtinClients, onInfra func(error)) func(context.Context, retry.Attempt) (string, error) {
+func builtinAttempt(sc *scenario.Scenario, clients *builtinClients, onInfra func(error)) func(context.Context, retry.Attempt) (string, error) {
 	return func(ctx context.Context, a retry.Attempt) (string, error) {
 		c, err := clients.get(a.Provider)
 		if err != nil {
@@ -142,7 +146,7 @@ func builtinAttempt(sc *Scenario, clients *builtinClients, onInfra func(error)) 
 			prompt = a.Prompt(builtinPrompt, suggestion(sc.Client.Validate))
 		}
 		resp, err := c.Stream(ctx, provider.Request{Model: model, Messages: []provider.Message{{Role: "user", Content: prompt}}, MaxTokens: 64})
-		if isInfraErr(err) {
+		if runfolder.IsInfraErr(err) {
 			onInfra(err)
 		}
 		if err != nil {
@@ -165,14 +169,14 @@ func builtinOutcome(ctx context.Context, ok bool, start time.Time, sleeps []retr
 		if dl, has := ctx.Deadline(); has {
 			d = dl.Sub(start).Round(time.Millisecond).String()
 		}
-		out.problem = fmt.Sprintf("stopped after %s: still running at the deadline (expect.maxDuration, default %s)", d, defaultDeadline)
+		out.problem = fmt.Sprintf("stopped after %s: still running at the deadline (expect.maxDuration, default %s)", d, client.DefaultDeadline)
 	}
 	return out
 }
 
 // suggestion is the enhanced prompt's advice for a built-in client that
 // validates: what a good answer must hold.
-func suggestion(v *Validate) string {
+func suggestion(v *scenario.Validate) string {
 	if v == nil || len(v.Contains) == 0 {
 		return ""
 	}

@@ -5,10 +5,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"time"
 
+	"github.com/retrylab/retrylab/chaos/client"
+	"github.com/retrylab/retrylab/chaos/redact"
+	"github.com/retrylab/retrylab/chaos/scenario"
 	"github.com/retrylab/retrylab/internal/wire"
 	"github.com/retrylab/retrylab/retry/provider"
 )
@@ -24,17 +26,17 @@ import (
 // deadline is killed (its whole process group) and fails the "client" check.
 // Its process group is killed after every exit, too, so that nothing it left
 // in the background outlives it; on Linux a supervisor kills it if the
-// runner dies first (see startClient). Its output is kept for
-// clientWaitDelay after its exit, and up to maxKeptOutput per stream.
-func (r *Runner) runExternal(ctx context.Context, sc *Scenario, baseURL, dir, tracePath, cmd string, scale float64, deadline time.Duration, sec *secrets) clientRun {
-	argv, display := clientArgv(sc, cmd)
-	stdout := &redactFile{path: filepath.Join(dir, "stdout.txt"), sec: sec, limit: maxKeptOutput}
-	stderr := &redactFile{path: filepath.Join(dir, "stderr.txt"), sec: sec, limit: maxKeptOutput}
+// runner dies first (see StartClient). Its output is kept for
+// clientWaitDelay after its exit, and up to MaxKeptOutput per stream.
+func (r *Runner) runExternal(ctx context.Context, sc *scenario.Scenario, baseURL, dir, tracePath, cmd string, scale float64, deadline time.Duration, sec *redact.Secrets) clientRun {
+	argv, display := client.ClientArgv(sc, cmd)
+	stdout := &redact.RedactFile{Path: filepath.Join(dir, "stdout.txt"), Sec: sec, Limit: redact.MaxKeptOutput}
+	stderr := &redact.RedactFile{Path: filepath.Join(dir, "stderr.txt"), Sec: sec, Limit: redact.MaxKeptOutput}
 	defer stdout.Close()
 	defer stderr.Close()
-	exit := &ClientExit{Command: display, ExitCode: -1}
+	exit := &client.ClientExit{Command: display, ExitCode: -1}
 	out := clientRun{outcome: "failure", exit: exit}
-	inherit := inheritNames(sc, r.InheritEnv)
+	inherit := client.InheritNames(sc, r.InheritEnv)
 	env, vars, missing, err := externalEnv(sc, inherit, baseURL, dir, tracePath, scale, r.telemetryEnv(sc, dir, inherit))
 	if err != nil {
 		exit.Problem = "could not start: " + provider.Redact(err.Error())
@@ -49,90 +51,80 @@ func (r *Runner) runExternal(ctx context.Context, sc *Scenario, baseURL, dir, tr
 	}
 	if cmd == "" {
 		for i, a := range argv {
-			argv[i] = expandHarness(a, vars)
+			argv[i] = client.ExpandHarness(a, vars)
 		}
 	}
-	p, err := startClient(argv, env, stdout, stderr)
+	p, err := client.StartClient(argv, env, stdout, stderr)
 	if err != nil {
-		problem, hint := startProblem(sc, cmd, argv, err)
+		problem, hint := client.StartProblem(sc, cmd, argv, err)
 		exit.Problem, out.hint = "could not start: "+problem, hint
 		fmt.Fprintln(stderr, exit.Problem)
 		return out
 	}
-	out.pgid = p.pgid
-	if p.pgid != 0 {
-		unwatch := r.lag.watch(p.pgid)
+	out.pgid = p.Pgid
+	if p.Pgid != 0 {
+		unwatch := r.lag.Watch(p.Pgid)
 		defer unwatch()
 	}
-	st := waitClient(ctx, p, r.killTimer(dir, deadline), exit)
+	st := client.WaitClient(ctx, p, r.killTimer(dir, deadline), exit)
 	// A process the client leaves behind (a setsid daemon, say) may hold
 	// stdout or stderr open for ever: its output is kept for
 	// clientWaitDelay after the exit, no longer.
-	if !p.drain(clientWaitDelay, ctx.Done()) && exit.Problem == "" && ctx.Err() == nil {
-		exit.Problem = fmt.Sprintf("left processes running: the client exited (code %d) but its stdout/stderr were still held open %s later; its process group was killed (a process in another session cannot be), and output after the exit is not kept", st.code, clientWaitDelay)
+	if !p.Drain(clientWaitDelay, ctx.Done()) && exit.Problem == "" && ctx.Err() == nil {
+		exit.Problem = fmt.Sprintf("left processes running: the client exited (code %d) but its stdout/stderr were still held open %s later; its process group was killed (a process in another session cannot be), and output after the exit is not kept", st.Code, clientWaitDelay)
 	}
 	// Whatever ended the client, what it left running in its process group
 	// (a background job that does not hold its output) could go on sending
 	// requests: kill it. ESRCH (the group is gone) is fine.
-	p.kill()
-	p.drain(0, nil)
+	p.Kill()
+	p.Drain(0, nil)
 	if ctx.Err() != nil {
 		// Interrupted: the supervisor ends once its group is killed, but
 		// nothing more of the run waits for it (if the runner exits first,
 		// Pdeathsig ends it).
-		go func() { _ = p.reap() }()
-	} else if err := p.reap(); err != nil {
+		go func() { _ = p.Reap() }()
+	} else if err := p.Reap(); err != nil {
 		fmt.Fprintln(stderr, "retrylab:", err)
 	}
 	exitStatus(st, exit)
 	if exit.ExitCode == 0 && exit.Problem == "" {
 		out.outcome = "success"
 	}
-	if err := redactTrace(tracePath, sec); err != nil {
+	if err := redact.RedactTrace(tracePath, sec); err != nil {
 		fmt.Fprintln(stderr, "retrylab: redacting the client's trace:", err)
 	}
 	return out
 }
 
-// clientArgv is the command line of an external client and how it is
-// shown: cmd (--client-cmd) under `sh -c`, else the scenario's
-// client.command with paths resolved.
-func clientArgv(sc *Scenario, cmd string) (argv []string, display string) {
-	if cmd != "" {
-		return []string{"sh", "-c", cmd}, cmd
-	}
-	return resolveArgs(sc.Client.Command, sc.File), strings.Join(sc.Client.Command, " ")
-}
-
 // externalEnv is an external client's whole environment, in the layers
-// clientenv.go describes: what it takes of the runner's environment (the
-// allowlist, baseEnv), the toolchains' caches, quietEnv, the runner's
-// variables named in inherit (inheritedEnv), client.env, then the
+// client/clientenv.go describes: what it takes of the runner's environment (the
+// allowlist, BaseEnv), the toolchains' caches, QuietEnv, the runner's
+// variables named in inherit (InheritedEnv), client.env, then the
 // harness's own variables (telemetry: the run's OTLP receiver,
 // telemetry.go) and the client's home in dir, which client.env cannot
-// name. It makes that home, with quietHome and client.home in it, and
+// name. It makes that home, with QuietHome and client.home in it, and
 // returns the harness's variables too, for ${NAME} in client.command
 // (client.env values and client.home contents are expanded here), and the
 // names of inherit the runner's environment lacks.
-func externalEnv(sc *Scenario, inherit []string, baseURL, dir, tracePath string, scale float64, telemetry []string) (env []string, vars map[string]string, missing []string, err error) {
-	home, err := clientHome(dir)
+func externalEnv(sc *scenario.Scenario, inherit []string, baseURL, dir, tracePath string, scale float64, telemetry []string) (env []string, vars map[string]string, missing []string, err error) {
+	home, err := client.ClientHome(dir)
 	if err != nil {
 		return nil, nil, nil, err
 	}
 	harness := clientEnv(sc, baseURL, tracePath, scale)
-	vars = harnessVars(harness, telemetry, home)
-	if err := writeHomeFiles(filepath.Join(dir, clientHomeDir), sc.Client.Home, vars); err != nil {
+	vars = client.HarnessVars(harness, telemetry, home)
+	if err := client.WriteHomeFiles(filepath.Join(dir, client.ClientHomeDir), sc.Client.Home, vars); err != nil {
 		return nil, nil, nil, err
 	}
 	runner := os.Environ()
-	env = baseEnv(runner)
+	env = client.BaseEnv(runner)
 	userHome, _ := os.UserHomeDir()
 	userCache, _ := os.UserCacheDir()
-	env = append(env, toolchainEnv(env, userHome, userCache)...)
-	env = append(env, quietEnv...)
-	inherited, missing := inheritedEnv(runner, inherit)
+	env = append(env, client.ToolchainEnv(env, userHome, userCache)...)
+	env = append(env, client.QuietEnv...)
+	inherited, missing := client.InheritedEnv(runner, inherit)
 	env = append(env, inherited...)
-	env = append(env, scenarioEnv(sc.Client.Env, vars)...)
+	env = append(env, client.ScenarioEnv(sc.Client.Env, vars)...)
 	env = append(env, harness...)
 	env = append(env, telemetry...)
 	return append(env, home...), vars, missing, nil
@@ -141,10 +133,10 @@ func externalEnv(sc *Scenario, inherit []string, baseURL, dir, tracePath string,
 // clientEnv is what an external client is told in its environment: where
 // the provider APIs are (the proxy), a fake key, where to write its trace,
 // and the scenario's provider, model, requests and time scale.
-func clientEnv(sc *Scenario, baseURL, tracePath string, scale float64) []string {
+func clientEnv(sc *scenario.Scenario, baseURL, tracePath string, scale float64) []string {
 	env := wire.BaseURLEnv(baseURL)
 	env = append(env, "RETRYLAB_BASE_URL="+baseURL)
-	env = append(env, wire.KeyEnv(fakeAPIKey)...)
+	env = append(env, wire.KeyEnv(redact.FakeAPIKey)...)
 	return append(env,
 		"RETRYLAB_TRACE="+tracePath,
 		"RETRYLAB_PROVIDER="+sc.Provider,
@@ -157,48 +149,31 @@ func clientEnv(sc *Scenario, baseURL, tracePath string, scale float64) []string 
 
 // exitStatus records how the client ended: its exit code, or the signal
 // that killed it, or why it could not be waited for.
-func exitStatus(st clientStatus, exit *ClientExit) {
+func exitStatus(st client.ClientStatus, exit *client.ClientExit) {
 	switch {
-	case st.err != nil:
-		exit.Problem = "wait: " + st.err.Error()
-	case st.signaled:
+	case st.Err != nil:
+		exit.Problem = "wait: " + st.Err.Error()
+	case st.Signaled:
 		if exit.Problem == "" {
-			exit.Problem = "crashed: killed by signal " + st.signal
+			exit.Problem = "crashed: killed by signal " + st.Signal
 		}
 	default:
-		exit.ExitCode = st.code
+		exit.ExitCode = st.Code
 	}
-}
-
-// resolveArgs resolves client.command's relative paths for a scenario file
-// stored elsewhere: the command runs in the current folder, and an argument
-// that names no file there but names one relative to the scenario file's
-// folder is replaced by that path. The program (argv[0]) is resolved so only
-// when it has a slash (a bare name is looked up in PATH); flags ("-...") and
-// absolute paths are left alone.
-func resolveArgs(args []string, scenarioFile string) []string {
-	out := slices.Clone(args)
-	if scenarioFile == "" {
-		return out
-	}
-	base := filepath.Dir(scenarioFile)
-	for i, a := range out {
-		if a == "" || strings.HasPrefix(a, "-") || filepath.IsAbs(a) || (i == 0 && !strings.Contains(a, "/")) {
-			continue
-		}
-		if _, err := os.Stat(a); err == nil {
-			continue
-		}
-		p := filepath.Join(base, a)
-		if _, err := os.Stat(p); err == nil {
-			if i == 0 && !strings.Contains(p, "/") {
-				p = "./" + p
-			}
-			out[i] = p
-		}
-	}
-	return out
 }
 
 // clientWaitDelay is how long an exited client's output may stay open.
 const clientWaitDelay = 2 * time.Second
+
+// killTimer is the kill timer of the client of the scenario running in
+// dir (Runner.StartGrace).
+func (r *Runner) killTimer(dir string, deadline time.Duration) client.KillTimer {
+	kt := client.KillTimer{Deadline: deadline}
+	if r.StartGrace <= 0 {
+		return kt
+	}
+	if first, ok := r.firsts.Load(dir); ok {
+		kt.Grace, kt.First = r.StartGrace, first.(<-chan struct{})
+	}
+	return kt
+}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/retrylab/retrylab/chaos/scenario"
 )
 
 // TestRunExternalRobustness runs external clients that misbehave, and a
@@ -25,7 +26,7 @@ func TestRunExternalRobustness(t *testing.T) {
 	toxi := runnerToxi(t)
 	curlSh, _ := filepath.Abs("../testdata/clients/curl.sh")
 	curlReq := `curl -sS -o /dev/null -X POST "$ANTHROPIC_BASE_URL/v1/messages" -d '{"stream":true}'`
-	scs := []*Scenario{
+	scs := []*scenario.Scenario{
 		parse(t, "curl", `
 client: {command: [sh, `+curlSh+`]}
 timeScale: 0.01
@@ -112,7 +113,7 @@ client:
 expect: {outcome: success, attempts: 1}
 `)
 	r := &Runner{Toxi: toxi, Out: t.TempDir(), Seed: 1, Confirm: 2}
-	sum, err := r.Run(context.Background(), []*Scenario{sc})
+	sum, err := r.Run(context.Background(), []*scenario.Scenario{sc})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -148,37 +149,4 @@ func alive(pid int) bool {
 	// The state follows the command name in parentheses: "pid (comm) S ...".
 	i := strings.LastIndexByte(string(b), ')')
 	return i < 0 || i+2 >= len(b) || b[i+2] != 'Z'
-}
-
-// TestResolveArgs: relative paths in client.command are found next to the
-// scenario file when they are not in the current folder.
-func TestResolveArgs(t *testing.T) {
-	dir := t.TempDir()
-	scDir := filepath.Join(dir, "suite")
-	if err := os.MkdirAll(filepath.Join(scDir, "bin"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	for _, f := range []string{"client.py", "bin/run.sh"} {
-		if err := os.WriteFile(filepath.Join(scDir, f), nil, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	t.Chdir(dir)
-	if err := os.WriteFile("here.py", nil, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	scFile := filepath.Join("suite", "sc.yaml")
-	for _, tc := range []struct {
-		args, want []string
-	}{
-		{[]string{"python3", "client.py"}, []string{"python3", filepath.Join("suite", "client.py")}},
-		{[]string{"python3", "here.py", "--flag", "missing.py"}, []string{"python3", "here.py", "--flag", "missing.py"}},
-		{[]string{"bin/run.sh", "-v"}, []string{filepath.Join("suite", "bin", "run.sh"), "-v"}},
-		{[]string{"client.py"}, []string{"client.py"}}, // a bare program name is looked up in PATH
-		{[]string{"python3", "/abs/client.py"}, []string{"python3", "/abs/client.py"}},
-	} {
-		if diff := cmp.Diff(tc.want, resolveArgs(tc.args, scFile)); diff != "" {
-			t.Errorf("resolveArgs(%q) (-want +got):\n%s", tc.args, diff)
-		}
-	}
 }

@@ -1,8 +1,6 @@
 package chaos
 
 import (
-	"bytes"
-	"compress/gzip"
 	"context"
 	"encoding/json"
 	"io/fs"
@@ -11,18 +9,19 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/retrylab/retrylab/chaos/fault"
+	"github.com/retrylab/retrylab/chaos/mock"
+	"github.com/retrylab/retrylab/chaos/redact"
+	"github.com/retrylab/retrylab/chaos/scenario"
 	"github.com/retrylab/retrylab/trace"
 	"github.com/retrylab/retrylab/trace/analyze"
 )
 
-func runnerToxi(t *testing.T) *Toxiproxy {
+func runnerToxi(t *testing.T) *mock.Toxiproxy {
 	t.Helper()
-	toxi, err := StartToxiproxy(context.Background(), "")
+	toxi, err := mock.StartToxiproxy(context.Background(), "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -30,9 +29,9 @@ func runnerToxi(t *testing.T) *Toxiproxy {
 	return toxi
 }
 
-func parse(t *testing.T, name, src string) *Scenario {
+func parse(t *testing.T, name, src string) *scenario.Scenario {
 	t.Helper()
-	sc, err := ParseScenario(name+".yaml", []byte(src))
+	sc, err := scenario.ParseScenario(name+".yaml", []byte(src))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,7 +68,7 @@ func assertNoKey(t *testing.T, dir string, others ...string) {
 		if err != nil {
 			return err
 		}
-		for _, k := range append([]string{fakeAPIKey}, others...) {
+		for _, k := range append([]string{redact.FakeAPIKey}, others...) {
 			if strings.Contains(string(b), k) {
 				t.Errorf("%s contains the API key %q", p, k)
 			}
@@ -83,7 +82,7 @@ func assertNoKey(t *testing.T, dir string, others ...string) {
 
 func TestRunBuiltin(t *testing.T) {
 	toxi := runnerToxi(t)
-	scs := []*Scenario{
+	scs := []*scenario.Scenario{
 		parse(t, "overloaded", `
 client: {policy: forgeflare}
 timeScale: 0.01
@@ -176,7 +175,7 @@ func TestRunExternal(t *testing.T) {
 	}
 	toxi := runnerToxi(t)
 	root, _ := filepath.Abs("../testdata/clients/agent.py")
-	scs := []*Scenario{
+	scs := []*scenario.Scenario{
 		parse(t, "python", `
 client: {command: [python3, `+root+`]}
 timeScale: 0.01
@@ -234,7 +233,7 @@ expect: {outcome: failure, maxDuration: 500ms}
 	if b, _ := os.ReadFile(filepath.Join(sum.RunDir, "plain-key", "stdout.txt")); !strings.HasSuffix(string(b), "x*** ***\n") {
 		t.Errorf("plain-key stdout.txt ends %q, want the keys scrubbed", b[max(len(b)-40, 0):])
 	}
-	for _, k := range []string{"hidden-plain-key-777", "other-plain-token-888", fakeAPIKey} {
+	for _, k := range []string{"hidden-plain-key-777", "other-plain-token-888", redact.FakeAPIKey} {
 		if strings.Contains(progress.String(), k) {
 			t.Errorf("progress output contains %q", k)
 		}
@@ -262,163 +261,4 @@ expect: {outcome: failure, maxDuration: 500ms}
 		t.Errorf("hang stdout.txt = %q, want the partial output kept", b)
 	}
 	assertNoKey(t, out, "hidden-plain-key-777", "other-plain-token-888")
-}
-
-func TestObserve(t *testing.T) {
-	t0 := time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)
-	at := func(n int, fault string, status int, arrived, ended int) ServerAttempt {
-		return ServerAttempt{N: n, Fault: fault, Status: status, Arrived: t0.Add(ms(arrived)), Ended: t0.Add(ms(ended))}
-	}
-	sc := parse(t, "obs", `
-requests: 2
-attempts: [{status: 400}, {status: 529}]
-`)
-	attempts := []ServerAttempt{at(1, "status", 400, 0, 10), at(2, "status", 529, 15, 20), at(3, "ok", 200, 220, 230)}
-	tests := []struct {
-		name        string
-		trace       string
-		clientTrace bool
-		waits       []Wait
-		types       []string
-		gz          bool     // written as trace.jsonl.gz
-		notes       []string // prefixes of the notes
-	}{
-		{
-			name: "no trace: boundaries from the faults and the policy, types inferred",
-			// The 400 ended request 1: the policy (anthropic-sdk) does not
-			// retry it, and the scenario makes 2 requests.
-			waits: []Wait{{After: 2, Gap: ms(200)}},
-			types: []string{"invalid_request", "overloaded"},
-		},
-		{
-			name: "full trace: boundaries from ProviderRequestFinished",
-			trace: `{"v":1,"type":"RetryAttempt","payload":{"attempt":1,"failureType":"invalid_request","willRetry":false}}
-{"v":1,"type":"ProviderRequestFinished","payload":{"success":false,"retries":0}}
-{"v":1,"type":"RetryAttempt","payload":{"attempt":1,"failureType":"overloaded","willRetry":true,"delayMs":2000}}
-{"v":1,"type":"ProviderRequestFinished","payload":{"success":true,"retries":1}}
-`,
-			clientTrace: true,
-			waits:       []Wait{{After: 2, Gap: ms(200)}},
-			types:       []string{"invalid_request", "overloaded"},
-		},
-		{
-			name:  "trace without RetryAttempt: failures inferred",
-			trace: "{\"v\":1,\"type\":\"ProviderRequestFinished\",\"payload\":{\"success\":false,\"retries\":0}}\n{\"v\":1,\"type\":\"ProviderRequestFinished\",\"payload\":{\"success\":true,\"retries\":1}}\n",
-			waits: []Wait{{After: 2, Gap: ms(200)}},
-			types: []string{"invalid_request", "overloaded"},
-		},
-		{
-			// Regression: a failed request with 0 retries and no
-			// RetryAttempt was taken for a full trace, and its 400 was
-			// reported as failure types "none".
-			name:  "trace of retries: 0 only, one request failed: failures inferred",
-			trace: "{\"v\":1,\"type\":\"ProviderRequestFinished\",\"payload\":{\"success\":false,\"retries\":0}}\n{\"v\":1,\"type\":\"ProviderRequestFinished\",\"payload\":{\"success\":true,\"retries\":0}}\n",
-			waits: []Wait{{After: 2, Gap: ms(200)}},
-			types: []string{"invalid_request", "overloaded"},
-		},
-		{
-			name: "garbage lines are skipped and named",
-			trace: `{"v":1,"type":"RetryAttempt","payload":{"attempt":1,"failureType":"invalid_request","willRetry":false}}
-this is not json
-{"v":1,"type":"ProviderRequestFinished","payload":{"success":false,"retries":0}}
-{"v":1,"type":"RetryAttempt","payload":{"attempt":1,"failureType":"overloaded","willRetry":true,"delayMs":2000}}
-{"v":1,"type":"ProviderRequestFinished","payload":{"success":true,"retries":1}}
-{"v":1,`,
-			clientTrace: true,
-			waits:       []Wait{{After: 2, Gap: ms(200)}},
-			types:       []string{"invalid_request", "overloaded"},
-			notes:       []string{"trace.jsonl:2: ", "trace.jsonl:6: truncated last line"},
-		},
-		{
-			name: "gzip trace",
-			trace: `{"v":1,"type":"RetryAttempt","payload":{"attempt":1,"failureType":"invalid_request","willRetry":false}}
-{"v":1,"type":"ProviderRequestFinished","payload":{"success":false,"retries":0}}
-{"v":1,"type":"RetryAttempt","payload":{"attempt":1,"failureType":"overloaded","willRetry":true,"delayMs":2000}}
-{"v":1,"type":"ProviderRequestFinished","payload":{"success":true,"retries":1}}
-`,
-			gz:          true,
-			clientTrace: true,
-			waits:       []Wait{{After: 2, Gap: ms(200)}},
-			types:       []string{"invalid_request", "overloaded"},
-		},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			path := filepath.Join(t.TempDir(), "trace.jsonl")
-			if tt.trace != "" {
-				data, name := []byte(tt.trace), path
-				if tt.gz {
-					var b bytes.Buffer
-					zw := gzip.NewWriter(&b)
-					zw.Write(data)
-					zw.Close()
-					data, name = b.Bytes(), path+".gz"
-				}
-				if err := os.WriteFile(name, data, 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			ob, notes := observe(sc, attempts, path, 1)
-			if len(notes) != len(tt.notes) {
-				t.Errorf("notes = %q, want %d starting %q", notes, len(tt.notes), tt.notes)
-			}
-			for i := range min(len(notes), len(tt.notes)) {
-				if !strings.HasPrefix(notes[i], tt.notes[i]) {
-					t.Errorf("note %d = %q, want it to start %q", i, notes[i], tt.notes[i])
-				}
-			}
-			if ob.ClientTrace != tt.clientTrace {
-				t.Errorf("ClientTrace = %v, want %v", ob.ClientTrace, tt.clientTrace)
-			}
-			if diff := cmp.Diff(tt.waits, ob.ServerWaits); diff != "" {
-				t.Errorf("ServerWaits mismatch (-want +got):\n%s", diff)
-			}
-			got, _ := ob.failureTypes()
-			if diff := cmp.Diff(tt.types, got); diff != "" {
-				t.Errorf("failure types mismatch (-want +got):\n%s", diff)
-			}
-		})
-	}
-}
-
-// TestInferFailureRetryAfterHeaders: retry-after-ms and retry-after given
-// via headers: are read as the scenario's policy reads them: the SDKs read
-// retry-after-ms first; forgeflare (seed 000) knows retry-after only.
-func TestInferFailureRetryAfterHeaders(t *testing.T) {
-	ended := time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)
-	ra := "2"
-	for _, tc := range []struct {
-		name  string
-		fault Fault
-		want  time.Duration // -1: none
-	}{
-		{"retry-after-ms header", Fault{Kind: fault.Status{Status: 429, Headers: map[string]string{"retry-after-ms": "1500"}}}, 1500 * time.Millisecond},
-		{"retry-after header", Fault{Kind: fault.Status{Status: 429, Headers: map[string]string{"Retry-After": "3"}}}, 3 * time.Second},
-		{"ms wins over retryAfter", Fault{Kind: fault.Status{Status: 429, RetryAfter: &ra, Headers: map[string]string{"retry-after-ms": "250"}}}, 250 * time.Millisecond},
-		{"retryAfter field", Fault{Kind: fault.Status{Status: 429, RetryAfter: &ra}}, 2 * time.Second},
-		{"none", Fault{Kind: fault.Status{Status: 429}}, -1},
-		{"forgeflare: retry-after-ms alone is not read", Fault{Kind: fault.Status{Status: 429, Headers: map[string]string{"retry-after-ms": "3000"}}}, -1},
-		{"forgeflare: retry-after wins over retry-after-ms", Fault{Kind: fault.Status{Status: 429, RetryAfter: &ra, Headers: map[string]string{"retry-after-ms": "1500"}}}, 2 * time.Second},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			sc := &Scenario{Provider: ProviderAnthropic, Attempts: []Fault{tc.fault}}
-			if strings.HasPrefix(tc.name, "forgeflare") {
-				if err := sc.Client.Policy.Encode("forgeflare"); err != nil {
-					t.Fatal(err)
-				}
-			}
-			pol, err := policyFor(sc)
-			if err != nil {
-				t.Fatal(err)
-			}
-			got := inferFailure(sc, pol, 0, ServerAttempt{N: 1, Fault: FaultStatus, Status: 429, Ended: ended}).retryAfter
-			g := time.Duration(-1)
-			if got != nil {
-				g = *got
-			}
-			if g != tc.want {
-				t.Errorf("retry-after = %v, want %v", g, tc.want)
-			}
-		})
-	}
 }

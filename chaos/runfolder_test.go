@@ -6,6 +6,9 @@ import (
 	"path/filepath"
 	"syscall"
 	"testing"
+
+	"github.com/retrylab/retrylab/chaos/runfolder"
+	"github.com/retrylab/retrylab/chaos/scenario"
 )
 
 // TestWriteFileAtomicReplacesLinkAndFIFO: a link or FIFO a client left at
@@ -26,7 +29,7 @@ func TestWriteFileAtomicReplacesLinkAndFIFO(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, p := range []string{link, fifo} {
-		if err := WriteFileAtomic(p, []byte("{}\n")); err != nil {
+		if err := runfolder.WriteFileAtomic(p, []byte("{}\n")); err != nil {
 			t.Fatal(err)
 		}
 		fi, err := os.Lstat(p)
@@ -51,7 +54,7 @@ func TestMakeRunSubdirRemovesLink(t *testing.T) {
 	if err := os.Symlink(outside, dir); err != nil {
 		t.Fatal(err)
 	}
-	if err := makeRunSubdir(dir); err != nil {
+	if err := runfolder.MakeRunSubdir(dir); err != nil {
 		t.Fatal(err)
 	}
 	if fi, err := os.Lstat(dir); err != nil || !fi.IsDir() {
@@ -63,7 +66,7 @@ func TestMakeRunSubdirRemovesLink(t *testing.T) {
 	if ents, _ := os.ReadDir(outside); len(ents) != 0 {
 		t.Errorf("written outside the run folder: %v", ents)
 	}
-	if err := makeRunSubdir(dir); err != nil { // a folder already there is fine
+	if err := runfolder.MakeRunSubdir(dir); err != nil { // a folder already there is fine
 		t.Fatal(err)
 	}
 }
@@ -91,7 +94,7 @@ client:
 expect: {outcome: success, attempts: 0}
 `)
 	r := &Runner{Toxi: toxi, Out: t.TempDir(), Seed: 1}
-	sum, err := r.Run(context.Background(), []*Scenario{sc})
+	sum, err := r.Run(context.Background(), []*scenario.Scenario{sc})
 	if err != nil {
 		t.Fatal(err)
 	}

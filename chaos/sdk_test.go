@@ -8,6 +8,10 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/retrylab/retrylab/chaos/mock"
+	"github.com/retrylab/retrylab/chaos/scenario"
+	"github.com/retrylab/retrylab/chaos/verify"
 )
 
 // The official SDK clients (docs/sdk-clients.md) run unchanged against the
@@ -21,9 +25,9 @@ const sdkInstallHint = "install the SDK clients from the repository root: npm ci
 // loadSDKScenarios loads the scenario files of dir and splits them into
 // those whose client can run here and, by name, why the others cannot (the
 // runner's own client.requires check).
-func loadSDKScenarios(t *testing.T, dir string) (runnable []*Scenario, missing map[string]string) {
+func loadSDKScenarios(t *testing.T, dir string) (runnable []*scenario.Scenario, missing map[string]string) {
 	t.Helper()
-	scs, err := LoadPaths([]string{dir})
+	scs, err := scenario.LoadPaths([]string{dir})
 	if err != nil {
 		t.Fatalf("loading %s: %v", dir, err)
 	}
@@ -34,7 +38,7 @@ func loadSDKScenarios(t *testing.T, dir string) (runnable []*Scenario, missing m
 	r := &Runner{}
 	for _, sc := range scs {
 		if m := r.missingRequirement(sc); m != nil {
-			missing[sc.Name] = m.reason()
+			missing[sc.Name] = m.Reason()
 			continue
 		}
 		runnable = append(runnable, sc)
@@ -54,9 +58,9 @@ func loadSDKScenarios(t *testing.T, dir string) (runnable []*Scenario, missing m
 
 // runSDK runs scs on an embedded Toxiproxy, re-running a scenario whose
 // timing checks failed (Confirm) as the CLI does by default.
-func runSDK(t *testing.T, scs []*Scenario, parallel int) map[string]Result {
+func runSDK(t *testing.T, scs []*scenario.Scenario, parallel int) map[string]Result {
 	t.Helper()
-	toxi, err := StartToxiproxy(context.Background(), "")
+	toxi, err := mock.StartToxiproxy(context.Background(), "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,7 +77,7 @@ func runSDK(t *testing.T, scs []*Scenario, parallel int) map[string]Result {
 	return res
 }
 
-func checkNames(cs []Check) []string {
+func checkNames(cs []verify.Check) []string {
 	out := []string{}
 	for _, c := range cs {
 		out = append(out, c.Name)
@@ -126,7 +130,7 @@ func TestSDKWrongScenariosFail(t *testing.T) {
 // wrong expectation (missing: those skipped for a missing client, with
 // why): each must fail, on the checks want names for it and on no other,
 // and want must name every one of them.
-func checkWrongSet(t *testing.T, scs []*Scenario, missing map[string]string, want map[string][]string, dir, hint string) {
+func checkWrongSet(t *testing.T, scs []*scenario.Scenario, missing map[string]string, want map[string][]string, dir, hint string) {
 	t.Helper()
 	for _, sc := range scs {
 		if _, ok := want[sc.Name]; !ok {
@@ -172,7 +176,7 @@ func TestSDKScenariosPass(t *testing.T) {
 // those skipped for a missing client, with why): each must pass. One whose
 // timing stayed inconclusive on a busy machine after its re-runs is
 // logged, not failed. It returns the results by scenario name.
-func checkPassSet(t *testing.T, scs []*Scenario, missing map[string]string, parallel int, hint string) map[string]Result {
+func checkPassSet(t *testing.T, scs []*scenario.Scenario, missing map[string]string, parallel int, hint string) map[string]Result {
 	t.Helper()
 	res := runSDK(t, scs, parallel)
 	names := make([]string, 0, len(scs)+len(missing))

@@ -11,18 +11,22 @@ import (
 	"strings"
 	"time"
 
+	"github.com/retrylab/retrylab/chaos/mock"
+	"github.com/retrylab/retrylab/chaos/redact"
+	"github.com/retrylab/retrylab/chaos/scenario"
+	"github.com/retrylab/retrylab/chaos/verify"
 	"github.com/retrylab/retrylab/trace"
 )
 
 // ServeVerdict is what `chaos serve` saw, from the server's side only.
 type ServeVerdict struct {
-	Attempts []ServerAttempt
+	Attempts []mock.ServerAttempt
 	// Gaps[i] is the wait between the end of attempt i+1 and the arrival of
 	// attempt i+2, as the server saw it.
 	Gaps []time.Duration
 	// Checks are the scenario's expectations that the server side can
 	// check (see serveChecks); Skipped names those it cannot.
-	Checks  []Check
+	Checks  []verify.Check
 	Skipped []string
 }
 
@@ -30,7 +34,7 @@ type ServeVerdict struct {
 // an unverified check is not a failure.
 func (v ServeVerdict) Failed() bool {
 	for _, c := range v.Checks {
-		if c.State == StateFail || c.State == StateInconclusive {
+		if c.State == verify.StateFail || c.State == verify.StateInconclusive {
 			return true
 		}
 	}
@@ -48,15 +52,15 @@ var serverChecks = map[string]bool{"outcome": true, "attempts": true, "failureTy
 // model switches the journal saw, as for a client without a trace).
 // maxDuration and the client's own delays need the client's run and are
 // skipped.
-func serveChecks(sc *Scenario, attempts []ServerAttempt) (checks []Check, skipped []string) {
+func serveChecks(sc *scenario.Scenario, attempts []mock.ServerAttempt) (checks []verify.Check, skipped []string) {
 	scale := sc.TimeScale
 	if scale <= 0 {
 		scale = 1
 	}
-	ob, _ := observe(sc, attempts, "", scale)
+	ob, _ := verify.Observe(sc, attempts, "", scale)
 	if n := len(attempts); n > 0 {
 		switch {
-		case !succeeded(attempts[n-1]):
+		case !mock.Succeeded(attempts[n-1]):
 			ob.Outcome = "failure"
 		case sc.Requests <= 1:
 			ob.Outcome = "success"
@@ -73,11 +77,11 @@ func serveChecks(sc *Scenario, attempts []ServerAttempt) (checks []Check, skippe
 		ex.MaxDuration = 0
 	}
 	only.Expect = ex
-	env, err := envelopeFor(sc)
+	env, err := verify.EnvelopeFor(sc)
 	if err != nil {
-		return []Check{{Name: "delays", Want: "a policy to check against", Got: err.Error(), Where: "client.policy"}}, skipped
+		return []verify.Check{{Name: "delays", Want: "a policy to check against", Got: err.Error(), Where: "client.policy"}}, skipped
 	}
-	for _, c := range evaluate(&only, ob, env) {
+	for _, c := range verify.Evaluate(&only, ob, env) {
 		if serverChecks[c.Name] {
 			if c.Name == "outcome" {
 				// evaluate names the client's trace; serve has none.
@@ -93,7 +97,7 @@ func serveChecks(sc *Scenario, attempts []ServerAttempt) (checks []Check, skippe
 
 // lastAttemptWhere says where serve's outcome comes from: the status of the
 // last attempt in the journal.
-func lastAttemptWhere(attempts []ServerAttempt) string {
+func lastAttemptWhere(attempts []mock.ServerAttempt) string {
 	if len(attempts) == 0 {
 		return "server journal: no attempts"
 	}
@@ -102,14 +106,14 @@ func lastAttemptWhere(attempts []ServerAttempt) string {
 	if a.Status != 0 {
 		status = fmt.Sprintf("status %d", a.Status)
 	}
-	if a.Fault != "" && a.Fault != FaultStatus {
+	if a.Fault != "" && a.Fault != scenario.FaultStatus {
 		status = a.Fault + ", " + status
 	}
 	return fmt.Sprintf("server journal: last attempt (%d: %s)", a.N, status)
 }
 
 // newServeVerdict computes the verdict of a list of attempts.
-func newServeVerdict(attempts []ServerAttempt) ServeVerdict {
+func newServeVerdict(attempts []mock.ServerAttempt) ServeVerdict {
 	v := ServeVerdict{Attempts: attempts}
 	for i := 1; i < len(attempts); i++ {
 		prev := attempts[i-1]
@@ -137,19 +141,19 @@ func (v ServeVerdict) Write(w io.Writer) error {
 		}
 	}
 	for _, c := range v.Checks {
-		line := fmt.Sprintf("%s %s: want %s, got %s", strings.ToUpper(c.State), printable(c.Name), printable(c.Want), printable(c.Got))
+		line := fmt.Sprintf("%s %s: want %s, got %s", strings.ToUpper(c.State), mock.Printable(c.Name), mock.Printable(c.Want), mock.Printable(c.Got))
 		if c.Where != "" {
-			line += " (" + printable(c.Where) + ")"
+			line += " (" + mock.Printable(c.Where) + ")"
 		}
 		if c.Hint != "" {
-			line += "\n  hint: " + printable(c.Hint)
+			line += "\n  hint: " + mock.Printable(c.Hint)
 		}
 		if _, err := fmt.Fprintln(w, line); err != nil {
 			return err
 		}
 	}
 	for _, s := range v.Skipped {
-		if _, err := fmt.Fprintln(w, "SKIP "+printable(s)); err != nil {
+		if _, err := fmt.Fprintln(w, "SKIP "+mock.Printable(s)); err != nil {
 			return err
 		}
 	}
@@ -157,7 +161,7 @@ func (v ServeVerdict) Write(w io.Writer) error {
 }
 
 // attemptLine is the verdict's line of attempt a, the i-th.
-func (v ServeVerdict) attemptLine(i int, a ServerAttempt) string {
+func (v ServeVerdict) attemptLine(i int, a mock.ServerAttempt) string {
 	status := "-"
 	if a.Status != 0 {
 		status = fmt.Sprint(a.Status)
@@ -168,7 +172,7 @@ func (v ServeVerdict) attemptLine(i int, a ServerAttempt) string {
 		line = fmt.Sprintf("  attempt %d: %-8s (still open)", a.N, a.Fault)
 	}
 	if a.Model != "" || a.Path != "" {
-		line += fmt.Sprintf("  %s %s", printable(a.Path), printable(a.Model))
+		line += fmt.Sprintf("  %s %s", mock.Printable(a.Path), mock.Printable(a.Model))
 	}
 	if i < len(v.Gaps) {
 		line += fmt.Sprintf("\n    wait before attempt %d: %s", a.N+1, v.Gaps[i].Round(time.Millisecond))
@@ -187,18 +191,18 @@ func (v ServeVerdict) attemptLine(i int, a ServerAttempt) string {
 // the client sent are scrubbed from the journal, the telemetry kept and the
 // verdict, and what came from a request is printed without control or
 // invisible characters (printable).
-func Serve(ctx context.Context, sc *Scenario, toxi *Toxiproxy, journalPath string, stdout, stderr io.Writer) (ServeVerdict, error) {
+func Serve(ctx context.Context, sc *scenario.Scenario, toxi *mock.Toxiproxy, journalPath string, stdout, stderr io.Writer) (ServeVerdict, error) {
 	runID := "serve-" + time.Now().UTC().Format("20060102T150405Z")
 	journal, err := createServeJournal(journalPath, runID)
 	if err != nil {
 		return ServeVerdict{}, err
 	}
 	defer journal.Close()
-	sec := newSecrets()
+	sec := redact.NewSecrets()
 	// The [mock] lines are scrubbed of the keys learnt so far too: a key
 	// that looks like no known key (learnt from x-api-key) may come back
 	// in a later request's path.
-	env, err := StartEnv(ctx, EnvConfig{Scenario: sc, Toxi: toxi, Journal: journal, RunID: runID, Log: scrubWriter{stderr, sec}, OnSecret: sec.add})
+	env, err := mock.StartEnv(ctx, mock.EnvConfig{Scenario: sc, Toxi: toxi, Journal: journal, RunID: runID, Log: scrubWriter{stderr, sec}, OnSecret: sec.Add})
 	if err != nil {
 		return ServeVerdict{}, err
 	}
@@ -223,16 +227,16 @@ func Serve(ctx context.Context, sc *Scenario, toxi *Toxiproxy, journalPath strin
 		v.Checks = append(v.Checks, c)
 	}
 	if err := env.JournalErr(); err != nil {
-		v.Checks = append(v.Checks, Check{Name: "journal", Want: "every attempt journaled", Got: err.Error(), Where: journalPath})
+		v.Checks = append(v.Checks, verify.Check{Name: "journal", Want: "every attempt journaled", Got: err.Error(), Where: journalPath})
 	}
 	if journalPath != "" {
-		if err := errors.Join(journal.Close(), scrubFile(journalPath, sec)); err != nil {
-			fmt.Fprintf(stderr, "chaos serve: scrubbing keys from the journal: %v\n", printable(sec.scrub(err.Error())))
+		if err := errors.Join(journal.Close(), redact.ScrubFile(journalPath, sec)); err != nil {
+			fmt.Fprintf(stderr, "chaos serve: scrubbing keys from the journal: %v\n", mock.Printable(sec.Scrub(err.Error())))
 		}
 	}
 	var out bytes.Buffer
 	_ = v.Write(&out) // a bytes.Buffer does not fail
-	_, werr := io.WriteString(stdout, sec.scrub(out.String()))
+	_, werr := io.WriteString(stdout, sec.Scrub(out.String()))
 	return v, errors.Join(closeErr, werr)
 }
 
@@ -256,45 +260,45 @@ func createServeJournal(path, runID string) (*trace.Writer, error) {
 // telemetry a mapping reads, holds its account against the journal. What
 // arrived is scrubbed of the keys the client sent and anything that looks
 // like a key, as run files are.
-func serveSelfReport(sc *Scenario, attempts []ServerAttempt, tel *telemetry, runID string, sec *secrets, stderr io.Writer) (Check, bool) {
+func serveSelfReport(sc *scenario.Scenario, attempts []mock.ServerAttempt, tel *telemetry, runID string, sec *redact.Secrets, stderr io.Writer) (verify.Check, bool) {
 	acc, st, err := tel.finish(runID, "")
 	if err != nil {
-		fmt.Fprintf(stderr, "client telemetry: %v\n", printable(sec.scrub(err.Error())))
+		fmt.Fprintf(stderr, "client telemetry: %v\n", mock.Printable(sec.Scrub(err.Error())))
 	}
 	if w := tel.droppedWarning(st); w != "" {
 		fmt.Fprintln(stderr, w)
 	}
 	if tel.dir != "" && st.Kept > 0 {
-		for _, p := range []string{filepath.Join(tel.dir, "otlp"), filepath.Join(tel.dir, clientOtelFile)} {
-			if err := sec.scrubDir(p); err != nil && !errors.Is(err, os.ErrNotExist) {
+		for _, p := range []string{filepath.Join(tel.dir, "otlp"), filepath.Join(tel.dir, verify.ClientOtelFile)} {
+			if err := sec.ScrubDir(p); err != nil && !errors.Is(err, os.ErrNotExist) {
 				fmt.Fprintf(stderr, "client telemetry: scrubbing keys: %v\n", err)
 			}
 		}
 	}
 	if acc == nil || len(acc.Requests) == 0 {
-		return Check{}, false
+		return verify.Check{}, false
 	}
 	scale := sc.TimeScale
 	if scale <= 0 {
 		scale = 1
 	}
-	ob, _ := observe(sc, attempts, "", scale)
+	ob, _ := verify.Observe(sc, attempts, "", scale)
 	ob.SelfReport = acc
-	ob.Telemetry = &Telemetry{Exports: st.Exports, Kept: st.Kept, Items: st.Items, Dropped: st.Dropped, DroppedItems: st.DroppedItems, Rejected: st.Rejected}
-	c := selfReportCheck(ob)
+	ob.Telemetry = &verify.Telemetry{Exports: st.Exports, Kept: st.Kept, Items: st.Items, Dropped: st.Dropped, DroppedItems: st.DroppedItems, Rejected: st.Rejected}
+	c := verify.SelfReportCheck(ob)
 	c.Where = strings.Replace(c.Where, "server.jsonl", "the journal", 1)
-	return settle([]Check{c})[0], true
+	return verify.Settle([]verify.Check{c})[0], true
 }
 
 // scrubWriter writes each Write (one [mock] line) scrubbed of the keys sec
 // has learnt.
 type scrubWriter struct {
 	w   io.Writer
-	sec *secrets
+	sec *redact.Secrets
 }
 
 func (s scrubWriter) Write(p []byte) (int, error) {
-	if _, err := io.WriteString(s.w, s.sec.scrub(string(p))); err != nil {
+	if _, err := io.WriteString(s.w, s.sec.Scrub(string(p))); err != nil {
 		return 0, err
 	}
 	return len(p), nil

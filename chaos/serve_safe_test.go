@@ -12,6 +12,9 @@ import (
 	"unicode"
 
 	"github.com/retrylab/retrylab/chaos/fault"
+	"github.com/retrylab/retrylab/chaos/mock"
+	"github.com/retrylab/retrylab/chaos/scenario"
+	"github.com/retrylab/retrylab/chaos/verify"
 )
 
 // servedRun is a Serve running in a test: the variables it printed, and
@@ -23,7 +26,7 @@ type servedRun struct {
 
 // startServe runs Serve for sc with its journal at journal until stop is
 // called, once it has printed its variables.
-func startServe(t *testing.T, sc *Scenario, journal string) servedRun {
+func startServe(t *testing.T, sc *scenario.Scenario, journal string) servedRun {
 	t.Helper()
 	toxi := startToxi(t)
 	ctx, cancel := context.WithCancel(t.Context())
@@ -130,7 +133,7 @@ func TestServeRedactsKeysInPaths(t *testing.T) {
 	}
 	dir := t.TempDir()
 	journal := filepath.Join(dir, "server.jsonl")
-	s := startServe(t, &Scenario{Name: "keys", Provider: ProviderGemini, Model: "m"}, journal)
+	s := startServe(t, &scenario.Scenario{Name: "keys", Provider: mock.ProviderGemini, Model: "m"}, journal)
 	base := s.vars["GOOGLE_GEMINI_BASE_URL"]
 	attempts := 0
 	for _, tc := range tests {
@@ -191,7 +194,7 @@ client:
 expect: {attempts: 3}
 `)
 	r := &Runner{Toxi: runnerToxi(t), Out: t.TempDir(), Seed: 1}
-	sum, err := r.Run(context.Background(), []*Scenario{sc})
+	sum, err := r.Run(context.Background(), []*scenario.Scenario{sc})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -231,10 +234,10 @@ func TestServeVerdictPrintable(t *testing.T) {
 	for _, h := range hostile {
 		t.Run(strings.ToValidUTF8(h, "?"), func(t *testing.T) {
 			v := ServeVerdict{
-				Attempts: []ServerAttempt{{N: 1, Fault: "status", Status: 529, Path: "/v1beta/models/" + h + ":generateContent", Model: h},
+				Attempts: []mock.ServerAttempt{{N: 1, Fault: "status", Status: 529, Path: "/v1beta/models/" + h + ":generateContent", Model: h},
 					{N: 2, Fault: "ok", Status: 200, Path: h}},
 				Gaps:    []time.Duration{time.Second},
-				Checks:  []Check{{Name: "escalations", State: StateFail, Want: "m → " + h, Got: h, Where: h, Hint: h}},
+				Checks:  []verify.Check{{Name: "escalations", State: verify.StateFail, Want: "m → " + h, Got: h, Where: h, Hint: h}},
 				Skipped: []string{h},
 			}
 			var b strings.Builder
@@ -257,8 +260,8 @@ func TestServeVerdictPrintable(t *testing.T) {
 // escapes, percent-encoded or JSON-escaped, reach neither serve's stdout
 // nor its [mock] lines on stderr raw.
 func TestServePrintableEndToEnd(t *testing.T) {
-	s := startServe(t, &Scenario{Name: "esc", Provider: ProviderAnthropic, Model: "m",
-		Attempts: []Fault{{Kind: fault.Status{Status: 529}}}}, filepath.Join(t.TempDir(), "server.jsonl"))
+	s := startServe(t, &scenario.Scenario{Name: "esc", Provider: mock.ProviderAnthropic, Model: "m",
+		Attempts: []scenario.Fault{{Kind: fault.Status{Status: 529}}}}, filepath.Join(t.TempDir(), "server.jsonl"))
 	base := s.vars["ANTHROPIC_BASE_URL"]
 	h := http.Header{}
 	send(t, "POST", base+"/v1beta/models/x%1B%5D0%3BPWNED%07%1B%5B2J%E2%80%AE%0AFAKE:generateContent", h, `{}`)
@@ -283,12 +286,12 @@ func TestServePrintableEndToEnd(t *testing.T) {
 // hide, and keeps the rest as it is.
 func TestRedactPrintable(t *testing.T) {
 	for _, h := range hostile {
-		if r := unsafeRune(printable(h)); r != -1 {
-			t.Errorf("printable(%q) = %q holds %U", h, printable(h), r)
+		if r := unsafeRune(mock.Printable(h)); r != -1 {
+			t.Errorf("printable(%q) = %q holds %U", h, mock.Printable(h), r)
 		}
 	}
 	for _, ok := range []string{"/v1beta/models/gemini-2.5-flash:generateContent", "modèle-日本語", "a → b", "emoji 🙂"} {
-		if got := printable(ok); got != ok {
+		if got := mock.Printable(ok); got != ok {
 			t.Errorf("printable(%q) = %q, want it unchanged", ok, got)
 		}
 	}

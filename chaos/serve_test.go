@@ -13,6 +13,9 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/retrylab/retrylab/chaos/fault"
+	"github.com/retrylab/retrylab/chaos/mock"
+	"github.com/retrylab/retrylab/chaos/scenario"
+	"github.com/retrylab/retrylab/chaos/verify"
 )
 
 // lineWriter hands each stdout line to a channel so the test can learn the
@@ -37,7 +40,7 @@ func (w *lineWriter) Write(p []byte) (int, error) {
 func TestServe(t *testing.T) {
 	toxi := startToxi(t)
 	ra := "1"
-	sc := &Scenario{Name: "serve", Attempts: []Fault{{Kind: fault.Status{Status: 429, RetryAfter: &ra}}}}
+	sc := &scenario.Scenario{Name: "serve", Attempts: []scenario.Fault{{Kind: fault.Status{Status: 429, RetryAfter: &ra}}}}
 	ctx, cancel := context.WithCancel(t.Context())
 	stdout := &lineWriter{lines: make(chan string, 16)}
 	stderr := &syncBuffer{}
@@ -70,7 +73,7 @@ func TestServe(t *testing.T) {
 	if openai != anthropic+"/v1" || gemini != anthropic {
 		t.Errorf("OPENAI_BASE_URL = %q, GOOGLE_GEMINI_BASE_URL = %q, want %q and %q", openai, gemini, anthropic+"/v1", anthropic)
 	}
-	resp, _, err := post(t, t.Context(), anthropic, PathAnthropic)
+	resp, _, err := post(t, t.Context(), anthropic, mock.PathAnthropic)
 	if err != nil || resp.StatusCode != 429 {
 		t.Fatalf("first attempt: %v %v", resp, err)
 	}
@@ -102,13 +105,13 @@ func TestServe(t *testing.T) {
 	if r.err != nil {
 		t.Fatal(r.err)
 	}
-	if len(r.v.Attempts) != 2 || len(r.v.Gaps) != 1 || r.v.Attempts[0].Status != 429 || r.v.Attempts[1].Path != PathOpenAI {
+	if len(r.v.Attempts) != 2 || len(r.v.Gaps) != 1 || r.v.Attempts[0].Status != 429 || r.v.Attempts[1].Path != mock.PathOpenAI {
 		t.Errorf("verdict = %+v", r.v)
 	}
-	if c := r.v.Checks[len(r.v.Checks)-1]; c.Name != "selfReport" || c.State != StatePass {
+	if c := r.v.Checks[len(r.v.Checks)-1]; c.Name != "selfReport" || c.State != verify.StatePass {
 		t.Errorf("last check = %+v, want selfReport passed", c)
 	}
-	for _, f := range []string{"otlp/traces-0001.json", clientOtelFile} {
+	for _, f := range []string{"otlp/traces-0001.json", verify.ClientOtelFile} {
 		if _, err := os.Stat(filepath.Join(journalDir, f)); err != nil {
 			t.Errorf("the client's telemetry is not kept beside the journal: %v", err)
 		}
@@ -129,16 +132,16 @@ func TestServe(t *testing.T) {
 // attempt may hang and the attempt after it must be served.
 func TestResetRaceFallback(t *testing.T) {
 	toxi := startToxi(t)
-	e := startEnv(t, toxi, ProviderAnthropic, Fault{Kind: fault.Reset{}}, Fault{Kind: fault.Reset{}})
+	e := startEnv(t, toxi, mock.ProviderAnthropic, scenario.Fault{Kind: fault.Reset{}}, scenario.Fault{Kind: fault.Reset{}})
 	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
 	defer cancel()
 	for i := 0; i < 2; i++ {
-		if _, _, err := post(t, ctx, e.BaseURL(), PathAnthropic); err == nil {
+		if _, _, err := post(t, ctx, e.BaseURL(), mock.PathAnthropic); err == nil {
 			t.Errorf("attempt %d: no error", i+1)
 		}
 	}
 	waitAttempts(t, e, 2)
-	resp, _, err := post(t, ctx, e.BaseURL(), PathAnthropic)
+	resp, _, err := post(t, ctx, e.BaseURL(), mock.PathAnthropic)
 	if err != nil || resp.StatusCode != 200 {
 		t.Fatalf("attempt 3: %v %v", resp, err)
 	}
@@ -148,10 +151,10 @@ func TestResetRaceFallback(t *testing.T) {
 // server's side (it used to print the attempts and always pass).
 func TestServeChecks(t *testing.T) {
 	t0 := time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)
-	at := func(n int, fault string, status int, arrived, ended int) ServerAttempt {
-		return ServerAttempt{N: n, Fault: fault, Status: status, Arrived: t0.Add(ms(arrived)), Ended: t0.Add(ms(ended))}
+	at := func(n int, fault string, status int, arrived, ended int) mock.ServerAttempt {
+		return mock.ServerAttempt{N: n, Fault: fault, Status: status, Arrived: t0.Add(ms(arrived)), Ended: t0.Add(ms(ended))}
 	}
-	ok3 := []ServerAttempt{at(1, "status", 529, 0, 10), at(2, "status", 529, 2010, 2020), at(3, "ok", 200, 6020, 6030)}
+	ok3 := []mock.ServerAttempt{at(1, "status", 529, 0, 10), at(2, "status", 529, 2010, 2020), at(3, "ok", 200, 6020, 6030)}
 	type row struct {
 		Name  string
 		State string
@@ -159,7 +162,7 @@ func TestServeChecks(t *testing.T) {
 	for _, tc := range []struct {
 		name     string
 		yaml     string
-		attempts []ServerAttempt
+		attempts []mock.ServerAttempt
 		want     []row
 		skipped  int
 		// where the outcome check says it looked: the journal, not the
@@ -169,21 +172,21 @@ func TestServeChecks(t *testing.T) {
 		{"all pass", `
 attempts: [{status: 529}, {status: 529}]
 expect: {outcome: success, attempts: 3, failureTypes: [overloaded, overloaded], delays: [2s, 4s], maxDuration: 1m}
-`, ok3, []row{{"outcome", StatePass}, {"attempts", StatePass}, {"failureTypes", StateUnverified}, {"delays.server", StatePass}}, 1,
+`, ok3, []row{{"outcome", verify.StatePass}, {"attempts", verify.StatePass}, {"failureTypes", verify.StateUnverified}, {"delays.server", verify.StatePass}}, 1,
 			"server journal: last attempt (3: ok, status 200)"},
 		{"client gave up early", `
 attempts: [{status: 529}, {status: 529}]
 expect: {outcome: success, attempts: 3}
-`, ok3[:2], []row{{"outcome", StateFail}, {"attempts", StateFail}}, 0,
+`, ok3[:2], []row{{"outcome", verify.StateFail}, {"attempts", verify.StateFail}}, 0,
 			"server journal: last attempt (2: status 529)"},
 		{"no attempts: outcome unknown", `
 expect: {outcome: success, attempts: 1}
-`, nil, []row{{"attempts", StateFail}}, 1, ""},
+`, nil, []row{{"attempts", verify.StateFail}}, 1, ""},
 		{"fewer waits than the policy allows", `
 client: {policy: forgeflare}
 attempts: [{status: 529}, {status: 529}]
 expect: {attempts: 2, delays: policy}
-`, ok3[:2], []row{{"attempts", StatePass}, {"delays.server", StateFail}}, 0, ""},
+`, ok3[:2], []row{{"attempts", verify.StatePass}, {"delays.server", verify.StateFail}}, 0, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			sc := parse(t, "serve-checks", tc.yaml)
@@ -223,7 +226,7 @@ func TestServeJournalFolder(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "new", "deeper", "server.jsonl")
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
-	if _, err := Serve(ctx, &Scenario{Name: "j"}, toxi, path, io.Discard, io.Discard); err != nil {
+	if _, err := Serve(ctx, &scenario.Scenario{Name: "j"}, toxi, path, io.Discard, io.Discard); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(path); err != nil {

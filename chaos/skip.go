@@ -2,11 +2,13 @@ package chaos
 
 import (
 	"fmt"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/retrylab/retrylab/chaos/runfolder"
+	"github.com/retrylab/retrylab/chaos/scenario"
+	"github.com/retrylab/retrylab/chaos/verify"
 )
 
 // A scenario whose client needs what is not here (client.requires) is
@@ -14,80 +16,25 @@ import (
 // one of two reasons: a run says so once per reason (what is missing, and
 // what to run: client.requiresHint), not once per scenario (SkipGroups).
 
-// missing is a client requirement that is not here.
-type missing struct {
-	need      string // as written in client.requires
-	shown     string // as a person finds it: relative to the current folder
-	notInPath bool   // a program name not found in PATH
-	hint      string // client.requiresHint
-}
-
-// reason is Result.SkipReason: "needs X, which does not exist (hint: H)".
-func (m *missing) reason() string {
-	msg := fmt.Sprintf("needs %s, which does not exist", m.need)
-	if m.notInPath {
-		msg = fmt.Sprintf("needs %s, which is not in PATH", m.need)
-	}
-	if m.hint == "" {
-		return msg
-	}
-	return msg + " (hint: " + m.hint + ")"
-}
-
-// what is Result.SkipMissing: the path, or "NAME (not in PATH)".
-func (m *missing) what() string {
-	if m.notInPath {
-		return m.need + " (not in PATH)"
-	}
-	return m.shown
-}
-
 // missingRequirement returns the first of sc's client.requires missing
 // here, or nil. With --client-cmd the scenario's own client is not run, so
 // its requirements do not apply.
-func (r *Runner) missingRequirement(sc *Scenario) *missing {
+func (r *Runner) missingRequirement(sc *scenario.Scenario) *scenario.Missing {
 	if r.ClientCmd != "" {
 		return nil
 	}
-	return missingRequirement(sc)
-}
-
-// missingRequirement returns the first of sc's client.requires missing
-// here, or nil: a bare name must be in PATH, a path must exist in the
-// current folder or relative to the scenario file's folder.
-func missingRequirement(sc *Scenario) *missing {
-	for _, req := range sc.Client.Requires {
-		if !strings.ContainsRune(req, '/') {
-			if _, err := exec.LookPath(req); err != nil {
-				return &missing{need: req, shown: req, notInPath: true, hint: sc.Client.RequiresHint}
-			}
-			continue
-		}
-		if _, err := os.Stat(req); err == nil {
-			continue
-		}
-		shown := req
-		if sc.File != "" && !filepath.IsAbs(req) {
-			alt := filepath.Join(filepath.Dir(sc.File), req)
-			if _, err := os.Stat(alt); err == nil {
-				continue
-			}
-			shown = alt
-		}
-		return &missing{need: req, shown: shown, hint: sc.Client.RequiresHint}
-	}
-	return nil
+	return scenario.MissingRequirement(sc)
 }
 
 // skip records a scenario that was not run. Its progress line was
 // announceSkips'.
-func (r *Runner) skip(sc *Scenario, dir string, m *missing) Result {
+func (r *Runner) skip(sc *scenario.Scenario, dir string, m *scenario.Missing) Result {
 	res := Result{Name: sc.Name, File: sc.File, Description: sc.Description, Verdict: VerdictSkipped,
-		SkipReason: m.reason(), SkipMissing: m.what(), SkipHint: m.hint,
+		SkipReason: m.Reason(), SkipMissing: m.What(), SkipHint: m.Hint,
 		Seed: r.Seed, TimeScale: sc.TimeScale, Dir: dir, Client: strings.Join(sc.Client.Command, " "),
-		FailureTypes: []string{}, Escalations: []Escalation{}, Checks: []Check{}}
+		FailureTypes: []string{}, Escalations: []scenario.Escalation{}, Checks: []verify.Check{}}
 	r.record(dir, res)
-	if err := makeRunSubdir(dir); err == nil {
+	if err := runfolder.MakeRunSubdir(dir); err == nil {
 		_ = writeJSON(filepath.Join(dir, "result.json"), res)
 	}
 	return res
@@ -95,12 +42,12 @@ func (r *Runner) skip(sc *Scenario, dir string, m *missing) Result {
 
 // announceSkips prints, before anything runs, one progress line per group
 // of scenarios that will be skipped (SkipGroups), and returns the others.
-func (r *Runner) announceSkips(scs []*Scenario) []*Scenario {
-	var run []*Scenario
+func (r *Runner) announceSkips(scs []*scenario.Scenario) []*scenario.Scenario {
+	var run []*scenario.Scenario
 	var skipped []Result
 	for _, sc := range scs {
 		if m := r.missingRequirement(sc); m != nil {
-			skipped = append(skipped, Result{Name: sc.Name, Verdict: VerdictSkipped, SkipReason: m.reason(), SkipMissing: m.what(), SkipHint: m.hint})
+			skipped = append(skipped, Result{Name: sc.Name, Verdict: VerdictSkipped, SkipReason: m.Reason(), SkipMissing: m.What(), SkipHint: m.Hint})
 			continue
 		}
 		run = append(run, sc)

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/retrylab/retrylab/chaos/scenario"
 )
 
 func TestSkipGroups(t *testing.T) {
@@ -58,7 +59,7 @@ func TestSkipGroups(t *testing.T) {
 func TestRunnerAnnouncesSkipsOnce(t *testing.T) {
 	t.Parallel()
 	suite := filepath.Join(t.TempDir(), "scenarios", "sdk")
-	var scs []*Scenario
+	var scs []*scenario.Scenario
 	for _, name := range []string{"go-a", "go-b", "go-c"} {
 		sc := parse(t, name, `
 client:

@@ -14,16 +14,19 @@ import (
 	"testing"
 
 	"github.com/retrylab/retrylab/chaos"
+	"github.com/retrylab/retrylab/chaos/client"
+	"github.com/retrylab/retrylab/chaos/mock"
+	"github.com/retrylab/retrylab/chaos/scenario"
 	"github.com/retrylab/retrylab/report"
 	"github.com/retrylab/retrylab/trace"
 	"github.com/retrylab/retrylab/trace/analyze"
 )
 
 // TestMain lets this test binary be a client of chaos run (helperClient)
-// and the supervisor of one (chaos.MaybeSupervise, first thing, as in
+// and the supervisor of one (client.MaybeSupervise, first thing, as in
 // retrylab's main).
 func TestMain(m *testing.M) {
-	chaos.MaybeSupervise()
+	client.MaybeSupervise()
 	if name := os.Getenv("RETRYLAB_TEST_CLIENT"); name != "" {
 		os.Exit(helperClient(name))
 	}
@@ -35,15 +38,6 @@ func helperClient(name string) int {
 	switch name {
 	case "leaky":
 		return leakyClient()
-	case "parent":
-		// A runner that starts a client and waits to be killed.
-		pgid, err := chaos.StartSleeperForTest([]string{"sh", "-c", "sleep 600 & sleep 600"})
-		if err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			return 1
-		}
-		fmt.Printf("pgid %d\n", pgid)
-		select {}
 	}
 	fmt.Fprintln(os.Stderr, "unknown test client", name)
 	return 2
@@ -140,7 +134,7 @@ func TestSweepKeysEveryOutput(t *testing.T) {
 	}
 	// The client is this test binary, told which client to be on its
 	// command line: the runner's environment does not reach it.
-	sc, err := chaos.ParseScenario("sweep.yaml", []byte(fmt.Sprintf(`
+	sc, err := scenario.ParseScenario("sweep.yaml", []byte(fmt.Sprintf(`
 client: {command: [env, RETRYLAB_TEST_CLIENT=leaky, %q]}
 attempts: []
 expect: {outcome: success, attempts: 1}
@@ -148,13 +142,13 @@ expect: {outcome: success, attempts: 1}
 	if err != nil {
 		t.Fatal(err)
 	}
-	toxi, err := chaos.StartToxiproxy(context.Background(), "")
+	toxi, err := mock.StartToxiproxy(context.Background(), "")
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer toxi.Close()
 	r := &chaos.Runner{Toxi: toxi, Out: t.TempDir(), Seed: 1, Confirm: 0}
-	sum, err := r.Run(context.Background(), []*chaos.Scenario{sc})
+	sum, err := r.Run(context.Background(), []*scenario.Scenario{sc})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,13 +7,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
-	"strings"
 
+	"github.com/retrylab/retrylab/chaos/runfolder"
+	"github.com/retrylab/retrylab/chaos/scenario"
+	"github.com/retrylab/retrylab/chaos/verify"
 	"github.com/retrylab/retrylab/otlp"
-	"github.com/retrylab/retrylab/retry"
-	"github.com/retrylab/retrylab/retry/provider"
 )
 
 // telemetry is one scenario's OTLP/HTTP receiver (package otlp): an
@@ -46,29 +45,21 @@ func startTelemetry(dir string) (*telemetry, error) {
 
 // env is what the client is told: OTEL_EXPORTER_OTLP_ENDPOINT and each
 // signal's endpoint (the harness owns them: client.env may not name them,
-// reservedEnv), and the protocol variables protocolEnv says must be set so
+// ReservedEnv), and the protocol variables protocolEnv says must be set so
 // that the client's exporters speak OTLP/HTTP. scenario is client.env (nil
 // for chaos serve), whose own protocol, headers, timeouts and compression
 // the client gets as they are; getenv looks up what the client gets of the
 // runner's environment (os.Getenv for chaos serve, whose client is started
 // by the user). Nil-safe.
-func (t *telemetry) env(scenario map[string]string, getenv func(string) string) []string {
+func (t *telemetry) env(scEnv map[string]string, getenv func(string) string) []string {
 	if t == nil {
 		return nil
 	}
-	return append(t.rcv.Env(), protocolEnv(scenario, getenv)...)
+	return append(t.rcv.Env(), protocolEnv(scEnv, getenv)...)
 }
 
-// otlpProtocolVars choose an OTLP exporter's protocol: first the general
-// one, then each signal's, which wins over it for its signal.
-var otlpProtocolVars = []string{"OTEL_EXPORTER_OTLP_PROTOCOL",
-	"OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", "OTEL_EXPORTER_OTLP_LOGS_PROTOCOL", "OTEL_EXPORTER_OTLP_METRICS_PROTOCOL"}
-
-// otlpHTTPProtocols are the protocols the run's receiver speaks.
-var otlpHTTPProtocols = []string{"http/protobuf", "http/json"}
-
 // protocolEnv returns the protocol variables the harness sets after
-// client.env (scenario), so that every exporter of the client speaks
+// client.env (scEnv), so that every exporter of the client speaks
 // OTLP/HTTP, never gRPC. A variable client.env sets is the client's (the
 // loader accepts only http/protobuf and http/json there) and is left
 // alone; so is one the client inherits from the runner's environment
@@ -77,18 +68,18 @@ var otlpHTTPProtocols = []string{"http/protobuf", "http/json"}
 // signal's by the general one's value. Unset, the general one is
 // http/protobuf (the SDKs' default differs between languages), a
 // signal's stays unset.
-func protocolEnv(scenario map[string]string, getenv func(string) string) []string {
+func protocolEnv(scEnv map[string]string, getenv func(string) string) []string {
 	var out []string
 	general := ""
-	for i, name := range otlpProtocolVars {
-		v, set := scenario[name]
+	for i, name := range scenario.OTLPProtocolVars {
+		v, set := scEnv[name]
 		if !set {
 			v = getenv(name)
 		}
 		switch {
-		case set || slices.Contains(otlpHTTPProtocols, v):
+		case set || slices.Contains(scenario.OTLPHTTPProtocols, v):
 		case i == 0:
-			v = otlpHTTPProtocols[0]
+			v = scenario.OTLPHTTPProtocols[0]
 			out = append(out, name+"="+v)
 		case v != "":
 			out = append(out, name+"="+general)
@@ -109,8 +100,8 @@ func (t *telemetry) keep(p otlp.Payload, n int) error {
 	b, err := p.JSON()
 	if err == nil {
 		sub := filepath.Join(t.dir, "otlp")
-		if err = makeRunSubdir(sub); err == nil {
-			err = WriteFileAtomic(filepath.Join(sub, fmt.Sprintf("%s-%04d.json", p.Signal, n)), append(b, '\n'))
+		if err = runfolder.MakeRunSubdir(sub); err == nil {
+			err = runfolder.WriteFileAtomic(filepath.Join(sub, fmt.Sprintf("%s-%04d.json", p.Signal, n)), append(b, '\n'))
 		}
 	}
 	if err != nil && t.err == nil {
@@ -118,10 +109,6 @@ func (t *telemetry) keep(p otlp.Payload, n int) error {
 	}
 	return err
 }
-
-// clientOtelFile is the scenario folder's trace v1 made of the client's
-// telemetry, which `trace analyze` reads like any trace.
-const clientOtelFile = "client-otel.jsonl"
 
 // finish stops the receiver and reads the client's account from what
 // arrived. With telemetry that a mapping reads, it writes the account as
@@ -140,7 +127,7 @@ func (t *telemetry) finish(runID, tracePath string) (*otlp.Account, otlp.Stats, 
 	var werr error
 	if len(acc.Requests) > 0 && t.dir != "" && (tracePath == "" || !hasTrace(tracePath)) {
 		var buf bytes.Buffer
-		for _, ev := range acc.Events(runID, ClassifyReported) {
+		for _, ev := range acc.Events(runID, verify.ClassifyReported) {
 			line, err := json.Marshal(ev)
 			if err != nil {
 				werr = err
@@ -149,7 +136,7 @@ func (t *telemetry) finish(runID, tracePath string) (*otlp.Account, otlp.Stats, 
 			buf.Write(append(line, '\n'))
 		}
 		if werr == nil {
-			werr = WriteFileAtomic(filepath.Join(t.dir, clientOtelFile), buf.Bytes())
+			werr = runfolder.WriteFileAtomic(filepath.Join(t.dir, verify.ClientOtelFile), buf.Bytes())
 		}
 	}
 	return &acc, st, errors.Join(cerr, t.err, werr)
@@ -179,95 +166,10 @@ func hasTrace(path string) bool {
 	return false
 }
 
-// errorTypeRe finds a provider's error type in a client's error text
-// ({"type":"overloaded_error"} in Claude Code's api_error).
-var errorTypeRe = regexp.MustCompile(`"type"\s*:\s*"([a-z_]+_error)"`)
-
-// ClassifyReported classifies a failed attempt as a client reported it
-// (its status, error.type and message) with the retry core's classifier:
-// the failure type the client's own account implies.
-//
-// An error.type that is itself one of retrylab's failure types (a client
-// that classifies as the retry core does) is taken as it is.
-func ClassifyReported(prov string, a otlp.Attempt) string {
-	if a.Unreported() {
-		return string(retry.Unknown)
-	}
-	if slices.Contains(retry.FailureTypes, retry.FailureType(a.ErrorType)) {
-		return a.ErrorType
-	}
-	pe := &provider.Error{Provider: prov, Status: a.Status, Message: a.Error}
-	if a.ErrorType != "" && !isDigits(a.ErrorType) {
-		pe.ErrorType = a.ErrorType
-	} else if m := errorTypeRe.FindStringSubmatch(a.Error); m != nil {
-		pe.ErrorType = m[1]
-	}
-	low := strings.ToLower(a.Error + " " + a.ErrorType)
-	switch {
-	case a.Status != 0 && (a.Status < 200 || a.Status > 299):
-		pe.Kind = provider.KindHTTP
-	case pe.ErrorType != "":
-		pe.Kind, pe.Status = provider.KindSSEError, 0
-	case strings.Contains(low, "timeout") || strings.Contains(low, "timed out"):
-		pe.Kind = provider.KindTimeout
-	case a.Status >= 200 && a.Status <= 299:
-		// An error after a 2xx: the response began, its stream broke
-		// (Codex: "stream disconnected before completion: ...").
-		pe.Kind = provider.KindIncomplete
-	case strings.Contains(low, "reset"):
-		pe.Kind = provider.KindReset
-	case strings.Contains(low, "refused"):
-		pe.Kind = provider.KindRefused
-	case strings.Contains(low, "eof") || strings.Contains(low, "terminated") || strings.Contains(low, "ended"):
-		pe.Kind = provider.KindEOF
-	default:
-		pe.Kind, pe.Status = provider.KindNetwork, 0
-	}
-	if pe.Kind != provider.KindHTTP {
-		pe.Status = 0
-	}
-	return string(retry.Classify(pe).Type)
-}
-
-func isDigits(s string) bool {
-	for _, c := range s {
-		if c < '0' || c > '9' {
-			return false
-		}
-	}
-	return s != ""
-}
-
-// selfReportTypes are the failure types of the failed attempts of acc, in
-// the order the client began them, as ClassifyReported reads them.
-func selfReportTypes(acc *otlp.Account) []string {
-	if acc == nil {
-		return nil
-	}
-	type typed struct {
-		at otlp.Attempt
-		ft string
-	}
-	var ts []typed
-	for _, r := range acc.Requests {
-		for _, a := range r.Attempts {
-			if a.Failed() {
-				ts = append(ts, typed{a, ClassifyReported(r.Provider, a)})
-			}
-		}
-	}
-	slices.SortStableFunc(ts, func(x, y typed) int { return x.at.Start.Compare(y.at.Start) })
-	out := make([]string, 0, len(ts))
-	for _, t := range ts {
-		out = append(out, t.ft)
-	}
-	return out
-}
-
 // startTelemetry starts the OTLP receiver of a scenario whose client is
 // external (the built-in client sends no telemetry), registered by its run
 // folder for runExternal; nil for the built-in client.
-func (r *Runner) startTelemetry(sc *Scenario, dir string) (*telemetry, error) {
+func (r *Runner) startTelemetry(sc *scenario.Scenario, dir string) (*telemetry, error) {
 	if r.ClientCmd == "" && len(sc.Client.Command) == 0 {
 		return nil, nil
 	}
@@ -282,7 +184,7 @@ func (r *Runner) startTelemetry(sc *Scenario, dir string) (*telemetry, error) {
 // telemetryEnv is the OTLP environment of sc's client running in dir,
 // which inherits the names inherit of the runner's environment (no OTEL_
 // variable of the runner's reaches a client unless it is named there).
-func (r *Runner) telemetryEnv(sc *Scenario, dir string, inherit []string) []string {
+func (r *Runner) telemetryEnv(sc *scenario.Scenario, dir string, inherit []string) []string {
 	t, _ := r.tels.Load(dir)
 	tel, _ := t.(*telemetry)
 	return tel.env(sc.Client.Env, func(name string) string {
@@ -297,7 +199,7 @@ func (r *Runner) telemetryEnv(sc *Scenario, dir string, inherit []string) []stri
 // and returns the client's account (nil when it sent no telemetry a
 // mapping reads as attempts) and the counts for result.json (nil when it
 // sent nothing).
-func (r *Runner) finishTelemetry(sc *Scenario, dir string, t *telemetry, runID, tracePath string) (*otlp.Account, *Telemetry) {
+func (r *Runner) finishTelemetry(sc *scenario.Scenario, dir string, t *telemetry, runID, tracePath string) (*otlp.Account, *verify.Telemetry) {
 	if t == nil {
 		return nil, nil
 	}
@@ -309,7 +211,7 @@ func (r *Runner) finishTelemetry(sc *Scenario, dir string, t *telemetry, runID, 
 	if acc == nil {
 		return nil, nil
 	}
-	sum := &Telemetry{Exports: st.Exports, Kept: st.Kept, Items: st.Items, Dropped: st.Dropped,
+	sum := &verify.Telemetry{Exports: st.Exports, Kept: st.Kept, Items: st.Items, Dropped: st.Dropped,
 		DroppedItems: st.DroppedItems, Rejected: st.Rejected, Mapping: acc.Mapping,
 		Attempts: len(acc.Attempts()), Unknown: acc.Unknown, Notes: acc.Notes}
 	r.logf(sc.Name, "client telemetry: %d export(s), %d item(s), %d attempt(s) read by mapping %q, %d unused, %d export(s) dropped, %d rejected",

@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"github.com/retrylab/retrylab/chaos"
+	"github.com/retrylab/retrylab/chaos/mock"
+	"github.com/retrylab/retrylab/chaos/scenario"
 	"github.com/retrylab/retrylab/report"
 )
 
@@ -86,15 +88,15 @@ func TestReportInBrowser(t *testing.T) {
 	if testing.Short() && os.Getenv("CI") != "true" {
 		t.Skip("runs scenarios and a browser; skipped with -short")
 	}
-	var scs []*chaos.Scenario
+	var scs []*scenario.Scenario
 	for _, name := range []string{"forgeflare-max-4-retries", "forgeflare-429-retry-after", "forgeflare-400-no-retry"} {
-		sc, err := chaos.LoadScenario(filepath.Join("..", "scenarios", name+".yaml"))
+		sc, err := scenario.LoadScenario(filepath.Join("..", "scenarios", name+".yaml"))
 		if err != nil {
 			t.Fatal(err)
 		}
 		scs = append(scs, sc)
 	}
-	toxi, err := chaos.StartToxiproxy(t.Context(), "")
+	toxi, err := mock.StartToxiproxy(t.Context(), "")
 	if err != nil {
 		t.Fatalf("StartToxiproxy: %v", err)
 	}

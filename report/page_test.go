@@ -14,6 +14,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/retrylab/retrylab/chaos"
 	"github.com/retrylab/retrylab/report/internal/golden"
+	"github.com/retrylab/retrylab/chaos/verify"
 	"github.com/retrylab/retrylab/trace"
 	"github.com/retrylab/retrylab/trace/analyze"
 )
@@ -103,7 +104,7 @@ func TestPageCapsAndEscapes(t *testing.T) {
 	}
 	s.Scenarios = append(s.Scenarios, chaos.Result{Name: `<script>alert(1)</script> sk-ant-api03-abcdefghijklmnopqrstuvwxyz0123456789`,
 		Passed: true, Verdict: chaos.VerdictPass, Attempts: 1, Faults: []string{"\x1b[31mred"},
-		Checks: []chaos.Check{{Name: "outcome", Passed: true}}})
+		Checks: []verify.Check{{Name: "outcome", Passed: true}}})
 	s.Scenarios = append(s.Scenarios, chaos.Result{Name: "skipped-one", Verdict: chaos.VerdictSkipped, SkipReason: "needs node",
 		Faults: []string{"529", "ok"}})
 	var buf bytes.Buffer

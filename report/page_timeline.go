@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/retrylab/retrylab/chaos"
+	"github.com/retrylab/retrylab/chaos/verify"
 )
 
 // chaosView is the chaos part of the page.
@@ -252,7 +253,7 @@ func timelineChecks(r chaos.Result, t *timelineView) tlChecks {
 		if !c.Passed {
 			st := c.State
 			if st == "" {
-				st = chaos.StateFail
+				st = verify.StateFail
 			}
 			t.Checks = append(t.Checks, checkView{Name: pageClean(c.Name), State: st, Want: pageClean(c.Want), Got: pageClean(c.Got), Where: pageClean(c.Where), Hint: pageClean(c.Hint)})
 		}

@@ -20,14 +20,15 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/retrylab/retrylab/chaos"
+	"github.com/retrylab/retrylab/chaos/mock"
+	"github.com/retrylab/retrylab/chaos/scenario"
 )
 
 // config is one load run.
 type config struct {
 	Streams   int           // concurrent streams
 	Duration  time.Duration // streams are started until then
-	Golden    []byte        // chaos/testdata/anthropic_ok.golden
+	Golden    []byte        // chaos/mock/testdata/anthropic_ok.golden
 	Toxiproxy string        // API URL of a real toxiproxy-server; "": embedded
 	Sample    time.Duration // memory sampling period; 0: 1s
 	Log       io.Writer     // one line per sample; nil: none
@@ -139,7 +140,7 @@ func newChecker(golden []byte) (*checker, error) {
 	c.resetAt = indexAll(golden, []byte(goldenReset))
 	if len(c.idAt) != 2 || len(c.resetAt) != 3 {
 		return nil, fmt.Errorf("golden stream: found the request id %d time(s) and the reset time %d time(s), want 2 and 3 "+
-			"(is it chaos/testdata/anthropic_ok.golden?)", len(c.idAt), len(c.resetAt))
+			"(is it chaos/mock/testdata/anthropic_ok.golden?)", len(c.idAt), len(c.resetAt))
 	}
 	return c, nil
 }
@@ -236,7 +237,7 @@ func run(ctx context.Context, cfg config) (*result, error) {
 	}
 	runtime.GC()
 	before := readMem(0, 0)
-	toxi, err := chaos.StartToxiproxy(ctx, cfg.Toxiproxy)
+	toxi, err := mock.StartToxiproxy(ctx, cfg.Toxiproxy)
 	if err != nil {
 		return nil, err
 	}
@@ -258,9 +259,9 @@ func run(ctx context.Context, cfg config) (*result, error) {
 
 // load runs the streams against an Env of its own behind toxi; the Env is
 // closed and unreachable when it returns.
-func load(ctx context.Context, cfg config, chk *checker, toxi *chaos.Toxiproxy) (*result, error) {
-	env, err := chaos.StartEnv(ctx, chaos.EnvConfig{
-		Scenario: &chaos.Scenario{Name: "mockload", Provider: chaos.ProviderAnthropic},
+func load(ctx context.Context, cfg config, chk *checker, toxi *mock.Toxiproxy) (*result, error) {
+	env, err := mock.StartEnv(ctx, mock.EnvConfig{
+		Scenario: &scenario.Scenario{Name: "mockload", Provider: mock.ProviderAnthropic},
 		Toxi:     toxi, RunID: "mockload",
 	})
 	if err != nil {
@@ -272,7 +273,7 @@ func load(ctx context.Context, cfg config, chk *checker, toxi *chaos.Toxiproxy) 
 		return nil, err
 	}
 	addr := u.Host
-	req := []byte("POST " + chaos.PathAnthropic + " HTTP/1.1\r\nHost: " + addr +
+	req := []byte("POST " + mock.PathAnthropic + " HTTP/1.1\r\nHost: " + addr +
 		"\r\nContent-Type: application/json\r\nx-api-key: sk-ant-mockload\r\nanthropic-version: 2023-06-01\r\nContent-Length: " +
 		strconv.Itoa(len(requestBody)) + "\r\n\r\n" + requestBody)
 
@@ -375,7 +376,7 @@ func sampleMemory(ctx context.Context, cfg config, res *result, done *atomic.Int
 
 // checkAttempts checks that the mock saw every attempt end with the whole
 // golden response.
-func checkAttempts(res *result, attempts []chaos.ServerAttempt, golden int) error {
+func checkAttempts(res *result, attempts []mock.ServerAttempt, golden int) error {
 	res.Attempts = len(attempts)
 	for _, a := range attempts {
 		if a.Status != 200 || a.Bytes != int64(golden) || a.Ended.IsZero() {

@@ -3,7 +3,7 @@
 // attempt is a success stream), and runs N concurrent clients that each
 // stream one response after another, each over a fresh connection, for a
 // while. Every response must equal, byte for byte, the golden success
-// stream the mock renders (chaos/testdata/anthropic_ok.golden, pinned by
+// stream the mock renders (chaos/mock/testdata/anthropic_ok.golden, pinned by
 // TestResponsesGolden) with its own request id and reset time; no attempt
 // number may be answered twice. It prints the memory of the process (mock,
 // proxy and clients together) once a second, then streams/s, time to first
@@ -38,7 +38,7 @@ func mainErr(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	streams := fs.Int("streams", 500, "concurrent streams")
 	duration := fs.Duration("duration", 30*time.Second, "how long new streams are started")
-	golden := fs.String("golden", "chaos/testdata/anthropic_ok.golden", "the mock's golden success stream")
+	golden := fs.String("golden", "chaos/mock/testdata/anthropic_ok.golden", "the mock's golden success stream")
 	toxi := fs.String("toxiproxy", "", "API URL of a toxiproxy-server (default: embedded)")
 	quiet := fs.Bool("q", false, "no line per memory sample")
 	gc := fs.Bool("gc", false, "collect garbage before each sample: exact live heap, less throughput")
@@ -52,7 +52,7 @@ func mainErr(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	g, err := os.ReadFile(*golden)
 	if err != nil {
-		fmt.Fprintf(stderr, "error: %v\nhint: run from the repository's root, or pass -golden chaos/testdata/anthropic_ok.golden\n", err)
+		fmt.Fprintf(stderr, "error: %v\nhint: run from the repository's root, or pass -golden chaos/mock/testdata/anthropic_ok.golden\n", err)
 		return 2
 	}
 	log := stdout

@@ -11,7 +11,7 @@ import (
 
 func readGolden(t *testing.T) []byte {
 	t.Helper()
-	g, err := os.ReadFile("../../chaos/testdata/anthropic_ok.golden")
+	g, err := os.ReadFile("../../chaos/mock/testdata/anthropic_ok.golden")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,6 +17,10 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/retrylab/retrylab/chaos"
+	"github.com/retrylab/retrylab/chaos/client"
+	"github.com/retrylab/retrylab/chaos/mock"
+	"github.com/retrylab/retrylab/chaos/runfolder"
+	"github.com/retrylab/retrylab/chaos/scenario"
 	"github.com/retrylab/retrylab/internal/regfile"
 	"github.com/retrylab/retrylab/report/results"
 	"github.com/retrylab/retrylab/retry/errreport"
@@ -129,19 +133,19 @@ func chaosRun(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	// Where the results go is checked before anything runs: a bad --out or
 	// --junit used to fail only once every scenario had run.
-	if err := chaos.CheckOutDir(cfg.out); err != nil {
+	if err := runfolder.CheckOutDir(cfg.out); err != nil {
 		return err
 	}
 	var junitFile *os.File
 	if cfg.junit != "" {
-		f, err := chaos.CreateOutFile("--junit", cfg.junit)
+		f, err := runfolder.CreateOutFile("--junit", cfg.junit)
 		if err != nil {
 			return err
 		}
 		defer f.Close()
 		junitFile = f
 	}
-	toxi, err := chaos.StartToxiproxy(ctx, cfg.toxiURL)
+	toxi, err := mock.StartToxiproxy(ctx, cfg.toxiURL)
 	if err != nil {
 		return fmt.Errorf("start toxiproxy: %w", err)
 	}
@@ -189,7 +193,7 @@ func chaosRun(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 // the same summary, taken from memory, unless reported says the report is
 // printed already. A stdout nobody reads holds only this hook, which
 // mainExit abandons after d.
-func forcedExit(cfg chaosRunConfig, r *chaos.Runner, toxi *chaos.Toxiproxy, reported *onceGate, stdout io.Writer) func(time.Duration) {
+func forcedExit(cfg chaosRunConfig, r *chaos.Runner, toxi *mock.Toxiproxy, reported *onceGate, stdout io.Writer) func(time.Duration) {
 	return func(d time.Duration) {
 		sum := r.Interim()
 		var wg sync.WaitGroup
@@ -245,8 +249,8 @@ func parseChaosRun(args []string, stdout, stderr io.Writer) (chaosRunConfig, err
 		return cfg, err
 	}
 	// 0 is the default: each scenario's own timeScale.
-	if why := chaos.CheckTimeScale(cfg.timeScale); cfg.timeScale != 0 && why != "" {
-		return cfg, usageErrorf(chaos.TimeScaleHint+"; 0 (the default) keeps each scenario's own",
+	if why := scenario.CheckTimeScale(cfg.timeScale); cfg.timeScale != 0 && why != "" {
+		return cfg, usageErrorf(scenario.TimeScaleHint+"; 0 (the default) keeps each scenario's own",
 			"bad --time-scale: %s", why)
 	}
 	cfg.seed = rand.Int64()
@@ -266,8 +270,8 @@ func parseChaosRun(args []string, stdout, stderr io.Writer) (chaosRunConfig, err
 // loadChaosScenarios loads the scenarios of cfg.paths (a folder walk skips
 // --out and earlier run folders: their JSON files are results, not
 // scenarios), keeping the shard asked for.
-func loadChaosScenarios(cfg chaosRunConfig) ([]*chaos.Scenario, error) {
-	scs, err := chaos.LoadPaths(cfg.paths, cfg.out)
+func loadChaosScenarios(cfg chaosRunConfig) ([]*scenario.Scenario, error) {
+	scs, err := scenario.LoadPaths(cfg.paths, cfg.out)
 	if err != nil {
 		return nil, err
 	}
@@ -282,7 +286,7 @@ func loadChaosScenarios(cfg chaosRunConfig) ([]*chaos.Scenario, error) {
 		return nil, usageErrorf("give scenario files or folders that hold them", "no scenarios to run")
 	}
 	// A client.command that cannot start is said before anything runs.
-	if errs := chaos.CheckCommands(scs, cfg.clientCmd); len(errs) > 0 {
+	if errs := client.CheckCommands(scs, cfg.clientCmd); len(errs) > 0 {
 		return nil, errs
 	}
 	return scs, nil
@@ -295,11 +299,11 @@ func writeChaosOutputs(cfg chaosRunConfig, sum *chaos.Summary, junitFile *os.Fil
 	errs := []error{writeJUnitFiles(cfg, sum, junitFile)}
 	if junitFile != nil {
 		if err := junitFile.Close(); err != nil {
-			errs = append(errs, &chaos.OutputError{What: "--junit", Path: cfg.junit, Err: err})
+			errs = append(errs, &runfolder.OutputError{What: "--junit", Path: cfg.junit, Err: err})
 		}
 	}
 	if err := renderChaosReport(cfg, sum, stdout); err != nil {
-		errs = append(errs, &chaos.OutputError{What: "the report", Path: "stdout", Err: err})
+		errs = append(errs, &runfolder.OutputError{What: "the report", Path: "stdout", Err: err})
 	}
 	// CI: annotations (on stdout after the report; on stderr when stdout
 	// is JSON or JUnit, which a line more would break) and the job summary.
@@ -373,14 +377,14 @@ func chaosExit(ctx context.Context, cfg chaosRunConfig, sum *chaos.Summary) erro
 // "not started: ", else the first error; and its hint (InfraHint unless
 // the result has its own, such as a client.command that cannot start).
 func firstRunError(sum *chaos.Summary) (first, hint string) {
-	hint = chaos.InfraHint
+	hint = runfolder.InfraHint
 	for _, r := range sum.Scenarios {
 		if r.Verdict != chaos.VerdictError {
 			continue
 		}
 		consequence := strings.HasPrefix(r.Error, "stopped: ") || strings.HasPrefix(r.Error, "not started: ")
 		if first == "" || !consequence {
-			first, hint = r.Name+": "+r.Error, chaos.InfraHint
+			first, hint = r.Name+": "+r.Error, runfolder.InfraHint
 			if r.ErrorHint != "" {
 				hint = r.ErrorHint
 			}
@@ -422,7 +426,7 @@ func writeJUnitFiles(cfg chaosRunConfig, sum *chaos.Summary, junitFile *os.File)
 		jerr = junitFile.Truncate(int64(b.Len()))
 	}
 	if err == nil && jerr != nil {
-		err = &chaos.OutputError{What: "--junit", Path: cfg.junit, Err: jerr}
+		err = &runfolder.OutputError{What: "--junit", Path: cfg.junit, Err: jerr}
 	}
 	return err // the first error: both files are attempted
 }
@@ -433,10 +437,10 @@ func writeJUnit(path string, sum *chaos.Summary) error {
 	var b bytes.Buffer
 	err := results.JUnit(&b, sum)
 	if err == nil {
-		err = chaos.WriteFileAtomic(path, b.Bytes())
+		err = runfolder.WriteFileAtomic(path, b.Bytes())
 	}
 	if err != nil {
-		return &chaos.OutputError{What: filepath.Base(path), Path: path, Err: err}
+		return &runfolder.OutputError{What: filepath.Base(path), Path: path, Err: err}
 	}
 	return nil
 }
@@ -449,15 +453,15 @@ func chaosValidate(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if fs.NArg() == 0 {
 		return usageErrorf("example: retrylab chaos validate scenarios/", "no scenario files given")
 	}
-	scs, err := chaos.LoadPaths(fs.Args())
+	scs, err := scenario.LoadPaths(fs.Args())
 	// A client that cannot start here is found now, not at run time.
-	bad := chaos.CheckCommands(scs, "")
+	bad := client.CheckCommands(scs, "")
 	failed := map[string]bool{}
 	for _, e := range bad {
 		failed[e.File] = true
 	}
 	if len(bad) > 0 {
-		var errs chaos.LoadErrors // LoadPaths' problems, if any
+		var errs scenario.LoadErrors // LoadPaths' problems, if any
 		errors.As(err, &errs)
 		err = append(errs, bad...)
 	}
@@ -480,14 +484,14 @@ func chaosServe(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if *file == "" {
 		return usageErrorf("example: retrylab chaos serve --scenario scenarios/forgeflare-overloaded-529-503-backoff.yaml", "--scenario is required")
 	}
-	sc, err := chaos.LoadScenario(*file)
+	sc, err := scenario.LoadScenario(*file)
 	if err != nil {
 		return err
 	}
 	if *journal == "" {
 		dir := filepath.Join("runs", "serve-"+time.Now().UTC().Format("2006-01-02T15-04-05Z"))
 		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return &chaos.OutputError{What: "the journal's folder", Path: dir, Err: err}
+			return &runfolder.OutputError{What: "the journal's folder", Path: dir, Err: err}
 		}
 		*journal = filepath.Join(dir, "server.jsonl")
 	}
@@ -496,7 +500,7 @@ func chaosServe(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if err := checkJournal(*journal); err != nil {
 		return err
 	}
-	toxi, err := chaos.StartToxiproxy(ctx, *toxiURL)
+	toxi, err := mock.StartToxiproxy(ctx, *toxiURL)
 	if err != nil {
 		return fmt.Errorf("start toxiproxy: %w", err)
 	}
@@ -520,14 +524,14 @@ func chaosServe(ctx context.Context, args []string, stdout, stderr io.Writer) er
 // it for appending, creating it and its folder.
 func checkJournal(path string) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return &chaos.OutputError{What: "--journal", Path: path, Err: err}
+		return &runfolder.OutputError{What: "--journal", Path: path, Err: err}
 	}
 	if fi, err := os.Stat(path); err == nil && !fi.Mode().IsRegular() {
 		return usageErrorf("give --journal a file path, e.g. runs/serve/server.jsonl", "--journal %s is %s", path, regfile.Kind(fi.Mode()))
 	}
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
 	if err != nil {
-		return &chaos.OutputError{What: "--journal", Path: path, Err: err}
+		return &runfolder.OutputError{What: "--journal", Path: path, Err: err}
 	}
 	return f.Close()
 }
@@ -550,7 +554,7 @@ func (e *errWriter) Write(p []byte) (int, error) {
 
 // reportStale says which proxies of dead runs StartToxiproxy removed from
 // an external server, and which it could not.
-func reportStale(stderr io.Writer, toxi *chaos.Toxiproxy) {
+func reportStale(stderr io.Writer, toxi *mock.Toxiproxy) {
 	names, err := toxi.Stale()
 	if len(names) > 0 {
 		fmt.Fprintf(stderr, "removed %d stale proxies of retrylab runs that died on this machine: %s\n", len(names), strings.Join(names, ", "))

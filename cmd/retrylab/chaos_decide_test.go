@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/retrylab/retrylab/chaos"
+	"github.com/retrylab/retrylab/chaos/runfolder"
 )
 
 // chaosExit is the exit code's decision: a table, no run.
@@ -48,7 +49,7 @@ func TestChaosExit(t *testing.T) {
 
 // TestChaosExitHint (issue 18): the hint of an error of the run is about
 // its cause: a client.command that cannot start has its own, an
-// infrastructure error chaos.InfraHint.
+// infrastructure error runfolder.InfraHint.
 func TestChaosExitHint(t *testing.T) {
 	t.Parallel()
 	cmdHint := "a program with a slash is looked up from the folder retrylab runs in, then next to the scenario file; check the path, or build the client first"
@@ -59,7 +60,7 @@ func TestChaosExitHint(t *testing.T) {
 	}{
 		{"a command that does not exist", chaos.Result{Name: "a", Verdict: chaos.VerdictError,
 			Error: `client could not start: client.command "./no-such-agent" (resolved to /x/no-such-agent, from the current folder /x) does not exist`, ErrorHint: cmdHint}, cmdHint},
-		{"too many open files", chaos.Result{Name: "a", Verdict: chaos.VerdictError, Error: "start mock and proxy: too many open files"}, chaos.InfraHint},
+		{"too many open files", chaos.Result{Name: "a", Verdict: chaos.VerdictError, Error: "start mock and proxy: too many open files"}, runfolder.InfraHint},
 	} {
 		err := chaosExit(context.Background(), chaosRunConfig{}, &chaos.Summary{Errors: 1, Scenarios: []chaos.Result{tt.res}})
 		var stderr strings.Builder

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/retrylab/retrylab/chaos"
+	"github.com/retrylab/retrylab/chaos/runfolder"
 )
 
 // TestChaosOutputsAfterFailedWrite: when --junit cannot be written at the
@@ -32,7 +33,7 @@ func TestChaosOutputsAfterFailedWrite(t *testing.T) {
 	cfg := chaosRunConfig{format: "table", junit: junit}
 	var stdout, stderr bytes.Buffer
 	errs := writeChaosOutputs(cfg, sum, ro, &stdout, &stderr)
-	var oe *chaos.OutputError
+	var oe *runfolder.OutputError
 	if err := errors.Join(errs...); !errors.As(err, &oe) || oe.What != "--junit" {
 		t.Errorf("errors = %v, want an OutputError for --junit", err)
 	}

@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/retrylab/retrylab/chaos"
+	"github.com/retrylab/retrylab/chaos/verify"
 	"github.com/retrylab/retrylab/report"
 )
 
@@ -150,8 +151,8 @@ func writeAnnotations(w io.Writer, sum *chaos.Summary) {
 		for _, c := range r.NotPassedChecks() {
 			level := "error"
 			switch c.State {
-			case chaos.StateFail:
-			case chaos.StateInconclusive:
+			case verify.StateFail:
+			case verify.StateInconclusive:
 				level = "warning"
 			default:
 				continue

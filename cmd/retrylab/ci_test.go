@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/retrylab/retrylab/chaos"
+	"github.com/retrylab/retrylab/chaos/verify"
 )
 
 func TestFitSummary(t *testing.T) {
@@ -77,11 +78,11 @@ func TestAppendStepSummaryBounded(t *testing.T) {
 
 func TestWriteAnnotations(t *testing.T) {
 	sum := &chaos.Summary{Scenarios: []chaos.Result{
-		{Name: "a,b:c", File: "s/a%b.yaml", Verdict: chaos.VerdictFail, Checks: []chaos.Check{
-			{Name: "outcome", State: chaos.StateFail, Want: "failure", Got: "100%\nline2\r", Line: 7},
-			{Name: "delays.server", State: chaos.StateInconclusive, Want: "1s", Got: "1.3s", Line: 9, Hint: "lower --parallel"},
-			{Name: "failureTypes", State: chaos.StateUnverified, Want: "x", Got: "x"},
-			{Name: "attempts", State: chaos.StatePass, Passed: true},
+		{Name: "a,b:c", File: "s/a%b.yaml", Verdict: chaos.VerdictFail, Checks: []verify.Check{
+			{Name: "outcome", State: verify.StateFail, Want: "failure", Got: "100%\nline2\r", Line: 7},
+			{Name: "delays.server", State: verify.StateInconclusive, Want: "1s", Got: "1.3s", Line: 9, Hint: "lower --parallel"},
+			{Name: "failureTypes", State: verify.StateUnverified, Want: "x", Got: "x"},
+			{Name: "attempts", State: verify.StatePass, Passed: true},
 		}},
 		{Name: "err", File: "e.yaml", Verdict: chaos.VerdictError, Error: "proxy gone"},
 	}}
@@ -99,7 +100,7 @@ func TestWriteAnnotationsBounded(t *testing.T) {
 	var r chaos.Result
 	r.Name, r.File, r.Verdict = "many", "m.yaml", chaos.VerdictFail
 	for range 200 {
-		r.Checks = append(r.Checks, chaos.Check{Name: "outcome", State: chaos.StateFail, Line: 3})
+		r.Checks = append(r.Checks, verify.Check{Name: "outcome", State: verify.StateFail, Line: 3})
 	}
 	var b bytes.Buffer
 	writeAnnotations(&b, &chaos.Summary{Scenarios: []chaos.Result{r}})

@@ -7,7 +7,7 @@ import (
 	"os"
 	"strings"
 
-	"github.com/retrylab/retrylab/chaos"
+	"github.com/retrylab/retrylab/chaos/runfolder"
 	"github.com/retrylab/retrylab/report"
 	"github.com/retrylab/retrylab/trace"
 )
@@ -65,7 +65,7 @@ func traceFailures(ctx context.Context, args []string, stdout, stderr io.Writer)
 		}
 		// A FIFO, a device or a folder at -o is refused at once: opening
 		// a FIFO for writing waited for a reader.
-		f, err := chaos.CreateOutFile("-o", *out)
+		f, err := runfolder.CreateOutFile("-o", *out)
 		if err != nil {
 			return printableError{err}
 		}

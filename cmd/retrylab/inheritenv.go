@@ -1,7 +1,7 @@
 package main
 
 import (
-	"github.com/retrylab/retrylab/chaos"
+	"github.com/retrylab/retrylab/chaos/scenario"
 )
 
 // inheritEnvUsage is the help of --inherit-env, alike in chaos run and
@@ -18,7 +18,7 @@ func addInheritEnvFlag(fs *flagSet, p *[]string) {
 // name, or one the harness sets itself, before anything runs.
 func checkInheritEnv(names []string) error {
 	for _, n := range names {
-		if problem, hint := chaos.InheritEnvProblem(n); problem != "" {
+		if problem, hint := scenario.InheritEnvProblem(n); problem != "" {
 			return usageErrorf(hint, "bad --inherit-env: %s", problem)
 		}
 	}

@@ -5,12 +5,12 @@ package main
 import (
 	"os"
 
-	"github.com/retrylab/retrylab/chaos"
+	"github.com/retrylab/retrylab/chaos/client"
 )
 
 func main() {
 	// A client's supervisor is this program run again (Linux): it must
 	// supervise before anything else.
-	chaos.MaybeSupervise()
+	client.MaybeSupervise()
 	os.Exit(mainExit(os.Args[1:], os.Stdout, os.Stderr))
 }

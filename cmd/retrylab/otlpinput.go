@@ -14,7 +14,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/retrylab/retrylab/chaos"
+	"github.com/retrylab/retrylab/chaos/verify"
 	"github.com/retrylab/retrylab/internal/regfile"
 	"github.com/retrylab/retrylab/otlp"
 	"github.com/retrylab/retrylab/trace"
@@ -302,7 +302,7 @@ func convertOTLP(name string, src io.Reader, dst string, strict bool, stderr io.
 			requests++
 		}
 	}
-	for _, ev := range acc.Events("", chaos.ClassifyReported) {
+	for _, ev := range acc.Events("", verify.ClassifyReported) {
 		line, err := json.Marshal(ev)
 		if err != nil {
 			return err

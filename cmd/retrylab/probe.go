@@ -12,7 +12,9 @@ import (
 	"sync"
 	"time"
 
-	"github.com/retrylab/retrylab/chaos"
+	"github.com/retrylab/retrylab/chaos/mock"
+	"github.com/retrylab/retrylab/chaos/runfolder"
+	"github.com/retrylab/retrylab/chaos/scenario"
 	"github.com/retrylab/retrylab/internal/wire"
 	"github.com/retrylab/retrylab/probe"
 	"github.com/retrylab/retrylab/probe/battery"
@@ -145,8 +147,8 @@ func checkProbeConfig(cfg probeConfig) error {
 			maxProbeSamples, maxProbeRepeat, maxCeilingRounds, maxProbeParallel, maxProbeBudget),
 			"--samples %d, --repeat %d, --ceiling-rounds %d, --parallel %d or --budget %s is too large", cfg.samples, cfg.repeat, cfg.ceilingRounds, cfg.parallel, cfg.budget)
 	}
-	if why := chaos.CheckTimeScale(cfg.timeScale); why != "" {
-		return usageErrorf(chaos.TimeScaleHint, "bad --time-scale: %s", why)
+	if why := scenario.CheckTimeScale(cfg.timeScale); why != "" {
+		return usageErrorf(scenario.TimeScaleHint, "bad --time-scale: %s", why)
 	}
 	if err := checkInheritEnv(cfg.inheritEnv); err != nil {
 		return err
@@ -162,7 +164,7 @@ func chaosProbe(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if err != nil {
 		return err
 	}
-	var client *chaos.ClientFile
+	var client *scenario.ClientFile
 	if cfg.clientFile != "" {
 		if client, err = loadProbeClient(cfg.clientFile); err != nil {
 			return err
@@ -183,16 +185,16 @@ func chaosProbe(ctx context.Context, args []string, stdout, stderr io.Writer) er
 			return usageErrorf("give a profile written by chaos probe --format json", "--against: %v", err)
 		}
 	}
-	if err := chaos.CheckOutDir(cfg.out); err != nil {
+	if err := runfolder.CheckOutDir(cfg.out); err != nil {
 		return err
 	}
 	// The learnt policy is written at the end: where, is checked now.
 	if cfg.policyOut != "" {
-		if err := chaos.CheckOutFile("--policy-out", cfg.policyOut); err != nil {
+		if err := runfolder.CheckOutFile("--policy-out", cfg.policyOut); err != nil {
 			return err
 		}
 	}
-	toxi, err := chaos.StartToxiproxy(ctx, cfg.toxiURL)
+	toxi, err := mock.StartToxiproxy(ctx, cfg.toxiURL)
 	if err != nil {
 		return fmt.Errorf("start toxiproxy: %w", err)
 	}
@@ -231,13 +233,13 @@ func chaosProbe(ctx context.Context, args []string, stdout, stderr io.Writer) er
 }
 
 // loadProbeClient loads --client FILE as chaos run loads a scenario's
-// client (chaos.LoadClient: file, line, field and a hint for each
+// client (scenario.LoadClient: file, line, field and a hint for each
 // problem; exit 2), and refuses one whose client.requires is not here:
 // every probe would be skipped.
-func loadProbeClient(path string) (*chaos.ClientFile, error) {
-	c, err := chaos.LoadClient(path)
+func loadProbeClient(path string) (*scenario.ClientFile, error) {
+	c, err := scenario.LoadClient(path)
 	if err != nil {
-		var le chaos.LoadErrors
+		var le scenario.LoadErrors
 		if errors.As(err, &le) {
 			return nil, usageErrorf(le.Hint(), "--client: %s", le.Error())
 		}
@@ -287,8 +289,8 @@ func writeProbe(cfg probeConfig, prof *probe.Profile, prov probe.Provider, stdou
 	if !holds {
 		return fmt.Errorf("the learnt policy does not hold the runs it was learnt from, even leaving out what it cannot model (a bug of the probe); not written to %s", cfg.policyOut)
 	}
-	if err := chaos.WriteFileAtomic(cfg.policyOut, []byte(text)); err != nil {
-		return &chaos.OutputError{What: "--policy-out", Path: cfg.policyOut, Err: err}
+	if err := runfolder.WriteFileAtomic(cfg.policyOut, []byte(text)); err != nil {
+		return &runfolder.OutputError{What: "--policy-out", Path: cfg.policyOut, Err: err}
 	}
 	fmt.Fprintf(stderr, "wrote the learnt policy to %s (client.policy: %s)\n", cfg.policyOut, cfg.policyOut)
 	return nil
@@ -349,7 +351,7 @@ func probeExit(ctx context.Context, prof *probe.Profile, before *probe.Profile, 
 // as chaos run runs its client, unless --provider or --model says
 // otherwise (then said on stderr when it differs): a file's client told
 // another provider than the one it speaks would never reach the mock.
-func probeClientWire(cfg *probeConfig, c *chaos.ClientFile, stderr io.Writer) error {
+func probeClientWire(cfg *probeConfig, c *scenario.ClientFile, stderr io.Writer) error {
 	if !cfg.providerSet && c.Provider != "" {
 		if _, err := probe.LookupProvider(c.Provider); err != nil {
 			return usageErrorf("give --provider "+strings.Join(probe.ProviderNames(), ", ")+" to probe it with another wire format",

@@ -10,7 +10,7 @@ import (
 	"path/filepath"
 	"runtime/debug"
 
-	"github.com/retrylab/retrylab/chaos"
+	"github.com/retrylab/retrylab/chaos/runfolder"
 	"github.com/retrylab/retrylab/report"
 	"github.com/retrylab/retrylab/trace"
 	"github.com/retrylab/retrylab/trace/analyze"
@@ -68,7 +68,7 @@ func reportHTML(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	// Where the page goes is checked before anything is read: a FIFO or a
 	// device there would be replaced by the rename at the end.
 	if *out != "-" {
-		if err := chaos.CheckOutFile("-o", *out); err != nil {
+		if err := runfolder.CheckOutFile("-o", *out); err != nil {
 			return printableError{err}
 		}
 	}
@@ -96,7 +96,7 @@ func reportHTML(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		_, err := stdout.Write(buf.Bytes())
 		return err
 	}
-	if err := chaos.WriteFileAtomic(*out, buf.Bytes()); err != nil {
+	if err := runfolder.WriteFileAtomic(*out, buf.Bytes()); err != nil {
 		return usageErrorf("choose a writable path for -o", "cannot write %s: %s", printable(*out), printable(err.Error()))
 	}
 	fmt.Fprintf(stderr, "wrote %s (%d bytes)\n", printable(*out), buf.Len())

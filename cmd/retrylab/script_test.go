@@ -8,14 +8,14 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
-	"github.com/retrylab/retrylab/chaos"
+	"github.com/retrylab/retrylab/chaos/client"
 	"github.com/retrylab/retrylab/trace/analyze"
 )
 
 // TestMain lets the test binary act as the retrylab command inside scripts.
 func TestMain(m *testing.M) {
 	// Before testscript: a re-executed test binary is a client's supervisor.
-	chaos.MaybeSupervise()
+	client.MaybeSupervise()
 	testscript.Main(m, map[string]func(){
 		"retrylab": func() {
 			// Tests of the second signal stretch the grace period so that

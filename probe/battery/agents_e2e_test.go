@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/retrylab/retrylab/chaos"
+	"github.com/retrylab/retrylab/chaos/mock"
 	"github.com/retrylab/retrylab/probe"
 	"github.com/retrylab/retrylab/probe/battery"
 )
@@ -33,7 +33,7 @@ func TestProbeAISDKResponses(t *testing.T) {
 		}
 	}
 	ctx := context.Background()
-	toxi, err := chaos.StartToxiproxy(ctx, "")
+	toxi, err := mock.StartToxiproxy(ctx, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,7 +86,7 @@ func TestProbeCeilingAISDK(t *testing.T) {
 		t.Skip("run: npm ci --prefix testdata/agents/node --ignore-scripts")
 	}
 	ctx := context.Background()
-	toxi, err := chaos.StartToxiproxy(ctx, "")
+	toxi, err := mock.StartToxiproxy(ctx, "")
 	if err != nil {
 		t.Fatal(err)
 	}

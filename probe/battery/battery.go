@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/retrylab/retrylab/chaos"
+	chaosscenario "github.com/retrylab/retrylab/chaos/scenario"
 	"github.com/retrylab/retrylab/probe"
 )
 
@@ -101,7 +101,7 @@ type Probe struct {
 	Deadline time.Duration
 	// Round is the bisection round of a Retry-After ceiling probe (0: not one).
 	Round    int
-	Scenario *chaos.Scenario
+	Scenario *chaosscenario.Scenario
 }
 
 // plan builds the battery: one scenario per decision fault (the fault once,
@@ -166,9 +166,9 @@ func exhaustion(o Options, first int) ([]Probe, error) {
 	return ps, nil
 }
 
-// scenario writes a chaos scenario and loads it with chaos.ParseScenario,
+// scenario writes a chaos scenario and loads it with scenario.ParseScenario,
 // so the probe's scenarios are checked as a user's file would be.
-func scenario(o Options, name string, attempts []string, deadline time.Duration) (*chaos.Scenario, error) {
+func scenario(o Options, name string, attempts []string, deadline time.Duration) (*chaosscenario.Scenario, error) {
 	var b strings.Builder
 	requests := 2
 	if o.NoWarmUp {
@@ -187,7 +187,7 @@ func scenario(o Options, name string, attempts []string, deadline time.Duration)
 		fmt.Fprintf(&b, "  - %s\n", a)
 	}
 	fmt.Fprintf(&b, "%sexpect:\n  maxDuration: %s\n", pre, deadline)
-	sc, err := chaos.ParseScenario("probe-"+name+".yaml", []byte(b.String()))
+	sc, err := chaosscenario.ParseScenario("probe-"+name+".yaml", []byte(b.String()))
 	if err != nil {
 		return nil, fmt.Errorf("probe scenario %s: %w", name, err)
 	}

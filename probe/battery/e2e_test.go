@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/retrylab/retrylab/chaos"
+	"github.com/retrylab/retrylab/chaos/mock"
+	"github.com/retrylab/retrylab/chaos/scenario"
 	"github.com/retrylab/retrylab/probe"
 	"github.com/retrylab/retrylab/probe/battery"
 )
@@ -31,7 +33,7 @@ func TestProbeAgentPy(t *testing.T) {
 	}
 	agent, _ := filepath.Abs("../../testdata/clients/agent.py")
 	ctx := context.Background()
-	toxi, err := chaos.StartToxiproxy(ctx, "")
+	toxi, err := mock.StartToxiproxy(ctx, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,14 +81,14 @@ func deref(p *float64) float64 {
 
 // verifyWithPolicy writes the learnt policy and runs a scenario that
 // checks the same client against it with delays: policy.
-func verifyWithPolicy(ctx context.Context, t *testing.T, toxi *chaos.Toxiproxy, prov probe.Provider, p *probe.Profile, agent, out string) {
+func verifyWithPolicy(ctx context.Context, t *testing.T, toxi *mock.Toxiproxy, prov probe.Provider, p *probe.Profile, agent, out string) {
 	t.Helper()
 	pol := filepath.Join(out, "agent.policy.yaml")
 	text, _, _ := probe.LearntPolicy(p, prov) // what chaos probe --policy-out writes
 	if err := os.WriteFile(pol, []byte(text), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	sc, err := chaos.ParseScenario(filepath.Join(out, "verify.yaml"), []byte(`name: verify-learnt-policy
+	sc, err := scenario.ParseScenario(filepath.Join(out, "verify.yaml"), []byte(`name: verify-learnt-policy
 client: {policy: agent.policy.yaml}
 attempts: [{status: 503}, {status: 503}]
 expect: {outcome: success, attempts: 3, delays: policy}
@@ -95,7 +97,7 @@ expect: {outcome: success, attempts: 3, delays: policy}
 		t.Fatal(err)
 	}
 	cr := &chaos.Runner{Toxi: toxi, Out: out, ClientCmd: "python3 " + agent, TimeScale: 0.5, Confirm: 1}
-	sum, err := cr.Run(ctx, []*chaos.Scenario{sc})
+	sum, err := cr.Run(ctx, []*scenario.Scenario{sc})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -137,19 +139,19 @@ func TestProbeInterruptedPolicyVerifies(t *testing.T) {
 	if err := os.WriteFile(pol, []byte(probe.PolicyYAML(probe.Infer(prov, obs), prov)), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	var scs []*chaos.Scenario
+	var scs []*scenario.Scenario
 	for _, src := range []string{
 		"name: retried\nclient: {policy: learnt.yaml}\nattempts: [{status: 503}, {status: 503}]\nexpect: {outcome: success, attempts: 3, delays: policy}\n",
 		"name: given-up\nclient: {policy: learnt.yaml}\nattempts: [{status: 503}, {status: 503}, {status: 503}, {status: 503}, {status: 503}, {status: 503}]\nexpect: {outcome: failure, attempts: 5, delays: policy}\n",
 	} {
-		sc, err := chaos.ParseScenario(filepath.Join(out, "verify.yaml"), []byte(src))
+		sc, err := scenario.ParseScenario(filepath.Join(out, "verify.yaml"), []byte(src))
 		if err != nil {
 			t.Fatal(err)
 		}
 		scs = append(scs, sc)
 	}
 	ctx := context.Background()
-	toxi, err := chaos.StartToxiproxy(ctx, "")
+	toxi, err := mock.StartToxiproxy(ctx, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -197,20 +199,20 @@ func TestProbeResendPolicyVerifies(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(out, "learnt.yaml"), []byte(text), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	var scs []*chaos.Scenario
+	var scs []*scenario.Scenario
 	for _, src := range []string{
 		"name: resent\nclient: {policy: learnt.yaml}\nattempts: [{status: 400}]\nexpect: {outcome: success, attempts: 2, delays: policy}\n",
 		"name: resent-then-final\nclient: {policy: learnt.yaml}\nattempts: [{status: 400}, {status: 400}]\nexpect: {outcome: failure, attempts: 2, delays: policy}\n",
 		"name: backed-off\nclient: {policy: learnt.yaml}\nattempts: [{status: 503}]\nexpect: {outcome: success, attempts: 2, delays: policy}\n",
 	} {
-		sc, err := chaos.ParseScenario(filepath.Join(out, "verify.yaml"), []byte(src))
+		sc, err := scenario.ParseScenario(filepath.Join(out, "verify.yaml"), []byte(src))
 		if err != nil {
 			t.Fatal(err)
 		}
 		scs = append(scs, sc)
 	}
 	ctx := context.Background()
-	toxi, err := chaos.StartToxiproxy(ctx, "")
+	toxi, err := mock.StartToxiproxy(ctx, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -242,7 +244,7 @@ func TestProbeOneRequestClient(t *testing.T) {
 	}
 	client, _ := filepath.Abs("../../testdata/clients/curl.sh")
 	ctx := context.Background()
-	toxi, err := chaos.StartToxiproxy(ctx, "")
+	toxi, err := mock.StartToxiproxy(ctx, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -296,7 +298,7 @@ func TestProbeOneRequestColdStart(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	toxi, err := chaos.StartToxiproxy(ctx, "")
+	toxi, err := mock.StartToxiproxy(ctx, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -336,7 +338,7 @@ func TestProbeSlowStartHang(t *testing.T) {
 	}
 	client, _ := filepath.Abs("../../testdata/clients/curl.sh")
 	ctx := context.Background()
-	toxi, err := chaos.StartToxiproxy(ctx, "")
+	toxi, err := mock.StartToxiproxy(ctx, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -378,7 +380,7 @@ func TestProbeRandomClient(t *testing.T) {
 	client, _ := filepath.Abs("../testdata/clients/random.sh")
 	counter := t.TempDir()
 	ctx := context.Background()
-	toxi, err := chaos.StartToxiproxy(ctx, "")
+	toxi, err := mock.StartToxiproxy(ctx, "")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/retrylab/retrylab/chaos"
+	chaosscenario "github.com/retrylab/retrylab/chaos/scenario"
 	"github.com/retrylab/retrylab/probe"
 )
 
@@ -101,7 +101,7 @@ func TestPaceProgressPrefix(t *testing.T) {
 	ps := slices2(probes(prov, prov.Exhaust.Name, 1, 2*time.Minute), probes(prov, "400", 3, 2*time.Minute))
 	ps[0].Sample = 1
 	for i := range ps {
-		ps[i].Scenario = &chaos.Scenario{Name: []string{"ex-1", "p-1", "p-2", "p-3"}[i]}
+		ps[i].Scenario = &chaosscenario.Scenario{Name: []string{"ex-1", "p-1", "p-2", "p-3"}[i]}
 	}
 	pc.add(ps, 1)
 	var out []string

@@ -14,6 +14,7 @@ import (
 
 	"github.com/retrylab/retrylab/chaos"
 	"github.com/retrylab/retrylab/probe"
+	"github.com/retrylab/retrylab/chaos/runfolder"
 	"github.com/retrylab/retrylab/trace"
 )
 
@@ -117,7 +118,7 @@ const maxStderr = 300
 // terminal carries no escape sequence. "" when the file is missing,
 // empty or not a regular file.
 func stderrTail(path string) string {
-	f, err := chaos.OpenRunFile(path)
+	f, err := runfolder.OpenRunFile(path)
 	if err != nil {
 		return ""
 	}
@@ -176,7 +177,7 @@ func killed(r chaos.Result) bool {
 // file gives none, and so does anything but a regular file: the run folder
 // is the client's, and a FIFO it put there blocked a plain open for ever.
 func journal(path string) (resps []trace.MockResponse, reqs []trace.MockRequest) {
-	f, err := chaos.OpenRunFile(path)
+	f, err := runfolder.OpenRunFile(path)
 	if err != nil {
 		return nil, nil
 	}
@@ -208,7 +209,7 @@ func journal(path string) (resps []trace.MockResponse, reqs []trace.MockRequest)
 // 404 or 405 ("METHOD path", each once, in order; the path as the mock
 // journalled it, secrets redacted).
 func unservedIn(path string) []string {
-	f, err := chaos.OpenRunFile(path)
+	f, err := runfolder.OpenRunFile(path)
 	if err != nil {
 		return nil
 	}

@@ -12,19 +12,21 @@ import (
 
 	"github.com/retrylab/retrylab/chaos"
 	"github.com/retrylab/retrylab/probe"
+	"github.com/retrylab/retrylab/chaos/mock"
+	chaosscenario "github.com/retrylab/retrylab/chaos/scenario"
 )
 
 // Runner runs a battery against a client with chaos.Runner and infers its
 // profile. The caller owns Toxi and closes it.
 type Runner struct {
-	Toxi      *chaos.Toxiproxy
+	Toxi      *mock.Toxiproxy
 	ToxiName  string
 	Out       string // base folder of the run folder, default "runs"
 	ClientCmd string // run with sh -c, as chaos run --client-cmd
 	// ClientFile, instead of ClientCmd, is the client as a scenario file
-	// describes it (chaos.LoadClient): every probe scenario runs it as
+	// describes it (scenario.LoadClient): every probe scenario runs it as
 	// chaos run would run that file's client.
-	ClientFile *chaos.ClientFile
+	ClientFile *chaosscenario.ClientFile
 	Parallel   int // scenarios at once (0: all; external clients are bounded by chaos)
 	Progress   io.Writer
 	Live       bool
@@ -250,7 +252,7 @@ func (r *Runner) finish(prof *probe.Profile, o Options, runDir string, start tim
 // the observations of the batteries before it (for Interim), start when
 // the first began.
 func (r *Runner) runProbes(ctx context.Context, o Options, ps []Probe, prior []probe.Observation, start time.Time) ([]probe.Observation, *chaos.Summary, error) {
-	scs := make([]*chaos.Scenario, len(ps))
+	scs := make([]*chaosscenario.Scenario, len(ps))
 	for i, p := range ps {
 		if r.ClientFile != nil {
 			r.ClientFile.Apply(p.Scenario)

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/retrylab/retrylab/chaos"
+	"github.com/retrylab/retrylab/chaos/mock"
 	"github.com/retrylab/retrylab/probe"
 	"github.com/retrylab/retrylab/probe/battery"
 	"github.com/retrylab/retrylab/retry"
@@ -44,7 +44,7 @@ func TestProbeNodeSDKs(t *testing.T) {
 
 func probeSDK(t *testing.T, provName, cmd, presetName string) {
 	ctx := context.Background()
-	toxi, err := chaos.StartToxiproxy(ctx, "")
+	toxi, err := mock.StartToxiproxy(ctx, "")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/retrylab/retrylab/chaos"
+	"github.com/retrylab/retrylab/chaos/verify"
 	"github.com/retrylab/retrylab/report"
 	"github.com/retrylab/retrylab/retry/errreport"
 )
@@ -150,7 +151,7 @@ func junitSuiteOf(r chaos.Result) junitSuite {
 // junitCheckCase is one check's case: passed, skipped (unverified), a note
 // (a timing check that failed on the first run and passed on a re-run) or
 // a failure (inconclusive ones typed so).
-func junitCheckCase(r chaos.Result, c chaos.Check, class string) junitCase {
+func junitCheckCase(r chaos.Result, c verify.Check, class string) junitCase {
 	tc := junitCase{Name: c.Name, Classname: class, Time: "0"}
 	text := strings.Join([]string{"want:  " + c.Want, "got:   " + c.Got, "where: " + c.Where}, "\n")
 	if c.Hint != "" {
@@ -158,14 +159,14 @@ func junitCheckCase(r chaos.Result, c chaos.Check, class string) junitCase {
 	}
 	switch {
 	case c.Passed:
-	case c.State == chaos.StateUnverified:
+	case c.State == verify.StateUnverified:
 		tc.Skipped = &junitSkipped{Message: "unverified: " + c.Got}
 	case r.PassedOnRerun:
 		tc.SystemOut = fmt.Sprintf("run 1: %s %s; passed on run %d\n%s", c.Name, c.State, len(r.Reruns)+1, text)
 	default:
 		msg := fmt.Sprintf("want %s, got %s", c.Want, c.Got)
 		typ := c.Name
-		if c.State == chaos.StateInconclusive {
+		if c.State == verify.StateInconclusive {
 			msg, typ = "inconclusive: "+msg, "inconclusive"
 		}
 		tc.Failure = &junitFailure{Message: msg, Type: typ, Text: text}

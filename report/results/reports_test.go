@@ -12,6 +12,9 @@ import (
 	"unicode"
 
 	"github.com/retrylab/retrylab/chaos"
+	"github.com/retrylab/retrylab/chaos/mock"
+	"github.com/retrylab/retrylab/chaos/scenario"
+	"github.com/retrylab/retrylab/chaos/verify"
 	"github.com/retrylab/retrylab/report"
 	"github.com/retrylab/retrylab/report/internal/golden"
 	"github.com/retrylab/retrylab/retry/errreport"
@@ -24,11 +27,11 @@ import (
 // in it is the one the client wrote into its trace.
 func walkthrough2Summary(t *testing.T) *chaos.Summary {
 	t.Helper()
-	scs, err := chaos.LoadPaths([]string{filepath.Join("..", "..", "scenarios", "plandex-2-quota-exhausted.yaml")})
+	scs, err := scenario.LoadPaths([]string{filepath.Join("..", "..", "scenarios", "plandex-2-quota-exhausted.yaml")})
 	if err != nil {
 		t.Fatal(err)
 	}
-	toxi, err := chaos.StartToxiproxy(t.Context(), "")
+	toxi, err := mock.StartToxiproxy(t.Context(), "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -136,7 +139,7 @@ func hostileReportSummary() *chaos.Summary {
 		Actions: []trace.ReportAction{{Priority: "critical", Text: bad, Command: "export token=SECRETSECRETSECRET " + bad}},
 		History: []trace.ReportAttempt{{Attempt: 1, FailureType: bad, Message: bad}}}
 	s := &chaos.Summary{RunDir: "runs/x", Scenarios: []chaos.Result{{Name: "hostile", File: "h.yaml", Verdict: chaos.VerdictPass,
-		Passed: true, Outcome: "failure", Attempts: 1, Dir: "runs/x/hostile", FailureTypes: []string{}, Checks: []chaos.Check{},
+		Passed: true, Outcome: "failure", Attempts: 1, Dir: "runs/x/hostile", FailureTypes: []string{}, Checks: []verify.Check{},
 		ErrorReports: []trace.ErrorReport{ev, ev}, ErrorReportsOmitted: 7}}}
 	s.Finish()
 	return s
@@ -211,13 +214,13 @@ func TestTableSaysEachLineOnce(t *testing.T) {
 	base := walkthrough2Summary(t)
 	rep := base.Scenarios[0].ErrorReports[0]
 	noisy := "the noise measured around the wait is too large"
-	check := func(scenario string) chaos.Check {
-		return chaos.Check{Name: "delays.server", State: chaos.StateInconclusive, Want: "1s", Got: scenario + " 1.3s",
+	check := func(scenario string) verify.Check {
+		return verify.Check{Name: "delays.server", State: verify.StateInconclusive, Want: "1s", Got: scenario + " 1.3s",
 			Where: "server.jsonl", Hint: noisy}
 	}
 	mk := func(name string, passed bool, reports ...trace.ErrorReport) chaos.Result {
 		r := chaos.Result{Name: name, Passed: passed, Verdict: chaos.VerdictPass, Dir: "runs/x/" + name, ErrorReports: reports,
-			Checks: []chaos.Check{check(name)}}
+			Checks: []verify.Check{check(name)}}
 		if !passed {
 			r.Verdict = chaos.VerdictFail
 		}

@@ -9,6 +9,8 @@ import (
 
 	"github.com/retrylab/retrylab/chaos"
 	"github.com/retrylab/retrylab/report/internal/golden"
+	"github.com/retrylab/retrylab/chaos/scenario"
+	"github.com/retrylab/retrylab/chaos/verify"
 )
 
 // chaosSummary is a fixed run: one pass, one scenario failing a delay check,
@@ -19,43 +21,43 @@ func chaosSummary() *chaos.Summary {
 		Scenarios: []chaos.Result{
 			{Name: "overloaded-529-backoff", File: "scenarios/overloaded-529-backoff.yaml", Passed: true, Verdict: chaos.VerdictPass, Outcome: "success",
 				Attempts: 3, FailureTypes: []string{"overloaded", "overloaded"},
-				DelaysMs: chaos.DelaysMs{Client: []int64{2000, 4000}, Server: []int64{201, 402}}, Escalations: []chaos.Escalation{},
+				DelaysMs: chaos.DelaysMs{Client: []int64{2000, 4000}, Server: []int64{201, 402}}, Escalations: []scenario.Escalation{},
 				DurationMs: 650, Seed: 42, TimeScale: 0.1, Client: "built-in", Faults: []string{"529", "529"},
 				Dir: "runs/2026-11-21T10-00-00Z/overloaded-529-backoff",
-				Checks: []chaos.Check{
-					{Name: "outcome", Passed: true, State: chaos.StatePass, Want: "success", Got: "success"},
-					{Name: "delays.client", Passed: true, State: chaos.StatePass, Want: "2s, 4s", Got: "2s, 4s"},
+				Checks: []verify.Check{
+					{Name: "outcome", Passed: true, State: verify.StatePass, Want: "success", Got: "success"},
+					{Name: "delays.client", Passed: true, State: verify.StatePass, Want: "2s, 4s", Got: "2s, 4s"},
 				}},
 			{Name: "rerun", File: "scenarios/rerun.yaml", Passed: true, Verdict: chaos.VerdictPass, PassedOnRerun: true, Outcome: "success",
 				Attempts: 2, FailureTypes: []string{"overloaded"}, DelaysMs: chaos.DelaysMs{Client: []int64{2000}, Server: []int64{290}},
-				Escalations: []chaos.Escalation{}, DurationMs: 400, Seed: 42, TimeScale: 0.1, Client: "built-in", Faults: []string{"529"},
+				Escalations: []scenario.Escalation{}, DurationMs: 400, Seed: 42, TimeScale: 0.1, Client: "built-in", Faults: []string{"529"},
 				Dir: "runs/2026-11-21T10-00-00Z/rerun",
-				Checks: []chaos.Check{
-					{Name: "delays.server", State: chaos.StateFail, Want: "200ms", Got: "290ms", Where: "server.jsonl: gap between attempts 1 and 2"},
+				Checks: []verify.Check{
+					{Name: "delays.server", State: verify.StateFail, Want: "200ms", Got: "290ms", Where: "server.jsonl: gap between attempts 1 and 2"},
 				},
-				Reruns: []chaos.Rerun{{Run: 2, Verdict: chaos.VerdictPass, Checks: []chaos.Check{}, DelaysMs: chaos.DelaysMs{Client: []int64{2000}, Server: []int64{201}},
+				Reruns: []chaos.Rerun{{Run: 2, Verdict: chaos.VerdictPass, Checks: []verify.Check{}, DelaysMs: chaos.DelaysMs{Client: []int64{2000}, Server: []int64{201}},
 					Dir: "runs/2026-11-21T10-00-00Z/rerun/rerun-2"}}},
 			{Name: "busy", File: "scenarios/busy.yaml", Verdict: chaos.VerdictInconclusive, Outcome: "success",
 				Attempts: 2, FailureTypes: []string{"overloaded", "overloaded"}, DelaysMs: chaos.DelaysMs{Server: []int64{95}},
-				Escalations: []chaos.Escalation{}, DurationMs: 300, Seed: 42, TimeScale: 0.05, Client: "sh agent.sh", Faults: []string{"529"},
+				Escalations: []scenario.Escalation{}, DurationMs: 300, Seed: 42, TimeScale: 0.05, Client: "sh agent.sh", Faults: []string{"529"},
 				Dir: "runs/2026-11-21T10-00-00Z/busy",
-				Checks: []chaos.Check{
-					{Name: "failureTypes", State: chaos.StateUnverified, Want: "overloaded", Got: "overloaded (the faults the client met)", Where: "server.jsonl", Hint: "write RetryAttempt events"},
-					{Name: "delays.server", State: chaos.StateInconclusive, Want: "100ms", Got: "95ms", Where: "server.jsonl: gap between attempts 1 and 2", Hint: "lower --parallel"},
+				Checks: []verify.Check{
+					{Name: "failureTypes", State: verify.StateUnverified, Want: "overloaded", Got: "overloaded (the faults the client met)", Where: "server.jsonl", Hint: "write RetryAttempt events"},
+					{Name: "delays.server", State: verify.StateInconclusive, Want: "100ms", Got: "95ms", Where: "server.jsonl: gap between attempts 1 and 2", Hint: "lower --parallel"},
 				},
 				Reruns: []chaos.Rerun{
-					{Run: 2, Verdict: chaos.VerdictInconclusive, Checks: []chaos.Check{{Name: "delays.server", State: chaos.StateInconclusive}}, Dir: "runs/2026-11-21T10-00-00Z/busy/rerun-2"},
-					{Run: 3, Verdict: chaos.VerdictInconclusive, Checks: []chaos.Check{{Name: "delays.server", State: chaos.StateInconclusive}}, Dir: "runs/2026-11-21T10-00-00Z/busy/rerun-3"},
+					{Run: 2, Verdict: chaos.VerdictInconclusive, Checks: []verify.Check{{Name: "delays.server", State: verify.StateInconclusive}}, Dir: "runs/2026-11-21T10-00-00Z/busy/rerun-2"},
+					{Run: 3, Verdict: chaos.VerdictInconclusive, Checks: []verify.Check{{Name: "delays.server", State: verify.StateInconclusive}}, Dir: "runs/2026-11-21T10-00-00Z/busy/rerun-3"},
 				}},
 			{Name: "node-sdk", File: "scenarios/sdk/node.yaml", Verdict: chaos.VerdictSkipped, SkipReason: "needs node, which is not in PATH",
-				FailureTypes: []string{}, Escalations: []chaos.Escalation{}, Checks: []chaos.Check{}, Client: "node sdk.mjs",
+				FailureTypes: []string{}, Escalations: []scenario.Escalation{}, Checks: []verify.Check{}, Client: "node sdk.mjs",
 				Dir: "runs/2026-11-21T10-00-00Z/node-sdk"},
 			{Name: "wrong | delay", File: "scenarios/wrong.yaml", Verdict: chaos.VerdictFail, Outcome: "success", Attempts: 2,
 				FailureTypes: []string{"rate_limit"}, DelaysMs: chaos.DelaysMs{Client: []int64{1000}, Server: []int64{100}},
-				Escalations: []chaos.Escalation{}, DurationMs: 120, Seed: 42, TimeScale: 0.1, Client: "python3 agent.py",
+				Escalations: []scenario.Escalation{}, DurationMs: 120, Seed: 42, TimeScale: 0.1, Client: "python3 agent.py",
 				Faults: []string{"429 retry-after=1"}, Dir: "runs/2026-11-21T10-00-00Z/wrong",
-				Checks: []chaos.Check{
-					{Name: "delays.client", State: chaos.StateFail, Want: "2s", Got: "1s", Where: "trace.jsonl: RetryAttempt attempt 1 (rate_limit), wait 1"},
+				Checks: []verify.Check{
+					{Name: "delays.client", State: verify.StateFail, Want: "2s", Got: "1s", Where: "trace.jsonl: RetryAttempt attempt 1 (rate_limit), wait 1"},
 				}},
 		}}
 	s.Finish()
@@ -123,11 +125,11 @@ func TestChaosInterruptedNotFailure(t *testing.T) {
 	t.Parallel()
 	s := &chaos.Summary{RunDir: "runs/x", Seed: 1, Scenarios: []chaos.Result{
 		{Name: "cut", Verdict: chaos.VerdictInterrupted, Interrupted: "unfinished: interrupted by SIGINT", Attempts: 2,
-			FailureTypes: []string{}, Escalations: []chaos.Escalation{}, Checks: []chaos.Check{}, DurationMs: 300},
+			FailureTypes: []string{}, Escalations: []scenario.Escalation{}, Checks: []verify.Check{}, DurationMs: 300},
 		{Name: "never", Verdict: chaos.VerdictInterrupted, Interrupted: "not started: interrupted by SIGINT",
-			FailureTypes: []string{}, Escalations: []chaos.Escalation{}, Checks: []chaos.Check{}},
-		{Name: "ok", Verdict: chaos.VerdictPass, Passed: true, FailureTypes: []string{}, Escalations: []chaos.Escalation{},
-			Checks: []chaos.Check{{Name: "outcome", Passed: true, State: chaos.StatePass}}},
+			FailureTypes: []string{}, Escalations: []scenario.Escalation{}, Checks: []verify.Check{}},
+		{Name: "ok", Verdict: chaos.VerdictPass, Passed: true, FailureTypes: []string{}, Escalations: []scenario.Escalation{},
+			Checks: []verify.Check{{Name: "outcome", Passed: true, State: verify.StatePass}}},
 	}}
 	s.Finish()
 	if s.Interrupted != 2 || s.Failed != 0 || s.Passed != 1 {
@@ -183,13 +185,13 @@ func TestChaosWarningShown(t *testing.T) {
 	t.Parallel()
 	hint := "warning: the tolerance is the scenario's choice, and it is wide: expect.tolerance (250ms + 2%) accepts gaps from 110ms to 820ms"
 	s := &chaos.Summary{RunDir: "runs/x", Seed: 1, Scenarios: []chaos.Result{
-		{Name: "node-sdk", File: "scenarios/sdk/node.yaml", Verdict: chaos.VerdictPass, Passed: true, FailureTypes: []string{}, Escalations: []chaos.Escalation{},
-			Checks: []chaos.Check{
-				{Name: "outcome", Passed: true, State: chaos.StatePass, Want: "success", Got: "success"},
-				{Name: "delays.server", Passed: true, State: chaos.StatePass, Want: "[375ms, 500ms]", Got: "450ms", Hint: hint},
+		{Name: "node-sdk", File: "scenarios/sdk/node.yaml", Verdict: chaos.VerdictPass, Passed: true, FailureTypes: []string{}, Escalations: []scenario.Escalation{},
+			Checks: []verify.Check{
+				{Name: "outcome", Passed: true, State: verify.StatePass, Want: "success", Got: "success"},
+				{Name: "delays.server", Passed: true, State: verify.StatePass, Want: "[375ms, 500ms]", Got: "450ms", Hint: hint},
 			}},
-		{Name: "quiet", Verdict: chaos.VerdictPass, Passed: true, FailureTypes: []string{}, Escalations: []chaos.Escalation{},
-			Checks: []chaos.Check{{Name: "outcome", Passed: true, State: chaos.StatePass}}},
+		{Name: "quiet", Verdict: chaos.VerdictPass, Passed: true, FailureTypes: []string{}, Escalations: []scenario.Escalation{},
+			Checks: []verify.Check{{Name: "outcome", Passed: true, State: verify.StatePass}}},
 	}}
 	s.Finish()
 	if s.Passed != 2 || s.Failed != 0 {

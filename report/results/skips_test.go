@@ -6,6 +6,8 @@ import (
 
 	"github.com/retrylab/retrylab/chaos"
 	"github.com/retrylab/retrylab/report/internal/golden"
+	"github.com/retrylab/retrylab/chaos/scenario"
+	"github.com/retrylab/retrylab/chaos/verify"
 )
 
 // skipSummary is a first run on a fresh clone (issue 18): two scenarios
@@ -20,12 +22,12 @@ func skipSummary() *chaos.Summary {
 		}
 		return chaos.Result{Name: name, File: "scenarios/sdk/" + name + ".yaml", Verdict: chaos.VerdictSkipped,
 			SkipReason: reason, SkipMissing: missing, SkipHint: hint,
-			FailureTypes: []string{}, Escalations: []chaos.Escalation{}, Checks: []chaos.Check{},
+			FailureTypes: []string{}, Escalations: []scenario.Escalation{}, Checks: []verify.Check{},
 			Dir: "runs/2026-11-21T10-00-00Z/" + name}
 	}
 	pass := func(name string) chaos.Result {
 		return chaos.Result{Name: name, File: "scenarios/" + name + ".yaml", Passed: true, Verdict: chaos.VerdictPass,
-			Outcome: "success", Attempts: 1, FailureTypes: []string{}, Escalations: []chaos.Escalation{}, Checks: []chaos.Check{},
+			Outcome: "success", Attempts: 1, FailureTypes: []string{}, Escalations: []scenario.Escalation{}, Checks: []verify.Check{},
 			DurationMs: 30, Seed: 42, TimeScale: 1, Client: "built-in", Dir: "runs/2026-11-21T10-00-00Z/" + name}
 	}
 	const goHint, nodeHint = "go -C testdata/sdk/go build -o bin/ ./...", "npm ci --prefix testdata/sdk/node"

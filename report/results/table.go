@@ -11,6 +11,7 @@ import (
 	"github.com/olekukonko/tablewriter"
 
 	"github.com/retrylab/retrylab/chaos"
+	"github.com/retrylab/retrylab/chaos/verify"
 	"github.com/retrylab/retrylab/report"
 	"github.com/retrylab/retrylab/retry/errreport"
 	"github.com/retrylab/retrylab/trace"
@@ -208,15 +209,15 @@ func verdictLabel(r chaos.Result) string {
 
 func stateWord(state string) string {
 	switch state {
-	case chaos.StateInconclusive:
+	case verify.StateInconclusive:
 		return "inconclusive"
-	case chaos.StateUnverified:
+	case verify.StateUnverified:
 		return "unverified"
 	}
 	return "failed"
 }
 
-func checkNames(cs []chaos.Check) string {
+func checkNames(cs []verify.Check) string {
 	if len(cs) == 0 {
 		return ""
 	}

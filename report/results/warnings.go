@@ -8,7 +8,7 @@ import (
 	"github.com/retrylab/retrylab/chaos"
 )
 
-// A check can pass with a warning (chaos.Check.Warning): the scenario's own
+// A check can pass with a warning (verify.Check.Warning): the scenario's own
 // expect.tolerance is so wide that a wrong wait would pass too. The verdict
 // is the author's to choose, so it stays a pass, but the renderers show it
 // where a pass would otherwise say nothing.

@@ -1,0 +1,34 @@
+package client
+
+import (
+	"bytes"
+	"strconv"
+)
+
+// parseStatGroup reads a process's state and process group from the text
+// of /proc/PID/stat: "pid (comm) state ppid pgrp ...", where comm may hold
+// spaces and parentheses.
+func parseStatGroup(b []byte) (state byte, pgrp int, ok bool) {
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 {
+		return 0, 0, false
+	}
+	f := bytes.Fields(b[i+1:])
+	if len(f) < 3 || len(f[0]) != 1 {
+		return 0, 0, false
+	}
+	g, err := strconv.Atoi(string(f[2]))
+	if err != nil {
+		return 0, 0, false
+	}
+	return f[0][0], g, true
+}
+
+// ExitedState reports whether the /proc/PID/stat text b is that of a
+// process that has exited: a zombie ('Z', not yet reaped by its parent) or
+// one being reaped ('X'). It runs nothing, although kill(pid, 0) still
+// succeeds for it.
+func ExitedState(b []byte) bool {
+	state, _, ok := parseStatGroup(b)
+	return ok && (state == 'Z' || state == 'X')
+}

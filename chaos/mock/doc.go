@@ -1,0 +1,80 @@
+// Package mock is the mock server the client under test talks to: an Env
+// (env.go) is one scenario's mock behind a Toxiproxy proxy (toxi*.go). It
+// reads each request (request.go), answers it as the attempt's fault kind
+// says (faults.go; mock.go maps it to internal/wire, which renders the
+// bytes, one file per wire format; routes.go lists what it serves), answers
+// side requests (side.go) and journals every attempt as a ServerAttempt
+// (journal.go, server.go → server.jsonl), which package verify reads.
+//
+// # Attempts
+//
+// Attempts are counted by requests at the mock: a connection becomes attempt
+// k when it has delivered a request that a wire format answers (POST
+// /v1/messages, POST /v1/chat/completions, ...: one file per format in
+// internal/wire, behind wire.Format, listed in one registry); the k-th such
+// request meets the scenario's k-th fault (past the end of the list, ok).
+// With the scenario key attemptsMatch, only the answer requests it matches
+// are attempts. Anything else is a side request (a token count, a
+// model list, a WebSocket upgrade, a health probe, a routing call),
+// answered without consuming a fault and journaled with side: true (a
+// failed attempts or delays check whose attempts carry different prompts
+// hints at attemptsMatch, and one whose requests went to a path the mock
+// does not serve at the base URL: verify/attempthints.go), and
+// a connection that closes without a request is not an attempt, with one
+// exception: when the next fault is raw toxics, which may hold the request
+// back inside the proxy, such a connection is that attempt (with no path).
+// Arrived is when the request's first byte reached the mock, not when the
+// connection was accepted: Toxiproxy dials the mock as soon as a client
+// connects, and a client may connect long before it sends (Connected
+// records that). The mock closes each connection after one response (and
+// says Connection: close unless the response is to be cut; see
+// wire.Params.KeepAlive), so every attempt is a new connection and a fresh set of
+// per-connection toxics. The toxics on the proxy act on every connection, so
+// a health probe that connects while attempt k's reset or raw toxics are in
+// place meets them too (but consumes nothing).
+//
+// # Faults
+//
+// Each fault kind is one file of package chaos/fault (status, sseError,
+// drop, hang, reset, latency, toxics, ok), registered there by name
+// (fault.Register, as Toxiproxy registers its toxics): it decodes and
+// validates its own keys of attempts[k] through the loader's diagnostics,
+// and says what the mock does with it and what a client meets through
+// optional interfaces found by type assertion (fault.PreConnecter,
+// fault.Server, fault.Closer, fault.Failer …). Fault holds the decoded
+// kind; nothing in chaos switches on kinds, so a new kind is one new file
+// (chaos/fault/example shows one). How each kind is made is documented on
+// its type: status, sseError, ok, latency and hang come from the mock;
+// drop is a limit_data toxic the mock installs once it knows the exact cut;
+// reset and raw toxics are put on the proxy before the attempt connects,
+// with toxicity 1.0 unless the scenario says otherwise.
+//
+// # When an attempt ends
+//
+// After its last byte the mock half-closes the connection and waits until
+// the proxy closes it. Toxiproxy closes the upstream side only after it has
+// delivered (or cut) everything toward the client and closed the client's
+// connection, so ServerAttempt.Ended is the moment the client saw the end,
+// for every fault kind: for drop it is when limit_data cut the stream, for
+// reset when reset_peer fired, for hang when the client gave up, for a
+// latency or bandwidth toxic when the delayed bytes were delivered. The
+// residual error is the proxy's hand-off from its client side to its
+// upstream side plus the client's connect time: the gap Arrived(k+1) −
+// Ended(k) overstates the client's wait by that. Measured with
+// TestGapResidual (RETRYLAB_MEASURE=1): mean 0.4–0.8 ms, worst 1–3 ms, for
+// every fault kind, embedded and real toxiproxy-server, on a 2-core machine
+// (verify.ServerResidual).
+//
+// # Per-attempt toxics
+//
+// Toxics act on every live connection of a proxy. So when attempt k ends (as
+// above) the Env removes attempt k's toxics and installs attempt k+1's
+// pre-connect toxics, and only then records attempt k as ended (Attempts,
+// OnAttempt, journal). A client that retries within the time of those API
+// calls (about a millisecond) can connect before the switch: the mock then
+// withholds attempt k+1's response until the switch is done, so downstream
+// toxics are right; an upstream raw toxic may miss data already sent; a
+// reset whose toxic was not in place when the connection was made falls back
+// to the mock closing the connection abruptly (the client sees EOF instead
+// of ECONNRESET; the log says so).
+package mock

@@ -1,0 +1,306 @@
+package mock
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"sync"
+	"time"
+
+	toxiclient "github.com/Shopify/toxiproxy/v2/client"
+	"github.com/retrylab/retrylab/chaos/fault"
+	"github.com/retrylab/retrylab/chaos/redact"
+	"github.com/retrylab/retrylab/chaos/scenario"
+	"github.com/retrylab/retrylab/internal/wire"
+	"github.com/retrylab/retrylab/trace"
+)
+
+// EnvConfig configures StartEnv.
+type EnvConfig struct {
+	Scenario  *scenario.Scenario
+	Toxi      *Toxiproxy
+	Journal   *trace.Writer // server.jsonl; nil-safe
+	RunID     string
+	Log       io.Writer           // progress lines; nil = discard
+	OnAttempt func(ServerAttempt) // optional live callback when an attempt ends
+	// OnSecret, if set, is called with every API key value a client sent
+	// (x-api-key, api-key, the Authorization token), so that the caller can
+	// scrub those exact strings from what it writes.
+	OnSecret func(string)
+	Now      func() time.Time // clock of Arrived and Ended; nil = time.Now
+
+	// OnAccept, if set, is called after each accepted connection has been
+	// stamped (tests).
+	OnAccept func()
+}
+
+// Env is one scenario's network: the mock server on 127.0.0.1 (server.go)
+// and a uniquely named Toxiproxy proxy in front of it (toxi.go). Clients
+// talk to BaseURL. How attempts are counted and stamped, how each fault is
+// made and when an attempt ends are the package's contracts: see the
+// package documentation (doc.go).
+type Env struct {
+	cfg       EnvConfig
+	provider  string
+	proxy     *toxiclient.Proxy
+	ln        net.Listener
+	baseURL   string
+	mockURL   string
+	tag       string
+	now       func() time.Time
+	done      chan struct{}
+	wg        sync.WaitGroup
+	closeOnce sync.Once
+	closeErr  error
+
+	mu       sync.Mutex
+	cond     *sync.Cond // signals ready changes; uses mu
+	ready    int        // the attempt whose pre-connect toxics are in place
+	accepted int
+	attempts []ServerAttempt
+	sides    []SideRequest // requests beside the answer (side.go)
+	conns    map[net.Conn]bool
+
+	journalErr error // the first failed journal write
+
+	toxMu  sync.Mutex // serialises toxic changes
+	active []string   // names of the toxics on the proxy
+
+	firstReq  chan struct{} // closed when the first request's first byte arrives
+	firstOnce sync.Once
+}
+
+// readyWait bounds how long an attempt's response waits for its toxics to
+// be switched in (it only matters when the previous attempt never ended).
+const readyWait = 2 * time.Second
+
+// StartEnv starts the mock on 127.0.0.1:0 and a uniquely named proxy in front
+// of it, with attempt 1's toxics in place. The caller should call Close when
+// finished.
+func StartEnv(ctx context.Context, cfg EnvConfig) (*Env, error) {
+	if cfg.Scenario == nil {
+		return nil, errors.New("chaos: StartEnv needs a scenario")
+	}
+	if cfg.Toxi == nil {
+		return nil, errors.New("chaos: StartEnv needs a Toxiproxy")
+	}
+	if cfg.Log == nil {
+		cfg.Log = io.Discard
+	}
+	provider := cfg.Scenario.Provider
+	if provider == "" {
+		provider = ProviderAnthropic
+	}
+	if _, err := wire.Lookup(provider); err != nil {
+		return nil, fmt.Errorf("chaos: %w", err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, fmt.Errorf("chaos: mock listen: %w", err)
+	}
+	sum := sha256.Sum256([]byte(cfg.RunID + "\x00" + cfg.Scenario.Name + "\x00" + ln.Addr().String()))
+	e := &Env{
+		cfg:      cfg,
+		provider: provider,
+		ln:       ln,
+		mockURL:  "http://" + ln.Addr().String(),
+		tag:      hex.EncodeToString(sum[:6]),
+		now:      time.Now,
+		done:     make(chan struct{}),
+		conns:    map[net.Conn]bool{},
+		firstReq: make(chan struct{}),
+	}
+	if cfg.Now != nil {
+		e.now = cfg.Now
+	}
+	e.cond = sync.NewCond(&e.mu)
+	e.proxy, err = cfg.Toxi.createProxy(ctx, cfg.Scenario.Name, ln.Addr().String())
+	if err != nil {
+		ln.Close()
+		return nil, err
+	}
+	e.baseURL = "http://" + e.proxy.Listen
+	if err := e.switchTo(ctx, 1); err != nil {
+		e.Close()
+		return nil, err
+	}
+	e.wg.Add(1)
+	go e.acceptLoop()
+	fmt.Fprintf(cfg.Log, "[mock] %s: mock %s, proxy %s (%s)\n", cfg.Scenario.Name, e.mockURL, e.baseURL, e.proxy.Name)
+	return e, nil
+}
+
+// FirstRequest is closed when the first byte of the client's first
+// request reaches the mock (an attempt or a side request): the moment the
+// client, done starting, talks to the provider. A client's deadline may
+// count from it (Runner.StartGrace).
+func (e *Env) FirstRequest() <-chan struct{} { return e.firstReq }
+
+// BaseURL returns http://127.0.0.1:PORT of the proxy; clients talk to it.
+func (e *Env) BaseURL() string { return e.baseURL }
+
+// MockURL returns the mock's own URL, bypassing the proxy (for debugging).
+func (e *Env) MockURL() string { return e.mockURL }
+
+// ClientEnv returns the base-URL variables an external client needs, as
+// the wire formats name them (wire.BaseURLEnv): ANTHROPIC_BASE_URL is the
+// proxy's URL, OPENAI_BASE_URL the proxy's URL with /v1, ...
+func (e *Env) ClientEnv() []string { return wire.BaseURLEnv(e.baseURL) }
+
+// proxyName returns the name of the Env's Toxiproxy proxy.
+func (e *Env) proxyName() string { return e.proxy.Name }
+
+// Attempts returns what the server saw, in the order of N: finished attempts
+// and, for attempts still in progress, what is known so far (zero Ended). The
+// slice is a copy; it is safe to call after Close.
+func (e *Env) Attempts() []ServerAttempt {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return append([]ServerAttempt(nil), e.attempts...)
+}
+
+// Close removes the proxy and stops the mock, ending attempts in progress.
+// It works after ctx cancellation and is idempotent.
+func (e *Env) Close() error {
+	e.closeOnce.Do(func() {
+		close(e.done)
+		e.mu.Lock()
+		e.cond.Broadcast()
+		e.mu.Unlock()
+		var errs []error
+		if e.proxy != nil {
+			errs = append(errs, e.cfg.Toxi.release(e.proxy, apiTimeout))
+		}
+		e.ln.Close()
+		e.mu.Lock()
+		for c := range e.conns {
+			c.Close()
+		}
+		e.mu.Unlock()
+		e.wg.Wait()
+		e.closeErr = errors.Join(errs...)
+	})
+	return e.closeErr
+}
+
+// logf writes one [mock] line: keys redacted, and printable, whatever a
+// request put in its arguments.
+func (e *Env) logf(format string, args ...any) {
+	msg := redact.RedactSecrets(fmt.Sprintf(format, args...))
+	fmt.Fprintf(e.cfg.Log, "[mock] %s: %s\n", e.cfg.Scenario.Name, Printable(msg))
+}
+
+// waitReady waits until attempt n's toxics are in place and no earlier
+// attempt's are left on the proxy (readyFor), the Env closes, or readyWait
+// passes.
+func (e *Env) waitReady(n int) {
+	need := e.readyFor(n)
+	e.mu.Lock()
+	ready := e.ready >= need
+	e.mu.Unlock()
+	if ready {
+		return
+	}
+	deadline := time.AfterFunc(readyWait, func() {
+		e.mu.Lock()
+		e.cond.Broadcast()
+		e.mu.Unlock()
+	})
+	defer deadline.Stop()
+	start := time.Now()
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	for e.ready < need && time.Since(start) < readyWait {
+		select {
+		case <-e.done:
+			return
+		default:
+		}
+		e.cond.Wait()
+	}
+}
+
+// readyFor is the switch attempt n's response must wait for: its own when
+// its fault uses the proxy (a switch removes every toxic on it, a drop's
+// too), else the one after the last earlier attempt whose fault did. Without
+// that, there is nothing to wait for: concurrent attempts of a stretch with
+// no toxics (past the scenario's faults) are not held back one by one.
+func (e *Env) readyFor(n int) int {
+	usesProxy := func(f scenario.Fault) bool { return fault.UsesProxy(f.Kind) }
+	if usesProxy(e.fault(n)) {
+		return n
+	}
+	for k := min(n-1, len(e.cfg.Scenario.Attempts)); k >= 1; k-- {
+		if usesProxy(e.fault(k)) {
+			return k + 1
+		}
+	}
+	return 0
+}
+
+// switchTo removes the toxics on the proxy and installs attempt k's
+// pre-connect toxics. It does nothing when attempt k is already switched in,
+// and makes no API call when there is nothing to change.
+func (e *Env) switchTo(ctx context.Context, k int) error {
+	e.toxMu.Lock()
+	defer e.toxMu.Unlock()
+	e.mu.Lock()
+	if e.ready >= k {
+		e.mu.Unlock()
+		return nil
+	}
+	e.mu.Unlock()
+	var errs []error
+	for _, name := range e.active {
+		name := name
+		if err := call(ctx, func() error { return e.proxy.RemoveToxic(name) }); err != nil && !isNotFound(err) {
+			errs = append(errs, fmt.Errorf("remove toxic %s: %w", name, err))
+		}
+	}
+	e.active = nil
+	errs = append(errs, e.addToxicsLocked(ctx, preConnectToxics(e.fault(k), k)))
+	e.mu.Lock()
+	e.ready = k
+	e.cond.Broadcast()
+	e.mu.Unlock()
+	return errors.Join(errs...)
+}
+
+// addToxics installs toxics on the proxy; they are removed at the next switch.
+func (e *Env) addToxics(ts []toxicSpec) error {
+	e.toxMu.Lock()
+	defer e.toxMu.Unlock()
+	return e.addToxicsLocked(context.Background(), ts)
+}
+
+func (e *Env) addToxicsLocked(ctx context.Context, ts []toxicSpec) error {
+	var errs []error
+	for _, t := range ts {
+		err := call(ctx, func() error {
+			_, err := e.proxy.AddToxic(t.name, t.typ, t.stream, t.toxicity, t.attrs)
+			return err
+		})
+		if err != nil {
+			errs = append(errs, fmt.Errorf("toxiproxy %s: add %s toxic %q to %s: %w", e.cfg.Toxi.url, t.typ, t.name, e.proxy.Name, err))
+			continue
+		}
+		e.active = append(e.active, t.name)
+	}
+	return errors.Join(errs...)
+}
+
+// noteSecrets hands OnSecret every key value a request carries: in its
+// headers, its query and its body (see RequestSecrets).
+func (e *Env) noteSecrets(req *http.Request, body []byte) {
+	if e.cfg.OnSecret == nil {
+		return
+	}
+	for _, v := range redact.RequestSecrets(req, body) {
+		e.cfg.OnSecret(v)
+	}
+}

@@ -1,0 +1,81 @@
+package mock
+
+import (
+	"fmt"
+	"net"
+	"time"
+
+	toxiclient "github.com/Shopify/toxiproxy/v2/client"
+
+	"github.com/retrylab/retrylab/chaos/fault"
+	"github.com/retrylab/retrylab/chaos/scenario"
+	"github.com/retrylab/retrylab/internal/wire"
+	"github.com/retrylab/retrylab/trace"
+)
+
+// The fault kinds live in package chaos/fault, one file each, and are found
+// by their registry; this file is the mock's side of them: a *serving is
+// the fault.Serving a kind's Serve answers through.
+
+var _ fault.Serving = (*serving)(nil)
+
+// DescribeFault says in a few words what one attempt meets, e.g.
+// "529", "429 retry-after=2", "sseError overloaded_error after 3 events".
+func DescribeFault(f scenario.Fault) string { return fault.Describe(f.Kind) }
+
+// preConnectToxics returns the toxics that must be on the proxy before
+// attempt k (1-based) connects (fault.PreConnecter).
+func preConnectToxics(f scenario.Fault, k int) []toxicSpec {
+	return toxicSpecs(fault.PreConnect(f.Kind, k))
+}
+
+// toxicSpecs are ts as the proxy's client takes them.
+func toxicSpecs(ts []fault.Toxic) []toxicSpec {
+	var out []toxicSpec
+	for _, t := range ts {
+		out = append(out, toxicSpec{name: t.Name, typ: t.Type, stream: t.Stream, toxicity: t.Toxicity, attrs: toxiclient.Attributes(t.Attributes)})
+	}
+	return out
+}
+
+func (s *serving) N() int                            { return s.n }
+func (s *serving) Sleep(d time.Duration)             { s.sleep(d) }
+func (s *serving) LimitBytes(n int64)                { s.st.limit = n }
+func (s *serving) JournalRequest()                   { s.e.journalRequest(s.st) }
+func (s *serving) OK() *wire.Response                { return okResponse(s.p) }
+func (s *serving) FinishWhenGone(closedBy string)    { s.finishWhenGone(closedBy) }
+func (s *serving) ToxicsFirst() bool                 { return s.toxicsFirst }
+func (s *serving) AddToxics(ts ...fault.Toxic) error { return s.e.addToxics(toxicSpecs(ts)) }
+
+func (s *serving) Logf(format string, args ...any) {
+	s.e.logf("attempt %d: %s", s.n, fmt.Sprintf(format, args...))
+}
+
+func (s *serving) Answer(errorAnswer bool, before func(*wire.Response)) {
+	resp := okResponse(s.p)
+	if errorAnswer {
+		resp = errorResponse(s.p)
+	}
+	s.answer(resp, before)
+}
+
+// WriteHead writes r's head alone; the journal counts no body byte.
+func (s *serving) WriteHead(r *wire.Response) {
+	s.e.write(s.c, s.st, &response{Head: r.Head})
+	s.st.rec.Bytes = 0
+}
+
+// Abort closes the connection at once (a reset where the system allows) and
+// finishes the attempt as closed by the server.
+func (s *serving) Abort(why string) {
+	s.st.fallback = true
+	s.e.journalRequest(s.st)
+	s.Logf("%s", why)
+	if tc, ok := s.c.(*net.TCPConn); ok {
+		_ = tc.SetLinger(0)
+	}
+	s.c.Close()
+	s.st.goneAt = s.e.now()
+	s.st.rec.ClosedBy = trace.ClosedByServer
+	s.e.finish(s.st, s.n)
+}

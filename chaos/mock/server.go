@@ -1,0 +1,385 @@
+package mock
+
+import (
+	"bufio"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/retrylab/retrylab/chaos/fault"
+	"github.com/retrylab/retrylab/chaos/redact"
+	"github.com/retrylab/retrylab/chaos/scenario"
+	"github.com/retrylab/retrylab/internal/wire"
+	"github.com/retrylab/retrylab/trace"
+)
+
+// endWait bounds how long the mock waits, after its last byte, for the proxy
+// or client to close the connection.
+const endWait = 2 * time.Minute
+
+func (e *Env) acceptLoop() {
+	defer e.wg.Done()
+	for {
+		c, err := e.ln.Accept()
+		if err != nil {
+			return
+		}
+		connected := e.now()
+		e.mu.Lock()
+		select {
+		case <-e.done:
+			e.mu.Unlock()
+			c.Close()
+			return
+		default:
+		}
+		e.conns[c] = true
+		// The attempt whose pre-connect toxics were on the proxy before it
+		// dialed this connection (the proxy dials the mock when the client
+		// connects, then builds the connection's toxic chain).
+		readyAt := e.ready
+		e.wg.Add(1)
+		e.mu.Unlock()
+		if e.cfg.OnAccept != nil {
+			e.cfg.OnAccept()
+		}
+		go func() {
+			defer e.wg.Done()
+			e.serve(c, connected, readyAt)
+			e.mu.Lock()
+			delete(e.conns, c)
+			e.mu.Unlock()
+		}()
+	}
+}
+
+// newAttempt numbers the next attempt, whose connection was accepted at
+// connected and whose first request byte arrived at arrived, and records it
+// as in progress.
+func (e *Env) newAttempt(connected, arrived time.Time) (int, scenario.Fault, ServerAttempt) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.accepted++
+	n := e.accepted
+	f := e.fault(n)
+	rec := ServerAttempt{N: n, Fault: f.Name(), Arrived: arrived, Connected: connected, RequestID: e.requestID(n)}
+	e.attempts = append(e.attempts, rec)
+	return n, f, rec
+}
+
+// firstByteReader stamps the moment the first byte arrives on a connection:
+// the arrival of the request it carries.
+type firstByteReader struct {
+	r   io.Reader
+	now func() time.Time
+	at  time.Time
+}
+
+func (f *firstByteReader) Read(p []byte) (int, error) {
+	n, err := f.r.Read(p)
+	if n > 0 && f.at.IsZero() {
+		f.at = f.now()
+	}
+	return n, err
+}
+
+// nextFault returns the fault the next attempt will meet.
+func (e *Env) nextFault() scenario.Fault {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.fault(e.accepted + 1)
+}
+
+// fault returns the fault the n-th attempt meets.
+func (e *Env) fault(n int) scenario.Fault {
+	if a := e.cfg.Scenario.Attempts; n <= len(a) {
+		return a[n-1]
+	}
+	return scenario.Fault{}
+}
+
+// requestID is the deterministic, fixed-width request id of attempt n.
+func (e *Env) requestID(n int) string { return fmt.Sprintf("req_mock%s%06d", e.tag, n) }
+
+// attemptState is what serve learns about one attempt as it goes.
+type attemptState struct {
+	rec      ServerAttempt
+	peerGone chan struct{} // closed when a read on the connection fails
+	peerAt   time.Time     // set by the reader before peerGone is closed
+	goneAt   time.Time     // when the attempt ended; set by serve only
+	wroteAll bool
+	limit    int64 // drop: bytes the proxy lets through; 0 = no limit
+	fallback bool  // a reset the proxy missed, done by the mock
+}
+
+// serve serves connection c. Only a request that a wire format answers
+// (and the scenario's attemptsMatch matches) is an attempt and meets the
+// next fault: any other request is a side request (side.go), answered
+// without consuming a fault, and a connection that closes without sending a
+// request is not an attempt, unless the next fault is raw toxics, which may
+// have held the request back in the proxy (then it is that attempt, with no
+// path).
+func (e *Env) serve(c net.Conn, connected time.Time, readyAt int) {
+	defer c.Close()
+	fb := &firstByteReader{r: c, now: e.now}
+	br := bufio.NewReader(fb)
+	req, err := http.ReadRequest(br)
+	arrived := fb.at
+	if arrived.IsZero() {
+		arrived = connected
+	} else {
+		e.firstOnce.Do(func() { close(e.firstReq) })
+	}
+	var body []byte
+	if err == nil {
+		body, err = io.ReadAll(io.LimitReader(req.Body, 32<<20))
+		e.noteSecrets(req, body)
+	}
+	if err != nil {
+		e.serveNoRequest(connected, arrived, err)
+		return
+	}
+	// The format that recognises the request answers it, whatever the
+	// scenario's provider; it is an attempt if the scenario's
+	// attemptsMatch (if any) matches it too.
+	name, format, answers := wire.Recognize(req.Method, req.URL.Path)
+	var whole, rb wire.Request
+	if answers {
+		whole = readWhole(format, req.URL, body)
+		rb = forJournal(whole)
+	}
+	if !answers || !e.cfg.Scenario.AttemptsMatch.Matches(req.URL.Path, whole) {
+		e.serveSide(c, req, body, arrived, name, rb)
+		return
+	}
+	s := e.newServed(c, br, req, body, name, rb, connected, arrived, readyAt)
+	e.waitReady(s.n)
+	fault.Serve(s.f.Kind, s)
+}
+
+// serveNoRequest handles a connection that closed before its request was
+// complete: not an attempt, unless the next fault's kind may hold the
+// request back in the proxy (raw toxics) and the client gave up.
+func (e *Env) serveNoRequest(connected, arrived time.Time, err error) {
+	if !fault.WithoutRequest(e.nextFault().Kind) {
+		e.logf("connection closed without a complete request (%v); not an attempt", err)
+		return
+	}
+	n, f, rec := e.newAttempt(connected, arrived)
+	st := &attemptState{rec: rec, peerGone: make(chan struct{})}
+	st.goneAt = e.now()
+	st.rec.ClosedBy = fault.ClosedBy(f.Kind, false)
+	e.journalRequest(st)
+	e.finish(st, n)
+}
+
+// serving is one attempt being answered: its connection, what the mock
+// learnt of it so far, the fault it meets and the response's parameters.
+type serving struct {
+	e  *Env
+	c  net.Conn
+	st *attemptState
+	f  scenario.Fault
+	n  int
+	p  respParams
+	// toxicsFirst is true when the attempt's pre-connect toxics were on
+	// the proxy before its connection was made.
+	toxicsFirst bool
+}
+
+// newServed numbers a complete request as the next attempt and records
+// what it carries (path, model, body hash, prompt); a reader goroutine then
+// notices the moment the peer closes.
+func (e *Env) newServed(c net.Conn, br *bufio.Reader, req *http.Request, body []byte, name string, rb wire.Request, connected, arrived time.Time, readyAt int) *serving {
+	n, f, rec := e.newAttempt(connected, arrived)
+	st := &attemptState{rec: rec, peerGone: make(chan struct{})}
+	// A path may carry a key (Gemini's models/{model}: a client may put
+	// anything there), so it is redacted as the model is, here, where both
+	// are recorded for the journal, the verdict and the logs.
+	st.rec.Path = redact.RedactSecrets(req.URL.Path)
+	st.rec.Model = redact.RedactSecrets(rb.Model)
+	sum := sha256.Sum256(body)
+	st.rec.BodySHA256 = hex.EncodeToString(sum[:])
+	st.rec.Prompt = redact.RedactSecrets(rb.Prompt)
+	go func() {
+		// The request is complete; any further read ends when the peer closes.
+		_, _ = io.Copy(io.Discard, br)
+		st.peerAt = e.now()
+		close(st.peerGone)
+	}()
+	now := e.now()
+	f.Kind, st.rec.RetryAfter = fault.Stamp(f.Kind, arrived)
+	p := respParams{provider: name, model: st.rec.Model, requestID: st.rec.RequestID, now: now, fault: f,
+		asks: rb.Asks()}
+	return &serving{e: e, c: c, st: st, f: f, n: n, p: p, toxicsFirst: readyAt >= n}
+}
+
+// answer sends resp and ends the attempt when the peer has closed: the
+// status is recorded and the request journaled first; then prepare (if not
+// nil) runs before a 200 is written, to delay it or to put a toxic in
+// place for it; the mock half-closes after its last byte and waits for the
+// proxy or client to close (endWait at most).
+func (s *serving) answer(resp *response, prepare func(*response)) {
+	s.st.rec.Status = resp.Status
+	s.e.journalRequest(s.st)
+	if prepare != nil && resp.Status == 200 {
+		prepare(resp)
+	}
+	s.e.write(s.c, s.st, resp)
+	if tc, ok := s.c.(*net.TCPConn); ok {
+		_ = tc.CloseWrite()
+	}
+	t := time.NewTimer(endWait)
+	select {
+	case <-s.st.peerGone:
+		s.st.goneAt = s.st.peerAt
+	case <-s.e.done:
+		s.st.goneAt = s.st.goneOr(s.e.now())
+	case <-t.C:
+		s.st.goneAt = s.e.now()
+	}
+	t.Stop()
+	s.st.rec.ClosedBy = fault.ClosedBy(s.f.Kind, s.st.wroteAll)
+	s.e.finish(s.st, s.n)
+}
+
+// sleep waits d, or less if the peer goes or the Env closes.
+func (s *serving) sleep(d time.Duration) {
+	t := time.NewTimer(d)
+	select {
+	case <-t.C:
+	case <-s.st.peerGone:
+	case <-s.e.done:
+	}
+	t.Stop()
+}
+
+// goneOr returns when the peer went, if it has, else now. Select picks at
+// random among ready cases: when the Env closes after the peer went, the
+// attempt ended when the peer went, not at the close.
+func (st *attemptState) goneOr(now time.Time) time.Time {
+	select {
+	case <-st.peerGone:
+		return st.peerAt
+	default:
+		return now
+	}
+}
+
+// finishWhenGone waits until the peer closes the connection (or the Env
+// closes), then finishes the attempt as closed by closedBy.
+func (s *serving) finishWhenGone(closedBy string) { s.e.finishWhenGone(s.st, s.n, closedBy) }
+
+// write sends resp, one piece per Write, stopping when the peer is gone.
+func (e *Env) write(c net.Conn, st *attemptState, resp *response) {
+	pieces := [][]byte{resp.Head}
+	for i := range resp.Pieces {
+		pieces = append(pieces, resp.Wire(i))
+	}
+	if tr := resp.Trailer(); tr != nil {
+		pieces = append(pieces, tr)
+	}
+	for _, p := range pieces {
+		select {
+		case <-st.peerGone:
+			return
+		default:
+		}
+		k, err := c.Write(p)
+		st.rec.Bytes += int64(k)
+		if err != nil {
+			return
+		}
+	}
+	st.wroteAll = true
+}
+
+// finishWhenGone waits until the peer closes the connection (or the Env
+// closes), then finishes the attempt as closed by closedBy.
+func (e *Env) finishWhenGone(st *attemptState, n int, closedBy string) {
+	select {
+	case <-st.peerGone:
+		st.goneAt = st.peerAt
+	case <-e.done:
+		st.goneAt = st.goneOr(e.now())
+	}
+	st.rec.ClosedBy = closedBy
+	e.finish(st, n)
+}
+
+// finish records the end of an attempt, journals it, and switches the proxy
+// to the next attempt's toxics.
+func (e *Env) finish(st *attemptState, n int) {
+	st.rec.Ended = st.goneAt
+	if st.limit > 0 && st.rec.Bytes > st.limit {
+		st.rec.Bytes = st.limit
+	}
+	// Switch first: the client may already be waiting to start the next
+	// attempt.
+	select {
+	case <-e.done:
+	default:
+		if err := e.switchTo(context.Background(), n+1); err != nil {
+			e.logf("switching toxics for attempt %d: %v", n+1, err)
+		}
+	}
+	e.mu.Lock()
+	e.attempts[n-1] = st.rec
+	e.mu.Unlock()
+	// One rounding for the journal and the log.
+	dur := st.rec.Ended.Sub(st.rec.Arrived).Round(time.Millisecond)
+	e.journal(trace.TypeMockResponse, trace.MockResponse{
+		Attempt: n, Fault: st.rec.Fault, Status: st.rec.Status, Bytes: st.rec.Bytes,
+		DurationMs: dur.Milliseconds(), ClosedBy: st.rec.ClosedBy, FinishedAt: st.rec.Ended.UTC(), RetryAfter: st.rec.RetryAfter,
+	})
+	e.logf("attempt %d: %s → %s, %d bytes, %s, closed by %s", n, st.rec.Fault, statusText(st.rec.Status),
+		st.rec.Bytes, dur, st.rec.ClosedBy)
+	if e.cfg.OnAttempt != nil {
+		e.cfg.OnAttempt(st.rec)
+	}
+}
+
+func statusText(s int) string {
+	if s == 0 {
+		return "no response"
+	}
+	return fmt.Sprint(s)
+}
+
+// journal writes one event to the journal; a failure is logged and kept
+// (JournalErr), since the checks read the journal's attempts.
+func (e *Env) journal(typ string, p any) {
+	if err := e.cfg.Journal.Emit(typ, p); err != nil {
+		e.logf("journal: writing %s: %v", typ, err)
+		e.mu.Lock()
+		if e.journalErr == nil {
+			e.journalErr = fmt.Errorf("writing %s: %w", typ, err)
+		}
+		e.mu.Unlock()
+	}
+}
+
+// JournalErr returns the first error writing the journal, or nil.
+func (e *Env) JournalErr() error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.journalErr
+}
+
+func (e *Env) journalRequest(st *attemptState) {
+	e.journal(trace.TypeMockRequest, trace.MockRequest{
+		Attempt: st.rec.N, Fault: st.rec.Fault, Status: st.rec.Status, Path: st.rec.Path,
+		Model: st.rec.Model, ArrivedAt: st.rec.Arrived.UTC(), ConnectedAt: st.rec.Connected.UTC(),
+		BodySHA256: st.rec.BodySHA256, Prompt: st.rec.Prompt,
+	})
+	e.mu.Lock()
+	a := &e.attempts[st.rec.N-1]
+	a.Path, a.Model, a.Status = st.rec.Path, st.rec.Model, st.rec.Status
+	a.BodySHA256, a.Prompt = st.rec.BodySHA256, st.rec.Prompt
+	e.mu.Unlock()
+}

@@ -1,7 +1,0 @@
-//go:build !unix
-
-package chaos
-
-// processAlive reports every process as alive where retrylab cannot tell:
-// stale proxies are then never removed, rather than a live run's.
-func processAlive(pid int) bool { return true }
