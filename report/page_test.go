@@ -13,8 +13,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/retrylab/retrylab/chaos"
-	"github.com/retrylab/retrylab/report/internal/golden"
 	"github.com/retrylab/retrylab/chaos/verify"
+	"github.com/retrylab/retrylab/report/internal/golden"
 	"github.com/retrylab/retrylab/trace"
 	"github.com/retrylab/retrylab/trace/analyze"
 )

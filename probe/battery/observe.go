@@ -13,8 +13,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/retrylab/retrylab/chaos"
-	"github.com/retrylab/retrylab/probe"
 	"github.com/retrylab/retrylab/chaos/runfolder"
+	"github.com/retrylab/retrylab/probe"
 	"github.com/retrylab/retrylab/trace"
 )
 

@@ -11,9 +11,9 @@ import (
 	"time"
 
 	"github.com/retrylab/retrylab/chaos"
-	"github.com/retrylab/retrylab/probe"
 	"github.com/retrylab/retrylab/chaos/mock"
 	chaosscenario "github.com/retrylab/retrylab/chaos/scenario"
+	"github.com/retrylab/retrylab/probe"
 )
 
 // Runner runs a battery against a client with chaos.Runner and infers its

@@ -8,9 +8,9 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/retrylab/retrylab/chaos"
-	"github.com/retrylab/retrylab/report/internal/golden"
 	"github.com/retrylab/retrylab/chaos/scenario"
 	"github.com/retrylab/retrylab/chaos/verify"
+	"github.com/retrylab/retrylab/report/internal/golden"
 )
 
 // chaosSummary is a fixed run: one pass, one scenario failing a delay check,

@@ -5,9 +5,9 @@ import (
 	"testing"
 
 	"github.com/retrylab/retrylab/chaos"
-	"github.com/retrylab/retrylab/report/internal/golden"
 	"github.com/retrylab/retrylab/chaos/scenario"
 	"github.com/retrylab/retrylab/chaos/verify"
+	"github.com/retrylab/retrylab/report/internal/golden"
 )
 
 // skipSummary is a first run on a fresh clone (issue 18): two scenarios
