@@ -19,6 +19,7 @@ import (
 	"github.com/retrylab/retrylab/chaos/mock"
 	"github.com/retrylab/retrylab/chaos/scenario"
 	"github.com/retrylab/retrylab/chaos/verify"
+	"github.com/retrylab/retrylab/internal/wire"
 	"github.com/retrylab/retrylab/trace"
 )
 
@@ -173,7 +174,7 @@ func startClockedEnv(t *testing.T, clock *fakeClock, faults ...scenario.Fault) (
 	t.Helper()
 	accepted := make(chan struct{}, 16)
 	e := startEnvWith(t, mock.EnvConfig{Toxi: startToxi(t), Now: clock.Now, OnAccept: func() { accepted <- struct{}{} },
-		Scenario: &scenario.Scenario{Name: strings.ReplaceAll(t.Name(), "/", "_"), Provider: mock.ProviderAnthropic, Attempts: faults}})
+		Scenario: &scenario.Scenario{Name: strings.ReplaceAll(t.Name(), "/", "_"), Provider: wire.ProviderAnthropic, Attempts: faults}})
 	return e, accepted
 }
 

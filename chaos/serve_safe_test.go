@@ -15,6 +15,7 @@ import (
 	"github.com/retrylab/retrylab/chaos/mock"
 	"github.com/retrylab/retrylab/chaos/scenario"
 	"github.com/retrylab/retrylab/chaos/verify"
+	"github.com/retrylab/retrylab/internal/wire"
 )
 
 // servedRun is a Serve running in a test: the variables it printed, and
@@ -133,7 +134,7 @@ func TestServeRedactsKeysInPaths(t *testing.T) {
 	}
 	dir := t.TempDir()
 	journal := filepath.Join(dir, "server.jsonl")
-	s := startServe(t, &scenario.Scenario{Name: "keys", Provider: mock.ProviderGemini, Model: "m"}, journal)
+	s := startServe(t, &scenario.Scenario{Name: "keys", Provider: wire.ProviderGemini, Model: "m"}, journal)
 	base := s.vars["GOOGLE_GEMINI_BASE_URL"]
 	attempts := 0
 	for _, tc := range tests {
@@ -260,7 +261,7 @@ func TestServeVerdictPrintable(t *testing.T) {
 // escapes, percent-encoded or JSON-escaped, reach neither serve's stdout
 // nor its [mock] lines on stderr raw.
 func TestServePrintableEndToEnd(t *testing.T) {
-	s := startServe(t, &scenario.Scenario{Name: "esc", Provider: mock.ProviderAnthropic, Model: "m",
+	s := startServe(t, &scenario.Scenario{Name: "esc", Provider: wire.ProviderAnthropic, Model: "m",
 		Attempts: []scenario.Fault{{Kind: fault.Status{Status: 529}}}}, filepath.Join(t.TempDir(), "server.jsonl"))
 	base := s.vars["ANTHROPIC_BASE_URL"]
 	h := http.Header{}

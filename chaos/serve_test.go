@@ -16,6 +16,7 @@ import (
 	"github.com/retrylab/retrylab/chaos/mock"
 	"github.com/retrylab/retrylab/chaos/scenario"
 	"github.com/retrylab/retrylab/chaos/verify"
+	"github.com/retrylab/retrylab/internal/wire"
 )
 
 // lineWriter hands each stdout line to a channel so the test can learn the
@@ -73,7 +74,7 @@ func TestServe(t *testing.T) {
 	if openai != anthropic+"/v1" || gemini != anthropic {
 		t.Errorf("OPENAI_BASE_URL = %q, GOOGLE_GEMINI_BASE_URL = %q, want %q and %q", openai, gemini, anthropic+"/v1", anthropic)
 	}
-	resp, _, err := post(t, t.Context(), anthropic, mock.PathAnthropic)
+	resp, _, err := post(t, t.Context(), anthropic, wire.PathAnthropic)
 	if err != nil || resp.StatusCode != 429 {
 		t.Fatalf("first attempt: %v %v", resp, err)
 	}
@@ -105,7 +106,7 @@ func TestServe(t *testing.T) {
 	if r.err != nil {
 		t.Fatal(r.err)
 	}
-	if len(r.v.Attempts) != 2 || len(r.v.Gaps) != 1 || r.v.Attempts[0].Status != 429 || r.v.Attempts[1].Path != mock.PathOpenAI {
+	if len(r.v.Attempts) != 2 || len(r.v.Gaps) != 1 || r.v.Attempts[0].Status != 429 || r.v.Attempts[1].Path != wire.PathOpenAI {
 		t.Errorf("verdict = %+v", r.v)
 	}
 	if c := r.v.Checks[len(r.v.Checks)-1]; c.Name != "selfReport" || c.State != verify.StatePass {
@@ -132,16 +133,16 @@ func TestServe(t *testing.T) {
 // attempt may hang and the attempt after it must be served.
 func TestResetRaceFallback(t *testing.T) {
 	toxi := startToxi(t)
-	e := startEnv(t, toxi, mock.ProviderAnthropic, scenario.Fault{Kind: fault.Reset{}}, scenario.Fault{Kind: fault.Reset{}})
+	e := startEnv(t, toxi, wire.ProviderAnthropic, scenario.Fault{Kind: fault.Reset{}}, scenario.Fault{Kind: fault.Reset{}})
 	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
 	defer cancel()
 	for i := 0; i < 2; i++ {
-		if _, _, err := post(t, ctx, e.BaseURL(), mock.PathAnthropic); err == nil {
+		if _, _, err := post(t, ctx, e.BaseURL(), wire.PathAnthropic); err == nil {
 			t.Errorf("attempt %d: no error", i+1)
 		}
 	}
 	waitAttempts(t, e, 2)
-	resp, _, err := post(t, ctx, e.BaseURL(), mock.PathAnthropic)
+	resp, _, err := post(t, ctx, e.BaseURL(), wire.PathAnthropic)
 	if err != nil || resp.StatusCode != 200 {
 		t.Fatalf("attempt 3: %v %v", resp, err)
 	}

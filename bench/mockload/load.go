@@ -22,6 +22,7 @@ import (
 
 	"github.com/retrylab/retrylab/chaos/mock"
 	"github.com/retrylab/retrylab/chaos/scenario"
+	"github.com/retrylab/retrylab/internal/wire"
 )
 
 // config is one load run.
@@ -261,7 +262,7 @@ func run(ctx context.Context, cfg config) (*result, error) {
 // closed and unreachable when it returns.
 func load(ctx context.Context, cfg config, chk *checker, toxi *mock.Toxiproxy) (*result, error) {
 	env, err := mock.StartEnv(ctx, mock.EnvConfig{
-		Scenario: &scenario.Scenario{Name: "mockload", Provider: mock.ProviderAnthropic},
+		Scenario: &scenario.Scenario{Name: "mockload", Provider: wire.ProviderAnthropic},
 		Toxi:     toxi, RunID: "mockload",
 	})
 	if err != nil {
@@ -273,7 +274,7 @@ func load(ctx context.Context, cfg config, chk *checker, toxi *mock.Toxiproxy) (
 		return nil, err
 	}
 	addr := u.Host
-	req := []byte("POST " + mock.PathAnthropic + " HTTP/1.1\r\nHost: " + addr +
+	req := []byte("POST " + wire.PathAnthropic + " HTTP/1.1\r\nHost: " + addr +
 		"\r\nContent-Type: application/json\r\nx-api-key: sk-ant-mockload\r\nanthropic-version: 2023-06-01\r\nContent-Length: " +
 		strconv.Itoa(len(requestBody)) + "\r\n\r\n" + requestBody)
 

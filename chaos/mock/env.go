@@ -94,7 +94,7 @@ func StartEnv(ctx context.Context, cfg EnvConfig) (*Env, error) {
 	}
 	provider := cfg.Scenario.Provider
 	if provider == "" {
-		provider = ProviderAnthropic
+		provider = wire.ProviderAnthropic
 	}
 	if _, err := wire.Lookup(provider); err != nil {
 		return nil, fmt.Errorf("chaos: %w", err)

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/retrylab/retrylab/chaos/scenario"
+	"github.com/retrylab/retrylab/internal/wire"
 )
 
 // fakeClock is the Env's clock in tests that check what it stamps.
@@ -38,7 +39,7 @@ func startClockedEnv(t *testing.T, clock *fakeClock, faults ...scenario.Fault) (
 	t.Helper()
 	accepted := make(chan struct{}, 16)
 	e := startEnvWith(t, EnvConfig{Toxi: startToxi(t), Now: clock.Now, OnAccept: func() { accepted <- struct{}{} },
-		Scenario: &scenario.Scenario{Name: strings.ReplaceAll(t.Name(), "/", "_"), Provider: ProviderAnthropic, Attempts: faults}})
+		Scenario: &scenario.Scenario{Name: strings.ReplaceAll(t.Name(), "/", "_"), Provider: wire.ProviderAnthropic, Attempts: faults}})
 	return e, accepted
 }
 

@@ -22,6 +22,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/retrylab/retrylab/chaos/fault"
 	"github.com/retrylab/retrylab/chaos/scenario"
+	"github.com/retrylab/retrylab/internal/wire"
 	"github.com/retrylab/retrylab/trace"
 )
 
@@ -155,8 +156,8 @@ func TestEnvOK(t *testing.T) {
 	for _, tc := range []struct {
 		name, provider, path, last string
 	}{
-		{"anthropic", ProviderAnthropic, PathAnthropic, "event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n"},
-		{"openai", ProviderOpenAI, PathOpenAI, "data: [DONE]\n\n"},
+		{"anthropic", wire.ProviderAnthropic, wire.PathAnthropic, "event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n"},
+		{"openai", wire.ProviderOpenAI, wire.PathOpenAI, "data: [DONE]\n\n"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			e := startEnv(t, toxi, tc.provider)
@@ -186,10 +187,10 @@ func tail(b []byte) string {
 func TestEnvStatus429RetryAfter(t *testing.T) {
 	toxi := startToxi(t)
 	ra := "2.5"
-	e := startEnv(t, toxi, ProviderAnthropic,
+	e := startEnv(t, toxi, wire.ProviderAnthropic,
 		scenario.Fault{Kind: fault.Status{Status: 429, RetryAfter: &ra, Headers: map[string]string{"x-should-retry": "true"}}},
 		scenario.Fault{Kind: fault.Status{Status: 529}})
-	resp, body, err := post(t, t.Context(), e.BaseURL(), PathAnthropic)
+	resp, body, err := post(t, t.Context(), e.BaseURL(), wire.PathAnthropic)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -209,7 +210,7 @@ func TestEnvStatus429RetryAfter(t *testing.T) {
 	if err := json.Unmarshal(body, &eb); err != nil || eb.Error.Type != "rate_limit_error" || eb.RequestID != resp.Header.Get("request-id") {
 		t.Errorf("body %s (%v)", body, err)
 	}
-	resp, body, err = post(t, t.Context(), e.BaseURL(), PathAnthropic)
+	resp, body, err = post(t, t.Context(), e.BaseURL(), wire.PathAnthropic)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -217,7 +218,7 @@ func TestEnvStatus429RetryAfter(t *testing.T) {
 		t.Errorf("got %d %s", resp.StatusCode, body)
 	}
 	// Past the end of the list: ok.
-	resp, _, err = post(t, t.Context(), e.BaseURL(), PathAnthropic)
+	resp, _, err = post(t, t.Context(), e.BaseURL(), wire.PathAnthropic)
 	if err != nil || resp.StatusCode != 200 {
 		t.Fatalf("third attempt: %v %v", resp, err)
 	}
@@ -249,8 +250,8 @@ func backends(t *testing.T) map[string]*Toxiproxy {
 
 func TestEnvSSEError(t *testing.T) {
 	toxi := startToxi(t)
-	e := startEnv(t, toxi, ProviderAnthropic, scenario.Fault{Kind: fault.SSEError{AfterEvents: 3, Type: "overloaded_error"}})
-	resp, body, err := post(t, t.Context(), e.BaseURL(), PathAnthropic)
+	e := startEnv(t, toxi, wire.ProviderAnthropic, scenario.Fault{Kind: fault.SSEError{AfterEvents: 3, Type: "overloaded_error"}})
+	resp, body, err := post(t, t.Context(), e.BaseURL(), wire.PathAnthropic)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -287,8 +288,8 @@ func TestEnvFaults(t *testing.T) {
 }
 
 func testDrop(t *testing.T, toxi *Toxiproxy) {
-	e := startEnv(t, toxi, ProviderAnthropic, scenario.Fault{Kind: fault.Drop{AfterBytes: 400}})
-	resp, body, err := post(t, t.Context(), e.BaseURL(), PathAnthropic)
+	e := startEnv(t, toxi, wire.ProviderAnthropic, scenario.Fault{Kind: fault.Drop{AfterBytes: 400}})
+	resp, body, err := post(t, t.Context(), e.BaseURL(), wire.PathAnthropic)
 	if resp == nil || resp.StatusCode != 200 {
 		t.Fatalf("drop: %v %v", resp, err)
 	}
@@ -304,7 +305,7 @@ func testDrop(t *testing.T, toxi *Toxiproxy) {
 		t.Errorf("drop: response says Connection: close; want keep-alive so that every client sees the cut")
 	}
 	waitAttempts(t, e, 1)
-	resp2, full, err := post(t, t.Context(), e.BaseURL(), PathAnthropic)
+	resp2, full, err := post(t, t.Context(), e.BaseURL(), wire.PathAnthropic)
 	if err != nil || resp2.StatusCode != 200 {
 		t.Fatalf("after drop: %v %v", resp2, err)
 	}
@@ -323,8 +324,8 @@ func testDrop(t *testing.T, toxi *Toxiproxy) {
 }
 
 func testReset(t *testing.T, toxi *Toxiproxy) {
-	e := startEnv(t, toxi, ProviderOpenAI, scenario.Fault{Kind: fault.Reset{}})
-	_, _, err := post(t, t.Context(), e.BaseURL(), PathOpenAI)
+	e := startEnv(t, toxi, wire.ProviderOpenAI, scenario.Fault{Kind: fault.Reset{}})
+	_, _, err := post(t, t.Context(), e.BaseURL(), wire.PathOpenAI)
 	if err == nil {
 		t.Fatal("reset: no error")
 	}
@@ -332,7 +333,7 @@ func testReset(t *testing.T, toxi *Toxiproxy) {
 		t.Errorf("reset: error = %v, want ECONNRESET", err)
 	}
 	waitAttempts(t, e, 1)
-	resp, _, err := post(t, t.Context(), e.BaseURL(), PathOpenAI)
+	resp, _, err := post(t, t.Context(), e.BaseURL(), wire.PathOpenAI)
 	if err != nil || resp.StatusCode != 200 {
 		t.Fatalf("after reset: %v %v", resp, err)
 	}
@@ -349,16 +350,16 @@ func testReset(t *testing.T, toxi *Toxiproxy) {
 }
 
 func testHang(t *testing.T, toxi *Toxiproxy) {
-	e := startEnv(t, toxi, ProviderAnthropic, scenario.Fault{Kind: fault.Hang{}})
+	e := startEnv(t, toxi, wire.ProviderAnthropic, scenario.Fault{Kind: fault.Hang{}})
 	ctx, cancel := context.WithTimeout(t.Context(), 200*time.Millisecond)
 	defer cancel()
-	_, _, err := post(t, ctx, e.BaseURL(), PathAnthropic)
+	_, _, err := post(t, ctx, e.BaseURL(), wire.PathAnthropic)
 	if !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("hang: error = %v, want deadline exceeded", err)
 	}
 	as := waitAttempts(t, e, 1)
 	a := as[0]
-	if a.ClosedBy != trace.ClosedByClient || a.Fault != scenario.FaultHang || a.Path != PathAnthropic || a.Model != "claude-haiku-4-5" {
+	if a.ClosedBy != trace.ClosedByClient || a.Fault != scenario.FaultHang || a.Path != wire.PathAnthropic || a.Model != "claude-haiku-4-5" {
 		t.Errorf("attempt 1 = %+v", a)
 	}
 	if d := a.Ended.Sub(a.Arrived); d < 150*time.Millisecond {
@@ -367,8 +368,8 @@ func testHang(t *testing.T, toxi *Toxiproxy) {
 }
 
 func testLatency(t *testing.T, toxi *Toxiproxy) {
-	e := startEnv(t, toxi, ProviderAnthropic, scenario.Fault{Kind: fault.Latency{D: scenario.Duration(120 * time.Millisecond)}})
-	resp, _, err := post(t, t.Context(), e.BaseURL(), PathAnthropic)
+	e := startEnv(t, toxi, wire.ProviderAnthropic, scenario.Fault{Kind: fault.Latency{D: scenario.Duration(120 * time.Millisecond)}})
+	resp, _, err := post(t, t.Context(), e.BaseURL(), wire.PathAnthropic)
 	if err != nil || resp.StatusCode != 200 {
 		t.Fatalf("latency: %v %v", resp, err)
 	}
@@ -379,7 +380,7 @@ func testLatency(t *testing.T, toxi *Toxiproxy) {
 }
 
 func testRawToxic(t *testing.T, toxi *Toxiproxy) {
-	e := startEnv(t, toxi, ProviderAnthropic,
+	e := startEnv(t, toxi, wire.ProviderAnthropic,
 		scenario.Fault{Kind: fault.Toxics{{Type: "latency", Stream: "downstream", Attributes: map[string]any{"latency": 150}}}})
 	// The toxic is in place before attempt 1 connects, with toxicity 1.
 	p, err := toxi.Client().Proxy(e.proxyName())
@@ -389,7 +390,7 @@ func testRawToxic(t *testing.T, toxi *Toxiproxy) {
 	if len(p.ActiveToxics) != 1 || p.ActiveToxics[0].Type != "latency" || p.ActiveToxics[0].Toxicity != 1 {
 		t.Fatalf("toxics before attempt 1 = %+v", p.ActiveToxics)
 	}
-	resp, _, err := post(t, t.Context(), e.BaseURL(), PathAnthropic)
+	resp, _, err := post(t, t.Context(), e.BaseURL(), wire.PathAnthropic)
 	if err != nil || resp.StatusCode != 200 {
 		t.Fatalf("toxics: %v %v", resp, err)
 	}
@@ -411,11 +412,11 @@ func testRawToxic(t *testing.T, toxi *Toxiproxy) {
 func TestEnvJournal(t *testing.T) {
 	toxi := startToxi(t)
 	ra := "1"
-	e := startEnv(t, toxi, ProviderAnthropic, scenario.Fault{Kind: fault.Status{Status: 429, RetryAfter: &ra}}, scenario.Fault{Kind: fault.Reset{}})
+	e := startEnv(t, toxi, wire.ProviderAnthropic, scenario.Fault{Kind: fault.Status{Status: 429, RetryAfter: &ra}}, scenario.Fault{Kind: fault.Reset{}})
 	// Like a client with a backoff, wait for the server to finish an attempt
 	// before the next one.
 	for i := 1; i <= 3; i++ {
-		post(t, t.Context(), e.BaseURL(), PathAnthropic)
+		post(t, t.Context(), e.BaseURL(), wire.PathAnthropic)
 		waitAttempts(t, e, i)
 	}
 	if err := e.Close(); err != nil {
@@ -483,7 +484,7 @@ func TestEnvJournal(t *testing.T) {
 func TestCloseRemovesProxy(t *testing.T) {
 	for bname, toxi := range backends(t) {
 		t.Run(bname, func(t *testing.T) {
-			e := startEnv(t, toxi, ProviderAnthropic, scenario.Fault{Kind: fault.Reset{}})
+			e := startEnv(t, toxi, wire.ProviderAnthropic, scenario.Fault{Kind: fault.Reset{}})
 			name := e.proxyName()
 			ps, err := toxi.Client().Proxies()
 			if err != nil {
@@ -580,13 +581,13 @@ func TestGapResidual(t *testing.T) {
 				for i := range faults {
 					faults[i] = tc.f
 				}
-				e := startEnv(t, toxi, ProviderAnthropic, faults...)
+				e := startEnv(t, toxi, wire.ProviderAnthropic, faults...)
 				wait := 50 * time.Millisecond
 				var clientEnd []time.Time
 				var clientStart []time.Time
 				for i := 0; i < rounds; i++ {
 					clientStart = append(clientStart, time.Now())
-					post(t, t.Context(), e.BaseURL(), PathAnthropic)
+					post(t, t.Context(), e.BaseURL(), wire.PathAnthropic)
 					clientEnd = append(clientEnd, time.Now())
 					time.Sleep(wait) // the client's backoff
 				}
@@ -609,8 +610,8 @@ func TestGapResidual(t *testing.T) {
 
 func TestEnvNonStreaming(t *testing.T) {
 	toxi := startToxi(t)
-	e := startEnv(t, toxi, ProviderAnthropic)
-	req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, e.BaseURL()+PathAnthropic,
+	e := startEnv(t, toxi, wire.ProviderAnthropic)
+	req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, e.BaseURL()+wire.PathAnthropic,
 		strings.NewReader(`{"model":"claude-haiku-4-5","max_tokens":64,"messages":[]}`))
 	if err != nil {
 		t.Fatal(err)
@@ -639,12 +640,12 @@ func TestEnvNonStreaming(t *testing.T) {
 // and gets every response whole, although the heads say keep-alive.
 func TestEnvKeepAliveClient(t *testing.T) {
 	toxi := startToxi(t)
-	e := startEnv(t, toxi, ProviderAnthropic)
+	e := startEnv(t, toxi, wire.ProviderAnthropic)
 	c := &http.Client{Transport: &http.Transport{}}
 	t.Cleanup(c.CloseIdleConnections)
 	const n = 5
 	for i := range n {
-		req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, e.BaseURL()+PathAnthropic,
+		req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, e.BaseURL()+wire.PathAnthropic,
 			strings.NewReader(`{"model":"claude-haiku-4-5","stream":true}`))
 		if err != nil {
 			t.Fatal(err)
@@ -675,7 +676,7 @@ func TestEnvKeepAliveClient(t *testing.T) {
 // requests the mock answers with 200).
 func TestEnvNonAttempts(t *testing.T) {
 	toxi := startToxi(t)
-	e := startEnv(t, toxi, ProviderAnthropic, scenario.Fault{Kind: fault.Status{Status: 529}})
+	e := startEnv(t, toxi, wire.ProviderAnthropic, scenario.Fault{Kind: fault.Status{Status: 529}})
 	get := func(method, path string) (int, string) {
 		t.Helper()
 		req, err := http.NewRequestWithContext(t.Context(), method, e.BaseURL()+path, nil)
@@ -697,7 +698,7 @@ func TestEnvNonAttempts(t *testing.T) {
 		errType      string
 	}{
 		{http.MethodGet, "/v1/nothing", 404, "not_found_error"},
-		{http.MethodGet, PathAnthropic, 405, "invalid_request_error"},
+		{http.MethodGet, wire.PathAnthropic, 405, "invalid_request_error"},
 		{http.MethodPost, "/v1/complete", 404, "not_found_error"},
 	} {
 		status, body := get(tc.method, tc.path)
@@ -719,11 +720,11 @@ func TestEnvNonAttempts(t *testing.T) {
 		t.Fatal(err)
 	}
 	c.Close()
-	resp, _, err := post(t, t.Context(), e.BaseURL(), PathAnthropic)
+	resp, _, err := post(t, t.Context(), e.BaseURL(), wire.PathAnthropic)
 	if err != nil || resp.StatusCode != 529 {
 		t.Fatalf("first POST: %v %v (want 529: the fault was not consumed)", resp, err)
 	}
-	resp, _, err = post(t, t.Context(), e.BaseURL(), PathAnthropic)
+	resp, _, err = post(t, t.Context(), e.BaseURL(), wire.PathAnthropic)
 	if err != nil || resp.StatusCode != 200 {
 		t.Fatalf("second POST: %v %v", resp, err)
 	}
@@ -757,13 +758,13 @@ func TestEnvDurationRounding(t *testing.T) {
 	}
 	log := &syncBuffer{}
 	ended := make(chan ServerAttempt, 1)
-	sc := &scenario.Scenario{Name: "rounding", Provider: ProviderAnthropic, Attempts: []scenario.Fault{{Kind: fault.Status{Status: 529}}}}
+	sc := &scenario.Scenario{Name: "rounding", Provider: wire.ProviderAnthropic, Attempts: []scenario.Fault{{Kind: fault.Status{Status: 529}}}}
 	env, err := StartEnv(t.Context(), EnvConfig{Scenario: sc, Toxi: toxi, Journal: j, RunID: "r-test", Log: log, Now: now,
 		OnAttempt: func(a ServerAttempt) { ended <- a }})
 	if err != nil {
 		t.Fatal(err)
 	}
-	post(t, t.Context(), env.BaseURL(), PathAnthropic)
+	post(t, t.Context(), env.BaseURL(), wire.PathAnthropic)
 	a := <-ended
 	env.Close()
 	j.Close()
@@ -802,14 +803,14 @@ func TestEnvJournalError(t *testing.T) {
 	toxi := startToxi(t)
 	log := &syncBuffer{}
 	ended := make(chan ServerAttempt, 1)
-	sc := &scenario.Scenario{Name: "journal-error", Provider: ProviderAnthropic}
+	sc := &scenario.Scenario{Name: "journal-error", Provider: wire.ProviderAnthropic}
 	env, err := StartEnv(t.Context(), EnvConfig{Scenario: sc, Toxi: toxi, Journal: trace.NewWriter(failingWriter{}, "r"),
 		RunID: "r", Log: log, OnAttempt: func(a ServerAttempt) { ended <- a }})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer env.Close()
-	if resp, _, err := post(t, t.Context(), env.BaseURL(), PathAnthropic); err != nil || resp.StatusCode != 200 {
+	if resp, _, err := post(t, t.Context(), env.BaseURL(), wire.PathAnthropic); err != nil || resp.StatusCode != 200 {
 		t.Fatalf("POST: %v %v", resp, err)
 	}
 	<-ended
@@ -829,9 +830,9 @@ func TestEnvJournalError(t *testing.T) {
 // end to be recorded, and that end is when the peer went, not the close.
 func TestCloseRecordsEveryEnd(t *testing.T) {
 	toxi := startToxi(t)
-	e := startEnv(t, toxi, ProviderAnthropic, scenario.Fault{Kind: fault.Status{Status: 529}})
+	e := startEnv(t, toxi, wire.ProviderAnthropic, scenario.Fault{Kind: fault.Status{Status: 529}})
 	e.toxMu.Lock() // the proxy API is "slow": switchTo blocks
-	resp, _, err := post(t, t.Context(), e.BaseURL(), PathAnthropic)
+	resp, _, err := post(t, t.Context(), e.BaseURL(), wire.PathAnthropic)
 	if err != nil {
 		e.toxMu.Unlock()
 		t.Fatal(err)

@@ -29,7 +29,7 @@ type formatClient struct {
 }
 
 var formatClients = map[string]formatClient{
-	ProviderAnthropic: {path: PathAnthropic, text: func(t *testing.T, body []byte, stream bool) string {
+	wire.ProviderAnthropic: {path: wire.PathAnthropic, text: func(t *testing.T, body []byte, stream bool) string {
 		return collectText(t, body, stream, func(data []byte) (string, error) {
 			var v struct {
 				Type    string `json:"type"`
@@ -46,7 +46,7 @@ var formatClients = map[string]formatClient{
 			return "", err
 		})
 	}},
-	ProviderOpenAI: {path: PathOpenAI, text: func(t *testing.T, body []byte, stream bool) string {
+	wire.ProviderOpenAI: {path: wire.PathOpenAI, text: func(t *testing.T, body []byte, stream bool) string {
 		return collectText(t, body, stream, func(data []byte) (string, error) {
 			var v struct {
 				Choices []struct {
@@ -61,7 +61,7 @@ var formatClients = map[string]formatClient{
 			return v.Choices[0].Delta.Content + v.Choices[0].Message.Content, err
 		})
 	}},
-	ProviderResponses: {path: PathResponses, text: func(t *testing.T, body []byte, stream bool) string {
+	wire.ProviderResponses: {path: wire.PathResponses, text: func(t *testing.T, body []byte, stream bool) string {
 		return collectText(t, body, stream, func(data []byte) (string, error) {
 			var v struct {
 				Type   string `json:"type"`
@@ -78,7 +78,7 @@ var formatClients = map[string]formatClient{
 			return "", err
 		})
 	}},
-	ProviderGemini: {path: PathGemini + "m-1:generateContent", streamPath: PathGemini + "m-1:streamGenerateContent?alt=sse",
+	wire.ProviderGemini: {path: wire.PathGemini + "m-1:generateContent", streamPath: wire.PathGemini + "m-1:streamGenerateContent?alt=sse",
 		text: func(t *testing.T, body []byte, stream bool) string {
 			return collectText(t, body, stream, func(data []byte) (string, error) {
 				var v struct {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/retrylab/retrylab/chaos/fault"
 	"github.com/retrylab/retrylab/chaos/scenario"
+	"github.com/retrylab/retrylab/internal/wire"
 )
 
 // TestGeminiSideRequests: Gemini CLI's routing call (an answer request
@@ -17,7 +18,7 @@ import (
 func TestGeminiSideRequests(t *testing.T) {
 	toxi := startToxi(t)
 	yes := true
-	e := startEnvWith(t, EnvConfig{Toxi: toxi, Scenario: &scenario.Scenario{Name: "gemini-side", Provider: ProviderGemini,
+	e := startEnvWith(t, EnvConfig{Toxi: toxi, Scenario: &scenario.Scenario{Name: "gemini-side", Provider: wire.ProviderGemini,
 		Model: "gemini-3.1-pro-preview", AttemptsMatch: &scenario.AttemptsMatch{Stream: &yes}, Attempts: []scenario.Fault{{Kind: fault.Status{Status: 503}}}}})
 	do := func(method, path, body string) (int, string) {
 		t.Helper()
@@ -40,8 +41,8 @@ func TestGeminiSideRequests(t *testing.T) {
 		status             int
 		holds              string
 	}{
-		{"POST", PathGemini + "gemini-3.5-flash-lite:generateContent", route, 200, `"parts":[{"text":"{}"}]`},
-		{"POST", PathGemini + "gemini-3.1-pro-preview:countTokens", `{"contents":[]}`, 200, `{"totalTokens":25}`},
+		{"POST", wire.PathGemini + "gemini-3.5-flash-lite:generateContent", route, 200, `"parts":[{"text":"{}"}]`},
+		{"POST", wire.PathGemini + "gemini-3.1-pro-preview:countTokens", `{"contents":[]}`, 200, `{"totalTokens":25}`},
 		{"GET", "/v1beta/models", "", 200, `"name":"models/gemini-3.1-pro-preview"`},
 		{"GET", "/v1beta/models/a%0A%5Bmock%5D%20forged", "", 200, "\"name\":\"models/a\ufffd[mock] forged\""},
 	} {
@@ -49,12 +50,12 @@ func TestGeminiSideRequests(t *testing.T) {
 			t.Errorf("%s %s = %d %s, want %d with %s", tc.method, tc.path, status, body, tc.status, tc.holds)
 		}
 	}
-	stream := PathGemini + "gemini-3.1-pro-preview:streamGenerateContent?alt=sse"
+	stream := wire.PathGemini + "gemini-3.1-pro-preview:streamGenerateContent?alt=sse"
 	if status, body := do("POST", stream, route); status != 503 || !strings.Contains(body, `"status":"UNAVAILABLE"`) {
 		t.Fatalf("first attempt = %d %s, want the 503 no side request consumed", status, body)
 	}
 	as := waitAttempts(t, e, 1)
-	if as[0].Model != "gemini-3.1-pro-preview" || as[0].Path != PathGemini+"gemini-3.1-pro-preview:streamGenerateContent" {
+	if as[0].Model != "gemini-3.1-pro-preview" || as[0].Path != wire.PathGemini+"gemini-3.1-pro-preview:streamGenerateContent" {
 		t.Errorf("attempt %+v", as[0])
 	}
 	for _, line := range strings.Split(e.log.String(), "\n") {

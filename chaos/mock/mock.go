@@ -12,22 +12,6 @@ import (
 // internal/wire, one file per wire format behind wire.Format; this
 // file maps an attempt and its fault to what that package needs.
 
-// Paths the mock answers.
-const (
-	PathAnthropic = wire.PathAnthropic
-	PathOpenAI    = wire.PathOpenAI
-	PathResponses = wire.PathResponses
-	PathGemini    = wire.PathGemini // + {model}:streamGenerateContent or :generateContent
-)
-
-// Provider names of Scenario.Provider.
-const (
-	ProviderAnthropic = wire.ProviderAnthropic
-	ProviderOpenAI    = wire.ProviderOpenAI
-	ProviderResponses = wire.ProviderResponses
-	ProviderGemini    = wire.ProviderGemini
-)
-
 // respParams is what varies between two responses of the mock: the wire
 // format (a provider name), the request's model and id, the time, the
 // attempt's fault and what the request asked for.

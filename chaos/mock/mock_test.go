@@ -64,58 +64,58 @@ func TestResponsesGolden(t *testing.T) {
 		name string
 		resp *response
 	}{
-		{"anthropic_ok.golden", streamResponse(goldenParams(ProviderAnthropic, scenario.Fault{}))},
+		{"anthropic_ok.golden", streamResponse(goldenParams(wire.ProviderAnthropic, scenario.Fault{}))},
 		{"openai_ok.golden", streamResponse(func() respParams {
-			p := goldenParams(ProviderOpenAI, scenario.Fault{})
+			p := goldenParams(wire.ProviderOpenAI, scenario.Fault{})
 			p.model = "gpt-4o-mini"
 			return p
 		}())},
-		{"anthropic_sse_error.golden", streamResponse(goldenParams(ProviderAnthropic,
+		{"anthropic_sse_error.golden", streamResponse(goldenParams(wire.ProviderAnthropic,
 			scenario.Fault{Kind: fault.SSEError{AfterEvents: 4, Type: "overloaded_error"}}))},
-		{"anthropic_429.golden", errorResponse(goldenParams(ProviderAnthropic,
+		{"anthropic_429.golden", errorResponse(goldenParams(wire.ProviderAnthropic,
 			scenario.Fault{Kind: fault.Status{Status: 429, RetryAfter: &ra, Headers: map[string]string{"x-should-retry": "true"}}}))},
-		{"anthropic_529.golden", errorResponse(goldenParams(ProviderAnthropic, scenario.Fault{Kind: fault.Status{Status: 529}}))},
-		{"openai_429_quota.golden", errorResponse(goldenParams(ProviderOpenAI,
+		{"anthropic_529.golden", errorResponse(goldenParams(wire.ProviderAnthropic, scenario.Fault{Kind: fault.Status{Status: 529}}))},
+		{"openai_429_quota.golden", errorResponse(goldenParams(wire.ProviderOpenAI,
 			scenario.Fault{Kind: fault.Status{Status: 429, ErrorType: "insufficient_quota"}}))},
-		{"openai_503.golden", errorResponse(goldenParams(ProviderOpenAI, scenario.Fault{Kind: fault.Status{Status: 503}}))},
+		{"openai_503.golden", errorResponse(goldenParams(wire.ProviderOpenAI, scenario.Fault{Kind: fault.Status{Status: 503}}))},
 		{"openai_ok_usage.golden", streamResponse(func() respParams {
-			p := goldenParams(ProviderOpenAI, scenario.Fault{})
+			p := goldenParams(wire.ProviderOpenAI, scenario.Fault{})
 			p.model, p.asks.IncludeUsage = "gpt-4o-mini", true
 			return p
 		}())},
 		{"anthropic_message.golden", okResponse(func() respParams {
-			p := goldenParams(ProviderAnthropic, scenario.Fault{})
+			p := goldenParams(wire.ProviderAnthropic, scenario.Fault{})
 			p.asks.NonStream = true
 			return p
 		}())},
 		{"openai_message.golden", okResponse(func() respParams {
-			p := goldenParams(ProviderOpenAI, scenario.Fault{})
+			p := goldenParams(wire.ProviderOpenAI, scenario.Fault{})
 			p.model, p.asks.NonStream = "gpt-4o-mini", true
 			return p
 		}())},
-		{"openai_sse_error.golden", streamResponse(goldenParams(ProviderOpenAI,
+		{"openai_sse_error.golden", streamResponse(goldenParams(wire.ProviderOpenAI,
 			scenario.Fault{Kind: fault.SSEError{AfterEvents: 3, Type: "server_error"}}))},
-		{"responses_ok.golden", streamResponse(goldenParams(ProviderResponses, scenario.Fault{Kind: fault.OK{Text: goldenText}}))},
+		{"responses_ok.golden", streamResponse(goldenParams(wire.ProviderResponses, scenario.Fault{Kind: fault.OK{Text: goldenText}}))},
 		{"responses_message.golden", okResponse(func() respParams {
-			p := goldenParams(ProviderResponses, scenario.Fault{Kind: fault.OK{Text: goldenText}})
+			p := goldenParams(wire.ProviderResponses, scenario.Fault{Kind: fault.OK{Text: goldenText}})
 			p.asks.NonStream = true
 			return p
 		}())},
-		{"responses_429.golden", errorResponse(goldenParams(ProviderResponses,
+		{"responses_429.golden", errorResponse(goldenParams(wire.ProviderResponses,
 			scenario.Fault{Kind: fault.Status{Status: 429, RetryAfter: &ra, Message: "Rate limit reached for gpt-4o-mini. Please try again in 2s."}}))},
-		{"responses_503.golden", errorResponse(goldenParams(ProviderResponses, scenario.Fault{Kind: fault.Status{Status: 503}}))},
-		{"responses_sse_error.golden", streamResponse(goldenParams(ProviderResponses,
+		{"responses_503.golden", errorResponse(goldenParams(wire.ProviderResponses, scenario.Fault{Kind: fault.Status{Status: 503}}))},
+		{"responses_sse_error.golden", streamResponse(goldenParams(wire.ProviderResponses,
 			scenario.Fault{Kind: fault.SSEError{AfterEvents: 5, Type: "rate_limit_exceeded", Message: "Rate limit reached. Please try again in 1.5s."}}))},
-		{"gemini_ok.golden", streamResponse(goldenParams(ProviderGemini, scenario.Fault{Kind: fault.OK{Text: goldenText}}))},
+		{"gemini_ok.golden", streamResponse(goldenParams(wire.ProviderGemini, scenario.Fault{Kind: fault.OK{Text: goldenText}}))},
 		{"gemini_message.golden", okResponse(func() respParams {
-			p := goldenParams(ProviderGemini, scenario.Fault{Kind: fault.OK{Text: goldenText}})
+			p := goldenParams(wire.ProviderGemini, scenario.Fault{Kind: fault.OK{Text: goldenText}})
 			p.asks.NonStream = true
 			return p
 		}())},
-		{"gemini_429.golden", errorResponse(goldenParams(ProviderGemini, scenario.Fault{Kind: fault.Status{Status: 429, RetryAfter: &ra}}))},
-		{"gemini_503.golden", errorResponse(goldenParams(ProviderGemini, scenario.Fault{Kind: fault.Status{Status: 503}}))},
-		{"gemini_400.golden", errorResponse(goldenParams(ProviderGemini, scenario.Fault{Kind: fault.Status{Status: 400}}))},
-		{"gemini_sse_error.golden", streamResponse(goldenParams(ProviderGemini,
+		{"gemini_429.golden", errorResponse(goldenParams(wire.ProviderGemini, scenario.Fault{Kind: fault.Status{Status: 429, RetryAfter: &ra}}))},
+		{"gemini_503.golden", errorResponse(goldenParams(wire.ProviderGemini, scenario.Fault{Kind: fault.Status{Status: 503}}))},
+		{"gemini_400.golden", errorResponse(goldenParams(wire.ProviderGemini, scenario.Fault{Kind: fault.Status{Status: 400}}))},
+		{"gemini_sse_error.golden", streamResponse(goldenParams(wire.ProviderGemini,
 			scenario.Fault{Kind: textSSEError{fault.SSEError{AfterEvents: 2}, goldenText}}))},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -142,7 +142,7 @@ func TestResponsesGolden(t *testing.T) {
 
 func TestAnthropicStreamShape(t *testing.T) {
 	t.Parallel()
-	r := streamResponse(goldenParams(ProviderAnthropic, scenario.Fault{}))
+	r := streamResponse(goldenParams(wire.ProviderAnthropic, scenario.Fault{}))
 	var names []string
 	for _, p := range r.Pieces {
 		name := strings.TrimPrefix(strings.SplitN(string(p), "\n", 2)[0], "event: ")
@@ -164,7 +164,7 @@ func TestAnthropicStreamShape(t *testing.T) {
 // wireOffset(n) leaves a client exactly n bytes of the event stream.
 func TestWireOffset(t *testing.T) {
 	t.Parallel()
-	r := streamResponse(goldenParams(ProviderAnthropic, scenario.Fault{}))
+	r := streamResponse(goldenParams(wire.ProviderAnthropic, scenario.Fault{}))
 	total := len(bytes.Join(r.Pieces, nil))
 	for _, n := range []int{0, 1, 100, 400, 401, total - 1, total} {
 		checkWireOffset(t, r, n)
@@ -192,7 +192,7 @@ func FuzzWireOffset(f *testing.F) {
 	f.Add(5000, 100, true)
 	f.Fuzz(func(t *testing.T, n, after int, other bool) {
 		// other picks a format by after's value, so every format is fuzzed.
-		prov := ProviderAnthropic
+		prov := wire.ProviderAnthropic
 		if names := wire.Names(); other {
 			prov = names[((after/2)%len(names)+len(names))%len(names)]
 		}
@@ -257,17 +257,17 @@ func TestConnectionHeader(t *testing.T) {
 		p    respParams
 		want string
 	}{
-		{"ok stream", goldenParams(ProviderAnthropic, scenario.Fault{}), "close"},
-		{"drop stream", goldenParams(ProviderAnthropic, scenario.Fault{Kind: fault.Drop{AfterBytes: 400}}), "keep-alive"},
-		{"drop openai stream", goldenParams(ProviderOpenAI, scenario.Fault{Kind: fault.Drop{AfterBytes: 10}}), "keep-alive"},
+		{"ok stream", goldenParams(wire.ProviderAnthropic, scenario.Fault{}), "close"},
+		{"drop stream", goldenParams(wire.ProviderAnthropic, scenario.Fault{Kind: fault.Drop{AfterBytes: 400}}), "keep-alive"},
+		{"drop openai stream", goldenParams(wire.ProviderOpenAI, scenario.Fault{Kind: fault.Drop{AfterBytes: 10}}), "keep-alive"},
 		{"drop non-streaming", func() respParams {
-			p := goldenParams(ProviderAnthropic, scenario.Fault{Kind: fault.Drop{AfterBytes: 10}})
+			p := goldenParams(wire.ProviderAnthropic, scenario.Fault{Kind: fault.Drop{AfterBytes: 10}})
 			p.asks.NonStream = true
 			return p
 		}(), "keep-alive"},
-		{"raw toxics may cut", goldenParams(ProviderOpenAI, scenario.Fault{Kind: fault.Toxics{{Type: "limit_data"}}}), "keep-alive"},
-		{"sseError ends the stream itself", goldenParams(ProviderAnthropic, scenario.Fault{Kind: fault.SSEError{AfterEvents: 3}}), "close"},
-		{"status", goldenParams(ProviderAnthropic, scenario.Fault{Kind: fault.Status{Status: 529}}), "close"},
+		{"raw toxics may cut", goldenParams(wire.ProviderOpenAI, scenario.Fault{Kind: fault.Toxics{{Type: "limit_data"}}}), "keep-alive"},
+		{"sseError ends the stream itself", goldenParams(wire.ProviderAnthropic, scenario.Fault{Kind: fault.SSEError{AfterEvents: 3}}), "close"},
+		{"status", goldenParams(wire.ProviderAnthropic, scenario.Fault{Kind: fault.Status{Status: 529}}), "close"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var r *response

@@ -44,21 +44,21 @@ func TestRequestPrompt(t *testing.T) {
 // formats and its usage counts its words.
 func TestOKText(t *testing.T) {
 	t.Parallel()
-	for _, prov := range []string{ProviderAnthropic, ProviderOpenAI} {
+	for _, prov := range []string{wire.ProviderAnthropic, wire.ProviderOpenAI} {
 		p := respParams{provider: prov, model: "m", fault: scenario.Fault{Kind: fault.OK{Text: "one two three"}}, asks: wire.Asks{IncludeUsage: true}}
 		body := string(okResponse(p).Bytes())
 		if !strings.Contains(body, "one two three") || strings.Contains(body, "Retries are a contract") {
 			t.Errorf("%s: response does not carry the ok text:\n%.400s", prov, body)
 		}
 		tokens := `"output_tokens":3`
-		if prov == ProviderOpenAI {
+		if prov == wire.ProviderOpenAI {
 			tokens = `"completion_tokens":3`
 		}
 		if !strings.Contains(body, tokens) {
 			t.Errorf("%s: usage does not count the text's 3 words (%s):\n%s", prov, tokens, body)
 		}
 	}
-	p := respParams{provider: ProviderAnthropic, fault: scenario.Fault{Kind: fault.OK{}}}
+	p := respParams{provider: wire.ProviderAnthropic, fault: scenario.Fault{Kind: fault.OK{}}}
 	if body := string(okResponse(p).Bytes()); !strings.Contains(body, "Retries are a contract") {
 		t.Errorf("ok: {} must answer the mock's default text")
 	}
@@ -82,7 +82,7 @@ func FuzzRequestPrompt(f *testing.F) {
 // shape the answer, and give no prompt.
 func TestRequestDecodedOnce(t *testing.T) {
 	t.Parallel()
-	rb := readRequest(wire.Must(ProviderAnthropic), nil, []byte(`{"model":"m","stream":true,"messages":5}`))
+	rb := readRequest(wire.Must(wire.ProviderAnthropic), nil, []byte(`{"model":"m","stream":true,"messages":5}`))
 	if rb.Model != "m" || !rb.Stream || rb.Prompt != "" {
 		t.Errorf("readRequest = %+v", rb)
 	}
@@ -91,13 +91,13 @@ func TestRequestDecodedOnce(t *testing.T) {
 // requestPrompt is the journal's prompt of a Messages or Chat Completions
 // request body.
 func requestPrompt(body []byte) string {
-	return readRequest(wire.Must(ProviderAnthropic), nil, body).Prompt
+	return readRequest(wire.Must(wire.ProviderAnthropic), nil, body).Prompt
 }
 
 // requestFields returns the model, stream and include_usage the mock reads
 // of a Chat Completions request body.
 func requestFields(body []byte) (model string, stream, includeUsage bool) {
-	r := readRequest(wire.Must(ProviderOpenAI), nil, body)
+	r := readRequest(wire.Must(wire.ProviderOpenAI), nil, body)
 	return r.Model, r.Stream, r.IncludeUsage
 }
 
@@ -130,7 +130,7 @@ func TestResponsesPrompt(t *testing.T) {
 		{"no input", `{"model":"m"}`, ""},
 		{"not JSON", `{"input":`, ""},
 	} {
-		if got := readRequest(wire.Must(ProviderResponses), nil, []byte(tc.body)).Prompt; got != tc.want {
+		if got := readRequest(wire.Must(wire.ProviderResponses), nil, []byte(tc.body)).Prompt; got != tc.want {
 			t.Errorf("%s: prompt %q, want %q", tc.name, got, tc.want)
 		}
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/retrylab/retrylab/chaos/fault"
 	"github.com/retrylab/retrylab/chaos/redact"
 	"github.com/retrylab/retrylab/chaos/scenario"
+	"github.com/retrylab/retrylab/internal/wire"
 )
 
 // TestSDKResponses runs the official OpenAI Node SDK's Responses API
@@ -48,7 +49,7 @@ func TestSDKResponses(t *testing.T) {
 		{"create 400", "create", []scenario.Fault{{Kind: fault.Status{Status: 400}}}, 1, 1, "400"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			e := startEnv(t, toxi, ProviderResponses, tc.faults...)
+			e := startEnv(t, toxi, wire.ProviderResponses, tc.faults...)
 			ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
 			defer cancel()
 			cmd := exec.CommandContext(ctx, "node", "../../testdata/sdk/node/responses.mjs", tc.mode)

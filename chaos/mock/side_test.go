@@ -62,9 +62,9 @@ func TestAttemptsMatch(t *testing.T) {
 func TestSideRequests(t *testing.T) {
 	toxi := startToxi(t)
 	yes := true
-	e := startEnvWith(t, EnvConfig{Toxi: toxi, Scenario: &scenario.Scenario{Name: "side", Provider: ProviderResponses,
+	e := startEnvWith(t, EnvConfig{Toxi: toxi, Scenario: &scenario.Scenario{Name: "side", Provider: wire.ProviderResponses,
 		Model: "gpt-5", Client: scenario.Client{Escalation: []string{"gpt-5", "gpt-5-pro"}},
-		AttemptsMatch: &scenario.AttemptsMatch{Path: PathResponses, Stream: &yes}, Attempts: []scenario.Fault{{Kind: fault.Status{Status: 503}}}}})
+		AttemptsMatch: &scenario.AttemptsMatch{Path: wire.PathResponses, Stream: &yes}, Attempts: []scenario.Fault{{Kind: fault.Status{Status: 503}}}}})
 	do := func(method, path, body string, hdr ...string) (int, string) {
 		t.Helper()
 		req, err := http.NewRequestWithContext(t.Context(), method, e.BaseURL()+path, strings.NewReader(body))
@@ -105,10 +105,10 @@ func TestSideRequests(t *testing.T) {
 	}
 	// The first attempt still meets the first fault.
 	stream := `{"model":"gpt-5","input":"hi","stream":true}`
-	if status, body := do("POST", PathResponses, stream); status != 503 {
+	if status, body := do("POST", wire.PathResponses, stream); status != 503 {
 		t.Fatalf("first attempt = %d %s, want the 503 no side request consumed", status, body)
 	}
-	if status, _ := do("POST", PathResponses, stream); status != 200 {
+	if status, _ := do("POST", wire.PathResponses, stream); status != 200 {
 		t.Fatalf("second attempt = %d", status)
 	}
 	as := waitAttempts(t, e, 2)
@@ -182,7 +182,7 @@ func TestAttemptsMatchWholePrompt(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := wire.Must(ProviderOpenAI)
+	f := wire.Must(wire.ProviderOpenAI)
 	if strings.Contains(readRequest(f, nil, body).Prompt, "Say hi") {
 		t.Fatal("the journal's excerpt kept the middle of the prompt: the test does not test the cut")
 	}

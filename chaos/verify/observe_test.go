@@ -13,6 +13,7 @@ import (
 	"github.com/retrylab/retrylab/chaos/fault"
 	"github.com/retrylab/retrylab/chaos/mock"
 	"github.com/retrylab/retrylab/chaos/scenario"
+	"github.com/retrylab/retrylab/internal/wire"
 )
 
 // For a client without a trace, "try again in 2s" in a fault's message is
@@ -194,7 +195,7 @@ func TestInferFailureRetryAfterHeaders(t *testing.T) {
 		{"forgeflare: retry-after wins over retry-after-ms", scenario.Fault{Kind: fault.Status{Status: 429, RetryAfter: &ra, Headers: map[string]string{"retry-after-ms": "1500"}}}, 2 * time.Second},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			sc := &scenario.Scenario{Provider: mock.ProviderAnthropic, Attempts: []scenario.Fault{tc.fault}}
+			sc := &scenario.Scenario{Provider: wire.ProviderAnthropic, Attempts: []scenario.Fault{tc.fault}}
 			if strings.HasPrefix(tc.name, "forgeflare") {
 				if err := sc.Client.Policy.Encode("forgeflare"); err != nil {
 					t.Fatal(err)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/retrylab/retrylab/chaos/mock"
 	"github.com/retrylab/retrylab/chaos/scenario"
+	"github.com/retrylab/retrylab/internal/wire"
 	"github.com/retrylab/retrylab/trace"
 )
 
@@ -48,7 +49,7 @@ func TestTeapotKind(t *testing.T) {
 	}
 	t.Cleanup(func() { env.Close() })
 	body := `{"model":"claude-haiku-4-5","max_tokens":8,"stream":true,"messages":[{"role":"user","content":"hi"}]}`
-	resp, err := http.Post(env.BaseURL()+mock.PathAnthropic, "application/json", strings.NewReader(body))
+	resp, err := http.Post(env.BaseURL()+wire.PathAnthropic, "application/json", strings.NewReader(body))
 	if err != nil {
 		t.Fatal(err)
 	}
