@@ -33,17 +33,15 @@ type ContextOverflow struct {
 
 func init() { Register(Def{Kind: ContextOverflow{}, Order: 85, Decode: decodeContextOverflow}) }
 
-// decodeContextOverflow decodes contextOverflow: {} or its keys; the
-// numbers must say an overflow (tokens over limit; tokens + maxTokens over
+// decodeContextOverflow decodes contextOverflow: {} or its keys (the
+// loader rejects negative numbers and unknown keys); the numbers must say
+// an overflow (tokens over limit; tokens + maxTokens over
 // it in the maxTokens form), or the message would contradict itself.
 func decodeContextOverflow(m *Mapping) Kind {
 	var c *ContextOverflow
 	m.Decode("contextOverflow", &c)
 	if c == nil {
-		if n := m.Value("contextOverflow"); n != nil && n.Tag == "!!null" {
-			return ContextOverflow{} // contextOverflow: with no keys is the usual one
-		}
-		return nil
+		return nil // contextOverflow: null is no fault, as drop: null is; {} is the usual overflow
 	}
 	fields := yamldiag.Fields(m.Value("contextOverflow"))
 	node := func(k string) *yaml.Node { // the key's value, else the mapping
@@ -59,15 +57,6 @@ func decodeContextOverflow(m *Mapping) Kind {
 		m.Errorf(node("form"), path("form"), "write form: prompt (the prompt alone is over the limit) or form: maxTokens (prompt and max_tokens together are)",
 			"form %q is not a form of context overflow", c.Form)
 		return nil
-	}
-	for _, k := range []struct {
-		name string
-		v    int
-	}{{"tokens", c.Tokens}, {"limit", c.Limit}, {"maxTokens", c.MaxTokens}} {
-		if k.v < 0 {
-			m.Errorf(node(k.name), path(k.name), "give a number of tokens, 0 or more (0: the format's usual number)", "%s %d is negative", k.name, k.v)
-			return nil
-		}
 	}
 	if c.MaxTokens > 0 && c.Form != wire.ContextMaxTokens {
 		m.Errorf(node("maxTokens"), path("maxTokens"), "add form: maxTokens, or remove maxTokens", "maxTokens is only in the maxTokens form")
