@@ -30,6 +30,7 @@ func TestExtraScenarios(t *testing.T) {
 	// widens it, so "delays.server" is allowed, not required there.
 	fail := map[string]struct{ must, may []string }{
 		"wrong-attempts":              {must: []string{"attempts"}},
+		"wrong-context-retried":       {must: []string{"attempts"}},
 		"wrong-delays":                {must: []string{"delays.client"}, may: []string{"delays.server"}},
 		"wrong-escalation":            {must: []string{"escalations"}},
 		"wrong-failure-types":         {must: []string{"failureTypes"}},

@@ -337,7 +337,10 @@ func containsAny(s string, subs ...string) bool {
 
 func isContextTooLong(text string) bool {
 	return containsAny(text, "context_length", "context length", "context window", "maximum context",
-		"prompt is too long", "too many tokens", "tokens exceed", "request_too_large", "input is too long")
+		"prompt is too long", "too many tokens", "tokens exceed", "request_too_large", "input is too long",
+		// Anthropic: "input length and `max_tokens` exceed context limit: X + Y > Z";
+		// Gemini: "The input token count (N) exceeds the maximum number of tokens allowed (M)."
+		"exceed context limit", "maximum number of tokens allowed")
 }
 
 // isCacheError reports a provider's prompt-cache error. The bodies it was

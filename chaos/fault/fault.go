@@ -179,6 +179,10 @@ type Met struct {
 	// RetryAfter is the Retry-After the mock stamped on the attempt (a
 	// Stamper's), "" when none.
 	RetryAfter string
+	// Status is the HTTP status the mock sent (0 when none or unknown): an
+	// sseError fault met by a request that did not ask for a stream is
+	// answered with an error status, not a stream.
+	Status int
 }
 
 // PreConnecter is a kind that puts toxics on the proxy before its attempt

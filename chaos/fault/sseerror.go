@@ -8,7 +8,9 @@ import (
 )
 
 // SSEError is a 200 event stream that stops after AfterEvents events with
-// an SSE `error` event (the wire format renders it), then ends.
+// an SSE `error` event (the wire format renders it), then ends. A request
+// that did not ask for a stream gets what the provider sends it for that
+// error: the type's HTTP status and JSON error body (wire.NonStreamedError).
 type SSEError struct {
 	AfterEvents int    `yaml:"afterEvents"`
 	Type        string `yaml:"type"`    // error.type, e.g. overloaded_error
@@ -36,7 +38,14 @@ func (s SSEError) Wire(f *wire.Fault) {
 	f.SSEError = &wire.SSEError{AfterEvents: s.AfterEvents, Type: s.Type, Message: s.Message}
 }
 
-func (s SSEError) Failure(pe *provider.Error, _ Met) {
+// Failure is the in-stream error a client meets; a request that did not
+// ask for a stream meets the HTTP error the provider sends instead
+// (wire.NonStreamedError), which the mock's status says.
+func (s SSEError) Failure(pe *provider.Error, m Met) {
+	if m.Status >= 400 {
+		pe.Kind, pe.Status, pe.ErrorType, pe.Message = provider.KindHTTP, m.Status, s.errorType(), s.Message
+		return
+	}
 	pe.Kind, pe.ErrorType, pe.Message, pe.Streamed = provider.KindSSEError, s.errorType(), s.Message, true
 }
 

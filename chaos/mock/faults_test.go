@@ -30,6 +30,7 @@ func TestFaultKinds(t *testing.T) {
 		{scenario.Fault{Kind: fault.Hang{}}, "hang", trace.ClosedByClient, trace.ClosedByClient, false, false, false, nil, provider.KindTimeout},
 		{scenario.Fault{Kind: fault.Reset{}}, "reset", trace.ClosedByProxy, trace.ClosedByProxy, false, false, false, []string{"a2-reset"}, provider.KindReset},
 		{scenario.Fault{Kind: fault.Latency{D: scenario.Duration(time.Second)}}, "latency 1s", trace.ClosedByServer, trace.ClosedByClient, false, true, false, nil, provider.KindNetwork},
+		{scenario.Fault{Kind: fault.ContextOverflow{}}, "400 context overflow", trace.ClosedByServer, trace.ClosedByClient, false, false, false, nil, provider.KindHTTP},
 		{scenario.Fault{Kind: fault.Toxics{{Type: "latency"}, {Type: "timeout", Name: "t"}}}, "toxics latency+timeout", trace.ClosedByServer, trace.ClosedByProxy, true, false, true, []string{"a2-0-latency", "t"}, provider.KindTimeout},
 	}
 	for _, tt := range tests {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"regexp"
 	"strings"
 	"syscall"
 	"testing"
@@ -206,6 +207,13 @@ func TestFaultsInEveryFormat(t *testing.T) {
 					}
 				}},
 				{"sseError", scenario.Fault{Kind: fault.SSEError{AfterEvents: 3, Type: "rate_limit_error"}}, func(t *testing.T, resp *http.Response, body []byte, err error, a ServerAttempt) {
+					if !stream { // the provider's answer to a request that did not ask for a stream: its status and JSON body
+						var v struct{ Error json.RawMessage }
+						if err != nil || resp.StatusCode != 429 || a.Status != 429 || json.Unmarshal(body, &v) != nil || v.Error == nil {
+							t.Errorf("got %v %v, attempt %+v, body %s; want 429 and a JSON error", resp, err, a, body)
+						}
+						return
+					}
 					evs := sseEvents(body)
 					if err != nil || resp.StatusCode != 200 || len(evs) != 4 {
 						t.Fatalf("got %v %v, %d events", resp, err, len(evs))
@@ -213,6 +221,12 @@ func TestFaultsInEveryFormat(t *testing.T) {
 					// Each format says it its own way; each says "error".
 					if last := evs[3]; !strings.Contains(last.data, `"error"`) {
 						t.Errorf("last event %+v", last)
+					}
+				}},
+				{"contextOverflow", scenario.Fault{Kind: fault.ContextOverflow{}}, func(t *testing.T, resp *http.Response, body []byte, err error, a ServerAttempt) {
+					// Each format says it its own way, with its own numbers.
+					if err != nil || resp.StatusCode != 400 || !json.Valid(body) || !regexp.MustCompile(`context|token count|too long`).Match(body) {
+						t.Errorf("got %v %v, body %s", resp, err, body)
 					}
 				}},
 				{"drop afterBytes", scenario.Fault{Kind: fault.Drop{AfterBytes: 50}}, func(t *testing.T, resp *http.Response, body []byte, err error, a ServerAttempt) {

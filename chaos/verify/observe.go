@@ -225,7 +225,7 @@ func inferFailure(sc *scenario.Scenario, pol *retry.Policy, k int, a mock.Server
 		f = sc.Attempts[k]
 	}
 	// RetryAfter is the date the mock stamped when it served the attempt.
-	met := fault.Met{Ended: a.Ended, RetryAfter: a.RetryAfter}
+	met := fault.Met{Ended: a.Ended, RetryAfter: a.RetryAfter, Status: a.Status}
 	pe := &provider.Error{Provider: sc.Provider}
 	fault.Failure(f.Kind, pe, met)
 	c := retry.Classify(pe)

@@ -70,7 +70,9 @@ func (ob *Observed) addResends(sc *scenario.Scenario, pol *retry.Policy, attempt
 // the policy does not model (retry.Resend.NoStream): one after a re-send
 // that asked for no stream (noStream), or one before the stream's first
 // event when a loop of the policy that asks for no stream takes such
-// errors.
+// errors. A re-send that asked for no stream meets the fault as the
+// provider's HTTP error for its type (wire.NonStreamedError); what the
+// client does after that is not modelled either.
 func unmodelledStreamError(pol *retry.Policy, f scenario.Fault, c retry.Classification, noStream bool) bool {
 	se := fault.WireFault(f.Kind).SSEError // the error event its answer ends with
 	if se == nil {

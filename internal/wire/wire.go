@@ -193,6 +193,7 @@ type Fault struct {
 	Message    string            // its body's error.message (default: the type's usual one)
 	Headers    map[string]string // extra headers, as written
 	SSEError   *SSEError         // a 200 stream that ends with an error event
+	Context    *ContextLength    // a context-overflow error: the format's own body (contextlength.go)
 	Text       string            // a success's assistant text ("" = DefaultText)
 }
 
@@ -267,9 +268,14 @@ func defaultMessage(typ string) string {
 }
 
 // OK renders a success: an event stream, or one JSON body when the
-// request did not ask for a stream. An sseError fault always streams.
+// request did not ask for a stream. An sseError fault answers a request
+// that did not ask for a stream as the provider does, with the error
+// status and JSON body of its error type (NonStreamedError).
 func OK(p Params) *Response {
-	if p.NonStream && p.Fault.SSEError == nil {
+	if p.NonStream && p.Fault.SSEError != nil {
+		return Error(NonStreamedError(p))
+	}
+	if p.NonStream {
 		return jsonResponse(p, 200, p.Format.Message(p))
 	}
 	return Stream(p)
@@ -301,7 +307,13 @@ func Stream(p Params) *Response {
 
 // Error renders an error response: a JSON error body in the format's
 // shape, Retry-After as written, the extra headers as written.
-func Error(p Params) *Response { return jsonResponse(p, p.Fault.Status, p.Format.ErrorBody(p)) }
+func Error(p Params) *Response {
+	body, ok := contextBody(p)
+	if !ok {
+		body = p.Format.ErrorBody(p)
+	}
+	return jsonResponse(p, p.Fault.Status, body)
+}
 
 // jsonResponse renders a JSON body with Content-Length: the format's
 // headers, then for an error Retry-After and the scenario's headers.

@@ -71,9 +71,40 @@ func TestSSEErrorEndsStream(t *testing.T) {
 	if last := string(r.Pieces[2]); !strings.HasPrefix(last, "event: error\n") || !strings.Contains(last, "overloaded_error") {
 		t.Errorf("last event %q", last)
 	}
-	p.NonStream = true
-	if !OK(p).Chunked {
-		t.Error("an sseError fault streams even when the request did not ask for a stream")
+}
+
+// An sseError fault met by a request that did not ask for a stream is
+// answered as the provider answers one: the error type's status and the
+// format's JSON error body, not a stream (issue 29: Claude Code's
+// non-streaming re-send read a stream there as a malformed response).
+func TestSSEErrorNotStreamed(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		prov, typ string
+		status    int
+		body      string
+	}{
+		{ProviderAnthropic, "", 529, `{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"},"request_id":"req_mock0123456789ab000001"}`},
+		{ProviderAnthropic, "api_error", 500, `"type":"api_error"`},
+		{ProviderAnthropic, "invalid_request_error", 400, `"type":"invalid_request_error"`},
+		{ProviderOpenAI, "", 503, `{"error":{"message":"That model is currently overloaded with other requests.`},
+		{ProviderOpenAI, "server_error", 500, `"type":"server_error","param":null,"code":"server_error"}}`},
+		{ProviderOpenAI, "rate_limit_exceeded", 429, `"code":"rate_limit_exceeded"`},
+		{ProviderResponses, "", 503, `"type":"server_error","param":null,"code":null}}`},
+		{ProviderGemini, "", 503, `{"error":{"code":503,"message":"The model is overloaded. Please try again later.","status":"UNAVAILABLE"}}`},
+		{ProviderGemini, "RESOURCE_EXHAUSTED", 429, `"status":"RESOURCE_EXHAUSTED"`},
+	}
+	for _, tc := range cases {
+		p := params(tc.prov)
+		p.NonStream = true
+		p.Fault.SSEError = &SSEError{AfterEvents: 2, Type: tc.typ}
+		r := OK(p)
+		if r.Chunked || r.Status != tc.status {
+			t.Errorf("%s %q: status %d chunked %v, want %d and a JSON body", tc.prov, tc.typ, r.Status, r.Chunked, tc.status)
+		}
+		if body := string(bytes.Join(r.Pieces, nil)); !strings.Contains(body, tc.body) || !json.Valid([]byte(body)) {
+			t.Errorf("%s %q: body %s, want it to hold %s", tc.prov, tc.typ, body, tc.body)
+		}
 	}
 }
 

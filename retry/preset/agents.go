@@ -58,9 +58,12 @@ import (
 // Not modelled (noStream: chaos reports the waits around such a fault as
 // unverified): an error event before the first event of the stream
 // (afterEvents: 0) is retried streaming on a counter of its own after the
-// backoff (575ms, then a 529 waits 558ms), not re-sent at once; a stream
-// error after the non-streaming re-send (the mock streams it anyway, and
-// Claude Code gives up on a stream it did not ask for); with --fallback-model, three
+// backoff (575ms, then a 529 waits 558ms), not re-sent at once; an error
+// event's fault met by the non-streaming re-send (the mock answered it with
+// a stream until issue 29, and Claude Code gave up on a stream it did not
+// ask for; it now answers with the type's HTTP error, a 529 for
+// overloaded_error, as the provider does, and what Claude Code does then
+// is not measured yet); with --fallback-model, three
 // 529s in a row (or one 500/503) switch model at once (an escalation the
 // journal shows; chaos checks it without a trace).
 func ClaudeCode() *retry.Policy {
