@@ -31,22 +31,22 @@ func TestContextAndNonStreamedGolden(t *testing.T) {
 		resp   *response
 		status int
 	}{
-		{"anthropic_context.golden", errorResponse(goldenParams(ProviderAnthropic, scenario.Fault{Kind: fault.ContextOverflow{}})), 400},
-		{"anthropic_context_max_tokens.golden", errorResponse(goldenParams(ProviderAnthropic, scenario.Fault{Kind: mt})), 400},
-		{"anthropic_400_context_length.golden", errorResponse(goldenParams(ProviderAnthropic,
+		{"anthropic_context.golden", errorResponse(goldenParams(wire.ProviderAnthropic, scenario.Fault{Kind: fault.ContextOverflow{}})), 400},
+		{"anthropic_context_max_tokens.golden", errorResponse(goldenParams(wire.ProviderAnthropic, scenario.Fault{Kind: mt})), 400},
+		{"anthropic_400_context_length.golden", errorResponse(goldenParams(wire.ProviderAnthropic,
 			scenario.Fault{Kind: fault.Status{Status: 400, ErrorType: wire.ContextErrorType}})), 400},
-		{"openai_context.golden", errorResponse(goldenParams(ProviderOpenAI, scenario.Fault{Kind: fault.ContextOverflow{}})), 400},
-		{"openai_context_max_tokens.golden", errorResponse(goldenParams(ProviderOpenAI,
+		{"openai_context.golden", errorResponse(goldenParams(wire.ProviderOpenAI, scenario.Fault{Kind: fault.ContextOverflow{}})), 400},
+		{"openai_context_max_tokens.golden", errorResponse(goldenParams(wire.ProviderOpenAI,
 			scenario.Fault{Kind: fault.ContextOverflow{Form: wire.ContextMaxTokens, Tokens: 120000, MaxTokens: 16384, Limit: 128000}})), 400},
-		{"responses_context.golden", errorResponse(goldenParams(ProviderResponses, scenario.Fault{Kind: fault.ContextOverflow{}})), 400},
-		{"gemini_context.golden", errorResponse(goldenParams(ProviderGemini,
+		{"responses_context.golden", errorResponse(goldenParams(wire.ProviderResponses, scenario.Fault{Kind: fault.ContextOverflow{}})), 400},
+		{"gemini_context.golden", errorResponse(goldenParams(wire.ProviderGemini,
 			scenario.Fault{Kind: fault.ContextOverflow{Tokens: 1200293, Limit: 1048576}})), 400},
-		{"anthropic_sse_error_nonstream.golden", nonStream(ProviderAnthropic, fault.SSEError{AfterEvents: 4}), 529},
-		{"openai_sse_error_nonstream.golden", nonStream(ProviderOpenAI, fault.SSEError{AfterEvents: 3}), 503},
-		{"openai_sse_error_nonstream_500.golden", nonStream(ProviderOpenAI, fault.SSEError{AfterEvents: 3, Type: "server_error"}), 500},
-		{"responses_sse_error_nonstream.golden", nonStream(ProviderResponses,
+		{"anthropic_sse_error_nonstream.golden", nonStream(wire.ProviderAnthropic, fault.SSEError{AfterEvents: 4}), 529},
+		{"openai_sse_error_nonstream.golden", nonStream(wire.ProviderOpenAI, fault.SSEError{AfterEvents: 3}), 503},
+		{"openai_sse_error_nonstream_500.golden", nonStream(wire.ProviderOpenAI, fault.SSEError{AfterEvents: 3, Type: "server_error"}), 500},
+		{"responses_sse_error_nonstream.golden", nonStream(wire.ProviderResponses,
 			fault.SSEError{AfterEvents: 5, Type: "rate_limit_exceeded", Message: "Rate limit reached. Please try again in 1.5s."}), 429},
-		{"gemini_sse_error_nonstream.golden", nonStream(ProviderGemini, fault.SSEError{AfterEvents: 2}), 503},
+		{"gemini_sse_error_nonstream.golden", nonStream(wire.ProviderGemini, fault.SSEError{AfterEvents: 2}), 503},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			raw := tc.resp.Bytes()
