@@ -193,6 +193,8 @@ type Fault struct {
 	Message    string            // its body's error.message (default: the type's usual one)
 	Headers    map[string]string // extra headers, as written
 	SSEError   *SSEError         // a 200 stream that ends with an error event
+	Truncate   *Cut              // a 200 that ends early without its closing events (cut.go)
+	Malformed  *Cut              // a 200 with one event, or a body, whose JSON is cut (cut.go)
 	Text       string            // a success's assistant text ("" = DefaultText)
 }
 
@@ -270,7 +272,7 @@ func defaultMessage(typ string) string {
 // request did not ask for a stream. An sseError fault always streams.
 func OK(p Params) *Response {
 	if p.NonStream && p.Fault.SSEError == nil {
-		return jsonResponse(p, 200, p.Format.Message(p))
+		return jsonResponse(p, 200, message(p))
 	}
 	return Stream(p)
 }
@@ -285,6 +287,7 @@ func Stream(p Params) *Response {
 		n := min(max(f.AfterEvents, 0), len(events))
 		events = append(events[:n:n], p.Format.StreamError(p, n))
 	}
+	events = cutEvents(p, events)
 	hs := []Header{
 		{"Content-Type", "text/event-stream; charset=utf-8"},
 		{"Transfer-Encoding", "chunked"},
