@@ -14,10 +14,12 @@ const AnthropicVersion = "2023-06-01"
 // A response is complete only when message_stop arrives after a
 // message_delta that carried a stop_reason; a stream that ends before
 // message_stop, or whose message_stop comes without a stop_reason, is
-// KindIncomplete (seed 000 R1: "stream ended without stop_reason"). ping, content_block_start/stop and unknown
-// event types are ignored; the data of every other event, and of an event
-// without an event field, must be JSON, or the attempt is KindParse. An `error` event is KindSSEError with ErrorType
-// taken from data.error.type (the top-level type is always "error").
+// KindIncomplete (seed 000 R1: "stream ended without stop_reason"). ping,
+// content_block_start/stop and unknown event types are ignored; the data of
+// every other event, and of an event without an event field, must be JSON,
+// or the attempt is KindParse. An `error` event is KindSSEError with
+// ErrorType taken from data.error.type (the top-level type is always
+// "error").
 type Anthropic struct{ base }
 
 var _ Client = (*Anthropic)(nil)
