@@ -42,8 +42,12 @@ func decodeTruncate(m *Mapping) Kind {
 // records a problem when it does not: a cut with no count would be a guess.
 func hasAfterEvents(m *Mapping, kind, hint string) bool {
 	v := m.Value(kind)
-	if _, ok := yamldiag.Fields(v)["afterEvents"]; ok {
+	fs := yamldiag.Fields(v)
+	if _, ok := fs["afterEvents"]; ok {
 		return true
+	}
+	if len(fs) > 0 {
+		return false // its unknown keys are reported, with a "did you mean"
 	}
 	n := v
 	if n == nil || n.Tag == "!!null" {
