@@ -95,7 +95,8 @@ type (
 		} `json:"output_tokens_details"`
 		TotalTokens int `json:"total_tokens"`
 	}
-	respIncomplete struct {
+	// respCutBy is incomplete_details: why a response was cut short.
+	respCutBy struct {
 		Reason string `json:"reason"`
 	}
 	respError struct {
@@ -103,19 +104,19 @@ type (
 		Message string `json:"message"`
 	}
 	respObject struct {
-		ID                 string          `json:"id"`
-		Object             string          `json:"object"`
-		CreatedAt          int64           `json:"created_at"`
-		Status             string          `json:"status"`
-		Background         bool            `json:"background"`
-		Error              *respError      `json:"error"`
-		IncompleteDetails  *respIncomplete `json:"incomplete_details"`
-		Instructions       *string         `json:"instructions"`
-		MaxOutputTokens    *int            `json:"max_output_tokens"`
-		Model              string          `json:"model"`
-		Output             []respItem      `json:"output"`
-		ParallelToolCalls  bool            `json:"parallel_tool_calls"`
-		PreviousResponseID *string         `json:"previous_response_id"`
+		ID                 string     `json:"id"`
+		Object             string     `json:"object"`
+		CreatedAt          int64      `json:"created_at"`
+		Status             string     `json:"status"`
+		Background         bool       `json:"background"`
+		Error              *respError `json:"error"`
+		IncompleteDetails  *respCutBy `json:"incomplete_details"`
+		Instructions       *string    `json:"instructions"`
+		MaxOutputTokens    *int       `json:"max_output_tokens"`
+		Model              string     `json:"model"`
+		Output             []respItem `json:"output"`
+		ParallelToolCalls  bool       `json:"parallel_tool_calls"`
+		PreviousResponseID *string    `json:"previous_response_id"`
 		Reasoning          struct {
 			Effort  *string `json:"effort"`
 			Summary *string `json:"summary"`
@@ -146,7 +147,7 @@ func (responses) response(p Params, status string) respObject {
 		ToolChoice: "auto", Tools: []string{}, TopP: 1, Truncation: "disabled", Metadata: map[string]string{}}
 	r.Text.Format.Type = "text"
 	if status == "incomplete" {
-		r.IncompleteDetails = &respIncomplete{Reason: "max_output_tokens"}
+		r.IncompleteDetails = &respCutBy{Reason: "max_output_tokens"}
 	}
 	if status == "completed" || status == "incomplete" {
 		r.Output = []respItem{respMessage(p, status, []respPart{respText(p.text())})}
