@@ -39,6 +39,8 @@ func TestExtraScenarios(t *testing.T) {
 		"wrong-outcome":               {must: []string{"outcome"}},
 		"wrong-plandex-no-padding":    {must: []string{"delays.client"}, may: []string{"delays.server"}},
 		"wrong-retry-after-0-ignored": {must: []string{"delays.client"}, may: []string{"delays.server"}},
+		"wrong-truncate-accepted":     {must: []string{"attempts"}},
+		"wrong-malformed-retried":     {must: []string{"outcome"}},
 	}
 	var paths []string
 	for _, dir := range []string{"pass", "fail"} {

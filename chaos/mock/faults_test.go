@@ -32,6 +32,8 @@ func TestFaultKinds(t *testing.T) {
 		{scenario.Fault{Kind: fault.Latency{D: scenario.Duration(time.Second)}}, "latency 1s", trace.ClosedByServer, trace.ClosedByClient, false, true, false, nil, provider.KindNetwork},
 		{scenario.Fault{Kind: fault.ContextOverflow{}}, "400 context overflow", trace.ClosedByServer, trace.ClosedByClient, false, false, false, nil, provider.KindHTTP},
 		{scenario.Fault{Kind: fault.Toxics{{Type: "latency"}, {Type: "timeout", Name: "t"}}}, "toxics latency+timeout", trace.ClosedByServer, trace.ClosedByProxy, true, false, true, []string{"a2-0-latency", "t"}, provider.KindTimeout},
+		{scenario.Fault{Kind: fault.Truncate{AfterEvents: 5}}, "truncate after 5 events", trace.ClosedByServer, trace.ClosedByClient, false, false, false, nil, provider.KindIncomplete},
+		{scenario.Fault{Kind: fault.Malformed{AfterEvents: 4}}, "malformed event after 4 events", trace.ClosedByServer, trace.ClosedByClient, false, false, false, nil, provider.KindParse},
 	}
 	for _, tt := range tests {
 		k := tt.f.Kind
@@ -96,6 +98,8 @@ func TestSucceeded(t *testing.T) {
 		{ServerAttempt{Status: 200, Fault: scenario.FaultSSEError}, false},
 		{ServerAttempt{Status: 200, Fault: scenario.FaultDrop}, false},
 		{ServerAttempt{Status: 200, Fault: scenario.FaultToxics}, false},
+		{ServerAttempt{Status: 200, Fault: "truncate"}, false},
+		{ServerAttempt{Status: 200, Fault: "malformed"}, false},
 		{ServerAttempt{Status: 200, Fault: "no-such-kind"}, false},
 		{ServerAttempt{Status: 0, Fault: scenario.FaultOK}, false},
 		{ServerAttempt{Status: 529, Fault: scenario.FaultStatus}, false},

@@ -197,7 +197,22 @@ func (anthropic) StreamError(p Params, _ int) string {
 	return sseEvent("error", jsonString(anthropicErrorBody{Type: "error", Error: anthropicError{sseErrorType(f), sseErrorMessage(f)}}))
 }
 
+// Closing: message_delta (the stop_reason) and message_stop.
+func (anthropic) Closing(Params) int { return 2 }
+
+// Malformed is a content_block_delta event (the n-th event when it is one,
+// else the first), its data cut mid-JSON.
+func (a anthropic) Malformed(p Params, n int) string {
+	events := a.Events(p)
+	return cutData(events[deltaAt(p, events, n, "event: content_block_delta\n")])
+}
+
+// Message: stop_reason end_turn, or max_tokens for an answer cut short.
 func (anthropic) Message(p Params) string {
+	stop := "end_turn"
+	if p.truncated() {
+		stop = "max_tokens"
+	}
 	type block struct {
 		Type string `json:"type"`
 		Text string `json:"text"`
@@ -212,7 +227,7 @@ func (anthropic) Message(p Params) string {
 		StopSequence *string        `json:"stop_sequence"`
 		Usage        anthropicUsage `json:"usage"`
 	}{mockID("msg_mock", p), "message", "assistant", p.Model,
-		[]block{{"text", p.text()}}, "end_turn", nil, anthropicUsage{InputTokens: inputTokens, OutputTokens: p.outputTokens()}}) + "\n"
+		[]block{{"text", p.text()}}, stop, nil, anthropicUsage{InputTokens: inputTokens, OutputTokens: p.outputTokens()}}) + "\n"
 }
 
 func (anthropic) ErrorBody(p Params) string {

@@ -45,6 +45,16 @@ type Format interface {
 	// StreamError returns the event (or events) an sseError fault sends
 	// after the first n events of Events, ending the stream.
 	StreamError(p Params, n int) string
+	// Closing returns how many of the last events of Events close the
+	// stream (message_delta and message_stop; the finish_reason chunk, the
+	// usage chunk and data: [DONE]; response.completed; the chunk with
+	// finishReason): a client that has not read them must take the answer
+	// for incomplete. A truncate fault leaves them out (cut.go).
+	Closing(p Params) int
+	// Malformed returns the event a malformed fault sends after the first
+	// n events of Events: the format's text-delta event with its data cut
+	// mid-JSON (cutData), in the format's own framing.
+	Malformed(p Params, n int) string
 	// Message returns the JSON body of a successful answer that does not
 	// stream, "\n" included.
 	Message(p Params) string

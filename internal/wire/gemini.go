@@ -199,8 +199,23 @@ func (f gemini) Events(p Params) []string {
 	return out
 }
 
+// Closing: the chunk with finishReason, the last.
+func (gemini) Closing(Params) int { return 1 }
+
+// Malformed is a chunk (the n-th before the last, else the first), its data
+// cut mid-JSON.
+func (f gemini) Malformed(p Params, n int) string {
+	events := f.Events(p)
+	return cutData(events[deltaAt(p, events, n, `"text":`)])
+}
+
+// Message: finishReason STOP, or MAX_TOKENS for an answer cut short.
 func (f gemini) Message(p Params) string {
-	return jsonString(f.response(p, p.text(), true, p.outputTokens())) + "\n"
+	r := f.response(p, p.text(), true, p.outputTokens())
+	if p.truncated() {
+		r.Candidates[0].FinishReason = "MAX_TOKENS"
+	}
+	return jsonString(r) + "\n"
 }
 
 // Error bodies: google.rpc.Status inside "error".

@@ -139,7 +139,28 @@ func (openai) StreamError(p Params, _ int) string {
 	return sseEvent("error", jsonString(openaiErrorBody{openaiError{sseErrorMessage(f), typ, nil, &typ}}))
 }
 
+// Closing: the finish_reason chunk, the usage chunk when the request asked
+// for it, and data: [DONE].
+func (openai) Closing(p Params) int {
+	if p.IncludeUsage {
+		return 3
+	}
+	return 2
+}
+
+// Malformed is a content chunk (the n-th event when it is one, else the
+// first), its data cut mid-JSON.
+func (o openai) Malformed(p Params, n int) string {
+	events := o.Events(p)
+	return cutData(events[deltaAt(p, events, n, `"delta":{"content":`)])
+}
+
+// Message: finish_reason stop, or length for an answer cut short.
 func (openai) Message(p Params) string {
+	finish := "stop"
+	if p.truncated() {
+		finish = "length"
+	}
 	type msg struct {
 		Role    string  `json:"role"`
 		Content string  `json:"content"`
@@ -160,7 +181,7 @@ func (openai) Message(p Params) string {
 		Usage             openaiUsage `json:"usage"`
 		SystemFingerprint string      `json:"system_fingerprint"`
 	}{mockID("chatcmpl-mock", p), "chat.completion", p.Now.Unix(), p.Model,
-		[]choice{{Message: msg{Role: "assistant", Content: p.text()}, FinishReason: "stop"}},
+		[]choice{{Message: msg{Role: "assistant", Content: p.text()}, FinishReason: finish}},
 		mockOpenAIUsage(p.outputTokens()), "fp_retrylab"}) + "\n"
 }
 

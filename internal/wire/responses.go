@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"strings"
 )
 
 // The OpenAI Responses API: POST /v1/responses.
@@ -94,6 +95,10 @@ type (
 		} `json:"output_tokens_details"`
 		TotalTokens int `json:"total_tokens"`
 	}
+	// respCutBy is incomplete_details: why a response was cut short.
+	respCutBy struct {
+		Reason string `json:"reason"`
+	}
 	respError struct {
 		Code    string `json:"code"`
 		Message string `json:"message"`
@@ -105,7 +110,7 @@ type (
 		Status             string     `json:"status"`
 		Background         bool       `json:"background"`
 		Error              *respError `json:"error"`
-		IncompleteDetails  *string    `json:"incomplete_details"`
+		IncompleteDetails  *respCutBy `json:"incomplete_details"`
 		Instructions       *string    `json:"instructions"`
 		MaxOutputTokens    *int       `json:"max_output_tokens"`
 		Model              string     `json:"model"`
@@ -134,14 +139,18 @@ type (
 )
 
 // response returns the response object in a state: in_progress (no
-// output, no usage), completed (the message and its usage) or failed.
+// output, no usage), completed (the message and its usage), incomplete
+// (the same, cut by max_output_tokens) or failed.
 func (responses) response(p Params, status string) respObject {
 	r := respObject{ID: mockID("resp_mock", p), Object: "response", CreatedAt: p.Now.Unix(), Status: status,
 		Model: p.Model, Output: []respItem{}, ParallelToolCalls: true, Store: true, Temperature: 1,
 		ToolChoice: "auto", Tools: []string{}, TopP: 1, Truncation: "disabled", Metadata: map[string]string{}}
 	r.Text.Format.Type = "text"
-	if status == "completed" {
-		r.Output = []respItem{respMessage(p, "completed", []respPart{respText(p.text())})}
+	if status == "incomplete" {
+		r.IncompleteDetails = &respCutBy{Reason: "max_output_tokens"}
+	}
+	if status == "completed" || status == "incomplete" {
+		r.Output = []respItem{respMessage(p, status, []respPart{respText(p.text())})}
 		u := &respUsage{InputTokens: inputTokens, OutputTokens: p.outputTokens(), TotalTokens: inputTokens + p.outputTokens()}
 		r.Usage = u
 	}
@@ -227,8 +236,27 @@ func (f responses) StreamError(p Params, n int) string {
 	return e.out[n]
 }
 
-// Message is the completed response object.
-func (f responses) Message(p Params) string { return jsonString(f.response(p, "completed")) + "\n" }
+// Closing: response.completed.
+func (responses) Closing(Params) int { return 1 }
+
+// Malformed is a response.output_text.delta event (the n-th event when it
+// is one, else the first), numbered n, its data cut mid-JSON.
+func (f responses) Malformed(p Params, n int) string {
+	events := f.Events(p)
+	i := deltaAt(p, events, n, "event: response.output_text.delta\n")
+	ev := strings.Replace(events[i], `"sequence_number":`+strconv.Itoa(i)+",", `"sequence_number":`+strconv.Itoa(n)+",", 1)
+	return cutData(ev)
+}
+
+// Message is the completed response object, or the incomplete one
+// (max_output_tokens) for an answer cut short.
+func (f responses) Message(p Params) string {
+	status := "completed"
+	if p.truncated() {
+		status = "incomplete"
+	}
+	return jsonString(f.response(p, status)) + "\n"
+}
 
 // Side answers POST /v1/responses/input_tokens (the token count), and the
 // model requests as the Chat Completions API does.

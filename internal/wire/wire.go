@@ -194,6 +194,8 @@ type Fault struct {
 	Headers    map[string]string // extra headers, as written
 	SSEError   *SSEError         // a 200 stream that ends with an error event
 	Context    *ContextLength    // a context-overflow error: the format's own body (contextlength.go)
+	Truncate   *Cut              // a 200 that ends early without its closing events (cut.go)
+	Malformed  *Cut              // a 200 with one event, or a body, whose JSON is cut (cut.go)
 	Text       string            // a success's assistant text ("" = DefaultText)
 }
 
@@ -276,7 +278,7 @@ func OK(p Params) *Response {
 		return Error(NonStreamedError(p))
 	}
 	if p.NonStream {
-		return jsonResponse(p, 200, p.Format.Message(p))
+		return jsonResponse(p, 200, message(p))
 	}
 	return Stream(p)
 }
@@ -291,6 +293,7 @@ func Stream(p Params) *Response {
 		n := min(max(f.AfterEvents, 0), len(events))
 		events = append(events[:n:n], p.Format.StreamError(p, n))
 	}
+	events = cutEvents(p, events)
 	hs := []Header{
 		{"Content-Type", "text/event-stream; charset=utf-8"},
 		{"Transfer-Encoding", "chunked"},

@@ -14,9 +14,12 @@ const AnthropicVersion = "2023-06-01"
 // A response is complete only when message_stop arrives after a
 // message_delta that carried a stop_reason; a stream that ends before
 // message_stop, or whose message_stop comes without a stop_reason, is
-// KindIncomplete (seed 000 R1: "stream ended without stop_reason"). ping, content_block_start/stop and unknown
-// event types are ignored. An `error` event is KindSSEError with ErrorType
-// taken from data.error.type (the top-level type is always "error").
+// KindIncomplete (seed 000 R1: "stream ended without stop_reason"). ping,
+// content_block_start/stop and unknown event types are ignored; the data of
+// every other event, and of an event without an event field, must be JSON,
+// or the attempt is KindParse. An `error` event is KindSSEError with
+// ErrorType taken from data.error.type (the top-level type is always
+// "error").
 type Anthropic struct{ base }
 
 var _ Client = (*Anthropic)(nil)
@@ -126,12 +129,13 @@ func (anthropicWire) event(st *streamState, ev SSEEvent) (bool, *Error) {
 		return false, nil
 	case "message_start", "content_block_delta", "message_delta", "message_stop", "error":
 	case "message":
-		// No event field: fall back to the data's own type, if it is JSON.
+		// No event field: fall back to the data's own type. Data that is not
+		// JSON is malformed (seed 000: StreamParse), as in the other formats.
 		var probe struct {
 			Type string `json:"type"`
 		}
-		if json.Unmarshal([]byte(ev.Data), &probe) != nil {
-			return false, nil
+		if err := json.Unmarshal([]byte(ev.Data), &probe); err != nil {
+			return false, parseErr(ev, err)
 		}
 		typ = probe.Type
 	default:
