@@ -79,3 +79,66 @@ func (s *serving) Abort(why string) {
 	s.st.rec.ClosedBy = trace.ClosedByServer
 	s.e.finish(s.st, s.n)
 }
+
+// Wait waits d of policy time, scaled by the scenario's time scale.
+func (s *serving) Wait(d time.Duration) bool {
+	scale := s.e.cfg.TimeScale
+	if scale <= 0 {
+		scale = 1
+	}
+	t := time.NewTimer(time.Duration(float64(d) * scale))
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-s.st.peerGone:
+	case <-s.e.done:
+	}
+	s.cut = true
+	return false
+}
+
+// Start records r's status, journals the request and writes r's head.
+func (s *serving) Start(r *wire.Response) bool {
+	s.st.rec.Status = r.Status
+	s.e.journalRequest(s.st)
+	return s.put(r.Head)
+}
+
+// Piece writes b as one more piece of r's body, framed as r frames its own.
+func (s *serving) Piece(r *wire.Response, b []byte) bool {
+	one := wire.Response{Chunked: r.Chunked, Pieces: [][]byte{b}}
+	return s.put(one.Wire(0))
+}
+
+// End writes the end of r's body unless a piece was cut, then ends the
+// attempt as answer does.
+func (s *serving) End(r *wire.Response) {
+	if !s.cut && s.put(r.Trailer()) {
+		s.st.wroteAll = true
+	}
+	s.end()
+}
+
+// put writes b in one Write unless the answer is cut or the peer gone,
+// counting what left; a failure cuts the answer.
+func (s *serving) put(b []byte) bool {
+	if s.cut {
+		return false
+	}
+	if len(b) == 0 {
+		return true // nothing to send: a client that read a whole JSON answer may be gone already
+	}
+	select {
+	case <-s.st.peerGone:
+		s.cut = true
+		return false
+	default:
+	}
+	k, err := s.c.Write(b)
+	s.st.rec.Bytes += int64(k)
+	if err != nil {
+		s.cut = true
+	}
+	return !s.cut
+}

@@ -197,6 +197,11 @@ func (anthropic) StreamError(p Params, _ int) string {
 	return sseEvent("error", jsonString(anthropicErrorBody{Type: "error", Error: anthropicError{sseErrorType(f), sseErrorMessage(f)}}))
 }
 
+// Keepalive is the ping event the API sends while a stream is quiet, as
+// the Messages streaming docs describe it (the same event as the one after
+// content_block_start).
+func (anthropic) Keepalive() string { return sseEvent("ping", `{"type": "ping"}`) }
+
 func (anthropic) Message(p Params) string {
 	type block struct {
 		Type string `json:"type"`

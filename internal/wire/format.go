@@ -45,6 +45,11 @@ type Format interface {
 	// StreamError returns the event (or events) an sseError fault sends
 	// after the first n events of Events, ending the stream.
 	StreamError(p Params, n int) string
+	// Keepalive returns the event a stream of this format carries while
+	// nothing else is sent (a stall fault sends it every keepalive
+	// interval): a whole SSE event or comment, sent as one chunk, that a
+	// client of the format must read and drop.
+	Keepalive() string
 	// Message returns the JSON body of a successful answer that does not
 	// stream, "\n" included.
 	Message(p Params) string

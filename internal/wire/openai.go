@@ -139,6 +139,15 @@ func (openai) StreamError(p Params, _ int) string {
 	return sseEvent("error", jsonString(openaiErrorBody{openaiError{sseErrorMessage(f), typ, nil, &typ}}))
 }
 
+// Keepalive is an SSE comment line: the chat completions API documents no
+// keepalive event, and a comment is what OpenAI-compatible servers and
+// proxies send to keep a quiet stream open (every SSE parser drops it).
+func (openai) Keepalive() string { return sseComment }
+
+// sseComment is an SSE comment, the keepalive of the formats that have no
+// event of their own for it.
+const sseComment = ": keepalive\n\n"
+
 func (openai) Message(p Params) string {
 	type msg struct {
 		Role    string  `json:"role"`

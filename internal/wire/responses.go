@@ -227,6 +227,10 @@ func (f responses) StreamError(p Params, n int) string {
 	return e.out[n]
 }
 
+// Keepalive is an SSE comment, as for chat completions: a comment carries
+// no sequence_number, so the events after it keep their numbers.
+func (responses) Keepalive() string { return sseComment }
+
 // Message is the completed response object.
 func (f responses) Message(p Params) string { return jsonString(f.response(p, "completed")) + "\n" }
 
