@@ -38,6 +38,8 @@ func TestExtraScenarios(t *testing.T) {
 		"wrong-outcome":               {must: []string{"outcome"}},
 		"wrong-plandex-no-padding":    {must: []string{"delays.client"}, may: []string{"delays.server"}},
 		"wrong-retry-after-0-ignored": {must: []string{"delays.client"}, may: []string{"delays.server"}},
+		"wrong-slow-retried":          {must: []string{"attempts"}},
+		"wrong-stall-as-truncation":   {must: []string{"failureTypes"}},
 	}
 	var paths []string
 	for _, dir := range []string{"pass", "fail"} {

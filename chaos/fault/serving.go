@@ -60,7 +60,8 @@ type Serving interface {
 	Start(r *wire.Response) bool
 	// Piece writes b as one piece of r's body, framed as r's pieces are
 	// (one chunk of a chunked r), in one Write; it reports whether the
-	// write went through to a peer still there.
+	// write went through to a peer still there. r's own last piece goes
+	// out with the end of the body, as Answer sends them.
 	Piece(r *wire.Response, b []byte) bool
 	// End writes the end of r's body (the last chunk of a chunked r) when
 	// every Piece went through, then ends the attempt as Answer does: a

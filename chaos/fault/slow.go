@@ -17,7 +17,7 @@ type Slow struct {
 	PerEvent  Duration `yaml:"perEvent"`
 }
 
-func init() { Register(Def{Kind: Slow{}, Order: 65, Decode: decodeSlow}) }
+func init() { Register(Def{Kind: Slow{}, Order: 120, Decode: decodeSlow}) }
 
 // decodeSlow decodes a slow answer; slow: {} (no delay at all) is ok.
 func decodeSlow(m *Mapping) Kind {

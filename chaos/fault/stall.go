@@ -37,7 +37,7 @@ const DefaultKeepalive = 5 * time.Second
 // shorter, the keepalives are a flood, not a stall.
 const minKeepalive = 100 * time.Millisecond
 
-func init() { Register(Def{Kind: Stall{}, Order: 45, Decode: decodeStall}) }
+func init() { Register(Def{Kind: Stall{}, Order: 110, Decode: decodeStall}) }
 
 // decodeStall decodes a stall; "stall:" with nothing is stall: {}.
 func decodeStall(m *Mapping) Kind {
@@ -100,4 +100,4 @@ func (s Stall) Serve(sv Serving) {
 func (Stall) ClosedBy(bool) string { return trace.ClosedByClient }
 
 // Failure: a stall is what the client's timeout catches.
-func (Stall) Failure(pe *provider.Error, _ Met) { pe.Kind, pe.Streamed = provider.KindTimeout, true }
+func (Stall) Failure(pe *provider.Error, _ Met) { pe.Kind = provider.KindTimeout }

@@ -105,16 +105,25 @@ func (s *serving) Start(r *wire.Response) bool {
 	return s.put(r.Head)
 }
 
-// Piece writes b as one more piece of r's body, framed as r frames its own.
+// Piece writes b as one more piece of r's body, framed as r frames its own;
+// r's last piece goes with the end of the body, in one Write, as answer
+// writes them back to back: a client that has read the last event may
+// close at once (and the run may end), before a separate end went out.
 func (s *serving) Piece(r *wire.Response, b []byte) bool {
 	one := wire.Response{Chunked: r.Chunked, Pieces: [][]byte{b}}
-	return s.put(one.Wire(0))
+	w := one.Wire(0)
+	if n := len(r.Pieces); n > 0 && len(b) > 0 && len(r.Pieces[n-1]) > 0 && &b[0] == &r.Pieces[n-1][0] {
+		w = append(w, r.Trailer()...)
+		s.ended = s.put(w)
+		return s.ended
+	}
+	return s.put(w)
 }
 
-// End writes the end of r's body unless a piece was cut, then ends the
-// attempt as answer does.
+// End writes the end of r's body unless a piece was cut (or the last piece
+// carried it), then ends the attempt as answer does.
 func (s *serving) End(r *wire.Response) {
-	if !s.cut && s.put(r.Trailer()) {
+	if !s.cut && (s.ended || s.put(r.Trailer())) {
 		s.st.wroteAll = true
 	}
 	s.end()

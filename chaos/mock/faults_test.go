@@ -31,6 +31,8 @@ func TestFaultKinds(t *testing.T) {
 		{scenario.Fault{Kind: fault.Reset{}}, "reset", trace.ClosedByProxy, trace.ClosedByProxy, false, false, false, []string{"a2-reset"}, provider.KindReset},
 		{scenario.Fault{Kind: fault.Latency{D: scenario.Duration(time.Second)}}, "latency 1s", trace.ClosedByServer, trace.ClosedByClient, false, true, false, nil, provider.KindNetwork},
 		{scenario.Fault{Kind: fault.Toxics{{Type: "latency"}, {Type: "timeout", Name: "t"}}}, "toxics latency+timeout", trace.ClosedByServer, trace.ClosedByProxy, true, false, true, []string{"a2-0-latency", "t"}, provider.KindTimeout},
+		{scenario.Fault{Kind: fault.Stall{AfterEvents: 3}}, "stall after 3 events, keepalive 5s", trace.ClosedByClient, trace.ClosedByClient, false, false, false, nil, provider.KindTimeout},
+		{scenario.Fault{Kind: fault.Slow{FirstByte: scenario.Duration(time.Second), PerEvent: scenario.Duration(300 * time.Millisecond)}}, "slow: first byte after 1s, 300ms per event", trace.ClosedByServer, trace.ClosedByClient, false, true, false, nil, provider.KindTimeout},
 	}
 	for _, tt := range tests {
 		k := tt.f.Kind

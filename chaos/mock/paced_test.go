@@ -29,7 +29,7 @@ type pacedServing struct {
 	ended    string // "end" or the closedBy of FinishWhenGone
 }
 
-func (s *pacedServing) OK() *wire.Response { return okResponse(s.p) }
+func (s *pacedServing) OK() *wire.Response  { return okResponse(s.p) }
 func (s *pacedServing) Logf(string, ...any) {}
 
 func (s *pacedServing) Wait(d time.Duration) bool {

@@ -190,9 +190,10 @@ type serving struct {
 	// toxicsFirst is true when the attempt's pre-connect toxics were on
 	// the proxy before its connection was made.
 	toxicsFirst bool
-	// cut is set when a paced answer's Start or Piece did not go through
-	// (faults.go): its End then writes no end of body.
-	cut bool
+	// cut is set when a paced answer's Start, Piece or Wait did not go
+	// through (faults.go): nothing more is written, End writes no end of
+	// body; ended is set when its last piece carried the end.
+	cut, ended bool
 }
 
 // newServed numbers a complete request as the next attempt and records
