@@ -41,6 +41,8 @@ func TestExtraScenarios(t *testing.T) {
 		"wrong-retry-after-0-ignored": {must: []string{"delays.client"}, may: []string{"delays.server"}},
 		"wrong-truncate-accepted":     {must: []string{"attempts"}},
 		"wrong-malformed-retried":     {must: []string{"outcome"}},
+		"wrong-slow-retried":          {must: []string{"attempts"}},
+		"wrong-stall-as-truncation":   {must: []string{"failureTypes"}},
 	}
 	var paths []string
 	for _, dir := range []string{"pass", "fail"} {

@@ -67,7 +67,7 @@ func (r *Runner) runOnce(ctx context.Context, sc *scenario.Scenario, dir string)
 	mockLog := &redact.RedactFile{Path: filepath.Join(dir, "mock.log"), Scrub: sec.Scrub}
 	defer mockLog.Close()
 	r.logf(sc.Name, "starting (%d faults, timeScale %g, client %s)", len(sc.Attempts), scale, res.Client)
-	env, err := mock.StartEnv(ctx, mock.EnvConfig{Scenario: sc, Toxi: r.Toxi, Journal: journal, RunID: runID, Log: mockLog,
+	env, err := mock.StartEnv(ctx, mock.EnvConfig{Scenario: sc, Toxi: r.Toxi, Journal: journal, RunID: runID, Log: mockLog, TimeScale: scale,
 		OnSecret: sec.Add, OnAttempt: r.attemptLogger(sc)})
 	if err != nil {
 		// The mock could not listen or the proxy could not be created:

@@ -202,7 +202,8 @@ func Serve(ctx context.Context, sc *scenario.Scenario, toxi *mock.Toxiproxy, jou
 	// The [mock] lines are scrubbed of the keys learnt so far too: a key
 	// that looks like no known key (learnt from x-api-key) may come back
 	// in a later request's path.
-	env, err := mock.StartEnv(ctx, mock.EnvConfig{Scenario: sc, Toxi: toxi, Journal: journal, RunID: runID, Log: scrubWriter{stderr, sec}, OnSecret: sec.Add})
+	env, err := mock.StartEnv(ctx, mock.EnvConfig{Scenario: sc, Toxi: toxi, Journal: journal, RunID: runID, Log: scrubWriter{stderr, sec}, OnSecret: sec.Add,
+		TimeScale: sc.TimeScale})
 	if err != nil {
 		return ServeVerdict{}, err
 	}

@@ -43,4 +43,28 @@ type Serving interface {
 	// a reset where the system allows, as closed by the server, noting
 	// why in the log; it finishes the attempt.
 	Abort(why string)
+
+	// A kind that paces its answer (slow, stall) writes it itself, piece
+	// by piece, with these: Start, then any Piece and Wait, then End or
+	// FinishWhenGone.
+
+	// Wait waits d of policy time (d × the scenario's time scale on the
+	// mock's clock), or less if the peer goes or the mock stops; it
+	// reports whether the peer is still there and the mock running (if
+	// not, the answer is cut: nothing more is written).
+	Wait(d time.Duration) bool
+	// Start records r's status, journals the request and writes r's head
+	// (unless the answer is cut); it reports whether the head went through
+	// to a peer still there. A paced answer calls it once, even when a
+	// Wait before it was cut short, so that the request is journaled.
+	Start(r *wire.Response) bool
+	// Piece writes b as one piece of r's body, framed as r's pieces are
+	// (one chunk of a chunked r), in one Write; it reports whether the
+	// write went through to a peer still there. r's own last piece goes
+	// out with the end of the body, as Answer sends them.
+	Piece(r *wire.Response, b []byte) bool
+	// End writes the end of r's body (the last chunk of a chunked r) when
+	// every Piece went through, then ends the attempt as Answer does: a
+	// half-close, and the attempt ends when the peer closes.
+	End(r *wire.Response)
 }

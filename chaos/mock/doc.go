@@ -36,7 +36,7 @@
 // # Faults
 //
 // Each fault kind is one file of package chaos/fault (status, sseError,
-// drop, hang, reset, latency, toxics, ok), registered there by name
+// drop, hang, reset, latency, toxics, ok, stall, slow), registered there by name
 // (fault.Register, as Toxiproxy registers its toxics): it decodes and
 // validates its own keys of attempts[k] through the loader's diagnostics,
 // and says what the mock does with it and what a client meets through
@@ -44,7 +44,10 @@
 // fault.Server, fault.Closer, fault.Failer …). Fault holds the decoded
 // kind; nothing in chaos switches on kinds, so a new kind is one new file
 // (chaos/fault/example shows one). How each kind is made is documented on
-// its type: status, sseError, ok, latency and hang come from the mock;
+// its type: status, sseError, ok, latency and hang come from the mock,
+// and so do stall and slow, which pace the ok answer piece by piece in
+// policy time (EnvConfig.TimeScale; fault.Serving's Start, Piece, Wait and
+// End);
 // drop is a limit_data toxic the mock installs once it knows the exact cut;
 // reset and raw toxics are put on the proxy before the attempt connects,
 // with toxicity 1.0 unless the scenario says otherwise.

@@ -33,6 +33,9 @@ type EnvConfig struct {
 	// scrub those exact strings from what it writes.
 	OnSecret func(string)
 	Now      func() time.Time // clock of Arrived and Ended; nil = time.Now
+	// TimeScale multiplies the policy-time waits of the faults that pace
+	// their answer (slow, stall: fault.Serving.Wait); 0 = 1.
+	TimeScale float64
 
 	// OnAccept, if set, is called after each accepted connection has been
 	// stamped (tests).

@@ -79,3 +79,75 @@ func (s *serving) Abort(why string) {
 	s.st.rec.ClosedBy = trace.ClosedByServer
 	s.e.finish(s.st, s.n)
 }
+
+// Wait waits d of policy time, scaled by the scenario's time scale.
+func (s *serving) Wait(d time.Duration) bool {
+	scale := s.e.cfg.TimeScale
+	if scale <= 0 {
+		scale = 1
+	}
+	t := time.NewTimer(time.Duration(float64(d) * scale))
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-s.st.peerGone:
+	case <-s.e.done:
+	}
+	s.cut = true
+	return false
+}
+
+// Start records r's status, journals the request and writes r's head.
+func (s *serving) Start(r *wire.Response) bool {
+	s.st.rec.Status = r.Status
+	s.e.journalRequest(s.st)
+	return s.put(r.Head)
+}
+
+// Piece writes b as one more piece of r's body, framed as r frames its own;
+// r's last piece goes with the end of the body, in one Write, as answer
+// writes them back to back: a client that has read the last event may
+// close at once (and the run may end), before a separate end went out.
+func (s *serving) Piece(r *wire.Response, b []byte) bool {
+	one := wire.Response{Chunked: r.Chunked, Pieces: [][]byte{b}}
+	w := one.Wire(0)
+	if n := len(r.Pieces); n > 0 && len(b) > 0 && len(r.Pieces[n-1]) > 0 && &b[0] == &r.Pieces[n-1][0] {
+		w = append(w, r.Trailer()...)
+		s.ended = s.put(w)
+		return s.ended
+	}
+	return s.put(w)
+}
+
+// End writes the end of r's body unless a piece was cut (or the last piece
+// carried it), then ends the attempt as answer does.
+func (s *serving) End(r *wire.Response) {
+	if !s.cut && (s.ended || s.put(r.Trailer())) {
+		s.st.wroteAll = true
+	}
+	s.end()
+}
+
+// put writes b in one Write unless the answer is cut or the peer gone,
+// counting what left; a failure cuts the answer.
+func (s *serving) put(b []byte) bool {
+	if s.cut {
+		return false
+	}
+	if len(b) == 0 {
+		return true // nothing to send: a client that read a whole JSON answer may be gone already
+	}
+	select {
+	case <-s.st.peerGone:
+		s.cut = true
+		return false
+	default:
+	}
+	k, err := s.c.Write(b)
+	s.st.rec.Bytes += int64(k)
+	if err != nil {
+		s.cut = true
+	}
+	return !s.cut
+}

@@ -190,6 +190,10 @@ type serving struct {
 	// toxicsFirst is true when the attempt's pre-connect toxics were on
 	// the proxy before its connection was made.
 	toxicsFirst bool
+	// cut is set when a paced answer's Start, Piece or Wait did not go
+	// through (faults.go): nothing more is written, End writes no end of
+	// body; ended is set when its last piece carried the end.
+	cut, ended bool
 }
 
 // newServed numbers a complete request as the next attempt and records
@@ -231,6 +235,12 @@ func (s *serving) answer(resp *response, prepare func(*response)) {
 		prepare(resp)
 	}
 	s.e.write(s.c, s.st, resp)
+	s.end()
+}
+
+// end half-closes the connection after the mock's last byte and finishes
+// the attempt when the proxy or client closes (endWait at most).
+func (s *serving) end() {
 	if tc, ok := s.c.(*net.TCPConn); ok {
 		_ = tc.CloseWrite()
 	}

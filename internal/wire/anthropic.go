@@ -208,6 +208,11 @@ func (a anthropic) Malformed(p Params, n int) string {
 }
 
 // Message: stop_reason end_turn, or max_tokens for an answer cut short.
+// Keepalive is the ping event the API sends while a stream is quiet, as
+// the Messages streaming docs describe it (the same event as the one after
+// content_block_start).
+func (anthropic) Keepalive() string { return sseEvent("ping", `{"type": "ping"}`) }
+
 func (anthropic) Message(p Params) string {
 	stop := "end_turn"
 	if p.truncated() {

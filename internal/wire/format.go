@@ -55,6 +55,11 @@ type Format interface {
 	// n events of Events: the format's text-delta event with its data cut
 	// mid-JSON (cutData), in the format's own framing.
 	Malformed(p Params, n int) string
+	// Keepalive returns the event a stream of this format carries while
+	// nothing else is sent (a stall fault sends it every keepalive
+	// interval): a whole SSE event or comment, sent as one chunk, that a
+	// client of the format must read and drop.
+	Keepalive() string
 	// Message returns the JSON body of a successful answer that does not
 	// stream, "\n" included.
 	Message(p Params) string

@@ -210,6 +210,13 @@ func (f gemini) Malformed(p Params, n int) string {
 }
 
 // Message: finishReason STOP, or MAX_TOKENS for an answer cut short.
+// Keepalive is an SSE comment line. The Gemini API documents no keepalive
+// for streamGenerateContent; a comment is the one frame that every SSE
+// parser (the genai SDKs' among them) is bound to drop, and it still
+// resets an idle timer that counts bytes rather than frames, which is
+// what a stall with keepalives tests.
+func (gemini) Keepalive() string { return sseComment }
+
 func (f gemini) Message(p Params) string {
 	r := f.response(p, p.text(), true, p.outputTokens())
 	if p.truncated() {

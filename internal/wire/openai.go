@@ -156,6 +156,15 @@ func (o openai) Malformed(p Params, n int) string {
 }
 
 // Message: finish_reason stop, or length for an answer cut short.
+// Keepalive is an SSE comment line: the chat completions API documents no
+// keepalive event, and a comment is what OpenAI-compatible servers and
+// proxies send to keep a quiet stream open (every SSE parser drops it).
+func (openai) Keepalive() string { return sseComment }
+
+// sseComment is an SSE comment, the keepalive of the formats that have no
+// event of their own for it.
+const sseComment = ": keepalive\n\n"
+
 func (openai) Message(p Params) string {
 	finish := "stop"
 	if p.truncated() {

@@ -236,6 +236,10 @@ func (f responses) StreamError(p Params, n int) string {
 	return e.out[n]
 }
 
+// Keepalive is an SSE comment, as for chat completions: a comment carries
+// no sequence_number, so the events after it keep their numbers.
+func (responses) Keepalive() string { return sseComment }
+
 // Closing: response.completed.
 func (responses) Closing(Params) int { return 1 }
 

@@ -82,6 +82,10 @@ type Response struct {
 	Head    []byte
 	Pieces  [][]byte
 	Chunked bool
+	// Keepalive is the format's keepalive event (Format.Keepalive) for an
+	// event stream, nil for a JSON answer, which has none: what a stalled
+	// stream sends while it sends nothing else.
+	Keepalive []byte
 }
 
 // Wire returns the piece i as it goes on the wire.
@@ -301,7 +305,7 @@ func Stream(p Params) *Response {
 		{"Cache-Control", "no-cache"},
 	}
 	hs = append(hs, p.Format.Headers(p, 200)...)
-	r := &Response{Status: 200, Head: renderHead(200, hs), Chunked: true}
+	r := &Response{Status: 200, Head: renderHead(200, hs), Chunked: true, Keepalive: []byte(p.Format.Keepalive())}
 	for _, e := range events {
 		r.Pieces = append(r.Pieces, []byte(e))
 	}
