@@ -85,6 +85,10 @@ type Result struct {
 	ErrorReportsOmitted int                 `json:"errorReportsOmitted,omitempty"`
 	DurationMs          int64               `json:"durationMs"`
 	Checks              []verify.Check      `json:"checks"`
+	// Findings are what the run shows of its client without being asked
+	// (verify.Findings; docs/chaos.md, "Findings"), each with its
+	// evidence; absent when none.
+	Findings []verify.Finding `json:"findings,omitempty"`
 
 	Seed      int64    `json:"seed"`
 	TimeScale float64  `json:"timeScale"`

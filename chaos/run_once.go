@@ -253,9 +253,11 @@ func (r *Runner) verify(sc *scenario.Scenario, res *Result, attempts []mock.Serv
 	ob.Outcome = cr.outcome
 	ob.Client = cr.exit
 	ob.Unserved = cr.unserved
-	if sc.Expect.Output != nil {
+	if sc.Expect.Output != nil || cr.exit != nil {
+		// An external client's output: expect.output and stitched_answer read it.
 		ob.Stdout = verify.ReadStdout(filepath.Dir(tracePath))
 	}
+	ob.ClientKilled = cr.killedAtDeadline()
 	ob.SelfReport, ob.SelfReportTypes = cr.report, verify.SelfReportTypes(cr.report)
 	ob.Began = start
 	ob.Telemetry = res.Telemetry
@@ -274,6 +276,7 @@ func (r *Runner) verify(sc *scenario.Scenario, res *Result, attempts []mock.Serv
 	res.Checks = append(res.Checks, runChecks(journalErr, notes)...)
 	res.Stalled = verify.StallChecks(res.Checks, cr.killedAtDeadline(), ob.Slack/2, clientDeadline(sc))
 	fillResult(res, ob)
+	res.Findings = verify.Findings(ob, sc)
 }
 
 // measureWaits gives each gap the contention measured around it: from

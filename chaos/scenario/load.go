@@ -478,6 +478,7 @@ func (d *decoder) validateRequires(n *yaml.Node, c *Client) {
 func (d *decoder) validateExpect(exp map[string]*yaml.Node, sc *Scenario) {
 	d.validatePrompts(exp["prompts"], sc.Expect.Prompts)
 	d.validateOutput(exp["output"], sc)
+	d.validateFindings(exp["findings"], sc.Expect.Findings)
 	if n := exp["selfReport"]; n != nil && sc.Expect.SelfReport && len(sc.Client.Command) == 0 {
 		d.c.Add(n, "expect.selfReport", "selfReport applies to an external client only (the built-in client writes a trace, no telemetry)", "add client.command, or remove selfReport")
 	}

@@ -181,6 +181,8 @@ type Expect struct {
 	// attempts in OpenTelemetry: without it, the selfReport check fails
 	// instead of being left out (verify/check_selfreport.go).
 	SelfReport bool `yaml:"selfReport"`
+	// Findings gates on the findings the run reports (findings.go).
+	Findings *FindingsExpect `yaml:"findings"`
 }
 
 // PromptExpect is what server attempt Attempt's prompt must and must not

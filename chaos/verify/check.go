@@ -137,6 +137,9 @@ func Evaluate(sc *scenario.Scenario, ob Observed, env EnvelopeFunc) []Check {
 	if ex.Output != nil {
 		cs = append(cs, outputCheck(*ex.Output, ob))
 	}
+	if ex.Findings != nil {
+		cs = append(cs, FindingsCheck(*ex.Findings, Findings(ob, sc)))
+	}
 	for _, pe := range ex.Prompts {
 		cs = append(cs, promptCheck(pe, ob))
 	}

@@ -57,6 +57,7 @@ func Observe(sc *scenario.Scenario, attempts []mock.ServerAttempt, tracePath str
 	ob.RequestEnds = ob.requestEnds(sc, pol, attempts, finished, inferred)
 	ob.addModelSwitches(attempts)
 	ob.addResends(sc, pol, attempts, inferred)
+	ob.addAttemptFacts(sc, attempts, inferred)
 	for k, a := range attempts {
 		ob.ServerFaults = append(ob.ServerFaults, a.Fault)
 		ob.ServerStatuses = append(ob.ServerStatuses, a.Status)
@@ -384,6 +385,11 @@ type Observed struct {
 	// reads them to place the client's attempts.
 	ServerArrived []time.Time
 	Began         time.Time
+	// Facts are what the findings read of each server attempt
+	// (findings.go); ClientKilled is set when the client was stopped at
+	// its deadline instead of finishing by itself.
+	Facts        []attemptFacts
+	ClientKilled bool
 	// Telemetry counts what the client sent of its OpenTelemetry; nil
 	// when it sent nothing (or is the built-in client).
 	Telemetry *Telemetry
