@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/retrylab/retrylab/internal/yamldiag"
 )
 
 // FindingsExpect is expect.findings: the finding codes a run must raise
@@ -72,7 +74,11 @@ func (d *decoder) validateFindings(n *yaml.Node, fe *FindingsExpect) {
 			path := fmt.Sprintf("expect.findings.%s[%d]", key, i)
 			switch {
 			case !slices.Contains(known, c):
-				d.c.Add(at, path, fmt.Sprintf("unknown finding code %q", c), "use one of "+strings.Join(known, ", "))
+				hint := "use one of " + strings.Join(known, ", ")
+				if m := yamldiag.Closest(c, known); m != "" {
+					hint = "did you mean " + m + "? The codes are " + strings.Join(known, ", ")
+				}
+				d.c.Add(at, path, fmt.Sprintf("unknown finding code %q", c), hint)
 			case key == "absent" && slices.Contains(fe.Present, c):
 				d.c.Add(at, path, fmt.Sprintf("%s is both present and absent", c), "keep it in one of the two lists")
 			}
