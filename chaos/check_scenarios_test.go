@@ -43,6 +43,9 @@ func TestExtraScenarios(t *testing.T) {
 		"wrong-malformed-retried":     {must: []string{"outcome"}},
 		"wrong-slow-retried":          {must: []string{"attempts"}},
 		"wrong-stall-as-truncation":   {must: []string{"failureTypes"}},
+		"wrong-findings-absent":       {must: []string{"findings"}},
+		"wrong-findings-present":      {must: []string{"findings"}},
+		"wrong-stall-never-timed-out": {must: []string{"client"}, may: []string{"maxDuration"}},
 	}
 	var paths []string
 	for _, dir := range []string{"pass", "fail"} {
