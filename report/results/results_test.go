@@ -58,6 +58,10 @@ func chaosSummary() *chaos.Summary {
 				Faults: []string{"429 retry-after=1"}, Dir: "runs/2026-11-21T10-00-00Z/wrong",
 				Checks: []verify.Check{
 					{Name: "delays.client", State: verify.StateFail, Want: "2s", Got: "1s", Where: "trace.jsonl: RetryAttempt attempt 1 (rate_limit), wait 1"},
+				},
+				Findings: []verify.Finding{
+					{Code: "retry_after_ignored", Attempts: []int{1, 2}, Evidence: "attempt 2 arrived 0.4s after a 429 with a Retry-After of 3s"},
+					{Code: "stitched_answer", Attempts: []int{1}, Evidence: `the output holds "a <b>cut</b> | answer" joined to the next`},
 				}},
 		}}
 	s.Finish()

@@ -55,6 +55,7 @@ func TableStyle(w io.Writer, s *chaos.Summary, st errreport.Style) error {
 		fmt.Fprintln(w, l)
 	}
 	skipLines(w, groups)
+	tableFindings(w, s)
 	hints := hintUsers(s)
 	said := saidLines{}
 	boxed := boxedScenario(s) // one client's give-up is boxed; the others are a line each
