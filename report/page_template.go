@@ -55,6 +55,7 @@ svg text { fill: #1f2328; }
 .scenario.v-fail, .scenario.v-error { border-left-color: #cf222e; }
 .scenario.v-inconclusive { border-left-color: #9a6700; }
 .checks li.state-fail { color: #82071e; }
+.findings { color: #6e4b00; }
 .legend span { margin-right: 1rem; }
 .sw { display: inline-block; width: 1.4em; height: .8em; vertical-align: middle; margin-right: .3em; }
 </style>
@@ -198,6 +199,13 @@ svg text { fill: #1f2328; }
 <ul class="checks">
 {{- range .Checks}}
 <li class="state-{{.State}}"><b>{{if eq .State "fail"}}✗{{else}}?{{end}} {{.Name}} {{.State}}</b>: want {{.Want}}, got {{.Got}}{{if .Where}} — {{.Where}}{{end}}{{if .Hint}} (hint: {{.Hint}}){{end}}</li>
+{{- end}}
+</ul>
+{{- end}}
+{{- if .Findings}}
+<ul class="findings">
+{{- range .Findings}}
+<li><b>finding {{.Code}}</b> ({{.Attempts}}): {{.Evidence}}</li>
 {{- end}}
 </ul>
 {{- end}}

@@ -104,7 +104,8 @@ func TestPageCapsAndEscapes(t *testing.T) {
 	}
 	s.Scenarios = append(s.Scenarios, chaos.Result{Name: `<script>alert(1)</script> sk-ant-api03-abcdefghijklmnopqrstuvwxyz0123456789`,
 		Passed: true, Verdict: chaos.VerdictPass, Attempts: 1, Faults: []string{"\x1b[31mred"},
-		Checks: []verify.Check{{Name: "outcome", Passed: true}}})
+		Checks: []verify.Check{{Name: "outcome", Passed: true}},
+		Findings: []verify.Finding{{Code: "stitched_answer", Attempts: []int{1, 2}, Evidence: `output "<img src=x onerror=alert(2)>" sk-ant-api03-abcdefghijklmnopqrstuvwxyz0123456789`}}})
 	s.Scenarios = append(s.Scenarios, chaos.Result{Name: "skipped-one", Verdict: chaos.VerdictSkipped, SkipReason: "needs node",
 		Faults: []string{"529", "ok"}})
 	var buf bytes.Buffer
@@ -120,12 +121,13 @@ func TestPageCapsAndEscapes(t *testing.T) {
 	if n := strings.Count(page, `class="timeline"`); n != pageMaxNotPassed+2 {
 		t.Errorf("%d timelines drawn, want %d", n, pageMaxNotPassed+2)
 	}
-	for _, want := range []string{"120 more not drawn", "30 more attempts not drawn", "&lt;script&gt;", "sk-***"} {
+	for _, want := range []string{"120 more not drawn", "30 more attempts not drawn", "&lt;script&gt;", "sk-***",
+		"<b>finding stitched_answer</b> (attempts 1, 2): output &#34;&lt;img src=x"} {
 		if !strings.Contains(page, want) {
 			t.Errorf("page lacks %q", want)
 		}
 	}
-	for _, bad := range []string{"<script", "abcdefghijklmnopqrstuvwxyz0123456789", "\x1b"} {
+	for _, bad := range []string{"<script", "<img", "abcdefghijklmnopqrstuvwxyz0123456789", "\x1b"} {
 		if strings.Contains(page, bad) {
 			t.Errorf("page holds %q", bad)
 		}

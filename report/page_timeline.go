@@ -81,6 +81,32 @@ type timelineView struct {
 	MoreAttempts                        int
 	ClientScaled, HasEnvelope, TimeNote bool
 	Report                              *reportView // what the client reported when it gave up
+	// Findings are what the run shows of its client without being
+	// asked (chaos.Result.Findings): not failures.
+	Findings []findingView
+}
+
+// findingView is one finding: its code, the attempts it rests on and its
+// evidence, cleaned like every label.
+type findingView struct {
+	Code, Attempts, Evidence string
+}
+
+// pageFindings returns the findings of r to show.
+func pageFindings(r chaos.Result) []findingView {
+	var out []findingView
+	for _, f := range r.Findings {
+		as := make([]string, len(f.Attempts))
+		for i, a := range f.Attempts {
+			as[i] = fmt.Sprint(a)
+		}
+		word := "attempts "
+		if len(as) == 1 {
+			word = "attempt "
+		}
+		out = append(out, findingView{Code: pageClean(f.Code), Attempts: word + strings.Join(as, ", "), Evidence: pageClean(f.Evidence)})
+	}
+	return out
 }
 
 type tlRow struct {
@@ -205,6 +231,7 @@ func timeline(run int, r chaos.Result) timelineView {
 		}
 	}
 	t.Report = pageReports(r)
+	t.Findings = pageFindings(r)
 	attempts, waits := timelineCounts(r, &t)
 	ax.maxMs = ax.span(r, ck.envs, waits)
 	y := 8
