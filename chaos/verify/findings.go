@@ -135,6 +135,9 @@ type attemptFacts struct {
 	Type string
 	// Body is the hex SHA-256 of the request's body ("" when unknown).
 	Body string
+	// ShouldRetry is set when the response said x-should-retry: true:
+	// the provider asked for a retry, whatever the status.
+	ShouldRetry bool
 }
 
 // addAttemptFacts records what the detectors read of each attempt.
@@ -146,7 +149,9 @@ func (ob *Observed) addAttemptFacts(sc *scenario.Scenario, attempts []mock.Serve
 			if kind := sc.FaultAt(k).Kind; fault.NameOf(kind) == a.Fault {
 				if h, ok := kind.(fault.HTTPError); ok {
 					met := fault.Met{Ended: a.Ended, RetryAfter: a.RetryAfter, Status: a.Status}
-					f.RetryAfter = sentRetryAfter(h.ResponseHeaders(met), a.Ended)
+					hs := h.ResponseHeaders(met)
+					f.RetryAfter = sentRetryAfter(hs, a.Ended)
+					f.ShouldRetry = strings.EqualFold(strings.TrimSpace(hs.Get("x-should-retry")), "true")
 				}
 			}
 		}

@@ -33,8 +33,12 @@ func retryAfterIgnored(ob Observed, sc *scenario.Scenario) []Finding {
 
 // nonRetryable reports whether attempt k's failure is one a request must
 // not be sent again for unchanged: a 400, 401, 403 or 404, or an
-// invalid-request or context-length error (in a stream too).
+// invalid-request or context-length error (in a stream too), unless the
+// response said x-should-retry: true.
 func nonRetryable(ob Observed, k int) bool {
+	if fact(ob, k).ShouldRetry {
+		return false
+	}
 	switch statusOf(ob, k) {
 	case 400, 401, 403, 404:
 		return true

@@ -80,6 +80,11 @@ func TestFindings(t *testing.T) {
 		{"400 retried unchanged", observed("success",
 			at{fault: "status", status: 400, typ: "invalid_request", gap: time.Second}, ok()),
 			[]string{"retried_non_retryable"}, "attempt 2 sent the same request again 1s after a 400 (invalid_request)"},
+		{"400 that asked for a retry", func() Observed {
+			ob := observed("success", at{fault: "status", status: 400, typ: "invalid_request", gap: time.Second}, ok())
+			ob.Facts[0].ShouldRetry = true
+			return ob
+		}(), nil, ""},
 		{"400 then a changed request", observed("success",
 			at{fault: "contextOverflow", status: 400, typ: "context_too_long", gap: 0}, at{fault: "ok", status: 200, body: "smaller"}), nil, ""},
 		{"400 ends the request, the next is new", observed("success",
