@@ -104,7 +104,7 @@ func TestPageCapsAndEscapes(t *testing.T) {
 	}
 	s.Scenarios = append(s.Scenarios, chaos.Result{Name: `<script>alert(1)</script> sk-ant-api03-abcdefghijklmnopqrstuvwxyz0123456789`,
 		Passed: true, Verdict: chaos.VerdictPass, Attempts: 1, Faults: []string{"\x1b[31mred"},
-		Checks: []verify.Check{{Name: "outcome", Passed: true}},
+		Checks:   []verify.Check{{Name: "outcome", Passed: true}},
 		Findings: []verify.Finding{{Code: "stitched_answer", Attempts: []int{1, 2}, Evidence: `output "<img src=x onerror=alert(2)>" sk-ant-api03-abcdefghijklmnopqrstuvwxyz0123456789`}}})
 	s.Scenarios = append(s.Scenarios, chaos.Result{Name: "skipped-one", Verdict: chaos.VerdictSkipped, SkipReason: "needs node",
 		Faults: []string{"529", "ok"}})
