@@ -2,7 +2,6 @@ package verify
 
 import (
 	"fmt"
-	"math"
 	"net/http"
 	"slices"
 	"strconv"
@@ -12,6 +11,7 @@ import (
 	"github.com/retrylab/retrylab/chaos/fault"
 	"github.com/retrylab/retrylab/chaos/mock"
 	"github.com/retrylab/retrylab/chaos/scenario"
+	"github.com/retrylab/retrylab/retry/provider"
 )
 
 // Finding is one thing a run shows about its client without being asked
@@ -160,32 +160,14 @@ func (ob *Observed) addAttemptFacts(sc *scenario.Scenario, attempts []mock.Serve
 }
 
 // sentRetryAfter reads a response's Retry-After the way the official SDKs
-// do: retry-after-ms (milliseconds), else retry-after as seconds (a
-// fraction allowed) or an HTTP date from now; nil when neither gives a
-// value of 0 or more.
+// do (provider.ParseRetryAfter: retry-after-ms, else retry-after as
+// seconds or an HTTP date from now); nil when neither gives a value.
 func sentRetryAfter(h http.Header, now time.Time) *time.Duration {
-	if v := strings.TrimSpace(h.Get("retry-after-ms")); v != "" {
-		if ms, err := strconv.ParseFloat(v, 64); err == nil && ms >= 0 && !math.IsInf(ms, 0) && ms < 1e12 {
-			d := time.Duration(ms * float64(time.Millisecond))
-			return &d
-		}
-	}
-	v := strings.TrimSpace(h.Get("retry-after"))
-	if v == "" {
+	d, _, ok := provider.ParseRetryAfter(h, now)
+	if !ok {
 		return nil
 	}
-	if s, err := strconv.ParseFloat(v, 64); err == nil {
-		if s < 0 || math.IsInf(s, 0) || math.IsNaN(s) || s > 1e9 {
-			return nil
-		}
-		d := time.Duration(s * float64(time.Second))
-		return &d
-	}
-	if t, err := http.ParseTime(v); err == nil && !now.IsZero() {
-		d := max(t.Sub(now), 0)
-		return &d
-	}
-	return nil
+	return &d
 }
 
 // request is one logical request's attempts (0-based indexes of the
