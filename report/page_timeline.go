@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/retrylab/retrylab/chaos"
+	"github.com/retrylab/retrylab/chaos/scenario"
 	"github.com/retrylab/retrylab/chaos/verify"
 )
 
@@ -18,6 +19,10 @@ type chaosView struct {
 	Inconclusive, Errors, Interrupts int
 	NotPassed, PassedList            []timelineView
 	MoreNotPassed, MorePassed        int
+	// Findings counts the findings of every scenario, Codes how many
+	// of each code (in scenario.FindingCodes order).
+	Findings int
+	Codes    map[string]int
 }
 
 func chaosCards(c *chaosView) []card {
@@ -25,8 +30,19 @@ func chaosCards(c *chaosView) []card {
 	if c.Failed > 0 || c.Errors > 0 {
 		st = "firing"
 	}
-	return []card{{Label: "Scenarios", Value: fmt.Sprintf("%d passed, %d failed", c.Passed, c.Failed), State: st,
+	cards := []card{{Label: "Scenarios", Value: fmt.Sprintf("%d passed, %d failed", c.Passed, c.Failed), State: st,
 		Detail: fmt.Sprintf("%d in all; %d inconclusive, %d skipped, %d error, %d interrupted", c.Total, c.Inconclusive, c.Skipped, c.Errors, c.Interrupts)}}
+	if c.Findings > 0 {
+		var parts []string
+		for _, code := range scenario.FindingCodeNames() {
+			if n := c.Codes[code]; n > 0 {
+				parts = append(parts, fmt.Sprintf("%s %d", code, n))
+			}
+		}
+		cards = append(cards, card{Label: "Findings", Value: fmt.Sprint(c.Findings), State: "warning",
+			Detail: strings.Join(parts, ", ") + " (not failures; listed under each scenario)"})
+	}
+	return cards
 }
 
 func chaosPageView(runs []*chaos.Summary) *chaosView {
@@ -35,6 +51,13 @@ func chaosPageView(runs []*chaos.Summary) *chaosView {
 		c.Runs = append(c.Runs, fmt.Sprintf("%s (seed %d, %s)", pageClean(s.RunDir), s.Seed, anDur(s.DurationMs)))
 		for _, r := range s.Scenarios {
 			c.Total++
+			for _, f := range r.Findings {
+				if c.Codes == nil {
+					c.Codes = map[string]int{}
+				}
+				c.Findings++
+				c.Codes[f.Code]++
+			}
 			switch {
 			case r.Verdict == chaos.VerdictSkipped:
 				c.Skipped++
