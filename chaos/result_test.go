@@ -59,7 +59,7 @@ func TestResultVerdict(t *testing.T) {
 			}
 		})
 	}
-	for _, c := range []verify.Check{failT, incT, failMax} {
+	for _, c := range []verify.Check{failT, incT, failMax, {Name: "findings"}} {
 		if !c.Timing() {
 			t.Errorf("%s.Timing() = false, want true", c.Name)
 		}
