@@ -14,12 +14,14 @@ import (
 // retryAfterIgnored: the attempt after a failure that carried a usable
 // Retry-After (above 0, at most UsableRetryAfter) arrived before it had
 // passed, by more than the tolerance and the noise measured below the gap.
+// An attempt that asked for another model (a fallback) is not a retry of
+// the one the provider asked to wait for.
 func retryAfterIgnored(ob Observed, sc *scenario.Scenario) []Finding {
 	var out []Finding
 	for _, w := range ob.ServerWaits {
 		k := w.After - 1
 		ra := fact(ob, k).RetryAfter
-		if !failed(ob, k) || ra == nil || *ra <= 0 || *ra > UsableRetryAfter {
+		if !failed(ob, k) || ra == nil || *ra <= 0 || *ra > UsableRetryAfter || slices.Contains(ob.ModelSwitches, k+2) {
 			continue
 		}
 		gap := ob.policy(w.Gap)

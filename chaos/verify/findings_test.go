@@ -73,6 +73,11 @@ func TestFindings(t *testing.T) {
 		{"retry-after ignored", observed("success",
 			at{fault: "status", status: 429, typ: "rate_limit", ra: ra(3 * time.Second), gap: 400 * time.Millisecond}, ok()),
 			[]string{"retry_after_ignored"}, "attempt 2 arrived 0.4s after a 429 with a Retry-After of 3s"},
+		{"another model at once after a retry-after", func() Observed {
+			ob := observed("success", at{fault: "status", status: 429, typ: "rate_limit", ra: ra(3 * time.Second), gap: 0}, ok())
+			ob.ModelSwitches = []int{2}
+			return ob
+		}(), nil, ""},
 		{"retry-after within the tolerance", observed("success",
 			at{fault: "status", status: 429, typ: "rate_limit", ra: ra(3 * time.Second), gap: 2960 * time.Millisecond}, ok()), nil, ""},
 		{"retry-after over the ceiling not waited", observed("success",
