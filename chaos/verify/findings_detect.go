@@ -325,7 +325,7 @@ func noReadTimeout(ob Observed, _ *scenario.Scenario) []Finding {
 	}
 	held := ""
 	if e := fact(ob, k).Ended; !e.IsZero() && k < len(ob.ServerArrived) {
-		held = fmt.Sprintf(" after %s on it", psecs(ob.policy(e.Sub(ob.ServerArrived[k]))))
+		held = fmt.Sprintf(", %s (policy time) after the attempt arrived", psecs(ob.policy(e.Sub(ob.ServerArrived[k]))))
 	}
 	return []Finding{{Code: "no_read_timeout", Attempts: []int{k + 1},
 		Evidence: fmt.Sprintf("attempt %d stalled and the client never gave up on it: it was stopped at its deadline%s", k+1, held)}}
