@@ -53,6 +53,7 @@ var serverChecks = map[string]bool{"outcome": true, "attempts": true, "failureTy
 // maxDuration and the client's own delays need the client's run and are
 // skipped.
 func serveChecks(sc *scenario.Scenario, attempts []mock.ServerAttempt) (checks []verify.Check, skipped []string) {
+	sc = verify.Met(sc, attempts) // an outage's draws as the attempts met them
 	scale := sc.TimeScale
 	if scale <= 0 {
 		scale = 1
@@ -283,7 +284,7 @@ func serveSelfReport(sc *scenario.Scenario, attempts []mock.ServerAttempt, tel *
 	if scale <= 0 {
 		scale = 1
 	}
-	ob, _ := verify.Observe(sc, attempts, "", scale)
+	ob, _ := verify.Observe(verify.Met(sc, attempts), attempts, "", scale)
 	ob.SelfReport = acc
 	ob.Telemetry = &verify.Telemetry{Exports: st.Exports, Kept: st.Kept, Items: st.Items, Dropped: st.Dropped, DroppedItems: st.DroppedItems, Rejected: st.Rejected}
 	c := verify.SelfReportCheck(ob)
