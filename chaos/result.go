@@ -93,7 +93,7 @@ type Result struct {
 	// Outage is the scenario's outage: and what each attempt drew from it
 	// (outage.go); nil without one.
 	Outage *OutageResult `json:"outage,omitempty"`
-	Dir       string   `json:"dir"`
+	Dir    string        `json:"dir"`
 	// LatenessMs is the timer lateness measured on this machine during the
 	// scenario, added (twice) to the server-side delay tolerance.
 	LatenessMs int64 `json:"latenessMs"`

@@ -71,7 +71,7 @@ type Env struct {
 	attempts []ServerAttempt
 	met      []scenario.Fault // met[n-1]: the fault attempt n met (outage.go)
 	outageT0 time.Time        // attempt 1's arrival: where the outage begins
-	sides    []SideRequest // requests beside the answer (side.go)
+	sides    []SideRequest    // requests beside the answer (side.go)
 	conns    map[net.Conn]bool
 
 	journalErr error // the first failed journal write

@@ -1,6 +1,7 @@
 package scenario
 
 import (
+	"encoding/binary"
 	"fmt"
 	"math/rand/v2"
 	"strconv"
@@ -47,7 +48,7 @@ const MaxMixWeight = 1_000_000
 // past the last phase, where it is ok) and the mix entry (1-based; 0 past
 // the last phase).
 //
-// Each attempt's draw is its own: a PCG stream seeded by (seed, n), so the
+// Each attempt's draw is its own: a stream keyed by (seed, n), so the
 // same seed gives the same draws whatever the timing, and the draw of
 // attempt n does not depend on how many attempts came before it in a phase;
 // only the phase depends on when the attempt arrived.
@@ -65,7 +66,7 @@ func (o *Outage) Draw(seed int64, n int, at time.Duration) (f Fault, phase, entr
 		if total <= 0 {
 			return Fault{}, i + 1, 0
 		}
-		r := rand.New(rand.NewPCG(uint64(seed), uint64(n))).IntN(total)
+		r := drawRand(seed, n).IntN(total)
 		for j, m := range p.Mix {
 			if r < m.Weight {
 				return m.Fault, i + 1, j + 1
@@ -74,6 +75,17 @@ func (o *Outage) Draw(seed int64, n int, at time.Duration) (f Fault, phase, entr
 		}
 	}
 	return Fault{}, 0, 0
+}
+
+// drawRand is attempt n's own random source under seed: ChaCha8 keyed by
+// the seed and the attempt's number, so that neighbouring seeds and
+// neighbouring attempts draw independently.
+func drawRand(seed int64, n int) *rand.Rand {
+	var key [32]byte
+	binary.LittleEndian.PutUint64(key[0:], uint64(seed))
+	binary.LittleEndian.PutUint64(key[8:], uint64(n))
+	copy(key[16:], "retrylab outage ")
+	return rand.New(rand.NewChaCha8(key))
 }
 
 // Total is the outage's length: the sum of its phases.
