@@ -43,6 +43,7 @@ func TestExtraScenarios(t *testing.T) {
 		"wrong-malformed-retried":     {must: []string{"outcome"}},
 		"wrong-slow-retried":          {must: []string{"attempts"}},
 		"wrong-stall-as-truncation":   {must: []string{"failureTypes"}},
+		"wrong-outage-storm-survived": {must: []string{"outcome"}},
 	}
 	var paths []string
 	for _, dir := range []string{"pass", "fail"} {
