@@ -218,8 +218,12 @@ func (d *decoder) validateOutage(n *yaml.Node, o *Outage) {
 			pn = seq.Content[i]
 		}
 		pf := mapping(pn)
-		if pn == nil || pn.Kind != yaml.MappingNode {
+		if pn != nil && pn.Kind == yaml.ScalarNode && pn.Tag == "!!null" {
+			d.errorf(pn, path, "give the phase for: and mix:, e.g. {for: 60s, mix: [{weight: 1, status: 529}]}", "phase is empty")
 			continue
+		}
+		if pn == nil || pn.Kind != yaml.MappingNode {
+			continue // decoding said what it is
 		}
 		if p.For <= 0 {
 			at := pf["for"]

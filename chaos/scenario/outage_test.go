@@ -167,3 +167,36 @@ func TestMetFault(t *testing.T) {
 		t.Error("WithMet changed a scenario without an outage")
 	}
 }
+
+// FuzzOutage: whatever the file, an outage the loader accepts has phases
+// of positive length with mixes of positive weights, and Draw stays inside
+// them.
+func FuzzOutage(f *testing.F) {
+	f.Add([]byte(outageYAML), int64(7), uint16(3), int64(95_000))
+	f.Add([]byte("outage: {phases: [{for: 1s, mix: [{weight: 2, ok: {}}, {weight: 1, stall: {afterEvents: 1}}]}]}\nexpect: {}"), int64(-1), uint16(1), int64(0))
+	f.Add([]byte("outage: {phases: [{for: 1s, mix: [{weight: 1, status: 0}]}]}"), int64(0), uint16(2), int64(999_999_999))
+	f.Fuzz(func(t *testing.T, data []byte, seed int64, n uint16, atNs int64) {
+		sc, err := ParseScenario("fuzz.yaml", data)
+		if err != nil || sc.Outage == nil {
+			return
+		}
+		o := sc.Outage
+		if len(o.Phases) == 0 {
+			t.Fatal("an outage without phases loaded")
+		}
+		for _, p := range o.Phases {
+			if p.For <= 0 || len(p.Mix) == 0 {
+				t.Fatalf("phase %+v loaded", p)
+			}
+			for _, m := range p.Mix {
+				if m.Weight < 1 || m.Weight > MaxMixWeight {
+					t.Fatalf("weight %d loaded", m.Weight)
+				}
+			}
+		}
+		_, phase, entry := o.Draw(seed, int(n), time.Duration(atNs))
+		if phase < 0 || phase > len(o.Phases) || (phase == 0) != (entry == 0) || phase > 0 && entry > len(o.Phases[phase-1].Mix) {
+			t.Fatalf("Draw = phase %d entry %d of %d phases", phase, entry, len(o.Phases))
+		}
+	})
+}
