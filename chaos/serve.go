@@ -220,7 +220,11 @@ func Serve(ctx context.Context, sc *scenario.Scenario, toxi *mock.Toxiproxy, jou
 	for _, kv := range append(env.ClientEnv(), tel.env(nil, os.Getenv)...) {
 		fmt.Fprintln(stdout, kv)
 	}
-	fmt.Fprintf(stderr, "serving scenario %q (%d fault(s), then ok); press Ctrl-C to stop\n", sc.Name, len(sc.Attempts))
+	then := "then ok"
+	if o := sc.Outage; o != nil {
+		then = fmt.Sprintf("then an outage of %d phase(s) over %s from the first attempt (seed %d), then ok", len(o.Phases), o.Total(), o.SeedOr(0))
+	}
+	fmt.Fprintf(stderr, "serving scenario %q (%d fault(s), %s); press Ctrl-C to stop\n", sc.Name, len(sc.Attempts), then)
 	<-ctx.Done()
 	closeErr := env.Close()
 	v := newServeVerdict(env.Attempts())
