@@ -46,6 +46,7 @@ func TestExtraScenarios(t *testing.T) {
 		"wrong-findings-absent":       {must: []string{"findings"}},
 		"wrong-findings-present":      {must: []string{"findings"}},
 		"wrong-stall-never-timed-out": {must: []string{"client"}, may: []string{"maxDuration"}},
+		"wrong-outage-storm-survived": {must: []string{"outcome"}},
 	}
 	var paths []string
 	for _, dir := range []string{"pass", "fail"} {

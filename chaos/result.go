@@ -94,7 +94,10 @@ type Result struct {
 	TimeScale float64  `json:"timeScale"`
 	Client    string   `json:"client"` // "built-in" or the external command
 	Faults    []string `json:"faults"` // what each attempt met, in order
-	Dir       string   `json:"dir"`
+	// Outage is the scenario's outage: and what each attempt drew from it
+	// (outage.go); nil without one.
+	Outage *OutageResult `json:"outage,omitempty"`
+	Dir    string        `json:"dir"`
 	// LatenessMs is the timer lateness measured on this machine during the
 	// scenario, added (twice) to the server-side delay tolerance.
 	LatenessMs int64 `json:"latenessMs"`

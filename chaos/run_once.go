@@ -67,7 +67,7 @@ func (r *Runner) runOnce(ctx context.Context, sc *scenario.Scenario, dir string)
 	mockLog := &redact.RedactFile{Path: filepath.Join(dir, "mock.log"), Scrub: sec.Scrub}
 	defer mockLog.Close()
 	r.logf(sc.Name, "starting (%d faults, timeScale %g, client %s)", len(sc.Attempts), scale, res.Client)
-	env, err := mock.StartEnv(ctx, mock.EnvConfig{Scenario: sc, Toxi: r.Toxi, Journal: journal, RunID: runID, Log: mockLog, TimeScale: scale,
+	env, err := mock.StartEnv(ctx, mock.EnvConfig{Scenario: sc, Toxi: r.Toxi, Journal: journal, RunID: runID, Log: mockLog, TimeScale: scale, OutageSeed: r.Seed,
 		OnSecret: sec.Add, OnAttempt: r.attemptLogger(sc)})
 	if err != nil {
 		// The mock could not listen or the proxy could not be created:
@@ -99,6 +99,7 @@ func (r *Runner) runOnce(ctx context.Context, sc *scenario.Scenario, dir string)
 	}
 	attempts := env.Attempts()
 	res.Attempts = len(attempts)
+	res.noteMet(sc, attempts)
 	cr.unserved = verify.Unserved(env.SideRequests())
 	journalErr := env.JournalErr()
 	if journalErr == nil {
@@ -119,6 +120,7 @@ func newResult(sc *scenario.Scenario, dir string, seed int64, scale float64, cli
 	for _, f := range sc.Attempts {
 		res.Faults = append(res.Faults, mock.DescribeFault(f))
 	}
+	res.Outage = newOutageResult(sc, seed)
 	return res
 }
 
@@ -172,9 +174,13 @@ func verdictLine(res Result) string {
 // attemptLogger logs each attempt of sc as the mock finishes it.
 func (r *Runner) attemptLogger(sc *scenario.Scenario) func(mock.ServerAttempt) {
 	return func(a mock.ServerAttempt) {
-		met := "ok"
-		if a.N-1 < len(sc.Attempts) {
-			met = mock.DescribeFault(sc.Attempts[a.N-1])
+		phase, entry := 0, 0
+		if a.Outage != nil {
+			phase, entry = a.Outage.Phase, a.Outage.Entry
+		}
+		met := mock.DescribeFault(sc.MetFault(a.N, phase, entry))
+		if a.Outage != nil && phase > 0 {
+			met += fmt.Sprintf(" (outage phase %d at %dms)", phase, a.Outage.AtMs)
 		}
 		status := "no response"
 		if a.Status != 0 {
@@ -246,6 +252,7 @@ func (cr clientRun) killedAtDeadline() bool {
 // trace), measures the noise around each wait, evaluates the scenario's
 // checks and fills in res.
 func (r *Runner) verify(sc *scenario.Scenario, res *Result, attempts []mock.ServerAttempt, cr clientRun, tracePath string, scale float64, start time.Time, journalErr error) {
+	sc = verify.Met(sc, attempts) // an outage's draws as the attempts met them
 	ob, notes := verify.Observe(sc, attempts, tracePath, scale)
 	for _, n := range notes {
 		r.logf(sc.Name, "warning: client trace: %s (line skipped)", n)

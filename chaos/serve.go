@@ -53,6 +53,7 @@ var serverChecks = map[string]bool{"outcome": true, "attempts": true, "failureTy
 // maxDuration and the client's own delays need the client's run and are
 // skipped.
 func serveChecks(sc *scenario.Scenario, attempts []mock.ServerAttempt) (checks []verify.Check, skipped []string) {
+	sc = verify.Met(sc, attempts) // an outage's draws as the attempts met them
 	scale := sc.TimeScale
 	if scale <= 0 {
 		scale = 1
@@ -219,7 +220,11 @@ func Serve(ctx context.Context, sc *scenario.Scenario, toxi *mock.Toxiproxy, jou
 	for _, kv := range append(env.ClientEnv(), tel.env(nil, os.Getenv)...) {
 		fmt.Fprintln(stdout, kv)
 	}
-	fmt.Fprintf(stderr, "serving scenario %q (%d fault(s), then ok); press Ctrl-C to stop\n", sc.Name, len(sc.Attempts))
+	then := "then ok"
+	if o := sc.Outage; o != nil {
+		then = fmt.Sprintf("then an outage of %d phase(s) over %s from the first attempt (seed %d), then ok", len(o.Phases), o.Total(), o.SeedOr(0))
+	}
+	fmt.Fprintf(stderr, "serving scenario %q (%d fault(s), %s); press Ctrl-C to stop\n", sc.Name, len(sc.Attempts), then)
 	<-ctx.Done()
 	closeErr := env.Close()
 	v := newServeVerdict(env.Attempts())
@@ -283,7 +288,7 @@ func serveSelfReport(sc *scenario.Scenario, attempts []mock.ServerAttempt, tel *
 	if scale <= 0 {
 		scale = 1
 	}
-	ob, _ := verify.Observe(sc, attempts, "", scale)
+	ob, _ := verify.Observe(verify.Met(sc, attempts), attempts, "", scale)
 	ob.SelfReport = acc
 	ob.Telemetry = &verify.Telemetry{Exports: st.Exports, Kept: st.Kept, Items: st.Items, Dropped: st.Dropped, DroppedItems: st.DroppedItems, Rejected: st.Rejected}
 	c := verify.SelfReportCheck(ob)

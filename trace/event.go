@@ -329,6 +329,9 @@ type MockRequest struct {
 	// message, secrets redacted. Both empty when no request body arrived.
 	BodySHA256 string `json:"bodySha256,omitempty"`
 	Prompt     string `json:"prompt,omitempty"`
+	// Outage is set when the attempt's fault came from the scenario's
+	// outage: (after its attempts: list).
+	Outage *OutageDraw `json:"outage,omitempty"`
 	// Side is set for a request beside the answer (a token count, a model
 	// list, a WebSocket upgrade, a health probe, an answer request the
 	// scenario's attemptsMatch does not match, a path the mock does not
@@ -360,4 +363,15 @@ func New(typ, runID string, p any) (Event, error) {
 		return Event{}, err
 	}
 	return Event{V: Version, TS: time.Now().UTC().Truncate(time.Millisecond), Type: typ, RunID: runID, Payload: raw}, nil
+}
+
+// OutageDraw is what an attempt drew from a scenario's outage: the phase
+// of the moment it arrived (1-based; 0 past the last phase, where it is
+// ok), the mix entry drawn (1-based; 0 past the last phase) and that moment,
+// in policy milliseconds since the outage began (the first attempt's
+// arrival).
+type OutageDraw struct {
+	Phase int   `json:"phase"`
+	Entry int   `json:"entry"`
+	AtMs  int64 `json:"atMs"`
 }

@@ -36,6 +36,9 @@ type EnvConfig struct {
 	// TimeScale multiplies the policy-time waits of the faults that pace
 	// their answer (slow, stall: fault.Serving.Wait); 0 = 1.
 	TimeScale float64
+	// OutageSeed seeds the scenario's outage: draws when it gives no seed
+	// of its own (chaos run's --seed).
+	OutageSeed int64
 
 	// OnAccept, if set, is called after each accepted connection has been
 	// stamped (tests).
@@ -66,7 +69,9 @@ type Env struct {
 	ready    int        // the attempt whose pre-connect toxics are in place
 	accepted int
 	attempts []ServerAttempt
-	sides    []SideRequest // requests beside the answer (side.go)
+	met      []scenario.Fault // met[n-1]: the fault attempt n met (outage.go)
+	outageT0 time.Time        // attempt 1's arrival: where the outage begins
+	sides    []SideRequest    // requests beside the answer (side.go)
 	conns    map[net.Conn]bool
 
 	journalErr error // the first failed journal write
@@ -238,7 +243,11 @@ func (e *Env) readyFor(n int) int {
 	if usesProxy(e.fault(n)) {
 		return n
 	}
-	for k := min(n-1, len(e.cfg.Scenario.Attempts)); k >= 1; k-- {
+	last := n - 1
+	if e.cfg.Scenario.Outage == nil {
+		last = min(last, len(e.cfg.Scenario.Attempts))
+	}
+	for k := last; k >= 1; k-- {
 		if usesProxy(e.fault(k)) {
 			return k + 1
 		}

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/retrylab/retrylab/chaos/fault"
+	"github.com/retrylab/retrylab/trace"
 )
 
 // ServerAttempt is what the mock server saw of one attempt: one connection
@@ -42,6 +43,10 @@ type ServerAttempt struct {
 	// RetryAfter is the Retry-After the mock stamped when it served the
 	// attempt (Fault.RetryAfterDate), "" otherwise.
 	RetryAfter string
+	// Outage is what the attempt drew from the scenario's outage: (its
+	// phase, mix entry and policy time since the outage began); nil when
+	// the scenario has none or its attempts: list gave the fault.
+	Outage *trace.OutageDraw
 }
 
 // Succeeded reports whether the server delivered a complete response.

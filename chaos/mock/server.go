@@ -66,8 +66,8 @@ func (e *Env) newAttempt(connected, arrived time.Time) (int, scenario.Fault, Ser
 	defer e.mu.Unlock()
 	e.accepted++
 	n := e.accepted
-	f := e.fault(n)
-	rec := ServerAttempt{N: n, Fault: f.Name(), Arrived: arrived, Connected: connected, RequestID: e.requestID(n)}
+	f, draw := e.decideLocked(n, arrived)
+	rec := ServerAttempt{N: n, Fault: f.Name(), Arrived: arrived, Connected: connected, RequestID: e.requestID(n), Outage: draw}
 	e.attempts = append(e.attempts, rec)
 	return n, f, rec
 }
@@ -88,19 +88,19 @@ func (f *firstByteReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// nextFault returns the fault the next attempt will meet.
+// nextFault returns the fault the next attempt will meet, as far as it is
+// known before it arrives (outage.go).
 func (e *Env) nextFault() scenario.Fault {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	return e.fault(e.accepted + 1)
+	return e.faultLocked(e.accepted + 1)
 }
 
-// fault returns the fault the n-th attempt meets.
+// fault returns the fault the n-th attempt meets (faultLocked).
 func (e *Env) fault(n int) scenario.Fault {
-	if a := e.cfg.Scenario.Attempts; n <= len(a) {
-		return a[n-1]
-	}
-	return scenario.Fault{}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.faultLocked(n)
 }
 
 // requestID is the deterministic, fixed-width request id of attempt n.
@@ -385,7 +385,7 @@ func (e *Env) journalRequest(st *attemptState) {
 	e.journal(trace.TypeMockRequest, trace.MockRequest{
 		Attempt: st.rec.N, Fault: st.rec.Fault, Status: st.rec.Status, Path: st.rec.Path,
 		Model: st.rec.Model, ArrivedAt: st.rec.Arrived.UTC(), ConnectedAt: st.rec.Connected.UTC(),
-		BodySHA256: st.rec.BodySHA256, Prompt: st.rec.Prompt,
+		BodySHA256: st.rec.BodySHA256, Prompt: st.rec.Prompt, Outage: st.rec.Outage,
 	})
 	e.mu.Lock()
 	a := &e.attempts[st.rec.N-1]

@@ -72,6 +72,8 @@ func (d *decoder) decodeOwn(n *yaml.Node, p any, path string) bool {
 	case *Fault:
 		// A fault kind decodes its own keys (package chaos/fault).
 		p.Kind = fault.Decode(faultDecoder{d}, n, path)
+	case *MixEntry:
+		d.decodeMixEntry(n, p, path) // outage.go
 	default:
 		return false
 	}

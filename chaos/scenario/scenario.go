@@ -18,6 +18,9 @@ type Scenario struct {
 	Requests    int     `yaml:"requests"`  // logical requests, default 1
 	TimeScale   float64 `yaml:"timeScale"` // built-in client only; default 1.0
 	Attempts    []Fault `yaml:"attempts"`  // what the k-th arriving attempt meets; past the end: ok
+	// Outage is outage:, the faults of the attempts after attempts[] by
+	// the moment they arrive (outage.go); nil: none.
+	Outage *Outage `yaml:"outage"`
 	// AttemptsMatch says which answer requests are the scenario's
 	// attempts; the others are side requests (mock/side.go). nil: every request
 	// a wire format answers is an attempt.
