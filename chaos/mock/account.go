@@ -69,13 +69,18 @@ func (b *bucket) need(n int) float64 { return math.Min(float64(n), b.capacity) }
 
 // wait is how long, from the refilled now, until b holds n (0 when it
 // does): rounded up to the nanosecond, so that at now+wait it holds n.
+// A shortfall below tokenEpsilon is rounding, not a shortfall: without it
+// a refill that lands a hair under n would refuse a request that waited.
 func (b *bucket) wait(n int) time.Duration {
 	short := b.need(n) - b.tokens
-	if short <= 0 {
+	if short <= tokenEpsilon {
 		return 0
 	}
 	return time.Duration(math.Ceil(short / b.rate()))
 }
+
+// tokenEpsilon is the float rounding a bucket's count tolerates.
+const tokenEpsilon = 1e-6
 
 // report is b as an answer reports it, after refill.
 func (b *bucket) report(requested int) wire.Bucket {

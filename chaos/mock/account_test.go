@@ -316,3 +316,57 @@ func readFile(t *testing.T, path string) string {
 	}
 	return string(b)
 }
+
+// FuzzAccount drives an account with any limits through any sequence of
+// requests, answers and waits: a bucket never holds more than its limit,
+// what an answer reports stays within the limit (a bucket not full resets
+// later than now: in debt, possibly much later), and a request refused by a
+// bucket fits once its wait has passed (nothing else happening meanwhile).
+func FuzzAccount(f *testing.F) {
+	f.Add(uint32(50), uint32(20000), uint32(8000), uint8(4), []byte{0, 10, 1, 200, 2, 3, 0, 255})
+	f.Add(uint32(1), uint32(0), uint32(0), uint8(0), []byte{0, 0, 0, 0, 3, 9})
+	f.Add(uint32(0), uint32(7), uint32(3), uint8(1), []byte{0, 250, 1, 250, 0, 1})
+	f.Fuzz(func(t *testing.T, rpm, itpm, otpm uint32, conc uint8, ops []byte) {
+		limits := scenario.Account{RequestsPerMinute: int(rpm % (scenario.MaxRequestsPerMinute + 1)),
+			InputTokensPerMinute: int(itpm), OutputTokensPerMinute: int(otpm), Concurrency: int(conc)}
+		a := newAccount(&limits)
+		if a == nil {
+			if !limits.Empty() {
+				t.Fatal("no account for limits that limit")
+			}
+			return
+		}
+		now := time.Duration(0)
+		for i := 0; i+1 < len(ops) && i < 400; i += 2 {
+			arg := int(ops[i+1])
+			switch ops[i] % 4 {
+			case 0: // a request of arg×7 input tokens
+				ad := a.admit(now, arg*7)
+				for _, b := range ad.state.Buckets {
+					if b.Remaining < 0 || b.Remaining > b.Limit || b.Reset < 0 || b.Remaining < b.Limit && b.Reset == 0 {
+						t.Fatalf("reported %+v", b)
+					}
+				}
+				if ad.limited != "" && ad.limited != wire.Concurrency {
+					probe := *a
+					probe.requests, probe.input, probe.output = cloneBucket(a.requests), cloneBucket(a.input), cloneBucket(a.output)
+					if again := probe.admit(now+ad.wait, arg*7); again.limited != "" && again.limited != wire.Concurrency {
+						t.Fatalf("refused by %s (wait %v), then refused by %s after the wait", ad.limited, ad.wait, again.limited)
+					}
+				}
+			case 1: // an answer of arg×11 output tokens ends
+				if a.inFlight > 0 {
+					a.release()
+					a.serve(now, arg*11)
+				}
+			default: // time passes
+				now += time.Duration(arg) * 37 * time.Millisecond
+			}
+			for _, b := range a.buckets() {
+				if b.tokens > b.capacity+1e-6 {
+					t.Fatalf("%s holds %v, above its limit %v", b.name, b.tokens, b.capacity)
+				}
+			}
+		}
+	})
+}
