@@ -370,3 +370,49 @@ func FuzzAccount(f *testing.F) {
 		}
 	})
 }
+
+// TestEnvConcurrency: with concurrency: 1, a request that arrives while
+// another's answer is in flight (a stream stalled after its first event) is
+// answered 529 overloaded_error and journaled as limited by concurrency;
+// once the stalled attempt ends, the next request is admitted.
+func TestEnvConcurrency(t *testing.T) {
+	t.Parallel()
+	toxi := startToxi(t)
+	sc := &scenario.Scenario{Name: "concurrency", Provider: wire.ProviderAnthropic,
+		Attempts: []scenario.Fault{{Kind: fault.Stall{AfterEvents: 1}}}, Limits: &scenario.Account{Concurrency: 1}}
+	e := startEnvWith(t, EnvConfig{Scenario: sc, Toxi: toxi})
+	// The first answer's head has arrived, so its attempt is in flight.
+	req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, e.BaseURL()+wire.PathAnthropic,
+		strings.NewReader(`{"model":"claude-haiku-4-5","max_tokens":64,"stream":true,"messages":[{"role":"user","content":"hi"}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
+	first, err := c.Do(req)
+	if err != nil || first.StatusCode != 200 {
+		t.Fatalf("first request: %v %v", first, err)
+	}
+	resp, body, err := post(t, t.Context(), e.BaseURL(), wire.PathAnthropic)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.StatusCode != 529 || !strings.Contains(string(body), `"overloaded_error"`) {
+		t.Errorf("second request while the first is in flight: %d %s, want 529 overloaded_error", resp.StatusCode, body)
+	}
+	first.Body.Close()
+	waitAttempts(t, e, 2)
+	resp, _, err = post(t, t.Context(), e.BaseURL(), wire.PathAnthropic)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.StatusCode != 200 {
+		t.Errorf("third request after the first ended: %d, want 200", resp.StatusCode)
+	}
+	as := waitAttempts(t, e, 3)
+	if l := as[1].Limited; l == nil || l.Limit != wire.Concurrency || l.RetryAfter != "" {
+		t.Errorf("attempt 2 journaled limited %+v, want concurrency without retry-after", l)
+	}
+	if as[0].Limited != nil || as[2].Limited != nil {
+		t.Errorf("admitted attempts journaled limited: %+v %+v", as[0].Limited, as[2].Limited)
+	}
+}
