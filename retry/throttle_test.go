@@ -1,14 +1,18 @@
 package retry
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"math/rand/v2"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
+
+	"github.com/retrylab/retrylab/trace"
 )
 
 // fakeClock is a clock a test moves by hand.
@@ -240,4 +244,30 @@ func BenchmarkThrottle(b *testing.B) {
 			i++
 		}
 	})
+}
+
+// TestThrottledTrace: a retry the throttle holds back is not sent; the
+// trace says so with what it has: the failed attempt's RetryAttempt with
+// willRetry false, and the ErrorReport's reason "throttled locally".
+func TestThrottledTrace(t *testing.T) {
+	t.Parallel()
+	th := NewThrottle(DefaultThrottleK, DefaultThrottleWindow, nil)
+	for range 100_000 {
+		th.Record(false)
+	}
+	var buf bytes.Buffer
+	r := &Retrier{Policy: mustPreset(t, "forgeflare"), Provider: "anthropic", Model: "claude-haiku-4-5", Throttle: th,
+		Trace: trace.NewWriter(&buf, "r-test"), Rand: rand.New(rand.NewPCG(1, 1))}
+	calls := 0
+	err := r.Do(context.Background(), func(context.Context, Attempt) error { calls++; return overloaded() })
+	var ex *ExhaustedError
+	if !errors.As(err, &ex) || ex.Reason != ReasonThrottled || calls != 1 {
+		t.Fatalf("Do = %v after %d calls, want ExhaustedError %q after 1", err, calls, ReasonThrottled)
+	}
+	out := buf.String()
+	for _, want := range []string{`"willRetry":false`, `"reason":"throttled locally"`} {
+		if !strings.Contains(out, want) {
+			t.Errorf("trace lacks %s:\n%s", want, out)
+		}
+	}
 }
