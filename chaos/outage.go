@@ -61,15 +61,19 @@ func newOutageResult(sc *scenario.Scenario, runSeed int64) *OutageResult {
 	return out
 }
 
-// noteMet records what the attempts met: with an outage, each attempt's
+// noteMet records what the attempts met: with an outage or limits:, each attempt's
 // fault (Faults) and each draw (Outage.Draws); without one, Faults stays
 // the scenario's list.
 func (res *Result) noteMet(sc *scenario.Scenario, attempts []mock.ServerAttempt) {
-	if sc.Outage == nil || res.Outage == nil {
+	if (sc.Outage == nil || res.Outage == nil) && sc.Limits == nil {
 		return
 	}
 	res.Faults = nil
 	for _, a := range attempts {
+		if f, ok := mock.LimitFault(a); ok {
+			res.Faults = append(res.Faults, mock.DescribeFault(f))
+			continue
+		}
 		phase, entry := 0, 0
 		if a.Outage != nil {
 			phase, entry = a.Outage.Phase, a.Outage.Entry

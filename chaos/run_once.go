@@ -179,7 +179,9 @@ func (r *Runner) attemptLogger(sc *scenario.Scenario) func(mock.ServerAttempt) {
 			phase, entry = a.Outage.Phase, a.Outage.Entry
 		}
 		met := mock.DescribeFault(sc.MetFault(a.N, phase, entry))
-		if a.Outage != nil && phase > 0 {
+		if f, ok := mock.LimitFault(a); ok {
+			met = mock.DescribeFault(f) + " (limits: " + a.Limited.Limit + ")"
+		} else if a.Outage != nil && phase > 0 {
 			met += fmt.Sprintf(" (outage phase %d at %dms)", phase, a.Outage.AtMs)
 		}
 		status := "no response"

@@ -50,7 +50,8 @@
 //   - Retrier.Do takes ctx first, uses the injected clock (Now) and random
 //     source (Rand), waits with select on a timer and ctx.Done (it never
 //     sleeps past cancellation), and consults a shared Budget (gRPC-style
-//     retry throttling) before every retry. Retrier.Run is Do for a call
+//     retry throttling) and Throttle (the SRE book's client-side adaptive
+//     throttling) before every retry. Retrier.Run is Do for a call
 //     that returns output: Validate turns an output the caller rejects into
 //     a logical_failure, and the RetryContext it returns records every
 //     attempt (Summary: "succeeded after N attempt(s)").

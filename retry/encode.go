@@ -57,6 +57,12 @@ func (p *Policy) String() string {
 	}
 	fmt.Fprintf(&b, "fallback: {enabled: %t, maxRetriesWithoutFallback: %d, additionalAttempts: %d}\n",
 		fb.Enabled, fb.MaxRetriesWithoutFallback, fb.AdditionalAttempts)
+	if bc := p.Budget; bc.MaxTokens > 0 {
+		fmt.Fprintf(&b, "budget: {maxTokens: %s, tokenRatio: %s}\n", ftoa(bc.MaxTokens), ftoa(bc.TokenRatio))
+	}
+	if t := p.Throttling; t.K > 0 {
+		fmt.Fprintf(&b, "adaptiveThrottling: {k: %s, window: %s}\n", ftoa(t.K), t.Window)
+	}
 	return b.String()
 }
 
@@ -196,3 +202,6 @@ func intsString(v []int) string {
 	}
 	return strings.Join(s, ", ")
 }
+
+// ftoa writes a number as short as it parses back.
+func ftoa(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }

@@ -118,6 +118,8 @@ type loop struct {
 	tried         int            // attempts on the current target, re-sends included
 	failures      []Failure
 	rc            *RetryContext
+	budget        *Budget   // Retrier.limiters
+	throttle      *Throttle // Retrier.limiters
 }
 
 func (r *Retrier) newLoop() *loop {
@@ -139,6 +141,7 @@ func (r *Retrier) newLoop() *loop {
 		l.scale = 1
 	}
 	l.start = l.now()
+	l.budget, l.throttle = r.limiters()
 	l.cur = target{r.Provider, r.Model}
 	if ladder := r.ladder(); l.cur.model == "" && len(ladder) > 0 {
 		l.cur.model = ladder[0]
@@ -164,11 +167,14 @@ func (l *loop) attempt(ctx context.Context, call func(context.Context, Attempt) 
 	deadline = errors.Is(actx.Err(), context.DeadlineExceeded) && ctx.Err() == nil
 	cancel()
 	if err != nil {
-		l.r.Budget.OnFailure()
+		l.budget.OnFailure()
+		// The throttle counts the attempt when decide has classified it.
 		return out, deadline, err
 	}
-	// The provider answered: a success for the budget, whatever Validate says.
-	l.r.Budget.OnSuccess()
+	// The provider answered: a success for the budget and an accept for
+	// the throttle, whatever Validate says.
+	l.budget.OnSuccess()
+	l.throttle.Record(true)
 	if l.r.Validate != nil {
 		if verr := l.r.Validate(out); verr != nil {
 			return out, false, &LogicalError{Err: verr, Output: out}
@@ -208,6 +214,9 @@ type decision struct {
 
 func (l *loop) decide(ctx context.Context, err error, attemptDeadline bool) decision {
 	d := decision{c: l.classify(ctx, err, attemptDeadline)}
+	if d.c.Type != Canceled {
+		l.throttle.Record(!refusedForLoad(d.c.Type))
+	}
 	l.plan(&d)
 	l.chooseSwitch(ctx, &d)
 	l.limits(ctx, &d)
@@ -335,7 +344,7 @@ func (l *loop) chooseSwitch(ctx context.Context, d *decision) {
 	}
 	// The guard (which may ask a person) is consulted only for a switch the
 	// retry budget lets happen.
-	if d.sw != nil && !l.r.Budget.AllowRetry() {
+	if d.sw != nil && !l.budget.AllowRetry() {
 		d.sw, d.retry, d.reason = nil, false, ReasonBudgetExhausted
 	} else if d.sw != nil {
 		if why, detail := l.guard(ctx, d); why != "" {
@@ -363,8 +372,13 @@ func (l *loop) limits(ctx context.Context, d *decision) {
 	if d.retry && d.sw == nil && p.MaxElapsed > 0 && l.elapsed()+d.delay > p.MaxElapsed {
 		d.retry, d.reason = false, ReasonMaxElapsed
 	}
-	if d.retry && !l.r.Budget.AllowRetry() {
+	if d.retry && !l.budget.AllowRetry() {
 		d.retry, d.reason, d.sw = false, ReasonBudgetExhausted, nil
+	}
+	// Adaptive throttling gates a retry on the same target, the backend
+	// that refused; a switch goes elsewhere.
+	if d.retry && d.sw == nil && !l.throttle.Allow(l.rng.Float64) {
+		d.retry, d.reason = false, ReasonThrottled
 	}
 	if d.retry && l.r.Operation == SafeAfterRollback && l.r.Rollback != nil {
 		if err := l.r.Rollback(ctx, l.attemptInfo()); err != nil {

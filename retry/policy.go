@@ -261,6 +261,27 @@ type Policy struct {
 	Escalation        Escalation
 	Fallback          Fallback
 	AllowIrreversible bool // retry irreversible operations (PLANDEX_RETRY_IRREVERSIBLE)
+	// Budget, when MaxTokens is set, gives a Retrier that has no Budget of
+	// its own one (gRPC's retry throttling; YAML: budget).
+	Budget BudgetConfig
+	// Throttling, when K is set, gives a Retrier that has no Throttle of
+	// its own one (the SRE book's client-side adaptive throttling; YAML:
+	// adaptiveThrottling).
+	Throttling ThrottleConfig
+}
+
+// BudgetConfig is a policy's retry budget: NewBudget's maxTokens and
+// tokenRatio (gRPC's defaults 10 and 0.1). MaxTokens 0: none.
+type BudgetConfig struct {
+	MaxTokens  float64
+	TokenRatio float64
+}
+
+// ThrottleConfig is a policy's client-side adaptive throttling: NewThrottle's
+// K and window, in policy time (the SRE book's 2 and 2 minutes). K 0: none.
+type ThrottleConfig struct {
+	K      float64
+	Window time.Duration
 }
 
 // Strategy returns the strategy for ft: its own, or the policy's default,

@@ -68,6 +68,8 @@ var reasonActions = map[string][]errreport.Action{
 		"retryAfter.ceiling, PLANDEX_MAX_PROVIDER_RETRY_AFTER_MS")},
 	ReasonMaxElapsed:      {act(errreport.PriorityHigh, "Allow the request more time", "", "maxElapsed")},
 	ReasonBudgetExhausted: {act(errreport.PriorityHigh, "Too many retries across the process: wait for the failure rate to drop", "", "")},
+	ReasonThrottled: {act(errreport.PriorityHigh, "The provider refuses most requests: adaptive throttling held this retry back; wait for it to recover", "",
+		"adaptiveThrottling")},
 	ReasonTopOfLadder: {act(errreport.PriorityHigh, "Already at the most capable model: split the task, or add a model to the ladder", "",
 		"client.escalation, escalation.ladder")},
 	ReasonEscalationDeclined: {act(errreport.PriorityHigh, "Approve the switch of model, or raise the escalation cost cap", "", "escalation.maxCost")},

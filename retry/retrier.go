@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/retrylab/retrylab/retry/errreport"
@@ -27,6 +28,9 @@ const (
 	ReasonRetryAfterCeiling = "retry-after above ceiling"
 	ReasonMaxElapsed        = "max elapsed"
 	ReasonBudgetExhausted   = "retry budget exhausted"
+	// ReasonThrottled: client-side adaptive throttling (Throttle)
+	// rejected the retry locally; it was not sent.
+	ReasonThrottled = "throttled locally"
 	// ReasonTopOfLadder: the failure would have escalated, but the model is
 	// the last of the ladder (seed 004's "Already at most capable model").
 	ReasonTopOfLadder = "already at the most capable model"
@@ -109,8 +113,15 @@ type Retrier struct {
 	// time. The per-attempt timeout is not scaled: it races the network,
 	// which runs in real time. 0 or 1: real time.
 	TimeScale float64
-	Budget    *Budget
-	Prices    PriceTable // nil: DefaultPrices
+	// Budget is the retry budget the Retrier shares with others (nil: its
+	// policy's budget, if it has one, its own).
+	Budget *Budget
+	// Throttle is the client-side adaptive throttling the Retrier shares
+	// with others (nil: its policy's adaptiveThrottling, if it has one,
+	// its own). It gates retries: a retry it rejects is not sent, and the
+	// request gives up (ReasonThrottled).
+	Throttle *Throttle
+	Prices   PriceTable // nil: DefaultPrices
 	// OutputTokens is the expected output of a request, for cost estimates
 	// (0: 1000).
 	OutputTokens int
@@ -147,6 +158,15 @@ type Retrier struct {
 	Registry *errreport.ErrorRegistry
 
 	spend costLedger // escalation spending of every request of this Retrier
+
+	// own is the Budget and Throttle the Retrier makes itself, once, from
+	// its policy's budget and adaptiveThrottling when it has none of its
+	// own (limiters).
+	own struct {
+		once     sync.Once
+		budget   *Budget
+		throttle *Throttle
+	}
 }
 
 // noteSleep reports a wait to OnSleep: planned, from start to end(). A

@@ -332,6 +332,10 @@ type MockRequest struct {
 	// Outage is set when the attempt's fault came from the scenario's
 	// outage: (after its attempts: list).
 	Outage *OutageDraw `json:"outage,omitempty"`
+	// Limited is set when the scenario's provider account (limits:)
+	// refused the attempt: it met a 429 or an overloaded answer instead
+	// of its planned fault.
+	Limited *Limited `json:"limited,omitempty"`
 	// Side is set for a request beside the answer (a token count, a model
 	// list, a WebSocket upgrade, a health probe, an answer request the
 	// scenario's attemptsMatch does not match, a path the mock does not
@@ -363,6 +367,17 @@ func New(typ, runID string, p any) (Event, error) {
 		return Event{}, err
 	}
 	return Event{V: Version, TS: time.Now().UTC().Truncate(time.Millisecond), Type: typ, RunID: runID, Payload: raw}, nil
+}
+
+// Limited is why the mock's provider account refused an attempt: limit is
+// the bucket that refused it (requests, input-tokens, output-tokens: a
+// 429) or concurrency (an overloaded answer: 529 or 503); for a bucket,
+// the retry-after sent (whole seconds, rounded up) and the wait it stands
+// for, in policy milliseconds.
+type Limited struct {
+	Limit      string `json:"limit"`
+	RetryAfter string `json:"retryAfter,omitempty"`
+	WaitMs     int64  `json:"waitMs,omitempty"`
 }
 
 // OutageDraw is what an attempt drew from a scenario's outage: the phase

@@ -81,6 +81,9 @@ type Env struct {
 
 	firstReq  chan struct{} // closed when the first request's first byte arrives
 	firstOnce sync.Once
+
+	account   *account  // the scenario's limits: (account.go); nil: unlimited
+	accountT0 time.Time // where the account's policy time begins
 }
 
 // readyWait bounds how long an attempt's response waits for its toxics to
@@ -127,6 +130,7 @@ func StartEnv(ctx context.Context, cfg EnvConfig) (*Env, error) {
 		e.now = cfg.Now
 	}
 	e.cond = sync.NewCond(&e.mu)
+	e.account, e.accountT0 = newAccount(cfg.Scenario.Limits), e.now()
 	e.proxy, err = cfg.Toxi.createProxy(ctx, cfg.Scenario.Name, ln.Addr().String())
 	if err != nil {
 		ln.Close()

@@ -47,6 +47,10 @@ type ServerAttempt struct {
 	// phase, mix entry and policy time since the outage began); nil when
 	// the scenario has none or its attempts: list gave the fault.
 	Outage *trace.OutageDraw
+	// Limited is set when the scenario's provider account (limits:)
+	// refused the attempt (account.go); nil when it was admitted or the
+	// scenario has no limits.
+	Limited *trace.Limited
 }
 
 // Succeeded reports whether the server delivered a complete response.

@@ -21,15 +21,16 @@ type respParams struct {
 	requestID string
 	now       time.Time
 	fault     scenario.Fault
-	asks      wire.Asks // what the request asked of the answer's shape
-	models    []string  // the scenario's models, for a model list
+	asks      wire.Asks       // what the request asked of the answer's shape
+	models    []string        // the scenario's models, for a model list
+	rate      *wire.RateLimit // the provider account's state (account.go); nil: none
 }
 
 // wire is p in the terms of package wire; the response is sent keep-alive
 // when the fault's kind means to cut it (fault.Cutter).
 func (p respParams) wire() wire.Params {
 	return wire.Params{Format: wire.Must(p.provider), Model: p.model, RequestID: p.requestID, Now: p.now, Fault: fault.WireFault(p.fault.Kind),
-		Asks: p.asks, Models: p.models, KeepAlive: fault.CutsResponse(p.fault.Kind)}
+		Asks: p.asks, Models: p.models, KeepAlive: fault.CutsResponse(p.fault.Kind), RateLimit: p.rate}
 }
 
 // response is a rendered response (head and body pieces).

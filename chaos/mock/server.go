@@ -62,14 +62,29 @@ func (e *Env) acceptLoop() {
 // connected and whose first request byte arrived at arrived, and records it
 // as in progress.
 func (e *Env) newAttempt(connected, arrived time.Time) (int, scenario.Fault, ServerAttempt) {
+	n, f, rec, _ := e.newAttemptAsking(connected, arrived, nil)
+	return n, f, rec
+}
+
+// newAttemptAsking is newAttempt for an attempt whose request ask asks
+// the scenario's provider account (account.go) first: refused, it meets
+// the account's answer instead of its fault. ask nil: no request.
+func (e *Env) newAttemptAsking(connected, arrived time.Time, ask *accountAsk) (int, scenario.Fault, ServerAttempt, admission) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.accepted++
 	n := e.accepted
-	f, draw := e.decideLocked(n, arrived)
-	rec := ServerAttempt{N: n, Fault: f.Name(), Arrived: arrived, Connected: connected, RequestID: e.requestID(n), Outage: draw}
+	ad := e.admitLocked(arrived, ask)
+	var f scenario.Fault
+	var draw *trace.OutageDraw
+	if ad.limited != "" {
+		f = e.limitedLocked(n, arrived, ask, ad)
+	} else {
+		f, draw = e.decideLocked(n, arrived)
+	}
+	rec := ServerAttempt{N: n, Fault: f.Name(), Arrived: arrived, Connected: connected, RequestID: e.requestID(n), Outage: draw, Limited: journalLimited(ad)}
 	e.attempts = append(e.attempts, rec)
-	return n, f, rec
+	return n, f, rec, ad
 }
 
 // firstByteReader stamps the moment the first byte arrives on a connection:
@@ -115,6 +130,8 @@ type attemptState struct {
 	wroteAll bool
 	limit    int64 // drop: bytes the proxy lets through; 0 = no limit
 	fallback bool  // a reset the proxy missed, done by the mock
+	admitted bool  // the provider account admitted it (account.go)
+	out      int   // the output tokens its answer's usage reports
 }
 
 // serve serves connection c. Only a request that a wire format answers
@@ -200,8 +217,8 @@ type serving struct {
 // what it carries (path, model, body hash, prompt); a reader goroutine then
 // notices the moment the peer closes.
 func (e *Env) newServed(c net.Conn, br *bufio.Reader, req *http.Request, body []byte, name string, rb wire.Request, connected, arrived time.Time, readyAt int) *serving {
-	n, f, rec := e.newAttempt(connected, arrived)
-	st := &attemptState{rec: rec, peerGone: make(chan struct{})}
+	n, f, rec, ad := e.newAttemptAsking(connected, arrived, &accountAsk{in: inputTokens(body), provider: name})
+	st := &attemptState{rec: rec, peerGone: make(chan struct{}), admitted: ad.admitted()}
 	// A path may carry a key (Gemini's models/{model}: a client may put
 	// anything there), so it is redacted as the model is, here, where both
 	// are recorded for the journal, the verdict and the logs.
@@ -219,7 +236,8 @@ func (e *Env) newServed(c net.Conn, br *bufio.Reader, req *http.Request, body []
 	now := e.now()
 	f.Kind, st.rec.RetryAfter = fault.Stamp(f.Kind, arrived)
 	p := respParams{provider: name, model: st.rec.Model, requestID: st.rec.RequestID, now: now, fault: f,
-		asks: rb.Asks()}
+		asks: rb.Asks(), rate: ad.state}
+	st.out = p.wire().OutputTokens()
 	return &serving{e: e, c: c, st: st, f: f, n: n, p: p, toxicsFirst: readyAt >= n}
 }
 
@@ -340,6 +358,7 @@ func (e *Env) finish(st *attemptState, n int) {
 	}
 	e.mu.Lock()
 	e.attempts[n-1] = st.rec
+	e.settleLocked(st)
 	e.mu.Unlock()
 	// One rounding for the journal and the log.
 	dur := st.rec.Ended.Sub(st.rec.Arrived).Round(time.Millisecond)
@@ -385,7 +404,7 @@ func (e *Env) journalRequest(st *attemptState) {
 	e.journal(trace.TypeMockRequest, trace.MockRequest{
 		Attempt: st.rec.N, Fault: st.rec.Fault, Status: st.rec.Status, Path: st.rec.Path,
 		Model: st.rec.Model, ArrivedAt: st.rec.Arrived.UTC(), ConnectedAt: st.rec.Connected.UTC(),
-		BodySHA256: st.rec.BodySHA256, Prompt: st.rec.Prompt, Outage: st.rec.Outage,
+		BodySHA256: st.rec.BodySHA256, Prompt: st.rec.Prompt, Outage: st.rec.Outage, Limited: st.rec.Limited,
 	})
 	e.mu.Lock()
 	a := &e.attempts[st.rec.N-1]

@@ -30,6 +30,15 @@ const (
 	// MaxScenarioDuration bounds every duration of a scenario file; with
 	// MaxTimeScale it keeps every scaled wait far from overflowing.
 	MaxScenarioDuration = fault.MaxDuration
+	// MaxRequestsPerMinute bounds limits.requestsPerMinute: a million a
+	// minute is far beyond what the mock serves, so a larger value is a
+	// typo.
+	MaxRequestsPerMinute = 1_000_000
+	// MaxTokensPerMinute bounds limits.inputTokensPerMinute and
+	// outputTokensPerMinute.
+	MaxTokensPerMinute = 1_000_000_000
+	// MaxConcurrency bounds limits.concurrency.
+	MaxConcurrency = 100_000
 )
 
 // CheckTimeScale returns why s is not a usable time scale ("" if it is):

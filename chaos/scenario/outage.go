@@ -124,9 +124,9 @@ func (sc *Scenario) MetFault(n, phase, entry int) Fault {
 // WithMet is sc with its attempts: list replaced by the faults its
 // attempts met (met[k] is attempt k+1's), and no outage: what the checks,
 // written against a list of faults, compare the client with. sc itself is
-// not changed; without an outage it is returned as it is.
+// not changed; without an outage or limits: it is returned as it is.
 func (sc *Scenario) WithMet(met []Fault) *Scenario {
-	if sc == nil || sc.Outage == nil {
+	if sc == nil || sc.Outage == nil && sc.Limits == nil {
 		return sc
 	}
 	c := *sc

@@ -21,6 +21,9 @@ type Scenario struct {
 	// Outage is outage:, the faults of the attempts after attempts[] by
 	// the moment they arrive (outage.go); nil: none.
 	Outage *Outage `yaml:"outage"`
+	// Limits is limits:, the provider account every client of the
+	// scenario shares (account.go); nil: unlimited.
+	Limits *Account `yaml:"limits"`
 	// AttemptsMatch says which answer requests are the scenario's
 	// attempts; the others are side requests (mock/side.go). nil: every request
 	// a wire format answers is an attempt.

@@ -11,13 +11,19 @@ import (
 // check, written against a list of faults (a status's Retry-After, an
 // x-should-retry, a kind the policy does not retry), compares the client
 // with what each attempt actually met rather than with a list it did not
-// meet. Without an outage sc is returned as it is.
+// meet. With limits:, an attempt the provider account refused met its
+// 429 or overloaded answer (mock.LimitFault) instead of its planned fault.
+// Without an outage or limits sc is returned as it is.
 func Met(sc *scenario.Scenario, attempts []mock.ServerAttempt) *scenario.Scenario {
-	if sc == nil || sc.Outage == nil {
+	if sc == nil || sc.Outage == nil && sc.Limits == nil {
 		return sc
 	}
 	met := make([]scenario.Fault, len(attempts))
 	for k, a := range attempts {
+		if f, ok := mock.LimitFault(a); ok {
+			met[k] = f
+			continue
+		}
 		phase, entry := 0, 0
 		if a.Outage != nil {
 			phase, entry = a.Outage.Phase, a.Outage.Entry

@@ -107,7 +107,10 @@ func contentText(raw json.RawMessage, types ...string) string {
 // Headers: request-id and the anthropic-ratelimit-* headers; remaining is
 // 0 for a 429. Values have a fixed width so that header lengths never vary
 // between attempts.
-func (anthropic) Headers(p Params, status int) []Header {
+func (a anthropic) Headers(p Params, status int) []Header {
+	if p.RateLimit != nil {
+		return append([]Header{{"request-id", p.RequestID}}, a.RateLimitHeaders(p)...)
+	}
 	remaining := "49"
 	if status == http.StatusTooManyRequests {
 		remaining = "0"
@@ -241,6 +244,9 @@ func (anthropic) ErrorBody(p Params) string {
 		typ = AnthropicErrorType(p.Fault.Status)
 	}
 	msg := p.Fault.Message
+	if b, ok := p.limited(); ok && msg == "" {
+		msg = anthropicRateLimitMessage(b)
+	}
 	if msg == "" {
 		msg = defaultMessage(typ)
 	}

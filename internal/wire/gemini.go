@@ -228,8 +228,17 @@ func (f gemini) Message(p Params) string {
 // Error bodies: google.rpc.Status inside "error".
 type (
 	geminiDetail struct {
-		Type       string `json:"@type"`
-		RetryDelay string `json:"retryDelay,omitempty"`
+		Type       string            `json:"@type"`
+		Violations []geminiViolation `json:"violations,omitempty"`
+		RetryDelay string            `json:"retryDelay,omitempty"`
+	}
+	// geminiViolation is one violation of a google.rpc.QuotaFailure: the
+	// quota a 429 RESOURCE_EXHAUSTED ran into.
+	geminiViolation struct {
+		QuotaMetric     string            `json:"quotaMetric"`
+		QuotaID         string            `json:"quotaId"`
+		QuotaDimensions map[string]string `json:"quotaDimensions"`
+		QuotaValue      string            `json:"quotaValue"`
 	}
 	geminiStatus struct {
 		Code    int            `json:"code"`
@@ -270,10 +279,16 @@ func (gemini) ErrorBody(p Params) string {
 		msg = geminiMessage(status, f.ErrorType)
 	}
 	s := geminiStatus{Code: f.Status, Message: msg, Status: status}
+	if b, ok := p.limited(); ok {
+		// The account's 429: the quota it ran into, as the API names it,
+		// then when to retry.
+		s.Details = append(s.Details, geminiDetail{Type: "type.googleapis.com/google.rpc.QuotaFailure",
+			Violations: []geminiViolation{geminiQuota(p, b)}})
+	}
 	if f.RetryAfter != nil {
 		if v, err := strconv.ParseFloat(strings.TrimSpace(*f.RetryAfter), 64); err == nil && v >= 0 {
-			s.Details = []geminiDetail{{Type: "type.googleapis.com/google.rpc.RetryInfo",
-				RetryDelay: strconv.FormatFloat(v, 'f', -1, 64) + "s"}}
+			s.Details = append(s.Details, geminiDetail{Type: "type.googleapis.com/google.rpc.RetryInfo",
+				RetryDelay: strconv.FormatFloat(v, 'f', -1, 64) + "s"})
 		}
 	}
 	return jsonString(geminiErrorBody{s}) + "\n"

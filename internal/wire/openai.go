@@ -42,7 +42,7 @@ func (openai) Read(_ *url.URL, body []byte) Request { return readMessages(body) 
 // Headers: x-request-id, on a stream openai-version and
 // openai-processing-ms, and the x-ratelimit-* headers; remaining requests
 // is 0 for a 429.
-func (openai) Headers(p Params, status int) []Header {
+func (o openai) Headers(p Params, status int) []Header {
 	remaining := "49"
 	if status == http.StatusTooManyRequests {
 		remaining = "0"
@@ -50,6 +50,9 @@ func (openai) Headers(p Params, status int) []Header {
 	hs := []Header{{"x-request-id", p.RequestID}}
 	if status == 200 && !p.NonStream {
 		hs = append(hs, Header{"openai-version", "2020-10-01"}, Header{"openai-processing-ms", "25"})
+	}
+	if p.RateLimit != nil {
+		return append(hs, o.RateLimitHeaders(p)...)
 	}
 	return append(hs,
 		Header{"x-ratelimit-limit-requests", "50"},
@@ -205,6 +208,15 @@ func (openai) ErrorBody(p Params) string {
 		code = p.Fault.Code
 	}
 	msg := p.Fault.Message
+	if b, ok := p.limited(); ok && msg == "" {
+		msg = openaiRateLimitMessage(p, b)
+		if b.Name != BucketRequests && p.Fault.ErrorType == "" {
+			typ = "tokens" // OpenAI's type for a TPM limit; "requests" for RPM
+		}
+	}
+	if p.RateLimit != nil && p.RateLimit.Limited == Concurrency && msg == "" {
+		msg = "The server is overloaded or not ready yet."
+	}
 	if msg == "" {
 		msg = defaultMessage(typ)
 	}

@@ -73,6 +73,10 @@ func (p Params) text() string {
 // of its text.
 func (p Params) outputTokens() int { return len(strings.Fields(p.text())) }
 
+// OutputTokens is the output tokens a success's usage reports: what the
+// mock's provider account charges for the answer.
+func (p Params) OutputTokens() int { return p.outputTokens() }
+
 // Response is a rendered HTTP response: the head (status line and headers,
 // up to and including the blank line) and the body pieces. When chunked,
 // each piece is sent as one chunk and the body ends with the last-chunk
@@ -186,6 +190,9 @@ type Params struct {
 	// response for the end of the message even mid-chunk, so with close a
 	// dropped stream would look short but clean to it.
 	KeepAlive bool
+	// RateLimit, when the scenario has limits:, is the account's state
+	// the answer reports (ratelimit.go); nil: the format's fixed headers.
+	RateLimit *RateLimit
 }
 
 // Fault is what shapes a response beyond a plain success.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	"go.yaml.in/yaml/v3"
 
@@ -128,6 +129,7 @@ func (d *decoder) scalar(n *yaml.Node, path string) (string, bool) {
 var policyFields = []string{"preset", "name", "enabled", "maxElapsed", "attemptTimeout", "clientTimeoutFinal", "exponentStart",
 	"streamErrors", "streamTransient", "honorShouldRetry", "allowIrreversible", "statusRetry", "retryAfter", "default", "all",
 	"failureTypes", "escalation", "fallback", "retryableErrors", "escalateAfterRetries", "shouldRetryIgnored", "resends",
+	"budget", "adaptiveThrottling",
 	// Strategy fields at the top level are shorthand for `all`, but for
 	// maxAttempts and maxDelay, which are global caps there (capFields).
 	"retry", "maxAttempts", "maxRetries", "initialDelay", "maxDelay", "multiplier", "kind", "jitter",
@@ -199,6 +201,12 @@ func (d *decoder) policy(n *yaml.Node) *retry.Policy {
 	}
 	if v, ok := f["fallback"]; ok {
 		d.fallback(v, p)
+	}
+	if v, ok := f["budget"]; ok {
+		d.budget(v, p)
+	}
+	if v, ok := f["adaptiveThrottling"]; ok {
+		d.throttling(v, p)
 	}
 	d.checkRetryLimits(n, f, p)
 	return p
@@ -326,6 +334,41 @@ func (d *decoder) fallback(v *yaml.Node, p *retry.Policy) {
 	set(m, "enabled", "fallback", &p.Fallback.Enabled, d.boolean)
 	set(m, "maxRetriesWithoutFallback", "fallback", &p.Fallback.MaxRetriesWithoutFallback, d.intMin(0))
 	set(m, "additionalAttempts", "fallback", &p.Fallback.AdditionalAttempts, d.intMin(1))
+}
+
+// budget reads the budget mapping (gRPC's retry throttling, retry.Budget):
+// maxTokens and tokenRatio, gRPC's 10 and 0.1 when left out.
+func (d *decoder) budget(v *yaml.Node, p *retry.Policy) {
+	m, _ := d.fields(v, "budget", []string{"maxTokens", "tokenRatio"})
+	if m == nil {
+		return
+	}
+	b := retry.BudgetConfig{MaxTokens: 10, TokenRatio: 0.1}
+	set(m, "maxTokens", "budget", &b.MaxTokens, d.floatIn(1, 1000))
+	set(m, "tokenRatio", "budget", &b.TokenRatio, d.floatIn(0.001, 100))
+	p.Budget = b
+}
+
+// throttling reads the adaptiveThrottling mapping (the SRE book's
+// client-side adaptive throttling, retry.Throttle): k and window, the
+// book's 2 and 2m when left out.
+func (d *decoder) throttling(v *yaml.Node, p *retry.Policy) {
+	m, _ := d.fields(v, "adaptiveThrottling", []string{"k", "window"})
+	if m == nil {
+		return
+	}
+	t := retry.ThrottleConfig{K: retry.DefaultThrottleK, Window: retry.DefaultThrottleWindow}
+	set(m, "k", "adaptiveThrottling", &t.K, d.floatIn(1, 100))
+	if n, ok := m["window"]; ok {
+		if w, ok := d.duration(n, "adaptiveThrottling.window"); ok {
+			if w < time.Second || w > time.Hour {
+				d.errf(n, "adaptiveThrottling.window", fmt.Sprintf("window %s is out of range", w), "use a window from 1s to 1h (the SRE book's is 2m)")
+			} else {
+				t.Window = w
+			}
+		}
+	}
+	p.Throttling = t
 }
 
 // ladder reads escalation.ladder: two models or more, each once.

@@ -201,6 +201,7 @@ func FuzzParsePolicy(f *testing.F) {
 		"escalation: {afterRetries: 3}\nfallback: {enabled: true}\n", "all: {maxRetries: 2}", "- x", "{", "a: *b",
 		"retryAfter: {zero: immediate, negative: zero, zeroMsDefers: true, header: retry-after}\nclientTimeoutFinal: true\n",
 		"preset: escalation-epic\nretryableErrors: [unknown, overloaded]\nstatusRetry: {503: false}\n",
+		"preset: forgeflare\nbudget: {maxTokens: 10, tokenRatio: 0.1}\nadaptiveThrottling: {k: 2, window: 2m}\n",
 	} {
 		f.Add([]byte(s))
 	}

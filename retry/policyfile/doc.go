@@ -61,6 +61,8 @@
 //	escalation: {afterRetries: 3, onContextLimit: true,
 //	             ladder: [claude-haiku-4-5, claude-sonnet-4-5], maxCost: 0.05}
 //	fallback: {enabled: true, maxRetriesWithoutFallback: 3, additionalAttempts: 1}
+//	budget: {maxTokens: 10, tokenRatio: 0.1}   # gRPC retry throttling (retry.Budget)
+//	adaptiveThrottling: {k: 2, window: 2m}     # SRE client-side throttling (retry.Throttle)
 //
 // Shorthands: strategy fields written at the top level (maxRetries: 2,
 // initialDelay: 1s, ...) mean the same as under `all`, but for maxAttempts
@@ -78,5 +80,6 @@
 // Keys are applied in this order, whatever their order in the file: preset,
 // the scalar fields, default, the top-level strategy fields, all,
 // retryAfter, retryableErrors, statusRetry, failureTypes (each starting from
-// the type's current strategy), escalateAfterRetries, escalation, fallback.
+// the type's current strategy), escalateAfterRetries, escalation, fallback,
+// budget, adaptiveThrottling.
 package policyfile
