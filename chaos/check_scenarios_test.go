@@ -47,6 +47,7 @@ func TestExtraScenarios(t *testing.T) {
 		"wrong-findings-present":      {must: []string{"findings"}},
 		"wrong-stall-never-timed-out": {must: []string{"client"}, may: []string{"maxDuration"}},
 		"wrong-outage-storm-survived": {must: []string{"outcome"}},
+		"wrong-ride-out-succeeded":    {must: []string{"outcome"}},
 	}
 	var paths []string
 	for _, dir := range []string{"pass", "fail"} {

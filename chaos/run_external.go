@@ -67,6 +67,9 @@ func (r *Runner) runExternal(ctx context.Context, sc *scenario.Scenario, baseURL
 		defer unwatch()
 	}
 	st := client.WaitClient(ctx, p, r.killTimer(dir, deadline), exit)
+	if strings.HasPrefix(exit.Problem, "killed after ") {
+		out.stopped = time.Now()
+	}
 	// A process the client leaves behind (a setsid daemon, say) may hold
 	// stdout or stderr open for ever: its output is kept for
 	// clientWaitDelay after the exit, no longer.
