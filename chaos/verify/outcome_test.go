@@ -136,3 +136,20 @@ func TestEvaluateStillRetrying(t *testing.T) {
 		})
 	}
 }
+
+func TestPsecs(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		d    time.Duration
+		want string
+	}{
+		{18577 * time.Millisecond, "18.577s"}, // Seconds() gives 18.576999999999998
+		{18576999999 * time.Nanosecond, "18.577s"},
+		{2 * time.Second, "2s"},
+		{0, "0s"},
+	} {
+		if got := psecs(c.d); got != c.want {
+			t.Errorf("psecs(%d) = %q, want %q", c.d, got, c.want)
+		}
+	}
+}
