@@ -180,6 +180,10 @@ attempts: [{status: 529}, {status: 529}]
 expect: {outcome: success, attempts: 3}
 `, ok3[:2], []row{{"outcome", verify.StateFail}, {"attempts", verify.StateFail}}, 0,
 			"server journal: last attempt (2: status 529)"},
+		{"still_retrying cannot be told", `
+attempts: [{status: 529}, {status: 529}]
+expect: {outcome: still_retrying, attempts: 2}
+`, ok3[:2], []row{{"attempts", verify.StatePass}}, 1, ""},
 		{"no attempts: outcome unknown", `
 expect: {outcome: success, attempts: 1}
 `, nil, []row{{"attempts", verify.StateFail}}, 1, ""},
