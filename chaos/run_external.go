@@ -23,7 +23,9 @@ import (
 // through; its stdout and
 // stderr go to the run folder with secrets redacted. Exit code 0 is the
 // success outcome, any other exit is failure; a client still running at the
-// deadline is killed (its whole process group) and fails the "client" check.
+// deadline is killed (its whole process group) and fails the "client" check,
+// unless it was still retrying and the scenario expects an outcome (the
+// outcome check speaks for it: verify.KillIsOutcome).
 // Its process group is killed after every exit, too, so that nothing it left
 // in the background outlives it; on Linux a supervisor kills it if the
 // runner dies first (see StartClient). Its output is kept for

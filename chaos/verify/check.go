@@ -95,7 +95,10 @@ func Settle(cs []Check) []Check {
 // order: client, outcome, attempts, failureTypes, delays.client,
 // delays.server, escalations, maxDuration, prompts, and selfReport when the
 // client sent telemetry or expect.selfReport asks for it. env may be nil when
-// expect.delays is not "policy".
+// expect.delays is not "policy". A client stopped at its deadline while
+// still retrying (Observed.SettleOutcome) in a scenario that expects an
+// outcome is judged by the outcome check alone (KillIsOutcome): no client
+// check, and no maxDuration check, whose limit is where it was stopped.
 func Evaluate(sc *scenario.Scenario, ob Observed, env EnvelopeFunc) []Check {
 	var cs []Check
 	ex := sc.Expect
