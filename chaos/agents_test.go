@@ -31,6 +31,7 @@ func TestAgentWrongScenariosFail(t *testing.T) {
 		"ai-sdk-anthropic-telemetry-off":        {"selfReport"},
 		"ai-sdk-anthropic-claude-code-preset":   {"delays.server"},
 		"langchain-anthropic-429-retried":       {"outcome", "attempts"},
+		"claude-code-stall-timed-out":           {"outcome"},
 		"codex-cli-429-retried":                 {"outcome", "attempts"},
 		"codex-cli-openai-sdk-preset":           {"delays.server"},
 		"codex-cli-steady-503-gives-up-after-5": {"attempts"},

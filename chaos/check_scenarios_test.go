@@ -48,6 +48,7 @@ func TestExtraScenarios(t *testing.T) {
 		"wrong-stall-never-timed-out": {must: []string{"client"}, may: []string{"maxDuration"}},
 		"wrong-outage-storm-survived": {must: []string{"outcome"}},
 		"wrong-limits-no-429":         {must: []string{"attempts"}},
+		"wrong-ride-out-succeeded":    {must: []string{"outcome"}},
 	}
 	var paths []string
 	for _, dir := range []string{"pass", "fail"} {

@@ -164,7 +164,7 @@ func builtinOutcome(ctx context.Context, ok bool, start time.Time, sleeps []retr
 		out.outcome = "failure"
 	}
 	if errors.Is(context.Cause(ctx), context.DeadlineExceeded) {
-		out.outcome = "failure"
+		out.outcome, out.stopped = "failure", time.Now()
 		d := "the deadline"
 		if dl, has := ctx.Deadline(); has {
 			d = dl.Sub(start).Round(time.Millisecond).String()

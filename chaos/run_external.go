@@ -23,7 +23,9 @@ import (
 // through; its stdout and
 // stderr go to the run folder with secrets redacted. Exit code 0 is the
 // success outcome, any other exit is failure; a client still running at the
-// deadline is killed (its whole process group) and fails the "client" check.
+// deadline is killed (its whole process group) and fails the "client" check,
+// unless it was still retrying and the scenario expects an outcome (the
+// outcome check speaks for it: verify.KillIsOutcome).
 // Its process group is killed after every exit, too, so that nothing it left
 // in the background outlives it; on Linux a supervisor kills it if the
 // runner dies first (see StartClient). Its output is kept for
@@ -67,6 +69,9 @@ func (r *Runner) runExternal(ctx context.Context, sc *scenario.Scenario, baseURL
 		defer unwatch()
 	}
 	st := client.WaitClient(ctx, p, r.killTimer(dir, deadline), exit)
+	if strings.HasPrefix(exit.Problem, "killed after ") {
+		out.stopped = time.Now()
+	}
 	// A process the client leaves behind (a setsid daemon, say) may hold
 	// stdout or stderr open for ever: its output is kept for
 	// clientWaitDelay after the exit, no longer.

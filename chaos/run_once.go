@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -27,6 +28,7 @@ type clientRun struct {
 	pgid    int                // external clients: the process group the lag meter watched; 0 if none
 	sleeps  []retry.Sleep      // the built-in client's waits as it slept them
 	problem string             // the built-in client: why it was stopped, or ""
+	stopped time.Time          // when it was stopped at its deadline; zero otherwise
 	hint    string             // an external client that could not start: what to do
 	report  *otlp.Account      // external clients: their account from their telemetry; nil if none
 	// unserved are the side requests the mock answered 404 or 405
@@ -267,6 +269,9 @@ func (r *Runner) verify(sc *scenario.Scenario, res *Result, attempts []mock.Serv
 		ob.Stdout = verify.ReadStdout(filepath.Dir(tracePath))
 	}
 	ob.ClientKilled = cr.killedAtDeadline()
+	if ob.ClientKilled {
+		ob.Stopped = cr.stopped
+	}
 	ob.SelfReport, ob.SelfReportTypes = cr.report, verify.SelfReportTypes(cr.report)
 	ob.Began = start
 	ob.Telemetry = res.Telemetry
@@ -276,6 +281,11 @@ func (r *Runner) verify(sc *scenario.Scenario, res *Result, attempts []mock.Serv
 	ob.Slack = 2 * r.probe.Lateness(start, time.Now())
 	ob.RemoteProxy = r.Toxi != nil && !r.Toxi.Embedded()
 	r.measureWaits(sc, &ob, attempts, cr)
+	ob.SettleOutcome()
+	if verify.KillIsOutcome(sc.Expect.Outcome, ob) {
+		// The outcome check speaks for the built-in client's stop.
+		res.Checks = slices.DeleteFunc(res.Checks, func(c verify.Check) bool { return c.Name == "client" })
+	}
 	env, err := verify.EnvelopeFor(sc)
 	if err != nil {
 		res.Error = err.Error()

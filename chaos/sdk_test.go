@@ -114,6 +114,7 @@ func TestSDKWrongScenariosFail(t *testing.T) {
 		"anthropic-node-forgeflare-preset":        {"delays.server"},
 		"anthropic-node-retry-after-0-at-once":    {"delays.server"},
 		"openai-node-sse-error-retried":           {"outcome", "attempts"},
+		"openai-node-stall-retried":               {"outcome", "attempts"},
 		"openai-node-responses-failed-retried":    {"outcome", "attempts"},
 		"openai-node-7-retry-after-0-backoff":     {"delays.server"},
 		"openai-node-7-retry-after-61-waited":     {"delays.server"},

@@ -28,6 +28,9 @@ type ServeVerdict struct {
 	// check (see serveChecks); Skipped names those it cannot.
 	Checks  []verify.Check
 	Skipped []string
+	// Findings are what the journal shows of the client without being
+	// asked (serveFindings).
+	Findings []verify.Finding
 }
 
 // Failed reports whether a check failed or could not tell (inconclusive);
@@ -53,23 +56,16 @@ var serverChecks = map[string]bool{"outcome": true, "attempts": true, "failureTy
 // maxDuration and the client's own delays need the client's run and are
 // skipped.
 func serveChecks(sc *scenario.Scenario, attempts []mock.ServerAttempt) (checks []verify.Check, skipped []string) {
-	sc = verify.Met(sc, attempts) // an outage's draws as the attempts met them
-	scale := sc.TimeScale
-	if scale <= 0 {
-		scale = 1
-	}
-	ob, _ := verify.Observe(sc, attempts, "", scale)
-	if n := len(attempts); n > 0 {
-		switch {
-		case !mock.Succeeded(attempts[n-1]):
-			ob.Outcome = "failure"
-		case sc.Requests <= 1:
-			ob.Outcome = "success"
-		}
-	}
+	sc, ob := serveObserved(sc, attempts)
 	only := *sc
 	ex := sc.Expect
-	if ex.Outcome != "" && ob.Outcome == "" {
+	switch {
+	case ex.Outcome == verify.OutcomeStillRetrying:
+		// Serve ends when it is stopped, not at a deadline of the client's:
+		// a client still retrying then looks like one that gave up.
+		skipped = append(skipped, "outcome (still_retrying cannot be told from the server)")
+		ex.Outcome = ""
+	case ex.Outcome != "" && ob.Outcome == "":
 		skipped = append(skipped, "outcome (cannot be told from the server)")
 		ex.Outcome = ""
 	}
@@ -94,6 +90,37 @@ func serveChecks(sc *scenario.Scenario, attempts []mock.ServerAttempt) (checks [
 		}
 	}
 	return checks, skipped
+}
+
+// serveObserved is what the server saw of sc's attempts, as the checks and
+// the finding detectors read it, with the outcome the last attempt tells
+// (serveChecks), and sc with its outage's draws as the attempts met them.
+func serveObserved(sc *scenario.Scenario, attempts []mock.ServerAttempt) (*scenario.Scenario, verify.Observed) {
+	sc = verify.Met(sc, attempts)
+	scale := sc.TimeScale
+	if scale <= 0 {
+		scale = 1
+	}
+	ob, _ := verify.Observe(sc, attempts, "", scale)
+	if n := len(attempts); n > 0 {
+		switch {
+		case !mock.Succeeded(attempts[n-1]):
+			ob.Outcome = verify.OutcomeFailure
+		case sc.Requests <= 1:
+			ob.Outcome = verify.OutcomeSuccess
+		}
+	}
+	return sc, ob
+}
+
+// serveFindings are the findings of what the server saw, by the detectors
+// of chaos run (verify.Findings) over the journal alone: serve has no
+// client trace, output or deadline, so the findings that need them
+// (no_read_timeout, a client stopped at its deadline; stitched_answer, its
+// output) are not raised here.
+func serveFindings(sc *scenario.Scenario, attempts []mock.ServerAttempt) []verify.Finding {
+	sc, ob := serveObserved(sc, attempts)
+	return verify.Findings(ob, sc)
 }
 
 // lastAttemptWhere says where serve's outcome comes from: the status of the
@@ -158,7 +185,21 @@ func (v ServeVerdict) Write(w io.Writer) error {
 			return err
 		}
 	}
+	for _, f := range v.Findings {
+		if _, err := fmt.Fprintf(w, "FINDING %s (attempts %s): %s\n", mock.Printable(f.Code), attemptList(f.Attempts), mock.Printable(f.Evidence)); err != nil {
+			return err
+		}
+	}
 	return nil
+}
+
+// attemptList prints attempt numbers: "1, 2, 3".
+func attemptList(ks []int) string {
+	s := make([]string, len(ks))
+	for i, k := range ks {
+		s[i] = fmt.Sprint(k)
+	}
+	return strings.Join(s, ", ")
 }
 
 // attemptLine is the verdict's line of attempt a, the i-th.
@@ -229,6 +270,7 @@ func Serve(ctx context.Context, sc *scenario.Scenario, toxi *mock.Toxiproxy, jou
 	closeErr := env.Close()
 	v := newServeVerdict(env.Attempts())
 	v.Checks, v.Skipped = serveChecks(sc, v.Attempts)
+	v.Findings = serveFindings(sc, v.Attempts)
 	if c, ok := serveSelfReport(sc, v.Attempts, tel, runID, sec, stderr); ok {
 		v.Checks = append(v.Checks, c)
 	}

@@ -180,6 +180,10 @@ attempts: [{status: 529}, {status: 529}]
 expect: {outcome: success, attempts: 3}
 `, ok3[:2], []row{{"outcome", verify.StateFail}, {"attempts", verify.StateFail}}, 0,
 			"server journal: last attempt (2: status 529)"},
+		{"still_retrying cannot be told", `
+attempts: [{status: 529}, {status: 529}]
+expect: {outcome: still_retrying, attempts: 2}
+`, ok3[:2], []row{{"attempts", verify.StatePass}}, 1, ""},
 		{"no attempts: outcome unknown", `
 expect: {outcome: success, attempts: 1}
 `, nil, []row{{"attempts", verify.StateFail}}, 1, ""},
@@ -232,5 +236,47 @@ func TestServeJournalFolder(t *testing.T) {
 	}
 	if _, err := os.Stat(path); err != nil {
 		t.Errorf("journal not created: %v", err)
+	}
+}
+
+// TestServeFindings: serve's verdict lists the findings the journal shows,
+// with the detectors of chaos run: a Retry-After of 2s not waited is
+// retry_after_ignored; waited, nothing.
+func TestServeFindings(t *testing.T) {
+	t0 := time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)
+	at := func(n int, fault string, status int, arrived, ended int) mock.ServerAttempt {
+		return mock.ServerAttempt{N: n, Fault: fault, Status: status, Arrived: t0.Add(ms(arrived)), Ended: t0.Add(ms(ended))}
+	}
+	sc := parse(t, "serve-findings", `
+attempts: [{status: 429, retryAfter: "2"}]
+expect: {attempts: 2}
+`)
+	for _, tc := range []struct {
+		name     string
+		attempts []mock.ServerAttempt
+		want     []string
+	}{
+		{"retried at once", []mock.ServerAttempt{at(1, "status", 429, 0, 10), at(2, "ok", 200, 30, 40)}, []string{"retry_after_ignored"}},
+		{"waited", []mock.ServerAttempt{at(1, "status", 429, 0, 10), at(2, "ok", 200, 2030, 2040)}, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			v := ServeVerdict{Findings: serveFindings(sc, tc.attempts)}
+			var got []string
+			for _, f := range v.Findings {
+				got = append(got, f.Code)
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Fatalf("findings (-want +got):\n%s\n%+v", diff, v.Findings)
+			}
+			var b strings.Builder
+			if err := v.Write(&b); err != nil {
+				t.Fatal(err)
+			}
+			for _, c := range tc.want {
+				if !strings.Contains(b.String(), "FINDING "+c+" (attempts 1, 2): ") {
+					t.Errorf("verdict lacks the finding %s:\n%s", c, b.String())
+				}
+			}
+		})
 	}
 }

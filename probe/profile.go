@@ -53,6 +53,10 @@ type Profile struct {
 	// Changes are what changed since the profile given with --against
 	// (absent without it).
 	Changes []Change `json:"changes,omitempty"`
+	// Findings are what the experiments' runs showed without being asked
+	// (findings.go), in the order the experiments finished; set by chaos
+	// probe, absent when none raised one.
+	Findings []Finding `json:"findings,omitempty"`
 }
 
 // FaultResult is what the client did with one fault.

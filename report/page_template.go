@@ -195,6 +195,24 @@ svg text { fill: #1f2328; }
 <text x="{{.ScaleLabelX}}" y="{{add .AxisY 14}}" text-anchor="end">{{.ScaleLabel}}</text>
 </svg>
 {{- if .MoreAttempts}}<p class="note">{{.MoreAttempts}} more attempts not drawn.</p>{{end}}
+{{- with .Outage}}
+<details class="outage" open><summary>Outage, seed {{.Seed}}: its phases, then what each attempt drew (policy time from the first attempt's arrival)</summary>
+<table class="outage-phases"><tr><th>phase</th><th>for</th><th>mix (weight × fault)</th></tr>
+{{- range .Phases}}
+<tr><td>{{index . 0}}</td><td>{{index . 1}}</td><td>{{index . 2}}</td></tr>
+{{- end}}
+<tr><td>after</td><td></td><td>ok</td></tr></table>
+{{- if .Draws}}
+<table class="outage-draws"><tr><th>attempt</th><th>at</th><th>phase</th><th>mix entry</th><th>fault</th></tr>
+{{- range .Draws}}
+<tr><td>{{index . 0}}</td><td>{{index . 1}}</td><td>{{index . 2}}</td><td>{{index . 3}}</td><td>{{index . 4}}</td></tr>
+{{- end}}
+</table>
+{{- else}}
+<p class="note">No attempt reached the outage.</p>
+{{- end}}
+</details>
+{{- end}}
 {{- if .Checks}}
 <ul class="checks">
 {{- range .Checks}}

@@ -224,3 +224,41 @@ func FuzzPageSummary(f *testing.F) {
 		}
 	})
 }
+
+// TestPageOutage: a scenario's outage on the page, in full — a row per
+// phase and per draw, a draw past the last phase, the labels escaped and
+// redacted — checked against a golden of the block.
+func TestPageOutage(t *testing.T) {
+	t.Parallel()
+	s := &chaos.Summary{Schema: chaos.SummarySchema, RunDir: "runs/x", Scenarios: []chaos.Result{{
+		Name: "flapping", Verdict: chaos.VerdictPass, Passed: true, Outcome: "success", Attempts: 3, TimeScale: 0.05,
+		Faults: []string{"529", "drop after 400 bytes", "ok"}, DelaysMs: chaos.DelaysMs{Server: []int64{25, 50}},
+		Checks: []verify.Check{{Name: "outcome", Passed: true, State: verify.StatePass}},
+		Outage: &chaos.OutageResult{Seed: 7,
+			Phases: []chaos.OutagePhase{
+				{ForMs: 90000, Mix: []chaos.OutageMix{{Weight: 6, Fault: "529"}, {Weight: 1, Fault: "drop after 400 bytes"}, {Weight: 3, Fault: "ok"}}},
+				{ForMs: 30000, Mix: []chaos.OutageMix{{Weight: 1, Fault: `ok "<img src=x> sk-ant-api03-abcdefghijklmnopqrstuvwxyz0123456789"`}}},
+			},
+			Draws: []chaos.OutageDraw{
+				{Attempt: 1, AtMs: 0, Phase: 1, Entry: 1, Fault: "529"},
+				{Attempt: 2, AtMs: 2043, Phase: 1, Entry: 2, Fault: "drop after 400 bytes"},
+				{Attempt: 3, AtMs: 125000, Phase: 0, Entry: 0, Fault: "ok"},
+			}},
+	}}}
+	var buf bytes.Buffer
+	if err := PageHTML(&buf, Page{Runs: []*chaos.Summary{s}}); err != nil {
+		t.Fatal(err)
+	}
+	page := buf.String()
+	i, j := strings.Index(page, `<details class="outage"`), strings.Index(page, "</details>")
+	if i < 0 || j < i {
+		t.Fatalf("no outage block on the page")
+	}
+	block := page[i : j+len("</details>")]
+	for _, bad := range []string{"<img", "abcdefghijklmnopqrstuvwxyz0123456789"} {
+		if strings.Contains(block, bad) {
+			t.Errorf("the outage block holds %q", bad)
+		}
+	}
+	golden.Check(t, "page_outage.golden", []byte(block+"\n"))
+}

@@ -486,9 +486,13 @@ func (d *decoder) validateExpect(exp map[string]*yaml.Node, sc *Scenario) {
 	}
 	d.validateFailureTypes(exp["failureTypes"], sc.Expect.FailureTypes)
 	switch sc.Expect.Outcome {
-	case "", "success", "failure":
+	case "", "success", "failure", "still_retrying":
 	default:
-		d.errorf(exp["outcome"], "expect.outcome", "outcome is success or failure", "unknown outcome %q", sc.Expect.Outcome)
+		hint := "outcome is success, failure or still_retrying (the client neither succeeded nor gave up before the scenario ended)"
+		if s := closest(sc.Expect.Outcome, []string{"success", "failure", "still_retrying"}); s != "" {
+			hint = "did you mean " + s + "?"
+		}
+		d.errorf(exp["outcome"], "expect.outcome", hint, "unknown outcome %q", sc.Expect.Outcome)
 	}
 	if seq := exp["escalations"]; seq != nil && seq.Kind == yaml.SequenceNode {
 		for i, e := range sc.Expect.Escalations {

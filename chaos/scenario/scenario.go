@@ -169,7 +169,7 @@ const (
 
 // Expect holds a scenario's expectations; a nil/zero field is not checked.
 type Expect struct {
-	Outcome      string       `yaml:"outcome"` // success | failure
+	Outcome      string       `yaml:"outcome"` // success | failure | still_retrying
 	Attempts     *int         `yaml:"attempts"`
 	FailureTypes []string     `yaml:"failureTypes"`
 	Delays       Delays       `yaml:"delays"`

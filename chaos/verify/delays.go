@@ -286,6 +286,12 @@ func listDelayChecks(sc *scenario.Scenario, ob Observed) []Check {
 		}
 		cs = append(cs, c)
 	}
+	where := ""
+	if ob.OpenWait && len(want) == len(ob.ServerWaits)+1 {
+		// The client was stopped in its last wait: the server saw it
+		// begin, never end; its own trace (delays.client) says its length.
+		want, where = want[:len(ob.ServerWaits)], fmt.Sprintf("; wait %d was still running at the scenario's end", len(want))
+	}
 	if len(ob.ServerWaits) != len(want) {
 		got := make([]time.Duration, len(ob.ServerWaits))
 		for i, w := range ob.ServerWaits {
@@ -304,7 +310,9 @@ func listDelayChecks(sc *scenario.Scenario, ob Observed) []Check {
 		d := scaleDur(want[i], scale)
 		bands[i] = ob.serverBand(sc, w, d, d, true)
 	}
-	return append(cs, gapCheck(ob, bands, "", fmt.Sprintf(" (wall clock = policy × timeScale %g)", scale)))
+	c := gapCheck(ob, bands, "", fmt.Sprintf(" (wall clock = policy × timeScale %g)", scale))
+	c.Where += where
+	return append(cs, c)
 }
 
 // gapCheck is the delays.server check of the bands: failed when a gap lies

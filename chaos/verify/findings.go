@@ -260,7 +260,11 @@ func secs(d time.Duration) string {
 }
 
 // psecs prints a measured policy-time duration to the millisecond.
-func psecs(d time.Duration) string { return secs(d.Round(time.Millisecond)) }
+// It divides whole milliseconds: Duration.Seconds of 18.577s is
+// 18.576999999999998.
+func psecs(d time.Duration) string {
+	return strconv.FormatFloat(float64(d.Round(time.Millisecond).Milliseconds())/1000, 'f', -1, 64) + "s"
+}
 
 func ints(ks []int) []int {
 	out := make([]int, len(ks))

@@ -45,6 +45,7 @@ func Observe(sc *scenario.Scenario, attempts []mock.ServerAttempt, tracePath str
 	}
 	finished := ob.addTrace(evs)
 	ob.ClientTrace = speaksForFailures(ob.Retries, finished)
+	ob.GaveUp = gaveUp(finished, len(attempts))
 
 	// What each failed attempt's fault implies, inferred once.
 	pol, _ := scenario.PolicyFor(sc)
@@ -103,6 +104,22 @@ func (ob *Observed) addTrace(evs []trace.Event) []trace.ProviderRequestFinished 
 		}
 	}
 	return finished
+}
+
+// gaveUp reports whether the client's finished requests account for every
+// attempt and the last ended in failure for another reason than its
+// cancellation (the built-in client stopped at its deadline records a
+// canceled request).
+func gaveUp(finished []trace.ProviderRequestFinished, attempts int) bool {
+	if len(finished) == 0 {
+		return false
+	}
+	total := 0
+	for _, f := range finished {
+		total += f.Retries + 1
+	}
+	last := finished[len(finished)-1]
+	return total == attempts && !last.Success && last.FailureType != string(retry.Canceled)
 }
 
 // speaksForFailures reports whether the client's trace speaks for its
@@ -290,7 +307,17 @@ type SleepTiming struct {
 // Observed is everything a scenario's run produced that the checks read.
 // It is plain data so that the checks are pure functions.
 type Observed struct {
-	Outcome string // success | failure
+	Outcome string // success | failure | still_retrying (SettleOutcome)
+	// StillRetryingEvidence says why Outcome is still_retrying; OpenWait
+	// is set when the client was then waiting to send its next attempt
+	// (the server saw that wait begin, not end).
+	StillRetryingEvidence string
+	OpenWait              bool
+	// Stopped is when the runner stopped a client killed at its deadline
+	// (zero otherwise); GaveUp is set when the client's trace says its
+	// last request ended in failure (not cancelled): it gave up.
+	Stopped time.Time
+	GaveUp  bool
 
 	// ServerAttempts is the number of attempts the mock server saw.
 	ServerAttempts int

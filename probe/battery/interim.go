@@ -1,6 +1,7 @@
 package battery
 
 import (
+	"slices"
 	"time"
 
 	"github.com/retrylab/retrylab/chaos"
@@ -13,15 +14,18 @@ type batch struct {
 	ps    []Probe
 	o     Options
 	prior []probe.Observation // of the batteries run before it
-	start time.Time           // when the first battery began
+	// priorFindings are the findings of the batteries run before it.
+	priorFindings []probe.Finding
+	start         time.Time // when the first battery began
 }
 
 // done is what the batteries run so far learnt, once the last returned.
 type done struct {
-	obs    []probe.Observation
-	o      Options
-	runDir string
-	start  time.Time
+	obs      []probe.Observation
+	findings []probe.Finding
+	o        Options
+	runDir   string
+	start    time.Time
 }
 
 // Interim is for a process that must exit before Run returns (the CLI's
@@ -41,7 +45,7 @@ func (r *Runner) Interim() *probe.Profile {
 		if sum != nil {
 			obs := append(append([]probe.Observation(nil), b.prior...), observeAll(b.ps, sum, b.o)...)
 			prof := probe.Infer(b.o.Provider, obs)
-			r.finish(prof, b.o, sum.RunDir, b.start, true)
+			r.finish(prof, b.o, sum.RunDir, b.start, true, append(slices.Clone(b.priorFindings), findingsOf(sum)...))
 			return prof
 		}
 	}
@@ -50,7 +54,7 @@ func (r *Runner) Interim() *probe.Profile {
 		return nil
 	}
 	prof := probe.Infer(d.o.Provider, d.obs)
-	r.finish(prof, d.o, d.runDir, d.start, true)
+	r.finish(prof, d.o, d.runDir, d.start, true, d.findings)
 	return prof
 }
 

@@ -40,11 +40,14 @@ type Runner struct {
 	// (--inherit-env, as chaos.Runner.InheritEnv).
 	InheritEnv []string
 
-	cur  atomic.Pointer[batch]        // the battery running, for Interim and Flush
-	done atomic.Pointer[done]         // what the batteries that returned learnt, for Interim between them
-	plan *probe.PlanEstimate          // said before the run; set before cur is first stored
-	warm atomic.Pointer[probe.WarmUp] // whether the warm-up request is used, and why (Interim reads it)
-	pace *pace                        // times the scenarios for the expectation (nil: no progress)
+	cur  atomic.Pointer[batch] // the battery running, for Interim and Flush
+	done atomic.Pointer[done]  // what the batteries that returned learnt, for Interim between them
+	plan *probe.PlanEstimate   // said before the run; set before cur is first stored
+	// findings are those of the batteries that returned (Run's goroutine
+	// alone reads and writes it; Interim reads the copies in batch and done).
+	findings []probe.Finding
+	warm     atomic.Pointer[probe.WarmUp] // whether the warm-up request is used, and why (Interim reads it)
+	pace     *pace                        // times the scenarios for the expectation (nil: no progress)
 }
 
 // Run plans the battery, runs it and returns the profile. When the noise
@@ -56,6 +59,7 @@ type Runner struct {
 // could run at all.
 func (r *Runner) Run(ctx context.Context, o Options) (*probe.Profile, error) {
 	defer r.done.Store(nil)
+	r.findings = nil
 	o = o.withDefaults()
 	start := time.Now()
 	ps, err := plan(o, start)
@@ -84,7 +88,7 @@ func (r *Runner) Run(ctx context.Context, o Options) (*probe.Profile, error) {
 			return nil, err
 		case err != nil || ctx.Err() != nil:
 			prof := probe.Infer(o.Provider, pilot)
-			r.finish(prof, o, psum.RunDir, start, ctx.Err() != nil || psum.Interrupted > 0)
+			r.finish(prof, o, psum.RunDir, start, ctx.Err() != nil || psum.Interrupted > 0, r.findings)
 			return prof, err
 		case !use:
 			o.NoWarmUp = true
@@ -129,7 +133,7 @@ func (r *Runner) Run(ctx context.Context, o Options) (*probe.Profile, error) {
 		prof, why = r.bisectCeiling(ctx, o, obs, prof, start)
 		prof.NoteCeilingStop(why)
 	}
-	r.finish(prof, o, sum.RunDir, start, ctx.Err() != nil || sum.Interrupted > 0)
+	r.finish(prof, o, sum.RunDir, start, ctx.Err() != nil || sum.Interrupted > 0, r.findings)
 	return prof, err
 }
 
@@ -234,8 +238,10 @@ func secondsOf(vs []int64) string {
 	return strings.Join(out, ", ")
 }
 
-// finish fills in what a profile says beside the inference.
-func (r *Runner) finish(prof *probe.Profile, o Options, runDir string, start time.Time, interrupted bool) {
+// finish fills in what a profile says beside the inference, the findings
+// of the experiments that finished among it.
+func (r *Runner) finish(prof *probe.Profile, o Options, runDir string, start time.Time, interrupted bool, findings []probe.Finding) {
+	prof.Findings = slices.Clone(findings)
 	prof.Client = r.client()
 	prof.Model = o.Model
 	prof.TimeScale = o.TimeScale
@@ -262,13 +268,14 @@ func (r *Runner) runProbes(ctx context.Context, o Options, ps []Probe, prior []p
 	cr := &chaos.Runner{Toxi: r.Toxi, ToxiName: r.ToxiName, Out: r.Out, Parallel: r.Parallel, TimeScale: o.TimeScale,
 		ClientCmd: r.ClientCmd, InheritEnv: r.InheritEnv, Progress: r.Progress, Live: r.Live, Color: r.Color, Confirm: 0, StartGrace: o.StartGrace}
 	r.timeScenarios(cr, ps, o, start)
-	r.cur.Store(&batch{cr: cr, ps: ps, o: o, prior: prior, start: start})
+	r.cur.Store(&batch{cr: cr, ps: ps, o: o, prior: prior, priorFindings: slices.Clone(r.findings), start: start})
 	sum, err := cr.Run(ctx, scs)
 	if sum == nil {
 		return nil, nil, err
 	}
 	obs := observeAll(ps, sum, o)
-	r.done.Store(&done{obs: append(slices.Clone(prior), obs...), o: o, runDir: sum.RunDir, start: start})
+	r.findings = append(r.findings, findingsOf(sum)...)
+	r.done.Store(&done{obs: append(slices.Clone(prior), obs...), findings: slices.Clone(r.findings), o: o, runDir: sum.RunDir, start: start})
 	return obs, sum, err
 }
 
@@ -304,6 +311,18 @@ func observeAll(ps []Probe, sum *chaos.Summary, o Options) []probe.Observation {
 		obs = append(obs, Observe(p, byName[p.Scenario.Name], o.TimeScale))
 	}
 	return obs
+}
+
+// findingsOf are the findings each experiment of sum raised (chaos
+// run's detectors over its journal), named by the experiment.
+func findingsOf(sum *chaos.Summary) []probe.Finding {
+	var out []probe.Finding
+	for _, res := range sum.Scenarios {
+		for _, f := range res.Findings {
+			out = append(out, probe.Finding{Code: f.Code, Attempts: slices.Clone(f.Attempts), Evidence: f.Evidence, Probe: res.Name})
+		}
+	}
+	return out
 }
 
 // heartbeatEvery is how long the progress may stay silent before a line

@@ -15,6 +15,9 @@ import (
 // confidence, what is inconclusive and the conformance per preset.
 func HTML(w io.Writer, p *probe.Profile) error {
 	v := probePageView{P: p, Policy: policyLines(p), Conformance: conformanceLines(p), Chart: probeChart(p)}
+	for _, g := range probe.GroupFindings(p.Findings) {
+		v.Findings = append(v.Findings, [3]string{g.Code, probesOf(g), g.Evidence})
+	}
 	return probePage.Execute(w, v)
 }
 
@@ -23,6 +26,7 @@ type probePageView struct {
 	Policy      [][3]string
 	Conformance []string
 	Chart       probeChartView
+	Findings    [][3]string // code, the probes, the first one's evidence
 }
 
 type probeChartView struct {
@@ -162,7 +166,10 @@ table{border-collapse:collapse;margin:1rem 0}td,th{border:1px solid #ccc;padding
 {{if .P.Inconclusive}}<h2>Inconclusive (not guessed)</h2><ul>
 {{range .P.Inconclusive}}<li><code>{{.Figure}}</code>: {{.Reason}}</li>
 {{end}}</ul>{{end}}
-<h2>Conformance</h2><ul>
+{{if .Findings}}<h2>Findings</h2><p>From the experiments' journals; the evidence is the first one's.</p><ul>
+{{range .Findings}}<li><code>{{index . 0}}</code> ({{index . 1}}): {{index . 2}}</li>
+{{end}}</ul>
+{{end}}<h2>Conformance</h2><ul>
 {{range .Conformance}}<li>{{.}}</li>
 {{end}}</ul>
 </body></html>

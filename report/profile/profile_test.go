@@ -21,16 +21,34 @@ func probeProfile(t *testing.T) *probe.Profile {
 }
 
 func TestProbeRenderersGolden(t *testing.T) {
-	p := probeProfile(t)
+	// findings: the same profile with findings of two codes, one raised
+	// by three experiments, with markup in an evidence.
+	withFindings := func(p *probe.Profile) *probe.Profile {
+		p.Findings = []probe.Finding{
+			{Code: "no_jitter", Attempts: []int{2, 3}, Evidence: "identical waits 1s, 1s across samples", Probe: "exhaust-1"},
+			{Code: "no_read_timeout", Attempts: []int{1}, Evidence: "attempt 1 stalled <and> was never given up", Probe: "stall"},
+			{Code: "no_jitter", Attempts: []int{2, 3}, Evidence: "identical waits", Probe: "exhaust-2"},
+			{Code: "no_jitter", Attempts: []int{2}, Evidence: "identical waits", Probe: "exhaust-3"},
+		}
+		return p
+	}
 	for _, tt := range []struct {
-		name   string
-		render func(*bytes.Buffer, *probe.Profile) error
+		name     string
+		findings bool
+		render   func(*bytes.Buffer, *probe.Profile) error
 	}{
-		{"probe/anthropic-node.txt", func(b *bytes.Buffer, p *probe.Profile) error { return Table(b, p) }},
-		{"probe/anthropic-node.md", func(b *bytes.Buffer, p *probe.Profile) error { return Markdown(b, p) }},
-		{"probe/anthropic-node.html", func(b *bytes.Buffer, p *probe.Profile) error { return HTML(b, p) }},
+		{"probe/anthropic-node.txt", false, func(b *bytes.Buffer, p *probe.Profile) error { return Table(b, p) }},
+		{"probe/anthropic-node.md", false, func(b *bytes.Buffer, p *probe.Profile) error { return Markdown(b, p) }},
+		{"probe/anthropic-node.html", false, func(b *bytes.Buffer, p *probe.Profile) error { return HTML(b, p) }},
+		{"probe/findings.txt", true, func(b *bytes.Buffer, p *probe.Profile) error { return Table(b, p) }},
+		{"probe/findings.md", true, func(b *bytes.Buffer, p *probe.Profile) error { return Markdown(b, p) }},
+		{"probe/findings.html", true, func(b *bytes.Buffer, p *probe.Profile) error { return HTML(b, p) }},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
+			p := probeProfile(t)
+			if tt.findings {
+				p = withFindings(p)
+			}
 			var b bytes.Buffer
 			if err := tt.render(&b, p); err != nil {
 				t.Fatal(err)

@@ -50,6 +50,12 @@ func Table(w io.Writer, p *probe.Profile) error {
 			fmt.Fprintf(w, "  %s: %s; left out: %s\n", u.Fault, u.Seen, u.LeftOut)
 		}
 	}
+	if gs := probe.GroupFindings(p.Findings); len(gs) > 0 {
+		fmt.Fprintln(w, "\nFindings (from the experiments' journals; the first one's evidence):")
+		for _, g := range gs {
+			fmt.Fprintf(w, "  %s (%s): %s\n", g.Code, probesOf(g), g.Evidence)
+		}
+	}
 	fmt.Fprintln(w, "\nConformance:")
 	for _, l := range v.conformance {
 		fmt.Fprintln(w, "  "+l)
@@ -88,6 +94,12 @@ func Markdown(w io.Writer, p *probe.Profile) error {
 		fmt.Fprint(w, "\n## Not modelled by the learnt policy\n\nLeft out of what `delays: policy` holds:\n\n")
 		for _, u := range p.Unmodelled {
 			fmt.Fprintf(w, "- %s: %s; left out: %s\n", mdEscape(u.Fault), mdEscape(u.Seen), mdEscape(u.LeftOut))
+		}
+	}
+	if gs := probe.GroupFindings(p.Findings); len(gs) > 0 {
+		fmt.Fprint(w, "\n## Findings\n\nFrom the experiments' journals; the evidence is the first one's:\n\n")
+		for _, g := range gs {
+			fmt.Fprintf(w, "- `%s` (%s): %s\n", g.Code, mdEscape(probesOf(g)), mdEscape(g.Evidence))
 		}
 	}
 	fmt.Fprint(w, "\n## Conformance\n\n")
@@ -288,4 +300,13 @@ func probeSecs(ms int64) string { return fmt.Sprintf("%.1fs", float64(ms)/1000) 
 
 func mdEscape(s string) string {
 	return strings.NewReplacer("|", `\|`, "\n", " ").Replace(s)
+}
+
+// probesOf names the experiments that raised a finding: "probe 529-1" or
+// "3 probes: 529-1, 529-2, 529-3".
+func probesOf(g probe.FindingGroup) string {
+	if len(g.Probes) == 1 {
+		return "probe " + g.Probes[0]
+	}
+	return fmt.Sprintf("%d probes: %s", len(g.Probes), strings.Join(g.Probes, ", "))
 }

@@ -124,6 +124,7 @@ func junitSuiteOf(r chaos.Result) junitSuite {
 		// have seen it.
 		su.SystemOut = report.ReportsText(r, errreport.Style{Width: report.ReportWidth}, false)
 	}
+	junitOutage(&su, r)
 	junitFindings(&su, r)
 	if r.Error != "" {
 		su.Tests++

@@ -37,6 +37,7 @@ func Markdown(w io.Writer, s *chaos.Summary) error {
 		}
 	}
 	markdownWarnings(w, s)
+	markdownOutages(w, s)
 	markdownFindings(w, s)
 	var failed bool
 	for _, r := range s.Scenarios {

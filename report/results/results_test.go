@@ -24,6 +24,18 @@ func chaosSummary() *chaos.Summary {
 				DelaysMs: chaos.DelaysMs{Client: []int64{2000, 4000}, Server: []int64{201, 402}}, Escalations: []scenario.Escalation{},
 				DurationMs: 650, Seed: 42, TimeScale: 0.1, Client: "built-in", Faults: []string{"529", "529"},
 				Dir: "runs/2026-11-21T10-00-00Z/overloaded-529-backoff",
+				// An outage: two phases (a mix, then one fault whose name
+				// has markup), and a draw past the last phase.
+				Outage: &chaos.OutageResult{Seed: 7,
+					Phases: []chaos.OutagePhase{
+						{ForMs: 1500, Mix: []chaos.OutageMix{{Weight: 6, Fault: "529"}, {Weight: 1, Fault: "drop after 400 bytes"}, {Weight: 3, Fault: "ok"}}},
+						{ForMs: 90000, Mix: []chaos.OutageMix{{Weight: 1, Fault: `ok "<b>hi</b>"`}}},
+					},
+					Draws: []chaos.OutageDraw{
+						{Attempt: 1, AtMs: 0, Phase: 1, Entry: 1, Fault: "529"},
+						{Attempt: 2, AtMs: 1210, Phase: 1, Entry: 1, Fault: "529"},
+						{Attempt: 3, AtMs: 95000, Phase: 0, Entry: 0, Fault: "ok"},
+					}},
 				Checks: []verify.Check{
 					{Name: "outcome", Passed: true, State: verify.StatePass, Want: "success", Got: "success"},
 					{Name: "delays.client", Passed: true, State: verify.StatePass, Want: "2s, 4s", Got: "2s, 4s"},

@@ -55,6 +55,7 @@ func TableStyle(w io.Writer, s *chaos.Summary, st errreport.Style) error {
 		fmt.Fprintln(w, l)
 	}
 	skipLines(w, groups)
+	tableOutages(w, s, st.Width)
 	tableFindings(w, s)
 	hints := hintUsers(s)
 	said := saidLines{}
