@@ -15,13 +15,15 @@ import (
 func Infer(prov Provider, obs []Observation) *Profile {
 	p := &Profile{Schema: Schema, Provider: prov.Name, Confidence: map[string]Confidence{},
 		Inconclusive: []Inconclusive{}, Conformance: []Conformance{}, Policy: Policy{Fallbacks: []string{}}}
-	var exh, ceil []Observation
+	var exh, ceil, surv []Observation
 	byFault := map[string]Observation{}
 	obs = saneAll(obs)
 	for _, o := range obs {
 		switch {
 		case o.Round > 0:
 			ceil = append(ceil, o)
+		case o.Outage != "":
+			surv = append(surv, o)
 		case o.Fault == prov.Exhaust.Name:
 			exh = append(exh, o)
 		default:
@@ -53,6 +55,9 @@ func Infer(prov Provider, obs []Observation) *Profile {
 	p.noteUnreached(obs)
 	p.dropNonFinite()
 	p.checkConsistency(prov)
+	if p.Unreached == "" && p.Nondeterministic == "" {
+		p.inferSurvival(prov, surv, exh, byFault)
+	}
 	p.LearntNothing = learntNothing(p)
 	return p
 }

@@ -57,6 +57,33 @@ func sdkJournal(prov Provider) []Observation {
 		obs = append(obs, Observation{Fault: prov.Exhaust.Name, Sample: s + 1, Served: 10, Attempts: 3,
 			End: EndGaveUp, WaitsMs: w, NoiseMs: 4, DeadlineMs: 120000, Models: models(3)})
 	}
+	return append(obs, sdkSurvival(prov)...)
+}
+
+// sdkSurvival is what the SDK's survival runs show (two per outage kind:
+// 529 and 429 retried twice with its backoff, its last attempt arriving
+// about 1.3s after the first; a dropped stream not retried) and the checks
+// of the two figures it survives: the shorter outage survived, the longer
+// not.
+func sdkSurvival(prov Provider) []Observation {
+	var obs []Observation
+	waits := synth(2, 2, 500, 2, 8000, true, 2)
+	for _, k := range OutageKinds(prov) {
+		if k.Key == "drop" {
+			for s := 1; s <= 2; s++ {
+				obs = append(obs, Observation{Fault: k.Fault.Name, Outage: k.Key, Sample: s, Served: 10, Attempts: 1, End: EndGaveUp,
+					ArrivalsMs: []float64{0}, NoiseMs: 4, DeadlineMs: 120000})
+			}
+			continue
+		}
+		for s, w := range waits {
+			obs = append(obs, Observation{Fault: k.Fault.Name, Outage: k.Key, Sample: s + 1, Served: 10, Attempts: 3, End: EndGaveUp,
+				WaitsMs: w, ArrivalsMs: []float64{0, w[0] + 2, w[0] + w[1] + 4}, NoiseMs: 4, DeadlineMs: 120000})
+		}
+		obs = append(obs,
+			Observation{Fault: k.Fault.Name, Outage: k.Key, Check: CheckShorter, OutageMs: 950, Attempts: 3, End: EndSucceeded, DeadlineMs: 12000},
+			Observation{Fault: k.Fault.Name, Outage: k.Key, Check: CheckLonger, OutageMs: 1600, Attempts: 3, End: EndGaveUp, DeadlineMs: 12000})
+	}
 	return obs
 }
 

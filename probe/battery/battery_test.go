@@ -10,9 +10,11 @@ import (
 	"github.com/retrylab/retrylab/retry"
 )
 
-// TestPlan: one scenario per decision fault, the HTTP-date one first, then
-// the exhaustion samples; each with the warm-up ok; --per-fault serves each
-// fault Repeat times but the long ones once.
+// TestPlan: the exhaustion samples first, the survival runs of each
+// outage kind (529, 429, drop: two each, one with --per-fault, whose
+// decision probe is the other), then one scenario per decision fault; each
+// with the warm-up ok; --per-fault serves each fault Repeat times but the
+// long ones once.
 func TestPlan(t *testing.T) {
 	prov, _ := probe.LookupProvider("anthropic")
 	now := time.Date(2026, 11, 27, 10, 0, 0, 500e6, time.UTC)
@@ -21,16 +23,17 @@ func TestPlan(t *testing.T) {
 		o        Options
 		served   map[string]int // fault → attempts served (the warm-up not counted)
 		attempts map[string]int // fault → attempts in the scenario
+		survival int            // survival runs
 	}{
 		{"default", Options{Provider: prov, Samples: 2, Repeat: 5},
 			map[string]int{"400": 1, "hang": 1, prov.Exhaust.Name: 5},
-			map[string]int{"400": 2, "hang": 2, prov.Exhaust.Name: 6}},
+			map[string]int{"400": 2, "hang": 2, prov.Exhaust.Name: 6}, 6},
 		{"per fault", Options{Provider: prov, Samples: 2, Repeat: 5, PerFault: true},
 			map[string]int{"400": 5, "hang": 1, "429 retry-after 3600": 1},
-			map[string]int{"400": 6, "hang": 2}},
+			map[string]int{"400": 6, "hang": 2}, 3},
 		{"no warm-up", Options{Provider: prov, Samples: 2, Repeat: 5, NoWarmUp: true},
 			map[string]int{"400": 1},
-			map[string]int{"400": 1, prov.Exhaust.Name: 5}},
+			map[string]int{"400": 1, prov.Exhaust.Name: 5}, 6},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -38,7 +41,7 @@ func TestPlan(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if want := len(prov.Faults) + 2; len(ps) != want {
+			if want := len(prov.Faults) + 2 + tt.survival; len(ps) != want {
 				t.Fatalf("%d probes, want %d", len(ps), want)
 			}
 			if ps[0].Sample != 1 || ps[1].Sample != 2 {
@@ -49,6 +52,16 @@ func TestPlan(t *testing.T) {
 				if p.Fault.HTTPDate && p.Scenario.Attempts[len(p.Scenario.Attempts)-1].Kind.(fault.Status).RetryAfterDate.D() != 6*time.Second {
 					t.Errorf("%s: %+v, want retryAfterDate 6s", p.Fault.Name, p.Scenario.Attempts)
 				}
+			}
+			kinds := map[string]int{}
+			for _, p := range ps[2 : 2+tt.survival] {
+				kinds[p.Outage]++
+				if p.Served != 5 || len(p.Scenario.Attempts) != 5+btoi(p.WarmUp) || p.Fault.Name != p.Outage {
+					t.Errorf("survival run %s: served %d, %d attempts, fault %s", p.Scenario.Name, p.Served, len(p.Scenario.Attempts), p.Fault.Name)
+				}
+			}
+			if len(kinds) != 3 || kinds["529"] != tt.survival/3 || kinds["429"] != tt.survival/3 || kinds["drop"] != tt.survival/3 {
+				t.Errorf("survival runs per kind %v, want %d each of 529, 429, drop", kinds, tt.survival/3)
 			}
 			names := map[string]bool{}
 			for _, p := range ps {
@@ -134,4 +147,11 @@ func TestCeilingProbes(t *testing.T) {
 	if diff := cmp.Diff([]string{"probe-ceiling-2-16s", "probe-ceiling-2-88s"}, got); diff != "" {
 		t.Errorf("scenarios (-want +got):\n%s", diff)
 	}
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
