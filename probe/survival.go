@@ -41,6 +41,11 @@ const (
 	// confidence: wider, the samples disagree (jitter, noise) too much to
 	// be sure of it.
 	survivalSpread = 0.3
+	// survivalJitterBand is the widest jitter band (the backoff's
+	// maxFactor ÷ minFactor) for which a survival figure may be of high
+	// confidence: wider (full jitter, ×0–1), each run's figure is a draw
+	// spread over most of its range.
+	survivalJitterBand = 1.5
 	// survivalSlack is the part of a check's deadline beyond the outage
 	// and the client's whole schedule: its start, the answer.
 	survivalSlack = 10 * time.Second
@@ -307,6 +312,13 @@ func (p *Profile) inferSurvival(prov Provider, surv, exh []Observation, byFault 
 			p.Policy.SurvivesOutageMs[k.Key] = nil
 			p.add(fig, "", basis)
 			continue
+		}
+		if j := p.Policy.Backoff.Jitter; level == High && !s.AtLeast && s.Ms > 0 && j != nil && j.MaxFactor > survivalJitterBand*max(j.MinFactor, 0.01) {
+			// Each run's outage is a draw of the jitter: runs that agree
+			// may agree by chance (plandex's full jitter: two runs 0.9s
+			// apart, its mean 5s off).
+			level = Low
+			basis += fmt.Sprintf("; the backoff's jitter (×%.2f–%.2f) makes each run's figure a draw: %d run(s) do not pin its mean", j.MinFactor, j.MaxFactor, len(s.SamplesMs))
 		}
 		s.Confidence = level
 		if len(checks) > 0 {

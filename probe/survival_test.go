@@ -208,3 +208,22 @@ func TestFormatDur(t *testing.T) {
 		}
 	}
 }
+
+// TestInferSurvivalWideJitter: runs that agree do not make the figure of a
+// client whose backoff jitter is wide (full jitter) sure: each run's
+// outage is a draw, and two may agree by chance.
+func TestInferSurvivalWideJitter(t *testing.T) {
+	prov, _ := LookupProvider("anthropic")
+	obs := []Observation{run("529", 1, EndGaveUp, 0, 0, 1000, 3000), run("529", 2, EndGaveUp, 0, 0, 1000, 3010)}
+	for _, tt := range []struct {
+		jitter *Jitter
+		want   string
+	}{{nil, High}, {&Jitter{MinFactor: 0.75, MaxFactor: 1}, High}, {&Jitter{MinFactor: 0.02, MaxFactor: 1}, Low}} {
+		p := &Profile{Confidence: map[string]Confidence{}, Policy: Policy{Backoff: Backoff{Jitter: tt.jitter}}}
+		p.inferSurvival(prov, obs, nil, nil)
+		s := p.Policy.SurvivesOutageMs["529"]
+		if s == nil || s.Confidence != tt.want || p.Confidence["policy.survivesOutageMs.529"].Level != tt.want {
+			t.Errorf("jitter %+v: %+v, want confidence %s", tt.jitter, s, tt.want)
+		}
+	}
+}
