@@ -230,6 +230,8 @@ func readSurvivalRun(o Observation) (survivalRun, bool, string) {
 		return survivalRun{}, false, "no attempt reached the mock"
 	case o.Attempts == 1 && o.End == EndGaveUp:
 		return survivalRun{none: true}, true, ""
+	case o.Attempts == 1 && o.End == EndStopped:
+		return survivalRun{}, false, fmt.Sprintf("still waiting after its first attempt when stopped at %s", FormatMs(float64(o.DeadlineMs)))
 	case o.Attempts == 1 && o.End == EndSucceeded:
 		return survivalRun{}, false, "the client reported success although its only attempt failed"
 	case len(arr) < o.Attempts:

@@ -155,3 +155,41 @@ func btoi(b bool) int {
 	}
 	return 0
 }
+
+// TestSurvivalProbes: the checks of a survival figure are scenarios whose
+// outage: is one phase of the kind's fault alone for the check's length
+// (a steady storm), with no warm-up request (the outage's clock starts at
+// the first request) and no attempts: list.
+func TestSurvivalProbes(t *testing.T) {
+	prov, _ := probe.LookupProvider("anthropic")
+	var plans []probe.SurvivalCheckPlan
+	for _, k := range probe.OutageKinds(prov) {
+		plans = append(plans, probe.SurvivalCheckPlan{Kind: k, Side: probe.CheckLonger, OutageMs: 34500, Deadline: time.Minute})
+	}
+	ps, err := checkProbes(Options{Provider: prov, Model: "claude-haiku-4-5"}, plans)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for i, p := range ps {
+		names = append(names, p.Scenario.Name)
+		sc := p.Scenario
+		o := sc.Outage
+		if p.WarmUp || sc.Requests != 1 || len(sc.Attempts) != 0 || o == nil || len(o.Phases) != 1 || o.Total() != 34500*time.Millisecond ||
+			len(o.Phases[0].Mix) != 1 || p.Outage != plans[i].Kind.Key || p.Check != probe.CheckLonger || p.OutageMs != 34500 {
+			t.Errorf("%s: %+v", sc.Name, p)
+			continue
+		}
+		// The mix's fault is the kind's, as its attempt would be.
+		want, err := scenario(Options{Provider: prov, Model: "m", NoWarmUp: true}, "x", []string{plans[i].Kind.Fault.Attempt}, time.Minute)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, w := o.Phases[0].Mix[0].Fault.Kind, want.Attempts[0].Kind; !cmp.Equal(got, w) {
+			t.Errorf("%s: mix fault %+v, want %+v", sc.Name, got, w)
+		}
+	}
+	if diff := cmp.Diff([]string{"probe-check-529-longer", "probe-check-429-longer", "probe-check-drop-longer"}, names); diff != "" {
+		t.Errorf("scenarios (-want +got):\n%s", diff)
+	}
+}
