@@ -209,8 +209,17 @@ func TestCompare(t *testing.T) {
 	after.Faults[0].Retried = ptr(true) // 400 now retried
 	before.Policy.RetryAfter.CeilingMs = ptr(int64(63_000))
 	after.Policy.RetryAfter.CeilingMs = ptr(int64(126_000)) // a ceiling raised from 60s to 2 minutes
+	// Survival: the 529's longer (more than 15%), the 429's a little (not
+	// a change), the drop's now retried; a kind the earlier profile did
+	// not hold is no change.
+	after.Policy.SurvivesOutageMs["529"] = &Survival{Ms: 4000, Low: 3800, High: ptr(int64(4200))}
+	after.Policy.SurvivesOutageMs["429"] = &Survival{Ms: 1400, Low: 1300, High: ptr(int64(1500))}
+	after.Policy.SurvivesOutageMs["drop"] = &Survival{Ms: 90000, Low: 90000, AtLeast: true}
+	after.Policy.SurvivesOutageMs["503"] = &Survival{Ms: 1}
 	want := []Change{{Figure: "retries 400", Before: "no", After: "yes"}, {Figure: "policy.maxRetries", Before: "2", After: "4"},
-		{Figure: "policy.retryAfter.ceilingMs", Before: "63000", After: "126000"}}
+		{Figure: "policy.retryAfter.ceilingMs", Before: "63000", After: "126000"},
+		{Figure: "policy.survivesOutageMs.529", Before: "1276", After: "4000"},
+		{Figure: "policy.survivesOutageMs.drop", Before: "0", After: "at least 90000"}}
 	if diff := cmp.Diff(want, Compare(before, after)); diff != "" {
 		t.Errorf("Compare mismatch (-want +got):\n%s", diff)
 	}
