@@ -161,12 +161,18 @@ func btoi(b bool) int {
 // (a steady storm), with no warm-up request (the outage's clock starts at
 // the first request) and no attempts: list.
 func TestSurvivalProbes(t *testing.T) {
-	prov, _ := probe.LookupProvider("anthropic")
+	for _, name := range probe.ProviderNames() {
+		t.Run(name, func(t *testing.T) { survivalProbes(t, name) })
+	}
+}
+
+func survivalProbes(t *testing.T, provName string) {
+	prov, _ := probe.LookupProvider(provName)
 	var plans []probe.SurvivalCheckPlan
 	for _, k := range probe.OutageKinds(prov) {
 		plans = append(plans, probe.SurvivalCheckPlan{Kind: k, Side: probe.CheckLonger, OutageMs: 34500, Deadline: time.Minute})
 	}
-	ps, err := checkProbes(Options{Provider: prov, Model: "claude-haiku-4-5"}, plans)
+	ps, err := checkProbes(Options{Provider: prov, Model: prov.Model}, plans)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -189,7 +195,11 @@ func TestSurvivalProbes(t *testing.T) {
 			t.Errorf("%s: mix fault %+v, want %+v", sc.Name, got, w)
 		}
 	}
-	if diff := cmp.Diff([]string{"probe-check-529-longer", "probe-check-429-longer", "probe-check-drop-longer"}, names); diff != "" {
+	overload := "529"
+	if provName != "anthropic" {
+		overload = "503"
+	}
+	if diff := cmp.Diff([]string{"probe-check-" + overload + "-longer", "probe-check-429-longer", "probe-check-drop-longer"}, names); diff != "" {
 		t.Errorf("scenarios (-want +got):\n%s", diff)
 	}
 }
