@@ -373,7 +373,7 @@ func MoreSamples(p *Profile, obs []Observation) string {
 		for _, w := range o.WaitsMs {
 			total += w
 		}
-		if o.Sample > 0 && total*p.TimeScale > float64(shortExhaustion.Milliseconds()) {
+		if o.Sample > 0 && o.Outage == "" && total*p.TimeScale > float64(shortExhaustion.Milliseconds()) {
 			return ""
 		}
 	}
