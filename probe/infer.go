@@ -52,11 +52,13 @@ func Infer(prov Provider, obs []Observation) *Profile {
 	p.inferCeiling(prov, ceil, fit)
 	p.inferTimeout(byFault)
 	p.inferFallbacks(obs)
+	p.inferSurvival(prov, surv, exh, byFault)
 	p.noteUnreached(obs)
 	p.dropNonFinite()
 	p.checkConsistency(prov)
-	if p.Unreached == "" && p.Nondeterministic == "" {
-		p.inferSurvival(prov, surv, exh, byFault)
+	if p.Unreached != "" || p.Nondeterministic != "" {
+		// Their confidences are now inconclusive, with the reason.
+		p.nullSurvival(prov)
 	}
 	p.LearntNothing = learntNothing(p)
 	return p

@@ -334,6 +334,16 @@ func (p *Profile) inferSurvival(prov Provider, surv, exh []Observation, byFault 
 	}
 }
 
+// nullSurvival makes every survival figure null (a profile that measured
+// nothing, or of a client not deterministic enough to profile: the
+// figures' Inconclusive entries say why).
+func (p *Profile) nullSurvival(prov Provider) {
+	p.Policy.SurvivesOutageMs = map[string]*Survival{}
+	for _, k := range OutageKinds(prov) {
+		p.Policy.SurvivesOutageMs[k.Key] = nil
+	}
+}
+
 // kindName names a kind in a sentence: "a steady 529", "a steady 429
 // (no Retry-After) outage".
 func kindName(k OutageKind) string {

@@ -230,3 +230,28 @@ func TestInferSurvivalWideJitter(t *testing.T) {
 		}
 	}
 }
+
+// TestInferSurvivalNothingMeasured: a client that never reached the mock,
+// or one not deterministic enough to profile, has every survival figure
+// null, each inconclusive with the profile's reason.
+func TestInferSurvivalNothingMeasured(t *testing.T) {
+	prov, _ := LookupProvider("anthropic")
+	obs := []Observation{{Fault: "400", Served: 1, End: EndGaveUp, Client: "exit status 1", Stderr: "no API key"},
+		{Fault: "529", Outage: "529", Sample: 1, Served: 10, End: EndGaveUp, Client: "exit status 1"}}
+	p := Infer(prov, obs)
+	if p.Unreached == "" {
+		t.Fatal("not unreached")
+	}
+	for _, k := range OutageKinds(prov) {
+		if s, ok := p.Policy.SurvivesOutageMs[k.Key]; !ok || s != nil {
+			t.Errorf("%s: %+v (present %v), want null", k.Key, s, ok)
+		}
+		found := false
+		for _, in := range p.Inconclusive {
+			found = found || in.Figure == survivalFig(k.Key) && in.Reason == p.Unreached
+		}
+		if !found {
+			t.Errorf("%s: no inconclusive entry with the reason %q: %+v", k.Key, p.Unreached, p.Inconclusive)
+		}
+	}
+}
