@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/retrylab/retrylab/internal/regfile"
 )
@@ -87,7 +88,47 @@ func Compare(before, after *Profile) []Change {
 		out = append(out, Change{Figure: "policy.retryAfter.large", Before: b.RetryAfter.Large, After: a.RetryAfter.Large})
 	}
 	cmpF("policy.retryAfter.ceilingMs", floatOf(b.RetryAfter.CeilingMs), floatOf(a.RetryAfter.CeilingMs))
+	return append(out, compareSurvival(b.SurvivesOutageMs, a.SurvivesOutageMs)...)
+}
+
+// compareSurvival lists the survival figures that moved by more than 15%,
+// became (un)known, or turned into or from a lower bound: only the kinds
+// both profiles hold (a profile written before the figure existed has
+// none, and that is no change of the client).
+func compareSurvival(before, after map[string]*Survival) []Change {
+	var out []Change
+	for _, k := range survivalKeys(after) {
+		x, ok := before[k]
+		if !ok {
+			continue
+		}
+		y := after[k]
+		bs, as := survivalValue(x), survivalValue(y)
+		moved := x != nil && y != nil && x.AtLeast == y.AtLeast && math.Abs(float64(y.Ms-x.Ms)) > 0.15*float64(x.Ms)
+		if bs != as && (moved || (x == nil) != (y == nil) || x != nil && y != nil && x.AtLeast != y.AtLeast) {
+			out = append(out, Change{Figure: survivalFig(k), Before: bs, After: as})
+		}
+	}
 	return out
+}
+
+func survivalValue(s *Survival) string {
+	switch {
+	case s == nil:
+		return "unknown"
+	case s.AtLeast:
+		return fmt.Sprintf("at least %d", s.Ms)
+	}
+	return fmt.Sprint(s.Ms)
+}
+
+func survivalKeys(m map[string]*Survival) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
 }
 
 func floatOf(v *int64) *float64 {

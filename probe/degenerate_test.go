@@ -5,6 +5,7 @@ import (
 	"math"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/retrylab/retrylab/retry/policyfile"
 )
@@ -49,6 +50,17 @@ func inferAll(t *testing.T, prov Provider, obs []Observation) *Profile {
 	Compare(p, p)
 	Compare(p, &Profile{})
 	Compare(&Profile{}, p)
+	for k, sv := range p.Policy.SurvivesOutageMs {
+		if sv != nil && (sv.Low < 0 || sv.Ms < 0 || sv.High != nil && (*sv.High < sv.Ms || sv.Low > sv.Ms) || sv.AtLeast && sv.High != nil) {
+			t.Fatalf("survivesOutageMs.%s not a figure: %+v", k, sv)
+		}
+	}
+	plans, _ := SurvivalChecks(p, prov, time.Minute, 1)
+	for _, c := range plans {
+		if c.OutageMs <= 0 || c.Deadline > time.Minute {
+			t.Fatalf("check %+v", c)
+		}
+	}
 	return p
 }
 
@@ -249,7 +261,19 @@ func (r *byteReader) observation(prov Provider) Observation {
 	case b%4 == 0:
 		o.Round, o.RetryAfterMs = int(b%3)+1, int64(r.next())*1000
 		o.Fault = CeilingFault(prov, o.RetryAfterMs).Name
+	case b%4 == 1:
+		// A survival run, or a check of it.
+		ks := OutageKinds(prov)
+		k := ks[int(r.next())%len(ks)]
+		o.Fault, o.Outage, o.Served = k.Fault.Name, k.Key, int(r.next()%12)
+		switch r.next() % 3 {
+		case 1:
+			o.Check, o.OutageMs = CheckShorter, int64(r.ms())
+		case 2:
+			o.Check, o.OutageMs = CheckLonger, int64(r.ms())
+		}
 	}
+	o.ArrivalsMs = r.list(int(r.next() % 12))
 	if o.Attempts == 0 && r.next()%2 == 0 {
 		o.Client, o.Stderr = "exit status 3", "boom"
 	}

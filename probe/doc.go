@@ -13,7 +13,7 @@
 //	  rejects an unknown name with the list of known ones)
 //	  []Observation (observation.go, from battery.Observe)
 //	  ──Infer (infer.go, fit.go, jitter.go, ceiling.go, consistency.go,
-//	    degenerate.go)──▶ Profile (profile.go)
+//	    degenerate.go, survival.go)──▶ Profile (profile.go)
 //	  ──Conform (conformance.go: every preset held against it)
 //	  ──LearntPolicy (policyout.go, resendout.go, verify.go: the policy
 //	    file, verified against the runs it was learnt from)
@@ -23,8 +23,9 @@
 // the clock an HTTP-date Retry-After is read at): the same observations give
 // the same profile, so they are tested with synthetic
 // journals and golden files. So are the decisions the runner asks between
-// its rounds: MoreSamples (run the exhaustion again?) and NextCeilingRound
-// (which Retry-After values bisect the ceiling next?). Every figure carries a
+// its rounds: MoreSamples (run the exhaustion again?), NextCeilingRound
+// (which Retry-After values bisect the ceiling next?) and SurvivalChecks
+// (which outages check the survival figures?). Every figure carries a
 // confidence; a figure the measurements cannot tell (too few samples, noise
 // as large as the effect, a client stopped at the deadline) is null and
 // listed in Profile.Inconclusive with the measured reason, never guessed.

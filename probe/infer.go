@@ -15,13 +15,15 @@ import (
 func Infer(prov Provider, obs []Observation) *Profile {
 	p := &Profile{Schema: Schema, Provider: prov.Name, Confidence: map[string]Confidence{},
 		Inconclusive: []Inconclusive{}, Conformance: []Conformance{}, Policy: Policy{Fallbacks: []string{}}}
-	var exh, ceil []Observation
+	var exh, ceil, surv []Observation
 	byFault := map[string]Observation{}
 	obs = saneAll(obs)
 	for _, o := range obs {
 		switch {
 		case o.Round > 0:
 			ceil = append(ceil, o)
+		case o.Outage != "":
+			surv = append(surv, o)
 		case o.Fault == prov.Exhaust.Name:
 			exh = append(exh, o)
 		default:
@@ -50,9 +52,14 @@ func Infer(prov Provider, obs []Observation) *Profile {
 	p.inferCeiling(prov, ceil, fit)
 	p.inferTimeout(byFault)
 	p.inferFallbacks(obs)
+	p.inferSurvival(prov, surv, exh, byFault)
 	p.noteUnreached(obs)
 	p.dropNonFinite()
 	p.checkConsistency(prov)
+	if p.Unreached != "" || p.Nondeterministic != "" {
+		// Their confidences are now inconclusive, with the reason.
+		p.nullSurvival(prov)
+	}
 	p.LearntNothing = learntNothing(p)
 	return p
 }
@@ -368,7 +375,7 @@ func MoreSamples(p *Profile, obs []Observation) string {
 		for _, w := range o.WaitsMs {
 			total += w
 		}
-		if o.Sample > 0 && total*p.TimeScale > float64(shortExhaustion.Milliseconds()) {
+		if o.Sample > 0 && o.Outage == "" && total*p.TimeScale > float64(shortExhaustion.Milliseconds()) {
 			return ""
 		}
 	}

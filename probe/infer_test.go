@@ -57,6 +57,33 @@ func sdkJournal(prov Provider) []Observation {
 		obs = append(obs, Observation{Fault: prov.Exhaust.Name, Sample: s + 1, Served: 10, Attempts: 3,
 			End: EndGaveUp, WaitsMs: w, NoiseMs: 4, DeadlineMs: 120000, Models: models(3)})
 	}
+	return append(obs, sdkSurvival(prov)...)
+}
+
+// sdkSurvival is what the SDK's survival runs show (two per outage kind:
+// 529 and 429 retried twice with its backoff, its last attempt arriving
+// about 1.3s after the first; a dropped stream not retried) and the checks
+// of the two figures it survives: the shorter outage survived, the longer
+// not.
+func sdkSurvival(prov Provider) []Observation {
+	var obs []Observation
+	waits := synth(2, 2, 500, 2, 8000, true, 2)
+	for _, k := range OutageKinds(prov) {
+		if k.Key == "drop" {
+			for s := 1; s <= 2; s++ {
+				obs = append(obs, Observation{Fault: k.Fault.Name, Outage: k.Key, Sample: s, Served: 10, Attempts: 1, End: EndGaveUp,
+					ArrivalsMs: []float64{0}, NoiseMs: 4, DeadlineMs: 120000})
+			}
+			continue
+		}
+		for s, w := range waits {
+			obs = append(obs, Observation{Fault: k.Fault.Name, Outage: k.Key, Sample: s + 1, Served: 10, Attempts: 3, End: EndGaveUp,
+				WaitsMs: w, ArrivalsMs: []float64{0, w[0] + 2, w[0] + w[1] + 4}, NoiseMs: 4, DeadlineMs: 120000})
+		}
+		obs = append(obs,
+			Observation{Fault: k.Fault.Name, Outage: k.Key, Check: CheckShorter, OutageMs: 950, Attempts: 3, End: EndSucceeded, DeadlineMs: 12000},
+			Observation{Fault: k.Fault.Name, Outage: k.Key, Check: CheckLonger, OutageMs: 1600, Attempts: 3, End: EndGaveUp, DeadlineMs: 12000})
+	}
 	return obs
 }
 
@@ -182,8 +209,17 @@ func TestCompare(t *testing.T) {
 	after.Faults[0].Retried = ptr(true) // 400 now retried
 	before.Policy.RetryAfter.CeilingMs = ptr(int64(63_000))
 	after.Policy.RetryAfter.CeilingMs = ptr(int64(126_000)) // a ceiling raised from 60s to 2 minutes
+	// Survival: the 529's longer (more than 15%), the 429's a little (not
+	// a change), the drop's now retried; a kind the earlier profile did
+	// not hold is no change.
+	after.Policy.SurvivesOutageMs["529"] = &Survival{Ms: 4000, Low: 3800, High: ptr(int64(4200))}
+	after.Policy.SurvivesOutageMs["429"] = &Survival{Ms: 1400, Low: 1300, High: ptr(int64(1500))}
+	after.Policy.SurvivesOutageMs["drop"] = &Survival{Ms: 90000, Low: 90000, AtLeast: true}
+	after.Policy.SurvivesOutageMs["503"] = &Survival{Ms: 1}
 	want := []Change{{Figure: "retries 400", Before: "no", After: "yes"}, {Figure: "policy.maxRetries", Before: "2", After: "4"},
-		{Figure: "policy.retryAfter.ceilingMs", Before: "63000", After: "126000"}}
+		{Figure: "policy.retryAfter.ceilingMs", Before: "63000", After: "126000"},
+		{Figure: "policy.survivesOutageMs.529", Before: "1276", After: "4000"},
+		{Figure: "policy.survivesOutageMs.drop", Before: "0", After: "at least 90000"}}
 	if diff := cmp.Diff(want, Compare(before, after)); diff != "" {
 		t.Errorf("Compare mismatch (-want +got):\n%s", diff)
 	}

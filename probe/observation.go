@@ -39,6 +39,17 @@ type Observation struct {
 	// RetryAfterMs its value (policy time); 0 for the battery's probes.
 	Round        int   `json:"round,omitempty"`
 	RetryAfterMs int64 `json:"retryAfterMs,omitempty"`
+	// Outage is the key of the steady outage kind (OutageKinds) of a run
+	// of its own measuring the survival of that kind, or of a check of it;
+	// "" for the battery's other runs. Check is the check's side
+	// (CheckShorter, CheckLonger) and OutageMs its outage's length (policy
+	// time); "" and 0 for a measuring run.
+	Outage   string `json:"outage,omitempty"`
+	Check    string `json:"check,omitempty"`
+	OutageMs int64  `json:"outageMs,omitempty"`
+	// ArrivalsMs are the probed attempts' arrivals at the mock since the
+	// first one's, policy time (the journal's arrivedAt).
+	ArrivalsMs []float64 `json:"arrivalsMs,omitempty"`
 	// DeadlineMs is the kill deadline (wall clock).
 	DeadlineMs int64 `json:"deadlineMs"`
 	// Note says why a probe has no result (interrupted, error).

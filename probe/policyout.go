@@ -26,6 +26,9 @@ func policyYAML(p *Profile, prov Provider, out leftOut, un []Unmodelled) string 
 	fmt.Fprintf(&b, "# Learnt by `retrylab chaos probe` (%s) from: %s\n", Schema, p.Client)
 	fmt.Fprintf(&b, "# provider %s, %d exhaustion sample(s), time scale %g.\n", p.Provider, p.Samples, p.TimeScale)
 	for _, in := range p.Inconclusive {
+		if strings.HasPrefix(in.Figure, "policy.survivesOutageMs.") {
+			continue // a figure of the client, not of a policy file
+		}
 		fmt.Fprintf(&b, "# not learnt: %s: %s\n", in.Figure, in.Reason)
 	}
 	for _, l := range unknownLines(p) {

@@ -80,9 +80,15 @@ type FaultResult struct {
 
 // Policy is the retry policy inferred.
 type Policy struct {
-	MaxRetries *int       `json:"maxRetries"`
-	Backoff    Backoff    `json:"backoff"`
-	RetryAfter RetryAfter `json:"retryAfter"`
+	// SurvivesOutageMs is, for each steady outage kind (OutageKinds: "529"
+	// or "503", "429", "drop"), the longest such outage the client rides
+	// out, policy time from its first attempt (survival.go); null for a
+	// kind the probe could not tell (see Inconclusive). Absent from
+	// profiles of a provider without kinds.
+	SurvivesOutageMs map[string]*Survival `json:"survivesOutageMs,omitempty"`
+	MaxRetries       *int                 `json:"maxRetries"`
+	Backoff          Backoff              `json:"backoff"`
+	RetryAfter       RetryAfter           `json:"retryAfter"`
 	// TimeoutMs is when the client gave up on a hung attempt (wall clock).
 	TimeoutMs   *int64      `json:"timeoutMs"`
 	NestedLoops NestedLoops `json:"nestedLoops"`

@@ -30,8 +30,11 @@ fault once (400, 401, 403, 404, 408, 409, 429 with and without Retry-After
 in seconds, in ms, as an HTTP date and a large one, 500, 502, 503, 504, 529,
 an in-stream overload and invalid-request error, a stream cut mid-way, a
 reset, a hang, x-should-retry true on a 400 and false on a 503), then a
-steady 503 until the client gives up, --samples times. Prints the profile
-(schema retrylab.probe/v1): what it retried, how often, how long it waited,
+steady 503 until the client gives up, --samples times, and a steady 429,
+cut stream and (Anthropic) 529 the same way, twice each. Prints the profile (schema
+retrylab.probe/v1): first how long a steady outage of each kind the client
+survives (policy.survivesOutageMs, each checked by one outage just shorter
+and one just longer), then what it retried, how often, how long it waited,
 the fitted backoff with a confidence per figure, what stayed inconclusive
 (never guessed), and how it holds against each preset.
 

@@ -100,13 +100,19 @@ type Probe struct {
 	Served   int  // attempts that meet the fault before ok
 	Deadline time.Duration
 	// Round is the bisection round of a Retry-After ceiling probe (0: not one).
-	Round    int
+	Round int
+	// Outage is the steady outage kind (probe.OutageKinds) a run of its
+	// own measures the survival of, or checks (Check: the side, OutageMs
+	// the outage's length, policy ms); "" for the other probes.
+	Outage   string
+	Check    string
+	OutageMs int64
 	Scenario *chaosscenario.Scenario
 }
 
 // plan builds the battery: one scenario per decision fault (the fault once,
-// then ok) and Samples exhaustion runs (the exhaustion fault Repeat times,
-// then ok). now is when the battery is built; an HTTP-date Retry-After is
+// then ok), Samples exhaustion runs (the exhaustion fault Repeat times,
+// then ok) and the survival runs of each steady outage kind (survival.go). now is when the battery is built; an HTTP-date Retry-After is
 // stamped by the mock when its attempt arrives, not relative to now.
 func plan(o Options, now time.Time) ([]Probe, error) {
 	o = o.withDefaults()
@@ -144,7 +150,11 @@ func plan(o Options, now time.Time) ([]Probe, error) {
 	if err != nil {
 		return nil, err
 	}
-	return slices.Concat(exh, ps), nil
+	surv, err := survivalRuns(o)
+	if err != nil {
+		return nil, err
+	}
+	return slices.Concat(exh, surv, ps), nil
 }
 
 // exhaustion builds the Samples exhaustion runs.

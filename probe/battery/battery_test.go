@@ -10,9 +10,11 @@ import (
 	"github.com/retrylab/retrylab/retry"
 )
 
-// TestPlan: one scenario per decision fault, the HTTP-date one first, then
-// the exhaustion samples; each with the warm-up ok; --per-fault serves each
-// fault Repeat times but the long ones once.
+// TestPlan: the exhaustion samples first, the survival runs of each
+// outage kind (529, 429, drop: two each, one with --per-fault, whose
+// decision probe is the other), then one scenario per decision fault; each
+// with the warm-up ok; --per-fault serves each fault Repeat times but the
+// long ones once.
 func TestPlan(t *testing.T) {
 	prov, _ := probe.LookupProvider("anthropic")
 	now := time.Date(2026, 11, 27, 10, 0, 0, 500e6, time.UTC)
@@ -21,16 +23,17 @@ func TestPlan(t *testing.T) {
 		o        Options
 		served   map[string]int // fault → attempts served (the warm-up not counted)
 		attempts map[string]int // fault → attempts in the scenario
+		survival int            // survival runs
 	}{
 		{"default", Options{Provider: prov, Samples: 2, Repeat: 5},
 			map[string]int{"400": 1, "hang": 1, prov.Exhaust.Name: 5},
-			map[string]int{"400": 2, "hang": 2, prov.Exhaust.Name: 6}},
+			map[string]int{"400": 2, "hang": 2, prov.Exhaust.Name: 6}, 6},
 		{"per fault", Options{Provider: prov, Samples: 2, Repeat: 5, PerFault: true},
 			map[string]int{"400": 5, "hang": 1, "429 retry-after 3600": 1},
-			map[string]int{"400": 6, "hang": 2}},
+			map[string]int{"400": 6, "hang": 2}, 3},
 		{"no warm-up", Options{Provider: prov, Samples: 2, Repeat: 5, NoWarmUp: true},
 			map[string]int{"400": 1},
-			map[string]int{"400": 1, prov.Exhaust.Name: 5}},
+			map[string]int{"400": 1, prov.Exhaust.Name: 5}, 6},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -38,7 +41,7 @@ func TestPlan(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if want := len(prov.Faults) + 2; len(ps) != want {
+			if want := len(prov.Faults) + 2 + tt.survival; len(ps) != want {
 				t.Fatalf("%d probes, want %d", len(ps), want)
 			}
 			if ps[0].Sample != 1 || ps[1].Sample != 2 {
@@ -49,6 +52,16 @@ func TestPlan(t *testing.T) {
 				if p.Fault.HTTPDate && p.Scenario.Attempts[len(p.Scenario.Attempts)-1].Kind.(fault.Status).RetryAfterDate.D() != 6*time.Second {
 					t.Errorf("%s: %+v, want retryAfterDate 6s", p.Fault.Name, p.Scenario.Attempts)
 				}
+			}
+			kinds := map[string]int{}
+			for _, p := range ps[2 : 2+tt.survival] {
+				kinds[p.Outage]++
+				if p.Served != 5 || len(p.Scenario.Attempts) != 5+btoi(p.WarmUp) || p.Fault.Name != p.Outage {
+					t.Errorf("survival run %s: served %d, %d attempts, fault %s", p.Scenario.Name, p.Served, len(p.Scenario.Attempts), p.Fault.Name)
+				}
+			}
+			if len(kinds) != 3 || kinds["529"] != tt.survival/3 || kinds["429"] != tt.survival/3 || kinds["drop"] != tt.survival/3 {
+				t.Errorf("survival runs per kind %v, want %d each of 529, 429, drop", kinds, tt.survival/3)
 			}
 			names := map[string]bool{}
 			for _, p := range ps {
@@ -132,6 +145,61 @@ func TestCeilingProbes(t *testing.T) {
 		got = append(got, p.Scenario.Name)
 	}
 	if diff := cmp.Diff([]string{"probe-ceiling-2-16s", "probe-ceiling-2-88s"}, got); diff != "" {
+		t.Errorf("scenarios (-want +got):\n%s", diff)
+	}
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// TestSurvivalProbes: the checks of a survival figure are scenarios whose
+// outage: is one phase of the kind's fault alone for the check's length
+// (a steady storm), with no warm-up request (the outage's clock starts at
+// the first request) and no attempts: list.
+func TestSurvivalProbes(t *testing.T) {
+	for _, name := range probe.ProviderNames() {
+		t.Run(name, func(t *testing.T) { survivalProbes(t, name) })
+	}
+}
+
+func survivalProbes(t *testing.T, provName string) {
+	prov, _ := probe.LookupProvider(provName)
+	var plans []probe.SurvivalCheckPlan
+	for _, k := range probe.OutageKinds(prov) {
+		plans = append(plans, probe.SurvivalCheckPlan{Kind: k, Side: probe.CheckLonger, OutageMs: 34500, Deadline: time.Minute})
+	}
+	ps, err := checkProbes(Options{Provider: prov, Model: prov.Model}, plans)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for i, p := range ps {
+		names = append(names, p.Scenario.Name)
+		sc := p.Scenario
+		o := sc.Outage
+		if p.WarmUp || sc.Requests != 1 || len(sc.Attempts) != 0 || o == nil || len(o.Phases) != 1 || o.Total() != 34500*time.Millisecond ||
+			len(o.Phases[0].Mix) != 1 || p.Outage != plans[i].Kind.Key || p.Check != probe.CheckLonger || p.OutageMs != 34500 {
+			t.Errorf("%s: %+v", sc.Name, p)
+			continue
+		}
+		// The mix's fault is the kind's, as its attempt would be.
+		want, err := scenario(Options{Provider: prov, Model: "m", NoWarmUp: true}, "x", []string{plans[i].Kind.Fault.Attempt}, time.Minute)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, w := o.Phases[0].Mix[0].Fault.Kind, want.Attempts[0].Kind; !cmp.Equal(got, w) {
+			t.Errorf("%s: mix fault %+v, want %+v", sc.Name, got, w)
+		}
+	}
+	overload := "529"
+	if provName != "anthropic" {
+		overload = "503"
+	}
+	if diff := cmp.Diff([]string{"probe-check-" + overload + "-longer", "probe-check-429-longer", "probe-check-drop-longer"}, names); diff != "" {
 		t.Errorf("scenarios (-want +got):\n%s", diff)
 	}
 }

@@ -13,7 +13,10 @@
 //	  ──estimate (estimate.go: the bound said before the start)
 //	  ──Runner.Run (run.go: the pilot of warmup.go, the battery, the
 //	    exhaustion again when probe.MoreSamples says so, the ceiling's
-//	    rounds as probe.NextCeilingRound decides them)
+//	    rounds as probe.NextCeilingRound decides them, the survival
+//	    figures' checks as probe.SurvivalChecks decides them (survival.go:
+//	    the runs of each steady outage kind, with the battery, and the
+//	    outage: scenarios that check each figure))
 //	  ──Observe (observe.go: result.json + server.jsonl)──▶ []probe.Observation
 //	  ──probe.Infer──▶ *probe.Profile
 //

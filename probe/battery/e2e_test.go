@@ -56,6 +56,16 @@ func TestProbeAgentPy(t *testing.T) {
 	if m := p.Policy.MaxRetries; m == nil || *m != 4 {
 		t.Errorf("maxRetries = %v, want 4", m)
 	}
+	// A steady 429 outage: its 5th attempt arrives 1 + 2 + 4 + 8 = 15s
+	// after its first; the checks (12.75s survived, 17.25s not) agree.
+	switch s := p.Policy.SurvivesOutageMs["429"]; {
+	case s == nil:
+		t.Errorf("survivesOutageMs.429 unknown: %+v", p.Inconclusive)
+	case s.Confidence == probe.Low:
+		t.Logf("survivesOutageMs.429 not sure on this machine: %s", probe.SurvivalLine("429", s))
+	case math.Abs(float64(s.Ms)-15000) > 0.15*15000 || s.Unconfirmed != "":
+		t.Errorf("survivesOutageMs.429 = %s, want 15s ± 15%%, confirmed", probe.SurvivalLine("429", s))
+	}
 	bo := p.Policy.Backoff
 	if bo.InitialMs == nil {
 		t.Logf("backoff inconclusive on this machine: %+v", p.Inconclusive)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -66,10 +67,33 @@ func estimate(ps []Probe, o Options, parallel int, prior *probe.Policy) probe.Pl
 		total += time.Duration(o.CeilingRounds) * round
 		parts = append(parts, fmt.Sprintf("up to %d Retry-After ceiling round(s) of %d probes stopped at %s: %s each", o.CeilingRounds, probe.CeilingPoints, fmtDur(dl), fmtDur(round)))
 	}
+	if n := survivalCheckCount(ps, o); n > 0 {
+		// Beside the first ceiling round or alone: counted as if alone.
+		checks := makespan(repeatDur(o.Budget+o.StartGrace, n), min(parallel, n))
+		total += checks
+		parts = append(parts, fmt.Sprintf("up to %d outage(s) checking the survival figures, each stopped within --budget: %s", n, fmtDur(checks)))
+	}
 	e.EstimatedMs = total.Milliseconds()
 	e.Bound = strings.Join(parts, "; ")
 	e.Unknown = unknownPastBudget(o, prior, &e, hang, ceiling, reach)
 	return e
+}
+
+// survivalCheckCount is how many outages may check the survival figures
+// of the kinds ps measures: two per kind (probe.SurvivalChecks).
+func survivalCheckCount(ps []Probe, o Options) int {
+	kinds := map[string]bool{}
+	for _, p := range ps {
+		if p.Outage != "" {
+			kinds[p.Outage] = true
+		}
+	}
+	for _, k := range probe.OutageKinds(o.Provider) {
+		if k.FromExhaustion && slices.ContainsFunc(ps, func(p Probe) bool { return p.Sample > 0 && p.Outage == "" }) {
+			kinds[k.Key] = true
+		}
+	}
+	return 2 * len(kinds)
 }
 
 // unknownPastBudget lists the figures the plan's deadlines leave unknown

@@ -23,6 +23,14 @@ func probes(prov probe.Provider, name string, n int, d time.Duration) []Probe {
 	return out
 }
 
+// survival makes ps survival runs of kind key.
+func survival(ps []Probe, key string) []Probe {
+	for i := range ps {
+		ps[i].Outage, ps[i].Sample = key, i+1
+	}
+	return ps
+}
+
 func TestEstimate(t *testing.T) {
 	prov, _ := probe.LookupProvider("anthropic")
 	exh := prov.Exhaust.Name
@@ -78,6 +86,11 @@ func TestEstimate(t *testing.T) {
 			o:        Options{Samples: 2, Budget: 10 * time.Second, CeilingRounds: 3, NoWarmUp: true},
 			parallel: 4, wantMs: 12000 + 12000,
 			unknown: []string{"--budget 10s", "--budget 10s is too short to bisect it"}},
+		{name: "survival runs: two checks per kind after the battery, each stopped within the budget",
+			ps:       slices2(probes(prov, "400", 1, 5*time.Second), survival(probes(prov, "529", 2, 5*time.Second), "529")),
+			o:        Options{Samples: 2, Budget: 5 * time.Second, NoWarmUp: true},
+			parallel: 8, wantMs: 7000 + 7000 + 7000,
+			unknown: []string{"--budget 5s"}},
 		{name: "an earlier profile whose exhaustion outlasts the budget (Claude Code: 10 retries, 32s cap)",
 			ps:       probes(prov, exh, 4, 2*time.Minute),
 			o:        Options{Samples: 4, Budget: 2 * time.Minute, NoWarmUp: true},

@@ -53,7 +53,7 @@ type job struct {
 func jobOf(p Probe, scale float64) job {
 	j := job{kind: kindDecision, deadline: p.Deadline}
 	switch {
-	case p.Sample > 0:
+	case p.Sample > 0 || p.Outage != "":
 		j.kind = kindExhaustion
 	case p.Round > 0:
 		j.kind = kindCeiling

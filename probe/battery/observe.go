@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 	"unicode"
 	"unicode/utf8"
 
@@ -33,6 +34,7 @@ func Observe(p Probe, r chaos.Result, scale float64) probe.Observation {
 	if p.Round > 0 {
 		ob.Round, ob.RetryAfterMs = p.Round, p.Fault.RetryAfterMs
 	}
+	ob.Outage, ob.Check, ob.OutageMs = p.Outage, p.Check, p.OutageMs
 	switch {
 	case r.Verdict == chaos.VerdictInterrupted || r.Verdict == chaos.VerdictError || r.Verdict == chaos.VerdictSkipped:
 		ob.End = probe.EndNotRun
@@ -69,6 +71,9 @@ func Observe(p Probe, r chaos.Result, scale float64) probe.Observation {
 	for i, q := range reqs {
 		if i >= first {
 			ob.Models = append(ob.Models, q.Model)
+			if t0 := reqs[first].ArrivedAt; !q.ArrivedAt.IsZero() && !t0.IsZero() {
+				ob.ArrivalsMs = append(ob.ArrivalsMs, float64(q.ArrivedAt.Sub(t0))/float64(time.Millisecond)/scale)
+			}
 		}
 	}
 	if len(resp) > first {

@@ -129,9 +129,14 @@ func (r *Runner) Run(ctx context.Context, o Options) (*probe.Profile, error) {
 		}
 	}
 	if err == nil && ctx.Err() == nil {
+		// The survival figures' checks run beside the first round of the
+		// ceiling's bisection (or alone when none runs): both need the
+		// battery's profile, neither the other's.
+		checks, unchecked := r.survivalChecks(o, prof)
 		var why string
-		prof, why = r.bisectCeiling(ctx, o, obs, prof, start)
+		prof, why = r.bisectCeiling(ctx, o, obs, prof, start, checks)
 		prof.NoteCeilingStop(why)
+		prof.NoteSurvivalChecks(unchecked)
 	}
 	r.finish(prof, o, sum.RunDir, start, ctx.Err() != nil || sum.Interrupted > 0, r.findings)
 	return prof, err
@@ -201,11 +206,19 @@ func (r *Runner) announce(o Options, ps []Probe, start time.Time) probe.PlanEsti
 // as probe.NextCeilingRound decides them, while the profile's bracket is
 // wide and the budget reaches into it, and returns the profile with their
 // observations, and why it stopped.
-func (r *Runner) bisectCeiling(ctx context.Context, o Options, obs []probe.Observation, prof *probe.Profile, start time.Time) (*probe.Profile, string) {
+//
+// checks (the survival figures' checks) run with the first round, or
+// alone when there is none.
+func (r *Runner) bisectCeiling(ctx context.Context, o Options, obs []probe.Observation, prof *probe.Profile, start time.Time, checks []Probe) (*probe.Profile, string) {
 	reach := probe.CeilingReach(o.Budget, o.TimeScale)
 	for round := 1; ; round++ {
 		values, why := probe.NextCeilingRound(prof.Policy.RetryAfter, reach, round, o.CeilingRounds)
 		if len(values) == 0 || ctx.Err() != nil {
+			if n := len(obs); len(checks) > 0 {
+				if obs = r.runChecks(ctx, o, checks, obs, start); len(obs) > n {
+					prof = probe.Infer(o.Provider, obs)
+				}
+			}
 			return prof, why
 		}
 		br := prof.Policy.RetryAfter.CeilingBracketMs
@@ -215,6 +228,7 @@ func (r *Runner) bisectCeiling(ctx context.Context, o Options, obs []probe.Obser
 		if err != nil {
 			return prof, "stopped: " + err.Error()
 		}
+		ps, checks = append(ps, checks...), nil
 		extra, sum, err := r.runProbes(ctx, o, ps, obs, start)
 		if sum == nil {
 			return prof, "stopped: " + err.Error()

@@ -10,11 +10,12 @@ import (
 )
 
 // HTML renders a probe profile as one self-contained HTML page: the
-// exhaustion waits (one dot per wait, per sample) against the fitted curve
+// survival figures (how long a steady outage of each kind the client rides
+// out), the exhaustion waits (one dot per wait, per sample) against the fitted curve
 // and its jitter band, then the faults, the policy with each figure's
 // confidence, what is inconclusive and the conformance per preset.
 func HTML(w io.Writer, p *probe.Profile) error {
-	v := probePageView{P: p, Policy: policyLines(p), Conformance: conformanceLines(p), Chart: probeChart(p)}
+	v := probePageView{P: p, Survival: survivalLines(p), Policy: policyLines(p), Conformance: conformanceLines(p), Chart: probeChart(p)}
 	for _, g := range probe.GroupFindings(p.Findings) {
 		v.Findings = append(v.Findings, [3]string{g.Code, probesOf(g), g.Evidence})
 	}
@@ -23,6 +24,7 @@ func HTML(w io.Writer, p *probe.Profile) error {
 
 type probePageView struct {
 	P           *probe.Profile
+	Survival    []string
 	Policy      [][3]string
 	Conformance []string
 	Chart       probeChartView
@@ -145,6 +147,10 @@ table{border-collapse:collapse;margin:1rem 0}td,th{border:1px solid #ccc;padding
 <h1>Retry policy of <code>{{.P.Client}}</code></h1>
 <p>Provider {{.P.Provider}}, {{.P.Samples}} exhaustion sample(s), schema {{.P.Schema}}.</p>
 {{if .P.Interrupted}}<p class="warn">Interrupted: the profile holds what was learnt before the probe was stopped.</p>{{end}}{{if .P.Unreached}}<p class="warn">Nothing measured: {{.P.Unreached}}.</p>{{end}}{{if .P.LearntNothing}}<p class="warn">Nothing learnt: {{.P.LearntNothing}}.</p>{{end}}{{if .P.Nondeterministic}}<p class="warn">Not deterministic: {{.P.Nondeterministic}}.</p>{{end}}{{with .P.WarmUp}}{{if not .Used}}<p>Warm-up request: off: {{.Reason}}.</p>{{end}}{{end}}
+{{if .Survival}}<h2>Survives</h2>
+<p>Steady outages, policy time from the first attempt:</p><ul>
+{{range .Survival}}<li>{{.}}</li>
+{{end}}</ul>{{end}}
 <h2>Waits against the fitted backoff</h2>
 {{if .Chart.Empty}}<p>No wait to show: the exhaustion runs saw no retry.</p>{{else}}
 <svg width="{{.Chart.W}}" height="{{.Chart.H}}" role="img" aria-label="exhaustion waits and the fitted curve">

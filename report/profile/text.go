@@ -3,6 +3,7 @@ package profile
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -23,6 +24,12 @@ func Table(w io.Writer, p *probe.Profile) error {
 	}
 	if v.warmUpOff != "" {
 		fmt.Fprintln(w, "Warm-up request: off: "+v.warmUpOff)
+	}
+	if len(v.survival) > 0 {
+		fmt.Fprintln(w, "\nSurvives (steady outages, policy time from the first attempt):")
+		for _, l := range v.survival {
+			fmt.Fprintln(w, "  "+l)
+		}
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "\nFAULT\tRETRIED\tATTEMPTS\tWAITS (ms)\tEND")
@@ -76,6 +83,13 @@ func Markdown(w io.Writer, p *probe.Profile) error {
 	if v.warmUpOff != "" {
 		fmt.Fprintf(w, "Warm-up request: off: %s.\n\n", mdEscape(v.warmUpOff))
 	}
+	if len(v.survival) > 0 {
+		fmt.Fprint(w, "## Survives\n\nSteady outages, policy time from the first attempt:\n\n")
+		for _, l := range v.survival {
+			fmt.Fprintf(w, "- %s\n", mdEscape(l))
+		}
+		fmt.Fprintln(w)
+	}
 	fmt.Fprintln(w, "| fault | retried | attempts | waits (ms) | end |\n|---|---|---|---|---|")
 	for _, f := range v.faults {
 		fmt.Fprintf(w, "| %s | %s | %d | %s | %s |\n", f.name, f.retried, f.attempts, f.waits, strings.TrimSpace(f.end+" "+f.note))
@@ -115,8 +129,12 @@ type view struct {
 	duration, plan string
 	// notes are what makes the profile no result, or a partial one
 	// (interrupted, nothing measured or learnt, not deterministic).
-	notes       []note
-	warmUpOff   string // why the warm-up was off, or ""
+	notes     []note
+	warmUpOff string // why the warm-up was off, or ""
+	// survival says policy.survivesOutageMs, one line per kind
+	// (probe.SurvivalLine): shown first, the figure an unattended loop's
+	// owner wants.
+	survival    []string
 	faults      []faultRow
 	policy      [][3]string
 	conformance []string
@@ -131,7 +149,7 @@ type faultRow struct {
 }
 
 func viewOf(p *probe.Profile) view {
-	v := view{duration: probeSecs(p.DurationMs), policy: policyLines(p), conformance: conformanceLines(p)}
+	v := view{duration: probeSecs(p.DurationMs), policy: policyLines(p), conformance: conformanceLines(p), survival: survivalLines(p)}
 	if p.Plan != nil {
 		v.plan = fmt.Sprintf("at most %s (%s)", probeSecs(p.Plan.EstimatedMs), p.Plan.Bound)
 	}
@@ -163,6 +181,37 @@ func viewOf(p *probe.Profile) view {
 	return v
 }
 
+// survivalKeys are the kinds of the profile's survival figures in the
+// order the provider's probe measures them (probe.OutageKinds), then any
+// other, sorted (a profile of a provider this build does not know).
+func survivalKeys(p *probe.Profile) []string {
+	var keys []string
+	if prov, err := probe.LookupProvider(p.Provider); err == nil {
+		for _, k := range probe.OutageKinds(prov) {
+			if _, ok := p.Policy.SurvivesOutageMs[k.Key]; ok {
+				keys = append(keys, k.Key)
+			}
+		}
+	}
+	var rest []string
+	for k := range p.Policy.SurvivesOutageMs {
+		if !slices.Contains(keys, k) {
+			rest = append(rest, k)
+		}
+	}
+	slices.Sort(rest)
+	return append(keys, rest...)
+}
+
+// survivalLines say the survival figures, one line per kind.
+func survivalLines(p *probe.Profile) []string {
+	var out []string
+	for _, k := range survivalKeys(p) {
+		out = append(out, probe.SurvivalLine(k, p.Policy.SurvivesOutageMs[k]))
+	}
+	return out
+}
+
 // policyLines are the figures: name, value, confidence.
 func policyLines(p *probe.Profile) [][3]string {
 	po := p.Policy
@@ -174,6 +223,20 @@ func policyLines(p *probe.Profile) [][3]string {
 			conf = c.Level + ": " + c.Basis
 		}
 		ls = append(ls, [3]string{label, val, conf})
+	}
+	for _, k := range survivalKeys(p) {
+		val := "unknown"
+		switch sv := po.SurvivesOutageMs[k]; {
+		case sv == nil:
+		case sv.AtLeast:
+			val = fmt.Sprintf("at least %d", sv.Ms)
+		case sv.High != nil:
+			val = fmt.Sprintf("%d [%d, %d]", sv.Ms, sv.Low, *sv.High)
+			if sv.Unconfirmed != "" {
+				val += " unconfirmed"
+			}
+		}
+		add("policy.survivesOutageMs."+k, "survives steady "+k+" (ms)", val)
 	}
 	add("policy.maxRetries", "max retries", ptrString(po.MaxRetries))
 	add("policy.backoff.initialMs", "initial wait (ms)", ptrString(po.Backoff.InitialMs))
