@@ -69,6 +69,7 @@ func (e *Env) newAttempt(connected, arrived time.Time) (int, scenario.Fault, Ser
 	f, draw := e.decideLocked(n, arrived)
 	rec := ServerAttempt{N: n, Fault: f.Name(), Arrived: arrived, Connected: connected, RequestID: e.requestID(n), Outage: draw}
 	e.attempts = append(e.attempts, rec)
+	e.keepLocked()
 	return n, f, rec
 }
 
@@ -339,7 +340,8 @@ func (e *Env) finish(st *attemptState, n int) {
 		}
 	}
 	e.mu.Lock()
-	e.attempts[n-1] = st.rec
+	e.setLocked(st.rec, func(a *ServerAttempt) { *a = st.rec })
+	e.tally[TallyKey{st.rec.Fault, st.rec.Status}]++
 	e.mu.Unlock()
 	// One rounding for the journal and the log.
 	dur := st.rec.Ended.Sub(st.rec.Arrived).Round(time.Millisecond)
@@ -347,8 +349,10 @@ func (e *Env) finish(st *attemptState, n int) {
 		Attempt: n, Fault: st.rec.Fault, Status: st.rec.Status, Bytes: st.rec.Bytes,
 		DurationMs: dur.Milliseconds(), ClosedBy: st.rec.ClosedBy, FinishedAt: st.rec.Ended.UTC(), RetryAfter: st.rec.RetryAfter,
 	})
-	e.logf("attempt %d: %s → %s, %d bytes, %s, closed by %s", n, st.rec.Fault, statusText(st.rec.Status),
-		st.rec.Bytes, dur, st.rec.ClosedBy)
+	if !e.cfg.QuietAttempts {
+		e.logf("attempt %d: %s → %s, %d bytes, %s, closed by %s", n, st.rec.Fault, statusText(st.rec.Status),
+			st.rec.Bytes, dur, st.rec.ClosedBy)
+	}
 	if e.cfg.OnAttempt != nil {
 		e.cfg.OnAttempt(st.rec)
 	}
@@ -388,8 +392,9 @@ func (e *Env) journalRequest(st *attemptState) {
 		BodySHA256: st.rec.BodySHA256, Prompt: st.rec.Prompt, Outage: st.rec.Outage,
 	})
 	e.mu.Lock()
-	a := &e.attempts[st.rec.N-1]
-	a.Path, a.Model, a.Status = st.rec.Path, st.rec.Model, st.rec.Status
-	a.BodySHA256, a.Prompt = st.rec.BodySHA256, st.rec.Prompt
+	e.setLocked(st.rec, func(a *ServerAttempt) {
+		a.Path, a.Model, a.Status = st.rec.Path, st.rec.Model, st.rec.Status
+		a.BodySHA256, a.Prompt = st.rec.BodySHA256, st.rec.Prompt
+	})
 	e.mu.Unlock()
 }
