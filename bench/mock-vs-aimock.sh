@@ -102,6 +102,9 @@ stop
 pids=()
 jbytes=$(find "$out" -name '*.jsonl' -printf '%s\n' | awk '{s += $1} END {print s + 0}')
 served=$(sed -n 's/^server saw \([0-9]*\) attempt.*/\1/p' "$out/serve.out")
+# No verdict (serve was stopped before it printed it): count the journal's
+# MockResponse events, one per attempt.
+[ -n "$served" ] || served=$(find "$out" -name '*.jsonl' -exec grep -c '"MockResponse"' {} + 2>/dev/null | awk -F: '{s += $NF} END {print s + 0}')
 echo
 echo "chaos serve: ${served:-?} attempts; journal on disk $jbytes B ($(awk -v b="$jbytes" -v n="${served:-0}" 'BEGIN {printf "%.0f", n ? b / n : 0}') B per attempt);" \
   "stderr $(wc -l <"$out/serve.err") lines, verdict $(wc -l <"$out/serve.out") lines (folder $out)"

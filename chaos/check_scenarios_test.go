@@ -47,6 +47,9 @@ func TestExtraScenarios(t *testing.T) {
 		"wrong-findings-present":      {must: []string{"findings"}},
 		"wrong-stall-never-timed-out": {must: []string{"client"}, may: []string{"maxDuration"}},
 		"wrong-outage-storm-survived": {must: []string{"outcome"}},
+
+		// The stale pooled connection (closeIdle) is retried.
+		"wrong-close-idle-not-retried": {must: []string{"attempts"}},
 	}
 	var paths []string
 	for _, dir := range []string{"pass", "fail"} {

@@ -275,7 +275,7 @@ func load(ctx context.Context, cfg config, chk *checker, toxi *mock.Toxiproxy) (
 	}
 	addr := u.Host
 	req := []byte("POST " + wire.PathAnthropic + " HTTP/1.1\r\nHost: " + addr +
-		"\r\nContent-Type: application/json\r\nx-api-key: sk-ant-mockload\r\nanthropic-version: 2023-06-01\r\nContent-Length: " +
+		"\r\nConnection: close\r\nContent-Type: application/json\r\nx-api-key: sk-ant-mockload\r\nanthropic-version: 2023-06-01\r\nContent-Length: " +
 		strconv.Itoa(len(requestBody)) + "\r\n\r\n" + requestBody)
 
 	res := &result{}
