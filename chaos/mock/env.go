@@ -84,7 +84,8 @@ type Env struct {
 	base     int
 	head     []ServerAttempt
 	tally    map[TallyKey]int // attempts ended, by fault and status
-	met      []scenario.Fault // met[n-1]: the fault attempt n met (outage.go)
+	met      []scenario.Fault // met[n-1-metBase]: the fault attempt n met (outage.go)
+	metBase  int              // with KeepAttempts, the faults of attempts up to metBase are let go
 	outageT0 time.Time        // attempt 1's arrival: where the outage begins
 	sides    []SideRequest    // requests beside the answer (side.go)
 	conns    map[net.Conn]bool
@@ -254,6 +255,12 @@ func (e *Env) keepLocked() {
 	drop := len(e.attempts) - k
 	e.attempts = append(make([]ServerAttempt, 0, 2*k), e.attempts[drop:]...)
 	e.base += drop
+	// The faults decided for the attempts let go are no longer asked for
+	// (faultLocked serves the attempts around the last ones).
+	if d := e.base - e.metBase; d > 0 && d <= len(e.met) {
+		e.met = append(make([]scenario.Fault, 0, 2*k), e.met[d:]...)
+		e.metBase = e.base
+	}
 }
 
 // Close removes the proxy and stops the mock, ending attempts in progress.
@@ -331,7 +338,10 @@ func (e *Env) readyFor(n int) int {
 	if e.cfg.Scenario.Outage == nil {
 		last = min(last, len(e.cfg.Scenario.Attempts))
 	}
-	for k := last; k >= 1; k-- {
+	e.mu.Lock()
+	first := e.metBase + 1 // with KeepAttempts: the attempts let go are long switched past
+	e.mu.Unlock()
+	for k := last; k >= first; k-- {
 		if usesProxy(e.fault(k)) {
 			return k + 1
 		}
