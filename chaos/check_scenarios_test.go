@@ -49,6 +49,9 @@ func TestExtraScenarios(t *testing.T) {
 		"wrong-outage-storm-survived": {must: []string{"outcome"}},
 		"wrong-limits-no-429":         {must: []string{"attempts"}},
 		"wrong-ride-out-succeeded":    {must: []string{"outcome"}},
+
+		// The stale pooled connection (closeIdle) is retried.
+		"wrong-close-idle-not-retried": {must: []string{"attempts"}},
 	}
 	var paths []string
 	for _, dir := range []string{"pass", "fail"} {

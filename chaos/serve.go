@@ -2,12 +2,14 @@ package chaos
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -20,7 +22,14 @@ import (
 
 // ServeVerdict is what `chaos serve` saw, from the server's side only.
 type ServeVerdict struct {
+	// Attempts are the records the server kept: every attempt up to
+	// 2×serveKeep, else the first and the last serveKeep (Seen says how
+	// many there were).
 	Attempts []mock.ServerAttempt
+	Seen     int
+	// Tally counts the attempts that ended, by fault and status: all of
+	// them.
+	Tally map[mock.TallyKey]int
 	// Gaps[i] is the wait between the end of attempt i+1 and the arrival of
 	// attempt i+2, as the server saw it.
 	Gaps []time.Duration
@@ -140,12 +149,20 @@ func lastAttemptWhere(attempts []mock.ServerAttempt) string {
 	return fmt.Sprintf("server journal: last attempt (%d: %s)", a.N, status)
 }
 
+// serveKeep bounds the attempt records a long `chaos serve` holds
+// (mock.EnvConfig.KeepAttempts): about 2 × 1,000 × 300 B at most.
+const serveKeep = 1000
+
+// verdictLines is how many attempts the verdict prints one line for, the
+// first half and the last half of them; the others are in its counts.
+const verdictLines = 40
+
 // newServeVerdict computes the verdict of a list of attempts.
 func newServeVerdict(attempts []mock.ServerAttempt) ServeVerdict {
-	v := ServeVerdict{Attempts: attempts}
+	v := ServeVerdict{Attempts: attempts, Seen: len(attempts)}
 	for i := 1; i < len(attempts); i++ {
 		prev := attempts[i-1]
-		if prev.Ended.IsZero() {
+		if prev.Ended.IsZero() || attempts[i].N != prev.N+1 {
 			v.Gaps = append(v.Gaps, 0)
 			continue
 		}
@@ -154,16 +171,27 @@ func newServeVerdict(attempts []mock.ServerAttempt) ServeVerdict {
 	return v
 }
 
-// Write prints the verdict for people: one line per attempt with the fault it
-// met, its status and who closed it, and the gap before the next attempt.
+// Write prints the verdict for people: how many attempts, with their count
+// by fault and status, then one line per attempt (the first and the last
+// verdictLines/2 when there are more) with the fault it met, its status
+// and who closed it, and the gap before the next attempt.
 // Everything a request could put in it (paths, models, the checks' texts)
 // goes through printable: a client cannot move the terminal's cursor,
 // recolour it, reorder its text or start a line of its own.
 func (v ServeVerdict) Write(w io.Writer) error {
-	if _, err := fmt.Fprintf(w, "server saw %d attempt(s)\n", len(v.Attempts)); err != nil {
+	seen := max(v.Seen, len(v.Attempts))
+	if _, err := fmt.Fprintf(w, "server saw %d attempt(s)%s\n", seen, tallyText(v.Tally)); err != nil {
 		return err
 	}
 	for i, a := range v.Attempts {
+		if n := len(v.Attempts); n > verdictLines && i >= verdictLines/2 && i < n-verdictLines/2 {
+			if i == verdictLines/2 {
+				if _, err := fmt.Fprintf(w, "  … %d attempt(s) not shown …\n", seen-verdictLines); err != nil {
+					return err
+				}
+			}
+			continue
+		}
 		if _, err := fmt.Fprintln(w, v.attemptLine(i, a)); err != nil {
 			return err
 		}
@@ -202,6 +230,33 @@ func attemptList(ks []int) string {
 	return strings.Join(s, ", ")
 }
 
+// tallyText is ": 998 ok 200, 2 status 529" for the attempts that ended,
+// most frequent first, or "" when none did.
+func tallyText(t map[mock.TallyKey]int) string {
+	keys := make([]mock.TallyKey, 0, len(t))
+	for k := range t {
+		keys = append(keys, k)
+	}
+	slices.SortFunc(keys, func(a, b mock.TallyKey) int {
+		if t[a] != t[b] {
+			return t[b] - t[a]
+		}
+		return cmp.Or(strings.Compare(a.Fault, b.Fault), a.Status-b.Status)
+	})
+	var parts []string
+	for _, k := range keys {
+		status := "-"
+		if k.Status != 0 {
+			status = fmt.Sprint(k.Status)
+		}
+		parts = append(parts, fmt.Sprintf("%d %s %s", t[k], mock.Printable(k.Fault), status))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return ": " + strings.Join(parts, ", ")
+}
+
 // attemptLine is the verdict's line of attempt a, the i-th.
 func (v ServeVerdict) attemptLine(i int, a mock.ServerAttempt) string {
 	status := "-"
@@ -234,6 +289,21 @@ func (v ServeVerdict) attemptLine(i int, a mock.ServerAttempt) string {
 // verdict, and what came from a request is printed without control or
 // invisible characters (printable).
 func Serve(ctx context.Context, sc *scenario.Scenario, toxi *mock.Toxiproxy, journalPath string, stdout, stderr io.Writer) (ServeVerdict, error) {
+	return ServeWith(ctx, sc, toxi, ServeOptions{Journal: journalPath}, stdout, stderr)
+}
+
+// ServeOptions are chaos serve's flags.
+type ServeOptions struct {
+	Journal string // the journal's path; "": none
+	Verbose bool   // a [mock] line per attempt on stderr
+}
+
+// ServeWith is Serve with its options. Its memory is bounded whatever
+// the number of attempts: the Env keeps the first and the last serveKeep
+// records and counts the rest; the server-side checks need every attempt,
+// so past 2×serveKeep they are skipped.
+func ServeWith(ctx context.Context, sc *scenario.Scenario, toxi *mock.Toxiproxy, opt ServeOptions, stdout, stderr io.Writer) (ServeVerdict, error) {
+	journalPath := opt.Journal
 	runID := "serve-" + time.Now().UTC().Format("20060102T150405Z")
 	journal, err := createServeJournal(journalPath, runID)
 	if err != nil {
@@ -245,7 +315,7 @@ func Serve(ctx context.Context, sc *scenario.Scenario, toxi *mock.Toxiproxy, jou
 	// that looks like no known key (learnt from x-api-key) may come back
 	// in a later request's path.
 	env, err := mock.StartEnv(ctx, mock.EnvConfig{Scenario: sc, Toxi: toxi, Journal: journal, RunID: runID, Log: scrubWriter{stderr, sec}, OnSecret: sec.Add,
-		TimeScale: sc.TimeScale})
+		TimeScale: sc.TimeScale, KeepAttempts: serveKeep, QuietAttempts: !opt.Verbose})
 	if err != nil {
 		return ServeVerdict{}, err
 	}
@@ -269,9 +339,15 @@ func Serve(ctx context.Context, sc *scenario.Scenario, toxi *mock.Toxiproxy, jou
 	<-ctx.Done()
 	closeErr := env.Close()
 	v := newServeVerdict(env.Attempts())
-	v.Checks, v.Skipped = serveChecks(sc, v.Attempts)
-	v.Findings = serveFindings(sc, v.Attempts)
-	if c, ok := serveSelfReport(sc, v.Attempts, tel, runID, sec, stderr); ok {
+	v.Seen, v.Tally = env.AttemptsSeen(), env.Tally()
+	if v.Seen > len(v.Attempts) {
+		v.Skipped = append(v.Skipped, fmt.Sprintf("every check (the server kept the first and last %d of %d attempts; checks need them all)", serveKeep, v.Seen),
+			"findings (they read every attempt too)")
+	} else {
+		v.Checks, v.Skipped = serveChecks(sc, v.Attempts)
+		v.Findings = serveFindings(sc, v.Attempts)
+	}
+	if c, ok := serveSelfReport(sc, v.Attempts, tel, runID, sec, stderr); ok && v.Seen == len(v.Attempts) {
 		v.Checks = append(v.Checks, c)
 	}
 	if err := env.JournalErr(); err != nil {

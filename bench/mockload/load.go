@@ -37,6 +37,9 @@ type config struct {
 	// exact at that moment rather than as of the last GC (it costs some
 	// throughput).
 	GC bool
+	// KeepAttempts bounds the Env's attempt records as chaos serve does
+	// (mock.EnvConfig.KeepAttempts); 0 keeps them all.
+	KeepAttempts int
 }
 
 // sample is the process's memory at one moment of the run.
@@ -263,7 +266,7 @@ func run(ctx context.Context, cfg config) (*result, error) {
 func load(ctx context.Context, cfg config, chk *checker, toxi *mock.Toxiproxy) (*result, error) {
 	env, err := mock.StartEnv(ctx, mock.EnvConfig{
 		Scenario: &scenario.Scenario{Name: "mockload", Provider: wire.ProviderAnthropic},
-		Toxi:     toxi, RunID: "mockload",
+		Toxi:     toxi, RunID: "mockload", KeepAttempts: cfg.KeepAttempts, QuietAttempts: cfg.KeepAttempts > 0,
 	})
 	if err != nil {
 		return nil, err
@@ -275,7 +278,7 @@ func load(ctx context.Context, cfg config, chk *checker, toxi *mock.Toxiproxy) (
 	}
 	addr := u.Host
 	req := []byte("POST " + wire.PathAnthropic + " HTTP/1.1\r\nHost: " + addr +
-		"\r\nContent-Type: application/json\r\nx-api-key: sk-ant-mockload\r\nanthropic-version: 2023-06-01\r\nContent-Length: " +
+		"\r\nConnection: close\r\nContent-Type: application/json\r\nx-api-key: sk-ant-mockload\r\nanthropic-version: 2023-06-01\r\nContent-Length: " +
 		strconv.Itoa(len(requestBody)) + "\r\n\r\n" + requestBody)
 
 	res := &result{}
@@ -300,7 +303,9 @@ func load(ctx context.Context, cfg config, chk *checker, toxi *mock.Toxiproxy) (
 	if err := env.Close(); err != nil {
 		return res, err
 	}
-	return res, checkAttempts(res, env.Attempts(), len(cfg.Golden))
+	err = checkAttempts(res, env.Attempts(), len(cfg.Golden))
+	res.Attempts = env.AttemptsSeen() // with KeepAttempts, more than the records kept
+	return res, err
 }
 
 // loadTally is what the streams count as they go. ttfb is allocated once,

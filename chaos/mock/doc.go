@@ -26,9 +26,15 @@
 // Arrived is when the request's first byte reached the mock, not when the
 // connection was accepted: Toxiproxy dials the mock as soon as a client
 // connects, and a client may connect long before it sends (Connected
-// records that). The mock closes each connection after one response (and
-// says Connection: close unless the response is to be cut; see
-// wire.Params.KeepAlive), so every attempt is a new connection and a fresh set of
+// records that). The mock keeps a connection alive after a complete answer
+// (Env.keepAlive: a success or an error status, not cut, held or made with
+// toxics, to a client that did not ask to close, and not before an attempt
+// whose toxics must be on the proxy before it connects), as the providers
+// do; such an attempt ends at its last byte and the connection waits
+// idleTimeout for the next request, which is the next attempt. Any other
+// answer ends its connection (and says Connection: close unless the
+// response is to be cut; see wire.Params.KeepAlive), so an attempt whose
+// fault uses toxics starts on a new connection and a fresh set of
 // per-connection toxics. The toxics on the proxy act on every connection, so
 // a health probe that connects while attempt k's reset or raw toxics are in
 // place meets them too (but consumes nothing).

@@ -40,6 +40,15 @@ type EnvConfig struct {
 	// of its own (chaos run's --seed).
 	OutageSeed int64
 
+	// KeepAttempts, if > 0, bounds the attempt records the Env holds (a
+	// long `chaos serve`): the first KeepAttempts and the last KeepAttempts
+	// to 2×KeepAttempts; the others are only counted (Tally). 0 keeps every
+	// record, as a run's checks need.
+	KeepAttempts int
+	// QuietAttempts drops the log line of each attempt that ends (serve
+	// without -v); the other lines stay.
+	QuietAttempts bool
+
 	// OnAccept, if set, is called after each accepted connection has been
 	// stamped (tests).
 	OnAccept func()
@@ -68,8 +77,15 @@ type Env struct {
 	cond     *sync.Cond // signals ready changes; uses mu
 	ready    int        // the attempt whose pre-connect toxics are in place
 	accepted int
+	// attempts holds the records of attempts base+1 … accepted; with
+	// KeepAttempts the older ones are let go (keepLocked), after a copy of
+	// the first KeepAttempts in head.
 	attempts []ServerAttempt
-	met      []scenario.Fault // met[n-1]: the fault attempt n met (outage.go)
+	base     int
+	head     []ServerAttempt
+	tally    map[TallyKey]int // attempts ended, by fault and status
+	met      []scenario.Fault // met[n-1-metBase]: the fault attempt n met (outage.go)
+	metBase  int              // with KeepAttempts, the faults of attempts up to metBase are let go
 	outageT0 time.Time        // attempt 1's arrival: where the outage begins
 	sides    []SideRequest    // requests beside the answer (side.go)
 	conns    map[net.Conn]bool
@@ -125,6 +141,7 @@ func StartEnv(ctx context.Context, cfg EnvConfig) (*Env, error) {
 		done:     make(chan struct{}),
 		conns:    map[net.Conn]bool{},
 		firstReq: make(chan struct{}),
+		tally:    map[TallyKey]int{},
 	}
 	if cfg.Now != nil {
 		e.now = cfg.Now
@@ -170,10 +187,84 @@ func (e *Env) proxyName() string { return e.proxy.Name }
 // Attempts returns what the server saw, in the order of N: finished attempts
 // and, for attempts still in progress, what is known so far (zero Ended). The
 // slice is a copy; it is safe to call after Close.
+// With EnvConfig.KeepAttempts, the attempts in the middle of a long run
+// are missing (AttemptsSeen says how many there were).
 func (e *Env) Attempts() []ServerAttempt {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	return append([]ServerAttempt(nil), e.attempts...)
+	if e.base == 0 {
+		return append([]ServerAttempt(nil), e.attempts...)
+	}
+	return append(append([]ServerAttempt(nil), e.head...), e.attempts...)
+}
+
+// AttemptsSeen returns how many attempts the Env numbered, whether or not
+// it still holds their records.
+func (e *Env) AttemptsSeen() int {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.accepted
+}
+
+// TallyKey is a fault and a status (0: none sent) of ended attempts.
+type TallyKey struct {
+	Fault  string
+	Status int
+}
+
+// Tally returns how many attempts ended with each fault and status, every
+// one of them, whatever KeepAttempts let go.
+func (e *Env) Tally() map[TallyKey]int {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	out := make(map[TallyKey]int, len(e.tally))
+	for k, v := range e.tally {
+		out[k] = v
+	}
+	return out
+}
+
+// recLocked returns the record of attempt n, nil when it was let go; e.mu
+// is held.
+func (e *Env) recLocked(n int) *ServerAttempt {
+	if i := n - 1 - e.base; i >= 0 && i < len(e.attempts) {
+		return &e.attempts[i]
+	}
+	return nil
+}
+
+// setLocked stores rec as attempt rec.N's record, in head too while it is
+// one of the first KeepAttempts; e.mu is held.
+func (e *Env) setLocked(rec ServerAttempt, update func(*ServerAttempt)) {
+	if a := e.recLocked(rec.N); a != nil {
+		update(a)
+	}
+	if i := rec.N - 1; i < len(e.head) {
+		update(&e.head[i])
+	}
+}
+
+// keepLocked lets the records go that KeepAttempts does not keep: once
+// 2×KeepAttempts are held, all but the last KeepAttempts, after the first
+// KeepAttempts were copied to head (amortised: a copy per KeepAttempts
+// attempts). e.mu is held.
+func (e *Env) keepLocked() {
+	k := e.cfg.KeepAttempts
+	if k <= 0 || len(e.attempts) < 2*k {
+		return
+	}
+	if e.base == 0 {
+		e.head = append([]ServerAttempt(nil), e.attempts[:k]...)
+	}
+	drop := len(e.attempts) - k
+	e.attempts = append(make([]ServerAttempt, 0, 2*k), e.attempts[drop:]...)
+	e.base += drop
+	// The faults decided for the attempts let go are no longer asked for
+	// (faultLocked serves the attempts around the last ones).
+	if d := e.base - e.metBase; d > 0 && d <= len(e.met) {
+		e.met = append(make([]scenario.Fault, 0, 2*k), e.met[d:]...)
+		e.metBase = e.base
+	}
 }
 
 // Close removes the proxy and stops the mock, ending attempts in progress.
@@ -251,7 +342,10 @@ func (e *Env) readyFor(n int) int {
 	if e.cfg.Scenario.Outage == nil {
 		last = min(last, len(e.cfg.Scenario.Attempts))
 	}
-	for k := last; k >= 1; k-- {
+	e.mu.Lock()
+	first := e.metBase + 1 // with KeepAttempts: the attempts let go are long switched past
+	e.mu.Unlock()
+	for k := last; k >= first; k-- {
 		if usesProxy(e.fault(k)) {
 			return k + 1
 		}

@@ -35,6 +35,7 @@ func TestFaultKinds(t *testing.T) {
 		{scenario.Fault{Kind: fault.Truncate{AfterEvents: 5}}, "truncate after 5 events", trace.ClosedByServer, trace.ClosedByClient, false, false, false, nil, provider.KindIncomplete},
 		{scenario.Fault{Kind: fault.Malformed{AfterEvents: 4}}, "malformed event after 4 events", trace.ClosedByServer, trace.ClosedByClient, false, false, false, nil, provider.KindParse},
 		{scenario.Fault{Kind: fault.Stall{AfterEvents: 3}}, "stall after 3 events, keepalive 5s", trace.ClosedByClient, trace.ClosedByClient, false, false, false, nil, provider.KindTimeout},
+		{scenario.Fault{Kind: fault.CloseIdle{}}, "closeIdle", trace.ClosedByServer, trace.ClosedByServer, false, false, false, nil, provider.KindEOF},
 		{scenario.Fault{Kind: fault.Slow{FirstByte: scenario.Duration(time.Second), PerEvent: scenario.Duration(300 * time.Millisecond)}}, "slow: first byte after 1s, 300ms per event", trace.ClosedByServer, trace.ClosedByClient, false, true, false, nil, provider.KindTimeout},
 	}
 	for _, tt := range tests {

@@ -249,6 +249,11 @@ func TestFaultsInEveryFormat(t *testing.T) {
 						t.Errorf("got %v, attempt %+v", err, a)
 					}
 				}},
+				{"closeIdle", scenario.Fault{Kind: fault.CloseIdle{}}, func(t *testing.T, resp *http.Response, body []byte, err error, a ServerAttempt) {
+					if !errors.Is(err, io.EOF) || a.Status != 0 || a.Bytes != 0 || a.Path == "" {
+						t.Errorf("got %v, attempt %+v", err, a)
+					}
+				}},
 				{"latency", scenario.Fault{Kind: fault.Latency{D: scenario.Duration(20 * time.Millisecond)}}, func(t *testing.T, resp *http.Response, body []byte, err error, a ServerAttempt) {
 					if err != nil || resp.StatusCode != 200 || fc.text(t, body, stream) != wire.DefaultText {
 						t.Errorf("got %v %v", resp, err)

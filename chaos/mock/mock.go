@@ -24,13 +24,15 @@ type respParams struct {
 	asks      wire.Asks       // what the request asked of the answer's shape
 	models    []string        // the scenario's models, for a model list
 	rate      *wire.RateLimit // the provider account's state (account.go); nil: none
+	keep      bool            // the connection is kept alive after the answer
 }
 
 // wire is p in the terms of package wire; the response is sent keep-alive
-// when the fault's kind means to cut it (fault.Cutter).
+// when the fault's kind means to cut it (fault.Cutter) or the connection
+// is kept alive after it (Env.keepAlive).
 func (p respParams) wire() wire.Params {
 	return wire.Params{Format: wire.Must(p.provider), Model: p.model, RequestID: p.requestID, Now: p.now, Fault: fault.WireFault(p.fault.Kind),
-		Asks: p.asks, Models: p.models, KeepAlive: fault.CutsResponse(p.fault.Kind), RateLimit: p.rate}
+		Asks: p.asks, Models: p.models, KeepAlive: p.keep || fault.CutsResponse(p.fault.Kind), RateLimit: p.rate}
 }
 
 // response is a rendered response (head and body pieces).

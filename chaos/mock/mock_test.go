@@ -247,9 +247,11 @@ func TestErrorTypes(t *testing.T) {
 // real APIs do; Node's fetch (undici, under both official SDKs) takes EOF on
 // a Connection: close response for the end of the message even mid-chunk,
 // so the Anthropic SDK saw a dropped stream end cleanly without a message
-// and the OpenAI SDK returned a truncated completion as a success. Complete
-// responses keep saying close, because the mock closes the connection after
-// them and a keep-alive client would otherwise reuse it (TestEnvKeepAliveClient).
+// and the OpenAI SDK returned a truncated completion as a success. A
+// complete response says keep-alive when the mock keeps its connection
+// (respParams.keep, TestEnvKeepAlive), else close, because the mock closes
+// the connection after it and a keep-alive client would otherwise reuse it
+// (TestEnvKeepAliveClient).
 func TestConnectionHeader(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
@@ -268,6 +270,11 @@ func TestConnectionHeader(t *testing.T) {
 		{"raw toxics may cut", goldenParams(wire.ProviderOpenAI, scenario.Fault{Kind: fault.Toxics{{Type: "limit_data"}}}), "keep-alive"},
 		{"sseError ends the stream itself", goldenParams(wire.ProviderAnthropic, scenario.Fault{Kind: fault.SSEError{AfterEvents: 3}}), "close"},
 		{"status", goldenParams(wire.ProviderAnthropic, scenario.Fault{Kind: fault.Status{Status: 529}}), "close"},
+		{"ok stream, kept alive", func() respParams {
+			p := goldenParams(wire.ProviderAnthropic, scenario.Fault{})
+			p.keep = true
+			return p
+		}(), "keep-alive"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var r *response

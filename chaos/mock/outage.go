@@ -57,8 +57,8 @@ func (e *Env) policySince(t time.Time) time.Duration {
 // matters of an outage attempt before it arrives (the mix has no kind that
 // acts before its request: the loader rejects them). e.mu is held.
 func (e *Env) faultLocked(n int) scenario.Fault {
-	if n >= 1 && n <= len(e.met) {
-		return e.met[n-1]
+	if i := n - 1 - e.metBase; n >= 1 && i >= 0 && i < len(e.met) {
+		return e.met[i]
 	}
 	if a := e.cfg.Scenario.Attempts; n >= 1 && n <= len(a) {
 		return a[n-1]

@@ -84,6 +84,7 @@ func (e *Env) newAttemptAsking(connected, arrived time.Time, ask *accountAsk) (i
 	}
 	rec := ServerAttempt{N: n, Fault: f.Name(), Arrived: arrived, Connected: connected, RequestID: e.requestID(n), Outage: draw, Limited: journalLimited(ad)}
 	e.attempts = append(e.attempts, rec)
+	e.keepLocked()
 	return n, f, rec, ad
 }
 
@@ -125,6 +126,7 @@ func (e *Env) requestID(n int) string { return fmt.Sprintf("req_mock%s%06d", e.t
 type attemptState struct {
 	rec      ServerAttempt
 	peerGone chan struct{} // closed when a read on the connection fails
+	more     chan struct{} // kept alive: closed when the next request's first byte is here
 	peerAt   time.Time     // set by the reader before peerGone is closed
 	goneAt   time.Time     // when the attempt ended; set by serve only
 	wroteAll bool
@@ -145,6 +147,56 @@ func (e *Env) serve(c net.Conn, connected time.Time, readyAt int) {
 	defer c.Close()
 	fb := &firstByteReader{r: c, now: e.now}
 	br := bufio.NewReader(fb)
+	for {
+		s := e.serveRequest(c, fb, br, connected, readyAt)
+		if s == nil || !s.kept || !e.awaitNext(s) {
+			return
+		}
+	}
+}
+
+// idleTimeout is how long a kept-alive connection may wait for its next
+// request before the mock closes it (as the providers' front ends do; the
+// figure is a choice: none of them documents its own).
+const idleTimeout = 60 * time.Second
+
+// awaitNext waits on a kept-alive connection for its next request: true
+// when one begins to arrive, false when the peer closed, the connection
+// stayed idle for idleTimeout or the Env closed.
+func (e *Env) awaitNext(s *serving) bool {
+	t := time.NewTimer(idleTimeout)
+	defer t.Stop()
+	select {
+	case <-s.st.more:
+		return true
+	case <-s.st.peerGone:
+	case <-t.C:
+	case <-e.done:
+	}
+	return false
+}
+
+// keepAlive reports whether attempt n's connection stays open after its
+// answer, as the providers keep theirs (HTTP/1.1 keep-alive): when the
+// client did not ask to close, the answer is one the mock completes itself
+// (a success or an error status: not cut, not held, no toxic), and the
+// next attempt's fault puts no toxic on the proxy before it connects (a
+// reset or raw toxics act on connections made after them, so that attempt
+// needs a fresh one). Whatever ends a connection still ends it.
+func (e *Env) keepAlive(req *http.Request, k fault.Kind, n int) bool {
+	if req.Close || !req.ProtoAtLeast(1, 1) {
+		return false
+	}
+	if _, isErr := k.(fault.HTTPError); fault.UsesProxy(k) || fault.CutsResponse(k) || !fault.Completes(k) && !isErr {
+		return false
+	}
+	next := e.fault(n + 1).Kind
+	return !fault.UsesProxy(next) && !fault.WithoutRequest(next)
+}
+
+// serveRequest serves the next request on c: an attempt (returned) or a
+// side request (nil, as when no request came).
+func (e *Env) serveRequest(c net.Conn, fb *firstByteReader, br *bufio.Reader, connected time.Time, readyAt int) *serving {
 	req, err := http.ReadRequest(br)
 	arrived := fb.at
 	if arrived.IsZero() {
@@ -159,7 +211,7 @@ func (e *Env) serve(c net.Conn, connected time.Time, readyAt int) {
 	}
 	if err != nil {
 		e.serveNoRequest(connected, arrived, err)
-		return
+		return nil
 	}
 	// The format that recognises the request answers it, whatever the
 	// scenario's provider; it is an attempt if the scenario's
@@ -172,11 +224,18 @@ func (e *Env) serve(c net.Conn, connected time.Time, readyAt int) {
 	}
 	if !answers || !e.cfg.Scenario.AttemptsMatch.Matches(req.URL.Path, whole) {
 		e.serveSide(c, req, body, arrived, name, rb)
-		return
+		return nil
+	}
+	// The next request's first byte is stamped anew (it is already here
+	// when the client sent it behind this one).
+	fb.at = time.Time{}
+	if br.Buffered() > 0 {
+		fb.at = e.now()
 	}
 	s := e.newServed(c, br, req, body, name, rb, connected, arrived, readyAt)
 	e.waitReady(s.n)
 	fault.Serve(s.f.Kind, s)
+	return s
 }
 
 // serveNoRequest handles a connection that closed before its request was
@@ -211,6 +270,9 @@ type serving struct {
 	// through (faults.go): nothing more is written, End writes no end of
 	// body; ended is set when its last piece carried the end.
 	cut, ended bool
+	// kept is set when the attempt ended with the connection kept alive
+	// for the next request (p.keep and the whole answer went out).
+	kept bool
 }
 
 // newServed numbers a complete request as the next attempt and records
@@ -227,16 +289,29 @@ func (e *Env) newServed(c net.Conn, br *bufio.Reader, req *http.Request, body []
 	sum := sha256.Sum256(body)
 	st.rec.BodySHA256 = hex.EncodeToString(sum[:])
 	st.rec.Prompt = redact.RedactSecrets(rb.Prompt)
+	keep := e.keepAlive(req, f.Kind, n)
+	if keep {
+		st.more = make(chan struct{})
+	}
 	go func() {
-		// The request is complete; any further read ends when the peer closes.
-		_, _ = io.Copy(io.Discard, br)
+		// The request is complete; the next read ends when the peer closes,
+		// or, on a connection kept alive, when its next request arrives
+		// (left in br for serve).
+		if keep {
+			if _, err := br.Peek(1); err == nil {
+				close(st.more)
+				return
+			}
+		} else {
+			_, _ = io.Copy(io.Discard, br)
+		}
 		st.peerAt = e.now()
 		close(st.peerGone)
 	}()
 	now := e.now()
 	f.Kind, st.rec.RetryAfter = fault.Stamp(f.Kind, arrived)
 	p := respParams{provider: name, model: st.rec.Model, requestID: st.rec.RequestID, now: now, fault: f,
-		asks: rb.Asks(), rate: ad.state}
+		asks: rb.Asks(), rate: ad.state, keep: keep}
 	st.out = p.wire().OutputTokens()
 	return &serving{e: e, c: c, st: st, f: f, n: n, p: p, toxicsFirst: readyAt >= n}
 }
@@ -252,13 +327,28 @@ func (s *serving) answer(resp *response, prepare func(*response)) {
 	if prepare != nil && resp.Status == 200 {
 		prepare(resp)
 	}
-	s.e.write(s.c, s.st, resp)
+	if fault.UsesProxy(s.f.Kind) {
+		s.e.write(s.c, s.st, resp)
+	} else {
+		s.e.writeAll(s.c, s.st, resp)
+	}
 	s.end()
 }
 
 // end half-closes the connection after the mock's last byte and finishes
 // the attempt when the proxy or client closes (endWait at most).
+//
+// On a connection kept alive (respParams.keep) whose whole answer went
+// out, the attempt ends at its last byte and the connection waits for the
+// next request (serve).
 func (s *serving) end() {
+	if s.p.keep && s.st.wroteAll && !s.cut {
+		s.kept = true
+		s.st.goneAt = s.e.now()
+		s.st.rec.ClosedBy = fault.ClosedBy(s.f.Kind, true)
+		s.e.finish(s.st, s.n)
+		return
+	}
 	if tc, ok := s.c.(*net.TCPConn); ok {
 		_ = tc.CloseWrite()
 	}
@@ -266,6 +356,8 @@ func (s *serving) end() {
 	select {
 	case <-s.st.peerGone:
 		s.st.goneAt = s.st.peerAt
+	case <-s.st.more: // a keep-alive answer that did not go through; the peer sent on
+		s.st.goneAt = s.e.now()
 	case <-s.e.done:
 		s.st.goneAt = s.st.goneOr(s.e.now())
 	case <-t.C:
@@ -327,6 +419,28 @@ func (e *Env) write(c net.Conn, st *attemptState, resp *response) {
 	st.wroteAll = true
 }
 
+// writeAll sends resp in one write (writev: a system call, and one read
+// for the proxy, instead of one per piece), for an answer no toxic acts on:
+// the client gets the same bytes, as fast as it reads them.
+func (e *Env) writeAll(c net.Conn, st *attemptState, resp *response) {
+	bufs := make(net.Buffers, 0, len(resp.Pieces)+2)
+	bufs = append(bufs, resp.Head)
+	for i := range resp.Pieces {
+		bufs = append(bufs, resp.Wire(i))
+	}
+	if tr := resp.Trailer(); tr != nil {
+		bufs = append(bufs, tr)
+	}
+	select {
+	case <-st.peerGone:
+		return
+	default:
+	}
+	k, err := bufs.WriteTo(c)
+	st.rec.Bytes += k
+	st.wroteAll = err == nil
+}
+
 // finishWhenGone waits until the peer closes the connection (or the Env
 // closes), then finishes the attempt as closed by closedBy.
 func (e *Env) finishWhenGone(st *attemptState, n int, closedBy string) {
@@ -357,7 +471,8 @@ func (e *Env) finish(st *attemptState, n int) {
 		}
 	}
 	e.mu.Lock()
-	e.attempts[n-1] = st.rec
+	e.setLocked(st.rec, func(a *ServerAttempt) { *a = st.rec })
+	e.tally[TallyKey{st.rec.Fault, st.rec.Status}]++
 	e.settleLocked(st)
 	e.mu.Unlock()
 	// One rounding for the journal and the log.
@@ -366,8 +481,10 @@ func (e *Env) finish(st *attemptState, n int) {
 		Attempt: n, Fault: st.rec.Fault, Status: st.rec.Status, Bytes: st.rec.Bytes,
 		DurationMs: dur.Milliseconds(), ClosedBy: st.rec.ClosedBy, FinishedAt: st.rec.Ended.UTC(), RetryAfter: st.rec.RetryAfter,
 	})
-	e.logf("attempt %d: %s → %s, %d bytes, %s, closed by %s", n, st.rec.Fault, statusText(st.rec.Status),
-		st.rec.Bytes, dur, st.rec.ClosedBy)
+	if !e.cfg.QuietAttempts {
+		e.logf("attempt %d: %s → %s, %d bytes, %s, closed by %s", n, st.rec.Fault, statusText(st.rec.Status),
+			st.rec.Bytes, dur, st.rec.ClosedBy)
+	}
 	if e.cfg.OnAttempt != nil {
 		e.cfg.OnAttempt(st.rec)
 	}
@@ -407,8 +524,9 @@ func (e *Env) journalRequest(st *attemptState) {
 		BodySHA256: st.rec.BodySHA256, Prompt: st.rec.Prompt, Outage: st.rec.Outage, Limited: st.rec.Limited,
 	})
 	e.mu.Lock()
-	a := &e.attempts[st.rec.N-1]
-	a.Path, a.Model, a.Status = st.rec.Path, st.rec.Model, st.rec.Status
-	a.BodySHA256, a.Prompt = st.rec.BodySHA256, st.rec.Prompt
+	e.setLocked(st.rec, func(a *ServerAttempt) {
+		a.Path, a.Model, a.Status = st.rec.Path, st.rec.Model, st.rec.Status
+		a.BodySHA256, a.Prompt = st.rec.BodySHA256, st.rec.Prompt
+	})
 	e.mu.Unlock()
 }

@@ -64,8 +64,9 @@ Example:
 const chaosServeUsage = `Usage: retrylab chaos serve --scenario FILE [flags]
 
 Starts the mock provider and the proxy for one scenario and waits for a client
-you start yourself: it prints the base URLs to use, journals every request,
-and on exit (Ctrl-C) prints the server-side verdict: the attempts, then PASS
+you start yourself: it prints the base URLs to use, journals every request
+(with --journal), and on exit (Ctrl-C) prints the server-side verdict: the
+attempts counted by fault and status, the first and last 20, then PASS
 or FAIL for each expectation of the scenario the server can check (outcome
 when it can be told, attempts, failureTypes inferred from the faults, the
 server's delays, the model switches as escalations), SKIP for the others.
@@ -477,7 +478,8 @@ func chaosServe(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	fs := newFlags("chaos serve", chaosServeUsage)
 	file := fs.String("scenario", "", "the scenario file whose faults the mock serves")
 	toxiURL := fs.String("toxiproxy", os.Getenv("TOXIPROXY_URL"), "URL of a toxiproxy-server API (env TOXIPROXY_URL); default: embedded")
-	journal := fs.String("journal", "", "server journal path (default: runs/serve-<timestamp>/server.jsonl)")
+	journal := fs.String("journal", "", "write the server journal there (about 650 B per attempt); default: none")
+	verbose := fs.BoolP("verbose", "v", false, "a [mock] line on stderr per attempt")
 	if err := parseFlags(fs, args, "run 'retrylab chaos serve --help'", stdout, stderr); err != nil {
 		return err
 	}
@@ -488,17 +490,12 @@ func chaosServe(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if err != nil {
 		return err
 	}
-	if *journal == "" {
-		dir := filepath.Join("runs", "serve-"+time.Now().UTC().Format("2006-01-02T15-04-05Z"))
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return &runfolder.OutputError{What: "the journal's folder", Path: dir, Err: err}
-		}
-		*journal = filepath.Join(dir, "server.jsonl")
-	}
 	// A journal that cannot be written is said now, with a hint, not once
 	// the server is up.
-	if err := checkJournal(*journal); err != nil {
-		return err
+	if *journal != "" {
+		if err := checkJournal(*journal); err != nil {
+			return err
+		}
 	}
 	toxi, err := mock.StartToxiproxy(ctx, *toxiURL)
 	if err != nil {
@@ -510,7 +507,7 @@ func chaosServe(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	// PASS/FAIL for each server-side check of the scenario's expect. The
 	// signal is how serve ends, so the verdict gives the exit code.
 	signalEnds(ctx)
-	v, err := chaos.Serve(ctx, sc, toxi, *journal, stdout, stderr)
+	v, err := chaos.ServeWith(ctx, sc, toxi, chaos.ServeOptions{Journal: *journal, Verbose: *verbose}, stdout, stderr)
 	if err != nil {
 		return err
 	}
