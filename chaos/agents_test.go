@@ -13,7 +13,7 @@ import (
 // --ignore-scripts. These tests run them, so they are skipped where they are
 // not installed; .ci/run installs them before go test.
 
-const agentsInstallHint = "install the agents from the repository root: npm ci --prefix testdata/agents/node --ignore-scripts && bash testdata/python/install.sh agents"
+const agentsInstallHint = "install the agents from the repository root: npm ci --prefix testdata/agents/node --ignore-scripts && bash testdata/python/install.sh agents aider"
 
 // TestAgentWrongScenariosFail runs testdata/agents/wrong: the agents against
 // expectations that are wrong by far more than timing noise (another
@@ -37,6 +37,7 @@ func TestAgentWrongScenariosFail(t *testing.T) {
 		"codex-cli-telemetry-off":                  {"selfReport"},
 		"pydantic-ai-sse-error-retried":            {"outcome", "attempts"},
 		"langchain-python-anthropic-python-preset": {"delays.server"},
+		"aider-steady-503-9-attempts":              {"attempts"},
 	}
 	scs, missing := loadAgentScenarios(t, "../testdata/agents/wrong")
 	checkWrongSet(t, scs, missing, want, "testdata/agents/wrong", agentsInstallHint)

@@ -2,7 +2,7 @@
 # Installs the Python clients of testdata/python (docs/sdk-clients.md) into
 # virtual environments of their own, from lock files with hashes:
 #
-#   bash testdata/python/install.sh [SET...]    SET: sdk, litellm, agents (default: all)
+#   bash testdata/python/install.sh [SET...]    SET: sdk, litellm, agents, aider (default: all)
 #
 # Each SET is testdata/python/SET/requirements.txt (compiled from
 # requirements.in with pip-compile --generate-hashes) installed with
@@ -21,7 +21,7 @@ if ! "$py" -c 'import sys; sys.exit(0 if sys.version_info >= (3, 10) else 1)'; t
   exit 1
 fi
 sets=("$@")
-[ ${#sets[@]} -gt 0 ] || sets=(sdk litellm agents)
+[ ${#sets[@]} -gt 0 ] || sets=(sdk litellm agents aider)
 for set in "${sets[@]}"; do
   lock="$here/$set/requirements.txt"
   if [ ! -f "$lock" ]; then
