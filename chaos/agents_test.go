@@ -13,7 +13,7 @@ import (
 // --ignore-scripts. These tests run them, so they are skipped where they are
 // not installed; .ci/run installs them before go test.
 
-const agentsInstallHint = "install the agents from the repository root: npm ci --prefix testdata/agents/node --ignore-scripts"
+const agentsInstallHint = "install the agents from the repository root: npm ci --prefix testdata/agents/node --ignore-scripts && bash testdata/python/install.sh agents aider"
 
 // TestAgentWrongScenariosFail runs testdata/agents/wrong: the agents against
 // expectations that are wrong by far more than timing noise (another
@@ -22,20 +22,23 @@ const agentsInstallHint = "install the agents from the repository root: npm ci -
 // fail, and on the check declared here, no other.
 func TestAgentWrongScenariosFail(t *testing.T) {
 	want := map[string][]string{
-		"claude-code-anthropic-sdk-preset":      {"delays.server"},
-		"claude-code-retry-after-ms-honoured":   {"delays.server"},
-		"claude-code-fallback-not-seen":         {"escalations"},
-		"claude-code-gives-up-after-2":          {"outcome", "attempts"},
-		"claude-code-output-other-answer":       {"output"},
-		"claude-code-telemetry-off":             {"selfReport"},
-		"ai-sdk-anthropic-telemetry-off":        {"selfReport"},
-		"ai-sdk-anthropic-claude-code-preset":   {"delays.server"},
-		"langchain-anthropic-429-retried":       {"outcome", "attempts"},
-		"claude-code-stall-timed-out":           {"outcome"},
-		"codex-cli-429-retried":                 {"outcome", "attempts"},
-		"codex-cli-openai-sdk-preset":           {"delays.server"},
-		"codex-cli-steady-503-gives-up-after-5": {"attempts"},
-		"codex-cli-telemetry-off":               {"selfReport"},
+		"claude-code-anthropic-sdk-preset":         {"delays.server"},
+		"claude-code-retry-after-ms-honoured":      {"delays.server"},
+		"claude-code-fallback-not-seen":            {"escalations"},
+		"claude-code-gives-up-after-2":             {"outcome", "attempts"},
+		"claude-code-output-other-answer":          {"output"},
+		"claude-code-telemetry-off":                {"selfReport"},
+		"ai-sdk-anthropic-telemetry-off":           {"selfReport"},
+		"ai-sdk-anthropic-claude-code-preset":      {"delays.server"},
+		"langchain-anthropic-429-retried":          {"outcome", "attempts"},
+		"codex-cli-429-retried":                    {"outcome", "attempts"},
+		"codex-cli-openai-sdk-preset":              {"delays.server"},
+		"codex-cli-steady-503-gives-up-after-5":    {"attempts"},
+		"codex-cli-telemetry-off":                  {"selfReport"},
+		"pydantic-ai-sse-error-retried":            {"outcome", "attempts"},
+		"langchain-python-anthropic-python-preset": {"delays.server"},
+		"aider-steady-503-9-attempts":              {"attempts"},
+		"claude-code-stall-timed-out":              {"outcome"},
 	}
 	scs, missing := loadAgentScenarios(t, "../testdata/agents/wrong")
 	checkWrongSet(t, scs, missing, want, "testdata/agents/wrong", agentsInstallHint)

@@ -16,11 +16,12 @@ import (
 
 // The official SDK clients (docs/sdk-clients.md) run unchanged against the
 // harness: testdata/sdk/node (npm ci --prefix testdata/sdk/node) and
-// testdata/sdk/go (go -C testdata/sdk/go build -o bin/ ./...). These tests
+// testdata/sdk/go (go -C testdata/sdk/go build -o bin/ ./...) and the Python
+// SDKs of testdata/python (bash testdata/python/install.sh). These tests
 // run them, so they are skipped where those are not installed; .ci/run
 // installs and builds them before go test.
 
-const sdkInstallHint = "install the SDK clients from the repository root: npm ci --prefix testdata/sdk/node && go -C testdata/sdk/go build -o bin/ ./..."
+const sdkInstallHint = "install the SDK clients from the repository root: npm ci --prefix testdata/sdk/node && go -C testdata/sdk/go build -o bin/ ./... && bash testdata/python/install.sh"
 
 // loadSDKScenarios loads the scenario files of dir and splits them into
 // those whose client can run here and, by name, why the others cannot (the
@@ -122,6 +123,10 @@ func TestSDKWrongScenariosFail(t *testing.T) {
 		"anthropic-go-drop-retried":               {"outcome", "attempts"},
 		"openai-go-should-retry-false-3-attempts": {"attempts"},
 		"openai-go-forgeflare-preset":             {"delays.server"},
+		"anthropic-python-forgeflare-preset":      {"delays.server"},
+		"openai-python-retry-after-121-retried":   {"outcome", "attempts"},
+		"genai-python-503-retried":                {"outcome", "attempts"},
+		"litellm-router-nested-9-attempts":        {"attempts"},
 	}
 	scs, missing := loadSDKScenarios(t, "../testdata/sdk/wrong")
 	checkWrongSet(t, scs, missing, want, "testdata/sdk/wrong", sdkInstallHint)

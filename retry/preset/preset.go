@@ -13,32 +13,33 @@ import (
 // presets maps a preset name to its constructor. Each constructor returns a
 // fresh Policy, so callers may modify what Get returns.
 var presets = map[string]func() *retry.Policy{
-	"forgeflare":       Forgeflare,
-	"plandex":          Plandex,
-	"orchestrator":     Orchestrator,
-	"escalation-epic":  EscalationEpic,
-	"forge-ticket":     ForgeTicket,
-	"anthropic-sdk":    AnthropicSDK,
-	"openai-sdk":       OpenAISDK,
-	"anthropic-node":   AnthropicNode,
-	"anthropic-python": AnthropicPython,
-	"anthropic-go":     AnthropicGo,
-	"openai-node":      OpenAINode,
-	"openai-node-7":    OpenAINode7,
-	"openai-go":        OpenAIGo,
-	"openai-python":    OpenAIPython,
-	"gemini-sdk":       GeminiSDK,
-	"gemini-cli":       GeminiCLI,
-	"claude-code":      ClaudeCode,
-	"codex-cli":        CodexCLI,
-	"vercel-ai-sdk":    VercelAISDK,
-	"langchain-js":     LangChainJS,
+	"forgeflare":         Forgeflare,
+	"plandex":            Plandex,
+	"orchestrator":       Orchestrator,
+	"escalation-epic":    EscalationEpic,
+	"forge-ticket":       ForgeTicket,
+	"anthropic-sdk":      AnthropicSDK,
+	"openai-sdk":         OpenAISDK,
+	"anthropic-node":     AnthropicNode,
+	"anthropic-python":   AnthropicPython,
+	"anthropic-python-2": AnthropicPython2,
+	"anthropic-go":       AnthropicGo,
+	"openai-node":        OpenAINode,
+	"openai-node-7":      OpenAINode7,
+	"openai-go":          OpenAIGo,
+	"openai-python":      OpenAIPython,
+	"gemini-sdk":         GeminiSDK,
+	"gemini-cli":         GeminiCLI,
+	"claude-code":        ClaudeCode,
+	"codex-cli":          CodexCLI,
+	"vercel-ai-sdk":      VercelAISDK,
+	"langchain-js":       LangChainJS,
 }
 
 // Names returns the preset names in a fixed order.
 func Names() []string {
 	return []string{"forgeflare", "plandex", "orchestrator", "escalation-epic", "forge-ticket", "anthropic-sdk", "openai-sdk",
-		"anthropic-node", "anthropic-python", "anthropic-go", "openai-node", "openai-node-7", "openai-go", "openai-python", "gemini-sdk", "gemini-cli",
+		"anthropic-node", "anthropic-python", "anthropic-python-2", "anthropic-go", "openai-node", "openai-node-7", "openai-go", "openai-python", "gemini-sdk", "gemini-cli",
 		"claude-code", "codex-cli", "vercel-ai-sdk", "langchain-js"}
 }
 
@@ -351,6 +352,20 @@ func AnthropicNode() *retry.Policy {
 // value; this preset reads them as the SDK does.
 func AnthropicPython() *retry.Policy {
 	return sdkPreset("anthropic-python", retry.RetryAfter{Zero: retry.ZeroBackoff, Negative: retry.NegativeBackoff, MaxUsable: 60 * time.Second})
+}
+
+// AnthropicPython2 models the anthropic Python package 2.17.0 (PyPI), the
+// SDK under langchain-anthropic 1.7.10 and pydantic-ai 2.78.0
+// (testdata/python/agents), read from its src/anthropic/_base_client.py:
+// _parse_retry_after_header and _calculate_retry_timeout, numbers from
+// _constants.py (DEFAULT_MAX_RETRIES 2, INITIAL_RETRY_DELAY 0.5,
+// MAX_RETRY_DELAY 8.0). Everything as anthropic-python but the Retry-After
+// limit: 2.x drops the 60s cut-off ("If the API asks us to wait a certain
+// amount of time, just do what it says"): any positive value is waited, up
+// to the platform's sleep limit (4,294,967 s); 0, a negative value or a
+// past date still waits the backoff.
+func AnthropicPython2() *retry.Policy {
+	return sdkPreset("anthropic-python-2", retry.RetryAfter{Zero: retry.ZeroBackoff, Negative: retry.NegativeBackoff})
 }
 
 // AnthropicGo models github.com/anthropics/anthropic-sdk-go v1.84.0, read
