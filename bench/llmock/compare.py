@@ -26,6 +26,7 @@ import sys
 import time
 from pathlib import Path
 
+from llmock.ratelimit import LimitSettings
 from llmock.scenarios import Fail, StreamFault
 from llmock.testing import LLMockServer
 from llmock.verdict import judge
@@ -130,6 +131,15 @@ CASES = [
         "retrylab": [{"stall": {"afterEvents": 2, "keepalive": "0s"}}],
     },
     {
+        "name": "quota-rpm-30-burst-31",
+        "what": "31 requests against a quota of 30 a minute per key (LLMock --rpm 30): the 31st gets a 429 with the bucket's true wait (about 2 s); retrylab has no quota",
+        "clients": ["openai-python", "anthropic-python"],
+        "requests": 31,
+        "limits": {"rpm": 30},
+        "llmock": lambda: [],
+        "retrylab": None,
+    },
+    {
         "name": "stall-outlives-client",
         "what": "silence after 2 events for 30 s, longer than the client is given (8 s): it is stopped mid-stall",
         "deadline": 8,
@@ -161,7 +171,10 @@ def run_client(cmd: list[str], env: dict[str, str], deadline: float) -> tuple[in
 def llmock_side(server: LLMockServer, client: dict, case: dict) -> dict:
     state = server.state
     state.reset()
-    state.scenarios.add(*case["llmock"]())
+    state.limiter.configure(LimitSettings(**case.get("limits", {})))  # none unless the case sets one
+    behaviours = case["llmock"]()
+    if behaviours:
+        state.scenarios.add(*behaviours)
     env = {
         "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
         "HOME": os.environ.get("HOME", "/tmp"),
@@ -189,6 +202,7 @@ def llmock_side(server: LLMockServer, client: dict, case: dict) -> dict:
         "gaps": [round(b.started_at - a.ended_at, 3) for a, b in zip(records, records[1:])],
         "faults": [r.fault for r in records],
         "retryAfter": [r.retry_after for r in records],
+        "statuses": [r.status for r in records],
         "findings": [f"{f.code}({f.severity})" for f in verdict.findings],
         "verdict": verdict.to_dict(),
         "stderr": err.strip().splitlines()[-1:] if err.strip() else [],
@@ -214,7 +228,8 @@ def retrylab_side(retrylab: str, out: Path, jobs: list[tuple[str, dict, dict]]) 
     scen = out / "scenarios"
     scen.mkdir(parents=True, exist_ok=True)
     for client_name, client, case in jobs:
-        (scen / f"{case['name']}--{client_name}.yaml").write_text(scenario_yaml(client_name, client, case))
+        if case["retrylab"] is not None:  # None: a fault retrylab cannot send
+            (scen / f"{case['name']}--{client_name}.yaml").write_text(scenario_yaml(client_name, client, case))
     runs = out / "retrylab-runs"
     # --confirm 0: one run each, like the LLMock side; --parallel 2 on a 2-core machine.
     proc = subprocess.run([retrylab, "chaos", "run", "--out", str(runs), "--confirm", "0",
@@ -491,6 +506,10 @@ def main() -> None:
         lm, rl = row["llmock"], row.get("retrylab", {})
         lm_f = ", ".join(lm["findings"]) or "PASS (none)"
         rl_f = ", ".join(rl.get("findings", [])) or "none"
+        if not rl:
+            print(f"| {row['case']} | {row['client']} | {lm['attempts']}, {outcome(lm['exit'])}, {lm_f} "
+                  f"| — (no such fault) |")
+            continue
         if rl.get("verdict") in (None, "skipped", "error", "interrupted"):
             rl_out = str(rl.get("verdict"))
         else:
