@@ -2,7 +2,9 @@
 # Installs the Python clients of testdata/python (docs/sdk-clients.md) into
 # virtual environments of their own, from lock files with hashes:
 #
-#   bash testdata/python/install.sh [SET...]    SET: sdk, litellm, agents, aider (default: all)
+#   bash testdata/python/install.sh [SET...]    SET: sdk, litellm, agents, aider, llmock
+#                                               (default: sdk litellm agents aider, what CI runs;
+#                                               llmock is bench/llmock's, docs/llmock.md)
 #
 # Each SET is testdata/python/SET/requirements.txt (compiled from
 # requirements.in with pip-compile --generate-hashes) installed with
