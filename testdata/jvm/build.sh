@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Builds the JVM SDK clients (pom.xml; docs/sdk-clients.md): compiles them
+# and writes their dependencies' classpath to MODULE/target/classpath.txt, which
+# run.sh reads (one per module: anthropic/, openai/). Offline first: once Maven Central's artifacts are in the
+# local repository (the default ~/.m2, kept between runs on a machine, so a
+# CI run on a warm machine downloads nothing), the build needs no network;
+# when something is missing the offline attempt fails at once and the build
+# resolves it online.
+set -euo pipefail
+cd "$(dirname "$0")"
+if ! mvn -o -q -B compile >/tmp/retrylab-jvm-offline.$$ 2>&1; then
+  echo "(offline build failed; resolving from Maven Central)"
+  mvn -q -B compile
+fi
+rm -f /tmp/retrylab-jvm-offline.$$
+test -s anthropic/target/classpath.txt && test -s openai/target/classpath.txt
