@@ -16,11 +16,12 @@ import (
 
 // The official SDK clients (docs/sdk-clients.md) run unchanged against the
 // harness: testdata/sdk/node (npm ci --prefix testdata/sdk/node) and
-// testdata/sdk/go (go -C testdata/sdk/go build -o bin/ ./...). These tests
+// testdata/sdk/go (go -C testdata/sdk/go build -o bin/ ./...) and the JVM
+// SDKs of testdata/jvm (testdata/jvm/build.sh). These tests
 // run them, so they are skipped where those are not installed; .ci/run
 // installs and builds them before go test.
 
-const sdkInstallHint = "install the SDK clients from the repository root: npm ci --prefix testdata/sdk/node && go -C testdata/sdk/go build -o bin/ ./..."
+const sdkInstallHint = "install the SDK clients from the repository root: npm ci --prefix testdata/sdk/node && go -C testdata/sdk/go build -o bin/ ./... && testdata/jvm/build.sh"
 
 // loadSDKScenarios loads the scenario files of dir and splits them into
 // those whose client can run here and, by name, why the others cannot (the
@@ -121,6 +122,10 @@ func TestSDKWrongScenariosFail(t *testing.T) {
 		"anthropic-go-drop-retried":               {"outcome", "attempts"},
 		"openai-go-should-retry-false-3-attempts": {"attempts"},
 		"openai-go-forgeflare-preset":             {"delays.server"},
+		"anthropic-java-ms-0-defers":              {"delays.server"},
+		"anthropic-java-sse-error-retried":        {"outcome", "attempts"},
+		"openai-java-retry-after-20-waited":       {"delays.server"},
+		"openai-java-drop-retried":                {"outcome", "attempts"},
 	}
 	scs, missing := loadSDKScenarios(t, "../testdata/sdk/wrong")
 	checkWrongSet(t, scs, missing, want, "testdata/sdk/wrong", sdkInstallHint)
