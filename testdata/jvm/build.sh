@@ -8,9 +8,10 @@
 # resolves it online.
 set -euo pipefail
 cd "$(dirname "$0")"
-if ! mvn -o -q -B compile >/tmp/retrylab-jvm-offline.$$ 2>&1; then
-  echo "(offline build failed; resolving from Maven Central)"
-  mvn -q -B compile
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+if ! mvn -o -q -B -Dstyle.color=never compile >"$log" 2>&1; then
+  echo "(offline build failed: $(grep -m1 -o 'ERROR.*' "$log" | cut -c1-160); resolving from Maven Central)"
+  mvn -q -B -Dstyle.color=never compile
 fi
-rm -f /tmp/retrylab-jvm-offline.$$
 test -s anthropic/target/classpath.txt && test -s openai/target/classpath.txt
