@@ -11,7 +11,7 @@ cd "$(dirname "$0")"
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 if ! mvn -o -q -B -Dstyle.color=never compile >"$log" 2>&1; then
-  echo "(offline build failed: $(grep -m1 -o 'ERROR.*' "$log" | cut -c1-160); resolving from Maven Central)"
+  echo "(offline build failed: something is not in the local repository yet, or the build is broken; resolving from Maven Central)"
   mvn -q -B -Dstyle.color=never compile
 fi
 test -s anthropic/target/classpath.txt && test -s openai/target/classpath.txt
