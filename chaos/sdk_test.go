@@ -126,6 +126,7 @@ func TestSDKWrongScenariosFail(t *testing.T) {
 		"anthropic-java-sse-error-retried":        {"outcome", "attempts"},
 		"openai-java-retry-after-20-waited":       {"delays.server"},
 		"openai-java-drop-retried":                {"outcome", "attempts"},
+		"openai-java-past-date-backoff":           {"delays.server"},
 	}
 	scs, missing := loadSDKScenarios(t, "../testdata/sdk/wrong")
 	checkWrongSet(t, scs, missing, want, "testdata/sdk/wrong", sdkInstallHint)
