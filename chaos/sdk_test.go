@@ -16,12 +16,13 @@ import (
 
 // The official SDK clients (docs/sdk-clients.md) run unchanged against the
 // harness: testdata/sdk/node (npm ci --prefix testdata/sdk/node) and
-// testdata/sdk/go (go -C testdata/sdk/go build -o bin/ ./...) and the Python
-// SDKs of testdata/python (bash testdata/python/install.sh). These tests
-// run them, so they are skipped where those are not installed; .ci/run
-// installs and builds them before go test.
+// testdata/sdk/go (go -C testdata/sdk/go build -o bin/ ./...), the Python
+// SDKs of testdata/python (bash testdata/python/install.sh) and the JVM SDKs
+// of testdata/jvm (testdata/jvm/build.sh). These tests run them, so they are
+// skipped where those are not installed; .ci/run installs and builds them
+// before go test.
 
-const sdkInstallHint = "install the SDK clients from the repository root: npm ci --prefix testdata/sdk/node && go -C testdata/sdk/go build -o bin/ ./... && bash testdata/python/install.sh"
+const sdkInstallHint = "install the SDK clients from the repository root: npm ci --prefix testdata/sdk/node && go -C testdata/sdk/go build -o bin/ ./... && bash testdata/python/install.sh && testdata/jvm/build.sh"
 
 // loadSDKScenarios loads the scenario files of dir and splits them into
 // those whose client can run here and, by name, why the others cannot (the
@@ -127,6 +128,11 @@ func TestSDKWrongScenariosFail(t *testing.T) {
 		"openai-python-retry-after-121-retried":   {"outcome", "attempts"},
 		"genai-python-503-retried":                {"outcome", "attempts"},
 		"litellm-router-nested-9-attempts":        {"attempts"},
+		"anthropic-java-ms-0-defers":              {"delays.server"},
+		"anthropic-java-sse-error-retried":        {"outcome", "attempts"},
+		"openai-java-retry-after-20-waited":       {"delays.server"},
+		"openai-java-drop-retried":                {"outcome", "attempts"},
+		"openai-java-past-date-backoff":           {"delays.server"},
 	}
 	scs, missing := loadSDKScenarios(t, "../testdata/sdk/wrong")
 	checkWrongSet(t, scs, missing, want, "testdata/sdk/wrong", sdkInstallHint)

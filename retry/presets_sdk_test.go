@@ -48,7 +48,8 @@ func TestSDKPresetRetryAfterRule(t *testing.T) {
 
 // sdkPresets are the presets that model one SDK version each, in the order
 // of the columns of the tables below.
-var sdkPresets = []string{"anthropic-node", "anthropic-python", "anthropic-go", "openai-node", "openai-node-7", "openai-go", "openai-python"}
+var sdkPresets = []string{"anthropic-node", "anthropic-python", "anthropic-go", "openai-node", "openai-node-7", "openai-go", "openai-python",
+	"anthropic-java", "openai-java"}
 
 // headerErr is the error the provider client returns for an HTTP error
 // response with these headers (name, value, ...), received at now.
@@ -189,14 +190,14 @@ func TestSDKPresetRetryAfterValues(t *testing.T) {
 		value string
 		want  []string
 	}{
-		{"0", []string{"b", "b", "0", "0", "0", "0", "b"}},
-		{"0.5", []string{"0.5", "0.5", "0.5", "0.5", "0.5", "0.5", "0.5"}},
-		{"1", []string{"1", "1", "1", "1", "1", "1", "1"}},
-		{"60", []string{"60", "60", "60", "60", "60", "60", "60"}},
-		{"61", []string{"61", "b", "61", "61", "b", "61", "61"}},
-		{"120", []string{"120", "b", "120", "120", "b", "120", "120"}},
-		{"121", []string{"121", "b", "121", "121", "b", "x", "x"}},
-		{"-5", []string{"b", "b", "0", "0", "b", "b", "b"}},
+		{"0", []string{"b", "b", "0", "0", "0", "0", "b", "b", "0"}},
+		{"0.5", []string{"0.5", "0.5", "0.5", "0.5", "0.5", "0.5", "0.5", "0.5", "0.5"}},
+		{"1", []string{"1", "1", "1", "1", "1", "1", "1", "1", "1"}},
+		{"60", []string{"60", "60", "60", "60", "60", "60", "60", "60", "8"}},
+		{"61", []string{"61", "b", "61", "61", "b", "61", "61", "61", "8"}},
+		{"120", []string{"120", "b", "120", "120", "b", "120", "120", "120", "8"}},
+		{"121", []string{"121", "b", "121", "121", "b", "x", "x", "121", "8"}},
+		{"-5", []string{"b", "b", "0", "0", "b", "b", "b", "b", "0"}},
 	}
 	for _, tt := range tests {
 		for i, preset := range sdkPresets {
@@ -221,13 +222,13 @@ func TestSDKPresetRetryAfterMs(t *testing.T) {
 		kv   []string
 		want []string
 	}{
-		{"ms 1500 and retry-after 5", []string{"Retry-After-Ms", "1500", "Retry-After", "5"}, []string{"1.5", "1.5", "1.5", "1.5", "1.5", "1.5", "1.5"}},
-		{"ms 1500 alone", []string{"Retry-After-Ms", "1500"}, []string{"1.5", "1.5", "1.5", "1.5", "1.5", "1.5", "1.5"}},
-		{"ms 0 and retry-after 5", []string{"Retry-After-Ms", "0", "Retry-After", "5"}, []string{"5", "b", "0", "5", "0", "0", "b"}},
-		{"ms 0 alone", []string{"Retry-After-Ms", "0"}, []string{"b", "b", "0", "0", "0", "0", "b"}},
-		{"ms -1500 and retry-after 5", []string{"Retry-After-Ms", "-1500", "Retry-After", "5"}, []string{"b", "b", "0", "0", "b", "5", "b"}},
-		{"ms 121000", []string{"Retry-After-Ms", "121000"}, []string{"121", "b", "121", "121", "b", "x", "x"}},
-		{"ms not a number, retry-after 2", []string{"Retry-After-Ms", "soon", "Retry-After", "2"}, []string{"2", "2", "2", "2", "2", "2", "2"}},
+		{"ms 1500 and retry-after 5", []string{"Retry-After-Ms", "1500", "Retry-After", "5"}, []string{"1.5", "1.5", "1.5", "1.5", "1.5", "1.5", "1.5", "1.5", "1.5"}},
+		{"ms 1500 alone", []string{"Retry-After-Ms", "1500"}, []string{"1.5", "1.5", "1.5", "1.5", "1.5", "1.5", "1.5", "1.5", "1.5"}},
+		{"ms 0 and retry-after 5", []string{"Retry-After-Ms", "0", "Retry-After", "5"}, []string{"5", "b", "0", "5", "0", "0", "b", "b", "0"}},
+		{"ms 0 alone", []string{"Retry-After-Ms", "0"}, []string{"b", "b", "0", "0", "0", "0", "b", "b", "0"}},
+		{"ms -1500 and retry-after 5", []string{"Retry-After-Ms", "-1500", "Retry-After", "5"}, []string{"b", "b", "0", "0", "b", "5", "b", "b", "0"}},
+		{"ms 121000", []string{"Retry-After-Ms", "121000"}, []string{"121", "b", "121", "121", "b", "x", "x", "121", "8"}},
+		{"ms not a number, retry-after 2", []string{"Retry-After-Ms", "soon", "Retry-After", "2"}, []string{"2", "2", "2", "2", "2", "2", "2", "2", "2"}},
 	}
 	for _, tt := range tests {
 		for i, preset := range sdkPresets {
@@ -272,9 +273,9 @@ func TestSDKPresetRetryAfterDate(t *testing.T) {
 		offset time.Duration
 		want   []string
 	}{
-		{"30s ahead", 30 * time.Second, []string{"30", "30", "30", "30", "30", "30", "30"}},
-		{"30s past", -30 * time.Second, []string{"b", "b", "0", "0", "b", "0", "b"}},
-		{"150s ahead", 150 * time.Second, []string{"150", "b", "150", "150", "b", "x", "x"}},
+		{"30s ahead", 30 * time.Second, []string{"30", "30", "30", "30", "30", "30", "30", "30", "8"}},
+		{"30s past", -30 * time.Second, []string{"b", "b", "0", "0", "b", "0", "b", "b", "0"}},
+		{"150s ahead", 150 * time.Second, []string{"150", "b", "150", "150", "b", "x", "x", "150", "8"}},
 	}
 	for _, tt := range tests {
 		for i, preset := range sdkPresets {
@@ -298,7 +299,7 @@ func TestSDKPresetRetryAfterDate(t *testing.T) {
 // and openai Python, a Retry-After above 120s decides over x-should-retry).
 func TestSDKPresetStatuses(t *testing.T) {
 	t.Parallel()
-	all := func(v string) []string { return []string{v, v, v, v, v, v, v} }
+	all := func(v string) []string { return []string{v, v, v, v, v, v, v, v, v} }
 	tests := []struct {
 		name   string
 		status int
@@ -318,7 +319,7 @@ func TestSDKPresetStatuses(t *testing.T) {
 		{"429 x-should-retry false", 429, []string{"X-Should-Retry", "false"}, RateLimit, all("x")},
 		{"529 x-should-retry false", 529, []string{"X-Should-Retry", "false"}, Overloaded, all("x")},
 		{"400 x-should-retry true, retry-after 121", 400, []string{"X-Should-Retry", "true", "Retry-After", "121"}, InvalidRequest,
-			[]string{"121", "b", "121", "121", "b", "x", "x"}},
+			[]string{"121", "b", "121", "121", "b", "x", "x", "121", "8"}},
 	}
 	for _, tt := range tests {
 		for i, preset := range sdkPresets {
@@ -343,7 +344,7 @@ func TestSDKPresetStatuses(t *testing.T) {
 // timeout (a scenario's client.timeout), while anthropic-go does.
 func TestSDKPresetStreamAndTransport(t *testing.T) {
 	t.Parallel()
-	all := func(v string) []string { return []string{v, v, v, v, v, v, v} }
+	all := func(v string) []string { return []string{v, v, v, v, v, v, v, v, v} }
 	tests := []struct {
 		name string
 		err  error
@@ -359,7 +360,7 @@ func TestSDKPresetStreamAndTransport(t *testing.T) {
 		{"transport timeout before the response", &provider.Error{Kind: provider.KindTimeout, Provider: "anthropic"}, all("b")},
 		{"TLS failure", &provider.Error{Kind: provider.KindNetwork, Provider: "anthropic", Err: errors.New("x509: certificate signed by unknown authority")}, all("b")},
 		{"request timeout (client.timeout)", &provider.Error{Kind: provider.KindTimeout, Provider: "anthropic", AttemptTimeout: true},
-			[]string{"b", "b", "b", "b", "b", "x", "b"}},
+			[]string{"b", "b", "b", "b", "b", "x", "b", "b", "b"}},
 		{"canceled", &provider.Error{Kind: provider.KindCanceled, Provider: "anthropic", Err: context.Canceled}, all("x")},
 	}
 	for _, tt := range tests {

@@ -27,7 +27,7 @@ var presetProviders = map[string]string{
 	"anthropic-sdk": "anthropic", "anthropic-node": "anthropic", "anthropic-python": "anthropic", "anthropic-go": "anthropic",
 	"openai-sdk": "openai", "openai-node": "openai", "openai-node-7": "openai", "openai-go": "openai", "openai-python": "openai",
 	"gemini-sdk": "gemini", "gemini-cli": "gemini", "claude-code": "anthropic", "codex-cli": "openai",
-	"vercel-ai-sdk": "anthropic", "langchain-js": "anthropic",
+	"vercel-ai-sdk": "anthropic", "langchain-js": "anthropic", "anthropic-java": "anthropic", "openai-java": "openai",
 }
 
 // mixedFaultPool is what a random sequence draws from: statuses the

@@ -34,13 +34,15 @@ var presets = map[string]func() *retry.Policy{
 	"codex-cli":          CodexCLI,
 	"vercel-ai-sdk":      VercelAISDK,
 	"langchain-js":       LangChainJS,
+	"anthropic-java":     AnthropicJava,
+	"openai-java":        OpenAIJava,
 }
 
 // Names returns the preset names in a fixed order.
 func Names() []string {
 	return []string{"forgeflare", "plandex", "orchestrator", "escalation-epic", "forge-ticket", "anthropic-sdk", "openai-sdk",
 		"anthropic-node", "anthropic-python", "anthropic-python-2", "anthropic-go", "openai-node", "openai-node-7", "openai-go", "openai-python", "gemini-sdk", "gemini-cli",
-		"claude-code", "codex-cli", "vercel-ai-sdk", "langchain-js"}
+		"claude-code", "codex-cli", "vercel-ai-sdk", "langchain-js", "anthropic-java", "openai-java"}
 }
 
 // Get returns a fresh copy of the named preset. An unknown name is an
@@ -463,6 +465,50 @@ func OpenAIGo() *retry.Policy {
 // anthropic-python's, which openai-sdk keeps.
 func OpenAIPython() *retry.Policy {
 	return sdkPreset("openai-python", retry.RetryAfter{Zero: retry.ZeroBackoff, Negative: retry.NegativeBackoff, MaxUsable: 2 * time.Minute, Ceiling: 2 * time.Minute})
+}
+
+// AnthropicJava models com.anthropic:anthropic-java 3.16.0 (Maven
+// Central; its -sources.jar), read from anthropic-java-core's
+// com/anthropic/core/http/RetryingHttpClient.kt: execute, shouldRetry
+// (response and throwable) and getRetryBackoffDuration; the defaults from
+// ClientOptions.Builder (maxRetries 2) and Timeout (request 10 minutes,
+// connect 1 minute); the OkHttp client of anthropic-java-client-okhttp
+// (OkHttpClient.kt: retryOnConnectionFailure(false), callTimeout = the
+// request timeout).
+//
+// Retried: x-should-retry "true"/"false" first, then 408, 409, 429, ≥ 500;
+// a thrown IOException (OkHttp's connection errors and timeouts),
+// AnthropicIoException or AnthropicRetryableException. Retry-After:
+// Retry-After-Ms (String.toFloatOrNull, in ms) whenever it parses, 0 and
+// negative included (then Retry-After is not read); else Retry-After as
+// seconds (toFloatOrNull) or an RFC 1123 date (− now). The value is used
+// when it is positive and finite, however long (no limit, no ceiling); 0,
+// a negative value or a date in the past waits the backoff. Timeout: OkHttp's
+// callTimeout of 10 minutes bounds the whole call, the streamed body
+// included; a timeout before the response is an IOException, retried.
+// Not modelled: toFloatOrNull reads "1e3", "NaN" (no value: the backoff) and
+// Java's float suffixes ("2f").
+func AnthropicJava() *retry.Policy {
+	return sdkPreset("anthropic-java", retry.RetryAfter{Zero: retry.ZeroBackoff, Negative: retry.NegativeBackoff})
+}
+
+// OpenAIJava models com.openai:openai-java 4.105.0 (Maven Central; its
+// -sources.jar), read from openai-java-core's
+// com/openai/core/http/RetryingHttpClient.kt: executeInternal, shouldRetry
+// and getRetryBackoffDuration (MAX_RETRY_DELAY 8s); the defaults from
+// ClientOptions.Builder (maxRetries 2) and Timeout (request 10 minutes); the
+// OkHttp client of openai-java-client-okhttp (retryOnConnectionFailure(false)).
+//
+// The same statuses and exceptions as anthropic-java (IOException,
+// OpenAIIoException, OpenAIRetryableException). Retry-After: Retry-After-Ms
+// (toFloatOrNull, in ms) whenever it parses, 0 and negative included; else
+// Retry-After as seconds or an RFC 1123 date (− now). Every value is used,
+// clamped to [0, 8s] ("Server-directed delays share the
+// exponential-backoff ceiling"): 0, a negative value or a date in the past
+// retries at once; a Retry-After of 20s or 2 hours waits 8s; nothing is too
+// long to retry. Timeout: as anthropic-java's, 10 minutes for the whole call.
+func OpenAIJava() *retry.Policy {
+	return sdkPreset("openai-java", retry.RetryAfter{Zero: retry.ZeroImmediate, Negative: retry.NegativeZero, Cap: 8 * time.Second})
 }
 
 // AnthropicSDK reproduces the defaults of the official Anthropic Python SDK
