@@ -332,6 +332,9 @@ type MockRequest struct {
 	// Outage is set when the attempt's fault came from the scenario's
 	// outage: (after its attempts: list).
 	Outage *OutageDraw `json:"outage,omitempty"`
+	// Client is the fleet client (1-based) that sent the attempt, told
+	// apart by its API key (never recorded); absent outside a fleet.
+	Client int `json:"client,omitempty"`
 	// Side is set for a request beside the answer (a token count, a model
 	// list, a WebSocket upgrade, a health probe, an answer request the
 	// scenario's attemptsMatch does not match, a path the mock does not

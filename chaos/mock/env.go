@@ -40,6 +40,10 @@ type EnvConfig struct {
 	// of its own (chaos run's --seed).
 	OutageSeed int64
 
+	// Fleet is how many clients share the Env (fleet:, fleet.go); 0 or 1:
+	// one client, whose attempts the mock numbers as they come.
+	Fleet int
+
 	// OnAccept, if set, is called after each accepted connection has been
 	// stamped (tests).
 	OnAccept func()
@@ -68,6 +72,9 @@ type Env struct {
 	cond     *sync.Cond // signals ready changes; uses mu
 	ready    int        // the attempt whose pre-connect toxics are in place
 	accepted int
+	// perClient counts each fleet client's attempts (fleet.go); index 0
+	// counts those of requests without a fleet key.
+	perClient map[int]int
 	attempts []ServerAttempt
 	met      []scenario.Fault // met[n-1]: the fault attempt n met (outage.go)
 	outageT0 time.Time        // attempt 1's arrival: where the outage begins

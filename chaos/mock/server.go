@@ -61,13 +61,26 @@ func (e *Env) acceptLoop() {
 // newAttempt numbers the next attempt, whose connection was accepted at
 // connected and whose first request byte arrived at arrived, and records it
 // as in progress.
-func (e *Env) newAttempt(connected, arrived time.Time) (int, scenario.Fault, ServerAttempt) {
+// In a fleet, client is the client that sent it (0: unknown), and the
+// attempts: list applies to its own attempts.
+func (e *Env) newAttempt(connected, arrived time.Time, client int) (int, scenario.Fault, ServerAttempt) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.accepted++
 	n := e.accepted
-	f, draw := e.decideLocked(n, arrived)
+	k := n
+	if e.cfg.Fleet > 1 {
+		if e.perClient == nil {
+			e.perClient = map[int]int{}
+		}
+		e.perClient[client]++
+		k = e.perClient[client]
+	}
+	f, draw := e.decideLocked(n, k, arrived)
 	rec := ServerAttempt{N: n, Fault: f.Name(), Arrived: arrived, Connected: connected, RequestID: e.requestID(n), Outage: draw}
+	if e.cfg.Fleet > 1 {
+		rec.Client, rec.ClientN = client, k
+	}
 	e.attempts = append(e.attempts, rec)
 	return n, f, rec
 }
@@ -170,7 +183,7 @@ func (e *Env) serveNoRequest(connected, arrived time.Time, err error) {
 		e.logf("connection closed without a complete request (%v); not an attempt", err)
 		return
 	}
-	n, f, rec := e.newAttempt(connected, arrived)
+	n, f, rec := e.newAttempt(connected, arrived, 0)
 	st := &attemptState{rec: rec, peerGone: make(chan struct{})}
 	st.goneAt = e.now()
 	st.rec.ClosedBy = fault.ClosedBy(f.Kind, false)
@@ -200,7 +213,7 @@ type serving struct {
 // what it carries (path, model, body hash, prompt); a reader goroutine then
 // notices the moment the peer closes.
 func (e *Env) newServed(c net.Conn, br *bufio.Reader, req *http.Request, body []byte, name string, rb wire.Request, connected, arrived time.Time, readyAt int) *serving {
-	n, f, rec := e.newAttempt(connected, arrived)
+	n, f, rec := e.newAttempt(connected, arrived, e.fleetClient(req, body))
 	st := &attemptState{rec: rec, peerGone: make(chan struct{})}
 	// A path may carry a key (Gemini's models/{model}: a client may put
 	// anything there), so it is redacted as the model is, here, where both
@@ -385,7 +398,7 @@ func (e *Env) journalRequest(st *attemptState) {
 	e.journal(trace.TypeMockRequest, trace.MockRequest{
 		Attempt: st.rec.N, Fault: st.rec.Fault, Status: st.rec.Status, Path: st.rec.Path,
 		Model: st.rec.Model, ArrivedAt: st.rec.Arrived.UTC(), ConnectedAt: st.rec.Connected.UTC(),
-		BodySHA256: st.rec.BodySHA256, Prompt: st.rec.Prompt, Outage: st.rec.Outage,
+		BodySHA256: st.rec.BodySHA256, Prompt: st.rec.Prompt, Outage: st.rec.Outage, Client: st.rec.Client,
 	})
 	e.mu.Lock()
 	a := &e.attempts[st.rec.N-1]
