@@ -10,7 +10,9 @@ import (
 func ms(n int) time.Duration { return time.Duration(n) * time.Millisecond }
 
 // ok and fail build attempts: client c arriving at ms a, ending 10ms later.
-func ok(c, a int) Attempt   { return Attempt{Client: c, At: ms(a), End: ms(a + 10), Status: 200, Succeeded: true} }
+func ok(c, a int) Attempt {
+	return Attempt{Client: c, At: ms(a), End: ms(a + 10), Status: 200, Succeeded: true}
+}
 func fail(c, a int) Attempt { return Attempt{Client: c, At: ms(a), End: ms(a + 10), Status: 529} }
 
 func fp(v float64) *float64 { return &v }

@@ -75,11 +75,11 @@ type Env struct {
 	// perClient counts each fleet client's attempts (fleet.go); index 0
 	// counts those of requests without a fleet key.
 	perClient map[int]int
-	attempts []ServerAttempt
-	met      []scenario.Fault // met[n-1]: the fault attempt n met (outage.go)
-	outageT0 time.Time        // attempt 1's arrival: where the outage begins
-	sides    []SideRequest    // requests beside the answer (side.go)
-	conns    map[net.Conn]bool
+	attempts  []ServerAttempt
+	met       []scenario.Fault // met[n-1]: the fault attempt n met (outage.go)
+	outageT0  time.Time        // attempt 1's arrival: where the outage begins
+	sides     []SideRequest    // requests beside the answer (side.go)
+	conns     map[net.Conn]bool
 
 	journalErr error // the first failed journal write
 
