@@ -47,6 +47,10 @@ func TestExtraScenarios(t *testing.T) {
 		"wrong-findings-present":      {must: []string{"findings"}},
 		"wrong-stall-never-timed-out": {must: []string{"client"}, may: []string{"maxDuration"}},
 		"wrong-outage-storm-survived": {must: []string{"outcome"}},
+		"wrong-fleet-lockstep-spread": {must: []string{"fleet"}},
+		"wrong-fleet-jitter-lockstep": {must: []string{"fleet"}},
+		"wrong-fleet-recovered-fast":  {must: []string{"fleet"}},
+		"wrong-fleet-client-attempts": {must: []string{"attempts"}},
 	}
 	var paths []string
 	for _, dir := range []string{"pass", "fail"} {
