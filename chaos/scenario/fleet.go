@@ -163,7 +163,7 @@ func (d *decoder) validateFleet(top map[string]*yaml.Node, sc *Scenario) {
 		for i, p := range sc.Outage.Phases {
 			for j, m := range p.Mix {
 				if fault.UsesProxy(m.Fault.Kind) {
-					d.c.Add(fn, fmt.Sprintf("outage.phases[%d].mix[%d]", i, j),
+					d.c.AddAt(m.Fault.Line, 0, fmt.Sprintf("outage.phases[%d].mix[%d]", i, j),
 						fmt.Sprintf("%s needs the proxy to itself, which a fleet's clients share", m.Fault.Name()),
 						"use a kind the mock makes itself (status, sseError, truncate, stall, slow, malformed), or remove fleet:")
 				}
