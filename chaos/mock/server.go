@@ -307,7 +307,7 @@ func (e *Env) write(c net.Conn, st *attemptState, resp *response) {
 	if tr := resp.Trailer(); tr != nil {
 		pieces = append(pieces, tr)
 	}
-	for _, p := range pieces {
+	for i, p := range pieces {
 		select {
 		case <-st.peerGone:
 			return
@@ -318,6 +318,7 @@ func (e *Env) write(c net.Conn, st *attemptState, resp *response) {
 		if err != nil {
 			return
 		}
+		st.rec.OutputTokens += int64(resp.PieceTokens(i - 1)) // pieces[0] is the head
 	}
 	st.wroteAll = true
 }
