@@ -107,6 +107,8 @@ type timelineView struct {
 	// Findings are what the run shows of its client without being
 	// asked (chaos.Result.Findings): not failures.
 	Findings []findingView
+	// Fleet is a fleet's chart (page_fleet.go); nil for one client.
+	Fleet *fleetChartView
 }
 
 // findingView is one finding: its code, the attempts it rests on and its
@@ -255,6 +257,7 @@ func timeline(run int, r chaos.Result) timelineView {
 	}
 	t.Report = pageReports(r)
 	t.Findings = pageFindings(r)
+	t.Fleet = fleetChart(r)
 	attempts, waits := timelineCounts(r, &t)
 	ax.maxMs = ax.span(r, ck.envs, waits)
 	y := 8
