@@ -79,7 +79,9 @@ func fleetChart(r chaos.Result) *fleetChartView {
 		peak = math.Max(peak, tl.LimitPerStep)
 	}
 	span := float64(n) * float64(tl.StepMs)
-	xOf := func(ms float64) int { return fleetPlotX + int(math.Round(math.Min(math.Max(ms, 0), span)/span*fleetPlotW)) }
+	xOf := func(ms float64) int {
+		return fleetPlotX + int(math.Round(math.Min(math.Max(ms, 0), span)/span*fleetPlotW))
+	}
 	yOf := func(c float64) int { return fleetPlotY + fleetPlotH - int(math.Round(c/peak*fleetPlotH)) }
 	for _, p := range tl.Phases {
 		x0, x1 := xOf(float64(p.FromMs)), xOf(float64(p.ToMs))
