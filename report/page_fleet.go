@@ -33,6 +33,9 @@ type fleetShade struct {
 	Title string
 }
 
+// fleetMaxPhases bounds the outage phases shaded (a result.json is input).
+const fleetMaxPhases = 100
+
 const (
 	fleetChartW = 760
 	fleetChartH = 220
@@ -83,7 +86,10 @@ func fleetChart(r chaos.Result) *fleetChartView {
 		return fleetPlotX + int(math.Round(math.Min(math.Max(ms, 0), span)/span*fleetPlotW))
 	}
 	yOf := func(c float64) int { return fleetPlotY + fleetPlotH - int(math.Round(c/peak*fleetPlotH)) }
-	for _, p := range tl.Phases {
+	for i, p := range tl.Phases {
+		if i == fleetMaxPhases {
+			break
+		}
 		x0, x1 := xOf(float64(p.FromMs)), xOf(float64(p.ToMs))
 		if x1 > x0 {
 			v.Phases = append(v.Phases, fleetShade{X: x0, W: x1 - x0, Title: fmt.Sprintf("outage phase %dms–%dms", p.FromMs, p.ToMs)})
