@@ -4,12 +4,18 @@ import (
 	"bytes"
 	"context"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/retrylab/retrylab/chaos/mock"
+	"github.com/retrylab/retrylab/chaos/redact"
 	"github.com/retrylab/retrylab/chaos/scenario"
+	"github.com/retrylab/retrylab/chaos/verify"
 )
 
 // TestFleetScenarios runs scenarios/fleet: each passes (its expect.fleet
@@ -63,5 +69,51 @@ func TestFleetScenarios(t *testing.T) {
 			}
 			return nil
 		})
+	}
+}
+
+func TestMergeClientChecks(t *testing.T) {
+	t.Parallel()
+	dir := filepath.Join("runs", "x", "s")
+	runs := []fleetRun{{dir: fleetClientDir(dir, 1, 3)}, {dir: fleetClientDir(dir, 2, 3)}, {dir: fleetClientDir(dir, 3, 3)}}
+	pass := func(name string) verify.Check {
+		return verify.Check{Name: name, Passed: true, State: verify.StatePass, Want: "2", Got: "2", Where: "server.jsonl"}
+	}
+	fail := func(name, got string) verify.Check {
+		return verify.Check{Name: name, State: verify.StateFail, Want: "2", Got: got, Where: "server.jsonl"}
+	}
+	inc := verify.Check{Name: "delays.server", State: verify.StateInconclusive, Want: "1s", Got: "1.3s", Where: "server.jsonl: gap"}
+	got := mergeClientChecks([][]verify.Check{
+		{pass("outcome"), pass("attempts"), pass("delays.server")},
+		{pass("outcome"), fail("attempts", "3"), inc},
+		{pass("outcome"), fail("attempts", "4"), pass("delays.server")},
+	}, runs, dir)
+	want := []verify.Check{
+		pass("outcome"),
+		{Name: "attempts", State: verify.StateFail, Want: "2", Got: "client 2: 3 (and 1 more clients)", Where: "clients/02/server.jsonl"},
+		{Name: "delays.server", State: verify.StateInconclusive, Want: "1s", Got: "client 2: 1.3s", Where: "clients/02/server.jsonl: gap"},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("mergeClientChecks() mismatch (-want +got):\n%s", diff)
+	}
+}
+
+func TestFleetMemberKey(t *testing.T) {
+	t.Parallel()
+	env := []string{"PATH=/bin", "ANTHROPIC_API_KEY=" + redact.FakeAPIKey, "OPENAI_API_KEY=" + redact.FakeAPIKey, "GEMINI_API_KEY=" + redact.FakeAPIKey}
+	vars := map[string]string{"ANTHROPIC_API_KEY": redact.FakeAPIKey, "RETRYLAB_TRACE": "t"}
+	gotEnv, gotVars := fleetMember{index: 7}.withKey(slices.Clone(env), maps.Clone(vars))
+	wantEnv := []string{"PATH=/bin", "ANTHROPIC_API_KEY=" + mock.FleetKey(7), "OPENAI_API_KEY=" + mock.FleetKey(7), "GEMINI_API_KEY=" + mock.FleetKey(7)}
+	if diff := cmp.Diff(wantEnv, gotEnv); diff != "" {
+		t.Errorf("withKey() env mismatch (-want +got):\n%s", diff)
+	}
+	if gotVars["ANTHROPIC_API_KEY"] != mock.FleetKey(7) || gotVars["RETRYLAB_TRACE"] != "t" {
+		t.Errorf("withKey() vars = %v", gotVars)
+	}
+	if e, _ := (fleetMember{}).withKey(slices.Clone(env), nil); !slices.Equal(e, env) {
+		t.Errorf("outside a fleet the environment changed: %v", e)
+	}
+	if (fleetMember{}).apiKey() != redact.FakeAPIKey || (fleetMember{index: 3}).seedSuffix() == (fleetMember{index: 4}).seedSuffix() {
+		t.Errorf("a fleet member's key or jitter seed is not its own")
 	}
 }
