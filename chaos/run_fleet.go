@@ -90,6 +90,7 @@ func (r *Runner) runFleet(ctx context.Context, sc *scenario.Scenario, res *Resul
 	stagger := time.Duration(float64(sc.Fleet.Stagger.D()) * scale)
 	deadline := clientDeadline(sc)
 	external := r.ClientCmd != "" || len(sc.Client.Command) > 0
+	r.logf(sc.Name, "fleet of %d clients, %s apart (wall), each in %s", n, stagger, filepath.Join(dir, "clients"))
 	var infraOnce sync.Once
 	var wg sync.WaitGroup
 	start := time.Now()

@@ -204,7 +204,7 @@ func Serve(ctx context.Context, sc *scenario.Scenario, toxi *mock.Toxiproxy, jou
 	// that looks like no known key (learnt from x-api-key) may come back
 	// in a later request's path.
 	env, err := mock.StartEnv(ctx, mock.EnvConfig{Scenario: sc, Toxi: toxi, Journal: journal, RunID: runID, Log: scrubWriter{stderr, sec}, OnSecret: sec.Add,
-		TimeScale: sc.TimeScale})
+		TimeScale: sc.TimeScale, Fleet: sc.FleetClients()})
 	if err != nil {
 		return ServeVerdict{}, err
 	}
