@@ -52,6 +52,15 @@ func (r *Runner) runBuiltin(ctx context.Context, sc *scenario.Scenario, baseURL,
 			stop()
 		}
 	})
+	if !who.ready(ctx) {
+		_ = tw.Emit(trace.TypeRunFinished, trace.RunFinished{Success: false})
+		return builtinOutcome(ctx, false, time.Now(), sleeps), nil
+	}
+	if who.deadline > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, who.deadline)
+		defer cancel()
+	}
 	start := time.Now()
 	ok := true
 	// ctx ends at the deadline or on an interrupt: no request starts after

@@ -21,8 +21,75 @@ import (
 )
 
 // fleetMember is which client of a fleet a client run is: index 1..n, 0
-// outside a fleet.
-type fleetMember struct{ index int }
+// outside a fleet. A built-in client calls ready once it is set up, just
+// before its first request: its start, the fleet's gate (nil outside a
+// fleet).
+type fleetMember struct {
+	index int
+	gate  *fleetGate
+	once  *sync.Once
+	// deadline, when above 0, is the client's deadline, counted from its
+	// start (ready), not from its setup; began is set to its start.
+	deadline time.Duration
+	began    *time.Time
+}
+
+// ready waits until the member's start: every client of the fleet set up
+// (the gate open), then (index−1) staggers more. It returns false when
+// ctx ends first.
+func (m fleetMember) ready(ctx context.Context) bool {
+	if m.gate == nil {
+		return true
+	}
+	m.once.Do(m.gate.arrive)
+	select {
+	case <-m.gate.open:
+	case <-ctx.Done():
+		return false
+	}
+	if d := time.Until(m.gate.at.Add(time.Duration(m.index-1) * m.gate.stagger)); d > 0 {
+		t := time.NewTimer(d)
+		defer t.Stop()
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			return false
+		}
+	}
+	if m.began != nil {
+		*m.began = time.Now()
+	}
+	return ctx.Err() == nil
+}
+
+// fleetGate holds a fleet's built-in clients until every one is set up
+// (its policy, trace and retrier made), so that their setup, slower on a
+// busy machine for some than for others, does not spread their starts:
+// clients meant to start together send their first requests together.
+type fleetGate struct {
+	n       int
+	stagger time.Duration // wall
+	mu      sync.Mutex
+	arrived int
+	open    chan struct{}
+	at      time.Time // when it opened; read after open is closed
+}
+
+func newFleetGate(n int, stagger time.Duration) *fleetGate {
+	return &fleetGate{n: n, stagger: stagger, open: make(chan struct{})}
+}
+
+// arrive counts one client as set up (or ended before it was); the last
+// opens the gate.
+func (g *fleetGate) arrive() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.arrived++
+	if g.arrived == g.n {
+		g.at = time.Now()
+		close(g.open)
+	}
+}
 
 // apiKey is the key the client sends: its own in a fleet, by which the
 // mock tells it apart (mock/fleet.go), else the fake key every client gets.
@@ -94,13 +161,21 @@ func (r *Runner) runFleet(ctx context.Context, sc *scenario.Scenario, res *Resul
 	var infraOnce sync.Once
 	var wg sync.WaitGroup
 	start := time.Now()
+	gate := newFleetGate(n, stagger)
 	for i := range n {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			fr := &runs[i]
 			fr.dir = fleetClientDir(dir, i+1, n)
-			if d := time.Duration(i) * stagger; d > 0 {
+			who := fleetMember{index: i + 1}
+			if !external {
+				// A built-in client waits for its start at the gate, once
+				// set up; one that ends before it still counts there.
+				who.gate, who.once, who.deadline, who.began = gate, &sync.Once{}, deadline, &fr.began
+				defer who.once.Do(gate.arrive)
+			}
+			if d := time.Duration(i) * stagger; d > 0 && external {
 				t := time.NewTimer(time.Until(start.Add(d)))
 				defer t.Stop()
 				select {
@@ -116,9 +191,8 @@ func (r *Runner) runFleet(ctx context.Context, sc *scenario.Scenario, res *Resul
 				infraOnce.Do(func() { r.infraFailed(ctx, res, "", runfolder.OutputErr("", fr.dir, err)) })
 				return
 			}
-			who := fleetMember{index: i + 1}
 			tracePath := filepath.Join(fr.dir, "trace.jsonl")
-			fr.started, fr.began = true, time.Now()
+			fr.started, fr.began = true, time.Now() // a built-in client's start: at its gate (ready)
 			defer func() { fr.ended = time.Now() }()
 			if external {
 				fr.clientRun = r.runExternal(ctx, sc, env.BaseURL(), fr.dir, tracePath, r.ClientCmd, scale, deadline, sec, who)
@@ -129,9 +203,7 @@ func (r *Runner) runFleet(ctx context.Context, sc *scenario.Scenario, res *Resul
 			}
 			log := &redact.RedactFile{Path: filepath.Join(fr.dir, "client.log"), Sec: sec, Limit: redact.MaxKeptOutput}
 			defer log.Close()
-			cctx, cancel := context.WithTimeout(ctx, deadline)
-			defer cancel()
-			cr, err := r.runBuiltin(cctx, sc, env.BaseURL(), tracePath, runID, scale, log, who)
+			cr, err := r.runBuiltin(ctx, sc, env.BaseURL(), tracePath, runID, scale, log, who)
 			fr.clientRun = cr
 			var ie *runfolder.InfraError
 			if errors.As(err, &ie) || runfolder.IsInfraErr(err) {
@@ -190,6 +262,11 @@ func (r *Runner) verifyFleet(sc *scenario.Scenario, res *Result, attempts []mock
 	}
 	if sc.Limits != nil {
 		in.RequestsPerMinute = sc.Limits.RequestsPerMinute
+	}
+	if scale > 0 {
+		// Twice the worst timer lateness around the run, as a wait's
+		// slack: a late client and a late mock stamp.
+		in.Noise = time.Duration(float64(2*r.probe.Lateness(start, time.Now())) / scale)
 	}
 	fig := fleet.Compute(in)
 	res.Fleet = &fig

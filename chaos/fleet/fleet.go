@@ -37,6 +37,12 @@ type Input struct {
 	HasOutage bool
 	// RequestsPerMinute is the account's request limit (limits:); 0 none.
 	RequestsPerMinute int
+	// Noise is the scheduling noise measured around the run, in policy
+	// time: how far an arrival may be from where the client meant it.
+	// Synchrony is counted again with the window widened and narrowed by
+	// it (SynchronizedWide, SynchronizedNarrow), for a gate that must not
+	// fail on the machine's noise.
+	Noise time.Duration
 }
 
 // Figures are result.json's fleet:. Retries and Synchronized are the
@@ -56,6 +62,10 @@ type Figures struct {
 
 	Retries      int `json:"-"`
 	Synchronized int `json:"-"`
+	// SynchronizedWide and SynchronizedNarrow count the retries within
+	// SyncWindow + Noise and SyncWindow − Noise (at least 0) of another
+	// client's.
+	SynchronizedWide, SynchronizedNarrow int `json:"-"`
 }
 
 // Compute returns the fleet's figures from in (see the package doc).
@@ -90,7 +100,9 @@ func Compute(in Input) Figures {
 		f.Amplification = round4(float64(f.Attempts) / float64(f.Requests))
 	}
 	f.Retries = len(retries)
-	f.Synchronized = synchronized(retries)
+	f.Synchronized = synchronized(retries, SyncWindow)
+	f.SynchronizedWide = synchronized(retries, SyncWindow+max(in.Noise, 0))
+	f.SynchronizedNarrow = synchronized(retries, max(SyncWindow-max(in.Noise, 0), 0))
 	if f.Retries > 0 {
 		s := round4(float64(f.Synchronized) / float64(f.Retries))
 		f.Synchrony = &s
@@ -123,17 +135,17 @@ func firsts(as []Attempt) []bool {
 }
 
 // synchronized counts the retries (sorted by arrival) that arrived within
-// SyncWindow of a retry of another client: a window slides over them with
-// a count per client, so the cost is linear.
-func synchronized(rs []Attempt) int {
+// window of a retry of another client: a window slides over them with a
+// count per client, so the cost is linear.
+func synchronized(rs []Attempt, window time.Duration) int {
 	count := map[int]int{}
 	lo, hi, in, n := 0, 0, 0, 0
 	for _, r := range rs {
-		for hi < len(rs) && rs[hi].At <= r.At+SyncWindow {
+		for hi < len(rs) && rs[hi].At <= r.At+window {
 			count[rs[hi].Client]++
 			hi, in = hi+1, in+1
 		}
-		for rs[lo].At < r.At-SyncWindow {
+		for rs[lo].At < r.At-window {
 			count[rs[lo].Client]--
 			lo, in = lo+1, in-1
 		}
