@@ -39,9 +39,9 @@ type Input struct {
 	RequestsPerMinute int
 	// Noise is the scheduling noise measured around the run, in policy
 	// time: how far an arrival may be from where the client meant it.
-	// Synchrony is counted again with the window widened and narrowed by
-	// it (SynchronizedWide, SynchronizedNarrow), for a gate that must not
-	// fail on the machine's noise.
+	// Synchrony is counted again with the window widened by it
+	// (SynchronizedWide), for a gate that must not fail on the machine's
+	// noise.
 	Noise time.Duration
 }
 
@@ -62,10 +62,9 @@ type Figures struct {
 
 	Retries      int `json:"-"`
 	Synchronized int `json:"-"`
-	// SynchronizedWide and SynchronizedNarrow count the retries within
-	// SyncWindow + Noise and SyncWindow − Noise (at least 0) of another
-	// client's.
-	SynchronizedWide, SynchronizedNarrow int `json:"-"`
+	// SynchronizedWide counts the retries within SyncWindow + Noise of
+	// another client's.
+	SynchronizedWide int `json:"-"`
 }
 
 // Compute returns the fleet's figures from in (see the package doc).
@@ -102,7 +101,6 @@ func Compute(in Input) Figures {
 	f.Retries = len(retries)
 	f.Synchronized = synchronized(retries, SyncWindow)
 	f.SynchronizedWide = synchronized(retries, SyncWindow+max(in.Noise, 0))
-	f.SynchronizedNarrow = synchronized(retries, max(SyncWindow-max(in.Noise, 0), 0))
 	if f.Retries > 0 {
 		s := round4(float64(f.Synchronized) / float64(f.Retries))
 		f.Synchrony = &s

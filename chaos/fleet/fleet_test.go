@@ -37,7 +37,7 @@ func TestCompute(t *testing.T) {
 				fail(1, 1000), fail(2, 1010), fail(3, 1049),
 				ok(1, 3000), ok(2, 3001), ok(3, 3002)}},
 			want: Figures{Clients: 3, Survived: 3, Requests: 3, Attempts: 9, Amplification: 3, Synchrony: fp(1),
-				Status529: 6, GoodputPerMin: round4(3 / ms(3012).Minutes()), Retries: 6, Synchronized: 6, SynchronizedWide: 6, SynchronizedNarrow: 6},
+				Status529: 6, GoodputPerMin: round4(3 / ms(3012).Minutes()), Retries: 6, Synchronized: 6, SynchronizedWide: 6},
 		},
 		{
 			name: "spread: 50ms apart counts, 51ms does not; a client's own retries never synchronize with themselves",
@@ -46,18 +46,18 @@ func TestCompute(t *testing.T) {
 				fail(1, 100), fail(1, 120), fail(2, 170),
 				ok(1, 500), ok(2, 551)}},
 			want: Figures{Clients: 2, Survived: 2, Requests: 2, Attempts: 7, Amplification: 3.5, Synchrony: fp(0.4),
-				Status529: 5, GoodputPerMin: round4(2 / ms(561).Minutes()), Retries: 5, Synchronized: 2, SynchronizedWide: 2, SynchronizedNarrow: 2},
+				Status529: 5, GoodputPerMin: round4(2 / ms(561).Minutes()), Retries: 5, Synchronized: 2, SynchronizedWide: 2},
 		},
 		{
-			// Noise 10ms: the window is 60ms wide (51ms apart counts) and
-			// 40ms narrow (50ms and 45ms apart do not).
+			// Noise 10ms: the window is 60ms wide (51ms and 45ms apart
+			// count).
 			name: "noise widens and narrows the window",
 			in: Input{Clients: 2, Survived: 2, Noise: ms(10), Attempts: []Attempt{
 				fail(1, 0), fail(2, 0),
 				fail(1, 100), fail(2, 151), fail(1, 300), fail(2, 345),
 				ok(1, 1000), ok(2, 2000)}},
 			want: Figures{Clients: 2, Survived: 2, Requests: 2, Attempts: 8, Amplification: 4, Synchrony: fp(0.3333),
-				Status529: 6, GoodputPerMin: round4(2 / ms(2010).Minutes()), Retries: 6, Synchronized: 2, SynchronizedWide: 4, SynchronizedNarrow: 0},
+				Status529: 6, GoodputPerMin: round4(2 / ms(2010).Minutes()), Retries: 6, Synchronized: 2, SynchronizedWide: 4},
 		},
 		{
 			name: "two logical requests per client: the attempt after a success begins one",
