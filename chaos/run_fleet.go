@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -246,6 +247,13 @@ func (r *Runner) verifyFleet(sc *scenario.Scenario, res *Result, attempts []mock
 			survived++
 		}
 		per = append(per, one.Checks)
+		// Each finding once, from the first client that shows it.
+		for _, f := range one.Findings {
+			if !slices.ContainsFunc(res.Findings, func(g verify.Finding) bool { return g.Code == f.Code }) {
+				f.Evidence = fmt.Sprintf("client %d: %s", i+1, f.Evidence)
+				res.Findings = append(res.Findings, f)
+			}
+		}
 	}
 	res.Checks = append(mergeClientChecks(per, runs, filepath.Dir(filepath.Dir(runs[0].dir))), res.Checks...)
 	res.Outcome = "failure"
