@@ -8,7 +8,10 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"sync"
 	"testing"
+	"testing/synctest"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -116,4 +119,46 @@ func TestFleetMemberKey(t *testing.T) {
 	if (fleetMember{}).apiKey() != redact.FakeAPIKey || (fleetMember{index: 3}).seedSuffix() == (fleetMember{index: 4}).seedSuffix() {
 		t.Errorf("a fleet member's key or jitter seed is not its own")
 	}
+}
+
+// TestFleetGate checks on a fake clock that a fleet's built-in clients
+// start only once every one is set up, then stagger apart, and that a
+// client that ends before its start (arrive by its deferred once) does not
+// hold the others; an ended context stops a waiting one.
+func TestFleetGate(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		g := newFleetGate(3, 100*time.Millisecond)
+		starts := make([]time.Duration, 3)
+		t0 := time.Now()
+		var wg sync.WaitGroup
+		for i := range 2 {
+			m := fleetMember{index: i + 1, gate: g, once: &sync.Once{}}
+			wg.Go(func() {
+				time.Sleep(time.Duration(i+1) * time.Second) // setup
+				if !m.ready(t.Context()) {
+					t.Errorf("client %d: not ready", i+1)
+				}
+				starts[i] = time.Since(t0)
+			})
+		}
+		// Client 3 fails its setup at 5s: it still counts at the gate.
+		m3 := fleetMember{index: 3, gate: g, once: &sync.Once{}}
+		wg.Go(func() {
+			time.Sleep(5 * time.Second)
+			m3.once.Do(g.arrive)
+		})
+		wg.Wait()
+		if want := []time.Duration{5 * time.Second, 5*time.Second + 100*time.Millisecond}; starts[0] != want[0] || starts[1] != want[1] {
+			t.Errorf("starts %v, want %v", starts[:2], want)
+		}
+		ctx, cancel := context.WithCancel(t.Context())
+		never := newFleetGate(2, 0)
+		done := make(chan bool)
+		go func() { done <- fleetMember{index: 1, gate: never, once: &sync.Once{}}.ready(ctx) }()
+		time.Sleep(time.Second)
+		cancel()
+		if <-done {
+			t.Errorf("ready after the context ended")
+		}
+	})
 }
