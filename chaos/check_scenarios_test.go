@@ -52,6 +52,10 @@ func TestExtraScenarios(t *testing.T) {
 
 		// The stale pooled connection (closeIdle) is retried.
 		"wrong-close-idle-not-retried": {must: []string{"attempts"}},
+		"wrong-fleet-lockstep-spread":  {must: []string{"fleet"}},
+		"wrong-fleet-jitter-lockstep":  {must: []string{"fleet"}},
+		"wrong-fleet-recovered-fast":   {must: []string{"fleet"}},
+		"wrong-fleet-client-attempts":  {must: []string{"attempts"}},
 	}
 	var paths []string
 	for _, dir := range []string{"pass", "fail"} {

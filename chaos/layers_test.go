@@ -23,8 +23,9 @@ var layers = map[string][]string{
 	"scenario":      {"fault", "runfolder"},
 	"client":        {"scenario", "fault", "runfolder"},
 	"mock":          {"scenario", "fault", "client", "redact", "runfolder"},
-	"verify":        {"mock", "scenario", "fault", "client", "runfolder"},
-	"":              {"verify", "mock", "scenario", "fault", "client", "redact", "runfolder"},
+	"fleet":         nil,
+	"verify":        {"mock", "scenario", "fault", "client", "runfolder", "fleet"},
+	"":              {"verify", "mock", "scenario", "fault", "client", "redact", "runfolder", "fleet"},
 }
 
 const chaosPath = "github.com/retrylab/retrylab/chaos"

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"sort"
 
+	"github.com/retrylab/retrylab/chaos/fleet"
 	"github.com/retrylab/retrylab/chaos/runfolder"
 	"github.com/retrylab/retrylab/chaos/scenario"
 	"github.com/retrylab/retrylab/chaos/verify"
@@ -116,6 +117,11 @@ type Result struct {
 	// itself (absent when it was killed, crashed or is the built-in
 	// client; the "client" check says so).
 	ExitCode *int `json:"exitCode,omitempty"`
+	// Fleet is a fleet's figures (fleet:; package chaos/fleet defines
+	// them) and FleetTimeline what the HTML report charts of it; both nil
+	// without a fleet.
+	Fleet         *fleet.Figures `json:"fleet,omitempty"`
+	FleetTimeline *FleetTimeline `json:"fleetTimeline,omitempty"`
 }
 
 // Verdicts of a scenario.

@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/retrylab/retrylab/chaos/client"
-	"github.com/retrylab/retrylab/chaos/redact"
 	"github.com/retrylab/retrylab/chaos/runfolder"
 	"github.com/retrylab/retrylab/chaos/scenario"
 	"github.com/retrylab/retrylab/retry"
@@ -25,7 +24,9 @@ const builtinPrompt = "Say hello."
 
 // runBuiltin runs the scenario's requests with the retry core and the
 // provider client, writing the client's events to tracePath.
-func (r *Runner) runBuiltin(ctx context.Context, sc *scenario.Scenario, baseURL, tracePath, runID string, scale float64, log io.Writer) (clientRun, error) {
+//
+// who says which client of a fleet it is (the zero value outside one).
+func (r *Runner) runBuiltin(ctx context.Context, sc *scenario.Scenario, baseURL, tracePath, runID string, scale float64, log io.Writer, who fleetMember) (clientRun, error) {
 	pol, err := scenario.PolicyFor(sc)
 	if err != nil {
 		return clientRun{}, err
@@ -36,7 +37,7 @@ func (r *Runner) runBuiltin(ctx context.Context, sc *scenario.Scenario, baseURL,
 	}
 	defer tw.Close()
 	_ = tw.Emit(trace.TypeRunStarted, trace.RunStarted{Scenario: sc.Name, Provider: sc.Provider, Model: sc.Model, Policy: pol.Name, Seed: r.Seed})
-	rt := r.builtinRetrier(sc, pol, tw, log, scale)
+	rt := r.builtinRetrier(sc, pol, tw, log, scale, who)
 	var sleeps []retry.Sleep
 	rt.OnSleep = func(s retry.Sleep) { sleeps = append(sleeps, s) }
 	// An attempt that failed for lack of file descriptors says nothing of
@@ -45,12 +46,21 @@ func (r *Runner) runBuiltin(ctx context.Context, sc *scenario.Scenario, baseURL,
 	ctx, stop := context.WithCancel(ctx)
 	defer stop()
 	var infra error
-	send := builtinAttempt(sc, &builtinClients{sc: sc, baseURL: baseURL}, func(err error) {
+	send := builtinAttempt(sc, &builtinClients{sc: sc, baseURL: baseURL, key: who.apiKey()}, func(err error) {
 		if infra == nil {
 			infra = err
 			stop()
 		}
 	})
+	if !who.ready(ctx) {
+		_ = tw.Emit(trace.TypeRunFinished, trace.RunFinished{Success: false})
+		return builtinOutcome(ctx, false, time.Now(), sleeps), nil
+	}
+	if who.deadline > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, who.deadline)
+		defer cancel()
+	}
 	start := time.Now()
 	ok := true
 	// ctx ends at the deadline or on an interrupt: no request starts after
@@ -72,8 +82,10 @@ func (r *Runner) runBuiltin(ctx context.Context, sc *scenario.Scenario, baseURL,
 // builtinRetrier is the retry core as the scenario's client section sets
 // it up: policy, model ladder and fallbacks, operation safety, response
 // validation and error context, its trace and progress hooks.
-func (r *Runner) builtinRetrier(sc *scenario.Scenario, pol *retry.Policy, tw *trace.Writer, log io.Writer, scale float64) *retry.Retrier {
-	s1, s2 := scenarioSeed(r.Seed, sc.Name)
+func (r *Runner) builtinRetrier(sc *scenario.Scenario, pol *retry.Policy, tw *trace.Writer, log io.Writer, scale float64, who fleetMember) *retry.Retrier {
+	// Each client of a fleet draws its own jitter: one seed for all would
+	// put every client's "random" wait in lockstep.
+	s1, s2 := scenarioSeed(r.Seed, sc.Name+who.seedSuffix())
 	rt := &retry.Retrier{
 		Policy: pol, Provider: sc.Provider, Model: sc.Model, Ladder: sc.Client.Escalation,
 		Fallbacks: retry.Fallbacks{LargeContext: sc.Client.Fallback.LargeContext, Error: sc.Client.Fallback.Error,
@@ -103,6 +115,7 @@ func (r *Runner) builtinRetrier(sc *scenario.Scenario, pol *retry.Policy, tw *tr
 type builtinClients struct {
 	sc      *scenario.Scenario
 	baseURL string
+	key     string // the API key it sends
 	m       map[string]provider.Client
 }
 
@@ -115,7 +128,7 @@ func (bc *builtinClients) get(name string) (provider.Client, error) {
 	}
 	// One transport per scenario, without keep-alive: every attempt is its
 	// own connection, so per-attempt TCP toxics apply to it alone.
-	c, err := provider.New(name, provider.Config{BaseURL: bc.baseURL, APIKey: redact.FakeAPIKey, Timeout: bc.sc.Client.Timeout.D(),
+	c, err := provider.New(name, provider.Config{BaseURL: bc.baseURL, APIKey: bc.key, Timeout: bc.sc.Client.Timeout.D(),
 		HTTPClient: &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}})
 	if err != nil {
 		return nil, err

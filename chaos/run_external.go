@@ -30,7 +30,9 @@ import (
 // in the background outlives it; on Linux a supervisor kills it if the
 // runner dies first (see StartClient). Its output is kept for
 // clientWaitDelay after its exit, and up to MaxKeptOutput per stream.
-func (r *Runner) runExternal(ctx context.Context, sc *scenario.Scenario, baseURL, dir, tracePath, cmd string, scale float64, deadline time.Duration, sec *redact.Secrets) clientRun {
+//
+// A fleet's client (who) is given its own API key (mock/fleet.go).
+func (r *Runner) runExternal(ctx context.Context, sc *scenario.Scenario, baseURL, dir, tracePath, cmd string, scale float64, deadline time.Duration, sec *redact.Secrets, who fleetMember) clientRun {
 	argv, display := client.ClientArgv(sc, cmd)
 	stdout := &redact.RedactFile{Path: filepath.Join(dir, "stdout.txt"), Sec: sec, Limit: redact.MaxKeptOutput}
 	stderr := &redact.RedactFile{Path: filepath.Join(dir, "stderr.txt"), Sec: sec, Limit: redact.MaxKeptOutput}
@@ -45,6 +47,7 @@ func (r *Runner) runExternal(ctx context.Context, sc *scenario.Scenario, baseURL
 		fmt.Fprintln(stderr, exit.Problem)
 		return out
 	}
+	env, vars = who.withKey(env, vars)
 	if len(missing) > 0 {
 		// Not an error: a variable the runner lacks is one the client
 		// would lack run by hand too. Said where the client's own

@@ -70,11 +70,30 @@ func (r *Runner) runOnce(ctx context.Context, sc *scenario.Scenario, dir string)
 	defer mockLog.Close()
 	r.logf(sc.Name, "starting (%d faults, timeScale %g, client %s)", len(sc.Attempts), scale, res.Client)
 	env, err := mock.StartEnv(ctx, mock.EnvConfig{Scenario: sc, Toxi: r.Toxi, Journal: journal, RunID: runID, Log: mockLog, TimeScale: scale, OutageSeed: r.Seed,
-		OnSecret: sec.Add, OnAttempt: r.attemptLogger(sc)})
+		OnSecret: sec.Add, OnAttempt: r.attemptLogger(sc), Fleet: sc.FleetClients()})
 	if err != nil {
 		// The mock could not listen or the proxy could not be created:
 		// every other scenario would meet the same.
 		r.infraFailed(ctx, &res, "start mock and proxy: ", err)
+		return res
+	}
+	if sc.Fleet != nil {
+		runs := r.runFleet(ctx, sc, &res, env, dir, runID, scale, sec)
+		finished = ctx.Err() == nil
+		if err := env.Close(); err != nil {
+			r.logf(sc.Name, "closing mock and proxy: %v", err)
+		}
+		attempts := env.Attempts()
+		res.Attempts = len(attempts)
+		journalErr := env.JournalErr()
+		if journalErr == nil {
+			journalErr = journal.Close()
+		}
+		logw.Flush()
+		if res.Error != "" || !finished {
+			return res
+		}
+		r.verifyFleet(sc, &res, attempts, runs, scale, start, journalErr)
 		return res
 	}
 	tel, err := r.startTelemetry(sc, dir)
@@ -111,7 +130,7 @@ func (r *Runner) runOnce(ctx context.Context, sc *scenario.Scenario, dir string)
 	if res.Error != "" || !finished {
 		return res
 	}
-	r.verify(sc, &res, attempts, cr, tracePath, scale, start, journalErr)
+	r.verify(sc, &res, attempts, cr, tracePath, scale, start, journalErr, time.Time{})
 	return res
 }
 
@@ -209,7 +228,7 @@ type clientSetup struct {
 func (r *Runner) runClient(ctx context.Context, sc *scenario.Scenario, res *Result, cs clientSetup) clientRun {
 	deadline := clientDeadline(sc)
 	if r.ClientCmd != "" || len(sc.Client.Command) > 0 {
-		cr := r.runExternal(ctx, sc, cs.baseURL, cs.dir, cs.tracePath, r.ClientCmd, cs.scale, deadline, cs.sec)
+		cr := r.runExternal(ctx, sc, cs.baseURL, cs.dir, cs.tracePath, r.ClientCmd, cs.scale, deadline, cs.sec, fleetMember{})
 		if cr.exit != nil && strings.HasPrefix(cr.exit.Problem, "could not start") {
 			// Not the client's failure: it never ran (a file-descriptor
 			// limit, a missing program).
@@ -222,7 +241,7 @@ func (r *Runner) runClient(ctx context.Context, sc *scenario.Scenario, res *Resu
 		return cr
 	}
 	cctx, cancel := context.WithTimeout(ctx, deadline)
-	cr, err := r.runBuiltin(cctx, sc, cs.baseURL, cs.tracePath, cs.runID, cs.scale, cs.log)
+	cr, err := r.runBuiltin(cctx, sc, cs.baseURL, cs.tracePath, cs.runID, cs.scale, cs.log, fleetMember{})
 	cancel()
 	var ie *runfolder.InfraError
 	if errors.As(err, &ie) || runfolder.IsInfraErr(err) {
@@ -255,7 +274,10 @@ func (cr clientRun) killedAtDeadline() bool {
 // verify observes a finished run (the mock's attempts and the client's
 // trace), measures the noise around each wait, evaluates the scenario's
 // checks and fills in res.
-func (r *Runner) verify(sc *scenario.Scenario, res *Result, attempts []mock.ServerAttempt, cr clientRun, tracePath string, scale float64, start time.Time, journalErr error) {
+//
+// ended, when not zero, is when the client ended (a fleet's client, whose
+// run is verified after the others'); else it ended now.
+func (r *Runner) verify(sc *scenario.Scenario, res *Result, attempts []mock.ServerAttempt, cr clientRun, tracePath string, scale float64, start time.Time, journalErr error, ended time.Time) {
 	sc = verify.Met(sc, attempts) // an outage's draws as the attempts met them
 	ob, notes := verify.Observe(sc, attempts, tracePath, scale)
 	for _, n := range notes {
@@ -275,7 +297,10 @@ func (r *Runner) verify(sc *scenario.Scenario, res *Result, attempts []mock.Serv
 	ob.SelfReport, ob.SelfReportTypes = cr.report, verify.SelfReportTypes(cr.report)
 	ob.Began = start
 	ob.Telemetry = res.Telemetry
-	ob.Duration = time.Since(start)
+	if ended.IsZero() {
+		ended = time.Now()
+	}
+	ob.Duration = ended.Sub(start)
 	// Twice the worst timer lateness: a wait is one wake-up on the client
 	// and one on the server side of the gap.
 	ob.Slack = 2 * r.probe.Lateness(start, time.Now())

@@ -315,7 +315,7 @@ func ServeWith(ctx context.Context, sc *scenario.Scenario, toxi *mock.Toxiproxy,
 	// that looks like no known key (learnt from x-api-key) may come back
 	// in a later request's path.
 	env, err := mock.StartEnv(ctx, mock.EnvConfig{Scenario: sc, Toxi: toxi, Journal: journal, RunID: runID, Log: scrubWriter{stderr, sec}, OnSecret: sec.Add,
-		TimeScale: sc.TimeScale, KeepAttempts: serveKeep, QuietAttempts: !opt.Verbose})
+		TimeScale: sc.TimeScale, KeepAttempts: serveKeep, QuietAttempts: !opt.Verbose, Fleet: sc.FleetClients()})
 	if err != nil {
 		return ServeVerdict{}, err
 	}

@@ -213,6 +213,30 @@ svg text { fill: #1f2328; }
 {{- end}}
 </details>
 {{- end}}
+{{- with .Fleet}}
+<p class="note fleet-figures">Fleet: {{.Figures}}</p>
+<svg role="img" class="fleet-chart" width="{{.Width}}" height="{{.Height}}" viewBox="0 0 {{.Width}} {{.Height}}">
+<title>Attempts per {{.Step}} by outcome</title>
+<style>.fc-ok { fill: #1a7f37; } .fc-rateLimited { fill: #bf8700; } .fc-overloaded { fill: #cf222e; } .fc-failed { fill: #6e7781; } .outage-phase { fill: #ffebe9; } .limit { stroke: #0969da; stroke-dasharray: 6 3; stroke-width: 2; }</style>
+<desc>{{.Desc}}</desc>
+{{- range .Phases}}
+<rect class="outage-phase" x="{{.X}}" y="{{$.Fleet.PlotY}}" width="{{.W}}" height="{{$.Fleet.PlotH}}"><title>{{.Title}}</title></rect>
+{{- end}}
+{{- range .Bars}}
+<rect class="fc-{{.Class}}" x="{{.X}}" y="{{.Y}}" width="{{.W}}" height="{{.H}}"><title>{{.Title}}</title></rect>
+{{- end}}
+{{- if .HasLimit}}
+<line class="limit" x1="{{.PlotX}}" x2="{{add .PlotX .PlotW}}" y1="{{.LimitY}}" y2="{{.LimitY}}"><title>{{.LimitLabel}}</title></line>
+<text x="{{add .PlotX 4}}" y="{{add .LimitY -4}}">{{.LimitLabel}}</text>
+{{- end}}
+<line class="axis" x1="{{.PlotX}}" x2="{{add .PlotX .PlotW}}" y1="{{add .PlotY .PlotH}}" y2="{{add .PlotY .PlotH}}"/>
+<line class="axis" x1="{{.PlotX}}" x2="{{.PlotX}}" y1="{{.PlotY}}" y2="{{add .PlotY .PlotH}}"/>
+<text x="{{add .PlotX -4}}" y="{{add .PlotY 10}}" text-anchor="end">{{.MaxLabel}}</text>
+<text x="{{.PlotX}}" y="{{add .PlotY (add .PlotH 16)}}">0</text>
+<text x="{{add .PlotX .PlotW}}" y="{{add .PlotY (add .PlotH 16)}}" text-anchor="end">{{.EndLabel}}</text>
+<text x="{{.PlotX}}" y="{{add .PlotY (add .PlotH 34)}}"><tspan class="fc-ok">■</tspan> ok <tspan class="fc-rateLimited">■</tspan> 429 <tspan class="fc-overloaded">■</tspan> 529/503 <tspan class="fc-failed">■</tspan> other failure <tspan class="outage-phase">■</tspan> outage — attempts per {{.Step}} of policy time</text>
+</svg>
+{{- end}}
 {{- if .Checks}}
 <ul class="checks">
 {{- range .Checks}}

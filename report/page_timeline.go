@@ -109,6 +109,8 @@ type timelineView struct {
 	Findings []findingView
 	// Outage is the scenario's outage as it was run (report/outage.go).
 	Outage *outageView
+	// Fleet is a fleet's chart (page_fleet.go); nil for one client.
+	Fleet *fleetChartView
 }
 
 // findingView is one finding: its code, the attempts it rests on and its
@@ -258,6 +260,7 @@ func timeline(run int, r chaos.Result) timelineView {
 	t.Report = pageReports(r)
 	t.Findings = pageFindings(r)
 	t.Outage = pageOutage(r)
+	t.Fleet = fleetChart(r)
 	attempts, waits := timelineCounts(r, &t)
 	ax.maxMs = ax.span(r, ck.envs, waits)
 	y := 8

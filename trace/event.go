@@ -336,6 +336,9 @@ type MockRequest struct {
 	// refused the attempt: it met a 429 or an overloaded answer instead
 	// of its planned fault.
 	Limited *Limited `json:"limited,omitempty"`
+	// Client is the fleet client (1-based) that sent the attempt, told
+	// apart by its API key (never recorded); absent outside a fleet.
+	Client int `json:"client,omitempty"`
 	// Side is set for a request beside the answer (a token count, a model
 	// list, a WebSocket upgrade, a health probe, an answer request the
 	// scenario's attemptsMatch does not match, a path the mock does not

@@ -48,6 +48,9 @@ type EnvConfig struct {
 	// QuietAttempts drops the log line of each attempt that ends (serve
 	// without -v); the other lines stay.
 	QuietAttempts bool
+	// Fleet is how many clients share the Env (fleet:, fleet.go); 0 or 1:
+	// one client, whose attempts the mock numbers as they come.
+	Fleet int
 
 	// OnAccept, if set, is called after each accepted connection has been
 	// stamped (tests).
@@ -89,6 +92,9 @@ type Env struct {
 	outageT0 time.Time        // attempt 1's arrival: where the outage begins
 	sides    []SideRequest    // requests beside the answer (side.go)
 	conns    map[net.Conn]bool
+	// perClient counts each fleet client's attempts (fleet.go); index 0
+	// counts those of requests without a fleet key.
+	perClient map[int]int
 
 	journalErr error // the first failed journal write
 

@@ -110,6 +110,13 @@ func (s *serving) Start(r *wire.Response) bool {
 // writes them back to back: a client that has read the last event may
 // close at once (and the run may end), before a separate end went out.
 func (s *serving) Piece(r *wire.Response, b []byte) bool {
+	if s.put(nil) { // not cut: b goes out below unless the write fails
+		defer func(before int64) {
+			if !s.cut {
+				s.st.rec.OutputTokens += int64(before)
+			}
+		}(int64(pieceTokensOf(r, b)))
+	}
 	one := wire.Response{Chunked: r.Chunked, Pieces: [][]byte{b}}
 	w := one.Wire(0)
 	if n := len(r.Pieces); n > 0 && len(b) > 0 && len(r.Pieces[n-1]) > 0 && &b[0] == &r.Pieces[n-1][0] {
@@ -118,6 +125,20 @@ func (s *serving) Piece(r *wire.Response, b []byte) bool {
 		return s.ended
 	}
 	return s.put(w)
+}
+
+// pieceTokensOf is the output tokens of b, one of r's pieces (by
+// identity), 0 for anything else (a keepalive).
+func pieceTokensOf(r *wire.Response, b []byte) int {
+	if len(b) == 0 {
+		return 0
+	}
+	for i, p := range r.Pieces {
+		if len(p) > 0 && &p[0] == &b[0] {
+			return r.PieceTokens(i)
+		}
+	}
+	return 0
 }
 
 // End writes the end of r's body unless a piece was cut (or the last piece

@@ -51,6 +51,14 @@ type ServerAttempt struct {
 	// refused the attempt (account.go); nil when it was admitted or the
 	// scenario has no limits.
 	Limited *trace.Limited
+	// Client is the fleet client that sent the attempt (1-based; fleet.go
+	// says how the mock tells them apart), 0 outside a fleet or when the
+	// request carried no fleet key; ClientN is the attempt's number among
+	// that client's own (1-based), the k of the attempts: list it met.
+	Client, ClientN int
+	// OutputTokens are the answer's output tokens (one per word of its
+	// text, as its usage reports them) in the pieces that left the mock.
+	OutputTokens int64
 }
 
 // Succeeded reports whether the server delivered a complete response.

@@ -17,7 +17,10 @@ import (
 // Env started: a client takes its own, varying time to start (an agent
 // CLI loads for seconds), and counting from its first request makes the
 // phase each attempt meets depend on the client's waits alone.
-func (e *Env) decideLocked(n int, arrived time.Time) (scenario.Fault, *trace.OutageDraw) {
+//
+// In a fleet, k is the attempt's number among its client's own, which
+// picks from attempts:; the outage's clock is the fleet's.
+func (e *Env) decideLocked(n, k int, arrived time.Time) (scenario.Fault, *trace.OutageDraw) {
 	sc := e.cfg.Scenario
 	if n == 1 {
 		e.outageT0 = arrived
@@ -25,8 +28,8 @@ func (e *Env) decideLocked(n int, arrived time.Time) (scenario.Fault, *trace.Out
 	var f scenario.Fault
 	var draw *trace.OutageDraw
 	switch {
-	case n <= len(sc.Attempts):
-		f = sc.Attempts[n-1]
+	case k <= len(sc.Attempts):
+		f = sc.Attempts[k-1]
 	case sc.Outage != nil:
 		at := e.policySince(arrived)
 		var phase, entry int

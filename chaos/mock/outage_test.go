@@ -85,7 +85,7 @@ func TestDecideSeed(t *testing.T) {
 		var out []int
 		at := time.Unix(0, 0)
 		for n := 1; n <= 30; n++ {
-			_, d := e.decideLocked(n, at)
+			_, d := e.decideLocked(n, n, at)
 			out = append(out, d.Entry)
 			_, _, want := sc.Outage.Draw(seed, n, 0)
 			if d.Entry != want {

@@ -61,28 +61,39 @@ func (e *Env) acceptLoop() {
 // newAttempt numbers the next attempt, whose connection was accepted at
 // connected and whose first request byte arrived at arrived, and records it
 // as in progress.
-func (e *Env) newAttempt(connected, arrived time.Time) (int, scenario.Fault, ServerAttempt) {
-	n, f, rec, _ := e.newAttemptAsking(connected, arrived, nil)
+func (e *Env) newAttempt(connected, arrived time.Time, client int) (int, scenario.Fault, ServerAttempt) {
+	n, f, rec, _ := e.newAttemptAsking(connected, arrived, client, nil)
 	return n, f, rec
 }
 
 // newAttemptAsking is newAttempt for an attempt whose request ask asks
 // the scenario's provider account (account.go) first: refused, it meets
 // the account's answer instead of its fault. ask nil: no request.
-func (e *Env) newAttemptAsking(connected, arrived time.Time, ask *accountAsk) (int, scenario.Fault, ServerAttempt, admission) {
+func (e *Env) newAttemptAsking(connected, arrived time.Time, client int, ask *accountAsk) (int, scenario.Fault, ServerAttempt, admission) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.accepted++
 	n := e.accepted
+	k := n
+	if e.cfg.Fleet > 1 {
+		if e.perClient == nil {
+			e.perClient = map[int]int{}
+		}
+		e.perClient[client]++
+		k = e.perClient[client]
+	}
 	ad := e.admitLocked(arrived, ask)
 	var f scenario.Fault
 	var draw *trace.OutageDraw
 	if ad.limited != "" {
 		f = e.limitedLocked(n, arrived, ask, ad)
 	} else {
-		f, draw = e.decideLocked(n, arrived)
+		f, draw = e.decideLocked(n, k, arrived)
 	}
 	rec := ServerAttempt{N: n, Fault: f.Name(), Arrived: arrived, Connected: connected, RequestID: e.requestID(n), Outage: draw, Limited: journalLimited(ad)}
+	if e.cfg.Fleet > 1 {
+		rec.Client, rec.ClientN = client, k
+	}
 	e.attempts = append(e.attempts, rec)
 	e.keepLocked()
 	return n, f, rec, ad
@@ -246,7 +257,7 @@ func (e *Env) serveNoRequest(connected, arrived time.Time, err error) {
 		e.logf("connection closed without a complete request (%v); not an attempt", err)
 		return
 	}
-	n, f, rec := e.newAttempt(connected, arrived)
+	n, f, rec := e.newAttempt(connected, arrived, 0)
 	st := &attemptState{rec: rec, peerGone: make(chan struct{})}
 	st.goneAt = e.now()
 	st.rec.ClosedBy = fault.ClosedBy(f.Kind, false)
@@ -279,7 +290,7 @@ type serving struct {
 // what it carries (path, model, body hash, prompt); a reader goroutine then
 // notices the moment the peer closes.
 func (e *Env) newServed(c net.Conn, br *bufio.Reader, req *http.Request, body []byte, name string, rb wire.Request, connected, arrived time.Time, readyAt int) *serving {
-	n, f, rec, ad := e.newAttemptAsking(connected, arrived, &accountAsk{in: inputTokens(body), provider: name})
+	n, f, rec, ad := e.newAttemptAsking(connected, arrived, e.fleetClient(req, body), &accountAsk{in: inputTokens(body), provider: name})
 	st := &attemptState{rec: rec, peerGone: make(chan struct{}), admitted: ad.admitted()}
 	// A path may carry a key (Gemini's models/{model}: a client may put
 	// anything there), so it is redacted as the model is, here, where both
@@ -404,7 +415,7 @@ func (e *Env) write(c net.Conn, st *attemptState, resp *response) {
 	if tr := resp.Trailer(); tr != nil {
 		pieces = append(pieces, tr)
 	}
-	for _, p := range pieces {
+	for i, p := range pieces {
 		select {
 		case <-st.peerGone:
 			return
@@ -415,6 +426,7 @@ func (e *Env) write(c net.Conn, st *attemptState, resp *response) {
 		if err != nil {
 			return
 		}
+		st.rec.OutputTokens += int64(resp.PieceTokens(i - 1)) // pieces[0] is the head
 	}
 	st.wroteAll = true
 }
@@ -521,7 +533,7 @@ func (e *Env) journalRequest(st *attemptState) {
 	e.journal(trace.TypeMockRequest, trace.MockRequest{
 		Attempt: st.rec.N, Fault: st.rec.Fault, Status: st.rec.Status, Path: st.rec.Path,
 		Model: st.rec.Model, ArrivedAt: st.rec.Arrived.UTC(), ConnectedAt: st.rec.Connected.UTC(),
-		BodySHA256: st.rec.BodySHA256, Prompt: st.rec.Prompt, Outage: st.rec.Outage, Limited: st.rec.Limited,
+		BodySHA256: st.rec.BodySHA256, Prompt: st.rec.Prompt, Outage: st.rec.Outage, Limited: st.rec.Limited, Client: st.rec.Client,
 	})
 	e.mu.Lock()
 	e.setLocked(st.rec, func(a *ServerAttempt) {

@@ -69,6 +69,8 @@ func (d *decoder) decodeOwn(n *yaml.Node, p any, path string) bool {
 		err = decodeDuration(n, p)
 	case *Delays:
 		err = decodeDelays(n, p)
+	case *Comparison:
+		err = decodeComparison(n, p) // fleet.go
 	case *Fault:
 		// A fault kind decodes its own keys (package chaos/fault).
 		p.Kind = fault.Decode(faultDecoder{d}, n, path)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"strings"
+	"time"
 	"unicode"
 	"unicode/utf8"
 
@@ -39,6 +40,17 @@ const (
 	MaxTokensPerMinute = 1_000_000_000
 	// MaxConcurrency bounds limits.concurrency.
 	MaxConcurrency = 100_000
+	// MaxFleetClients bounds fleet.clients: a thousand built-in clients
+	// run in one process (docs/performance.md); each external one is a
+	// process with its own HOME.
+	MaxFleetClients = 1000
+	// MaxFleetStagger bounds fleet.stagger, the gap between two clients'
+	// starts: at MaxFleetClients an hour's gap would start the last client
+	// some six weeks of policy time after the first.
+	MaxFleetStagger = 10 * time.Minute
+	// MaxComparisonValue bounds the number of a comparison in
+	// expect.fleet ("<= 1.5").
+	MaxComparisonValue = 1e9
 )
 
 // CheckTimeScale returns why s is not a usable time scale ("" if it is):

@@ -271,6 +271,7 @@ func (d *decoder) validate(root *yaml.Node, sc *Scenario) {
 	d.validateAttemptsMatch(top["attemptsMatch"], sc.AttemptsMatch)
 	d.validateOutage(top["outage"], sc.Outage)
 	d.validateLimits(top["limits"], sc.Limits)
+	d.validateFleet(top, sc) // fleet.go
 	d.validateExpect(mapping(top["expect"]), sc)
 }
 

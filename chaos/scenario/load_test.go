@@ -251,6 +251,7 @@ func FuzzParseScenario(f *testing.F) {
 		}
 	}
 	f.Add([]byte("attempts: [{status: 429, retryAfter: '1'}]\nexpect: {delays: [1s]}"))
+	f.Add([]byte("fleet: {clients: 3, stagger: 1s}\noutage: {phases: [{for: 1s, mix: [{weight: 1, status: 529}]}]}\nexpect: {fleet: {survived: 3, amplification: '<= 1.5', synchrony: '>= 0.9', recoveredWithin: 2s}}"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		sc, err := ParseScenario("fuzz.yaml", data)
 		if err == nil && sc == nil {

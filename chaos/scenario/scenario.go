@@ -28,7 +28,9 @@ type Scenario struct {
 	// attempts; the others are side requests (mock/side.go). nil: every request
 	// a wire format answers is an attempt.
 	AttemptsMatch *AttemptsMatch `yaml:"attemptsMatch"`
-	Expect        Expect         `yaml:"expect"`
+	// Fleet is fleet:, many copies of the client (fleet.go); nil: one.
+	Fleet  *Fleet `yaml:"fleet"`
+	Expect Expect `yaml:"expect"`
 
 	// File is the path the scenario was loaded from.
 	File string `yaml:"-"`
@@ -189,6 +191,8 @@ type Expect struct {
 	SelfReport bool `yaml:"selfReport"`
 	// Findings gates on the findings the run reports (findings.go).
 	Findings *FindingsExpect `yaml:"findings"`
+	// Fleet gates on the fleet's figures (fleet.go); only with fleet:.
+	Fleet *FleetExpect `yaml:"fleet"`
 }
 
 // PromptExpect is what server attempt Attempt's prompt must and must not

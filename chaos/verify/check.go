@@ -46,8 +46,9 @@ const (
 // machine can disturb: such checks are re-run to confirm a failure. The
 // findings check counts: several findings rest on measured waits, and a
 // finding is not raised where the noise measured around a wait hides it.
+// The fleet check counts: synchrony is measured on arrivals.
 func (c Check) Timing() bool {
-	return c.Name == "delays.server" || c.Name == "maxDuration" || c.Name == "findings"
+	return c.Name == "delays.server" || c.Name == "maxDuration" || c.Name == "findings" || c.Name == "fleet"
 }
 
 // StallChecks makes the failed checks of a run inconclusive when the

@@ -90,6 +90,36 @@ type Response struct {
 	// event stream, nil for a JSON answer, which has none: what a stalled
 	// stream sends while it sends nothing else.
 	Keepalive []byte
+	// Tokens[i] are the output tokens of the answer's text that piece i
+	// carries (one per word, as its usage counts them); nil for an error.
+	Tokens []int
+}
+
+// PieceTokens returns the output tokens piece i carries (Tokens), 0 when
+// none is known.
+func (r *Response) PieceTokens(i int) int {
+	if i < 0 || i >= len(r.Tokens) {
+		return 0
+	}
+	return r.Tokens[i]
+}
+
+// pieceTokens finds each text delta, in order, in the events that carry
+// it and counts its words there.
+func pieceTokens(events, deltas []string) []int {
+	out := make([]int, len(events))
+	k := 0
+	for i, e := range events {
+		if k >= len(deltas) {
+			break
+		}
+		q := jsonString(deltas[k])
+		if strings.Contains(e, q[1:len(q)-1]) {
+			out[i] = len(strings.Fields(deltas[k]))
+			k++
+		}
+	}
+	return out
 }
 
 // Wire returns the piece i as it goes on the wire.
@@ -289,7 +319,9 @@ func OK(p Params) *Response {
 		return Error(NonStreamedError(p))
 	}
 	if p.NonStream {
-		return jsonResponse(p, 200, message(p))
+		r := jsonResponse(p, 200, message(p))
+		r.Tokens = []int{p.outputTokens()}
+		return r
 	}
 	return Stream(p)
 }
@@ -316,6 +348,7 @@ func Stream(p Params) *Response {
 	for _, e := range events {
 		r.Pieces = append(r.Pieces, []byte(e))
 	}
+	r.Tokens = pieceTokens(events, mockDeltas(p.text()))
 	return r
 }
 

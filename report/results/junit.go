@@ -103,6 +103,7 @@ func junitSuiteOf(r chaos.Result) junitSuite {
 	if r.PassedOnRerun {
 		su.Properties = append(su.Properties, junitProperty{"passedOnRerun", fmt.Sprint(len(r.Reruns) + 1)})
 	}
+	su.Properties = append(su.Properties, fleetProperties(r.Fleet)...)
 	class := "chaos." + r.Name
 	if r.Verdict == chaos.VerdictSkipped || r.Verdict == chaos.VerdictInterrupted {
 		// An interrupted scenario has no verdict: it is neither a failure

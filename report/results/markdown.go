@@ -39,6 +39,7 @@ func Markdown(w io.Writer, s *chaos.Summary) error {
 	markdownWarnings(w, s)
 	markdownOutages(w, s)
 	markdownFindings(w, s)
+	markdownFleets(w, s)
 	var failed bool
 	for _, r := range s.Scenarios {
 		fcs := r.NotPassedChecks()

@@ -57,6 +57,7 @@ func TableStyle(w io.Writer, s *chaos.Summary, st errreport.Style) error {
 	skipLines(w, groups)
 	tableOutages(w, s, st.Width)
 	tableFindings(w, s)
+	tableFleets(w, s)
 	hints := hintUsers(s)
 	said := saidLines{}
 	boxed := boxedScenario(s) // one client's give-up is boxed; the others are a line each
