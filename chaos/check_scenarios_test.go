@@ -56,6 +56,7 @@ func TestExtraScenarios(t *testing.T) {
 		"wrong-fleet-jitter-lockstep":  {must: []string{"fleet"}},
 		"wrong-fleet-recovered-fast":   {must: []string{"fleet"}},
 		"wrong-fleet-client-attempts":  {must: []string{"attempts"}},
+		"wrong-fleet-budget-amplifies": {must: []string{"fleet"}},
 	}
 	var paths []string
 	for _, dir := range []string{"pass", "fail"} {

@@ -3,8 +3,10 @@ package chaos
 import (
 	"cmp"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -19,6 +21,7 @@ import (
 	"github.com/retrylab/retrylab/chaos/scenario"
 	"github.com/retrylab/retrylab/chaos/verify"
 	"github.com/retrylab/retrylab/internal/wire"
+	"github.com/retrylab/retrylab/trace"
 )
 
 // fleetMember is which client of a fleet a client run is: index 1..n, 0
@@ -261,6 +264,7 @@ func (r *Runner) verifyFleet(sc *scenario.Scenario, res *Result, attempts []mock
 		res.Outcome = "success"
 	}
 	fa := fleetAttempts(attempts, scale)
+	markStarts(fa, attempts, runs)
 	in := fleet.Input{Clients: len(runs), Survived: survived, Attempts: fa}
 	if sc.Outage != nil {
 		in.HasOutage = true
@@ -317,6 +321,70 @@ func fleetAttempts(attempts []mock.ServerAttempt, scale float64) []fleet.Attempt
 			Succeeded: mock.Succeeded(a), OutputTokens: a.OutputTokens})
 	}
 	return out
+}
+
+// markStarts sets Known and First on fa (one per attempts[i]) for each
+// client whose own trace accounts for its attempts exactly: its logical
+// requests, each ProviderRequestFinished with its retries, in order, over
+// the client's attempts in the order it sent them. A client without a
+// trace (an external one that writes none), with one that does not parse,
+// or whose requests add up to another number of attempts (one killed
+// mid-request, attempts that never reached the mock) is left to the
+// journal's reading (fleet.firsts).
+func markStarts(fa []fleet.Attempt, attempts []mock.ServerAttempt, runs []fleetRun) {
+	byClient := map[int][]int{}
+	for i, a := range attempts {
+		if a.Client >= 1 && a.Client <= len(runs) {
+			byClient[a.Client] = append(byClient[a.Client], i)
+		}
+	}
+	for c, idx := range byClient {
+		slices.SortFunc(idx, func(x, y int) int { return cmp.Compare(attempts[x].ClientN, attempts[y].ClientN) })
+		counts, ok := requestAttempts(filepath.Join(runs[c-1].dir, "trace.jsonl"))
+		total := 0
+		for _, n := range counts {
+			total += n
+		}
+		if !ok || total != len(idx) {
+			continue
+		}
+		k := 0
+		for _, n := range counts {
+			for j := range n {
+				fa[idx[k]].Known, fa[idx[k]].First = true, j == 0
+				k++
+			}
+		}
+	}
+}
+
+// requestAttempts reads from a client's trace how many attempts each of
+// its logical requests made (a ProviderRequestFinished's retries + 1), in
+// order; ok is false without a trace, with a malformed line, or with a
+// count that makes no sense.
+func requestAttempts(path string) (counts []int, ok bool) {
+	r, err := trace.Open(path)
+	if err != nil {
+		return nil, false
+	}
+	defer r.Close()
+	for {
+		ev, err := r.Next()
+		if errors.Is(err, io.EOF) {
+			return counts, true
+		}
+		if err != nil {
+			return nil, false
+		}
+		if ev.Type != trace.TypeProviderRequestFinished {
+			continue
+		}
+		var p trace.ProviderRequestFinished
+		if json.Unmarshal(ev.Payload, &p) != nil || p.Retries < 0 || p.Retries > 1_000_000 {
+			return nil, false
+		}
+		counts = append(counts, p.Retries+1)
+	}
 }
 
 // mergeClientChecks folds the clients' checks into one per name, in the

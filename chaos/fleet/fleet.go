@@ -24,6 +24,11 @@ type Attempt struct {
 	Succeeded bool          // a complete answer was delivered
 	// OutputTokens are the answer's output tokens that left the mock.
 	OutputTokens int64
+	// Known says First is known from the client's own trace: whether
+	// the attempt began a logical request (its attempt 1). Without it the
+	// journal alone decides (firsts): a client's first attempt, and each
+	// after one of its attempts that succeeded.
+	Known, First bool
 }
 
 // Input is what the figures are computed from.
@@ -118,13 +123,17 @@ func Compute(in Input) Figures {
 }
 
 // firsts marks the attempts (sorted by arrival) that begin a logical
-// request: a client's first, and each after one of its attempts that
-// succeeded.
+// request: as the client's trace says where it says (Known), else a
+// client's first, and each after one of its attempts that succeeded (a
+// client that gives up and starts its next request then counts as
+// retrying: only its trace can tell the two apart).
 func firsts(as []Attempt) []bool {
 	out := make([]bool, len(as))
 	open := map[int]bool{} // client → a request is open
 	for i, a := range as {
-		if !open[a.Client] {
+		if a.Known {
+			out[i] = a.First
+		} else if !open[a.Client] {
 			out[i] = true
 		}
 		open[a.Client] = !a.Succeeded

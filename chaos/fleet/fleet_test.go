@@ -18,6 +18,12 @@ func fail(c, a int) Attempt { return Attempt{Client: c, At: ms(a), End: ms(a + 1
 func fp(v float64) *float64 { return &v }
 func ip(v int64) *int64     { return &v }
 
+// known marks a as known from its client's trace: first or not.
+func known(a Attempt, first bool) Attempt {
+	a.Known, a.First = true, first
+	return a
+}
+
 func TestCompute(t *testing.T) {
 	tests := []struct {
 		name string
@@ -29,6 +35,23 @@ func TestCompute(t *testing.T) {
 			in:   Input{Clients: 2, Survived: 2, Attempts: []Attempt{ok(1, 0), ok(2, 5)}},
 			want: Figures{Clients: 2, Survived: 2, Requests: 2, Attempts: 2, Amplification: 1,
 				GoodputPerMin: round4(2 / ms(15).Minutes())},
+		},
+		{
+			// Client 1 gave up on its first request after one retry and
+			// began its second: only its trace can tell (Known); the
+			// journal alone reads three attempts of one request.
+			name: "the client's trace says where a request begins",
+			in: Input{Clients: 1, Survived: 0, Attempts: []Attempt{
+				known(fail(1, 0), true), known(fail(1, 100), false), known(fail(1, 200), true)}},
+			want: Figures{Clients: 1, Requests: 2, Attempts: 3, Amplification: 1.5, Synchrony: fp(0),
+				Status529: 3, Retries: 1},
+		},
+		{
+			name: "without the trace the journal reads a give-up as a retry",
+			in: Input{Clients: 1, Survived: 0, Attempts: []Attempt{
+				fail(1, 0), fail(1, 100), fail(1, 200)}},
+			want: Figures{Clients: 1, Requests: 1, Attempts: 3, Amplification: 3, Synchrony: fp(0),
+				Status529: 3, Retries: 2},
 		},
 		{
 			name: "lockstep: every retry within 50ms of another client's",
