@@ -48,6 +48,7 @@ func TestAgentWrongScenariosFail(t *testing.T) {
 // preset. As in TestSDKScenariosPass, a scenario that stayed inconclusive
 // on a busy machine after its re-runs is logged, not failed.
 func TestAgentScenariosPass(t *testing.T) {
+	skipWhereTheSuiteRuns(t)
 	if testing.Short() {
 		t.Skip("runs every agent scenario (10-30s); skipped with -short")
 	}

@@ -40,6 +40,7 @@ func TestGeminiWrongScenariosFail(t *testing.T) {
 // nothing. A scenario whose timing stayed inconclusive on a busy machine
 // is logged, not failed.
 func TestGeminiScenariosPass(t *testing.T) {
+	skipWhereTheSuiteRuns(t)
 	if testing.Short() {
 		t.Skip("runs Gemini CLI with its 5s backoff (about 20s); skipped with -short")
 	}
