@@ -113,7 +113,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			return usageErrorf("run 'retrylab version'", "version takes no arguments, got %q", strings.Join(args[1:], " "))
 		}
 		bi, _ := debug.ReadBuildInfo()
-		fmt.Fprint(stdout, versionText(bi))
+		fmt.Fprint(stdout, versionText(withLinkerStamp(bi)))
 		return nil
 	case "chaos":
 		return runGroup(ctx, "chaos", chaosUsage, args[1:], stdout, stderr, map[string]command{
@@ -206,11 +206,45 @@ func runGroup(ctx context.Context, group, usage string, args []string, stdout, s
 // install module@v1.2.3, or a build at a tagged commit: Go 1.24+ stamps
 // the tag), else the VCS revision, else "devel".
 func version() string {
-	bi, ok := debug.ReadBuildInfo()
-	if !ok {
-		return "devel"
+	bi, _ := debug.ReadBuildInfo()
+	return versionOf(withLinkerStamp(bi))
+}
+
+// Set by scripts/dist.sh with -ldflags -X: the release version and the
+// VCS stamp, for builds where the go command stamps none (a git worktree,
+// whose .git is a file the go command does not recognise, or a source
+// tarball). What the go command stamped wins.
+var (
+	releaseVersion string
+	vcsRevision    string
+	vcsTime        string
+	vcsModified    string
+)
+
+// withLinkerStamp returns bi with the -X values filling what it lacks.
+func withLinkerStamp(bi *debug.BuildInfo) *debug.BuildInfo {
+	if releaseVersion == "" && vcsRevision == "" {
+		return bi
 	}
-	return versionOf(bi)
+	out := &debug.BuildInfo{}
+	if bi != nil {
+		c := *bi
+		c.Settings = append([]debug.BuildSetting(nil), bi.Settings...)
+		out = &c
+	}
+	if v := out.Main.Version; (v == "" || v == "(devel)") && releaseVersion != "" {
+		out.Main.Version = "v" + strings.TrimPrefix(releaseVersion, "v")
+	}
+	has := map[string]bool{}
+	for _, s := range out.Settings {
+		has[s.Key] = true
+	}
+	for _, kv := range [][2]string{{"vcs.revision", vcsRevision}, {"vcs.time", vcsTime}, {"vcs.modified", vcsModified}} {
+		if kv[1] != "" && !has[kv[0]] && !has["vcs.revision"] {
+			out.Settings = append(out.Settings, debug.BuildSetting{Key: kv[0], Value: kv[1]})
+		}
+	}
+	return out
 }
 
 func versionOf(bi *debug.BuildInfo) string {

@@ -30,3 +30,21 @@ func TestVersionText(t *testing.T) {
 		})
 	}
 }
+
+// TestLinkerStamp: the -X values of scripts/dist.sh fill in what the go
+// command did not stamp, and never override what it did.
+func TestLinkerStamp(t *testing.T) {
+	defer func(a, b, c, d string) { releaseVersion, vcsRevision, vcsTime, vcsModified = a, b, c, d }(releaseVersion, vcsRevision, vcsTime, vcsModified)
+	releaseVersion, vcsRevision, vcsTime, vcsModified = "0.0.0-dev.1", "1111111111111111111111111111111111111111", "2026-12-06T09:00:00Z", "false"
+	unstamped := &debug.BuildInfo{Main: debug.Module{Version: "(devel)"}}
+	if got, want := versionText(withLinkerStamp(unstamped)), "retrylab v0.0.0-dev.1\ncommit: 1111111111111111111111111111111111111111\ncommit time: 2026-12-06T09:00:00Z\nmodified: false\n"; got != want {
+		t.Errorf("unstamped build:\n got %q\nwant %q", got, want)
+	}
+	stamped := &debug.BuildInfo{Main: debug.Module{Version: "v1.2.3"}, Settings: []debug.BuildSetting{{Key: "vcs.revision", Value: "2222222222222222"}}}
+	if got, want := versionText(withLinkerStamp(stamped)), "retrylab v1.2.3\ncommit: 2222222222222222\n"; got != want {
+		t.Errorf("stamped build:\n got %q\nwant %q", got, want)
+	}
+	if len(stamped.Settings) != 1 {
+		t.Errorf("withLinkerStamp changed its argument: %v", stamped.Settings)
+	}
+}
