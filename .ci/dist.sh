@@ -50,12 +50,33 @@ tar -xzf "$archive" -C "$tmp"
 bin=$(ls "$tmp"/retrylab_*_"${goos}_${goarch}"/retrylab)
 "$bin" version | tee "$tmp/version"
 grep -qx "commit: $(git rev-parse HEAD)" "$tmp/version" || { echo "dist: retrylab version does not name HEAD $(git rev-parse HEAD)"; exit 1; }
-echo "reproducible: $(wc -l <dist/SHA256SUMS) files, same SHA256SUMS twice"
+echo "reproducible: $(wc -l <dist/SHA256SUMS) files, same SHA256SUMS twice (${SECONDS}s)"
+
+# Every wheel's RECORD lists every other file with its sha256 and size.
+python3 - dist/*.whl <<'PY'
+import base64, hashlib, sys, zipfile
+for w in sys.argv[1:]:
+    z = zipfile.ZipFile(w)
+    names = z.namelist()
+    rec = [n for n in names if n.endswith(".dist-info/RECORD")]
+    assert len(rec) == 1, (w, rec)
+    seen = set()
+    for line in z.read(rec[0]).decode().splitlines():
+        path, h, size = line.rsplit(",", 2)
+        seen.add(path)
+        if path == rec[0]:
+            continue
+        data = z.read(path)
+        want = "sha256=" + base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
+        assert h == want and int(size) == len(data), (w, path)
+    assert seen == set(names), (w, set(names) ^ seen)
+    print("RECORD ok:", w.split("/")[-1])
+PY
 
 echo "== dist: the wheel in a fresh venv with the openai and anthropic SDKs and pytest"
 py="${PYTHON:-python3}"
 "$py" -m venv "$tmp/venv"
-"$tmp/venv/bin/pip" install --quiet --disable-pip-version-check --no-input \
+"$tmp/venv/bin/pip" install --quiet --disable-pip-version-check --no-input --no-compile \
   --require-hashes --no-deps --only-binary=:all: \
   -r testdata/python/sdk/requirements.txt -r python/tests/requirements.txt
 wheel=$(ls dist/retrylab-*.whl)
@@ -81,7 +102,17 @@ if [ "$rc" != 1 ] || [ "$(grep -c '^FAIL attempts: want 5, got 3' "$tmp/trap.out
   echo "dist: the pytest trap must fail both tests (exit 1) with 'FAIL attempts: want 5, got 3'; exit $rc"
   exit 1
 fi
-echo "pytest trap: exit 1, both tests failed with the verdict's words"
+echo "pytest trap: exit 1, both tests failed with the verdict's words (${SECONDS}s)"
+set +e
+(cd "$tmp/pytests" && "$tmp/venv/bin/python" -m pytest -q -p no:cacheprovider errors/) >"$tmp/errors.out" 2>&1
+rc=$?
+set -e
+if [ "$rc" != 1 ] || ! grep -q 'hint: did you mean attempts?' "$tmp/errors.out"; then
+  cat "$tmp/errors.out"
+  echo "dist: a misspelt scenario key must fail its test (exit 1) with serve's did-you-mean; exit $rc"
+  exit 1
+fi
+echo "pytest bad input: exit 1 with serve's diagnostic"
 
 echo "== dist: the npm tarballs in a fresh prefix (npm install --offline) with the Node SDKs"
 npmos=$goos; [ "$npmos" = windows ] && npmos=win32
@@ -112,8 +143,8 @@ if [ "$rc" = 0 ] || [ "$(grep -c 'FAIL attempts: want 5, got 3' "$tmp/node-trap.
   echo "dist: the node:test trap must fail both tests with 'FAIL attempts: want 5, got 3'; exit $rc"
   exit 1
 fi
-echo "node:test trap: exit $rc, both tests failed with the verdict's words"
+echo "node:test trap: exit $rc, both tests failed with the verdict's words (${SECONDS}s)"
 
 echo "== dist: action.yml and the example workflow"
 go test -count=1 -run 'TestAction' ./cmd/retrylab/
-echo "== dist passed"
+echo "== dist passed (${SECONDS}s)"

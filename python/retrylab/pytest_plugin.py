@@ -79,6 +79,7 @@ class Scenario:
         self._proc = None
         self._log = None
         self._stopped = False
+        self._said = False
 
     @property
     def passed(self):
@@ -115,6 +116,7 @@ class Scenario:
         while not os.path.exists(envfile):
             if self._proc.poll() is not None:
                 self.returncode = self._proc.returncode
+                self._said = True  # this failure is the test's; stop() adds nothing
                 pytest.fail(
                     "retrylab chaos serve --scenario %s exited %d before listening:\n%s"
                     % (self.path, self.returncode, self._read(self._log)),
@@ -187,7 +189,7 @@ class Scenario:
         return self._failure()
 
     def _failure(self):
-        if self.returncode == 0:
+        if self.returncode == 0 or self._said:
             return None
         if self.returncode in (1,) and self.verdict:
             lines = [
