@@ -284,4 +284,3 @@ func readOutputs(t *testing.T, path string) map[string]string {
 	}
 	return m
 }
-

@@ -202,14 +202,6 @@ func runGroup(ctx context.Context, group, usage string, args []string, stdout, s
 	return c(ctx, args[1:], stdout, stderr)
 }
 
-// version is the module version when built from a tagged module (go
-// install module@v1.2.3, or a build at a tagged commit: Go 1.24+ stamps
-// the tag), else the VCS revision, else "devel".
-func version() string {
-	bi, _ := debug.ReadBuildInfo()
-	return versionOf(withLinkerStamp(bi))
-}
-
 // Set by scripts/dist.sh with -ldflags -X: the release version and the
 // VCS stamp, for builds where the go command stamps none (a git worktree,
 // whose .git is a file the go command does not recognise, or a source
@@ -247,6 +239,9 @@ func withLinkerStamp(bi *debug.BuildInfo) *debug.BuildInfo {
 	return out
 }
 
+// versionOf is the module version when built from a tagged module (go
+// install module@v1.2.3, or a build at a tagged commit: Go 1.24+ stamps
+// the tag), else the VCS revision, else "devel".
 func versionOf(bi *debug.BuildInfo) string {
 	if bi == nil {
 		return "devel"
