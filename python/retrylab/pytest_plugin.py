@@ -221,7 +221,7 @@ def _spec_file(spec, item, folder):
     if isinstance(spec, (str, os.PathLike)):
         p = os.fspath(spec)
         if not os.path.isabs(p):
-            beside = os.path.join(os.path.dirname(str(item.fspath)), p)
+            beside = os.path.join(os.path.dirname(str(item.path)), p)
             p = beside if os.path.exists(beside) else os.path.abspath(p)
         if not os.path.isfile(p):
             pytest.fail("retrylab_scenario: no scenario file %s" % p, pytrace=False)
