@@ -35,25 +35,26 @@ platforms="$host"
 [ "${DIST_ALL:-}" = 1 ] && platforms="linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64 windows/arm64"
 
 echo "== dist: bash scripts/dist.sh ($platforms), twice: the same SHA256SUMS"
-DIST_PLATFORMS="$platforms" bash scripts/dist.sh >"$tmp/dist1.log" 2>&1 || { cat "$tmp/dist1.log"; exit 1; }
-cp dist/SHA256SUMS "$tmp/SHA256SUMS.1"
-DIST_PLATFORMS="$platforms" bash scripts/dist.sh >"$tmp/dist2.log" 2>&1 || { cat "$tmp/dist2.log"; exit 1; }
-if ! diff -u "$tmp/SHA256SUMS.1" dist/SHA256SUMS; then
+# Into temporary folders: a dist/ of the developer's is left alone.
+DIST_DIR="$tmp/dist1" DIST_PLATFORMS="$platforms" bash scripts/dist.sh >"$tmp/dist1.log" 2>&1 || { cat "$tmp/dist1.log"; exit 1; }
+DIST_DIR="$tmp/dist" DIST_PLATFORMS="$platforms" bash scripts/dist.sh >"$tmp/dist2.log" 2>&1 || { cat "$tmp/dist2.log"; exit 1; }
+if ! diff -u "$tmp/dist1/SHA256SUMS" "$tmp/dist/SHA256SUMS"; then
   echo "dist: two runs of scripts/dist.sh gave different artifacts (above): not reproducible"
   exit 1
 fi
-(cd dist && sha256sum -c --quiet SHA256SUMS)
-cat dist/SHA256SUMS
+dist="$tmp/dist"
+(cd "$dist" && sha256sum -c --quiet SHA256SUMS)
+cat "$dist/SHA256SUMS"
 goos=${host%/*}; goarch=${host#*/}
-archive=$(ls dist/retrylab_*_"${goos}_${goarch}".tar.gz)
+archive=$(ls "$dist"/retrylab_*_"${goos}_${goarch}".tar.gz)
 tar -xzf "$archive" -C "$tmp"
 bin=$(ls "$tmp"/retrylab_*_"${goos}_${goarch}"/retrylab)
 "$bin" version | tee "$tmp/version"
 grep -qx "commit: $(git rev-parse HEAD)" "$tmp/version" || { echo "dist: retrylab version does not name HEAD $(git rev-parse HEAD)"; exit 1; }
-echo "reproducible: $(wc -l <dist/SHA256SUMS) files, same SHA256SUMS twice (${SECONDS}s)"
+echo "reproducible: $(wc -l <"$dist/SHA256SUMS") files, same SHA256SUMS twice (${SECONDS}s)"
 
 # Every wheel's RECORD lists every other file with its sha256 and size.
-python3 - dist/*.whl <<'PY'
+python3 - "$dist"/*.whl <<'PY'
 import base64, hashlib, sys, zipfile
 for w in sys.argv[1:]:
     z = zipfile.ZipFile(w)
@@ -79,7 +80,7 @@ py="${PYTHON:-python3}"
 "$tmp/venv/bin/pip" install --quiet --disable-pip-version-check --no-input --no-compile \
   --require-hashes --no-deps --only-binary=:all: \
   -r testdata/python/sdk/requirements.txt -r python/tests/requirements.txt
-wheel=$(ls dist/retrylab-*.whl)
+wheel=$(ls "$dist"/retrylab-*.whl)
 "$tmp/venv/bin/pip" install --quiet --disable-pip-version-check --no-input --no-deps "$wheel"
 "$tmp/venv/bin/pip" check >/dev/null
 "$tmp/venv/bin/retrylab" version | head -1
@@ -120,11 +121,11 @@ npmcpu=$goarch; [ "$npmcpu" = amd64 ] && npmcpu=x64
 prefix="$tmp/node"
 mkdir -p "$prefix"
 echo '{"private": true, "type": "module"}' >"$prefix/package.json"
-main_tgz=$(ls dist/npm/retrylab-[0-9]*.tgz)
-plat_tgz=$(ls dist/npm/retrylab-"$npmos-$npmcpu"-*.tgz)
+main_tgz=$(ls "$dist"/npm/retrylab-[0-9]*.tgz)
+plat_tgz=$(ls "$dist"/npm/retrylab-"$npmos-$npmcpu"-*.tgz)
 # The other platforms' optional packages are not in the registry for a
 # dev version, and --offline keeps npm from asking: they are skipped.
-npm install --prefix "$prefix" --offline --no-audit --no-fund --ignore-scripts "$PWD/$main_tgz" "$PWD/$plat_tgz" >"$tmp/npm.log" 2>&1 || { cat "$tmp/npm.log"; exit 1; }
+npm install --prefix "$prefix" --offline --no-audit --no-fund --ignore-scripts "$main_tgz" "$plat_tgz" >"$tmp/npm.log" 2>&1 || { cat "$tmp/npm.log"; exit 1; }
 ls "$prefix/node_modules/@retrylab"
 # The official SDKs as .ci/run installed them (testdata/sdk/node).
 mkdir -p "$prefix/node_modules/@anthropic-ai"

@@ -3,6 +3,7 @@
 #
 #   bash scripts/dist.sh            all six platforms: linux, darwin, windows × amd64, arm64
 #   DIST_PLATFORMS="linux/amd64" bash scripts/dist.sh     only these (CI's quick path)
+#   DIST_DIR=/tmp/out bash scripts/dist.sh                 somewhere else than dist/
 #
 # writes under dist/ (and nothing else):
 #   retrylab_VERSION_OS_ARCH.tar.gz (.zip for windows)  the binary, README.md
@@ -56,9 +57,15 @@ modified=false; [ -z "$(git status --porcelain)" ] || modified=true
 ldflags="-s -w -buildid= -X main.releaseVersion=$version -X main.vcsRevision=$revision -X main.vcsTime=$committed -X main.vcsModified=$modified"
 
 platforms="${DIST_PLATFORMS:-linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64 windows/arm64}"
-out=dist
+# DIST_DIR: another output folder (.ci/dist.sh builds into temporary ones).
+out="${DIST_DIR:-dist}"
+if [ -d "$out" ] && [ -n "$(ls -A "$out")" ] && [ ! -f "$out/SHA256SUMS" ] && [ ! -d "$out/.build" ]; then
+  echo "dist.sh: $out holds files that are not a previous dist.sh output: not removing them (set DIST_DIR)" >&2
+  exit 2
+fi
 rm -rf "$out"
 mkdir -p "$out/.build" "$out/npm"
+out=$(cd "$out" && pwd)
 build="$out/.build"
 
 echo "dist: retrylab $version (python $pyversion), commit ${revision:0:12} (modified: $modified), SOURCE_DATE_EPOCH=$SOURCE_DATE_EPOCH"
@@ -83,7 +90,7 @@ done
 node npm/build.mjs --main --version "$version" --out "$build/npm"
 # npm pack writes reproducible tarballs (fixed mtimes, sorted entries).
 for pkg in "$build"/npm/*/; do
-  (cd "$out/npm" && npm pack --silent --ignore-scripts "../../$pkg" >/dev/null)
+  (cd "$out/npm" && npm pack --silent --ignore-scripts "$pkg" >/dev/null)
 done
 rm -rf "$build"
 (cd "$out" && find . -type f ! -name SHA256SUMS | sed 's|^\./||' | sort | xargs sha256sum >SHA256SUMS)
