@@ -296,6 +296,11 @@ func Serve(ctx context.Context, sc *scenario.Scenario, toxi *mock.Toxiproxy, jou
 type ServeOptions struct {
 	Journal string // the journal's path; "": none
 	Verbose bool   // a [mock] line per attempt on stderr
+	// EnvFile, when set, receives the same KEY=VALUE lines serve prints,
+	// written whole (a temporary file renamed into place) once the
+	// servers listen: a test harness waits for the file to appear and
+	// reads it, rather than parsing stdout.
+	EnvFile string
 }
 
 // ServeWith is Serve with its options. Its memory is bounded whatever
@@ -328,7 +333,16 @@ func ServeWith(ctx context.Context, sc *scenario.Scenario, toxi *mock.Toxiproxy,
 		env.Close()
 		return ServeVerdict{}, fmt.Errorf("chaos serve: %w", err)
 	}
-	for _, kv := range append(env.ClientEnv(), tel.env(nil, os.Getenv)...) {
+	clientEnv := append(env.ClientEnv(), tel.env(nil, os.Getenv)...)
+	if opt.EnvFile != "" {
+		if err := writeEnvFile(opt.EnvFile, clientEnv); err != nil {
+			env.Close()
+			_ = tel.rcv.Close()
+			return ServeVerdict{}, fmt.Errorf("chaos serve: --env-file: %w", err)
+		}
+	}
+	// After the file: whoever reads these lines finds the file there too.
+	for _, kv := range clientEnv {
 		fmt.Fprintln(stdout, kv)
 	}
 	then := "then ok"
@@ -362,6 +376,26 @@ func ServeWith(ctx context.Context, sc *scenario.Scenario, toxi *mock.Toxiproxy,
 	_ = v.Write(&out) // a bytes.Buffer does not fail
 	_, werr := io.WriteString(stdout, sec.Scrub(out.String()))
 	return v, errors.Join(closeErr, werr)
+}
+
+// writeEnvFile writes the KEY=VALUE lines to path through a temporary
+// file in the same folder renamed into place, so a reader that sees the
+// file sees all of it.
+func writeEnvFile(path string, kvs []string) error {
+	f, err := os.CreateTemp(filepath.Dir(path), ".retrylab-env-*")
+	if err != nil {
+		return err
+	}
+	_, werr := io.WriteString(f, strings.Join(kvs, "\n")+"\n")
+	if err := errors.Join(werr, f.Close()); err != nil {
+		os.Remove(f.Name())
+		return err
+	}
+	if err := os.Rename(f.Name(), path); err != nil {
+		os.Remove(f.Name())
+		return err
+	}
+	return nil
 }
 
 // createServeJournal creates serve's journal at path, and its folder; nil

@@ -480,6 +480,7 @@ func chaosServe(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	toxiURL := fs.String("toxiproxy", os.Getenv("TOXIPROXY_URL"), "URL of a toxiproxy-server API (env TOXIPROXY_URL); default: embedded")
 	journal := fs.String("journal", "", "write the server journal there (about 650 B per attempt); default: none")
 	verbose := fs.BoolP("verbose", "v", false, "a [mock] line on stderr per attempt")
+	envFile := fs.String("env-file", "", "also write the client's KEY=VALUE lines to this file, whole, once serve listens (for test harnesses); default: none")
 	if err := parseFlags(fs, args, "run 'retrylab chaos serve --help'", stdout, stderr); err != nil {
 		return err
 	}
@@ -507,7 +508,7 @@ func chaosServe(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	// PASS/FAIL for each server-side check of the scenario's expect. The
 	// signal is how serve ends, so the verdict gives the exit code.
 	signalEnds(ctx)
-	v, err := chaos.ServeWith(ctx, sc, toxi, chaos.ServeOptions{Journal: *journal, Verbose: *verbose}, stdout, stderr)
+	v, err := chaos.ServeWith(ctx, sc, toxi, chaos.ServeOptions{Journal: *journal, Verbose: *verbose, EnvFile: *envFile}, stdout, stderr)
 	if err != nil {
 		return err
 	}

@@ -112,7 +112,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		if len(args) > 1 {
 			return usageErrorf("run 'retrylab version'", "version takes no arguments, got %q", strings.Join(args[1:], " "))
 		}
-		fmt.Fprintf(stdout, "retrylab %s\n", version())
+		bi, _ := debug.ReadBuildInfo()
+		fmt.Fprint(stdout, versionText(withLinkerStamp(bi)))
 		return nil
 	case "chaos":
 		return runGroup(ctx, "chaos", chaosUsage, args[1:], stdout, stderr, map[string]command{
@@ -201,11 +202,48 @@ func runGroup(ctx context.Context, group, usage string, args []string, stdout, s
 	return c(ctx, args[1:], stdout, stderr)
 }
 
-// version is the module version when built from a tagged module, else the
-// VCS revision, else "devel".
-func version() string {
-	bi, ok := debug.ReadBuildInfo()
-	if !ok {
+// Set by scripts/dist.sh with -ldflags -X: the release version and the
+// VCS stamp, for builds where the go command stamps none (a git worktree,
+// whose .git is a file the go command does not recognise, or a source
+// tarball). What the go command stamped wins.
+var (
+	releaseVersion string
+	vcsRevision    string
+	vcsTime        string
+	vcsModified    string
+)
+
+// withLinkerStamp returns bi with the -X values filling what it lacks.
+func withLinkerStamp(bi *debug.BuildInfo) *debug.BuildInfo {
+	if releaseVersion == "" && vcsRevision == "" {
+		return bi
+	}
+	out := &debug.BuildInfo{}
+	if bi != nil {
+		c := *bi
+		c.Settings = append([]debug.BuildSetting(nil), bi.Settings...)
+		out = &c
+	}
+	if v := out.Main.Version; (v == "" || v == "(devel)") && releaseVersion != "" {
+		out.Main.Version = "v" + strings.TrimPrefix(releaseVersion, "v")
+	}
+	has := map[string]bool{}
+	for _, s := range out.Settings {
+		has[s.Key] = true
+	}
+	for _, kv := range [][2]string{{"vcs.revision", vcsRevision}, {"vcs.time", vcsTime}, {"vcs.modified", vcsModified}} {
+		if kv[1] != "" && !has[kv[0]] && !has["vcs.revision"] {
+			out.Settings = append(out.Settings, debug.BuildSetting{Key: kv[0], Value: kv[1]})
+		}
+	}
+	return out
+}
+
+// versionOf is the module version when built from a tagged module (go
+// install module@v1.2.3, or a build at a tagged commit: Go 1.24+ stamps
+// the tag), else the VCS revision, else "devel".
+func versionOf(bi *debug.BuildInfo) string {
+	if bi == nil {
 		return "devel"
 	}
 	if v := bi.Main.Version; v != "" && v != "(devel)" {
@@ -217,4 +255,43 @@ func version() string {
 		}
 	}
 	return "devel"
+}
+
+// versionText is what 'retrylab version' prints: the version on the first
+// line, then the VCS stamp the go command wrote into the binary (commit,
+// its time, whether the tree had uncommitted changes) and the Go version
+// and platform, one "key: value" a line, for bug reports and for checking
+// that a release binary is what its tag says.
+func versionText(bi *debug.BuildInfo) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "retrylab %s\n", versionOf(bi))
+	if bi == nil {
+		return b.String()
+	}
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			fmt.Fprintf(&b, "commit: %s\n", s.Value)
+		case "vcs.time":
+			fmt.Fprintf(&b, "commit time: %s\n", s.Value)
+		case "vcs.modified":
+			fmt.Fprintf(&b, "modified: %s\n", s.Value)
+		}
+	}
+	if bi.GoVersion != "" {
+		fmt.Fprintf(&b, "go: %s\n", bi.GoVersion)
+	}
+	goos, goarch := "", ""
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "GOOS":
+			goos = s.Value
+		case "GOARCH":
+			goarch = s.Value
+		}
+	}
+	if goos != "" && goarch != "" {
+		fmt.Fprintf(&b, "platform: %s/%s\n", goos, goarch)
+	}
+	return b.String()
 }

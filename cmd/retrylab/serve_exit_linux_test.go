@@ -108,8 +108,18 @@ func TestServeExitCodeEndToEnd(t *testing.T) {
 				// A long grace: this tests the exit code, not how fast a
 				// busy machine prints the verdict.
 				cmd, stderr := startRetrylabOut(t, dir, nil, &stdout, []string{"RETRYLAB_TEST_STOP_GRACE=1m"},
-					"chaos", "serve", "--scenario", "s.yaml", "--journal", filepath.Join(dir, "j", "server.jsonl"))
+					"chaos", "serve", "--scenario", "s.yaml", "--journal", filepath.Join(dir, "j", "server.jsonl"), "--env-file", filepath.Join(dir, "client.env"))
 				base := waitLine(t, &stdout, "ANTHROPIC_BASE_URL=")
+				// --env-file holds the lines stdout printed, whole, once
+				// serve listens (the pytest plugin and the Node helper
+				// read it).
+				envFile, err := os.ReadFile(filepath.Join(dir, "client.env"))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !strings.HasPrefix(string(envFile), "ANTHROPIC_BASE_URL="+base+"\nOPENAI_BASE_URL="+base+"/v1\n") || !strings.HasSuffix(string(envFile), "OTEL_EXPORTER_OTLP_PROTOCOL=http/protobuf\n") {
+					t.Errorf("--env-file:\n%s", envFile)
+				}
 				for i := range 2 {
 					resp, err := http.Post(base+"/v1/messages", "application/json", strings.NewReader(`{"model":"m","stream":true}`))
 					if err != nil {
