@@ -151,6 +151,7 @@ func decodeClient(c *yamldiag.Collector, path string, n *yaml.Node) (Client, boo
 		return cl, false
 	}
 	seen := map[string]bool{}
+	ok := true
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
 		field := path + "." + k.Value
@@ -225,6 +226,12 @@ func decodeClient(c *yamldiag.Collector, path string, n *yaml.Node) (Client, boo
 			cl.RequiresHint = scalar(c, field, v)
 		default:
 			c.Addf(k, field, didYouMean(k.Value, clientKeys, "known keys: "+strings.Join(clientKeys, ", ")), "unknown key %q", k.Value)
+			if s := yamldiag.Closest(k.Value, clientKeys); s != "" {
+				// A misspelt key is one problem, not two: its
+				// did-you-mean says what is missing.
+				seen[s] = true
+				ok = false
+			}
 		}
 	}
 	if cl.Name == "" && !seen["name"] {
@@ -246,7 +253,7 @@ func decodeClient(c *yamldiag.Collector, path string, n *yaml.Node) (Client, boo
 	if !seen["provider"] {
 		c.Add(n, path+".provider", "no provider", "give the wire format it speaks: "+strings.Join(probe.ProviderNames(), ", "))
 	}
-	return cl, c.Len() == before
+	return cl, ok && c.Len() == before
 }
 
 func scalar(c *yamldiag.Collector, field string, v *yaml.Node) string {

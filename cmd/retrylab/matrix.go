@@ -19,6 +19,7 @@ import (
 	"github.com/retrylab/retrylab/chaos/mock"
 	"github.com/retrylab/retrylab/chaos/runfolder"
 	"github.com/retrylab/retrylab/chaos/scenario"
+	"github.com/retrylab/retrylab/internal/yamldiag"
 	"github.com/retrylab/retrylab/matrix"
 	"github.com/retrylab/retrylab/probe"
 	"github.com/retrylab/retrylab/probe/battery"
@@ -298,8 +299,12 @@ func loadManifest(path string) (*matrix.Manifest, error) {
 		return nil, usageErrorf("give a readable manifest file", "%v", err)
 	}
 	man, err := matrix.ParseManifest(path, data)
+	var l yamldiag.List
+	if errors.As(err, &l) {
+		return nil, usageErrorf(l.Hint("fix each problem above (its hint is under it), then run again"), "%s", l.Error())
+	}
 	if err != nil {
-		return nil, err // a yamldiag.List: its hint is printed by exitCode
+		return nil, err
 	}
 	return man, nil
 }
