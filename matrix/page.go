@@ -65,6 +65,7 @@ details li{margin:2px 0}
 </details>
 {{end}}
 <script>
+window.addEventListener("error",function(ev){document.body.setAttribute("data-js-error",String(ev.message));});
 (function(){
 var table=document.getElementById("matrix"),tbody=table.tBodies[0];
 var fp=document.getElementById("f-provider"),fb=document.getElementById("f-behaviour"),fg=document.getElementById("f-group"),ft=document.getElementById("f-text");
