@@ -8,7 +8,9 @@ import (
 	"maps"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
+	"time"
 
 	"go.yaml.in/yaml/v3"
 
@@ -46,6 +48,11 @@ type Client struct {
 	InheritEnv      []string
 	Requires        []string
 	RequiresHint    string
+	// Budget and Repeat, when set, are this client's chaos probe
+	// --budget and --repeat (an agent whose retries outlast the default
+	// ones needs more to be seen giving up); 0: the command's.
+	Budget time.Duration
+	Repeat int
 	// Line is the line of the client's entry in the manifest.
 	Line int
 }
@@ -58,7 +65,13 @@ const (
 	maxVersionLen    = 120
 )
 
-var clientKeys = []string{"name", "version", "versionCommand", "command", "provider", "model", "env", "home", "inheritEnv", "requires", "requiresHint"}
+var clientKeys = []string{"name", "version", "versionCommand", "command", "provider", "model", "env", "home", "inheritEnv", "requires", "requiresHint", "budget", "repeat"}
+
+// Bounds of a client's budget and repeat (chaos probe's).
+const (
+	maxBudget = 24 * time.Hour
+	maxRepeat = 1000
+)
 
 var nameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
 
@@ -224,6 +237,18 @@ func decodeClient(c *yamldiag.Collector, path string, n *yaml.Node) (Client, boo
 			cl.Requires = strings_(c, field, v)
 		case "requiresHint":
 			cl.RequiresHint = scalar(c, field, v)
+		case "budget":
+			d, err := time.ParseDuration(scalar(c, field, v))
+			if err != nil || d < time.Second || d > maxBudget {
+				c.Addf(v, field, fmt.Sprintf("a duration from 1s to %s, e.g. 4m", maxBudget), "bad budget %q", v.Value)
+			}
+			cl.Budget = d
+		case "repeat":
+			n, err := strconv.Atoi(scalar(c, field, v))
+			if err != nil || n < 1 || n > maxRepeat {
+				c.Addf(v, field, fmt.Sprintf("a count from 1 to %d: the failures each exhaustion run serves", maxRepeat), "bad repeat %q", v.Value)
+			}
+			cl.Repeat = n
 		default:
 			c.Addf(k, field, didYouMean(k.Value, clientKeys, "known keys: "+strings.Join(clientKeys, ", ")), "unknown key %q", k.Value)
 			if s := yamldiag.Closest(k.Value, clientKeys); s != "" {

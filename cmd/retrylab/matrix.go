@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -429,8 +430,8 @@ func probeClient(ctx context.Context, cfg matrixConfig, toxi *mock.Toxiproxy, fi
 	}
 	defer logf.Close()
 	prov, _ := probe.LookupProvider(c.Provider) // checked by the manifest's parser
-	opts := battery.Options{Provider: prov, Model: c.Model, Samples: cfg.samples, Budget: cfg.budget,
-		TimeScale: cfg.timeScale, StartGrace: cfg.startGrace, CeilingRounds: battery.DefaultCeilingRounds}
+	opts := battery.Options{Provider: prov, Model: c.Model, Samples: cfg.samples, Budget: cmp.Or(c.Budget, cfg.budget),
+		Repeat: c.Repeat, TimeScale: cfg.timeScale, StartGrace: cfg.startGrace, CeilingRounds: battery.DefaultCeilingRounds}
 	r := &battery.Runner{Toxi: toxi, ToxiName: "embedded", Out: runs, Progress: logf}
 	if len(c.Command) > 0 {
 		r.ClientFile = clientFile(file, c)
