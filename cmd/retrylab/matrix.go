@@ -230,6 +230,13 @@ func retrylabMatrix(ctx context.Context, args []string, stdout, stderr io.Writer
 			mu.Lock()
 			entries[i] = e
 			mu.Unlock()
+			// Written as each client finishes: a run killed outright
+			// (SIGKILL, a machine gone) resumes from there.
+			if ctx.Err() == nil {
+				if err := write(); err != nil {
+					fmt.Fprintf(stderr, "%s: %v\n", c.Name, err)
+				}
+			}
 		})
 	}
 	wg.Wait()
