@@ -466,7 +466,7 @@ func (r rowReader) survival(kind string) Cell {
 	if s.AtLeast {
 		c.Value = ">=" + c.Value
 	}
-	if s.Check != nil && s.Check.Note != "" {
+	if s.Check != nil && s.Check.Note != "" && !strings.Contains(c.Basis, s.Check.Note) {
 		c.Basis = join(c.Basis, s.Check.Note)
 	}
 	return c
