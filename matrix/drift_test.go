@@ -69,6 +69,9 @@ func TestDrift(t *testing.T) {
 		{"a finding appears", "1", func(p *probe.Profile) {
 			p.Findings = []probe.Finding{{Code: "no_jitter", Probe: "probe-exhaust-1", Evidence: "waits alike"}}
 		}, []string{"findings: none → no_jitter"}},
+		{"survives a little longer: noise", "1", func(p *probe.Profile) {
+			p.Policy.SurvivesOutageMs["529"].Ms = 1350
+		}, nil},
 		{"survives longer", "1", func(p *probe.Profile) {
 			p.Policy.SurvivesOutageMs["529"].Ms = 9000
 		}, []string{"survivesOutageMs.overload: 1276 → 9000"}},
