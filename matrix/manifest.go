@@ -53,6 +53,10 @@ type Client struct {
 	// ones needs more to be seen giving up); 0: the command's.
 	Budget time.Duration
 	Repeat int
+	// StartGrace, when set, is this client's chaos probe --start-grace: a
+	// client whose start-up (imports) outlasts the default when the
+	// battery starts many copies at once; 0: the command's.
+	StartGrace time.Duration
 	// Line is the line of the client's entry in the manifest.
 	Line int
 }
@@ -65,7 +69,7 @@ const (
 	maxVersionLen    = 120
 )
 
-var clientKeys = []string{"name", "version", "versionCommand", "command", "provider", "model", "env", "home", "inheritEnv", "requires", "requiresHint", "budget", "repeat"}
+var clientKeys = []string{"name", "version", "versionCommand", "command", "provider", "model", "env", "home", "inheritEnv", "requires", "requiresHint", "budget", "repeat", "startGrace"}
 
 // Bounds of a client's budget and repeat (chaos probe's).
 const (
@@ -243,6 +247,12 @@ func decodeClient(c *yamldiag.Collector, path string, n *yaml.Node) (Client, boo
 				c.Addf(v, field, fmt.Sprintf("a duration from 1s to %s, e.g. 4m", maxBudget), "bad budget %q", v.Value)
 			}
 			cl.Budget = d
+		case "startGrace":
+			d, err := time.ParseDuration(scalar(c, field, v))
+			if err != nil || d < time.Second || d > maxBudget {
+				c.Addf(v, field, fmt.Sprintf("a duration from 1s to %s, e.g. 2m", maxBudget), "bad startGrace %q", v.Value)
+			}
+			cl.StartGrace = d
 		case "repeat":
 			n, err := strconv.Atoi(scalar(c, field, v))
 			if err != nil || n < 1 || n > maxRepeat {

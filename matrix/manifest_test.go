@@ -56,7 +56,7 @@ func TestManifestErrors(t *testing.T) {
 		{"home escapes", "clients:\n  - {name: a, version: '1', command: x, provider: openai, home: {../.bashrc: x}}\n"},
 		{"reserved env", "clients:\n  - {name: a, version: '1', command: x, provider: openai, env: {ANTHROPIC_BASE_URL: x, 1A: y}}\n"},
 		{"reserved inheritEnv", "clients:\n  - {name: a, version: '1', command: x, provider: openai, inheritEnv: [HOME]}\n"},
-		{"bad budget", "clients:\n  - {name: a, version: '1', command: x, provider: openai, budget: 5, repeat: 0}\n"},
+		{"bad budget", "clients:\n  - {name: a, version: '1', command: x, provider: openai, budget: 5, repeat: 0, startGrace: 0s}\n"},
 		{"key twice", "clients:\n  - {name: a, name: b, version: '1', command: x, provider: openai}\n"},
 		{"version two lines", "clients:\n  - {name: a, version: \"1\\n2\", command: x, provider: openai}\n"},
 	}
@@ -94,6 +94,7 @@ func TestManifestGood(t *testing.T) {
     requires: [bin/openai]
     budget: 4m
     repeat: 11
+    startGrace: 2m
 `
 	m, err := ParseManifest("m.yaml", []byte(in))
 	if err != nil {
@@ -107,7 +108,7 @@ func TestManifestGood(t *testing.T) {
 		a.Home[".claude/settings.json"] != "{}" || a.Model != "claude-sonnet-4-5" || a.Line != 2 {
 		t.Errorf("first client: %+v", a)
 	}
-	if len(b.Command) != 2 || b.Version != "v3.96.0" || b.Provider != "openai" || b.Requires[0] != "bin/openai" || b.Budget != 4*time.Minute || b.Repeat != 11 {
+	if len(b.Command) != 2 || b.Version != "v3.96.0" || b.Provider != "openai" || b.Requires[0] != "bin/openai" || b.Budget != 4*time.Minute || b.Repeat != 11 || b.StartGrace != 2*time.Minute {
 		t.Errorf("second client: %+v", b)
 	}
 }

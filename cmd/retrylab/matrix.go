@@ -438,7 +438,7 @@ func probeClient(ctx context.Context, cfg matrixConfig, toxi *mock.Toxiproxy, fi
 	defer logf.Close()
 	prov, _ := probe.LookupProvider(c.Provider) // checked by the manifest's parser
 	opts := battery.Options{Provider: prov, Model: c.Model, Samples: cfg.samples, Budget: cmp.Or(c.Budget, cfg.budget),
-		Repeat: c.Repeat, TimeScale: cfg.timeScale, StartGrace: cfg.startGrace, CeilingRounds: battery.DefaultCeilingRounds}
+		Repeat: c.Repeat, TimeScale: cfg.timeScale, StartGrace: cmp.Or(c.StartGrace, cfg.startGrace), CeilingRounds: battery.DefaultCeilingRounds}
 	r := &battery.Runner{Toxi: toxi, ToxiName: "embedded", Out: runs, Progress: logf}
 	if len(c.Command) > 0 {
 		r.ClientFile = clientFile(file, c)
