@@ -197,16 +197,22 @@ func retrylabMatrix(ctx context.Context, args []string, stdout, stderr io.Writer
 	dir := filepath.Dir(man.File)
 	for i, c := range man.Clients {
 		keep := len(cfg.only) > 0 && !contains(cfg.only, c.Name)
+		if p := prev.Find(c.Name); keep && p != nil {
+			// Not asked for (--clients): kept as it is, whatever it is.
+			e := *p
+			e.Changes = nil
+			entries[i] = &e
+			continue
+		} else if keep {
+			continue
+		}
 		ver, verErr := clientVersion(ctx, c, dir)
 		if p := prev.Find(c.Name); p != nil && p.Profile != nil && !p.Profile.Interrupted && verErr == nil &&
-			(keep || !cfg.refresh && p.Version == ver && p.Retrylab == version()) {
+			!cfg.refresh && p.Version == ver && p.Retrylab == version() {
 			e := *p
 			e.Changes = nil
 			entries[i] = &e
 			fmt.Fprintf(stderr, "%s %s: kept from %s/matrix.json (probed by %s)\n", c.Name, p.Version, cfg.out, p.Retrylab)
-			continue
-		}
-		if keep {
 			continue
 		}
 		if verErr != nil {
