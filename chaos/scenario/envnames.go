@@ -162,3 +162,8 @@ func harnessHomeFolders() []string {
 	}
 	return out
 }
+
+// EnvProblem says what is wrong with name=value as a client.env entry (a
+// scenario's, or a matrix manifest's client's env), and how to fix it; ""
+// when it is fine.
+func EnvProblem(name, value string) (problem, hint string) { return envProblem(name, value) }

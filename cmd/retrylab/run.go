@@ -22,6 +22,7 @@ Usage:
   retrylab trace export PATH...       trace v1 as OTLP/JSON spans (--format otlp)
   retrylab trace failures [PATH...]   every failed attempt, one row each (CSV or JSONL)
   retrylab report html PATH... -o F   one HTML page: charts and a timeline per scenario
+  retrylab matrix MANIFEST -o DIR     probe every client of a manifest: the retry matrix
   retrylab version                    print the version
 
 Run 'retrylab <command> --help' for a command's flags and a worked example.
@@ -122,6 +123,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			"validate": chaosValidate,
 			"probe":    chaosProbe,
 		})
+	case "matrix":
+		return retrylabMatrix(ctx, args[1:], stdout, stderr)
 	case "trace":
 		return runGroup(ctx, "trace", traceUsage, args[1:], stdout, stderr, map[string]command{
 			"analyze":  traceAnalyze,

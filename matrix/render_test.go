@@ -1,0 +1,102 @@
+package matrix
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/retrylab/retrylab/probe"
+)
+
+// fixtureMatrix is two probed clients, one changed against an earlier
+// matrix, and one that could not be probed.
+func fixtureMatrix(t *testing.T) *Matrix {
+	base := loadFixture(t)
+	newer := clone(t, base)
+	newer.Policy.RetryAfter.Seconds = ptr(false)
+	newer.Policy.MaxRetries = ptr(4)
+	newer.Findings = []probe.Finding{{Code: "retry_after_ignored", Probe: "probe-429-retry-after-3", Attempts: []int{2}, Evidence: "waited 512ms after Retry-After: 3"}}
+	ev := map[string]string{"probe-429": "runs/x/2026-01-01T00-00-00Z/probe-429", "probe-400": "runs/x/r/probe-400",
+		"probe-exhaust-1": "runs/x/r/probe-exhaust-1", "probe-bad": "../../etc/passwd"}
+	old := &Matrix{Schema: Schema, Retrylab: "v1", Clients: []Entry{
+		{Name: "anthropic-node", Version: "1.0", Provider: "anthropic", Profile: clone(t, base)},
+		{Name: "sdk-b", Version: "2.0", Provider: "anthropic", Profile: clone(t, base)},
+	}}
+	m := &Matrix{Schema: Schema, Retrylab: "v2", Clients: []Entry{
+		{Name: "anthropic-node", Version: "1.0", Provider: "anthropic", Profile: clone(t, base), Evidence: ev, WallMs: 24_100},
+		{Name: "sdk-b", Version: "2.1", Provider: "anthropic", Profile: newer, Evidence: map[string]string{"probe-429-retry-after-3": "runs/sdk-b/r/probe-429-retry-after-3"}},
+		{Name: "missing", Version: "unknown", Provider: "openai", Error: "the client needs testdata/x <script> (npm ci)"},
+	}, Against: "old/matrix.json"}
+	Diff(old, m)
+	return m
+}
+
+func TestMarkdownGolden(t *testing.T) {
+	var b bytes.Buffer
+	if err := Markdown(&b, fixtureMatrix(t)); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "matrix.md", b.Bytes())
+	s := b.String()
+	for _, want := range []string{"Δ [no](runs/sdk-b/r/probe-429-retry-after-3/result.json)", "| not probed |", "(runs/x/2026-01-01T00-00-00Z/probe-429/result.json)",
+		"Δ `retryAfter.seconds`: yes → no", "&lt;script&gt;"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("matrix.md lacks %q", want)
+		}
+	}
+	if strings.Contains(s, "etc/passwd") || strings.Contains(s, "<script>") {
+		t.Error("matrix.md carries a hostile path or HTML")
+	}
+}
+
+func TestHTMLGolden(t *testing.T) {
+	var b bytes.Buffer
+	if err := HTML(&b, fixtureMatrix(t)); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "index.html", b.Bytes())
+	s := b.String()
+	for _, want := range []string{`data-provider="openai"`, `class="s-not-probed`, `changed`, `href="runs/x/2026-01-01T00-00-00Z/probe-429/result.json"`,
+		`<option value="retryAfter.seconds:no">`, `&lt;script&gt;`} {
+		if !strings.Contains(s, want) {
+			t.Errorf("index.html lacks %q", want)
+		}
+	}
+	for _, bad := range []string{"etc/passwd", "<script> (npm", "http://", "https://"} {
+		if strings.Contains(s, bad) {
+			t.Errorf("index.html carries %q (hostile path, raw HTML, or a request that leaves the page)", bad)
+		}
+	}
+}
+
+// TestRowCells: the cells of the anthropic-node profile say what its
+// source says (docs/probe.md), and what the battery does not measure says
+// so.
+func TestRowCells(t *testing.T) {
+	cells := map[string]Cell{}
+	for _, c := range Row(loadFixture(t)) {
+		cells[c.Key] = c
+	}
+	want := map[string]string{
+		"retried.4xx": "no", "retried.408": "yes", "retried.429": "yes", "retried.5xx": "yes", "retried.529": "yes",
+		"retried.streamError": "no", "retried.cutStream": "no", "retried.reset": "yes",
+		"retried.truncated": NotProbed, "retried.malformed": NotProbed, "retried.keepaliveStall": NotProbed,
+		"maxRetries": "2", "backoff.initialMs": "500ms", "backoff.multiplier": "×2", "backoff.maxMs": "not reached",
+		"retryAfter.seconds": "yes", "retryAfter.ms": "yes", "retryAfter.httpDate": "yes", "xShouldRetry": "obeyed",
+		"hangTimeoutMs": "unknown", "fallback": "none seen", "survivesOutageMs.drop": "0ms",
+	}
+	for k, w := range want {
+		if got := cells[k].Text; got != w {
+			t.Errorf("%s: %q, want %q (basis %q)", k, got, w, cells[k].Basis)
+		}
+	}
+	if c := cells["hangTimeoutMs"]; c.State != Unknown || !strings.Contains(c.Basis, "still waiting") {
+		t.Errorf("hang timeout: %+v: an unknown figure says why", c)
+	}
+	if c := cells["retried.429"]; c.Confidence != probe.High || !strings.Contains(c.Basis, "429: 2 attempt(s), waits") || len(c.Probes) != 1 || c.Probes[0] != "probe-429" {
+		t.Errorf("retried.429: %+v: a decision cell carries the journal's excerpt and its probe", c)
+	}
+	if len(cells) != len(Columns) {
+		t.Errorf("%d cells for %d columns", len(cells), len(Columns))
+	}
+}
