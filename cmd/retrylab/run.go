@@ -242,6 +242,14 @@ func withLinkerStamp(bi *debug.BuildInfo) *debug.BuildInfo {
 	return out
 }
 
+// version is this binary's version as versionOf reads it (with the
+// linker's stamp where the go command wrote none): what matrix.json
+// records as the retrylab that probed.
+func version() string {
+	bi, _ := debug.ReadBuildInfo()
+	return versionOf(withLinkerStamp(bi))
+}
+
 // versionOf is the module version when built from a tagged module (go
 // install module@v1.2.3, or a build at a tagged commit: Go 1.24+ stamps
 // the tag), else the VCS revision, else "devel".
