@@ -80,16 +80,8 @@ func (r *Runner) runOnce(ctx context.Context, sc *scenario.Scenario, dir string)
 	if sc.Fleet != nil {
 		runs := r.runFleet(ctx, sc, &res, env, dir, runID, scale, sec)
 		finished = ctx.Err() == nil
-		if err := env.Close(); err != nil {
-			r.logf(sc.Name, "closing mock and proxy: %v", err)
-		}
-		attempts := env.Attempts()
+		attempts, journalErr := r.closeEnv(sc, env, journal, logw)
 		res.Attempts = len(attempts)
-		journalErr := env.JournalErr()
-		if journalErr == nil {
-			journalErr = journal.Close()
-		}
-		logw.Flush()
 		if res.Error != "" || !finished {
 			return res
 		}
@@ -109,24 +101,10 @@ func (r *Runner) runOnce(ctx context.Context, sc *scenario.Scenario, dir string)
 		runID: runID, scale: scale, sec: sec, log: logw})
 	cr.report, res.Telemetry = r.finishTelemetry(sc, dir, tel, runID, tracePath)
 	finished = ctx.Err() == nil
-	// Close before reading the attempts: a client that retried at once may
-	// have finished while the mock was still switching the proxy to the
-	// next attempt (a slow proxy API call on a loaded machine), before it
-	// recorded the previous attempt's end. Close waits for every attempt
-	// to be recorded; read earlier, one would have a zero end and a gap of
-	// 2562047h.
-	if err := env.Close(); err != nil {
-		r.logf(sc.Name, "closing mock and proxy: %v", err)
-	}
-	attempts := env.Attempts()
+	attempts, journalErr := r.closeEnv(sc, env, journal, logw)
 	res.Attempts = len(attempts)
 	res.noteMet(sc, attempts)
 	cr.unserved = verify.Unserved(env.SideRequests())
-	journalErr := env.JournalErr()
-	if journalErr == nil {
-		journalErr = journal.Close()
-	}
-	logw.Flush()
 	if res.Error != "" || !finished {
 		return res
 	}
@@ -135,6 +113,27 @@ func (r *Runner) runOnce(ctx context.Context, sc *scenario.Scenario, dir string)
 }
 
 // newResult is a scenario's result before it runs.
+// closeEnv ends a run's mock once its clients have: it closes the mock and
+// its proxy, then reads the attempts, and returns them with the journal's
+// first error (a failed write, else closing it). Close comes before the
+// read: a client that retried at once may have finished while the mock
+// was still switching the proxy to the next attempt (a slow proxy API call
+// on a loaded machine), before it recorded the previous attempt's end.
+// Close waits for every attempt to be recorded; read earlier, one would
+// have a zero end and a gap of 2562047h.
+func (r *Runner) closeEnv(sc *scenario.Scenario, env *mock.Env, journal *trace.Writer, logw *prefixWriter) ([]mock.ServerAttempt, error) {
+	if err := env.Close(); err != nil {
+		r.logf(sc.Name, "closing mock and proxy: %v", err)
+	}
+	attempts := env.Attempts()
+	journalErr := env.JournalErr()
+	if journalErr == nil {
+		journalErr = journal.Close()
+	}
+	logw.Flush()
+	return attempts, journalErr
+}
+
 func newResult(sc *scenario.Scenario, dir string, seed int64, scale float64, client string) Result {
 	res := Result{Name: sc.Name, File: sc.File, Description: sc.Description, Seed: seed, TimeScale: scale,
 		Dir: dir, Client: client, FailureTypes: []string{}, Escalations: []scenario.Escalation{}, Checks: []verify.Check{}}

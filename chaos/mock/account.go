@@ -262,19 +262,8 @@ type accountAsk struct {
 // no account): it then counts as in flight until it ends.
 func (ad admission) admitted() bool { return ad.state != nil && ad.limited == "" }
 
-// accountSince is the account's policy time at t: wall time since the Env
-// started, divided by the time scale.
-func (e *Env) accountSince(t time.Time) time.Duration {
-	wall := t.Sub(e.accountT0)
-	if wall <= 0 {
-		return 0
-	}
-	scale := e.cfg.TimeScale
-	if scale <= 0 {
-		scale = 1
-	}
-	return time.Duration(float64(wall) / scale)
-}
+// accountSince is the account's policy time at t: since the Env started.
+func (e *Env) accountSince(t time.Time) time.Duration { return e.policyTime(e.accountT0, t) }
 
 // admitLocked asks the account about a request that arrived then; the
 // zero admission (admitted, no state) without an account or a request.

@@ -40,11 +40,16 @@ func (e *Env) decideLocked(n, k int, arrived time.Time) (scenario.Fault, *trace.
 	return f, draw
 }
 
-// policySince is the policy time from the outage's start to t: wall time
-// divided by the time scale; 0 for a moment before it (an attempt numbered
-// after attempt 1 whose first byte came earlier).
-func (e *Env) policySince(t time.Time) time.Duration {
-	wall := t.Sub(e.outageT0)
+// policySince is the policy time from the outage's start to t; 0 for a
+// moment before it (an attempt numbered after attempt 1 whose first byte
+// came earlier).
+func (e *Env) policySince(t time.Time) time.Duration { return e.policyTime(e.outageT0, t) }
+
+// policyTime is the policy time from t0 to t: wall time divided by the
+// time scale (1 when unset); 0 when t is not after t0. The outage's clock
+// and the account's buckets both run on it.
+func (e *Env) policyTime(t0, t time.Time) time.Duration {
+	wall := t.Sub(t0)
 	if wall <= 0 {
 		return 0
 	}

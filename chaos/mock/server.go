@@ -323,7 +323,9 @@ func (e *Env) newServed(c net.Conn, br *bufio.Reader, req *http.Request, body []
 	f.Kind, st.rec.RetryAfter = fault.Stamp(f.Kind, arrived)
 	p := respParams{provider: name, model: st.rec.Model, requestID: st.rec.RequestID, now: now, fault: f,
 		asks: rb.Asks(), rate: ad.state, keep: keep}
-	st.out = p.wire().OutputTokens()
+	if e.account != nil {
+		st.out = p.wire().OutputTokens() // what settleLocked charges; only an account reads it
+	}
 	return &serving{e: e, c: c, st: st, f: f, n: n, p: p, toxicsFirst: readyAt >= n}
 }
 
