@@ -55,17 +55,61 @@ type EnvConfig struct {
 	// OnAccept, if set, is called after each accepted connection has been
 	// stamped (tests).
 	OnAccept func()
+
+	// Proxy says when the Env puts Toxiproxy in front of the mock: auto
+	// ("" too) only when a fault of the scenario needs it
+	// (scenario.UsesProxy), always for every scenario (the path of every
+	// attempt before; chaos run and chaos serve's --proxy).
+	Proxy ProxyMode
 }
 
+// ProxyMode is when an Env puts Toxiproxy in front of its mock
+// (EnvConfig.Proxy; chaos run and chaos serve's --proxy).
+type ProxyMode string
+
+const (
+	// ProxyAuto: a Toxiproxy proxy only for a scenario with a fault that
+	// puts toxics on it (drop, reset, raw toxics); the others are served
+	// straight by the mock.
+	ProxyAuto ProxyMode = "auto"
+	// ProxyAlways: every scenario behind a Toxiproxy proxy.
+	ProxyAlways ProxyMode = "always"
+)
+
+// ProxyModes are the values --proxy takes.
+var ProxyModes = []string{string(ProxyAuto), string(ProxyAlways)}
+
+// ParseProxyMode reads a --proxy value.
+func ParseProxyMode(s string) (ProxyMode, error) {
+	switch m := ProxyMode(s); m {
+	case ProxyAuto, ProxyAlways:
+		return m, nil
+	case "":
+		return ProxyAuto, nil
+	}
+	return "", fmt.Errorf("--proxy %q: want auto (Toxiproxy only for a scenario whose faults need it) or always", s)
+}
+
+// The paths an Env's clients take to the mock (Env.Path; result.json's
+// path, chaos serve's first line).
+const (
+	// PathDirect: clients talk to the mock's own listener.
+	PathDirect = "direct"
+	// PathToxiproxy: clients talk to a Toxiproxy proxy in front of it.
+	PathToxiproxy = "toxiproxy"
+)
+
 // Env is one scenario's network: the mock server on 127.0.0.1 (server.go)
-// and a uniquely named Toxiproxy proxy in front of it (toxi.go). Clients
-// talk to BaseURL. How attempts are counted and stamped, how each fault is
+// and, when a fault of the scenario needs one (EnvConfig.Proxy), a
+// uniquely named Toxiproxy proxy in front of it (toxi.go). Clients talk to
+// BaseURL: the proxy's, else the mock's own (Path says which). How attempts are counted and stamped, how each fault is
 // made and when an attempt ends are the package's contracts: see the
 // package documentation (doc.go).
 type Env struct {
 	cfg       EnvConfig
 	provider  string
-	proxy     *toxiclient.Proxy
+	proxy     *toxiclient.Proxy // nil on the direct path
+	direct    bool              // no proxy: clients talk to the mock
 	ln        net.Listener
 	baseURL   string
 	mockURL   string
@@ -112,14 +156,19 @@ type Env struct {
 // be switched in (it only matters when the previous attempt never ended).
 const readyWait = 2 * time.Second
 
-// StartEnv starts the mock on 127.0.0.1:0 and a uniquely named proxy in front
-// of it, with attempt 1's toxics in place. The caller should call Close when
-// finished.
+// StartEnv starts the mock on 127.0.0.1:0 and, unless the scenario is
+// served direct (EnvConfig.Proxy), a uniquely named proxy in front of it,
+// with attempt 1's toxics in place. The decision is made once, here, from
+// the scenario's faults. The caller should call Close when finished.
 func StartEnv(ctx context.Context, cfg EnvConfig) (*Env, error) {
 	if cfg.Scenario == nil {
 		return nil, errors.New("chaos: StartEnv needs a scenario")
 	}
-	if cfg.Toxi == nil {
+	if _, err := ParseProxyMode(string(cfg.Proxy)); err != nil {
+		return nil, fmt.Errorf("chaos: %w", err)
+	}
+	direct := cfg.Proxy != ProxyAlways && !cfg.Scenario.UsesProxy()
+	if cfg.Toxi == nil && !direct {
 		return nil, errors.New("chaos: StartEnv needs a Toxiproxy")
 	}
 	if cfg.Log == nil {
@@ -141,6 +190,7 @@ func StartEnv(ctx context.Context, cfg EnvConfig) (*Env, error) {
 		cfg:      cfg,
 		provider: provider,
 		ln:       ln,
+		direct:   direct,
 		mockURL:  "http://" + ln.Addr().String(),
 		tag:      hex.EncodeToString(sum[:6]),
 		now:      time.Now,
@@ -154,20 +204,38 @@ func StartEnv(ctx context.Context, cfg EnvConfig) (*Env, error) {
 	}
 	e.cond = sync.NewCond(&e.mu)
 	e.account, e.accountT0 = newAccount(cfg.Scenario.Limits), e.now()
-	e.proxy, err = cfg.Toxi.createProxy(ctx, cfg.Scenario.Name, ln.Addr().String())
-	if err != nil {
-		ln.Close()
-		return nil, err
-	}
-	e.baseURL = "http://" + e.proxy.Listen
-	if err := e.switchTo(ctx, 1); err != nil {
-		e.Close()
-		return nil, err
+	if direct {
+		e.baseURL = e.mockURL
+		e.ready = 1 // no toxic to put anywhere
+	} else {
+		e.proxy, err = cfg.Toxi.createProxy(ctx, cfg.Scenario.Name, ln.Addr().String())
+		if err != nil {
+			ln.Close()
+			return nil, err
+		}
+		e.baseURL = "http://" + e.proxy.Listen
+		if err := e.switchTo(ctx, 1); err != nil {
+			e.Close()
+			return nil, err
+		}
 	}
 	e.wg.Add(1)
 	go e.acceptLoop()
-	fmt.Fprintf(cfg.Log, "[mock] %s: mock %s, proxy %s (%s)\n", cfg.Scenario.Name, e.mockURL, e.baseURL, e.proxy.Name)
+	if direct {
+		fmt.Fprintf(cfg.Log, "[mock] %s: mock %s, direct (no fault needs the proxy)\n", cfg.Scenario.Name, e.mockURL)
+	} else {
+		fmt.Fprintf(cfg.Log, "[mock] %s: mock %s, proxy %s (%s)\n", cfg.Scenario.Name, e.mockURL, e.baseURL, e.proxy.Name)
+	}
 	return e, nil
+}
+
+// Path is how the Env's clients reach the mock: PathDirect (its own
+// listener: no fault of the scenario needs the proxy) or PathToxiproxy.
+func (e *Env) Path() string {
+	if e.direct {
+		return PathDirect
+	}
+	return PathToxiproxy
 }
 
 // FirstRequest is closed when the first byte of the client's first
@@ -176,19 +244,28 @@ func StartEnv(ctx context.Context, cfg EnvConfig) (*Env, error) {
 // count from it (Runner.StartGrace).
 func (e *Env) FirstRequest() <-chan struct{} { return e.firstReq }
 
-// BaseURL returns http://127.0.0.1:PORT of the proxy; clients talk to it.
+// BaseURL returns http://127.0.0.1:PORT of the proxy, or of the mock on
+// the direct path; clients talk to it.
 func (e *Env) BaseURL() string { return e.baseURL }
 
-// MockURL returns the mock's own URL, bypassing the proxy (for debugging).
+// MockURL returns the mock's own URL, bypassing the proxy (for debugging;
+// BaseURL on the direct path).
 func (e *Env) MockURL() string { return e.mockURL }
 
 // ClientEnv returns the base-URL variables an external client needs, as
 // the wire formats name them (wire.BaseURLEnv): ANTHROPIC_BASE_URL is the
-// proxy's URL, OPENAI_BASE_URL the proxy's URL with /v1, ...
+// proxy's URL (the mock's on the direct path), OPENAI_BASE_URL the same
+// with /v1, ...
 func (e *Env) ClientEnv() []string { return wire.BaseURLEnv(e.baseURL) }
 
-// proxyName returns the name of the Env's Toxiproxy proxy.
-func (e *Env) proxyName() string { return e.proxy.Name }
+// proxyName returns the name of the Env's Toxiproxy proxy, "" on the
+// direct path.
+func (e *Env) proxyName() string {
+	if e.proxy == nil {
+		return ""
+	}
+	return e.proxy.Name
+}
 
 // Attempts returns what the server saw, in the order of N: finished attempts
 // and, for attempts still in progress, what is known so far (zero Ended). The
@@ -308,6 +385,9 @@ func (e *Env) logf(format string, args ...any) {
 // attempt's are left on the proxy (readyFor), the Env closes, or readyWait
 // passes.
 func (e *Env) waitReady(n int) {
+	if e.direct {
+		return // no toxic to wait for
+	}
 	need := e.readyFor(n)
 	e.mu.Lock()
 	ready := e.ready >= need
@@ -363,6 +443,9 @@ func (e *Env) readyFor(n int) int {
 // pre-connect toxics. It does nothing when attempt k is already switched in,
 // and makes no API call when there is nothing to change.
 func (e *Env) switchTo(ctx context.Context, k int) error {
+	if e.direct {
+		return nil // no proxy, no toxic: every attempt is ready (StartEnv)
+	}
 	e.toxMu.Lock()
 	defer e.toxMu.Unlock()
 	e.mu.Lock()
@@ -395,6 +478,11 @@ func (e *Env) addToxics(ts []toxicSpec) error {
 }
 
 func (e *Env) addToxicsLocked(ctx context.Context, ts []toxicSpec) error {
+	if e.proxy == nil && len(ts) > 0 {
+		// Not reached: a scenario with a kind that puts toxics on the
+		// proxy is never served direct (scenario.UsesProxy).
+		return fmt.Errorf("toxics %v for the proxy, but %s is served direct", ts[0].typ, e.cfg.Scenario.Name)
+	}
 	var errs []error
 	for _, t := range ts {
 		err := call(ctx, func() error {

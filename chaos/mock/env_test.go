@@ -563,7 +563,18 @@ func TestGapResidual(t *testing.T) {
 	if os.Getenv("RETRYLAB_MEASURE") == "" {
 		t.Skip("set RETRYLAB_MEASURE=1 to measure")
 	}
+	type path struct {
+		toxi *Toxiproxy
+		mode ProxyMode
+	}
+	paths := map[string]path{}
 	for bname, toxi := range backends(t) {
+		paths[bname] = path{toxi, ProxyAlways}
+		if bname == "embedded" {
+			paths["direct"] = path{toxi, ProxyAuto} // the kinds that need no proxy
+		}
+	}
+	for bname, p := range paths {
 		for _, tc := range []struct {
 			name string
 			f    scenario.Fault
@@ -575,13 +586,17 @@ func TestGapResidual(t *testing.T) {
 			{"reset", scenario.Fault{Kind: fault.Reset{}}},
 			{"latencyToxic", scenario.Fault{Kind: fault.Toxics{{Type: "latency", Attributes: map[string]any{"latency": 50}}}}},
 		} {
+			if p.mode == ProxyAuto && fault.UsesProxy(tc.f.Kind) {
+				continue
+			}
 			t.Run(bname+"/"+tc.name, func(t *testing.T) {
 				const rounds = 20
 				faults := make([]scenario.Fault, rounds)
 				for i := range faults {
 					faults[i] = tc.f
 				}
-				e := startEnv(t, toxi, wire.ProviderAnthropic, faults...)
+				e := startEnvWith(t, EnvConfig{Toxi: p.toxi, Proxy: p.mode,
+					Scenario: &scenario.Scenario{Name: strings.ReplaceAll(t.Name(), "/", "_"), Provider: wire.ProviderAnthropic, Attempts: faults}})
 				wait := 50 * time.Millisecond
 				var clientEnd []time.Time
 				var clientStart []time.Time
@@ -602,7 +617,7 @@ func TestGapResidual(t *testing.T) {
 						worst = r
 					}
 				}
-				t.Logf("%s/%s: server gap − client wait: mean %v, worst %v", bname, tc.name, sum/(rounds-1), worst)
+				t.Logf("%s/%s (path %s): server gap − client wait: mean %v, worst %v", bname, tc.name, e.Path(), sum/(rounds-1), worst)
 			})
 		}
 	}
@@ -830,7 +845,8 @@ func TestEnvJournalError(t *testing.T) {
 // end to be recorded, and that end is when the peer went, not the close.
 func TestCloseRecordsEveryEnd(t *testing.T) {
 	toxi := startToxi(t)
-	e := startEnv(t, toxi, wire.ProviderAnthropic, scenario.Fault{Kind: fault.Status{Status: 529}})
+	e := startEnvWith(t, EnvConfig{Toxi: toxi, Proxy: ProxyAlways, // the switch happens on the proxy path only
+		Scenario: &scenario.Scenario{Name: t.Name(), Attempts: []scenario.Fault{{Kind: fault.Status{Status: 529}}}}})
 	e.toxMu.Lock() // the proxy API is "slow": switchTo blocks
 	resp, _, err := post(t, t.Context(), e.BaseURL(), wire.PathAnthropic)
 	if err != nil {

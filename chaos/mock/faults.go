@@ -71,7 +71,11 @@ func (s *serving) Abort(why string) {
 	s.st.fallback = true
 	s.e.journalRequest(s.st)
 	s.Logf("%s", why)
-	if tc, ok := s.c.(*net.TCPConn); ok {
+	// Through the proxy the reset meets Toxiproxy, which closes the
+	// client's side: the client reads EOF. Direct, a plain close makes
+	// the same EOF (the request was read whole: nothing unread to turn
+	// the close into a reset).
+	if tc, ok := s.c.(*net.TCPConn); ok && !s.e.direct {
 		_ = tc.SetLinger(0)
 	}
 	s.c.Close()

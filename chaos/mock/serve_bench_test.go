@@ -16,7 +16,9 @@ import (
 
 // BenchmarkServeOK measures the mock's serve path: one OpenAI success
 // stream (41 SSE events, about 11 KB) per op, one client after another,
-// through the proxy (the path clients use) and straight to the mock, over a
+// through the proxy (--proxy always; the path of every scenario before
+// Env.Path) and straight to the mock (the path of a scenario whose faults
+// need no proxy, as this one's: ok), over a
 // fresh connection per stream and over one kept-alive connection. Each op
 // reads the whole response; the Env journals nothing (Journal nil) and
 // keeps a bounded record (KeepAttempts), as a long chaos serve does. Its
@@ -30,7 +32,7 @@ func BenchmarkServeOK(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer toxi.Close()
-	env, err := StartEnv(ctx, EnvConfig{Toxi: toxi, RunID: "bench", KeepAttempts: 1000, QuietAttempts: true,
+	env, err := StartEnv(ctx, EnvConfig{Toxi: toxi, RunID: "bench", KeepAttempts: 1000, QuietAttempts: true, Proxy: ProxyAlways,
 		Scenario: &scenario.Scenario{Name: "bench", Provider: wire.ProviderOpenAI}})
 	if err != nil {
 		b.Fatal(err)

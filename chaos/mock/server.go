@@ -365,6 +365,18 @@ func (s *serving) end() {
 	if tc, ok := s.c.(*net.TCPConn); ok {
 		_ = tc.CloseWrite()
 	}
+	if s.e.direct && s.st.wroteAll && !s.cut {
+		// No proxy to close the mock's side once the client has it all:
+		// the last byte is in the client's socket (loopback) when the
+		// write returns, so the attempt ends now, as a kept-alive one
+		// does; the connection is closed once the client closes it
+		// (endWait at most), for the client to read the answer whole.
+		s.st.goneAt = s.e.now()
+		s.st.rec.ClosedBy = fault.ClosedBy(s.f.Kind, true)
+		s.e.finish(s.st, s.n)
+		s.lingerUntilGone()
+		return
+	}
 	t := time.NewTimer(endWait)
 	select {
 	case <-s.st.peerGone:
@@ -379,6 +391,21 @@ func (s *serving) end() {
 	t.Stop()
 	s.st.rec.ClosedBy = fault.ClosedBy(s.f.Kind, s.st.wroteAll)
 	s.e.finish(s.st, s.n)
+}
+
+// lingerUntilGone waits, after the attempt has ended, until the peer
+// closes the connection (or sends on it), the Env closes or endWait
+// passes: closing the connection at once, before the client read the
+// answer, could reset it under the client.
+func (s *serving) lingerUntilGone() {
+	t := time.NewTimer(endWait)
+	defer t.Stop()
+	select {
+	case <-s.st.peerGone:
+	case <-s.st.more:
+	case <-s.e.done:
+	case <-t.C:
+	}
 }
 
 // sleep waits d, or less if the peer goes or the Env closes.
