@@ -37,7 +37,8 @@ func TestRunProxyServerErrorsAreRunErrors(t *testing.T) {
 	for _, name := range []string{"a", "b", "c", "d"} {
 		scs = append(scs, parse(t, name, "attempts: []\nexpect: {outcome: success, attempts: 1}\n"))
 	}
-	r := &Runner{Toxi: toxi, ToxiName: srv.URL, Out: t.TempDir(), Parallel: 2, Seed: 1}
+	// --proxy always: the scenarios need no proxy of their own.
+	r := &Runner{Toxi: toxi, ToxiName: srv.URL, Out: t.TempDir(), Parallel: 2, Seed: 1, Proxy: mock.ProxyAlways}
 	sum, err := r.Run(context.Background(), scs)
 	if err != nil {
 		t.Fatal(err)

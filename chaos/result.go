@@ -99,6 +99,11 @@ type Result struct {
 	// (outage.go); nil without one.
 	Outage *OutageResult `json:"outage,omitempty"`
 	Dir    string        `json:"dir"`
+	// Path is how the scenario's clients reached the mock: "direct" (no
+	// fault of it needs Toxiproxy: they talk to the mock's own listener)
+	// or "toxiproxy" (through a proxy: drop, reset or raw toxics, or
+	// --proxy always); absent when the mock never started.
+	Path string `json:"path,omitempty"`
 	// LatenessMs is the timer lateness measured on this machine during the
 	// scenario, added (twice) to the server-side delay tolerance.
 	LatenessMs int64 `json:"latenessMs"`

@@ -43,6 +43,9 @@ type Runner struct {
 	// external client gets, beside its scenario's client.inheritEnv
 	// (--inherit-env; each name one InheritEnvProblem accepts).
 	InheritEnv []string
+	// Proxy says which scenarios run behind a Toxiproxy proxy (--proxy):
+	// auto ("" too), those whose faults need it; always, every one.
+	Proxy mock.ProxyMode
 	// ConfirmParallel is how many scenarios are re-run at once to confirm
 	// (Confirm) after every first run has ended; 0 means GOMAXPROCS/2, at
 	// least 1.

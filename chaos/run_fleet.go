@@ -237,7 +237,7 @@ func (r *Runner) verifyFleet(sc *scenario.Scenario, res *Result, attempts []mock
 	var per [][]verify.Check
 	survived := 0
 	for i, fr := range runs {
-		one := Result{Name: res.Name}
+		one := Result{Name: res.Name, Path: res.Path}
 		if fr.started {
 			r.verify(sc, &one, byClient[i+1], fr.clientRun, filepath.Join(fr.dir, "trace.jsonl"), scale, fr.began, journalErr, fr.ended)
 		} else {

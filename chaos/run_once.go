@@ -70,13 +70,14 @@ func (r *Runner) runOnce(ctx context.Context, sc *scenario.Scenario, dir string)
 	defer mockLog.Close()
 	r.logf(sc.Name, "starting (%d faults, timeScale %g, client %s)", len(sc.Attempts), scale, res.Client)
 	env, err := mock.StartEnv(ctx, mock.EnvConfig{Scenario: sc, Toxi: r.Toxi, Journal: journal, RunID: runID, Log: mockLog, TimeScale: scale, OutageSeed: r.Seed,
-		OnSecret: sec.Add, OnAttempt: r.attemptLogger(sc), Fleet: sc.FleetClients()})
+		OnSecret: sec.Add, OnAttempt: r.attemptLogger(sc), Fleet: sc.FleetClients(), Proxy: r.Proxy})
 	if err != nil {
 		// The mock could not listen or the proxy could not be created:
 		// every other scenario would meet the same.
 		r.infraFailed(ctx, &res, "start mock and proxy: ", err)
 		return res
 	}
+	res.Path = env.Path()
 	if sc.Fleet != nil {
 		runs := r.runFleet(ctx, sc, &res, env, dir, runID, scale, sec)
 		finished = ctx.Err() == nil
@@ -303,7 +304,7 @@ func (r *Runner) verify(sc *scenario.Scenario, res *Result, attempts []mock.Serv
 	// Twice the worst timer lateness: a wait is one wake-up on the client
 	// and one on the server side of the gap.
 	ob.Slack = 2 * r.probe.Lateness(start, time.Now())
-	ob.RemoteProxy = r.Toxi != nil && !r.Toxi.Embedded()
+	ob.RemoteProxy = res.Path == mock.PathToxiproxy && r.Toxi != nil && !r.Toxi.Embedded()
 	r.measureWaits(sc, &ob, attempts, cr)
 	ob.SettleOutcome()
 	if verify.KillIsOutcome(sc.Expect.Outcome, ob) {

@@ -301,6 +301,9 @@ type ServeOptions struct {
 	// servers listen: a test harness waits for the file to appear and
 	// reads it, rather than parsing stdout.
 	EnvFile string
+	// Proxy says whether the client goes through Toxiproxy (--proxy;
+	// mock.EnvConfig.Proxy).
+	Proxy mock.ProxyMode
 }
 
 // ServeWith is Serve with its options. Its memory is bounded whatever
@@ -320,7 +323,7 @@ func ServeWith(ctx context.Context, sc *scenario.Scenario, toxi *mock.Toxiproxy,
 	// that looks like no known key (learnt from x-api-key) may come back
 	// in a later request's path.
 	env, err := mock.StartEnv(ctx, mock.EnvConfig{Scenario: sc, Toxi: toxi, Journal: journal, RunID: runID, Log: scrubWriter{stderr, sec}, OnSecret: sec.Add,
-		TimeScale: sc.TimeScale, KeepAttempts: serveKeep, QuietAttempts: !opt.Verbose, Fleet: sc.FleetClients()})
+		TimeScale: sc.TimeScale, KeepAttempts: serveKeep, QuietAttempts: !opt.Verbose, Fleet: sc.FleetClients(), Proxy: opt.Proxy})
 	if err != nil {
 		return ServeVerdict{}, err
 	}
@@ -349,7 +352,7 @@ func ServeWith(ctx context.Context, sc *scenario.Scenario, toxi *mock.Toxiproxy,
 	if o := sc.Outage; o != nil {
 		then = fmt.Sprintf("then an outage of %d phase(s) over %s from the first attempt (seed %d), then ok", len(o.Phases), o.Total(), o.SeedOr(0))
 	}
-	fmt.Fprintf(stderr, "serving scenario %q (%d fault(s), %s); press Ctrl-C to stop\n", sc.Name, len(sc.Attempts), then)
+	fmt.Fprintf(stderr, "serving scenario %q (%d fault(s), %s; path: %s); press Ctrl-C to stop\n", sc.Name, len(sc.Attempts), then, env.Path())
 	<-ctx.Done()
 	closeErr := env.Close()
 	v := newServeVerdict(env.Attempts())

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -125,6 +126,59 @@ func TestServe(t *testing.T) {
 	}
 	if ps, _ := toxi.Client().Proxies(); len(ps) != 0 {
 		t.Errorf("proxies left after Serve: %v", ps)
+	}
+	if !strings.Contains(stderr.String(), "path: direct)") {
+		t.Errorf("stderr does not say the path (a 429 needs no proxy):\n%s", stderr.String())
+	}
+}
+
+// TestServePath: chaos serve's clients talk to the mock itself unless a
+// fault needs the proxy or --proxy always says so; its first line on
+// stderr says which.
+func TestServePath(t *testing.T) {
+	toxi := startToxi(t)
+	for _, tc := range []struct {
+		name   string
+		faults []scenario.Fault
+		proxy  mock.ProxyMode
+		want   string
+	}{
+		{"status", []scenario.Fault{{Kind: fault.Status{Status: 529}}}, "", mock.PathDirect},
+		{"status, always", []scenario.Fault{{Kind: fault.Status{Status: 529}}}, mock.ProxyAlways, mock.PathToxiproxy},
+		{"reset", []scenario.Fault{{Kind: fault.Reset{}}}, mock.ProxyAuto, mock.PathToxiproxy},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx, cancel := context.WithCancel(t.Context())
+			stdout := &lineWriter{lines: make(chan string, 16)}
+			stderr := &syncBuffer{}
+			done := make(chan error, 1)
+			go func() {
+				_, err := ServeWith(ctx, &scenario.Scenario{Name: "serve-path", Attempts: tc.faults}, toxi, ServeOptions{Proxy: tc.proxy}, stdout, stderr)
+				done <- err
+			}()
+			var base string
+			for base == "" {
+				base, _ = strings.CutPrefix(<-stdout.lines, "ANTHROPIC_BASE_URL=")
+			}
+			ps, err := toxi.Client().Proxies()
+			if err != nil {
+				t.Fatal(err)
+			}
+			var listens []string
+			for _, p := range ps {
+				listens = append(listens, "http://"+p.Listen)
+			}
+			if through := slices.Contains(listens, base); through != (tc.want == mock.PathToxiproxy) {
+				t.Errorf("base URL %s, proxies listening on %v; want path %s", base, listens, tc.want)
+			}
+			cancel()
+			if err := <-done; err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(stderr.String(), "path: "+tc.want+")") {
+				t.Errorf("stderr does not say path %s:\n%s", tc.want, stderr.String())
+			}
+		})
 	}
 }
 

@@ -44,7 +44,8 @@ expect: {outcome: success, attempts: 2}
 	client := fmt.Sprintf(`echo $$ > %s/$RETRYLAB_SCENARIO.pid; exec sleep 60`, dir)
 	ctx, cancel := context.WithCancelCause(context.Background())
 	defer cancel(nil)
-	r := &Runner{Toxi: toxi, ToxiName: url, Out: filepath.Join(dir, "runs"), Parallel: 2, ClientCmd: client, Seed: 1}
+	// --proxy always: a 529 needs no proxy of its own.
+	r := &Runner{Toxi: toxi, ToxiName: url, Out: filepath.Join(dir, "runs"), Parallel: 2, ClientCmd: client, Seed: 1, Proxy: mock.ProxyAlways}
 	done := make(chan struct{})
 	var sum *Summary
 	var runErr error

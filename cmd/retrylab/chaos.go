@@ -157,7 +157,8 @@ func chaosRun(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		name = cfg.toxiURL
 	}
 	r := &chaos.Runner{Toxi: toxi, ToxiName: name, Out: cfg.out, Parallel: cfg.parallel, TimeScale: cfg.timeScale,
-		ClientCmd: cfg.clientCmd, InheritEnv: cfg.inheritEnv, Seed: cfg.seed, Shard: cfg.shard, Progress: stderr, Confirm: cfg.confirm}
+		ClientCmd: cfg.clientCmd, InheritEnv: cfg.inheritEnv, Seed: cfg.seed, Shard: cfg.shard, Progress: stderr, Confirm: cfg.confirm,
+		Proxy: mock.ProxyMode(cfg.proxy)}
 	if isTerminal(stderr) {
 		r.Live = true
 		r.Color = os.Getenv("NO_COLOR") == ""
@@ -211,6 +212,7 @@ func forcedExit(cfg chaosRunConfig, r *chaos.Runner, toxi *mock.Toxiproxy, repor
 // chaosRunConfig is what the flags and arguments of chaos run ask for.
 type chaosRunConfig struct {
 	out, toxiURL, clientCmd, format, junit, shard string
+	proxy                                         string // --proxy: auto or always
 	inheritEnv                                    []string
 	parallel, confirm                             int
 	timeScale                                     float64
@@ -226,6 +228,7 @@ func parseChaosRun(args []string, stdout, stderr io.Writer) (chaosRunConfig, err
 	fs := newFlags("chaos run", chaosRunUsage)
 	fs.StringVar(&cfg.out, "out", "runs", "base folder of run folders")
 	fs.StringVar(&cfg.toxiURL, "toxiproxy", os.Getenv("TOXIPROXY_URL"), "URL of a toxiproxy-server API (env TOXIPROXY_URL); default: embedded")
+	fs.StringVar(&cfg.proxy, "proxy", string(mock.ProxyAuto), proxyFlagHelp)
 	fs.IntVar(&cfg.parallel, "parallel", 0, "scenarios run at once (default: all)")
 	fs.Float64Var(&cfg.timeScale, "time-scale", 0, "multiply every wait by this (0 < F <= 1000), overriding the scenarios' timeScale")
 	fs.StringVar(&cfg.clientCmd, "client-cmd", "", "external client for every scenario, run with sh -c")
@@ -241,6 +244,9 @@ func parseChaosRun(args []string, stdout, stderr io.Writer) (chaosRunConfig, err
 		return cfg, err
 	}
 	if _, err := chaosFormats.pick(cfg.format); err != nil {
+		return cfg, err
+	}
+	if _, err := parseProxyFlag(cfg.proxy); err != nil {
 		return cfg, err
 	}
 	if cfg.parallel < 0 || cfg.confirm < 0 {
@@ -478,6 +484,7 @@ func chaosServe(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	fs := newFlags("chaos serve", chaosServeUsage)
 	file := fs.String("scenario", "", "the scenario file whose faults the mock serves")
 	toxiURL := fs.String("toxiproxy", os.Getenv("TOXIPROXY_URL"), "URL of a toxiproxy-server API (env TOXIPROXY_URL); default: embedded")
+	proxyFlag := fs.String("proxy", string(mock.ProxyAuto), proxyFlagHelp)
 	journal := fs.String("journal", "", "write the server journal there (about 650 B per attempt); default: none")
 	verbose := fs.BoolP("verbose", "v", false, "a [mock] line on stderr per attempt")
 	envFile := fs.String("env-file", "", "also write the client's KEY=VALUE lines to this file, whole, once serve listens (for test harnesses); default: none")
@@ -486,6 +493,10 @@ func chaosServe(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	}
 	if *file == "" {
 		return usageErrorf("example: retrylab chaos serve --scenario scenarios/forgeflare-overloaded-529-503-backoff.yaml", "--scenario is required")
+	}
+	proxyMode, err := parseProxyFlag(*proxyFlag)
+	if err != nil {
+		return err
 	}
 	sc, err := scenario.LoadScenario(*file)
 	if err != nil {
@@ -508,7 +519,7 @@ func chaosServe(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	// PASS/FAIL for each server-side check of the scenario's expect. The
 	// signal is how serve ends, so the verdict gives the exit code.
 	signalEnds(ctx)
-	v, err := chaos.ServeWith(ctx, sc, toxi, chaos.ServeOptions{Journal: *journal, Verbose: *verbose, EnvFile: *envFile}, stdout, stderr)
+	v, err := chaos.ServeWith(ctx, sc, toxi, chaos.ServeOptions{Journal: *journal, Verbose: *verbose, EnvFile: *envFile, Proxy: proxyMode}, stdout, stderr)
 	if err != nil {
 		return err
 	}
@@ -516,6 +527,18 @@ func chaosServe(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		return fmt.Errorf("scenario %s: a server-side check failed: %w", sc.Name, errFailed)
 	}
 	return nil
+}
+
+// proxyFlagHelp is --proxy's help, for chaos run and chaos serve.
+const proxyFlagHelp = "when clients go through Toxiproxy: auto, only for a scenario whose faults need it (drop, reset, toxics; the others talk to the mock directly); always, every scenario"
+
+// parseProxyFlag reads --proxy: a bad value is a usage error.
+func parseProxyFlag(s string) (mock.ProxyMode, error) {
+	m, err := mock.ParseProxyMode(s)
+	if err != nil || s == "" {
+		return "", usageErrorf("--proxy auto (the default: Toxiproxy only for a scenario whose faults need it) or --proxy always", "bad --proxy %q: auto or always", s)
+	}
+	return m, nil
 }
 
 // checkJournal makes sure that chaos serve can append to path: it opens

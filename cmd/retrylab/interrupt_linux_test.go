@@ -406,7 +406,9 @@ func interruptIssueFolder(t *testing.T, server string, graceExpired bool) {
 	var url string
 	if server == "toxiproxy-server" {
 		url = toxitest.Server(t)
-		args = append(args, "--toxiproxy", url)
+		// --proxy always: its scenarios' faults need no proxy, and a
+		// proxy left on the server is what this case looks for.
+		args = append(args, "--toxiproxy", url, "--proxy", "always")
 	}
 	args = append(args, "folder")
 	env := []string{"RETRYLAB_TEST_FLUSH_BOUND=30s"}
