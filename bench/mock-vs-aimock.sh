@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
-# bench/mock-vs-aimock.sh: retrylab's mock (`chaos serve`, through its proxy:
-# the path every client uses) against aimock 1.43.0 (npm @copilotkit/aimock,
-# pinned in bench/aimock/package-lock.json), the same chat-completions
-# stream to the same load generator (bench/streamload), in alternating
-# runs at 1, 50 and 500 concurrent clients, with a fresh connection per
-# stream and with keep-alive clients. Prints every run, then the medians
-# and the ratios retrylab ÷ aimock. Also runs straight to the mock (not
-# how clients use it: no proxy) unless DIRECT=0.
+# bench/mock-vs-aimock.sh: retrylab's mock (`chaos serve`, at the base URL
+# it prints: the path a client of this scenario takes, direct to the mock
+# since no fault of it needs Toxiproxy) against aimock 1.43.0 (npm
+# @copilotkit/aimock, pinned in bench/aimock/package-lock.json), the same
+# chat-completions stream to the same load generator (bench/streamload), in
+# alternating runs at 1, 50 and 500 concurrent clients, with a fresh
+# connection per stream and with keep-alive clients. Prints every run, then
+# the medians and the ratios retrylab ÷ aimock. Also runs a second `chaos
+# serve --proxy always` (every byte through the embedded Toxiproxy, the
+# path of every client before, and of a scenario with drop, reset or
+# toxics) unless PROXY=0.
 #
 #   bash bench/mock-vs-aimock.sh                  # 3 rounds of 5 s runs
 #   REPS=5 DUR=10s CONC="50 500" bash bench/mock-vs-aimock.sh
@@ -47,18 +50,31 @@ pids+=("$aimock_pid")
 (cd "$out" && exec "$out/retrylab" chaos serve --scenario "$root/bench/aimock/ok.yaml" ${SERVE_ARGS:-} >"$out/serve.out" 2>"$out/serve.err") &
 serve_pid=$!
 pids+=("$serve_pid")
+proxy_pid=""
+if [ "${PROXY:-1}" != 0 ]; then
+  mkdir -p "$out/proxy"
+  (cd "$out/proxy" && exec "$out/retrylab" chaos serve --proxy always --scenario "$root/bench/aimock/ok.yaml" ${SERVE_ARGS:-} >"$out/proxy/serve.out" 2>"$out/proxy/serve.err") &
+  proxy_pid=$!
+  pids+=("$proxy_pid")
+fi
 for _ in $(seq 100); do
-  grep -q '^OPENAI_BASE_URL=' "$out/serve.out" 2>/dev/null && curl -s -o /dev/null "http://127.0.0.1:$port/" && break
+  grep -q '^OPENAI_BASE_URL=' "$out/serve.out" 2>/dev/null && grep -q 'path: ' "$out/serve.err" && curl -s -o /dev/null "http://127.0.0.1:$port/" &&
+    { [ -z "$proxy_pid" ] || grep -q '^OPENAI_BASE_URL=' "$out/proxy/serve.out" 2>/dev/null; } && break
   sleep 0.1
 done
-proxy=$(sed -n 's/^OPENAI_BASE_URL=//p' "$out/serve.out")
-direct=$(sed -n 's/.*mock \(http:[^,]*\), proxy.*/\1/p' "$out/serve.err" | head -1)
-[ -n "$proxy" ] || { echo "error: chaos serve did not start:" >&2; cat "$out/serve.err" >&2; exit 1; }
+base=$(sed -n 's/^OPENAI_BASE_URL=//p' "$out/serve.out")
+[ -n "$base" ] || { echo "error: chaos serve did not start:" >&2; cat "$out/serve.err" >&2; exit 1; }
+path=$(sed -n 's/.*path: \([a-z]*\)).*/\1/p' "$out/serve.err" | head -1)
 echo "machine: $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg), node $(node --version), $(go version | cut -d' ' -f3)"
-echo "retrylab: $proxy (mock $direct), pid $serve_pid; aimock: http://127.0.0.1:$port/v1, pid $aimock_pid; runs of $dur after 1 s of warm-up"
+echo "retrylab: $base (path: $path), pid $serve_pid; aimock: http://127.0.0.1:$port/v1, pid $aimock_pid; runs of $dur after 1 s of warm-up"
 
-targets=("retrylab $proxy/chat/completions $serve_pid" "aimock http://127.0.0.1:$port/v1/chat/completions $aimock_pid")
-[ "${DIRECT:-1}" = 0 ] || [ -z "$direct" ] || targets+=("direct $direct/v1/chat/completions $serve_pid")
+targets=("retrylab $base/chat/completions $serve_pid" "aimock http://127.0.0.1:$port/v1/chat/completions $aimock_pid")
+if [ -n "$proxy_pid" ]; then
+  pbase=$(sed -n 's/^OPENAI_BASE_URL=//p' "$out/proxy/serve.out")
+  [ -n "$pbase" ] || { echo "error: chaos serve --proxy always did not start:" >&2; cat "$out/proxy/serve.err" >&2; exit 1; }
+  echo "proxy: chaos serve --proxy always at $pbase, pid $proxy_pid"
+  targets+=("proxy $pbase/chat/completions $proxy_pid")
+fi
 : >"$out/runs.txt"
 for ((r = 1; r <= reps; r++)); do
   for c in $conc; do
@@ -87,11 +103,11 @@ function median(s,  a, n, i, j, t) { n = split(s, a, " ")
 END {
   if (ev["retrylab"] != ev["aimock"]) { printf "error: retrylab streams %s events, aimock %s\n", ev["retrylab"], ev["aimock"]; exit 1 }
   printf "\nmedians of %d round(s); both streams %s SSE events\n", '"$reps"', ev["retrylab"]
-  printf "%-10s %5s | %9s %9s %6s | %8s %8s | %8s %8s %6s | %9s %6s\n", "mode", "c", "retrylab", "aimock", "ratio", "p99 ms", "aimock", "cpu ms", "aimock", "ratio", "direct", "ratio"
+  printf "%-10s %5s | %9s %9s %6s | %8s %8s | %8s %8s %6s | %9s %6s\n", "mode", "c", "retrylab", "aimock", "ratio", "p99 ms", "aimock", "cpu ms", "aimock", "ratio", "proxy", "ratio"
   n = split("fresh keepalive", ms, " ")
   for (i = 1; i <= n; i++) for (c = 1; c <= 100000; c++) {
     if (!((ms[i] " " c) in keys)) continue
-    r = "retrylab " ms[i] " " c; a = "aimock " ms[i] " " c; d = "direct " ms[i] " " c
+    r = "retrylab " ms[i] " " c; a = "aimock " ms[i] " " c; d = "proxy " ms[i] " " c
     rs = median(sps[r]); as = median(sps[a]); rc = median(cpu[r]); ac = median(cpu[a])
     ds = (d in sps) ? median(sps[d]) : 0
     printf "%-10s %5d | %9.0f %9.0f %5.2fx | %8.1f %8.1f | %8.3f %8.3f %5.2fx | %9.0f %5.2fx\n", ms[i], c, rs, as, rs / as,

@@ -255,6 +255,7 @@ func TestPathsAgree(t *testing.T) {
 				}
 				var m met
 				var err error
+				start := time.Now()
 				var resp *http.Response
 				var body []byte
 				if tc.pooled {
@@ -286,8 +287,8 @@ func TestPathsAgree(t *testing.T) {
 				if a.Ended.Before(a.Arrived) || a.Connected.After(a.Arrived) {
 					t.Errorf("%s: connected %v, arrived %v, ended %v", mode, a.Connected, a.Arrived, a.Ended)
 				}
-				if tc.giveUp > 0 && a.Ended.Sub(a.Arrived) < tc.giveUp*3/4 {
-					t.Errorf("%s: ended %v after arriving, before the client gave up", mode, a.Ended.Sub(a.Arrived))
+				if tc.giveUp > 0 && a.Ended.Before(start.Add(tc.giveUp)) {
+					t.Errorf("%s: ended %v after the request began, before the client gave up (%v)", mode, a.Ended.Sub(start), tc.giveUp)
 				}
 			}
 			if diff := cmp.Diff(got[ProxyAlways], got[ProxyAuto]); diff != "" {
@@ -327,10 +328,6 @@ func TestDirectEndsAtLastByte(t *testing.T) {
 		t.Fatal(err)
 	}
 	fmt.Fprintf(h, "POST %s HTTP/1.1\r\nHost: x\r\nContent-Length: %d\r\n\r\n%s", wire.PathAnthropic, len(body), body)
-	time.Sleep(50 * time.Millisecond) // the hang goes on while the client waits
-	if as := e.Attempts(); len(as) != 2 || !as[1].Ended.IsZero() {
-		t.Fatalf("before the client gave up: %+v", as)
-	}
 	gaveUp := time.Now()
 	h.Close()
 	as = waitAttempts(t, e, 2)
