@@ -40,6 +40,10 @@ type config struct {
 	// KeepAttempts bounds the Env's attempt records as chaos serve does
 	// (mock.EnvConfig.KeepAttempts); 0 keeps them all.
 	KeepAttempts int
+	// Direct serves the streams straight from the mock (mock.ProxyAuto:
+	// a scenario of no faults needs no proxy) instead of through the
+	// proxy (mock.ProxyAlways, the path measured in docs/performance.md).
+	Direct bool
 }
 
 // sample is the process's memory at one moment of the run.
@@ -261,12 +265,18 @@ func run(ctx context.Context, cfg config) (*result, error) {
 	return res, err
 }
 
-// load runs the streams against an Env of its own behind toxi; the Env is
+// load runs the streams against an Env of its own behind toxi (or, with
+// Direct, straight to its mock); the Env is
 // closed and unreachable when it returns.
 func load(ctx context.Context, cfg config, chk *checker, toxi *mock.Toxiproxy) (*result, error) {
+	proxy := mock.ProxyAlways
+	if cfg.Direct {
+		proxy = mock.ProxyAuto
+	}
 	env, err := mock.StartEnv(ctx, mock.EnvConfig{
 		Scenario: &scenario.Scenario{Name: "mockload", Provider: wire.ProviderAnthropic},
 		Toxi:     toxi, RunID: "mockload", KeepAttempts: cfg.KeepAttempts, QuietAttempts: cfg.KeepAttempts > 0,
+		Proxy: proxy,
 	})
 	if err != nil {
 		return nil, err

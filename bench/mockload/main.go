@@ -42,6 +42,7 @@ func mainErr(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	toxi := fs.String("toxiproxy", "", "API URL of a toxiproxy-server (default: embedded)")
 	quiet := fs.Bool("q", false, "no line per memory sample")
 	gc := fs.Bool("gc", false, "collect garbage before each sample: exact live heap, less throughput")
+	direct := fs.Bool("direct", false, "stream straight from the mock, as a scenario without proxy faults is served (default: through the proxy)")
 	keep := fs.Int("keep", 0, "keep the first and last N attempt records, as chaos serve does (1000); 0: all")
 	if err := fs.Parse(args); err != nil {
 		return 2
@@ -60,7 +61,7 @@ func mainErr(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if *quiet {
 		log = io.Discard
 	}
-	res, err := run(ctx, config{Streams: *streams, Duration: *duration, Golden: g, Toxiproxy: *toxi, Log: log, GC: *gc, KeepAttempts: *keep})
+	res, err := run(ctx, config{Streams: *streams, Duration: *duration, Golden: g, Toxiproxy: *toxi, Direct: *direct, Log: log, GC: *gc, KeepAttempts: *keep})
 	if res == nil {
 		fmt.Fprintln(stderr, "error:", err)
 		return 2

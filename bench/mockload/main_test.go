@@ -24,17 +24,21 @@ func readGolden(t *testing.T) []byte {
 // asserts nothing about time (the full-size run is
 // `go run ./bench/mockload`, see docs/performance.md).
 func TestMockLoadByteExact(t *testing.T) {
-	res, err := run(t.Context(), config{Streams: 50, Duration: 2 * time.Second, Golden: readGolden(t)})
-	if err != nil {
-		t.Fatal(err)
+	for _, direct := range []bool{false, true} {
+		t.Run(map[bool]string{false: "proxy", true: "direct"}[direct], func(t *testing.T) {
+			res, err := run(t.Context(), config{Streams: 50, Duration: 2 * time.Second, Golden: readGolden(t), Direct: direct})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Failed > 0 {
+				t.Fatalf("%d stream(s) failed or differed; first: %s", res.Failed, res.FirstFailed)
+			}
+			if res.Streams == 0 || int64(res.Attempts) != res.Streams {
+				t.Errorf("%d byte-exact streams, %d attempts at the mock; want as many, and some", res.Streams, res.Attempts)
+			}
+			t.Logf("%d streams, %.0f/s, ttfb p99 %v", res.Streams, res.StreamsPerSec(), res.Percentile(0.99))
+		})
 	}
-	if res.Failed > 0 {
-		t.Fatalf("%d stream(s) failed or differed; first: %s", res.Failed, res.FirstFailed)
-	}
-	if res.Streams == 0 || int64(res.Attempts) != res.Streams {
-		t.Errorf("%d byte-exact streams, %d attempts at the mock; want as many, and some", res.Streams, res.Attempts)
-	}
-	t.Logf("%d streams, %.0f/s, ttfb p99 %v", res.Streams, res.StreamsPerSec(), res.Percentile(0.99))
 }
 
 // TestCheckerCatches: the byte-exact check accepts the golden stream with
