@@ -36,4 +36,6 @@ for i in $(seq 1 100); do # at most ~10s
   sleep 0.1
 done
 echo "== chaos run (toxiproxy-server $(curl -fsS "$url/version") at $url)"
-go run ./cmd/retrylab chaos run --fail-on-skip --out runs/ci-server --toxiproxy "$url" --format table scenarios/
+# --proxy always: every scenario through the real server (the first run
+# took the default path, straight to the mock where no fault needs a proxy).
+go run ./cmd/retrylab chaos run --fail-on-skip --out runs/ci-server --toxiproxy "$url" --proxy always --format table scenarios/
