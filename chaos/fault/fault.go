@@ -226,7 +226,11 @@ type RequestOptional interface{ WithoutRequest() bool }
 
 // ProxyUser is a kind that puts toxics on the proxy, before its attempt
 // connects or while it is served: the mock then withholds the answer until
-// the proxy is switched to the attempt.
+// the proxy is switched to the attempt. It is also what puts a scenario
+// behind the proxy at all: one none of whose faults says UsesProxy is
+// served straight by the mock, with no proxy (scenario.UsesProxy), so a
+// kind with PreConnect toxics, or one that calls Serving.AddToxics, must
+// say so.
 type ProxyUser interface{ UsesProxy() bool }
 
 // Completer is a kind a 200 of which is a complete answer.
