@@ -104,8 +104,10 @@
 // every fault kind, embedded and real toxiproxy-server, on a 2-core machine
 // (verify.ServerResidual). On the direct path the residual is the client's
 // read of the answer's end plus its connect time, with no proxy hand-off:
-// mean 0.5–0.6 ms, worst 0.6–1.3 ms for status, ok and sseError (the
-// proxy path 0.3–1.1 ms and 1.9–4.5 ms in the same run, load average 7).
+// mean 0.5–0.6 ms, worst 0.6–1.3 ms for status, ok and sseError, in two
+// runs at load average 7 and 27 (the proxy path in the same runs: mean
+// 0.3–1.1 ms, worst 1.9–4.5 ms at 7; mean up to 23 ms, worst up to 276 ms
+// at 27).
 //
 // # Per-attempt toxics
 //
