@@ -16,7 +16,8 @@ import (
 // more start-up: the sum, over the admitted clients, of the CPU their
 // process group used over the last sampling period (a client not yet
 // measured over a whole period counts as StartCost), plus StartCost, is at
-// most CPUs. There is always room for one. Cap bounds the clients at once
+// most CPUs; this process's own CPU (the scenarios' mock servers and
+// proxies) counts too. There is always room for one. Cap bounds the clients at once
 // whatever they use (each holds memory, a mock server, file descriptors).
 //
 // The CPU is read from /proc (Linux: utime, stime, cutime and cstime of
@@ -43,6 +44,13 @@ type Admission struct {
 	// read returns the cumulated CPU time of each of the process groups
 	// it is given that has a live process; nil: not measured (Fallback).
 	read func(pgids []int) map[int]time.Duration
+	// self returns this process's cumulated CPU time (the mock servers and
+	// proxies of the admitted clients' scenarios run in it); nil: not
+	// counted.
+	self     func() time.Duration
+	selfCPU  time.Duration
+	selfAt   time.Time
+	selfRate float64
 
 	mu      sync.Mutex
 	held    map[*Ticket]struct{}
@@ -65,7 +73,8 @@ const admitEvery = 100 * time.Millisecond
 // CPU, sampled every 100ms from /proc where there is one.
 func NewAdmission() *Admission {
 	n := runtime.GOMAXPROCS(0)
-	return &Admission{Cap: MaxClients, CPUs: float64(n), Fallback: max(2, 2*n), StartCost: 1, Every: admitEvery, read: newCPUSource()}
+	read, self := newCPUSource()
+	return &Admission{Cap: MaxClients, CPUs: float64(n), Fallback: max(2, 2*n), StartCost: 1, Every: admitEvery, read: read, self: self}
 }
 
 // Ticket is an admitted client's place; Release gives it back.
@@ -186,13 +195,16 @@ func (a *Admission) roomLocked() bool {
 		return false
 	case a.read == nil:
 		return n < max(a.Fallback, 1)
+	case a.self != nil && a.selfRate < 0:
+		return false // this process not measured yet: within a period
 	}
 	return a.usedLocked()+a.StartCost <= a.CPUs
 }
 
-// usedLocked is the CPU the admitted clients use, as last measured.
+// usedLocked is the CPU the admitted clients use, as last measured, and
+// this process (their scenarios' mock servers and proxies).
 func (a *Admission) usedLocked() float64 {
-	used := 0.0
+	used := max(a.selfRate, 0)
 	for t := range a.held {
 		if t.rate < 0 {
 			used += a.StartCost
@@ -217,10 +229,17 @@ func (a *Admission) startLocked() {
 		return
 	}
 	a.stop = make(chan struct{})
+	a.selfRate = -1 // measured from the loop's first period
 	go a.loop(a.stop)
 }
 
 func (a *Admission) loop(stop chan struct{}) {
+	if a.self != nil {
+		c := a.self()
+		a.mu.Lock()
+		a.selfCPU, a.selfAt = c, time.Now()
+		a.mu.Unlock()
+	}
 	tick := time.NewTicker(max(a.Every, time.Millisecond))
 	defer tick.Stop()
 	for {
@@ -241,8 +260,18 @@ func (a *Admission) loop(stop chan struct{}) {
 		if len(groups) > 0 {
 			cpu = a.read(groups) // outside the lock: it reads /proc
 		}
+		var self time.Duration
+		if a.self != nil {
+			self = a.self()
+		}
 		now := time.Now()
 		a.mu.Lock()
+		if a.self != nil {
+			if dt := now.Sub(a.selfAt); dt > 0 {
+				a.selfRate = max(0, float64(self-a.selfCPU)/float64(dt))
+			}
+			a.selfCPU, a.selfAt = self, now
+		}
 		for t := range a.held {
 			c, ok := cpu[t.pgid]
 			if t.pgid <= 0 || !ok {

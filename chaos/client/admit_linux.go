@@ -11,11 +11,25 @@ import (
 // Linux architecture Go supports).
 const userHZ = 100
 
-func newCPUSource() func([]int) map[int]time.Duration {
+func newCPUSource() (groups func([]int) map[int]time.Duration, self func() time.Duration) {
 	if _, err := os.Stat("/proc/self/stat"); err != nil {
-		return nil
+		return nil, nil
 	}
-	return func(groups []int) map[int]time.Duration { return readGroupCPU("/proc", groups) }
+	return func(gs []int) map[int]time.Duration { return readGroupCPU("/proc", gs) }, readSelfCPU
+}
+
+// readSelfCPU is this process's utime+stime (its reaped children, the
+// clients, are the groups').
+func readSelfCPU() time.Duration {
+	b, err := os.ReadFile("/proc/self/stat")
+	if err != nil {
+		return 0
+	}
+	_, _, ticks, ok := parseStatCPU(b)
+	if !ok {
+		return 0
+	}
+	return time.Duration(ticks) * time.Second / userHZ
 }
 
 // readGroupCPU sums, per process group of groups, utime+stime+cutime+cstime
@@ -40,9 +54,9 @@ func readGroupCPU(root string, groups []int) map[int]time.Duration {
 		if err != nil {
 			continue
 		}
-		g, ticks, ok := parseStatCPU(b)
+		g, own, reaped, ok := parseStatCPU(b)
 		if ok && watched[g] {
-			out[g] += time.Duration(ticks) * time.Second / userHZ
+			out[g] += time.Duration(own+reaped) * time.Second / userHZ
 		}
 	}
 	return out

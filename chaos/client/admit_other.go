@@ -6,4 +6,4 @@ import "time"
 
 // newCPUSource returns nil: without /proc the admission falls back to
 // its count (Admission.Fallback).
-func newCPUSource() func([]int) map[int]time.Duration { return nil }
+func newCPUSource() (func([]int) map[int]time.Duration, func() time.Duration) { return nil, nil }

@@ -262,10 +262,48 @@ func TestParseStatCPU(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			g, ticks, ok := parseStatCPU([]byte(tt.stat))
-			if ok != tt.ok || ok && (g != tt.pgrp || ticks != tt.ticks) {
+			g, own, reaped, ok := parseStatCPU([]byte(tt.stat))
+			if ticks := own + reaped; ok != tt.ok || ok && (g != tt.pgrp || ticks != tt.ticks) {
 				t.Errorf("parseStatCPU = %d, %d, %v; want %d, %d, %v", g, ticks, ok, tt.pgrp, tt.ticks, tt.ok)
 			}
+		})
+	}
+}
+
+// TestAdmissionCountsItself: this process's own CPU (the scenarios' mock
+// servers and proxies) leaves less room for the clients.
+func TestAdmissionCountsItself(t *testing.T) {
+	tests := []struct {
+		self float64
+		more bool
+	}{
+		{0.2, true},
+		{1.5, false},
+	}
+	for _, tt := range tests {
+		synctest.Test(t, func(t *testing.T) {
+			f := newFakeCPU()
+			a := testAdmission(f)
+			var selfCPU time.Duration
+			last := time.Now()
+			a.self = func() time.Duration {
+				now := time.Now()
+				selfCPU += time.Duration(tt.self * float64(now.Sub(last)))
+				last = now
+				return selfCPU
+			}
+			tk, _ := tryAcquire(a, time.Second)
+			f.set(1, 0)
+			tk.Started(1)
+			extra, ok := tryAcquire(a, time.Second)
+			if ok != tt.more {
+				t.Errorf("this process at %.1f CPU, a client asleep: one more admitted = %v, want %v", tt.self, ok, tt.more)
+			}
+			if ok {
+				extra.Release()
+			}
+			tk.Release()
+			synctest.Wait()
 		})
 	}
 }

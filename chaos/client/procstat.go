@@ -33,30 +33,29 @@ func ExitedState(b []byte) bool {
 	return ok && (state == 'Z' || state == 'X')
 }
 
-// parseStatCPU reads a process's group and the CPU it and its reaped
-// children used (utime+stime+cutime+cstime, in clock ticks) from the text
-// of /proc/PID/stat.
-func parseStatCPU(b []byte) (pgrp int, ticks int64, ok bool) {
+// parseStatCPU reads a process's group, the CPU it used (utime+stime) and
+// the CPU its reaped children used (cutime+cstime), in clock ticks, from
+// the text of /proc/PID/stat.
+func parseStatCPU(b []byte) (pgrp int, own, reaped int64, ok bool) {
 	i := bytes.LastIndexByte(b, ')')
 	if i < 0 {
-		return 0, 0, false
+		return 0, 0, 0, false
 	}
 	f := bytes.Fields(b[i+1:])
 	// state ppid pgrp session tty_nr tpgid flags minflt cminflt majflt
 	// cmajflt utime stime cutime cstime
 	if len(f) < 15 {
-		return 0, 0, false
+		return 0, 0, 0, false
 	}
 	g, err := strconv.Atoi(string(f[2]))
 	if err != nil {
-		return 0, 0, false
+		return 0, 0, 0, false
 	}
-	for _, s := range f[11:15] {
-		v, err := strconv.ParseInt(string(s), 10, 64)
-		if err != nil || v < 0 {
-			return 0, 0, false
+	var v [4]int64
+	for j, s := range f[11:15] {
+		if v[j], err = strconv.ParseInt(string(s), 10, 64); err != nil || v[j] < 0 {
+			return 0, 0, 0, false
 		}
-		ticks += v
 	}
-	return g, ticks, true
+	return g, v[0] + v[1], v[2] + v[3], true
 }

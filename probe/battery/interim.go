@@ -159,7 +159,7 @@ func (r *Runner) Interim() *probe.Profile {
 		return nil
 	}
 	prof := probe.Infer(o.Provider, obs)
-	r.finish(prof, o, dir, start, true, findings)
+	r.finish(prof, o, dir, start, true, findings, obs)
 	return prof
 }
 

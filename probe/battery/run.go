@@ -111,7 +111,8 @@ func (r *Runner) Run(ctx context.Context, o Options) (*probe.Profile, error) {
 			return nil, ph.err
 		case ph.err != nil || ctx.Err() != nil:
 			prof := probe.Infer(o.Provider, pilot)
-			r.finish(prof, o, r.runDir(), start, ctx.Err() != nil || ph.sum.Interrupted > 0, r.accepted().findings)
+			acc := r.accepted()
+			r.finish(prof, o, r.runDir(), start, ctx.Err() != nil || ph.sum.Interrupted > 0, acc.findings, acc.obs)
 			return prof, ph.err
 		case !use:
 			o.NoWarmUp = true
@@ -191,7 +192,8 @@ func (r *Runner) Run(ctx context.Context, o Options) (*probe.Profile, error) {
 		prof.NoteCeilingStop(why)
 		prof.NoteSurvivalChecks(unchecked)
 	}
-	r.finish(prof, o, r.runDir(), start, ctx.Err() != nil || bat.sum.Interrupted > 0, r.accepted().findings)
+	acc := r.accepted()
+	r.finish(prof, o, r.runDir(), start, ctx.Err() != nil || bat.sum.Interrupted > 0, acc.findings, acc.obs)
 	return prof, err
 }
 
@@ -199,14 +201,18 @@ func (r *Runner) Run(ctx context.Context, o Options) (*probe.Profile, error) {
 // on a group of it as soon as the group has ended (sched.go): once the
 // exhaustion and survival runs have, the exhaustion again (when
 // probe.MoreSamples asks for it from what has finished) and then the
-// survival figures' checks; once the decision probes have, the Retry-After
-// ceiling's rounds, one after the other.
+// survival figures' checks; once the Retry-After probes have, the
+// Retry-After ceiling's rounds, one after the other (from what has
+// finished by then: the backoff's fit comes from the exhaustion runs).
 func (r *Runner) runBattery(ctx context.Context, o Options, ps []Probe, pilot []probe.Observation, start time.Time, admit *client.Admission, sp *specs) phase {
 	gs := newGroups(&sp.wg)
 	for _, p := range ps {
 		g := "decision"
-		if p.Sample > 0 {
+		switch {
+		case p.Sample > 0:
 			g = "exhaustion"
+		case p.Fault.Group == "retry-after":
+			g = "retry-after" // the bracket the ceiling's rounds start from
 		}
 		gs.add(g, p.Scenario.Name)
 	}
@@ -265,7 +271,7 @@ func (r *Runner) runBattery(ctx context.Context, o Options, ps []Probe, pilot []
 			r.progressf("the survival figures are known: checking them now, beside the rest\n")
 		}
 	})
-	gs.on("decision", func(map[string]bool) {
+	gs.on("retry-after", func(map[string]bool) {
 		reach := probe.CeilingReach(o.Budget, o.TimeScale)
 		var rounds []probe.Observation
 		for round := 1; ctx.Err() == nil; round++ {
@@ -458,14 +464,17 @@ func secondsOf(vs []int64) string {
 }
 
 // finish fills in what a profile says beside the inference, the findings
-// of the experiments that finished among it.
-func (r *Runner) finish(prof *probe.Profile, o Options, runDir string, start time.Time, interrupted bool, findings []probe.Finding) {
+// of the experiments that finished among it, and the floor the client's
+// waits in obs (the observations it was inferred from) impose.
+func (r *Runner) finish(prof *probe.Profile, o Options, runDir string, start time.Time, interrupted bool, findings []probe.Finding, obs []probe.Observation) {
 	prof.Findings = slices.Clone(findings)
 	prof.Client = r.client()
 	prof.Model = o.Model
 	prof.TimeScale = o.TimeScale
 	prof.RunDir = runDir
 	prof.DurationMs = time.Since(start).Milliseconds()
+	floor := probe.FloorOf(obs, o.TimeScale, prof.DurationMs)
+	prof.Floor = &floor
 	prof.Interrupted = interrupted
 	prof.Plan = r.plan
 	prof.WarmUp = r.warm.Load()
