@@ -7,23 +7,29 @@ import (
 	"time"
 )
 
-// Admission admits external client processes by the CPU the admitted ones
-// use, not by a fixed count: a client waiting out its backoff sleeps and
+// Admission admits external client processes by the CPU they use, not
+// by a fixed count alone: a client waiting out its backoff sleeps and
 // costs nothing, so the clients of a probe (dozens of scenarios, most of
-// them waiting) can all run at once while the ones starting up (a Node
-// runtime compiling an SDK takes a CPU for a second) are few. A new client
-// starts while the measured CPU of the running ones leaves room for one
-// more start-up: the sum, over the admitted clients, of the CPU their
-// process group used over the last sampling period (a client not yet
-// measured over a whole period counts as StartCost), plus StartCost, is at
-// most CPUs; this process's own CPU (the scenarios' mock servers and
-// proxies) counts too. There is always room for one. Cap bounds the clients at once
-// whatever they use (each holds memory, a mock server, file descriptors).
+// them waiting) can run at once while the ones starting up (a Node
+// runtime compiling an SDK takes a CPU for a second) are few.
+//
+// Count clients run at once whatever they use (chaos run's count,
+// 2 × GOMAXPROCS): the admission is never slower than that. Above it, a
+// new client starts while the machine has a CPU idle (measured, from
+// /proc/stat, over the last sampling period: other work on a shared
+// machine makes every client's waits late, and more clients then add
+// noise, not speed) and the measured CPU of the running ones leaves room
+// for one more start-up: the sum, over the admitted clients, of the CPU
+// their process group used over the last period (a client not yet
+// measured over a whole period counts as StartCost), plus this process's
+// own (the scenarios' mock servers and proxies), plus StartCost, is at
+// most CPUs. Cap bounds the clients at once whatever they use (each holds
+// memory, a mock server, file descriptors).
 //
 // The CPU is read from /proc (Linux: utime, stime, cutime and cstime of
 // every process of the client's group, so that what its children used
-// stays counted once they are reaped). Where it cannot be read, Fallback
-// clients run at once, as chaos.Runner.ExternalParallel would allow.
+// stays counted once they are reaped). Where it cannot be read, Count
+// clients run at once.
 //
 // One Admission may be shared by several chaos runs (the phases of a
 // probe that overlap, the probes of a matrix run): it bounds them
@@ -33,8 +39,9 @@ type Admission struct {
 	Cap int
 	// CPUs is the CPU the admitted clients may use together, in CPUs.
 	CPUs float64
-	// Fallback is the most clients at once where CPU is not measured.
-	Fallback int
+	// Count clients run at once whatever they use; where CPU is not
+	// measured, no more.
+	Count int
 	// StartCost is the CPU a client is counted for until it has been
 	// measured over a whole sampling period (its start-up).
 	StartCost float64
@@ -42,7 +49,7 @@ type Admission struct {
 	Every time.Duration
 
 	// read returns the cumulated CPU time of each of the process groups
-	// it is given that has a live process; nil: not measured (Fallback).
+	// it is given that has a live process; nil: not measured (Count).
 	read func(pgids []int) map[int]time.Duration
 	// self returns this process's cumulated CPU time (the mock servers and
 	// proxies of the admitted clients' scenarios run in it); nil: not
@@ -51,6 +58,13 @@ type Admission struct {
 	selfCPU  time.Duration
 	selfAt   time.Time
 	selfRate float64
+	// machine returns the machine's cumulated idle and total CPU time
+	// (/proc/stat) and its CPU count; nil: not measured (no admission
+	// above Count).
+	machine     func() (idle, total time.Duration, cpus int)
+	idleCPU     time.Duration
+	totalCPU    time.Duration
+	machineIdle float64 // CPUs idle over the last period; < 0: not measured yet
 
 	mu      sync.Mutex
 	held    map[*Ticket]struct{}
@@ -69,12 +83,12 @@ const MaxClients = 64
 const admitEvery = 100 * time.Millisecond
 
 // NewAdmission returns an Admission of this machine: CPUs GOMAXPROCS,
-// Cap MaxClients, Fallback 2 × GOMAXPROCS (at least 2), StartCost one
+// Cap MaxClients, Count 2 × GOMAXPROCS (at least 2), StartCost one
 // CPU, sampled every 100ms from /proc where there is one.
 func NewAdmission() *Admission {
 	n := runtime.GOMAXPROCS(0)
-	read, self := newCPUSource()
-	return &Admission{Cap: MaxClients, CPUs: float64(n), Fallback: max(2, 2*n), StartCost: 1, Every: admitEvery, read: read, self: self}
+	read, self, machine := newCPUSource()
+	return &Admission{Cap: MaxClients, CPUs: float64(n), Count: max(2, 2*n), StartCost: 1, Every: admitEvery, read: read, self: self, machine: machine}
 }
 
 // Ticket is an admitted client's place; Release gives it back.
@@ -193,10 +207,12 @@ func (a *Admission) roomLocked() bool {
 		return true
 	case n >= max(a.Cap, 1):
 		return false
-	case a.read == nil:
-		return n < max(a.Fallback, 1)
-	case a.self != nil && a.selfRate < 0:
-		return false // this process not measured yet: within a period
+	case n < max(a.Count, 1):
+		return true
+	case a.read == nil || a.machine == nil:
+		return false
+	case a.selfRate < 0 || a.machineIdle < a.StartCost:
+		return false // not measured yet (within a period), or the machine is busy
 	}
 	return a.usedLocked()+a.StartCost <= a.CPUs
 }
@@ -229,17 +245,22 @@ func (a *Admission) startLocked() {
 		return
 	}
 	a.stop = make(chan struct{})
-	a.selfRate = -1 // measured from the loop's first period
+	a.selfRate, a.machineIdle = -1, -1 // measured from the loop's first period
 	go a.loop(a.stop)
 }
 
 func (a *Admission) loop(stop chan struct{}) {
-	if a.self != nil {
-		c := a.self()
-		a.mu.Lock()
-		a.selfCPU, a.selfAt = c, time.Now()
-		a.mu.Unlock()
+	var idle, total time.Duration
+	if a.machine != nil {
+		idle, total, _ = a.machine()
 	}
+	var self time.Duration
+	if a.self != nil {
+		self = a.self()
+	}
+	a.mu.Lock()
+	a.selfCPU, a.selfAt, a.idleCPU, a.totalCPU = self, time.Now(), idle, total
+	a.mu.Unlock()
 	tick := time.NewTicker(max(a.Every, time.Millisecond))
 	defer tick.Stop()
 	for {
@@ -260,14 +281,23 @@ func (a *Admission) loop(stop chan struct{}) {
 		if len(groups) > 0 {
 			cpu = a.read(groups) // outside the lock: it reads /proc
 		}
-		var self time.Duration
+		var self, idle, total time.Duration
+		var cpus int
 		if a.self != nil {
 			self = a.self()
 		}
+		if a.machine != nil {
+			idle, total, cpus = a.machine()
+		}
 		now := time.Now()
 		a.mu.Lock()
-		if a.self != nil {
-			if dt := now.Sub(a.selfAt); dt > 0 {
+		if dt := total - a.totalCPU; a.machine != nil && dt > 0 {
+			a.machineIdle = float64(cpus) * max(0, float64(idle-a.idleCPU)) / float64(dt)
+			a.idleCPU, a.totalCPU = idle, total
+		}
+		if dt := now.Sub(a.selfAt); dt > 0 {
+			a.selfRate = 0
+			if a.self != nil {
 				a.selfRate = max(0, float64(self-a.selfCPU)/float64(dt))
 			}
 			a.selfCPU, a.selfAt = self, now

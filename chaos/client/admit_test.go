@@ -17,10 +17,20 @@ type fakeCPU struct {
 	cpu   map[int]time.Duration
 	last  time.Time
 	reads int
+	// the machine: 2 CPUs, idle of them (the rest busy with other work)
+	idle        float64
+	idleT, allT time.Duration
 }
 
 func newFakeCPU() *fakeCPU {
-	return &fakeCPU{rate: map[int]float64{}, cpu: map[int]time.Duration{}, last: time.Now()}
+	return &fakeCPU{rate: map[int]float64{}, cpu: map[int]time.Duration{}, last: time.Now(), idle: 2}
+}
+
+func (f *fakeCPU) machine() (idle, total time.Duration, cpus int) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.advance()
+	return f.idleT, f.allT, 2
 }
 
 func (f *fakeCPU) set(pgid int, rate float64) {
@@ -35,6 +45,8 @@ func (f *fakeCPU) advance() {
 	for g, r := range f.rate {
 		f.cpu[g] += time.Duration(r * float64(now.Sub(f.last)))
 	}
+	f.idleT += time.Duration(f.idle * float64(now.Sub(f.last)))
+	f.allT += 2 * now.Sub(f.last)
 	f.last = now
 }
 
@@ -52,10 +64,12 @@ func (f *fakeCPU) read(groups []int) map[int]time.Duration {
 	return out
 }
 
+// testAdmission admits by f's CPU above one client (Count), or by the
+// count of 3 when f is nil (CPU not measured).
 func testAdmission(f *fakeCPU) *Admission {
-	a := &Admission{Cap: 5, CPUs: 2, Fallback: 3, StartCost: 1, Every: 100 * time.Millisecond}
+	a := &Admission{Cap: 5, CPUs: 2, Count: 3, StartCost: 1, Every: 100 * time.Millisecond}
 	if f != nil {
-		a.read = f.read
+		a.read, a.machine, a.Count = f.read, f.machine, 1
 	}
 	return a
 }
@@ -154,14 +168,14 @@ func TestAdmissionStartUpCounts(t *testing.T) {
 	})
 }
 
-func TestAdmissionFallbackCount(t *testing.T) {
+func TestAdmissionCount(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		a := testAdmission(nil)
 		var held []*Ticket
-		for range a.Fallback {
+		for range a.Count {
 			tk, ok := tryAcquire(a, time.Second)
 			if !ok {
-				t.Fatalf("client %d not admitted under the count of %d", len(held)+1, a.Fallback)
+				t.Fatalf("client %d not admitted under the count of %d", len(held)+1, a.Count)
 			}
 			held = append(held, tk)
 		}
@@ -173,8 +187,8 @@ func TestAdmissionFallbackCount(t *testing.T) {
 		if _, ok := tryAcquire(a, time.Second); !ok {
 			t.Fatal("not admitted once one released")
 		}
-		if got := a.Running(); got != a.Fallback {
-			t.Errorf("Running = %d, want %d", got, a.Fallback)
+		if got := a.Running(); got != a.Count {
+			t.Errorf("Running = %d, want %d", got, a.Count)
 		}
 	})
 }
@@ -182,7 +196,7 @@ func TestAdmissionFallbackCount(t *testing.T) {
 func TestAdmissionCancelled(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		a := testAdmission(nil)
-		a.Fallback = 1
+		a.Count = 1
 		tk, _ := tryAcquire(a, time.Second)
 		ctx, cancel := context.WithCancel(context.Background())
 		done := make(chan bool)
@@ -202,7 +216,7 @@ func TestAdmissionCancelled(t *testing.T) {
 func TestAdmissionOrder(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		a := testAdmission(nil)
-		a.Fallback = 1
+		a.Count = 1
 		first, _ := tryAcquire(a, time.Second)
 		var mu sync.Mutex
 		var order []int
@@ -306,4 +320,41 @@ func TestAdmissionCountsItself(t *testing.T) {
 			synctest.Wait()
 		})
 	}
+}
+
+// TestAdmissionBusyMachine: while other work leaves the machine less than
+// a CPU idle, no client starts above Count however little the admitted
+// ones use (more would only make every wait late); once it idles, they do.
+func TestAdmissionBusyMachine(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f := newFakeCPU()
+		f.idle = 0.5
+		a := testAdmission(f)
+		a.Count = 2
+		var held []*Ticket
+		for i := range 2 {
+			tk, ok := tryAcquire(a, time.Second)
+			if !ok {
+				t.Fatalf("client %d of Count not admitted", i+1)
+			}
+			f.set(i+1, 0)
+			tk.Started(i + 1)
+			held = append(held, tk)
+		}
+		if _, ok := tryAcquire(a, 5*time.Second); ok {
+			t.Fatal("a client above Count admitted on a busy machine")
+		}
+		f.mu.Lock()
+		f.advance()
+		f.idle = 1.8
+		f.mu.Unlock()
+		tk, ok := tryAcquire(a, time.Second)
+		if !ok {
+			t.Fatal("not admitted once the machine idles")
+		}
+		for _, tk := range append(held, tk) {
+			tk.Release()
+		}
+		synctest.Wait()
+	})
 }

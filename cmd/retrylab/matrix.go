@@ -35,9 +35,10 @@ retrylab.matrix/v1: each client's name, version, provider and whole probe
 profile), matrix.md and index.html (one self-contained page, sortable and
 filterable, every cell linked to the run folder of the probe it comes
 from: DIR/runs/NAME/...). Clients are probed --parallel at once, each
-within --budget per exhaustion run; their processes are started together
-as the CPU the running ones use leaves room (a client waiting out a
-backoff uses none), at most 64 at once. Resumable: a client DIR/matrix.json
+within --budget per exhaustion run; their processes are started together:
+2 × cores at once, more while the machine idles and the CPU the running
+ones use leaves room (a client waiting out a backoff uses none), at most
+64. Resumable: a client DIR/matrix.json
 already holds at the same version, probed by this retrylab version, is
 kept as it is unless --refresh. Progress of each probe goes to
 DIR/runs/NAME/progress.log; stderr says when each client starts and ends.
@@ -180,6 +181,7 @@ func retrylabMatrix(ctx context.Context, args []string, stdout, stderr io.Writer
 	// One admission for every probe: the processes of the clients probed
 	// at once start while the CPU the running ones use leaves room.
 	cfg.admit = client.NewAdmission()
+	cfg.admit.Count *= cfg.parallel // each probe's count, as when each had its own
 	m := &matrix.Matrix{Schema: matrix.Schema, Retrylab: version()}
 	entries := make([]*matrix.Entry, len(man.Clients))
 	var mu sync.Mutex // entries, and writes of the outputs

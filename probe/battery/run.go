@@ -153,7 +153,7 @@ func (r *Runner) Run(ctx context.Context, o Options) (*probe.Profile, error) {
 		r.extendBound(ps, o)
 		pilot = nil
 		r.mu.Lock()
-		r.acc = done{}
+		r.acc.obs = nil // what the first battery learnt is nothing; its findings stay
 		r.mu.Unlock()
 		again := r.runProbes(ctx, o, ps, start, admit, nil)
 		if again.sum == nil {
