@@ -44,7 +44,7 @@ func parseStatCPU(b []byte) (pgrp int, own, reaped int64, ok bool) {
 	f := bytes.Fields(b[i+1:])
 	// state ppid pgrp session tty_nr tpgid flags minflt cminflt majflt
 	// cmajflt utime stime cutime cstime
-	if len(f) < 15 {
+	if len(f) < 15 || len(f[0]) != 1 {
 		return 0, 0, 0, false
 	}
 	g, err := strconv.Atoi(string(f[2]))
