@@ -39,6 +39,16 @@ type Runner struct {
 	// ExternalParallel bounds how many scenarios with an external client
 	// run at once; 0 means 2 × GOMAXPROCS (at least 2).
 	ExternalParallel int
+	// Admit, if set, admits external clients by the CPU the running ones
+	// use (client.Admission) instead of ExternalParallel's count; it may
+	// be shared with other Runners running at the same time.
+	Admit *client.Admission
+	// OnResult, if set, is called with each scenario's first run's result
+	// once it is recorded (Interim has it), from the scenario's
+	// goroutine: calls overlap. chaos probe starts what depends on a
+	// group of scenarios as soon as the group has finished. It must not
+	// block for long.
+	OnResult func(Result)
 	// InheritEnv names variables of the runner's environment every
 	// external client gets, beside its scenario's client.inheritEnv
 	// (--inherit-env; each name one InheritEnvProblem accepts).
@@ -235,7 +245,12 @@ func (r *Runner) runAll(ctx context.Context, scs []*scenario.Scenario, dir strin
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			defer func() { led.finish(i, results[i]) }()
+			defer func() {
+				led.finish(i, results[i])
+				if r.OnResult != nil {
+					r.OnResult(results[i])
+				}
+			}()
 			defer func() { r.firstRunEnded(results[i]) }()
 			// An external client is a process of its own (a Node runtime
 			// loading an SDK costs a CPU for a few hundred milliseconds):
@@ -243,7 +258,17 @@ func (r *Runner) runAll(ctx context.Context, scs []*scenario.Scenario, dir strin
 			// and every timing check inconclusive. They take a second slot
 			// first, so that a waiting one holds no general slot.
 			sdir := filepath.Join(dir, sc.Name)
-			if r.ClientCmd != "" || len(sc.Client.Command) > 0 {
+			sctx := ctx
+			switch external := r.ClientCmd != "" || len(sc.Client.Command) > 0; {
+			case external && r.Admit != nil:
+				t, ok := r.Admit.Acquire(ctx, i)
+				if !ok {
+					results[i] = r.notStarted(ctx, sc, sdir)
+					return
+				}
+				defer t.Release()
+				sctx = client.WithTicket(ctx, t)
+			case external:
 				if !acquire(ctx, ext) {
 					results[i] = r.notStarted(ctx, sc, sdir)
 					return
@@ -256,7 +281,7 @@ func (r *Runner) runAll(ctx context.Context, scs []*scenario.Scenario, dir strin
 			}
 			defer func() { <-sem }()
 			led.start(i)
-			results[i] = r.firstRun(ctx, sc, sdir)
+			results[i] = r.firstRun(sctx, sc, sdir)
 		}()
 	}
 	wg.Wait()

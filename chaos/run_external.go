@@ -67,6 +67,7 @@ func (r *Runner) runExternal(ctx context.Context, sc *scenario.Scenario, baseURL
 		return out
 	}
 	out.pgid = p.Pgid
+	client.TicketFrom(ctx).Started(p.Pgid)
 	if p.Pgid != 0 {
 		unwatch := r.lag.Watch(p.Pgid)
 		defer unwatch()

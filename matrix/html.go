@@ -52,7 +52,7 @@ func HTML(w io.Writer, m *Matrix) error {
 		r := htmlRow{Name: e.Name, Anchor: anchor(e.Name), Version: e.Version, Provider: e.Provider, Error: e.Error,
 			Changed: e.Changed("version") || e.Changed("client"), Changes: e.Changes}
 		if e.WallMs > 0 {
-			r.Wall = fmt.Sprintf("%.0fs", float64(e.WallMs)/1000)
+			r.Wall = fmt.Sprintf("%.0fs", float64(e.WallMs)/1000) + e.floorNote()
 		}
 		for j, c := range e.Cells() {
 			hc := htmlCell{Key: c.Key, Text: c.Text, State: strings.NewReplacer(" ", "-", "/", "-").Replace(c.State), Conf: c.Confidence, Mark: confMark(c.Confidence),

@@ -104,7 +104,7 @@ func Markdown(w io.Writer, m *Matrix) error {
 		fmt.Fprintf(&b, "\n## %s\n\n", mdEsc(e.Name))
 		fmt.Fprintf(&b, "<a id=\"%s\"></a>%s %s, %s", anchor(e.Name), mdEsc(e.Name), mdEsc(e.Version), mdEsc(e.Provider))
 		if e.WallMs > 0 {
-			fmt.Fprintf(&b, ", probed in %.0fs", float64(e.WallMs)/1000)
+			fmt.Fprintf(&b, ", probed in %.0fs%s", float64(e.WallMs)/1000, mdEsc(e.floorNote()))
 		}
 		b.WriteString(".\n\n")
 		if e.Error != "" {

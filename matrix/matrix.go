@@ -130,3 +130,22 @@ func (m *Matrix) Find(name string) *Entry {
 	}
 	return nil
 }
+
+// floorNote says the probe's wall time against the floor the client's own
+// waits impose (probe.Floor, in the profile): " (2.1× its exhaustion's
+// waits of 15.2s; 1.1× its longest experiment, 30s)", or "" when the
+// profile does not say it.
+func (e *Entry) floorNote() string {
+	if e.Profile == nil || e.Profile.Floor == nil {
+		return ""
+	}
+	f := e.Profile.Floor
+	if f.ExhaustionMs <= 0 {
+		return " (its exhaustion waited nothing)"
+	}
+	s := fmt.Sprintf(" (%.1f× its exhaustion's waits of %.1fs", f.Ratio, float64(f.ExhaustionMs)/1000)
+	if f.ExperimentsMs > f.ExhaustionMs {
+		s += fmt.Sprintf("; %.1f× its longest experiment, %.1fs", f.ExperimentsRatio, float64(f.ExperimentsMs)/1000)
+	}
+	return s + ")"
+}

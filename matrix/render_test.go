@@ -100,3 +100,31 @@ func TestRowCells(t *testing.T) {
 		t.Errorf("%d cells for %d columns", len(cells), len(Columns))
 	}
 }
+
+// TestFloorNote: the probe's wall time against the floor the client's
+// waits impose, as the Markdown and the page say it beside "probed in".
+func TestFloorNote(t *testing.T) {
+	tests := []struct {
+		name  string
+		floor *probe.Floor
+		want  string
+	}{
+		{"no floor in the profile", nil, ""},
+		{"both", &probe.Floor{ExhaustionMs: 1571, ExperimentsMs: 88089, Ratio: 62.1, ExperimentsRatio: 1.11},
+			" (62.1× its exhaustion's waits of 1.6s; 1.1× its longest experiment, 88.1s)"},
+		{"the exhaustion is the longest", &probe.Floor{ExhaustionMs: 15200, ExperimentsMs: 15200, Ratio: 2.12, ExperimentsRatio: 2.12},
+			" (2.1× its exhaustion's waits of 15.2s)"},
+		{"no wait", &probe.Floor{}, " (its exhaustion waited nothing)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := Entry{Profile: &probe.Profile{Floor: tt.floor}}
+			if got := e.floorNote(); got != tt.want {
+				t.Errorf("floorNote = %q, want %q", got, tt.want)
+			}
+		})
+	}
+	if got := (&Entry{}).floorNote(); got != "" {
+		t.Errorf("floorNote without a profile = %q", got)
+	}
+}

@@ -35,7 +35,10 @@ type Profile struct {
 	// and why (set by chaos probe; absent from profiles inferred offline).
 	WarmUp     *WarmUp `json:"warmUp,omitempty"`
 	DurationMs int64   `json:"durationMs"`
-	RunDir     string  `json:"runDir,omitempty"`
+	// Floor is what the client's own waits impose on DurationMs (floor.go;
+	// set by chaos probe, absent from profiles inferred offline).
+	Floor  *Floor `json:"floor,omitempty"`
+	RunDir string `json:"runDir,omitempty"`
 	// Plan is what the probe said before it started: an upper bound on its
 	// wall time and the figures its deadlines may leave unknown (absent
 	// from profiles inferred offline).

@@ -32,3 +32,30 @@ func ExitedState(b []byte) bool {
 	state, _, ok := parseStatGroup(b)
 	return ok && (state == 'Z' || state == 'X')
 }
+
+// parseStatCPU reads a process's group, the CPU it used (utime+stime) and
+// the CPU its reaped children used (cutime+cstime), in clock ticks, from
+// the text of /proc/PID/stat.
+func parseStatCPU(b []byte) (pgrp int, own, reaped int64, ok bool) {
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 {
+		return 0, 0, 0, false
+	}
+	f := bytes.Fields(b[i+1:])
+	// state ppid pgrp session tty_nr tpgid flags minflt cminflt majflt
+	// cmajflt utime stime cutime cstime
+	if len(f) < 15 || len(f[0]) != 1 {
+		return 0, 0, 0, false
+	}
+	g, err := strconv.Atoi(string(f[2]))
+	if err != nil {
+		return 0, 0, 0, false
+	}
+	var v [4]int64
+	for j, s := range f[11:15] {
+		if v[j], err = strconv.ParseInt(string(s), 10, 64); err != nil || v[j] < 0 {
+			return 0, 0, 0, false
+		}
+	}
+	return g, v[0] + v[1], v[2] + v[3], true
+}

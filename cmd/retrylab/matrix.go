@@ -17,6 +17,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/retrylab/retrylab/chaos/client"
 	"github.com/retrylab/retrylab/chaos/mock"
 	"github.com/retrylab/retrylab/chaos/runfolder"
 	"github.com/retrylab/retrylab/chaos/scenario"
@@ -34,7 +35,10 @@ retrylab.matrix/v1: each client's name, version, provider and whole probe
 profile), matrix.md and index.html (one self-contained page, sortable and
 filterable, every cell linked to the run folder of the probe it comes
 from: DIR/runs/NAME/...). Clients are probed --parallel at once, each
-within --budget per exhaustion run. Resumable: a client DIR/matrix.json
+within --budget per exhaustion run; their processes are started together:
+2 × cores at once, more while the machine idles and the CPU the running
+ones use leaves room (a client waiting out a backoff uses none), at most
+64. Resumable: a client DIR/matrix.json
 already holds at the same version, probed by this retrylab version, is
 kept as it is unless --refresh. Progress of each probe goes to
 DIR/runs/NAME/progress.log; stderr says when each client starts and ends.
@@ -73,6 +77,9 @@ type matrixConfig struct {
 	budget, startGrace                      time.Duration
 	timeScale                               float64
 	refresh                                 bool
+	// admit admits the client processes of every probe running at once
+	// together, by the CPU they use (client.Admission).
+	admit *client.Admission
 }
 
 // maxVersionOutput bounds what a versionCommand may print.
@@ -171,6 +178,10 @@ func retrylabMatrix(ctx context.Context, args []string, stdout, stderr io.Writer
 	}
 	defer toxi.Close()
 
+	// One admission for every probe: the processes of the clients probed
+	// at once start while the CPU the running ones use leaves room.
+	cfg.admit = client.NewAdmission()
+	cfg.admit.Count *= cfg.parallel // each probe's count, as when each had its own
 	m := &matrix.Matrix{Schema: matrix.Schema, Retrylab: version()}
 	entries := make([]*matrix.Entry, len(man.Clients))
 	var mu sync.Mutex // entries, and writes of the outputs
@@ -445,7 +456,7 @@ func probeClient(ctx context.Context, cfg matrixConfig, toxi *mock.Toxiproxy, fi
 	prov, _ := probe.LookupProvider(c.Provider) // checked by the manifest's parser
 	opts := battery.Options{Provider: prov, Model: c.Model, Samples: cfg.samples, Budget: cmp.Or(c.Budget, cfg.budget),
 		Repeat: c.Repeat, TimeScale: cfg.timeScale, StartGrace: cmp.Or(c.StartGrace, cfg.startGrace), CeilingRounds: battery.DefaultCeilingRounds}
-	r := &battery.Runner{Toxi: toxi, ToxiName: "embedded", Out: runs, Progress: logf}
+	r := &battery.Runner{Toxi: toxi, ToxiName: "embedded", Out: runs, Progress: logf, Admit: cfg.admit}
 	if len(c.Command) > 0 {
 		r.ClientFile = clientFile(file, c)
 	} else {

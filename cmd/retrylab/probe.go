@@ -93,7 +93,7 @@ func parseChaosProbe(args []string, stdout, stderr io.Writer) (probeConfig, erro
 	fs.StringVar(&cfg.against, "against", "", "an earlier profile (--format json): say what changed, exit 1 if anything did")
 	fs.StringVar(&cfg.out, "out", "runs", "base folder of run folders")
 	fs.StringVar(&cfg.toxiURL, "toxiproxy", os.Getenv("TOXIPROXY_URL"), "URL of a toxiproxy-server API; default: embedded")
-	fs.IntVar(&cfg.parallel, "parallel", 0, "scenarios at once (default: all; external clients are bounded by 2 × cores)")
+	fs.IntVar(&cfg.parallel, "parallel", 0, "scenarios at once (default: all; external clients: 2 × cores, more while the machine idles and the CPU the running ones use leaves room, at most 64)")
 	fs.IntVar(&cfg.samples, "samples", 4, "exhaustion runs, for the jitter band and the fit (2 or more)")
 	fs.IntVar(&cfg.repeat, "repeat", 10, "failures each exhaustion run serves: a client retrying more is reported as 'at least N'")
 	fs.DurationVar(&cfg.budget, "budget", 2*time.Minute, "wall time per exhaustion run (the hang and large Retry-After probes get min(budget, 15s)); less probes fewer attempts and leaves figures unknown")

@@ -16,7 +16,11 @@
 //	    rounds as probe.NextCeilingRound decides them, the survival
 //	    figures' checks as probe.SurvivalChecks decides them (survival.go:
 //	    the runs of each steady outage kind, with the battery, and the
-//	    outage: scenarios that check each figure))
+//	    outage: scenarios that check each figure); each phase after the
+//	    battery started as soon as what it depends on has finished, and
+//	    taken only when it is the phase decided at the end (sched.go); the
+//	    client processes of every phase admitted by the CPU they use
+//	    (chaos/client.Admission))
 //	  ──Observe (observe.go: result.json + server.jsonl)──▶ []probe.Observation
 //	  ──probe.Infer──▶ *probe.Profile
 //

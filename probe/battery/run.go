@@ -7,10 +7,12 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/retrylab/retrylab/chaos"
+	"github.com/retrylab/retrylab/chaos/client"
 	"github.com/retrylab/retrylab/chaos/mock"
 	chaosscenario "github.com/retrylab/retrylab/chaos/scenario"
 	"github.com/retrylab/retrylab/probe"
@@ -40,28 +42,49 @@ type Runner struct {
 	// (--inherit-env, as chaos.Runner.InheritEnv).
 	InheritEnv []string
 
-	cur  atomic.Pointer[batch] // the battery running, for Interim and Flush
-	done atomic.Pointer[done]  // what the batteries that returned learnt, for Interim between them
-	plan *probe.PlanEstimate   // said before the run; set before cur is first stored
-	// findings are those of the batteries that returned (Run's goroutine
-	// alone reads and writes it; Interim reads the copies in batch and done).
-	findings []probe.Finding
-	warm     atomic.Pointer[probe.WarmUp] // whether the warm-up request is used, and why (Interim reads it)
-	pace     *pace                        // times the scenarios for the expectation (nil: no progress)
+	// Admit admits the client's processes by the CPU the running ones use
+	// (client.Admission), shared by every phase of the probe (they
+	// overlap); nil: Run makes one for this machine. A matrix run shares
+	// one between its probes.
+	Admit *client.Admission
+
+	mu      sync.Mutex
+	active  bool                // Run is running (Interim answers)
+	o       Options             // the options of the phase last started, for Interim
+	start   time.Time           // when Run began
+	acc     done                // what the accepted phases learnt
+	batches map[*batch]struct{} // the phases running, or ended and not yet accepted or dropped
+	seq     int
+	mainDir string                       // the run folder the profile names: the battery's (the pilot's before it)
+	plan    *probe.PlanEstimate          // said before the run; set before the first phase starts
+	warm    atomic.Pointer[probe.WarmUp] // whether the warm-up request is used, and why (Interim reads it)
+	pace    *pace                        // times the scenarios for the expectation (nil: no progress)
 }
 
-// Run plans the battery, runs it and returns the profile. When the noise
-// measured around the backoff's waits made them unusable, the exhaustion
-// runs are repeated once more after the battery, when the machine is
-// quieter (its other clients have exited). When ctx ends (Ctrl-C) the
-// scenarios still running are stopped and the profile holds what the
-// finished ones showed (Profile.Interrupted). An error means no scenario
-// could run at all.
+// Run plans the battery, runs it and returns the profile. The phases after
+// the battery start as soon as what they depend on has finished (sched.go)
+// and are taken only when they are what the whole battery asks for: the
+// exhaustion runs are repeated when the noise measured around the
+// backoff's waits made them unusable or the multiplier is unsure, the
+// survival figures are checked, the Retry-After ceiling is bisected. When
+// ctx ends (Ctrl-C) the scenarios still running are stopped and the
+// profile holds what the finished ones showed (Profile.Interrupted). An
+// error means no scenario could run at all.
 func (r *Runner) Run(ctx context.Context, o Options) (*probe.Profile, error) {
-	defer r.done.Store(nil)
-	r.findings = nil
 	o = o.withDefaults()
 	start := time.Now()
+	r.mu.Lock()
+	r.active, r.o, r.start, r.acc, r.batches, r.mainDir = true, o, start, done{}, map[*batch]struct{}{}, ""
+	r.mu.Unlock()
+	defer func() {
+		r.mu.Lock()
+		r.active, r.batches = false, nil
+		r.mu.Unlock()
+	}()
+	admit := r.Admit
+	if admit == nil {
+		admit = client.NewAdmission()
+	}
 	ps, err := plan(o, start)
 	if err != nil {
 		return nil, err
@@ -79,54 +102,85 @@ func (r *Runner) Run(ctx context.Context, o Options) (*probe.Profile, error) {
 	if !o.NoWarmUp {
 		r.warm.Store(&probe.WarmUp{Used: true, Reason: "the first probe, run alone, had not finished"})
 		var use bool
-		var psum *chaos.Summary
+		var ph phase
 		var warm probe.WarmUp
-		pilot, ps, use, warm, psum, err = r.runPilot(ctx, o, ps, start)
+		pilot, ps, use, warm, ph = r.runPilot(ctx, o, ps, start, admit)
 		r.warm.Store(&warm)
 		switch {
-		case psum == nil:
-			return nil, err
-		case err != nil || ctx.Err() != nil:
+		case ph.sum == nil:
+			return nil, ph.err
+		case ph.err != nil || ctx.Err() != nil:
 			prof := probe.Infer(o.Provider, pilot)
-			r.finish(prof, o, psum.RunDir, start, ctx.Err() != nil || psum.Interrupted > 0, r.findings)
-			return prof, err
+			acc := r.accepted()
+			r.finish(prof, o, r.runDir(), start, ctx.Err() != nil || ph.sum.Interrupted > 0, acc.findings, acc.obs)
+			return prof, ph.err
 		case !use:
 			o.NoWarmUp = true
+			r.setOptions(o)
 			if ps, err = plan(o, time.Now()); err != nil {
 				return nil, err
 			}
 		}
 	}
-	obs, sum, err := r.runProbes(ctx, o, ps, pilot, start)
-	if sum == nil {
-		return nil, err
+	sp := newSpecs()
+	defer func() {
+		for _, p := range sp.drop() {
+			r.dropPhase(p)
+		}
+		sp.wg.Wait()
+	}()
+	bat := r.runBattery(ctx, o, ps, pilot, start, admit, sp)
+	if bat.sum == nil {
+		return nil, bat.err
 	}
+	obs, err := bat.obs, bat.err
+	r.acceptPhase(bat, true)
 	if w, again := warmUpAfterBattery(pilot, obs, o); again && err == nil && ctx.Err() == nil {
 		// The pilot sent nothing (a cold start, a first run that failed),
 		// and the battery showed a one-request client: what it learnt is
-		// nothing, so it runs again without the warm-up.
+		// nothing, so it runs again without the warm-up, and what was
+		// started beside it is dropped.
+		for _, p := range sp.drop() {
+			r.dropPhase(p)
+		}
 		r.warm.Store(&w)
 		o.NoWarmUp = true
+		r.setOptions(o)
 		if ps, err = plan(o, time.Now()); err != nil {
 			return nil, err
 		}
 		r.progressf("the client made its warm-up request only in every run that reached the mock: probing it again without the warm-up request\n")
 		r.extendBound(ps, o)
 		pilot = nil
-		if obs, sum, err = r.runProbes(ctx, o, ps, nil, start); sum == nil {
-			return nil, err
+		r.mu.Lock()
+		r.acc.obs = nil // what the first battery learnt is nothing; its findings stay
+		r.mu.Unlock()
+		again := r.runProbes(ctx, o, ps, start, admit, nil)
+		if again.sum == nil {
+			return nil, again.err
 		}
+		obs, err = again.obs, again.err
+		r.acceptPhase(again, true)
 	}
+	sp.close()
 	obs = append(pilot, obs...)
 	prof := probe.Infer(o.Provider, obs)
 	if why := probe.MoreSamples(prof, obs); err == nil && ctx.Err() == nil && why != "" {
-		r.progressf("%s: running the %d exhaustion runs again now that the battery is done\n", why, o.Samples)
 		more, _ := exhaustion(o, o.Samples+1)
-		if extra, s2, err2 := r.runProbes(ctx, o, more, obs, start); s2 != nil {
-			obs = append(obs, extra...)
-			prof = probe.Infer(o.Provider, obs)
-			err = err2
+		wait, early := r.phaseOf(ctx, o, "more", more, start, admit, sp)
+		if early {
+			r.progressf("%s: the %d exhaustion runs started again as soon as the first ones were done are the ones needed\n", why, o.Samples)
+		} else {
+			r.progressf("%s: running the %d exhaustion runs again now that the battery is done\n", why, o.Samples)
 		}
+		if extra := wait(); extra.sum != nil {
+			r.acceptPhase(extra, false)
+			obs = append(obs, extra.obs...)
+			prof = probe.Infer(o.Provider, obs)
+			err = extra.err
+		}
+	} else if s, _ := sp.claim("more", ""); s != nil {
+		r.dropPhase(s.wait())
 	}
 	if err == nil && ctx.Err() == nil {
 		// The survival figures' checks run beside the first round of the
@@ -134,12 +188,124 @@ func (r *Runner) Run(ctx context.Context, o Options) (*probe.Profile, error) {
 		// battery's profile, neither the other's.
 		checks, unchecked := r.survivalChecks(o, prof)
 		var why string
-		prof, why = r.bisectCeiling(ctx, o, obs, prof, start, checks)
+		prof, why = r.bisectCeiling(ctx, o, obs, prof, start, checks, admit, sp)
 		prof.NoteCeilingStop(why)
 		prof.NoteSurvivalChecks(unchecked)
 	}
-	r.finish(prof, o, sum.RunDir, start, ctx.Err() != nil || sum.Interrupted > 0, r.findings)
+	acc := r.accepted()
+	r.finish(prof, o, r.runDir(), start, ctx.Err() != nil || bat.sum.Interrupted > 0, acc.findings, acc.obs)
 	return prof, err
+}
+
+// runBattery runs the battery ps as one chaos run, and starts what depends
+// on a group of it as soon as the group has ended (sched.go): once the
+// exhaustion and survival runs have, the exhaustion again (when
+// probe.MoreSamples asks for it from what has finished) and then the
+// survival figures' checks; once the Retry-After probes have, the
+// Retry-After ceiling's rounds, one after the other (from what has
+// finished by then: the backoff's fit comes from the exhaustion runs).
+func (r *Runner) runBattery(ctx context.Context, o Options, ps []Probe, pilot []probe.Observation, start time.Time, admit *client.Admission, sp *specs) phase {
+	gs := newGroups(&sp.wg)
+	for _, p := range ps {
+		g := "decision"
+		switch {
+		case p.Sample > 0:
+			g = "exhaustion"
+		case p.Fault.Group == "retry-after":
+			g = "retry-after" // the bracket the ceiling's rounds start from
+		}
+		gs.add(g, p.Scenario.Name)
+	}
+	var cr *chaos.Runner
+	var crMu sync.Mutex
+	finished := func(ended map[string]bool) []probe.Observation {
+		crMu.Lock()
+		c := cr
+		crMu.Unlock()
+		if c == nil {
+			return nil
+		}
+		sum := c.Interim()
+		if sum == nil {
+			sum = c.Last()
+		}
+		if sum == nil {
+			return nil
+		}
+		var sel []Probe
+		for _, p := range ps {
+			if ended[p.Scenario.Name] {
+				sel = append(sel, p)
+			}
+		}
+		return append(slices.Clone(pilot), observeAll(sel, sum, o)...)
+	}
+	gs.on("exhaustion", func(ended map[string]bool) {
+		known := finished(ended)
+		if known == nil || ctx.Err() != nil {
+			return
+		}
+		prof := probe.Infer(o.Provider, known)
+		if why := probe.MoreSamples(prof, known); why != "" {
+			more, err := exhaustion(o, o.Samples+1)
+			if err != nil {
+				return
+			}
+			s := sp.start(ctx, "more", keyOf(more), func(ctx context.Context) phase { return r.runProbes(ctx, o, more, start, admit, nil) })
+			if s == nil {
+				return
+			}
+			r.progressf("%s: the exhaustion runs are done, so they run again now, beside the rest\n", why)
+			extra := s.wait()
+			if extra.sum == nil || extra.err != nil || ctx.Err() != nil {
+				return
+			}
+			prof = probe.Infer(o.Provider, append(known, extra.obs...))
+		}
+		plans, _ := probe.SurvivalChecks(prof, o.Provider, o.Budget, o.TimeScale)
+		checks, err := checkProbes(o, plans)
+		if err != nil || len(checks) == 0 {
+			return
+		}
+		if sp.start(ctx, "checks", keyOf(checks), func(ctx context.Context) phase { return r.runProbes(ctx, o, checks, start, admit, nil) }) != nil {
+			r.progressf("the survival figures are known: checking them now, beside the rest\n")
+		}
+	})
+	gs.on("retry-after", func(map[string]bool) {
+		reach := probe.CeilingReach(o.Budget, o.TimeScale)
+		var rounds []probe.Observation
+		for round := 1; ctx.Err() == nil; round++ {
+			// What has finished of the battery by now (the exhaustion runs
+			// fit the backoff the rounds are read against), and the rounds.
+			known := append(finished(gs.endedNow()), rounds...)
+			prof := probe.Infer(o.Provider, known)
+			values, _ := probe.NextCeilingRound(prof.Policy.RetryAfter, reach, round, o.CeilingRounds)
+			if len(values) == 0 {
+				return
+			}
+			cps, err := ceilingProbes(o, round, values)
+			if err != nil {
+				return
+			}
+			s := sp.start(ctx, fmt.Sprintf("round-%d", round), keyOf(cps), func(ctx context.Context) phase { return r.runProbes(ctx, o, cps, start, admit, nil) })
+			if s == nil {
+				return
+			}
+			r.progressf("Retry-After ceiling: round %d probes Retry-After %s now, beside the rest\n", round, secondsOf(values))
+			res := s.wait()
+			if res.sum == nil || res.err != nil {
+				return
+			}
+			rounds = append(rounds, res.obs...)
+		}
+	})
+	onResult := func(res chaos.Result) { gs.end(res.Name) }
+	return r.runProbes(ctx, o, ps, start, admit, func(c *chaos.Runner) {
+		crMu.Lock()
+		cr = c
+		crMu.Unlock()
+		c.OnResult = onResult
+	})
 }
 
 // client is the client as progress lines and the profile name it.
@@ -154,21 +320,27 @@ func (r *Runner) client() string {
 // client makes the two requests it is told (warmup.go). It returns the
 // pilot's observation (none when the client will be probed without the
 // warm-up: the pilot showed only the warm-up, and is run again), the
-// probes still to run, whether they keep the warm-up and what the profile
-// says of it. An error, or ctx ending, stops the probe.
-func (r *Runner) runPilot(ctx context.Context, o Options, ps []Probe, start time.Time) ([]probe.Observation, []Probe, bool, probe.WarmUp, *chaos.Summary, error) {
+// probes still to run, whether they keep the warm-up, what the profile
+// says of it, and the pilot's phase. An error, or ctx ending, stops the
+// probe.
+func (r *Runner) runPilot(ctx context.Context, o Options, ps []Probe, start time.Time, admit *client.Admission) ([]probe.Observation, []Probe, bool, probe.WarmUp, phase) {
 	i := pilotIndex(ps)
 	r.progressf("first, probe %q alone: does the client make the two requests it is told (RETRYLAB_REQUESTS=2, the first answered ok)?\n", ps[i].Fault.Name)
-	obs, sum, err := r.runProbes(ctx, o, ps[i:i+1], nil, start)
-	if sum == nil || err != nil || ctx.Err() != nil {
-		return obs, nil, true, probe.WarmUp{Used: true, Reason: "the probe was stopped during its first probe, run alone"}, sum, err
+	ph := r.runProbes(ctx, o, ps[i:i+1], start, admit, nil)
+	if ph.sum == nil || ph.err != nil || ctx.Err() != nil {
+		r.acceptPhase(ph, true)
+		return ph.obs, nil, true, probe.WarmUp{Used: true, Reason: "the probe was stopped during its first probe, run alone"}, ph
 	}
-	use, w := warmUpDecision(obs[0])
+	use, w := warmUpDecision(ph.obs[0])
 	if !use {
+		r.keepFindings(ph)
+		r.dropPhase(ph)
+		r.setRunDir(ph.sum.RunDir)
 		r.progressf("the client made one request only: probing it without the warm-up request from now on\n")
-		return nil, ps, false, w, sum, nil
+		return nil, ps, false, w, ph
 	}
-	return obs, slices.Delete(slices.Clone(ps), i, i+1), true, w, sum, nil
+	r.acceptPhase(ph, true)
+	return ph.obs, slices.Delete(slices.Clone(ps), i, i+1), true, w, ph
 }
 
 // announce works out the estimate, says it on Progress (with the figures
@@ -205,43 +377,82 @@ func (r *Runner) announce(o Options, ps []Probe, start time.Time) probe.PlanEsti
 // bisectCeiling runs the rounds of the Retry-After ceiling's bisection,
 // as probe.NextCeilingRound decides them, while the profile's bracket is
 // wide and the budget reaches into it, and returns the profile with their
-// observations, and why it stopped.
+// observations, and why it stopped. A round already run, or running,
+// beside the battery (sp) is taken when it is the round decided.
 //
 // checks (the survival figures' checks) run with the first round, or
-// alone when there is none.
-func (r *Runner) bisectCeiling(ctx context.Context, o Options, obs []probe.Observation, prof *probe.Profile, start time.Time, checks []Probe) (*probe.Profile, string) {
+// alone when there is none (or are taken from sp likewise).
+func (r *Runner) bisectCeiling(ctx context.Context, o Options, obs []probe.Observation, prof *probe.Profile, start time.Time, checks []Probe, admit *client.Admission, sp *specs) (*probe.Profile, string) {
 	reach := probe.CeilingReach(o.Budget, o.TimeScale)
 	for round := 1; ; round++ {
 		values, why := probe.NextCeilingRound(prof.Policy.RetryAfter, reach, round, o.CeilingRounds)
 		if len(values) == 0 || ctx.Err() != nil {
-			if n := len(obs); len(checks) > 0 {
-				if obs = r.runChecks(ctx, o, checks, obs, start); len(obs) > n {
+			if n := len(obs); len(checks) > 0 && ctx.Err() == nil {
+				wait, _ := r.phaseOf(ctx, o, "checks", checks, start, admit, sp)
+				if ph := wait(); ph.sum != nil {
+					r.acceptPhase(ph, false)
+					obs = append(obs, ph.obs...)
+				}
+				if len(obs) > n {
 					prof = probe.Infer(o.Provider, obs)
 				}
 			}
 			return prof, why
 		}
 		br := prof.Policy.RetryAfter.CeilingBracketMs
-		r.progressf("Retry-After ceiling between %s and %s: round %d of at most %d probes Retry-After %s\n",
-			probe.FormatMs(float64(br[0])), probe.FormatMs(float64(br[1])), round, o.CeilingRounds, secondsOf(values))
 		ps, err := ceilingProbes(o, round, values)
 		if err != nil {
 			return prof, "stopped: " + err.Error()
 		}
-		ps, checks = append(ps, checks...), nil
-		extra, sum, err := r.runProbes(ctx, o, ps, obs, start)
-		if sum == nil {
-			return prof, "stopped: " + err.Error()
+		waitChecks := func() phase { return phase{} }
+		if len(checks) > 0 {
+			waitChecks, _ = r.phaseOf(ctx, o, "checks", checks, start, admit, sp)
+			checks = nil
 		}
-		obs = append(obs, extra...)
+		wait, early := r.phaseOf(ctx, o, fmt.Sprintf("round-%d", round), ps, start, admit, sp)
+		how := ""
+		if early {
+			how = " (started beside the battery)"
+		}
+		r.progressf("Retry-After ceiling between %s and %s: round %d of at most %d probes Retry-After %s%s\n",
+			probe.FormatMs(float64(br[0])), probe.FormatMs(float64(br[1])), round, o.CeilingRounds, secondsOf(values), how)
+		ph, ch := wait(), waitChecks()
+		if ch.sum != nil {
+			r.acceptPhase(ch, false)
+		}
+		if ph.sum == nil {
+			if ph.err == nil {
+				ph.err = context.Cause(ctx)
+			}
+			return prof, "stopped: " + ph.err.Error()
+		}
+		r.acceptPhase(ph, false)
+		obs = append(append(obs, ph.obs...), ch.obs...)
 		prof = probe.Infer(o.Provider, obs)
 		if ctx.Err() != nil {
 			return prof, "stopped: interrupted"
 		}
-		if err != nil {
-			return prof, "stopped: " + err.Error()
+		if ph.err != nil {
+			return prof, "stopped: " + ph.err.Error()
 		}
 	}
+}
+
+// phaseOf returns a function that waits for the phase of ps in slot (call
+// it once): the speculation's, when it ran ps (early), else a run of ps
+// started now; a speculation that ran something else is stopped and
+// dropped.
+func (r *Runner) phaseOf(ctx context.Context, o Options, slot string, ps []Probe, start time.Time, admit *client.Admission, sp *specs) (wait func() phase, early bool) {
+	s, ok := sp.claim(slot, keyOf(ps))
+	if ok {
+		return s.wait, true
+	}
+	if s != nil {
+		r.dropPhase(s.wait())
+	}
+	ch := make(chan phase, 1)
+	go func() { ch <- r.runProbes(ctx, o, ps, start, admit, nil) }()
+	return func() phase { return <-ch }, false
 }
 
 func secondsOf(vs []int64) string {
@@ -253,14 +464,17 @@ func secondsOf(vs []int64) string {
 }
 
 // finish fills in what a profile says beside the inference, the findings
-// of the experiments that finished among it.
-func (r *Runner) finish(prof *probe.Profile, o Options, runDir string, start time.Time, interrupted bool, findings []probe.Finding) {
+// of the experiments that finished among it, and the floor the client's
+// waits in obs (the observations it was inferred from) impose.
+func (r *Runner) finish(prof *probe.Profile, o Options, runDir string, start time.Time, interrupted bool, findings []probe.Finding, obs []probe.Observation) {
 	prof.Findings = slices.Clone(findings)
 	prof.Client = r.client()
 	prof.Model = o.Model
 	prof.TimeScale = o.TimeScale
 	prof.RunDir = runDir
 	prof.DurationMs = time.Since(start).Milliseconds()
+	floor := probe.FloorOf(obs, o.TimeScale, prof.DurationMs)
+	prof.Floor = &floor
 	prof.Interrupted = interrupted
 	prof.Plan = r.plan
 	prof.WarmUp = r.warm.Load()
@@ -268,10 +482,11 @@ func (r *Runner) finish(prof *probe.Profile, o Options, runDir string, start tim
 	_, prof.Unmodelled, _ = probe.LearntPolicy(prof, o.Provider)
 }
 
-// runProbes runs probes with chaos.Runner and observes each; prior are
-// the observations of the batteries before it (for Interim), start when
-// the first began.
-func (r *Runner) runProbes(ctx context.Context, o Options, ps []Probe, prior []probe.Observation, start time.Time) ([]probe.Observation, *chaos.Summary, error) {
+// runProbes runs probes with chaos.Runner (its external clients admitted
+// by admit; set, when not nil, is called with it before it runs) and
+// observes each. The phase's batch is held for Interim until
+// acceptPhase or dropPhase.
+func (r *Runner) runProbes(ctx context.Context, o Options, ps []Probe, start time.Time, admit *client.Admission, set func(*chaos.Runner)) phase {
 	scs := make([]*chaosscenario.Scenario, len(ps))
 	for i, p := range ps {
 		if r.ClientFile != nil {
@@ -280,17 +495,22 @@ func (r *Runner) runProbes(ctx context.Context, o Options, ps []Probe, prior []p
 		scs[i] = p.Scenario
 	}
 	cr := &chaos.Runner{Toxi: r.Toxi, ToxiName: r.ToxiName, Out: r.Out, Parallel: r.Parallel, TimeScale: o.TimeScale,
-		ClientCmd: r.ClientCmd, InheritEnv: r.InheritEnv, Progress: r.Progress, Live: r.Live, Color: r.Color, Confirm: 0, StartGrace: o.StartGrace}
+		ClientCmd: r.ClientCmd, InheritEnv: r.InheritEnv, Progress: r.Progress, Live: r.Live, Color: r.Color, Confirm: 0, StartGrace: o.StartGrace,
+		Admit: admit}
 	r.timeScenarios(cr, ps, o, start)
-	r.cur.Store(&batch{cr: cr, ps: ps, o: o, prior: prior, priorFindings: slices.Clone(r.findings), start: start})
+	if set != nil {
+		set(cr)
+	}
+	b := r.hold(cr, ps, o)
 	sum, err := cr.Run(ctx, scs)
 	if sum == nil {
-		return nil, nil, err
+		r.release(b)
+		return phase{err: err}
 	}
-	obs := observeAll(ps, sum, o)
-	r.findings = append(r.findings, findingsOf(sum)...)
-	r.done.Store(&done{obs: append(slices.Clone(prior), obs...), findings: slices.Clone(r.findings), o: o, runDir: sum.RunDir, start: start})
-	return obs, sum, err
+	r.mu.Lock()
+	b.obs, b.findings, b.final = observeAll(ps, sum, o), findingsOf(sum), true
+	r.mu.Unlock()
+	return phase{obs: b.obs, b: b, sum: sum, err: err}
 }
 
 // timeScenarios has cr time each scenario of ps for the expectation, and

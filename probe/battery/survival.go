@@ -1,7 +1,6 @@
 package battery
 
 import (
-	"context"
 	"fmt"
 	"slices"
 	"strings"
@@ -96,17 +95,4 @@ func (r *Runner) survivalChecks(o Options, prof *probe.Profile) ([]Probe, map[st
 		r.progressf("checking the survival figures with steady outages of %s\n", strings.Join(say, ", "))
 	}
 	return ps, why
-}
-
-// runChecks runs the checks alone (when no ceiling round runs beside
-// them) and returns the observations with theirs.
-func (r *Runner) runChecks(ctx context.Context, o Options, checks []Probe, obs []probe.Observation, start time.Time) []probe.Observation {
-	if len(checks) == 0 || ctx.Err() != nil {
-		return obs
-	}
-	extra, sum, _ := r.runProbes(ctx, o, checks, obs, start)
-	if sum == nil {
-		return obs
-	}
-	return append(obs, extra...)
 }

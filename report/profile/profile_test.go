@@ -86,3 +86,29 @@ func TestProbeHTMLChart(t *testing.T) {
 		}
 	}
 }
+
+// TestDurationOf: the probe's wall time, and both ratios when the profile
+// says its floor; the longest experiment only when it is not the
+// exhaustion.
+func TestDurationOf(t *testing.T) {
+	tests := []struct {
+		name  string
+		floor *probe.Floor
+		want  string
+	}{
+		{"offline: no floor", nil, "17.1s"},
+		{"an SDK: the hang is the longest experiment",
+			&probe.Floor{ExhaustionMs: 1500, ExperimentsMs: 15000, ExperimentsBy: "hang: still running at its deadline, 15s", Ratio: 11.4, ExperimentsRatio: 1.14},
+			"17.1s, 11.4× the exhaustion's waits (1.5s), 1.1× the longest experiment's (15.0s: hang: still running at its deadline, 15s)"},
+		{"an agent: the exhaustion is", &probe.Floor{ExhaustionMs: 15200, ExperimentsMs: 15200, Ratio: 1.13, ExperimentsRatio: 1.13},
+			"17.1s, 1.1× the exhaustion's waits (15.2s)"},
+		{"no wait", &probe.Floor{}, "17.1s, the exhaustion waited nothing"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := durationOf(&probe.Profile{DurationMs: 17_100, Floor: tt.floor}); got != tt.want {
+				t.Errorf("durationOf = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}

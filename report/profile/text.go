@@ -149,7 +149,7 @@ type faultRow struct {
 }
 
 func viewOf(p *probe.Profile) view {
-	v := view{duration: probeSecs(p.DurationMs), policy: policyLines(p), conformance: conformanceLines(p), survival: survivalLines(p)}
+	v := view{duration: durationOf(p), policy: policyLines(p), conformance: conformanceLines(p), survival: survivalLines(p)}
 	if p.Plan != nil {
 		v.plan = fmt.Sprintf("at most %s (%s)", probeSecs(p.Plan.EstimatedMs), p.Plan.Bound)
 	}
@@ -360,6 +360,24 @@ func ints(xs []int64) string {
 }
 
 func probeSecs(ms int64) string { return fmt.Sprintf("%.1fs", float64(ms)/1000) }
+
+// durationOf is the probe's wall time, and against what the client's own
+// waits impose (probe.Floor) when the profile says it.
+func durationOf(p *probe.Profile) string {
+	d := probeSecs(p.DurationMs)
+	f := p.Floor
+	if f == nil {
+		return d
+	}
+	if f.ExhaustionMs <= 0 {
+		return d + ", the exhaustion waited nothing"
+	}
+	d += fmt.Sprintf(", %.1f× the exhaustion's waits (%s)", f.Ratio, probeSecs(f.ExhaustionMs))
+	if f.ExperimentsMs > f.ExhaustionMs {
+		d += fmt.Sprintf(", %.1f× the longest experiment's (%s: %s)", f.ExperimentsRatio, probeSecs(f.ExperimentsMs), f.ExperimentsBy)
+	}
+	return d
+}
 
 func mdEscape(s string) string {
 	return strings.NewReplacer("|", `\|`, "\n", " ").Replace(s)
