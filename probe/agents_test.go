@@ -1,8 +1,6 @@
 package probe
 
 import (
-	"encoding/json"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -238,22 +236,11 @@ func conformsToOwnPreset(t *testing.T, p *Profile, prov Provider, tt agentKnown)
 
 func readJournal(t *testing.T, file string) (Provider, []Observation) {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("testdata", "agents", file))
+	prov, obs, err := LoadJournal(filepath.Join("testdata", "agents", file))
 	if err != nil {
 		t.Fatal(err)
 	}
-	var j struct {
-		Provider     string        `json:"provider"`
-		Observations []Observation `json:"observations"`
-	}
-	if err := json.Unmarshal(b, &j); err != nil {
-		t.Fatal(err)
-	}
-	prov, err := LookupProvider(j.Provider)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return prov, j.Observations
+	return prov, obs
 }
 
 func show[T any](p *T) any {

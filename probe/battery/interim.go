@@ -45,6 +45,7 @@ func (r *Runner) Interim() *probe.Profile {
 		if sum != nil {
 			obs := append(append([]probe.Observation(nil), b.prior...), observeAll(b.ps, sum, b.o)...)
 			prof := probe.Infer(b.o.Provider, obs)
+			r.keep(b.o.Provider, obs)
 			r.finish(prof, b.o, sum.RunDir, b.start, true, append(slices.Clone(b.priorFindings), findingsOf(sum)...))
 			return prof
 		}
@@ -54,6 +55,7 @@ func (r *Runner) Interim() *probe.Profile {
 		return nil
 	}
 	prof := probe.Infer(d.o.Provider, d.obs)
+	r.keep(d.o.Provider, d.obs)
 	r.finish(prof, d.o, d.runDir, d.start, true, d.findings)
 	return prof
 }

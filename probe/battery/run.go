@@ -48,6 +48,24 @@ type Runner struct {
 	findings []probe.Finding
 	warm     atomic.Pointer[probe.WarmUp] // whether the warm-up request is used, and why (Interim reads it)
 	pace     *pace                        // times the scenarios for the expectation (nil: no progress)
+	// journal is what the profile last returned by Run or Interim was
+	// inferred from (Journal).
+	journal atomic.Pointer[probe.Journal]
+}
+
+// Journal is the provider and the observations the profile last returned
+// by Run or Interim was inferred from: what `chaos probe --observations`
+// writes (probe.Journal). Empty before either returned a profile.
+func (r *Runner) Journal() probe.Journal {
+	if j := r.journal.Load(); j != nil {
+		return *j
+	}
+	return probe.Journal{Observations: []probe.Observation{}}
+}
+
+// keep records obs as the journal of the profile about to be returned.
+func (r *Runner) keep(prov probe.Provider, obs []probe.Observation) {
+	r.journal.Store(&probe.Journal{Provider: prov.Name, Observations: append([]probe.Observation{}, obs...)})
 }
 
 // Run plans the battery, runs it and returns the profile. When the noise
@@ -88,6 +106,7 @@ func (r *Runner) Run(ctx context.Context, o Options) (*probe.Profile, error) {
 			return nil, err
 		case err != nil || ctx.Err() != nil:
 			prof := probe.Infer(o.Provider, pilot)
+			r.keep(o.Provider, pilot)
 			r.finish(prof, o, psum.RunDir, start, ctx.Err() != nil || psum.Interrupted > 0, r.findings)
 			return prof, err
 		case !use:
@@ -134,10 +153,11 @@ func (r *Runner) Run(ctx context.Context, o Options) (*probe.Profile, error) {
 		// battery's profile, neither the other's.
 		checks, unchecked := r.survivalChecks(o, prof)
 		var why string
-		prof, why = r.bisectCeiling(ctx, o, obs, prof, start, checks)
+		prof, obs, why = r.bisectCeiling(ctx, o, obs, prof, start, checks)
 		prof.NoteCeilingStop(why)
 		prof.NoteSurvivalChecks(unchecked)
 	}
+	r.keep(o.Provider, obs)
 	r.finish(prof, o, sum.RunDir, start, ctx.Err() != nil || sum.Interrupted > 0, r.findings)
 	return prof, err
 }
@@ -205,11 +225,11 @@ func (r *Runner) announce(o Options, ps []Probe, start time.Time) probe.PlanEsti
 // bisectCeiling runs the rounds of the Retry-After ceiling's bisection,
 // as probe.NextCeilingRound decides them, while the profile's bracket is
 // wide and the budget reaches into it, and returns the profile with their
-// observations, and why it stopped.
+// observations, the observations (obs and theirs), and why it stopped.
 //
 // checks (the survival figures' checks) run with the first round, or
 // alone when there is none.
-func (r *Runner) bisectCeiling(ctx context.Context, o Options, obs []probe.Observation, prof *probe.Profile, start time.Time, checks []Probe) (*probe.Profile, string) {
+func (r *Runner) bisectCeiling(ctx context.Context, o Options, obs []probe.Observation, prof *probe.Profile, start time.Time, checks []Probe) (*probe.Profile, []probe.Observation, string) {
 	reach := probe.CeilingReach(o.Budget, o.TimeScale)
 	for round := 1; ; round++ {
 		values, why := probe.NextCeilingRound(prof.Policy.RetryAfter, reach, round, o.CeilingRounds)
@@ -219,27 +239,27 @@ func (r *Runner) bisectCeiling(ctx context.Context, o Options, obs []probe.Obser
 					prof = probe.Infer(o.Provider, obs)
 				}
 			}
-			return prof, why
+			return prof, obs, why
 		}
 		br := prof.Policy.RetryAfter.CeilingBracketMs
 		r.progressf("Retry-After ceiling between %s and %s: round %d of at most %d probes Retry-After %s\n",
 			probe.FormatMs(float64(br[0])), probe.FormatMs(float64(br[1])), round, o.CeilingRounds, secondsOf(values))
 		ps, err := ceilingProbes(o, round, values)
 		if err != nil {
-			return prof, "stopped: " + err.Error()
+			return prof, obs, "stopped: " + err.Error()
 		}
 		ps, checks = append(ps, checks...), nil
 		extra, sum, err := r.runProbes(ctx, o, ps, obs, start)
 		if sum == nil {
-			return prof, "stopped: " + err.Error()
+			return prof, obs, "stopped: " + err.Error()
 		}
 		obs = append(obs, extra...)
 		prof = probe.Infer(o.Provider, obs)
 		if ctx.Err() != nil {
-			return prof, "stopped: interrupted"
+			return prof, obs, "stopped: interrupted"
 		}
 		if err != nil {
-			return prof, "stopped: " + err.Error()
+			return prof, obs, "stopped: " + err.Error()
 		}
 	}
 }
