@@ -131,6 +131,19 @@ func TestMeasuredAgents(t *testing.T) {
 				"429 retry-after-ms 1700", "429 retry-after http-date", "429 retry-after 3600", "reset", "400 x-should-retry true"},
 			maxRetries: ptr(2), initialMs: ptr(500.0), mult: ptr(2.0), jitter: "sdk", raDate: ptr(true),
 			inconclusive: []string{"policy.retryAfter.seconds", "policy.retryAfter.ms"}},
+		// anthropic 0.121.0 for Python (src/anthropic/_base_client.py:
+		// _should_retry, _calculate_retry_timeout,
+		// _parse_retry_after_header; _constants.py): 408, 409, 429, ≥ 500
+		// and connection errors retried, x-should-retry first, nothing
+		// after the response began; 2 retries, min(0.5s × 2ⁿ, 8s) × (1 −
+		// 0.25·u); retry-after-ms, then retry-after in seconds or a date,
+		// used when 0 < v ≤ 60s, else the backoff: 3600s retried after
+		// its backoff, the ceiling bisected to [58s, 63s].
+		{file: "anthropic-python.json", preset: "anthropic-python",
+			retried: []string{"408", "409", "429", "500", "502", "503", "504", "529", "429 retry-after 3",
+				"429 retry-after-ms 1700", "429 retry-after http-date", "429 retry-after 3600", "reset", "400 x-should-retry true"},
+			maxRetries: ptr(2), initialMs: ptr(500.0), mult: ptr(2.0), jitter: "sdk",
+			raSeconds: ptr(true), raMs: ptr(true), raDate: ptr(true), large: "backoff", ceilingMs: 60_000},
 		{file: "langchain-js.json", preset: "langchain-js",
 			retried: []string{"408", "500", "502", "503", "504", "529", "429 retry-after 3",
 				"429 retry-after http-date", "reset", "503 x-should-retry false"},
