@@ -144,6 +144,24 @@ func TestMeasuredAgents(t *testing.T) {
 				"429 retry-after-ms 1700", "429 retry-after http-date", "429 retry-after 3600", "reset", "400 x-should-retry true"},
 			maxRetries: ptr(2), initialMs: ptr(500.0), mult: ptr(2.0), jitter: "sdk",
 			raSeconds: ptr(true), raMs: ptr(true), raDate: ptr(true), large: "backoff", ceilingMs: 60_000},
+		// openai 3.3.1 for Python (src/openai/_base_client.py, the same
+		// functions; _constants.py MAX_RETRY_AFTER_DELAY 120): as
+		// anthropic's, but a Retry-After up to 120s is used and one above
+		// it is not retried at all (checked before x-should-retry).
+		{file: "openai-python.json", preset: "openai-python",
+			retried: []string{"408", "409", "429", "500", "502", "503", "504", "429 retry-after 3",
+				"429 retry-after-ms 1700", "429 retry-after http-date", "reset", "400 x-should-retry true"},
+			maxRetries: ptr(2), initialMs: ptr(500.0), mult: ptr(2.0), jitter: "sdk",
+			raSeconds: ptr(true), raMs: ptr(true), raDate: ptr(true), large: "gave up"},
+		// google-genai 3.6.1 for Python (google/genai/_api_client.py:
+		// retry_args): without http_options.retry_options,
+		// tenacity.stop_after_attempt(1): one attempt, nothing retried,
+		// whatever the status or header; no backoff and no Retry-After to
+		// read. The same default as @google/genai's (preset gemini-sdk).
+		{file: "genai-python.json", preset: "gemini-sdk",
+			retried: nil, maxRetries: ptr(0),
+			inconclusive: []string{"policy.backoff.initialMs", "policy.backoff.multiplier", "policy.backoff.jitter",
+				"policy.retryAfter.seconds", "policy.retryAfter.ms", "policy.retryAfter.httpDate"}},
 		{file: "langchain-js.json", preset: "langchain-js",
 			retried: []string{"408", "500", "502", "503", "504", "529", "429 retry-after 3",
 				"429 retry-after http-date", "reset", "503 x-should-retry false"},
