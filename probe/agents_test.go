@@ -162,6 +162,22 @@ func TestMeasuredAgents(t *testing.T) {
 			retried: nil, maxRetries: ptr(0),
 			inconclusive: []string{"policy.backoff.initialMs", "policy.backoff.multiplier", "policy.backoff.jitter",
 				"policy.retryAfter.seconds", "policy.retryAfter.ms", "policy.retryAfter.httpDate"}},
+		// pydantic-ai 2.78.0 (pydantic-ai-slim[anthropic]) over anthropic
+		// 2.17.0: Agent("anthropic:MODEL") builds AnthropicProvider, whose
+		// AsyncAnthropic keeps the SDK's default max_retries 2; pydantic-ai's
+		// own retries are for output validation and tools, not HTTP. So
+		// the SDK's rules (src/anthropic/_base_client.py, 2.17.0): as
+		// 0.121.0, but any positive Retry-After is waited in full
+		// (_calculate_retry_timeout: "just do what it says"): 3600s still
+		// waited at 15s. Measured at load 14–22: the 3s and 1.7s
+		// Retry-Afters had 0.8s and 0.7s of measured noise, so those
+		// readings stay open, as they should.
+		{file: "pydantic-ai.json", preset: "anthropic-python-2",
+			retried: []string{"408", "409", "429", "500", "502", "503", "504", "529", "429 retry-after 3",
+				"429 retry-after-ms 1700", "429 retry-after http-date", "reset", "400 x-should-retry true"},
+			maxRetries: ptr(2), initialMs: ptr(500.0), mult: ptr(2.0), jitter: "sdk",
+			raDate: ptr(true), large: "waited",
+			inconclusive: []string{"policy.retryAfter.seconds", "policy.retryAfter.ms"}},
 		{file: "langchain-js.json", preset: "langchain-js",
 			retried: []string{"408", "500", "502", "503", "504", "529", "429 retry-after 3",
 				"429 retry-after http-date", "reset", "503 x-should-retry false"},
