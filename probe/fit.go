@@ -252,6 +252,12 @@ func (f *Fit) fitScale(ls []level, mult float64, capAt int, noise float64) {
 			lvl = Medium
 			basis += fmt.Sprintf(" (another nominal fits almost as well: %.3f)", margin)
 		}
+		// The same draws, each allowed to be short by its noise: when
+		// they fit another nominal as well, the noise hides which.
+		if c2, fam2, _, ok2 := fitFamily(widened(ds, ls[:capAt], mult)); ok2 && lvl == High && c2 != initial {
+			lvl = Medium
+			basis += fmt.Sprintf(" (%.0f ms with %s jitter fits best if each wait was measured short by up to its noise: the end of an attempt is stamped late under load)", c2, fam2)
+		}
 	default:
 		initial, basis = nominalOf(lo, hi, noise)
 		basis += "; no known jitter form contains the draws"
