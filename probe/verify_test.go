@@ -175,4 +175,5 @@ var ceilingWant = map[string]string{
 	"vercel-ai-sdk-anthropic.json": "retryAfter: {maxUsable: 1m0s}", // [58s, 63s], its backoff above
 	"openai-go.json":               "retryAfter: {ceiling: 2m0s}",   // [116s, 126s], gave up above
 	"anthropic-python.json":        "retryAfter: {maxUsable: 1m0s}", // [58s, 63s], its backoff above
+	"openai-python.json":           "retryAfter: {ceiling: 2m0s}",   // [116s, 126s], gave up above
 }
