@@ -179,6 +179,27 @@ func TestMeasuredAgents(t *testing.T) {
 			maxRetries: ptr(2), initialMs: ptr(500.0), mult: ptr(2.0), jitter: "sdk",
 			raDate: ptr(true), large: "waited",
 			inconclusive: []string{"policy.retryAfter.seconds", "policy.retryAfter.ms"}},
+		// aider 0.86.2 (aider/coders/base_coder.py send_message,
+		// aider/exceptions.py, aider/models.py RETRY_TIMEOUT 60) over
+		// litellm 1.81.10 and openai 2.20.0: two loops. The SDK's, inside:
+		// 2 retries, 0.5s × 2ⁿ − up to 25%, x-should-retry first, a
+		// Retry-After used when 0 < v ≤ 60s (openai before 2.52.0: 3600s
+		// gets the backoff). aider's, around it: every exception it marks
+		// retryable (not BadRequest, Authentication, NotFound) tried again
+		// after 0.25s, 0.5s … 32s, no jitter, 8 times; so a steady 503 is
+		// (1 + 8) × (1 + 2) = 27 attempts (26 retries, bursts of 3, 8
+		// more), and what the SDK does not retry (an error event or a cut
+		// mid-stream, a 503 with x-should-retry: false) is sent again by
+		// aider. aider exits 0 after giving up. At load 25 the 3s
+		// Retry-After had 1.6s of measured noise: left open.
+		{file: "aider.json", preset: "aider",
+			unmodelled: []string{"retries 503 x-should-retry false"},
+			retried: []string{"408", "409", "429", "500", "502", "503", "504", "429 retry-after 3",
+				"429 retry-after-ms 1700", "429 retry-after http-date", "429 retry-after 3600", "sse server_error",
+				"sse invalid_request_error", "drop", "reset", "400 x-should-retry true", "503 x-should-retry false"},
+			maxRetries: ptr(26), initialMs: ptr(500.0), mult: ptr(2.0), jitter: "sdk", inner: 3, outer: 8,
+			raMs: ptr(true), raDate: ptr(true), large: "backoff",
+			inconclusive: []string{"policy.retryAfter.seconds"}},
 		{file: "langchain-js.json", preset: "langchain-js",
 			retried: []string{"408", "500", "502", "503", "504", "529", "429 retry-after 3",
 				"429 retry-after http-date", "reset", "503 x-should-retry false"},

