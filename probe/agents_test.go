@@ -222,6 +222,19 @@ func TestMeasuredAgents(t *testing.T) {
 				"429 retry-after-ms 1700", "429 retry-after http-date", "reset", "400 x-should-retry true"},
 			maxRetries: ptr(2), mult: ptr(2.0), raSeconds: ptr(true), raDate: ptr(true), large: "gave up", ceilingMs: 120_000,
 			unsure: []string{"policy.backoff.initialMs"}, inconclusive: []string{"policy.retryAfter.ms"}},
+		// langchain-anthropic 1.7.10 (langchain-core 1.8.3) over anthropic
+		// 2.17.0: ChatAnthropic (langchain_anthropic/chat_models.py:
+		// max_retries 2, handed to the SDK client in _client_params) adds no
+		// loop of its own: (1 + 0) × (1 + 2) attempts, the SDK's rules as
+		// pydantic-ai's (anthropic-python-2: any positive Retry-After
+		// waited, 3600s still waited at 15s). Probed four times at load
+		// 21–27: the first wait read 400 ms each time, medium (one run said
+		// high before TestFitWaitsMeasuredShort): unsure, not held to 500.
+		{file: "langchain-anthropic-python.json", preset: "anthropic-python-2",
+			retried: []string{"408", "409", "429", "500", "502", "503", "504", "529", "429 retry-after 3",
+				"429 retry-after-ms 1700", "429 retry-after http-date", "reset", "400 x-should-retry true"},
+			maxRetries: ptr(2), mult: ptr(2.0), raSeconds: ptr(true), raMs: ptr(true), raDate: ptr(true), large: "waited",
+			unsure: []string{"policy.backoff.initialMs"}},
 		{file: "langchain-js.json", preset: "langchain-js",
 			retried: []string{"408", "500", "502", "503", "504", "529", "429 retry-after 3",
 				"429 retry-after http-date", "reset", "503 x-should-retry false"},

@@ -140,7 +140,7 @@ func TestVerifyLearntCatches(t *testing.T) {
 func TestLearntPolicyMeasuredAgents(t *testing.T) {
 	for _, file := range []string{"claude-code.json", "codex-cli.json", "gemini-cli.json", "langchain-js.json",
 		"openai-go.json", "vercel-ai-sdk-anthropic.json", "vercel-ai-sdk-responses.json", "anthropic-java.json", "openai-java.json",
-		"anthropic-python.json", "openai-python.json", "genai-python.json", "pydantic-ai.json", "aider.json", "litellm.json"} {
+		"anthropic-python.json", "openai-python.json", "genai-python.json", "pydantic-ai.json", "aider.json", "litellm.json", "langchain-anthropic-python.json"} {
 		t.Run(file, func(t *testing.T) {
 			prov, obs := readJournal(t, file)
 			p := Infer(prov, obs)
