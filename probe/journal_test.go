@@ -100,3 +100,33 @@ func openaiProvider(t *testing.T) Provider {
 	}
 	return p
 }
+
+// FuzzParseJournal reads any bytes as a journal (a file a user hands to
+// LoadJournal): a refusal or observations whose profile is JSON with a
+// policy that parses, and whose journal written again reads back.
+func FuzzParseJournal(f *testing.F) {
+	for _, name := range []string{"anthropic-python.json", "genai-python.json", "aider.json"} {
+		if data, err := os.ReadFile(filepath.Join("testdata", "agents", name)); err == nil {
+			f.Add(data)
+		}
+	}
+	f.Add([]byte(`{"provider":"openai","observations":[{"fault":"503 until it gives up","sample":1,"attempts":-3,"waitsMs":[1e308,-1],"waitNoiseMs":[],"end":"??"}]}`))
+	f.Add([]byte(`{"provider":"gemini","observations":null}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		prov, obs, err := ParseJournal(data)
+		if err != nil {
+			return
+		}
+		if len(obs) > 200 {
+			obs = obs[:200] // Infer's cost grows with the runs; the parser is what is fuzzed
+		}
+		inferAll(t, prov, obs)
+		again, err := Journal{Provider: prov.Name, Observations: obs}.Marshal()
+		if err != nil {
+			t.Fatalf("the journal does not encode: %v", err)
+		}
+		if _, _, err := ParseJournal(again); err != nil {
+			t.Fatalf("the journal written again does not read: %v\n%s", err, again)
+		}
+	})
+}
