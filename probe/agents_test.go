@@ -1,8 +1,6 @@
 package probe
 
 import (
-	"encoding/json"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -133,6 +131,108 @@ func TestMeasuredAgents(t *testing.T) {
 				"429 retry-after-ms 1700", "429 retry-after http-date", "429 retry-after 3600", "reset", "400 x-should-retry true"},
 			maxRetries: ptr(2), initialMs: ptr(500.0), mult: ptr(2.0), jitter: "sdk", raDate: ptr(true),
 			inconclusive: []string{"policy.retryAfter.seconds", "policy.retryAfter.ms"}},
+		// anthropic 0.121.0 for Python (src/anthropic/_base_client.py:
+		// _should_retry, _calculate_retry_timeout,
+		// _parse_retry_after_header; _constants.py): 408, 409, 429, ≥ 500
+		// and connection errors retried, x-should-retry first, nothing
+		// after the response began; 2 retries, min(0.5s × 2ⁿ, 8s) × (1 −
+		// 0.25·u); retry-after-ms, then retry-after in seconds or a date,
+		// used when 0 < v ≤ 60s, else the backoff: 3600s retried after
+		// its backoff, the ceiling bisected to [58s, 63s].
+		{file: "anthropic-python.json", preset: "anthropic-python",
+			retried: []string{"408", "409", "429", "500", "502", "503", "504", "529", "429 retry-after 3",
+				"429 retry-after-ms 1700", "429 retry-after http-date", "429 retry-after 3600", "reset", "400 x-should-retry true"},
+			maxRetries: ptr(2), initialMs: ptr(500.0), mult: ptr(2.0), jitter: "sdk",
+			raSeconds: ptr(true), raMs: ptr(true), raDate: ptr(true), large: "backoff", ceilingMs: 60_000},
+		// openai 3.3.1 for Python (src/openai/_base_client.py, the same
+		// functions; _constants.py MAX_RETRY_AFTER_DELAY 120): as
+		// anthropic's, but a Retry-After up to 120s is used and one above
+		// it is not retried at all (checked before x-should-retry). Probed
+		// with --budget 3m so the bisection reaches 136s: [116s, 126s].
+		{file: "openai-python.json", preset: "openai-python",
+			retried: []string{"408", "409", "429", "500", "502", "503", "504", "429 retry-after 3",
+				"429 retry-after-ms 1700", "429 retry-after http-date", "reset", "400 x-should-retry true"},
+			maxRetries: ptr(2), initialMs: ptr(500.0), mult: ptr(2.0), jitter: "sdk",
+			raSeconds: ptr(true), raMs: ptr(true), raDate: ptr(true), large: "gave up", ceilingMs: 120_000},
+		// google-genai 3.6.1 for Python (google/genai/_api_client.py:
+		// retry_args): without http_options.retry_options,
+		// tenacity.stop_after_attempt(1): one attempt, nothing retried,
+		// whatever the status or header; no backoff and no Retry-After to
+		// read. The same default as @google/genai's (preset gemini-sdk).
+		{file: "genai-python.json", preset: "gemini-sdk",
+			retried: nil, maxRetries: ptr(0),
+			inconclusive: []string{"policy.backoff.initialMs", "policy.backoff.multiplier", "policy.backoff.jitter",
+				"policy.retryAfter.seconds", "policy.retryAfter.ms", "policy.retryAfter.httpDate"}},
+		// pydantic-ai 2.78.0 (pydantic-ai-slim[anthropic]) over anthropic
+		// 2.17.0: Agent("anthropic:MODEL") builds AnthropicProvider, whose
+		// AsyncAnthropic keeps the SDK's default max_retries 2; pydantic-ai's
+		// own retries are for output validation and tools, not HTTP. So
+		// the SDK's rules (src/anthropic/_base_client.py, 2.17.0): as
+		// 0.121.0, but any positive Retry-After is waited in full
+		// (_calculate_retry_timeout: "just do what it says"): 3600s still
+		// waited at 15s. Measured at load 14–22: the 3s and 1.7s
+		// Retry-Afters had 0.8s and 0.7s of measured noise, so those
+		// readings stay open, as they should.
+		{file: "pydantic-ai.json", preset: "anthropic-python-2",
+			retried: []string{"408", "409", "429", "500", "502", "503", "504", "529", "429 retry-after 3",
+				"429 retry-after-ms 1700", "429 retry-after http-date", "reset", "400 x-should-retry true"},
+			maxRetries: ptr(2), initialMs: ptr(500.0), mult: ptr(2.0), jitter: "sdk",
+			raDate: ptr(true), large: "waited",
+			inconclusive: []string{"policy.retryAfter.seconds", "policy.retryAfter.ms"}},
+		// aider 0.86.2 (aider/coders/base_coder.py send_message,
+		// aider/exceptions.py, aider/models.py RETRY_TIMEOUT 60) over
+		// litellm 1.81.10 and openai 2.20.0: two loops. The SDK's, inside:
+		// 2 retries, 0.5s × 2ⁿ − up to 25%, x-should-retry first, a
+		// Retry-After used when 0 < v ≤ 60s (openai before 2.52.0: 3600s
+		// gets the backoff). aider's, around it: every exception it marks
+		// retryable (not BadRequest, Authentication, NotFound) tried again
+		// after 0.25s, 0.5s … 32s, no jitter, 8 times; so a steady 503 is
+		// (1 + 8) × (1 + 2) = 27 attempts (26 retries, bursts of 3, 8
+		// more), and what the SDK does not retry (an error event or a cut
+		// mid-stream, a 503 with x-should-retry: false) is sent again by
+		// aider. aider exits 0 after giving up. At load 25 the 3s
+		// Retry-After had 1.6s of measured noise: left open.
+		{file: "aider.json", preset: "aider",
+			unmodelled: []string{"retries 503 x-should-retry false"},
+			retried: []string{"408", "409", "429", "500", "502", "503", "504", "429 retry-after 3",
+				"429 retry-after-ms 1700", "429 retry-after http-date", "429 retry-after 3600", "sse server_error",
+				"sse invalid_request_error", "drop", "reset", "400 x-should-retry true", "503 x-should-retry false"},
+			maxRetries: ptr(26), initialMs: ptr(500.0), mult: ptr(2.0), jitter: "sdk", inner: 3, outer: 8,
+			raMs: ptr(true), raDate: ptr(true), large: "backoff",
+			inconclusive: []string{"policy.retryAfter.seconds"}},
+		// LiteLLM 1.106.0 as a library (litellm_client.py completion,
+		// num_retries unset) over openai 2.54.0. The layers compose as
+		// (1 + LiteLLM's) × (1 + the SDK's): main.py completion() passes
+		// max_retries only when num_retries is set (None here: no
+		// LiteLLM retry loop, completion_with_retries is not used), and
+		// llms/openai/openai.py gives the OpenAI client max_retries 2: 3
+		// attempts per logical call, 2 retries. The SDK's rules are
+		// openai-python's (openai ≥ 2.52.0: _base_client.py as 3.3.1's,
+		// MAX_RETRY_AFTER_DELAY 120): 500ms × 2ⁿ − up to 25%, a
+		// Retry-After above 120s refused: [116s, 126s] bisected (--budget
+		// 3m, --samples 8: 16 exhaustion runs, 32 first waits). (A run at
+		// load 17–24 with 4 samples read the first wait 400 ms, medium:
+		// docs/probe.md "Not done yet".)
+		{file: "litellm.json", preset: "openai-python",
+			retried: []string{"408", "409", "429", "500", "502", "503", "504", "429 retry-after 3",
+				"429 retry-after-ms 1700", "429 retry-after http-date", "reset", "400 x-should-retry true"},
+			maxRetries: ptr(2), initialMs: ptr(500.0), mult: ptr(2.0), jitter: "sdk",
+			raSeconds: ptr(true), raMs: ptr(true), raDate: ptr(true), large: "gave up", ceilingMs: 120_000},
+		// langchain-anthropic 1.7.10 (langchain-core 1.8.3) over anthropic
+		// 2.17.0: ChatAnthropic (langchain_anthropic/chat_models.py:
+		// max_retries 2, handed to the SDK client in _client_params) adds no
+		// loop of its own: (1 + 0) × (1 + 2) attempts, the SDK's rules as
+		// pydantic-ai's (anthropic-python-2: any positive Retry-After
+		// waited, 3600s still waited at 15s). Probed with --samples 8 (16
+		// exhaustion runs, 25 first waits kept): five runs with 4 samples
+		// at load 7–27 read 400 ms (+25%, ±10% or ±20%), medium, each
+		// (one said high before TestFitWaitsMeasuredShort): too few draws
+		// to find the SDK's 375–400 ms end under the noise.
+		{file: "langchain-anthropic-python.json", preset: "anthropic-python-2",
+			retried: []string{"408", "409", "429", "500", "502", "503", "504", "529", "429 retry-after 3",
+				"429 retry-after-ms 1700", "429 retry-after http-date", "reset", "400 x-should-retry true"},
+			maxRetries: ptr(2), initialMs: ptr(500.0), mult: ptr(2.0), jitter: "sdk",
+			raSeconds: ptr(true), raMs: ptr(true), raDate: ptr(true), large: "waited"},
 		{file: "langchain-js.json", preset: "langchain-js",
 			retried: []string{"408", "500", "502", "503", "504", "529", "429 retry-after 3",
 				"429 retry-after http-date", "reset", "503 x-should-retry false"},
@@ -238,22 +338,11 @@ func conformsToOwnPreset(t *testing.T, p *Profile, prov Provider, tt agentKnown)
 
 func readJournal(t *testing.T, file string) (Provider, []Observation) {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("testdata", "agents", file))
+	prov, obs, err := LoadJournal(filepath.Join("testdata", "agents", file))
 	if err != nil {
 		t.Fatal(err)
 	}
-	var j struct {
-		Provider     string        `json:"provider"`
-		Observations []Observation `json:"observations"`
-	}
-	if err := json.Unmarshal(b, &j); err != nil {
-		t.Fatal(err)
-	}
-	prov, err := LookupProvider(j.Provider)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return prov, j.Observations
+	return prov, obs
 }
 
 func show[T any](p *T) any {

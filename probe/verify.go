@@ -212,7 +212,11 @@ func LearntPolicy(p *Profile, prov Provider) (string, []Unmodelled, bool) {
 				out.all, grew = true, true
 				u.Seen = fmt.Sprintf("nested loops: bursts of %d attempts, an outer loop starting the inner one again (%s)", nl.Inner, m.what)
 				u.LeftOut = "the backoff loop (all: maxRetries and initialDelay unknown): one loop cannot hold two"
-			case !out.types[m.ft] && !out.all:
+			case !out.types[m.ft] && (!out.all || m.sample == 0):
+				// A decision probe's fault is left out by its type even
+				// when the loop already is (aider: the loop left out, a 400
+				// with x-should-retry: true still re-sent by the SDK, which
+				// the file cannot say without honorShouldRetry).
 				out.types[m.ft], grew = true, true
 				out.streamed = out.streamed || m.streamed
 				out.header = out.header || m.header

@@ -139,7 +139,8 @@ func TestVerifyLearntCatches(t *testing.T) {
 // nested reconnects, ...).
 func TestLearntPolicyMeasuredAgents(t *testing.T) {
 	for _, file := range []string{"claude-code.json", "codex-cli.json", "gemini-cli.json", "langchain-js.json",
-		"openai-go.json", "vercel-ai-sdk-anthropic.json", "vercel-ai-sdk-responses.json", "anthropic-java.json", "openai-java.json"} {
+		"openai-go.json", "vercel-ai-sdk-anthropic.json", "vercel-ai-sdk-responses.json", "anthropic-java.json", "openai-java.json",
+		"anthropic-python.json", "openai-python.json", "genai-python.json", "pydantic-ai.json", "aider.json", "litellm.json", "langchain-anthropic-python.json"} {
 		t.Run(file, func(t *testing.T) {
 			prov, obs := readJournal(t, file)
 			p := Infer(prov, obs)
@@ -173,4 +174,7 @@ func TestLearntPolicyMeasuredAgents(t *testing.T) {
 var ceilingWant = map[string]string{
 	"vercel-ai-sdk-anthropic.json": "retryAfter: {maxUsable: 1m0s}", // [58s, 63s], its backoff above
 	"openai-go.json":               "retryAfter: {ceiling: 2m0s}",   // [116s, 126s], gave up above
+	"anthropic-python.json":        "retryAfter: {maxUsable: 1m0s}", // [58s, 63s], its backoff above
+	"openai-python.json":           "retryAfter: {ceiling: 2m0s}",   // [116s, 126s], gave up above
+	"litellm.json":                 "retryAfter: {ceiling: 2m0s}",   // [116s, 126s], gave up above
 }

@@ -41,7 +41,8 @@ ones use leaves room (a client waiting out a backoff uses none), at most
 64. Resumable: a client DIR/matrix.json
 already holds at the same version, probed by this retrylab version, is
 kept as it is unless --refresh. Progress of each probe goes to
-DIR/runs/NAME/progress.log; stderr says when each client starts and ends.
+DIR/runs/NAME/progress.log, what it measured to DIR/runs/NAME/observations.json
+(as chaos probe --observations); stderr says when each client starts and ends.
 Ctrl-C stops within a second and writes the clients that finished (exit 130).
 
 MANIFEST is YAML (docs/matrix.md):
@@ -478,6 +479,13 @@ func probeClient(ctx context.Context, cfg matrixConfig, toxi *mock.Toxiproxy, fi
 	if e.Profile != nil {
 		e.Profile.RunDir = relTo(cfg.out, e.Profile.RunDir)
 		e.Evidence = evidence(cfg.out, runs)
+		// What the profile was inferred from, beside its runs: the
+		// journal probe.Infer reads again without the client.
+		if data, err := r.Journal().Marshal(); err == nil {
+			if err := runfolder.WriteFileAtomic(filepath.Join(runs, "observations.json"), data); err != nil {
+				fmt.Fprintf(stderr, "%s: observations not written: %v\n", c.Name, err)
+			}
+		}
 	}
 	pruneHomes(runs)
 	state := "done"

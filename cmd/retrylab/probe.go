@@ -78,6 +78,8 @@ type probeConfig struct {
 	// providerSet, modelSet: --provider, --model given (else --client's
 	// file says them).
 	providerSet, modelSet bool
+	// observations is --observations FILE: the journal (probe.Journal).
+	observations string
 }
 
 func parseChaosProbe(args []string, stdout, stderr io.Writer) (probeConfig, error) {
@@ -90,6 +92,7 @@ func parseChaosProbe(args []string, stdout, stderr io.Writer) (probeConfig, erro
 	fs.StringVar(&cfg.model, "model", "", "model the client is told (RETRYLAB_MODEL); default: the provider's")
 	fs.StringVar(&cfg.format, "format", "table", "profile format: "+probeFormats.help()+" (one page: the waits against the fitted curve)")
 	fs.StringVar(&cfg.policyOut, "policy-out", "", "write the learnt policy as a policy YAML file (client.policy: FILE)")
+	fs.StringVar(&cfg.observations, "observations", "", "write what was measured (the provider and every run's observation, probe/testdata/agents' format) as JSON to FILE: the profile is inferred from it again without the client")
 	fs.StringVar(&cfg.against, "against", "", "an earlier profile (--format json): say what changed, exit 1 if anything did")
 	fs.StringVar(&cfg.out, "out", "runs", "base folder of run folders")
 	fs.StringVar(&cfg.toxiURL, "toxiproxy", os.Getenv("TOXIPROXY_URL"), "URL of a toxiproxy-server API; default: embedded")
@@ -197,6 +200,11 @@ func chaosProbe(ctx context.Context, args []string, stdout, stderr io.Writer) er
 			return err
 		}
 	}
+	if cfg.observations != "" {
+		if err := runfolder.CheckOutFile("--observations", cfg.observations); err != nil {
+			return err
+		}
+	}
 	toxi, err := mock.StartToxiproxy(ctx, cfg.toxiURL)
 	if err != nil {
 		return fmt.Errorf("start toxiproxy: %w", err)
@@ -219,7 +227,12 @@ func chaosProbe(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		wg.Go(func() { r.Flush(d) })
 		wg.Go(func() { _ = toxi.DeleteAll(d) })
 		if prof != nil {
-			wg.Go(func() { reported.do(func() { _ = writeProbe(cfg, withChanges(prof, before), prov, stdout, stderr) }) })
+			wg.Go(func() {
+				reported.do(func() {
+					_ = writeProbe(cfg, withChanges(prof, before), prov, stdout, stderr)
+					_ = writeObservations(cfg, r.Journal(), stderr)
+				})
+			})
 		}
 		wg.Wait()
 	})()
@@ -228,7 +241,10 @@ func chaosProbe(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		return runErr
 	}
 	var werr error
-	reported.do(func() { werr = writeProbe(cfg, withChanges(prof, before), prov, stdout, stderr) })
+	reported.do(func() {
+		werr = writeProbe(cfg, withChanges(prof, before), prov, stdout, stderr)
+		werr = cmp.Or(werr, writeObservations(cfg, r.Journal(), stderr))
+	})
 	if werr != nil {
 		return werr
 	}
@@ -260,6 +276,24 @@ func withChanges(prof, before *probe.Profile) *probe.Profile {
 		prof.Changes = probe.Compare(before, prof)
 	}
 	return prof
+}
+
+// writeObservations writes --observations FILE: what the profile was
+// inferred from (probe.Journal), written whatever was learnt, since it is
+// what was measured.
+func writeObservations(cfg probeConfig, j probe.Journal, stderr io.Writer) error {
+	if cfg.observations == "" {
+		return nil
+	}
+	data, err := j.Marshal()
+	if err != nil {
+		return fmt.Errorf("the observations do not encode (a bug of the probe): %w", err)
+	}
+	if err := runfolder.WriteFileAtomic(cfg.observations, data); err != nil {
+		return &runfolder.OutputError{What: "--observations", Path: cfg.observations, Err: err}
+	}
+	fmt.Fprintf(stderr, "wrote %d observation(s) to %s\n", len(j.Observations), cfg.observations)
+	return nil
 }
 
 // writeProbe prints the profile and writes the policy file.

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/retrylab/retrylab/chaos"
 	"github.com/retrylab/retrylab/chaos/mock"
 	"github.com/retrylab/retrylab/chaos/scenario"
@@ -45,6 +46,19 @@ func TestProbeAgentPy(t *testing.T) {
 		Only: []string{"400", "408", "429", "503", "reset", "400 x-should-retry true", "503 x-should-retry false"}})
 	if err != nil {
 		t.Fatal(err)
+	}
+	// The journal (chaos probe --observations) infers the same faults
+	// and figures without the client.
+	j := r.Journal()
+	if j.Provider != "anthropic" || len(j.Observations) < len(p.Faults) {
+		t.Errorf("journal: provider %q, %d observations for %d faults", j.Provider, len(j.Observations), len(p.Faults))
+	}
+	again := probe.Infer(prov, j.Observations)
+	if diff := cmp.Diff(p.Faults, again.Faults); diff != "" {
+		t.Errorf("the journal's faults mismatch (-profile +journal):\n%s", diff)
+	}
+	if diff := cmp.Diff(p.Policy.Backoff, again.Policy.Backoff); diff != "" || deref2(p.Policy.MaxRetries) != deref2(again.Policy.MaxRetries) {
+		t.Errorf("the journal's figures mismatch (-profile +journal):\n%s", diff)
 	}
 	want := map[string]bool{"400": false, "408": false, "429": true, "503": true, "reset": true,
 		"400 x-should-retry true": false, "503 x-should-retry false": true, prov.Exhaust.Name: true}
@@ -92,6 +106,13 @@ func TestProbeAgentPy(t *testing.T) {
 		}
 	}
 	verifyWithPolicy(ctx, t, toxi, prov, p, agent, out)
+}
+
+func deref2(p *int) int {
+	if p == nil {
+		return -1
+	}
+	return *p
 }
 
 func deref(p *float64) float64 {

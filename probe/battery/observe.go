@@ -62,6 +62,13 @@ func Observe(p Probe, r chaos.Result, scale float64) probe.Observation {
 		first = 1
 		ob.Attempts = max(0, r.Attempts-1)
 	}
+	if ob.End == probe.EndSucceeded && metOnlyFaults(p, ob.Attempts) {
+		// The mock served no ok: an exit status of 0 says nothing of the
+		// request (aider exits 0 after giving up, its failure in its
+		// output only), so the run is read as the give-up it was.
+		ob.End = probe.EndGaveUp
+		ob.Note = fmt.Sprintf("exit status 0, but each of its %d attempt(s) met the fault and none an ok: read as a give-up", ob.Attempts)
+	}
 	if ob.Attempts == 0 {
 		ob.Client, ob.Stderr = clientEnd(r), stderrTail(filepath.Join(r.Dir, "stderr.txt"))
 		ob.WarmUpOnly = r.Attempts > 0
@@ -84,6 +91,14 @@ func Observe(p Probe, r chaos.Result, scale float64) probe.Observation {
 		}
 	}
 	return ob
+}
+
+// metOnlyFaults reports whether a run of p whose client made attempts
+// probed attempts met the fault every time: the fault is served Served
+// times, then ok. A run without a count served (a survival check, whose
+// outage is a length of time) says nothing.
+func metOnlyFaults(p Probe, attempts int) bool {
+	return p.Served > 0 && attempts >= 1 && attempts <= p.Served
 }
 
 // noiseOf is the noise of a run's waits: the largest measured around one

@@ -58,6 +58,9 @@ type Runner struct {
 	mainDir string                       // the run folder the profile names: the battery's (the pilot's before it)
 	plan    *probe.PlanEstimate          // said before the run; set before the first phase starts
 	warm    atomic.Pointer[probe.WarmUp] // whether the warm-up request is used, and why (Interim reads it)
+	// journal is what the profile last returned by Run or Interim was
+	// inferred from (Journal).
+	journal atomic.Pointer[probe.Journal]
 	pace    *pace                        // times the scenarios for the expectation (nil: no progress)
 }
 
@@ -467,6 +470,7 @@ func secondsOf(vs []int64) string {
 // of the experiments that finished among it, and the floor the client's
 // waits in obs (the observations it was inferred from) impose.
 func (r *Runner) finish(prof *probe.Profile, o Options, runDir string, start time.Time, interrupted bool, findings []probe.Finding, obs []probe.Observation) {
+	r.keep(o.Provider, obs)
 	prof.Findings = slices.Clone(findings)
 	prof.Client = r.client()
 	prof.Model = o.Model
@@ -593,4 +597,19 @@ func (r *Runner) extendBound(ps []Probe, o Options) {
 	}
 	r.progressf("the bound is now %s: %s more for the battery again\n",
 		fmtDur(time.Duration(r.plan.EstimatedMs)*time.Millisecond), fmtDur(time.Duration(more.EstimatedMs)*time.Millisecond))
+}
+
+// Journal is the provider and the observations the profile last returned
+// by Run or Interim was inferred from: what `chaos probe --observations`
+// writes (probe.Journal). Empty before either returned a profile.
+func (r *Runner) Journal() probe.Journal {
+	if j := r.journal.Load(); j != nil {
+		return *j
+	}
+	return probe.Journal{Observations: []probe.Observation{}}
+}
+
+// keep records obs as the journal of the profile about to be returned.
+func (r *Runner) keep(prov probe.Provider, obs []probe.Observation) {
+	r.journal.Store(&probe.Journal{Provider: prov.Name, Observations: append([]probe.Observation{}, obs...)})
 }

@@ -134,3 +134,38 @@ func TestWarmUpAfterBattery(t *testing.T) {
 		})
 	}
 }
+
+// TestObserveExitZeroGaveUp: aider exits 0 after giving up on a steady 503
+// (27 attempts for 28 failures served): a run whose attempts all met the
+// fault was read as succeeded, so the probe saw no give-up and called the
+// retry limit "at least 26". The mock's ok, not the exit status, says a
+// request succeeded.
+func TestObserveExitZeroGaveUp(t *testing.T) {
+	prov, _ := probe.LookupProvider("openai")
+	f400, _ := prov.Fault("400")
+	tests := []struct {
+		name     string
+		p        Probe
+		attempts int    // the server's, warm-up included
+		outcome  string // the client's exit: success is exit 0
+		want     string
+	}{
+		{"aider: 27 attempts for 28 failures, exit 0", Probe{Fault: prov.Exhaust, Sample: 1, Served: 28}, 27, "success", probe.EndGaveUp},
+		{"the ok reached", Probe{Fault: prov.Exhaust, Sample: 1, Served: 28}, 29, "success", probe.EndSucceeded},
+		{"warm-up: 10 probed attempts for 10 failures", Probe{Fault: prov.Exhaust, Sample: 1, Served: 10, WarmUp: true}, 11, "success", probe.EndGaveUp},
+		{"warm-up: the ok reached", Probe{Fault: prov.Exhaust, Sample: 1, Served: 10, WarmUp: true}, 12, "success", probe.EndSucceeded},
+		{"a 400 swallowed, exit 0", Probe{Fault: f400, Served: 1}, 1, "success", probe.EndGaveUp},
+		{"a 400 retried, the ok reached", Probe{Fault: f400, Served: 1}, 2, "success", probe.EndSucceeded},
+		{"exit 1", Probe{Fault: prov.Exhaust, Sample: 1, Served: 28}, 27, "failure", probe.EndGaveUp},
+		{"a survival check: its outage is a time, not a count", Probe{Fault: prov.Exhaust, Check: probe.CheckShorter}, 3, "success", probe.EndSucceeded},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res := chaos.Result{Verdict: chaos.VerdictPass, Attempts: tt.attempts, Outcome: tt.outcome, Dir: t.TempDir()}
+			ob := Observe(tt.p, res, 1)
+			if ob.End != tt.want {
+				t.Errorf("Observe() end = %q (%s), want %q", ob.End, ob.Note, tt.want)
+			}
+		})
+	}
+}

@@ -192,3 +192,37 @@ func CodexCLI() *retry.Policy {
 			RequiredFor: []retry.FailureType{retry.RateLimit}, Message: true},
 	}
 }
+
+// Aider models aider 0.86.2 (PyPI aider-chat, with its own pins litellm
+// 1.81.10 and openai 2.20.0), run headless (testdata/python/aider.sh),
+// read from aider/coders/base_coder.py (Coder.send_message),
+// aider/exceptions.py (EXCEPTIONS) and aider/models.py (RETRY_TIMEOUT),
+// and measured by chaos probe (probe/testdata/agents/aider.json).
+//
+// Two loops nest. The inner one is the OpenAI SDK's under LiteLLM
+// (openai 2.20.0, src/openai/_base_client.py): openai-sdk's rules, 2
+// retries after min(0.5s × 2ⁿ, 8s) minus up to 25%, 408, 409, 429, ≥ 500
+// and connection errors, x-should-retry first, retry-after-ms then
+// retry-after used when 0 < v ≤ 60s (the rule before openai 2.52.0). The
+// outer one is aider's: an exception EXCEPTIONS marks retryable
+// (APIConnectionError, APIError, InternalServerError,
+// ServiceUnavailableError, RateLimitError, Timeout, …; not
+// BadRequestError, AuthenticationError, NotFoundError,
+// ContextWindowExceededError) is tried again after retry_delay, doubled
+// from 0.125s before each sleep, no jitter, until it would pass
+// RETRY_TIMEOUT (60s): 8 tries more after 0.25s … 32s. A steady 503 costs
+// (1 + 8) × (1 + 2) = 27 attempts, and aider then exits 0. This preset is
+// the inner loop for HTTP errors and aider's for what fails after the
+// response began (an error event mid-stream, whatever its type, and a cut
+// stream: re-sent after 0.25s, 0.5s, … without jitter, the SDK's loop
+// starting again for each; resends, restart), as codex-cli's: right as
+// long as a scenario keeps to at most 2 HTTP errors in a row, or to stream
+// errors alone. Not modelled: aider's loop after the SDK gave up (a third
+// HTTP error, or a 503 with x-should-retry: false, which the SDK refuses
+// and aider sends again after 0.25s).
+func Aider() *retry.Policy {
+	p := sdkPreset("aider", retry.RetryAfter{Zero: retry.ZeroBackoff, Negative: retry.NegativeBackoff, MaxUsable: 60 * time.Second})
+	p.Resends = []retry.Resend{{Streamed: true, Restart: true, Strategy: retry.Strategy{Retry: true, MaxAttempts: 9,
+		InitialDelay: 250 * time.Millisecond, Multiplier: 2, Kind: retry.Exponential, Jitter: retry.NoJitter}}}
+	return p
+}

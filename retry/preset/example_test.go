@@ -21,5 +21,5 @@ func ExampleGet() {
 	// Output:
 	// [2s 4s 8s 16s]
 	// 5s 5s true
-	// unknown policy preset "aws" (valid: forgeflare, plandex, orchestrator, escalation-epic, forge-ticket, anthropic-sdk, openai-sdk, anthropic-node, anthropic-python, anthropic-python-2, anthropic-go, openai-node, openai-node-7, openai-go, openai-python, gemini-sdk, gemini-cli, claude-code, codex-cli, vercel-ai-sdk, langchain-js, anthropic-java, openai-java)
+	// unknown policy preset "aws" (valid: forgeflare, plandex, orchestrator, escalation-epic, forge-ticket, anthropic-sdk, openai-sdk, anthropic-node, anthropic-python, anthropic-python-2, anthropic-go, openai-node, openai-node-7, openai-go, openai-python, gemini-sdk, gemini-cli, claude-code, codex-cli, vercel-ai-sdk, langchain-js, anthropic-java, openai-java, aider)
 }

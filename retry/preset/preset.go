@@ -36,13 +36,14 @@ var presets = map[string]func() *retry.Policy{
 	"langchain-js":       LangChainJS,
 	"anthropic-java":     AnthropicJava,
 	"openai-java":        OpenAIJava,
+	"aider":              Aider,
 }
 
 // Names returns the preset names in a fixed order.
 func Names() []string {
 	return []string{"forgeflare", "plandex", "orchestrator", "escalation-epic", "forge-ticket", "anthropic-sdk", "openai-sdk",
 		"anthropic-node", "anthropic-python", "anthropic-python-2", "anthropic-go", "openai-node", "openai-node-7", "openai-go", "openai-python", "gemini-sdk", "gemini-cli",
-		"claude-code", "codex-cli", "vercel-ai-sdk", "langchain-js", "anthropic-java", "openai-java"}
+		"claude-code", "codex-cli", "vercel-ai-sdk", "langchain-js", "anthropic-java", "openai-java", "aider"}
 }
 
 // Get returns a fresh copy of the named preset. An unknown name is an
