@@ -393,6 +393,14 @@ func (r rowReader) ceiling() Cell {
 		return c
 	}
 	c := r.figure("policy.retryAfter.ceilingMs", nil, "", probes)
+	if ra.Large == "capped" && ra.CapMs != nil {
+		// No ceiling: every value above the cap waits the cap.
+		c.Text = "capped at " + probe.FormatMs(float64(*ra.CapMs))
+		if conf, ok := r.p.Confidence["policy.retryAfter.large"]; ok {
+			c.State, c.Confidence, c.Value = Known, conf.Level, "capped"
+			c.Basis = join(c.Basis, conf.Basis)
+		}
+	}
 	if ra.Large == "waited" {
 		// No ceiling below the probe's deadline: a lower bound, said as one.
 		c.Text = "none below " + probe.FormatMs(float64(ra.LargeMs))

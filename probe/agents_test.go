@@ -121,15 +121,14 @@ func TestMeasuredAgents(t *testing.T) {
 			maxRetries: ptr(2), initialMs: ptr(500.0), mult: ptr(2.0), jitter: "sdk",
 			raSeconds: ptr(true), raMs: ptr(true), raDate: ptr(true), large: "waited"},
 		// openai-java 4.105.0: the same loop, every server wait clamped to
-		// [0, 8s]: 3600s is retried after 8s. Measured at a load of 10–20:
+		// [0, 8s]: 3600s is retried after 8s, read as capped (not the
+		// backoff: 16× its first wait). Measured at a load of 10–20:
 		// the 3s and 1.7s Retry-Afters had 1.3s and 0.6s of measured noise,
-		// so those readings stay open, as they should. The probe has no
-		// reading for a capped Retry-After: it calls the 8s wait "backoff"
-		// (docs/probe.md), so large is not checked here.
+		// so those readings stay open, as they should.
 		{file: "openai-java.json", preset: "openai-java",
 			retried: []string{"408", "409", "429", "500", "502", "503", "504", "429 retry-after 3",
 				"429 retry-after-ms 1700", "429 retry-after http-date", "429 retry-after 3600", "reset", "400 x-should-retry true"},
-			maxRetries: ptr(2), initialMs: ptr(500.0), mult: ptr(2.0), jitter: "sdk", raDate: ptr(true),
+			maxRetries: ptr(2), initialMs: ptr(500.0), mult: ptr(2.0), jitter: "sdk", raDate: ptr(true), large: "capped",
 			inconclusive: []string{"policy.retryAfter.seconds", "policy.retryAfter.ms"}},
 		// anthropic 0.121.0 for Python (src/anthropic/_base_client.py:
 		// _should_retry, _calculate_retry_timeout,

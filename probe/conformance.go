@@ -165,9 +165,24 @@ func conformCeiling(name string, pol *retry.Policy, p *Profile) Conformance {
 	if limit > 0 {
 		c.Want = fmt.Sprintf("%s, then %s", FormatMs(ms(limit)), above)
 	}
+	cp := ms(pol.RetryAfter.Cap)
+	if cp > 0 && limit == 0 {
+		c.Want = "capped at " + FormatMs(cp)
+	}
 	ra := p.Policy.RetryAfter
 	br := ra.CeilingBracketMs
 	switch {
+	case ra.Large == "capped" && ra.CapMs != nil:
+		// The cap within 15%, the wait's jitter and noise included.
+		c.Got = "capped at " + FormatMs(float64(*ra.CapMs))
+		c.State = state(limit == 0 && cp > 0 && math.Abs(float64(*ra.CapMs)-cp) <= 0.15*cp)
+	case ra.Large == "waited" && cp > 0 && limit == 0 && float64(ra.LargeMs) > cp:
+		// A preset that caps below the value retries after the cap.
+		c.Got = "still waiting for " + FormatMs(float64(ra.LargeMs))
+		c.State = state(cp > MaxLongDeadline.Seconds()*1000)
+		if c.State == Holds {
+			c.State = Unknown
+		}
 	case ra.Large == "waited" && limit > 0 && float64(ra.LargeMs) > ms(limit):
 		c.Got = "still waiting for " + FormatMs(float64(ra.LargeMs))
 		c.State = state(false)

@@ -278,10 +278,24 @@ func (p *Profile) inferLarge(f Fault, o Observation, fit Fit) {
 		p.add(fig, High, fmt.Sprintf("gave up at once on a Retry-After of %s", FormatMs(float64(f.RetryAfterMs))))
 	case len(o.WaitsMs) == 0:
 		p.add(fig, "", fmt.Sprintf("%d attempts but no wait between them in the journal", o.Attempts))
+	case capped(o.WaitsMs[0], o.waitNoise()[0], f.RetryAfterMs, fit):
+		w := o.WaitsMs[0]
+		ra.Large, ra.CapMs = "capped", ptr(int64(math.Round(w)))
+		p.add(fig, High, fmt.Sprintf("retried after %s for a Retry-After of %s: far above the backoff's first wait (at most %s) and far below the value, so the value was capped",
+			FormatMs(w), FormatMs(float64(f.RetryAfterMs)), FormatMs(fit.FirstHi)))
 	default:
 		ra.Large = "backoff"
 		p.add(fig, High, fmt.Sprintf("retried after %s, ignoring a Retry-After of %s", FormatMs(o.WaitsMs[0]), FormatMs(float64(f.RetryAfterMs))))
 	}
+}
+
+// capped tells a Retry-After cut down to a cap (openai-java waits 8s for
+// any larger value) from one ignored for the backoff: the wait, less its
+// noise, is more than twice the longest first wait the backoff showed,
+// and, with its noise, still well below the value. A client whose first
+// wait is unknown is read as before (backoff).
+func capped(w, noise float64, valueMs int64, fit Fit) bool {
+	return fit.FirstHi > 0 && w-noise > 2*fit.FirstHi && w+noise < 0.5*float64(valueMs)
 }
 
 // ceilingReason says why the battery does not bracket the ceiling (and
@@ -292,6 +306,8 @@ func ceilingReason(ra *RetryAfter) string {
 		return fmt.Sprintf("no ceiling below the probe's deadline: the client was still waiting for a Retry-After of %s", FormatMs(float64(ra.LargeMs)))
 	case ra.Large == "":
 		return "the large Retry-After probe did not run"
+	case ra.Large == "capped" && ra.CapMs != nil:
+		return fmt.Sprintf("no ceiling to bisect: the client cut a Retry-After of %s down to %s (a cap, not a ceiling)", FormatMs(float64(ra.LargeMs)), FormatMs(float64(*ra.CapMs)))
 	}
 	return "no small Retry-After in seconds was seen honoured, so there is nothing to bisect from"
 }

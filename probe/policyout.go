@@ -274,6 +274,11 @@ func writeRetryAfter(b *strings.Builder, p *Profile) {
 	if ra.Seconds != nil && *ra.Seconds && ra.Ms != nil && !*ra.Ms {
 		parts = append(parts, "header: retry-after")
 	}
+	if ra.Large == "capped" && ra.CapMs != nil {
+		fmt.Fprintf(b, "# retryAfter.cap %s: a Retry-After of %s was waited %s (the cap learnt; the backoff's first wait is far shorter)\n",
+			msDuration(float64(*ra.CapMs)), FormatMs(float64(ra.LargeMs)), FormatMs(float64(*ra.CapMs)))
+		parts = append(parts, "cap: "+msDuration(float64(*ra.CapMs)))
+	}
 	if key, v, ok := ceilingKey(ra); ok {
 		br := ra.CeilingBracketMs
 		fmt.Fprintf(b, "# retryAfter.%s %s: the Retry-After ceiling learnt, bracket [%s, %s] (%s honoured, %s %s); any value from %s up to %s holds every run; a Retry-After of 0 was not probed (zero: the loader's auto)\n",

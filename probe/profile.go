@@ -132,9 +132,13 @@ type RetryAfter struct {
 	CeilingBracketMs []int64 `json:"ceilingBracketMs,omitempty"`
 	// Large is what the client did with a Retry-After far above any
 	// sensible wait: waited (still waiting at the deadline), backoff
-	// (ignored it), gave up (refused to wait), or "" when unknown.
+	// (ignored it), capped (waited a bounded time far above its backoff's
+	// first wait and far below the value: CapMs), gave up (refused to
+	// wait), or "" when unknown.
 	Large   string `json:"large"`
 	LargeMs int64  `json:"largeMs"`
+	// CapMs is the wait a capped Retry-After got (Large "capped").
+	CapMs *int64 `json:"capMs,omitempty"`
 }
 
 // NestedLoops reports attempts that come in bursts of bursts (an inner
