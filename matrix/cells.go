@@ -151,8 +151,12 @@ func (r rowReader) cell(key string) Cell {
 		return r.decision(names...)
 	case "retried.cutStream":
 		return r.decision("drop")
-	case "retried.truncated", "retried.malformed", "retried.keepaliveStall":
-		return Cell{Text: NotProbed, State: NotProbed, Basis: "the probe's battery has no such experiment yet; scenarios can test it (docs/chaos.md attempts[].truncate, malformed, stall)"}
+	case "retried.truncated":
+		return r.decision("truncated")
+	case "retried.malformed":
+		return r.decision("malformed")
+	case "retried.keepaliveStall":
+		return r.decision("keepalive stall")
 	case "maxRetries":
 		var v *float64
 		text := ""

@@ -4,6 +4,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/retrylab/retrylab/probe"
 )
 
 // TestPublishedMatrix: docs/matrix/matrix.json parses and validates, holds
@@ -50,5 +52,60 @@ func TestPublishedMatrix(t *testing.T) {
 	}
 	if probed < 2 {
 		t.Errorf("%d clients probed in the published matrix", probed)
+	}
+}
+
+// TestPublishedMatrixAgreesWithSources is the hand-check made a test: each
+// client whose retry policy was read from its source into a preset
+// (docs/sdk-clients.md, docs/agents.md: file and function) has, in the
+// published matrix, no rule of that preset that its profile contradicts.
+// Conformance compares only what the probe claims with high confidence
+// (probe.Conform), so a cell the probe could not be sure of is left out,
+// not excused: a figure read wrongly at high confidence fails here.
+func TestPublishedMatrixAgreesWithSources(t *testing.T) {
+	f, err := os.Open("../docs/matrix/matrix.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	m, err := Read(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	own := map[string]string{
+		"anthropic-go": "anthropic-go", "openai-go": "openai-go",
+		"anthropic-node": "anthropic-node", "openai-node": "openai-node", "openai-node-7": "openai-node-7",
+		"anthropic-python": "anthropic-python", "openai-python": "openai-python",
+		"anthropic-java": "anthropic-java", "openai-java": "openai-java",
+		"vercel-ai-sdk-anthropic": "vercel-ai-sdk", "vercel-ai-sdk-responses": "vercel-ai-sdk",
+	}
+	checked := 0
+	for name, preset := range own {
+		e := m.Find(name)
+		if e == nil || e.Profile == nil {
+			continue // not probed in this matrix: TestPublishedMatrix says so
+		}
+		rules, holds := 0, 0
+		for _, c := range e.Profile.Conformance {
+			if c.Preset != preset {
+				continue
+			}
+			rules++
+			switch c.State {
+			case probe.Differs:
+				t.Errorf("%s %s: %s: its source (preset %s) says %s, the published matrix %s", name, e.Version, c.Rule, preset, c.Want, c.Got)
+			case probe.Holds:
+				holds++
+			}
+		}
+		if rules == 0 {
+			t.Errorf("%s: no conformance to its preset %s in the published matrix", name, preset)
+		}
+		if holds > 0 {
+			checked++
+		}
+	}
+	if checked < 5 {
+		t.Errorf("%d clients checked against their source, want at least 5", checked)
 	}
 }

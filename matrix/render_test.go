@@ -2,6 +2,7 @@ package matrix
 
 import (
 	"bytes"
+	"slices"
 	"strings"
 	"testing"
 
@@ -15,12 +16,20 @@ func fixtureMatrix(t *testing.T) *Matrix {
 	newer := clone(t, base)
 	newer.Policy.RetryAfter.Seconds = ptr(false)
 	newer.Policy.MaxRetries = ptr(4)
+	// Probed by a retrylab whose battery had no truncated, malformed or
+	// stalled stream: those cells are not probed.
+	stale := func(f probe.FaultResult) bool {
+		return f.Fault == "truncated" || f.Fault == "malformed" || f.Fault == "keepalive stall"
+	}
+	newer.Faults = slices.DeleteFunc(newer.Faults, stale)
+	older := clone(t, base)
+	older.Faults = slices.DeleteFunc(older.Faults, stale)
 	newer.Findings = []probe.Finding{{Code: "retry_after_ignored", Probe: "probe-429-retry-after-3", Attempts: []int{2}, Evidence: "waited 512ms after Retry-After: 3"}}
 	ev := map[string]string{"probe-429": "runs/x/2026-01-01T00-00-00Z/probe-429", "probe-400": "runs/x/r/probe-400",
 		"probe-exhaust-1": "runs/x/r/probe-exhaust-1", "probe-bad": "../../etc/passwd"}
 	old := &Matrix{Schema: Schema, Retrylab: "v1", Clients: []Entry{
 		{Name: "anthropic-node", Version: "1.0", Provider: "anthropic", Profile: clone(t, base)},
-		{Name: "sdk-b", Version: "2.0", Provider: "anthropic", Profile: clone(t, base)},
+		{Name: "sdk-b", Version: "2.0", Provider: "anthropic", Profile: older},
 	}}
 	m := &Matrix{Schema: Schema, Retrylab: "v2", Clients: []Entry{
 		{Name: "anthropic-node", Version: "1.0", Provider: "anthropic", Profile: clone(t, base), Evidence: ev, WallMs: 24_100},
@@ -80,7 +89,7 @@ func TestRowCells(t *testing.T) {
 	want := map[string]string{
 		"retried.4xx": "no", "retried.408": "yes", "retried.429": "yes", "retried.5xx": "yes", "retried.529": "yes",
 		"retried.streamError": "no", "retried.cutStream": "no", "retried.reset": "yes",
-		"retried.truncated": NotProbed, "retried.malformed": NotProbed, "retried.keepaliveStall": NotProbed,
+		"retried.truncated": "no", "retried.malformed": "no", "retried.keepaliveStall": "unknown",
 		"maxRetries": "2", "backoff.initialMs": "500ms", "backoff.multiplier": "×2", "backoff.maxMs": "not reached",
 		"retryAfter.seconds": "yes", "retryAfter.ms": "yes", "retryAfter.httpDate": "yes", "xShouldRetry": "obeyed",
 		"hangTimeoutMs": "unknown", "fallback": "none seen", "survivesOutageMs.drop": "0ms",

@@ -34,7 +34,9 @@ func sdkJournal(prov Provider) []Observation {
 		switch {
 		case f.Long && f.Group == "retry-after":
 			o.Attempts, o.End = 1, EndStopped
-		case f.Name == "hang":
+		case f.Name == "hang" || f.Name == "keepalive stall":
+			// No timeout within the deadline; the stall's keepalives
+			// keep the stream alive.
 			o.Attempts, o.End = 1, EndStopped
 		case retried:
 			o.Attempts, o.End = 2, EndSucceeded

@@ -31,17 +31,17 @@ func TestLearntNothing(t *testing.T) {
 			every(func(f Fault) Observation {
 				return Observation{Fault: f.Name, End: EndNotRun, Note: "stopped: toxiproxy went away"}
 			}),
-			[]string{"no decision and no figure could be told from the 25 runs", "25 not run (stopped: toxiproxy went away)"}},
+			[]string{"no decision and no figure could be told from the 28 runs", "28 not run (stopped: toxiproxy went away)"}},
 		{"every run stopped at the deadline after its first attempt (a client that waits for ever)",
 			every(func(f Fault) Observation {
 				return Observation{Fault: f.Name, Attempts: 1, End: EndStopped, DeadlineMs: 5000}
 			}),
-			[]string{"25 stopped at the deadline (still waiting after the first attempt when stopped at 5s)"}},
+			[]string{"28 stopped at the deadline (still waiting after the first attempt when stopped at 5s)"}},
 		{"the warm-up only, exit 0, in each (the default mode on a one-request client, before the pilot)",
 			every(func(f Fault) Observation {
 				return Observation{Fault: f.Name, End: EndNotRun, WarmUpOnly: true, Note: "the client made one request only"}
 			}),
-			[]string{"25 not run (the client made one request only)"}},
+			[]string{"28 not run (the client made one request only)"}},
 		{"one decision told: something was learnt",
 			append(every(func(f Fault) Observation { return Observation{Fault: f.Name, End: EndNotRun} })[1:],
 				Observation{Fault: "400", Attempts: 1, End: EndGaveUp}),

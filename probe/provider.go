@@ -141,6 +141,21 @@ func commonFaults(prov string, overloaded, invalid string, sse streamErr, drop s
 			Err:     sse(prov, invalid)},
 		Fault{Name: "drop", Group: "stream", Attempt: drop,
 			Err: provider.Error{Kind: provider.KindIncomplete, Provider: prov, Streamed: true}},
+		// A 200 that ends cleanly without the events that close it (no stop
+		// reason): only a client that checks what it read notices.
+		Fault{Name: "truncated", Group: "stream", Attempt: "{truncate: {afterEvents: 3}}",
+			Err: provider.Error{Kind: provider.KindIncomplete, Provider: prov, Streamed: true}},
+		// A 200 whose next event's data is cut mid-JSON, then the end.
+		Fault{Name: "malformed", Group: "stream", Attempt: "{malformed: {afterEvents: 3}}",
+			Err: provider.Error{Kind: provider.KindParse, Provider: prov, Streamed: true}},
+		// A stream that stops after its first events and then carries only
+		// the format's keepalive, every second: a client whose idle timer
+		// counts bytes or frames never notices it; one that bounds the
+		// attempt (or counts events that carry the answer) gives up and may
+		// retry. Long: a client still waiting at the short deadline is the
+		// finding, as for the hang.
+		Fault{Name: "keepalive stall", Group: "stream", Attempt: "{stall: {afterEvents: 3, keepalive: 1s}}", Long: true,
+			Err: provider.Error{Kind: provider.KindTimeout, Provider: prov, Streamed: true}},
 		Fault{Name: "reset", Group: "network", Attempt: "{reset: {}}",
 			Err: provider.Error{Kind: provider.KindReset, Provider: prov}},
 		Fault{Name: "hang", Group: "network", Attempt: "{hang: {}}", Long: true,
