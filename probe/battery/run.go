@@ -61,7 +61,7 @@ type Runner struct {
 	// journal is what the profile last returned by Run or Interim was
 	// inferred from (Journal).
 	journal atomic.Pointer[probe.Journal]
-	pace    *pace                        // times the scenarios for the expectation (nil: no progress)
+	pace    *pace // times the scenarios for the expectation (nil: no progress)
 }
 
 // Run plans the battery, runs it and returns the profile. The phases after
