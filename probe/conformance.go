@@ -123,19 +123,23 @@ func conformWaits(name string, pol *retry.Policy, ft retry.FailureType, p *Profi
 func conformRetryAfter(name string, pol *retry.Policy, p *Profile) []Conformance {
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	forms := []struct {
-		rule   string
-		header http.Header
-		got    *bool
+		rule, fig string
+		header    http.Header
+		got       *bool
 	}{
-		{"honours Retry-After (seconds)", http.Header{"Retry-After": {"3"}}, p.Policy.RetryAfter.Seconds},
-		{"honours retry-after-ms", http.Header{"Retry-After-Ms": {"1700"}}, p.Policy.RetryAfter.Ms},
-		{"honours Retry-After (HTTP date)", http.Header{"Retry-After": {now.Add(6 * time.Second).Format(http.TimeFormat)}}, p.Policy.RetryAfter.HTTPDate},
+		{"honours Retry-After (seconds)", "policy.retryAfter.seconds", http.Header{"Retry-After": {"3"}}, p.Policy.RetryAfter.Seconds},
+		{"honours retry-after-ms", "policy.retryAfter.ms", http.Header{"Retry-After-Ms": {"1700"}}, p.Policy.RetryAfter.Ms},
+		{"honours Retry-After (HTTP date)", "policy.retryAfter.httpDate", http.Header{"Retry-After": {now.Add(6 * time.Second).Format(http.TimeFormat)}}, p.Policy.RetryAfter.HTTPDate},
 	}
 	var out []Conformance
 	for _, f := range forms {
 		want := presetHonours(pol, f.header, now)
 		c := Conformance{Preset: name, Rule: f.rule, Want: yesNo(want)}
-		if f.got == nil {
+		if conf, ok := p.Confidence[f.fig]; f.got != nil && ok && conf.Level != High {
+			// Conformance holds what the probe is sure of: a medium or
+			// low reading is shown, not judged.
+			c.State, c.Got = Unknown, yesNo(*f.got)+" ("+conf.Level+")"
+		} else if f.got == nil {
 			c.State, c.Got = Unknown, "unknown"
 		} else {
 			c.State, c.Got = state(want == *f.got), yesNo(*f.got)

@@ -242,6 +242,10 @@ func honoured(o Observation, want float64, fit Fit) (*bool, string, string) {
 	}
 	w, noise := o.WaitsMs[0], o.firstNoise()
 	tol := 0.15*want + noise
+	// A client may pad the value with jitter of its own (Claude Code adds
+	// up to 25%): a wait from the value to 30% above it, as
+	// conformance's presetHonours allows, is the value honoured.
+	above := 0.3*want + noise
 	// Could the wait seen have been the backoff's first wait? (Whether the
 	// value itself is near the backoff does not matter: a wait of 1.71s
 	// for 1.7s is not a backoff whose waits were 2.0–2.05s.)
@@ -251,6 +255,8 @@ func honoured(o Observation, want float64, fit Fit) (*bool, string, string) {
 		return nil, "", fmt.Sprintf("waited %s for %s, but the backoff's first wait (%s–%s) could be that too", FormatMs(w), FormatMs(want), FormatMs(fit.FirstLo), FormatMs(fit.FirstHi))
 	case math.Abs(w-want) <= tol:
 		return ptr(true), High, fmt.Sprintf("waited %s for a Retry-After of %s", FormatMs(w), FormatMs(want))
+	case w > want && w-want <= above && !inBackoff:
+		return ptr(true), High, fmt.Sprintf("waited %s for a Retry-After of %s: the value and up to 30%% of padding", FormatMs(w), FormatMs(want))
 	case inBackoff && want < fit.FirstLo:
 		return nil, "", fmt.Sprintf("waited %s, its backoff, for a Retry-After of %s: shorter than every backoff wait (%s–%s), so a client that waits the larger of the two looks the same as one that ignores it", FormatMs(w), FormatMs(want), FormatMs(fit.FirstLo), FormatMs(fit.FirstHi))
 	case inBackoff:

@@ -226,3 +226,47 @@ func TestCompare(t *testing.T) {
 		t.Errorf("Compare mismatch (-want +got):\n%s", diff)
 	}
 }
+
+// TestHonouredPadding: a wait from the Retry-After to 30% above it (a
+// client's own padding: Claude Code waited 3.66s for 3s in the published
+// matrix) is the value honoured; further above, neither the value nor the
+// backoff; inside the backoff's band, the backoff.
+func TestHonouredPadding(t *testing.T) {
+	fit := Fit{FirstLo: 450, FirstHi: 650}
+	tests := []struct {
+		wait  float64
+		want  *bool
+		level string
+	}{
+		{3020, ptr(true), High},
+		{3659, ptr(true), High},
+		{3990, ptr(true), High},
+		{4600, ptr(false), Medium},
+		{2000, ptr(false), Medium},
+		{520, ptr(false), High},
+	}
+	for _, tt := range tests {
+		o := Observation{Fault: "429 retry-after 3", Attempts: 2, End: EndSucceeded, WaitsMs: []float64{tt.wait}, NoiseMs: 95}
+		got, level, why := honoured(o, 3000, fit)
+		if tri(got) != tri(tt.want) || level != tt.level {
+			t.Errorf("wait %.0fms for 3s: %s %s (%s), want %s %s", tt.wait, tri(got), level, why, tri(tt.want), tt.level)
+		}
+	}
+}
+
+// TestConformRetryAfterOnlyWhenSure: a Retry-After reading of medium
+// confidence is shown in conformance, not judged against the preset.
+func TestConformRetryAfterOnlyWhenSure(t *testing.T) {
+	p, prov := sdkProfile(t)
+	p.Policy.RetryAfter.Seconds = ptr(false)
+	p.Confidence["policy.retryAfter.seconds"] = Confidence{Level: Medium, Basis: "waited 4.6s for a Retry-After of 3s"}
+	for _, c := range Conform(p, prov) {
+		if c.Preset == "anthropic-node" && c.Rule == "honours Retry-After (seconds)" {
+			if c.State != Unknown || c.Got != "no (medium)" {
+				t.Errorf("%+v: a medium reading is unknown to conformance", c)
+			}
+			return
+		}
+	}
+	t.Error("no anthropic-node Retry-After (seconds) rule")
+}
