@@ -397,21 +397,20 @@ func (r rowReader) ceiling() Cell {
 		return c
 	}
 	c := r.figure("policy.retryAfter.ceilingMs", nil, "", probes)
-	if ra.Large == "capped" && ra.CapMs != nil {
+	var value string
+	switch {
+	case ra.Large == "capped" && ra.CapMs != nil:
 		// No ceiling: every value above the cap waits the cap.
-		c.Text = "capped at " + probe.FormatMs(float64(*ra.CapMs))
-		if conf, ok := r.p.Confidence["policy.retryAfter.large"]; ok {
-			c.State, c.Confidence, c.Value = Known, conf.Level, "capped"
-			c.Basis = join(c.Basis, conf.Basis)
-		}
-	}
-	if ra.Large == "waited" {
+		c.Text, value = "capped at "+probe.FormatMs(float64(*ra.CapMs)), "capped"
+	case ra.Large == "waited":
 		// No ceiling below the probe's deadline: a lower bound, said as one.
-		c.Text = "none below " + probe.FormatMs(float64(ra.LargeMs))
-		if conf, ok := r.p.Confidence["policy.retryAfter.large"]; ok {
-			c.State, c.Confidence, c.Value = Known, conf.Level, "none"
-			c.Basis = join(c.Basis, conf.Basis)
-		}
+		c.Text, value = "none below "+probe.FormatMs(float64(ra.LargeMs)), "none"
+	default:
+		return c
+	}
+	if conf, ok := r.p.Confidence["policy.retryAfter.large"]; ok {
+		c.State, c.Confidence, c.Value = Known, conf.Level, value
+		c.Basis = join(c.Basis, conf.Basis)
 	}
 	return c
 }

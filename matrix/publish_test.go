@@ -13,15 +13,7 @@ import (
 // every evidence link of it and of index.html leads to a run folder that
 // is there.
 func TestPublishedMatrix(t *testing.T) {
-	f, err := os.Open("../docs/matrix/matrix.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	m, err := Read(f)
-	if err != nil {
-		t.Fatalf("docs/matrix/matrix.json: %v", err)
-	}
+	m := readPublished(t)
 	data, err := os.ReadFile("../docs/matrix/manifest.yaml")
 	if err != nil {
 		t.Fatal(err)
@@ -63,15 +55,7 @@ func TestPublishedMatrix(t *testing.T) {
 // (probe.Conform), so a cell the probe could not be sure of is left out,
 // not excused: a figure read wrongly at high confidence fails here.
 func TestPublishedMatrixAgreesWithSources(t *testing.T) {
-	f, err := os.Open("../docs/matrix/matrix.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	m, err := Read(f)
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := readPublished(t)
 	own := map[string]string{
 		"anthropic-go": "anthropic-go", "openai-go": "openai-go",
 		"anthropic-node": "anthropic-node", "openai-node": "openai-node", "openai-node-7": "openai-node-7",
@@ -108,4 +92,19 @@ func TestPublishedMatrixAgreesWithSources(t *testing.T) {
 	if checked < 5 {
 		t.Errorf("%d clients checked against their source, want at least 5", checked)
 	}
+}
+
+// readPublished reads and validates docs/matrix/matrix.json.
+func readPublished(t *testing.T) *Matrix {
+	t.Helper()
+	f, err := os.Open("../docs/matrix/matrix.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	m, err := Read(f)
+	if err != nil {
+		t.Fatalf("docs/matrix/matrix.json: %v", err)
+	}
+	return m
 }

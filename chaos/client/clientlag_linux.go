@@ -183,17 +183,8 @@ func (p *procLag) readPgrp(pid int) int {
 	if err != nil {
 		return -1
 	}
-	// pid (comm) state ppid pgrp ...; comm may hold spaces and parentheses.
-	i := bytes.LastIndexByte(b, ')')
-	if i < 0 {
-		return -1
-	}
-	f := bytes.Fields(b[i+1:])
-	if len(f) < 3 {
-		return -1
-	}
-	g, err := strconv.Atoi(string(f[2]))
-	if err != nil {
+	_, g, ok := parseStatGroup(b)
+	if !ok {
 		return -1
 	}
 	return g
